@@ -1,1 +1,581 @@
-//! (in progress)
+//! The SwisTrack-like trajectory CSV shared by the physics recorder, the tracker and the
+//! calibration.
+//!
+//! # Format
+//! ```text
+//! # optional comment lines start with '#'
+//! frame,time,id,x,y,heading
+//! 0,0.000,0,0.1012,-0.0231,1.5708
+//! 0,0.000,1,-0.2140,0.0502,0.0000
+//! 1,0.025,0,0.1020,-0.0228,1.5690
+//! ```
+//! - `frame` (u64): frame counter, non-decreasing down the file; all rows of one frame
+//!   are contiguous and carry the same `time`.
+//! - `time` (s): strictly increasing from one frame to the next.
+//! - `id` (u32): object identity, at most once per frame. Gaps are allowed: an id may
+//!   be missing in some frames (occlusion, lost track).
+//! - `x`, `y` (m): position in the world frame, origin at the tank centre.
+//! - `heading` (rad): yaw about the world z axis.
+//!
+//! The six columns above are required, in any order. The only other columns allowed are
+//! the [`OptionalColumn`]s (`confidence`, `vx`, `vy`); any other column is an error, so a
+//! misspelt column never goes unnoticed. Every numeric value must be finite; errors name
+//! the 1-based line and the column.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use nalgebra::Vector2;
+
+/// The required columns, in the order the writer emits them.
+pub const REQUIRED_COLUMNS: [&str; 6] = ["frame", "time", "id", "x", "y", "heading"];
+
+/// Columns a trajectory file may carry beyond the required ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OptionalColumn {
+    /// `confidence`: detection confidence of the tracker, 0..1 (dimensionless).
+    Confidence,
+    /// `vx`: velocity along world x (m/s), e.g. ground truth from the physics.
+    Vx,
+    /// `vy`: velocity along world y (m/s), e.g. ground truth from the physics.
+    Vy,
+}
+
+impl OptionalColumn {
+    /// Every optional column, in the order the writer emits them.
+    pub const ALL: [OptionalColumn; 3] = [Self::Confidence, Self::Vx, Self::Vy];
+
+    /// The column name in the header.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Confidence => "confidence",
+            Self::Vx => "vx",
+            Self::Vy => "vy",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// One row: one object observed in one frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrajectorySample {
+    /// Frame counter (frames).
+    pub frame: u64,
+    /// Time stamp of the frame (s).
+    pub time: f64,
+    /// Object identity (dimensionless).
+    pub id: u32,
+    /// Position along world x, origin at the tank centre (m).
+    pub x: f64,
+    /// Position along world y, origin at the tank centre (m).
+    pub y: f64,
+    /// Yaw about world z (rad).
+    pub heading: f64,
+    /// Detection confidence, 0..1 (dimensionless); `None` when the column is absent.
+    pub confidence: Option<f64>,
+    /// Velocity along world x (m/s); `None` when the column is absent.
+    pub vx: Option<f64>,
+    /// Velocity along world y (m/s); `None` when the column is absent.
+    pub vy: Option<f64>,
+}
+
+impl TrajectorySample {
+    /// A sample with only the required fields set.
+    pub fn new(frame: u64, time: f64, id: u32, x: f64, y: f64, heading: f64) -> Self {
+        Self { frame, time, id, x, y, heading, confidence: None, vx: None, vy: None }
+    }
+
+    /// Position in the world plane (m).
+    pub fn position(&self) -> Vector2<f64> {
+        Vector2::new(self.x, self.y)
+    }
+
+    fn optional(&self, column: OptionalColumn) -> Option<f64> {
+        match column {
+            OptionalColumn::Confidence => self.confidence,
+            OptionalColumn::Vx => self.vx,
+            OptionalColumn::Vy => self.vy,
+        }
+    }
+
+    fn optional_mut(&mut self, column: OptionalColumn) -> &mut Option<f64> {
+        match column {
+            OptionalColumn::Confidence => &mut self.confidence,
+            OptionalColumn::Vx => &mut self.vx,
+            OptionalColumn::Vy => &mut self.vy,
+        }
+    }
+}
+
+/// The trajectory of one object: its samples in frame order (gaps allowed).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Track {
+    /// Object identity (dimensionless).
+    pub id: u32,
+    /// Frame of each sample (frames), strictly increasing.
+    pub frames: Vec<u64>,
+    /// Time of each sample (s), strictly increasing.
+    pub times: Vec<f64>,
+    /// Position of each sample in the world plane (m).
+    pub positions: Vec<Vector2<f64>>,
+    /// Heading of each sample (rad).
+    pub headings: Vec<f64>,
+}
+
+impl Track {
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// True when the track has no sample.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+}
+
+/// A whole trajectory file in memory.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrajectoryRecording {
+    /// The optional columns the file carried.
+    pub optional_columns: Vec<OptionalColumn>,
+    /// All rows in file order (frames non-decreasing).
+    pub samples: Vec<TrajectorySample>,
+}
+
+impl TrajectoryRecording {
+    /// Reads and validates a trajectory CSV file.
+    pub fn read(path: impl AsRef<Path>) -> Result<Self, TrajectoryError> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|source| TrajectoryError::Io { path: path.to_path_buf(), source })?;
+        Self::from_reader(file).map_err(|e| e.in_file(path))
+    }
+
+    /// Reads and validates trajectory CSV text from any reader.
+    pub fn from_reader(reader: impl Read) -> Result<Self, TrajectoryError> {
+        let mut csv_reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .comment(Some(b'#'))
+            .trim(csv::Trim::All)
+            .flexible(false)
+            .from_reader(reader);
+        let header = csv_reader.headers().map_err(TrajectoryError::from_csv)?.clone();
+        let layout = ColumnLayout::from_header(&header)?;
+
+        let mut samples: Vec<TrajectorySample> = Vec::new();
+        let mut frame_ids: Vec<u32> = Vec::new();
+        let mut record = csv::StringRecord::new();
+        loop {
+            match csv_reader.read_record(&mut record) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => return Err(TrajectoryError::from_csv(e)),
+            }
+            let line = record.position().map_or(0, |p| p.line());
+            let sample = layout.parse(&record, line)?;
+            if let Some(previous) = samples.last() {
+                if sample.frame < previous.frame {
+                    return Err(TrajectoryError::FrameOrder { line, frame: sample.frame, previous: previous.frame });
+                }
+                if sample.frame == previous.frame {
+                    if sample.time != previous.time {
+                        return Err(TrajectoryError::TimeWithinFrame { line, frame: sample.frame, time: sample.time, frame_time: previous.time });
+                    }
+                    if frame_ids.contains(&sample.id) {
+                        return Err(TrajectoryError::DuplicateId { line, frame: sample.frame, id: sample.id });
+                    }
+                } else {
+                    if sample.time <= previous.time {
+                        return Err(TrajectoryError::TimeOrder { line, time: sample.time, previous: previous.time });
+                    }
+                    frame_ids.clear();
+                }
+            }
+            frame_ids.push(sample.id);
+            samples.push(sample);
+        }
+        Ok(Self { optional_columns: layout.optional_columns(), samples })
+    }
+
+    /// Writes the whole recording as CSV (frame by frame, flushed).
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<(), TrajectoryError> {
+        let mut writer = TrajectoryWriter::create(path, &self.optional_columns)?;
+        for frame in self.samples.chunk_by(|a, b| a.frame == b.frame) {
+            writer.write_frame(frame)?;
+        }
+        Ok(())
+    }
+
+    /// The samples grouped per object, sorted by id; each track in frame order.
+    pub fn tracks(&self) -> Vec<Track> {
+        let mut tracks: std::collections::BTreeMap<u32, Track> = std::collections::BTreeMap::new();
+        for s in &self.samples {
+            let track = tracks.entry(s.id).or_insert_with(|| Track { id: s.id, ..Track::default() });
+            track.frames.push(s.frame);
+            track.times.push(s.time);
+            track.positions.push(s.position());
+            track.headings.push(s.heading);
+        }
+        tracks.into_values().collect()
+    }
+
+    /// Number of distinct frames.
+    pub fn frame_count(&self) -> usize {
+        self.samples.chunk_by(|a, b| a.frame == b.frame).count()
+    }
+
+    /// Time span from the first to the last frame (s); 0 when empty.
+    pub fn duration(&self) -> f64 {
+        match (self.samples.first(), self.samples.last()) {
+            (Some(first), Some(last)) => last.time - first.time,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Where each column sits in a parsed header.
+struct ColumnLayout {
+    /// Index of each required column, in [`REQUIRED_COLUMNS`] order.
+    required: [usize; 6],
+    /// Each optional column present, with its index.
+    optional: Vec<(OptionalColumn, usize)>,
+}
+
+impl ColumnLayout {
+    fn from_header(header: &csv::StringRecord) -> Result<Self, TrajectoryError> {
+        let mut required = [usize::MAX; 6];
+        let mut optional = Vec::new();
+        for (index, name) in header.iter().enumerate() {
+            let seen_before = header.iter().take(index).any(|n| n == name);
+            if seen_before {
+                return Err(TrajectoryError::DuplicateColumn { column: name.to_owned() });
+            }
+            if let Some(slot) = REQUIRED_COLUMNS.iter().position(|c| *c == name) {
+                required[slot] = index;
+            } else if let Some(column) = OptionalColumn::from_name(name) {
+                optional.push((column, index));
+            } else {
+                return Err(TrajectoryError::UnknownColumn { column: name.to_owned() });
+            }
+        }
+        if let Some(slot) = required.iter().position(|&i| i == usize::MAX) {
+            return Err(TrajectoryError::MissingColumn { column: REQUIRED_COLUMNS[slot] });
+        }
+        optional.sort();
+        Ok(Self { required, optional })
+    }
+
+    fn optional_columns(&self) -> Vec<OptionalColumn> {
+        self.optional.iter().map(|(c, _)| *c).collect()
+    }
+
+    fn parse(&self, record: &csv::StringRecord, line: u64) -> Result<TrajectorySample, TrajectoryError> {
+        let field = |slot: usize| &record[self.required[slot]];
+        let mut sample = TrajectorySample::new(
+            parse_integer(field(0), line, "frame")?,
+            parse_real(field(1), line, "time")?,
+            parse_integer(field(2), line, "id")?,
+            parse_real(field(3), line, "x")?,
+            parse_real(field(4), line, "y")?,
+            parse_real(field(5), line, "heading")?,
+        );
+        for &(column, index) in &self.optional {
+            *sample.optional_mut(column) = Some(parse_real(&record[index], line, column.name())?);
+        }
+        Ok(sample)
+    }
+}
+
+fn parse_integer<T: std::str::FromStr>(text: &str, line: u64, column: &'static str) -> Result<T, TrajectoryError> {
+    text.parse().map_err(|_| TrajectoryError::Parse { line, column, value: text.to_owned() })
+}
+
+fn parse_real(text: &str, line: u64, column: &'static str) -> Result<f64, TrajectoryError> {
+    let value: f64 = text.parse().map_err(|_| TrajectoryError::Parse { line, column, value: text.to_owned() })?;
+    if !value.is_finite() {
+        return Err(TrajectoryError::NonFinite { line, column, value: text.to_owned() });
+    }
+    Ok(value)
+}
+
+/// Streaming writer: writes the header at creation and flushes after every frame, so a
+/// crashed recorder leaves a file that reads back up to the last whole frame.
+pub struct TrajectoryWriter<W: Write> {
+    out: W,
+    optional_columns: Vec<OptionalColumn>,
+    last: Option<(u64, f64)>,
+    rows_written: u64,
+}
+
+impl TrajectoryWriter<BufWriter<File>> {
+    /// Creates (truncates) `path` and writes the header.
+    pub fn create(path: impl AsRef<Path>, optional_columns: &[OptionalColumn]) -> Result<Self, TrajectoryError> {
+        let path = path.as_ref();
+        let file = File::create(path).map_err(|source| TrajectoryError::Io { path: path.to_path_buf(), source })?;
+        Self::new(BufWriter::new(file), optional_columns).map_err(|e| e.in_file(path))
+    }
+}
+
+impl<W: Write> TrajectoryWriter<W> {
+    /// Wraps `out` and writes the header. Optional columns are emitted in the order of
+    /// [`OptionalColumn::ALL`]; duplicates are ignored.
+    pub fn new(mut out: W, optional_columns: &[OptionalColumn]) -> Result<Self, TrajectoryError> {
+        let optional_columns: Vec<OptionalColumn> =
+            OptionalColumn::ALL.into_iter().filter(|c| optional_columns.contains(c)).collect();
+        let mut header = REQUIRED_COLUMNS.join(",");
+        for column in &optional_columns {
+            header.push(',');
+            header.push_str(column.name());
+        }
+        writeln!(out, "{header}").and_then(|_| out.flush()).map_err(TrajectoryError::Write)?;
+        Ok(Self { out, optional_columns, last: None, rows_written: 0 })
+    }
+
+    /// Writes the rows of one frame and flushes. All samples must share one frame number
+    /// and time, later than the previous frame's; every value must be finite, and every
+    /// optional column of this writer must be set.
+    pub fn write_frame(&mut self, samples: &[TrajectorySample]) -> Result<(), TrajectoryError> {
+        let Some(first) = samples.first() else { return Ok(()) };
+        if let Some((frame, time)) = self.last {
+            if first.frame <= frame {
+                return Err(TrajectoryError::FrameOrder { line: self.next_line(), frame: first.frame, previous: frame });
+            }
+            if first.time <= time {
+                return Err(TrajectoryError::TimeOrder { line: self.next_line(), time: first.time, previous: time });
+            }
+        }
+        let mut text = String::new();
+        for (k, s) in samples.iter().enumerate() {
+            let line = self.next_line() + k as u64;
+            if s.frame != first.frame {
+                return Err(TrajectoryError::FrameOrder { line, frame: s.frame, previous: first.frame });
+            }
+            if s.time != first.time {
+                return Err(TrajectoryError::TimeWithinFrame { line, frame: s.frame, time: s.time, frame_time: first.time });
+            }
+            if samples[..k].iter().any(|o| o.id == s.id) {
+                return Err(TrajectoryError::DuplicateId { line, frame: s.frame, id: s.id });
+            }
+            for (column, value) in [("time", s.time), ("x", s.x), ("y", s.y), ("heading", s.heading)] {
+                check_finite(value, line, column)?;
+            }
+            text.push_str(&format!("{},{},{},{},{},{}", s.frame, s.time, s.id, s.x, s.y, s.heading));
+            for &column in &self.optional_columns {
+                let value = s.optional(column).ok_or(TrajectoryError::MissingValue { line, column: column.name() })?;
+                check_finite(value, line, column.name())?;
+                text.push_str(&format!(",{value}"));
+            }
+            text.push('\n');
+        }
+        self.out.write_all(text.as_bytes()).and_then(|_| self.out.flush()).map_err(TrajectoryError::Write)?;
+        self.last = Some((first.frame, first.time));
+        self.rows_written += samples.len() as u64;
+        Ok(())
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn into_inner(mut self) -> Result<W, TrajectoryError> {
+        self.out.flush().map_err(TrajectoryError::Write)?;
+        Ok(self.out)
+    }
+
+    /// The 1-based file line the next row will occupy (the header is line 1).
+    fn next_line(&self) -> u64 {
+        self.rows_written + 2
+    }
+}
+
+fn check_finite(value: f64, line: u64, column: &'static str) -> Result<(), TrajectoryError> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(TrajectoryError::NonFinite { line, column, value: value.to_string() })
+    }
+}
+
+/// What can be wrong with a trajectory file. Line numbers are 1-based file lines.
+#[derive(Debug, thiserror::Error)]
+pub enum TrajectoryError {
+    /// The file could not be opened or read.
+    #[error("trajectory file {path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    /// Writing failed.
+    #[error("writing trajectory: {0}")]
+    Write(io::Error),
+    /// The CSV structure is broken (e.g. a row with the wrong number of fields).
+    #[error("trajectory CSV line {line}: {message}")]
+    Csv { line: u64, message: String },
+    /// A required column is absent from the header.
+    #[error("trajectory header lacks required column `{column}` (required: frame,time,id,x,y,heading)")]
+    MissingColumn { column: &'static str },
+    /// A column that is neither required nor in the optional set.
+    #[error("trajectory header has unknown column `{column}` (allowed beyond frame,time,id,x,y,heading: confidence, vx, vy)")]
+    UnknownColumn { column: String },
+    /// A column appears twice in the header.
+    #[error("trajectory header repeats column `{column}`")]
+    DuplicateColumn { column: String },
+    /// A value does not parse as the column's type.
+    #[error("trajectory line {line}, column `{column}`: cannot parse `{value}`")]
+    Parse { line: u64, column: &'static str, value: String },
+    /// A value is NaN or infinite.
+    #[error("trajectory line {line}, column `{column}`: non-finite value `{value}`")]
+    NonFinite { line: u64, column: &'static str, value: String },
+    /// An optional column of the writer has no value in a sample.
+    #[error("trajectory line {line}: sample has no value for column `{column}`")]
+    MissingValue { line: u64, column: &'static str },
+    /// Frame numbers go backwards.
+    #[error("trajectory line {line}: frame {frame} comes after frame {previous}")]
+    FrameOrder { line: u64, frame: u64, previous: u64 },
+    /// A new frame's time is not later than the previous frame's.
+    #[error("trajectory line {line}: time {time} s is not after the previous frame's {previous} s")]
+    TimeOrder { line: u64, time: f64, previous: f64 },
+    /// Rows of one frame disagree on the time.
+    #[error("trajectory line {line}: frame {frame} has time {time} s but the frame started at {frame_time} s")]
+    TimeWithinFrame { line: u64, frame: u64, time: f64, frame_time: f64 },
+    /// An id appears twice in one frame.
+    #[error("trajectory line {line}: id {id} appears twice in frame {frame}")]
+    DuplicateId { line: u64, frame: u64, id: u32 },
+    /// Any of the above, in a named file.
+    #[error("{path}: {source}")]
+    InFile { path: PathBuf, source: Box<TrajectoryError> },
+}
+
+impl TrajectoryError {
+    fn from_csv(error: csv::Error) -> Self {
+        let line = error.position().map_or(0, |p| p.line());
+        match error.into_kind() {
+            csv::ErrorKind::Io(source) => TrajectoryError::Write(source),
+            csv::ErrorKind::UnequalLengths { expected_len, len, .. } => TrajectoryError::Csv {
+                line,
+                message: format!("row has {len} fields but the header has {expected_len}"),
+            },
+            other => TrajectoryError::Csv { line, message: format!("{other:?}") },
+        }
+    }
+
+    fn in_file(self, path: &Path) -> Self {
+        match self {
+            e @ (TrajectoryError::Io { .. } | TrajectoryError::InFile { .. }) => e,
+            e => TrajectoryError::InFile { path: path.to_path_buf(), source: Box::new(e) },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<TrajectoryRecording, TrajectoryError> {
+        TrajectoryRecording::from_reader(text.as_bytes())
+    }
+
+    #[test]
+    fn reads_rows_gaps_and_comments() {
+        let rec = read("# recorded by test\nframe,time,id,x,y,heading\n0,0.0,0,0.1,0.2,0.3\n0,0.0,1,-0.1,-0.2,0\n2,0.05,1,-0.1,-0.25,0\n").unwrap();
+        assert_eq!(rec.samples.len(), 3);
+        assert_eq!(rec.frame_count(), 2);
+        assert!((rec.duration() - 0.05).abs() < 1e-15);
+        let tracks = rec.tracks();
+        assert_eq!(tracks.len(), 2);
+        assert_eq!(tracks[0].frames, vec![0]);
+        assert_eq!(tracks[1].frames, vec![0, 2]);
+        assert_eq!(tracks[1].positions[1], Vector2::new(-0.1, -0.25));
+    }
+
+    #[test]
+    fn columns_may_come_in_any_order_with_optional_ones() {
+        let rec = read("id,frame,vx,time,x,y,heading,confidence\n3,7,0.5,1.0,0.1,0.2,0.3,0.9\n").unwrap();
+        let s = &rec.samples[0];
+        assert_eq!((s.id, s.frame, s.time), (3, 7, 1.0));
+        assert_eq!((s.confidence, s.vx, s.vy), (Some(0.9), Some(0.5), None));
+        assert_eq!(rec.optional_columns, vec![OptionalColumn::Confidence, OptionalColumn::Vx]);
+    }
+
+    #[test]
+    fn unknown_missing_and_duplicate_columns_are_errors() {
+        let e = read("frame,time,id,x,y,heading,colour\n").unwrap_err();
+        assert!(matches!(&e, TrajectoryError::UnknownColumn { column } if column == "colour"), "{e}");
+        let e = read("frame,time,id,x,heading\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::MissingColumn { column: "y" }), "{e}");
+        let e = read("frame,time,id,x,y,heading,x\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::DuplicateColumn { .. }), "{e}");
+    }
+
+    #[test]
+    fn non_finite_and_unparsable_values_name_line_and_column() {
+        let e = read("frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.1,0,NaN,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::NonFinite { line: 3, column: "x", .. }), "{e}");
+        assert!(e.to_string().contains("line 3") && e.to_string().contains("`x`"));
+        let e = read("frame,time,id,x,y,heading\n0,0,0,0,inf,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::NonFinite { line: 2, column: "y", .. }), "{e}");
+        let e = read("frame,time,id,x,y,heading\n0,0,-1,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::Parse { line: 2, column: "id", .. }), "{e}");
+        let e = read("frame,time,id,x,y,heading\n0,0,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::Csv { line: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn ordering_rules_are_enforced() {
+        let e = read("frame,time,id,x,y,heading\n1,0.1,0,0,0,0\n0,0.2,0,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::FrameOrder { line: 3, .. }), "{e}");
+        let e = read("frame,time,id,x,y,heading\n0,0.1,0,0,0,0\n1,0.1,0,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::TimeOrder { line: 3, .. }), "{e}");
+        let e = read("frame,time,id,x,y,heading\n0,0.1,0,0,0,0\n0,0.2,1,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::TimeWithinFrame { line: 3, .. }), "{e}");
+        let e = read("frame,time,id,x,y,heading\n0,0.1,4,0,0,0\n0,0.1,4,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::DuplicateId { line: 3, id: 4, .. }), "{e}");
+    }
+
+    #[test]
+    fn writer_round_trips_and_flushes_each_frame() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        let mut w = TrajectoryWriter::create(&path, &[OptionalColumn::Vy, OptionalColumn::Vx]).unwrap();
+        let mut a = TrajectorySample::new(0, 0.0, 0, 0.125, -0.25, 1.0);
+        a.vx = Some(0.5);
+        a.vy = Some(-0.5);
+        let mut b = a.clone();
+        b.id = 1;
+        b.x = 1.0 / 3.0;
+        w.write_frame(&[a.clone(), b.clone()]).unwrap();
+        // Flushed: the file already reads back without dropping the writer.
+        let partial = TrajectoryRecording::read(&path).unwrap();
+        assert_eq!(partial.samples, vec![a.clone(), b.clone()]);
+        let mut c = a.clone();
+        c.frame = 1;
+        c.time = 0.025;
+        w.write_frame(&[c.clone()]).unwrap();
+        drop(w);
+        let back = TrajectoryRecording::read(&path).unwrap();
+        assert_eq!(back.samples, vec![a, b, c]);
+        assert_eq!(back.optional_columns, vec![OptionalColumn::Vx, OptionalColumn::Vy]);
+    }
+
+    #[test]
+    fn writer_rejects_bad_frames() {
+        let mut w = TrajectoryWriter::new(Vec::new(), &[]).unwrap();
+        w.write_frame(&[TrajectorySample::new(5, 1.0, 0, 0.0, 0.0, 0.0)]).unwrap();
+        let e = w.write_frame(&[TrajectorySample::new(5, 1.1, 0, 0.0, 0.0, 0.0)]).unwrap_err();
+        assert!(matches!(e, TrajectoryError::FrameOrder { line: 3, .. }), "{e}");
+        let e = w.write_frame(&[TrajectorySample::new(6, 1.1, 0, f64::NAN, 0.0, 0.0)]).unwrap_err();
+        assert!(matches!(e, TrajectoryError::NonFinite { line: 3, column: "x", .. }), "{e}");
+        let mut w = TrajectoryWriter::new(Vec::new(), &[OptionalColumn::Confidence]).unwrap();
+        let e = w.write_frame(&[TrajectorySample::new(0, 0.0, 0, 0.0, 0.0, 0.0)]).unwrap_err();
+        assert!(matches!(e, TrajectoryError::MissingValue { column: "confidence", .. }), "{e}");
+    }
+
+    #[test]
+    fn file_errors_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.csv");
+        std::fs::write(&path, "frame,time,id,x,y,heading,z\n").unwrap();
+        let e = TrajectoryRecording::read(&path).unwrap_err();
+        assert!(e.to_string().contains("bad.csv") && e.to_string().contains("`z`"), "{e}");
+        let e = TrajectoryRecording::read(dir.path().join("missing.csv")).unwrap_err();
+        assert!(matches!(e, TrajectoryError::Io { .. }));
+    }
+}
