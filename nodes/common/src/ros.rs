@@ -1,1 +1,329 @@
-//! (in progress)
+//! ROS 2 glue every Flotilla node shares (feature `ros`): start-up from `--ros-args`,
+//! live parameters validated by the node's own configuration type, a spin thread with an
+//! orderly shutdown, and message conversions.
+//!
+//! Shutdown design: rcl objects must not be used while the process exits, so the node is
+//! spun on one dedicated thread that owns the spinning; on SIGINT/SIGTERM the node's tasks
+//! are told to stop, the spin thread is joined, and only then does `main` return. A plain
+//! `exit()` while the spin thread runs has been seen to abort with heap corruption.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use nalgebra::{Isometry3, Vector3};
+use r2r::{Parameter, ParameterValue};
+use serde_yaml::{Mapping, Number, Value};
+
+use crate::params::{self, NodeArgs, ParamError};
+
+/// Logs to stderr through `tracing`; `RUST_LOG` selects the level (default `info`).
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second call (tests) keeps the first subscriber.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// The command line of this process, the node's identity and its merged parameters.
+pub struct Startup {
+    /// Parsed `--ros-args`.
+    pub args: NodeArgs,
+    /// Merged `ros__parameters` of every `--params-file` and `-p` override.
+    pub params: Mapping,
+}
+
+impl Startup {
+    /// Reads the process arguments for node `default_name` and loads its parameters.
+    pub fn from_env(default_name: &str) -> Result<Self, ParamError> {
+        let args = NodeArgs::parse(default_name, std::env::args().skip(1))?;
+        let params = args.load()?;
+        Ok(Self { args, params })
+    }
+
+    /// `use_sim_time` from the parameters (default false).
+    pub fn use_sim_time(&self) -> bool {
+        params::get_dotted(&self.params, "use_sim_time")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// Creates the r2r context and node (name and namespace from `--ros-args`).
+    pub fn create_node(&self) -> anyhow::Result<r2r::Node> {
+        let ctx = r2r::Context::create()
+            .map_err(|e| anyhow::anyhow!("ROS 2 initialisation (rcl_init) failed: {e}"))?;
+        let node = r2r::Node::create(ctx, &self.args.identity.name, &self.args.identity.namespace)
+            .map_err(|e| anyhow::anyhow!("creating node {}: {e}", self.args.identity.fully_qualified()))?;
+        Ok(node)
+    }
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM.
+pub async fn shutdown_signal() -> std::io::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    Ok(tokio::select! {
+        _ = int.recv() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+    })
+}
+
+/// A node spun on its own thread until [`Spinner::stop`].
+pub struct Spinner {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Spinner {
+    /// Starts spinning `node`. Create publishers, subscriptions and services before.
+    pub fn start(node: Arc<Mutex<r2r::Node>>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("ros-spin".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Acquire) {
+                    match node.lock() {
+                        Ok(mut n) => n.spin_once(Duration::from_millis(5)),
+                        Err(_) => break,
+                    }
+                    // Let other threads take the node lock between spins.
+                    std::thread::yield_now();
+                }
+            })
+            .ok();
+        Self { stop, thread }
+    }
+
+    /// Stops spinning and waits for the spin thread.
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A node's parameters as ROS 2 parameters, checked by the node's own validator on every
+/// change: an invalid `ros2 param set` is refused with the validator's message and the
+/// running configuration is kept. Accepted trees are sent on a watch channel.
+pub struct LiveParams {
+    tree: Mapping,
+    validate: Box<dyn Fn(&Mapping) -> Result<(), String> + Send>,
+    updates: tokio::sync::watch::Sender<Mapping>,
+}
+
+impl LiveParams {
+    /// Wraps the validated start-up `tree`; `validate` sees the tree without the standard
+    /// ROS keys (`use_sim_time`).
+    pub fn new(
+        tree: Mapping,
+        validate: impl Fn(&Mapping) -> Result<(), String> + Send + 'static,
+    ) -> (Self, tokio::sync::watch::Receiver<Mapping>) {
+        let (updates, rx) = tokio::sync::watch::channel(tree.clone());
+        (
+            Self {
+                tree,
+                validate: Box::new(validate),
+                updates,
+            },
+            rx,
+        )
+    }
+
+    fn candidate(&self, name: &str, value: &ParameterValue) -> r2r::Result<Mapping> {
+        let conv = |msg: String| r2r::Error::ParameterValueConv {
+            name: name.to_owned(),
+            msg,
+        };
+        let yaml = param_to_yaml(value).ok_or_else(|| conv("unsupported parameter type".into()))?;
+        let mut tree = self.tree.clone();
+        params::set_dotted(&mut tree, name, yaml);
+        if !params::STANDARD_ROS_PARAMETERS.contains(&name) {
+            (self.validate)(&params::without_standard(&tree)).map_err(conv)?;
+        }
+        Ok(tree)
+    }
+}
+
+impl r2r::RosParams for LiveParams {
+    fn register_parameters(
+        &mut self,
+        prefix: &str,
+        _param: Option<Parameter>,
+        params: &mut indexmap::IndexMap<String, Parameter>,
+    ) -> r2r::Result<()> {
+        for (name, value) in params::flatten(&self.tree) {
+            let name = if prefix.is_empty() { name } else { format!("{prefix}.{name}") };
+            if let Some(pv) = yaml_to_param(&value) {
+                params.insert(name, Parameter::new(pv));
+            }
+        }
+        Ok(())
+    }
+
+    fn get_parameter(&mut self, name: &str) -> r2r::Result<ParameterValue> {
+        params::get_dotted(&self.tree, name)
+            .and_then(yaml_to_param)
+            .ok_or_else(|| r2r::Error::InvalidParameterName { name: name.to_owned() })
+    }
+
+    fn set_parameter(&mut self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
+        let tree = self.candidate(name, value)?;
+        self.tree = tree;
+        let _ = self.updates.send(self.tree.clone());
+        Ok(())
+    }
+
+    fn check_parameter(&self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
+        self.candidate(name, value).map(|_| ())
+    }
+}
+
+/// A YAML scalar or scalar array as a ROS parameter value.
+pub fn yaml_to_param(v: &Value) -> Option<ParameterValue> {
+    Some(match v {
+        Value::Bool(b) => ParameterValue::Bool(*b),
+        Value::Number(n) if n.is_i64() => ParameterValue::Integer(n.as_i64()?),
+        Value::Number(n) => ParameterValue::Double(n.as_f64()?),
+        Value::String(s) => ParameterValue::String(s.clone()),
+        Value::Sequence(items) => match items.first()? {
+            Value::Bool(_) => ParameterValue::BoolArray(items.iter().filter_map(Value::as_bool).collect()),
+            Value::Number(n) if n.is_i64() => {
+                ParameterValue::IntegerArray(items.iter().filter_map(Value::as_i64).collect())
+            }
+            Value::Number(_) => ParameterValue::DoubleArray(items.iter().filter_map(Value::as_f64).collect()),
+            Value::String(_) => ParameterValue::StringArray(
+                items.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect(),
+            ),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// A ROS parameter value as YAML.
+pub fn param_to_yaml(v: &ParameterValue) -> Option<Value> {
+    let num_f = |x: f64| Value::Number(Number::from(x));
+    Some(match v {
+        ParameterValue::Bool(b) => Value::Bool(*b),
+        ParameterValue::Integer(i) => Value::Number(Number::from(*i)),
+        ParameterValue::Double(d) => num_f(*d),
+        ParameterValue::String(s) => Value::String(s.clone()),
+        ParameterValue::BoolArray(a) => Value::Sequence(a.iter().map(|b| Value::Bool(*b)).collect()),
+        ParameterValue::IntegerArray(a) => {
+            Value::Sequence(a.iter().map(|i| Value::Number(Number::from(*i))).collect())
+        }
+        ParameterValue::DoubleArray(a) => Value::Sequence(a.iter().map(|d| num_f(*d)).collect()),
+        ParameterValue::StringArray(a) => Value::Sequence(a.iter().map(|s| Value::String(s.clone())).collect()),
+        ParameterValue::NotSet | ParameterValue::ByteArray(_) => return None,
+    })
+}
+
+/// Seconds as a `builtin_interfaces/Time`.
+pub fn time_msg(seconds: f64) -> r2r::builtin_interfaces::msg::Time {
+    let s = seconds.max(0.0);
+    let mut sec = s.floor() as i32;
+    let mut nanosec = ((s - s.floor()) * 1e9).round() as u32;
+    if nanosec >= 1_000_000_000 {
+        sec += 1;
+        nanosec -= 1_000_000_000;
+    }
+    r2r::builtin_interfaces::msg::Time { sec, nanosec }
+}
+
+/// A `std_msgs/Header` at `seconds` in `frame`.
+pub fn header(seconds: f64, frame: &str) -> r2r::std_msgs::msg::Header {
+    r2r::std_msgs::msg::Header {
+        stamp: time_msg(seconds),
+        frame_id: frame.to_owned(),
+    }
+}
+
+/// nalgebra pose as `geometry_msgs/Pose`.
+pub fn pose_msg(pose: &Isometry3<f64>) -> r2r::geometry_msgs::msg::Pose {
+    let t = pose.translation.vector;
+    let q = pose.rotation.into_inner();
+    r2r::geometry_msgs::msg::Pose {
+        position: r2r::geometry_msgs::msg::Point { x: t.x, y: t.y, z: t.z },
+        orientation: r2r::geometry_msgs::msg::Quaternion { x: q.i, y: q.j, z: q.k, w: q.w },
+    }
+}
+
+/// `geometry_msgs/Pose` as a nalgebra pose (the quaternion is normalised).
+pub fn pose_from_msg(p: &r2r::geometry_msgs::msg::Pose) -> Isometry3<f64> {
+    let q = nalgebra::Quaternion::new(p.orientation.w, p.orientation.x, p.orientation.y, p.orientation.z);
+    let rotation = if q.norm() > 1e-12 {
+        nalgebra::UnitQuaternion::from_quaternion(q)
+    } else {
+        nalgebra::UnitQuaternion::identity()
+    };
+    Isometry3::from_parts(
+        nalgebra::Translation3::new(p.position.x, p.position.y, p.position.z),
+        rotation,
+    )
+}
+
+/// nalgebra pose as `geometry_msgs/Transform`.
+pub fn transform_msg(pose: &Isometry3<f64>) -> r2r::geometry_msgs::msg::Transform {
+    let p = pose_msg(pose);
+    r2r::geometry_msgs::msg::Transform {
+        translation: r2r::geometry_msgs::msg::Vector3 {
+            x: p.position.x,
+            y: p.position.y,
+            z: p.position.z,
+        },
+        rotation: p.orientation,
+    }
+}
+
+/// nalgebra vector as `geometry_msgs/Vector3`.
+pub fn vector_msg(v: &Vector3<f64>) -> r2r::geometry_msgs::msg::Vector3 {
+    r2r::geometry_msgs::msg::Vector3 { x: v.x, y: v.y, z: v.z }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_msg_splits_seconds() {
+        let t = time_msg(12.025);
+        assert_eq!((t.sec, t.nanosec), (12, 25_000_000));
+        let t = time_msg(0.9999999999);
+        assert_eq!((t.sec, t.nanosec), (1, 0));
+    }
+
+    #[test]
+    fn pose_round_trip() {
+        let pose = Isometry3::new(Vector3::new(0.1, -0.2, 0.0), Vector3::new(0.0, 0.0, 1.2));
+        let back = pose_from_msg(&pose_msg(&pose));
+        assert!((back.translation.vector - pose.translation.vector).norm() < 1e-12);
+        assert!(back.rotation.angle_to(&pose.rotation) < 1e-12);
+    }
+
+    #[test]
+    fn live_params_refuse_invalid_values_and_keep_the_old_tree() {
+        use r2r::RosParams;
+        let tree: Mapping = serde_yaml::from_str("hydro: {kv: 1.0}").unwrap();
+        let (mut live, rx) = LiveParams::new(tree, |t| {
+            let kv = params::get_dotted(t, "hydro.kv").and_then(Value::as_f64).unwrap_or(0.0);
+            if (0.1..=5.0).contains(&kv) {
+                Ok(())
+            } else {
+                Err(format!("must be in [0.1, 5], got {kv}"))
+            }
+        });
+        let err = live.set_parameter("hydro.kv", &ParameterValue::Double(7.0)).unwrap_err();
+        assert!(err.to_string().contains("must be in [0.1, 5], got 7"), "{err}");
+        assert_eq!(live.get_parameter("hydro.kv").unwrap(), ParameterValue::Double(1.0));
+        live.set_parameter("hydro.kv", &ParameterValue::Double(2.0)).unwrap();
+        assert_eq!(params::get_dotted(&rx.borrow(), "hydro.kv").and_then(Value::as_f64), Some(2.0));
+    }
+}
