@@ -138,7 +138,7 @@ register_flotilla_package() {
     for dir in launch config urdf; do ln -sfn "$ROOT/$dir" "$ament/share/flotilla/$dir"; done
     ln -sf "$ROOT/package.xml" "$ament/share/flotilla/package.xml"
     local exe
-    for exe in tank_physics flotilla; do
+    for exe in flotilla tank_physics; do
         ln -sf "$target_dir/$PROFILE/$exe" "$ament/lib/flotilla/$exe"
     done
     echo "$ament"
@@ -197,6 +197,8 @@ EOF
         echo "export IDL_PACKAGE_FILTER=\"builtin_interfaces;std_msgs;std_srvs;geometry_msgs;sensor_msgs;visualization_msgs;rosgraph_msgs;tf2_msgs;rcl_interfaces;action_msgs;unique_identifier_msgs;flotilla_msgs\""
         echo "# DDS discovery stays on this machine."
         echo "export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST"
+        echo "# The project's domain (the demo uses it); tests pick their own."
+        echo "export ROS_DOMAIN_ID=\${ROS_DOMAIN_ID:-42}"
         echo "export FLOTILLA_ROOT=\"$ROOT\""
     } > "$BUILD/env.sh.tmp"
     mv "$BUILD/env.sh.tmp" "$BUILD/env.sh"

@@ -1,1 +1,258 @@
-//! (in progress)
+//! End-to-end harness: runs launch files through the `flotilla` launcher in a ROS domain
+//! of the test's own, talks to the nodes through r2r, stops them with SIGINT.
+//!
+//! Each test must run in its own process (nextest does this) because r2r's context is
+//! process-global and fixes the domain at creation: call [`RosProbe::new`] once per test.
+//! `scripts/test.sh` also puts the whole run in a network namespace with only loopback.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+use futures::{Stream, StreamExt};
+
+/// Repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// Directory holding the workspace binaries of the profile this test was built with.
+pub fn bin_dir() -> PathBuf {
+    // <target>/<profile>/deps/<test-exe>
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| repo_root().join("target/release"))
+}
+
+/// A workspace binary, e.g. `flotilla` or `tank_physics`.
+pub fn bin(name: &str) -> PathBuf {
+    bin_dir().join(name)
+}
+
+/// A ROS_DOMAIN_ID reserved for this process (exclusive lock file per id).
+pub struct Domain {
+    /// The domain id (10..=100).
+    pub id: u32,
+    _lock: File,
+}
+
+impl Domain {
+    /// Reserves a free domain id; stale reservations of dead processes are reused.
+    pub fn reserve() -> anyhow::Result<Self> {
+        let dir = std::env::temp_dir().join("flotilla-domains");
+        std::fs::create_dir_all(&dir)?;
+        let start = std::process::id() % 91;
+        for k in 0..91 {
+            let id = 10 + (start + k) % 91;
+            let path = dir.join(id.to_string());
+            let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
+            // flock is released when the holder dies, so no stale ids.
+            if try_lock(&file) {
+                return Ok(Self { id, _lock: file });
+            }
+        }
+        bail!("no free ROS domain id in 10..=100")
+    }
+}
+
+fn try_lock(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a valid, owned file descriptor.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// The environment every launched process gets: this domain, localhost discovery.
+fn ros_env(cmd: &mut Command, domain: &Domain) {
+    cmd.env("ROS_DOMAIN_ID", domain.id.to_string())
+        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+}
+
+/// A running `flotilla launch`, its output captured.
+pub struct Launch {
+    child: Child,
+    output: Arc<Mutex<Vec<String>>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Launch {
+    /// Starts `flotilla launch <file> <args...>` (file relative to the repo root).
+    pub fn start(file: &str, args: &[&str], domain: &Domain) -> anyhow::Result<Self> {
+        let mut cmd = Command::new(bin("flotilla"));
+        cmd.arg("launch").arg(repo_root().join(file)).args(args);
+        Self::spawn(cmd, domain)
+    }
+
+    /// Starts any command (e.g. a node binary directly) in the domain, output captured.
+    pub fn spawn(mut cmd: Command, domain: &Domain) -> anyhow::Result<Self> {
+        ros_env(&mut cmd, domain);
+        cmd.current_dir(repo_root()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().with_context(|| format!("starting {cmd:?}"))?;
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let mut readers = Vec::new();
+        let pipes: Vec<Box<dyn std::io::Read + Send>> = vec![
+            Box::new(child.stdout.take().context("stdout")?),
+            Box::new(child.stderr.take().context("stderr")?),
+        ];
+        for pipe in pipes {
+            let sink = output.clone();
+            readers.push(std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                    if std::env::var_os("FLOTILLA_TEST_ECHO").is_some() {
+                        eprintln!("{line}");
+                    }
+                    if let Ok(mut v) = sink.lock() {
+                        v.push(line);
+                    }
+                }
+            }));
+        }
+        Ok(Self { child, output, readers })
+    }
+
+    /// Process id of the launched command.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Everything printed so far.
+    pub fn output(&self) -> String {
+        self.output.lock().map(|v| v.join("\n")).unwrap_or_default()
+    }
+
+    /// Sends SIGINT and waits (up to `timeout`) for the exit status.
+    pub fn interrupt(mut self, timeout: Duration) -> anyhow::Result<(ExitStatus, String)> {
+        // SAFETY: signalling our own child by pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        self.wait(timeout)
+    }
+
+    /// Waits (up to `timeout`) for the process to exit by itself.
+    pub fn wait(mut self, timeout: Duration) -> anyhow::Result<(ExitStatus, String)> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                for r in self.readers.drain(..) {
+                    let _ = r.join();
+                }
+                return Ok((status, self.output()));
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                bail!("did not exit within {timeout:?}; output:\n{}", self.output());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            // SAFETY: signalling our own child by pid.
+            unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The test's own ROS node in the reserved domain, spun on a background thread.
+pub struct RosProbe {
+    /// The domain every process of this test uses.
+    pub domain: Domain,
+    node: Arc<Mutex<r2r::Node>>,
+    spinner: Option<flotilla_common::ros::Spinner>,
+}
+
+impl RosProbe {
+    /// Reserves a domain and creates the probe node in it. Call once per test process.
+    pub fn new(name: &str) -> anyhow::Result<Self> {
+        let domain = Domain::reserve()?;
+        std::env::set_var("ROS_DOMAIN_ID", domain.id.to_string());
+        std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+        let ctx = r2r::Context::create().context("rcl_init")?;
+        let node = r2r::Node::create(ctx, name, "/")?;
+        Ok(Self {
+            domain,
+            node: Arc::new(Mutex::new(node)),
+            spinner: None,
+        })
+    }
+
+    /// Runs `f` with the node (create subscriptions, clients, publishers before spinning).
+    pub fn with_node<T>(&self, f: impl FnOnce(&mut r2r::Node) -> T) -> T {
+        let mut node = self.node.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut node)
+    }
+
+    /// Subscribes to `topic` (reliable, volatile).
+    pub fn subscribe<T: r2r::WrappedTypesupport + 'static>(
+        &self,
+        topic: &str,
+    ) -> anyhow::Result<impl Stream<Item = T> + Unpin> {
+        self.with_node(|n| n.subscribe::<T>(topic, r2r::QosProfile::default()))
+            .map_err(Into::into)
+    }
+
+    /// Subscribes to a transient-local topic (receives the last message on connection).
+    pub fn subscribe_latched<T: r2r::WrappedTypesupport + 'static>(
+        &self,
+        topic: &str,
+    ) -> anyhow::Result<impl Stream<Item = T> + Unpin> {
+        let qos = r2r::QosProfile::default().transient_local().keep_last(1);
+        self.with_node(|n| n.subscribe::<T>(topic, qos)).map_err(Into::into)
+    }
+
+    /// Starts spinning; after this, subscriptions deliver.
+    pub fn spin(&mut self) {
+        if self.spinner.is_none() {
+            self.spinner = Some(flotilla_common::ros::Spinner::start(self.node.clone()));
+        }
+    }
+}
+
+impl Drop for RosProbe {
+    fn drop(&mut self) {
+        if let Some(s) = self.spinner.take() {
+            s.stop();
+        }
+    }
+}
+
+/// Collects messages from `stream` until `done(&collected)` or `timeout`.
+pub async fn collect_until<T>(
+    stream: &mut (impl Stream<Item = T> + Unpin),
+    timeout: Duration,
+    mut done: impl FnMut(&[T]) -> bool,
+) -> Vec<T> {
+    let mut got = Vec::new();
+    let deadline = tokio::time::Instant::now() + timeout;
+    while !done(&got) {
+        match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(Some(msg)) => got.push(msg),
+            _ => break,
+        }
+    }
+    got
+}
+
+/// Writes `text` to a file in a fresh temporary directory and returns both.
+pub fn temp_file(name: &str, text: &str) -> anyhow::Result<(tempfile::TempDir, PathBuf)> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join(name);
+    std::fs::write(&path, text)?;
+    Ok((dir, path))
+}

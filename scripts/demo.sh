@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main demo: the scenario's launch file through the Flotilla launcher. Runs on this
+# machine's loopback only (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST) in the project's
+# domain, so `eval "$(make -s env)"` in another shell sees it (rclpy, the node binaries).
+# Usage: scripts/demo.sh DURATION SCENARIO   (DURATION in sim seconds, 0 = until Ctrl-C)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+duration=${1:-60}
+scenario=${2:-lily_15}
+[ -f "config/$scenario.yaml" ] || { echo "demo: no scenario config/$scenario.yaml (have: $(cd config && ls *.yaml | sed 's/\.yaml$//' | tr '\n' ' '))" >&2; exit 2; }
+export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+target=${CARGO_TARGET_DIR:-target}
+exec "$target/release/flotilla" launch launch/demo.launch.yaml "duration:=$duration" "scenario:=$scenario"
