@@ -39,6 +39,19 @@ impl LaunchEnv {
         self.vars.get(name).map(String::as_str)
     }
 
+    /// Where ROS writes logs: `$ROS_LOG_DIR`, else `$ROS_HOME/log`, else `$HOME/.ros/log`
+    /// (relative values taken from [`LaunchEnv::cwd`]).
+    pub fn ros_log_root(&self) -> PathBuf {
+        let nonempty = |name: &str| self.var(name).filter(|v| !v.is_empty());
+        let root = match (nonempty("ROS_LOG_DIR"), nonempty("ROS_HOME"), nonempty("HOME")) {
+            (Some(dir), _, _) => PathBuf::from(dir),
+            (None, Some(home), _) => PathBuf::from(home).join("log"),
+            (None, None, Some(home)) => PathBuf::from(home).join(".ros/log"),
+            (None, None, None) => PathBuf::from(".ros/log"),
+        };
+        self.absolute(root)
+    }
+
     /// `path` made absolute against [`LaunchEnv::cwd`].
     pub fn absolute(&self, path: impl Into<PathBuf>) -> PathBuf {
         let path = path.into();
@@ -47,5 +60,20 @@ impl LaunchEnv {
         } else {
             self.cwd.join(path)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_root_follows_ros_variables() {
+        let env = LaunchEnv::new("/work").with_var("HOME", "/home/u");
+        assert_eq!(env.ros_log_root(), PathBuf::from("/home/u/.ros/log"));
+        let env = env.with_var("ROS_HOME", "rh");
+        assert_eq!(env.ros_log_root(), PathBuf::from("/work/rh/log"));
+        let env = env.with_var("ROS_LOG_DIR", "/var/log/ros");
+        assert_eq!(env.ros_log_root(), PathBuf::from("/var/log/ros"));
     }
 }

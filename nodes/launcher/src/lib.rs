@@ -24,6 +24,7 @@ pub mod supervision;
 pub mod yaml;
 
 pub use ament::AmentIndex;
+pub use ast::LaunchFile;
 pub use env::LaunchEnv;
 pub use error::LaunchError;
 pub use evaluate::{evaluate_launch, parse_launch_arguments, LaunchPlan};
