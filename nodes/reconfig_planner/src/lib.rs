@@ -1,1 +1,27 @@
-//! (in progress)
+//! MoleMOD reconfiguration planner (SPEC 2; Brejchová et al., "Modelling, simulation,
+//! and planning for the MoleMOD system").
+//!
+//! Passive blocks fill cells of a lattice; robots live inside blocks, move between them,
+//! and carry blocks. Given a start and a goal layout, [`plan`] finds a cheapest sequence
+//! of steps with A* (several robots act in parallel within a step).
+//!
+//! - [`lattice`]: cells, blocks, robots, support, text pictures.
+//! - [`rules`]: the actions, their preconditions and costs; [`replay`] checks plans.
+//! - [`planner`]: [`PlanRequest`] -> [`Plan`] with a budget; [`HeuristicKind`].
+//! - [`task`]: YAML task files.
+//! - [`wire`]: flat, serialisable forms of lattices and actions (for ROS messages).
+//!
+//! Pure logic: no ROS, no I/O except reading task files.
+
+pub mod lattice;
+pub mod planner;
+pub mod rules;
+mod search;
+
+pub use lattice::{Cell, CellCode, Dims, Lattice, LatticeError, MAX_CELLS};
+pub use planner::{
+    plan, Budget, BudgetLimit, LatticeRole, Plan, PlanError, PlanRequest, RequestError, SearchStats, VerifyError,
+    MAX_ROBOTS,
+};
+pub use rules::{all_steps, replay, StepOption, Action, ActionCosts, ActionKind, CostError, Replay, ReplayError, StepError};
+pub use search::HeuristicKind;

@@ -1,0 +1,212 @@
+//! The actions of SPEC 2 and their rules, on [`Lattice`](crate::Lattice) values.
+//!
+//! This module is the reference semantics: [`Lattice::apply_step`](crate::Lattice::apply_step)
+//! checks a step action by action, and [`replay`] checks a whole plan. The planner's
+//! bit-packed successor generator (`search`) is tested against it.
+//!
+//! # Actions (robot in block `p`; `h` a horizontal unit step, `u` one cell up)
+//!
+//! | kind | block moves | robot ends in | needs | footprint |
+//! |---|---|---|---|---|
+//! | `Move` | none | `q = p + any unit` | `q` a block without robot | `p, q` |
+//! | `Lift` | `p -> p+h+u` (stairs) | `p+h+u` | `p+u` free, anchor `p+h` a block without robot, `p+h+u` empty | `p, p+u, p+h, p+h+u` |
+//! | `PutDown` | `p -> p+h-u` | `p+h-u` | `p+u` free, `p+h` empty (swing room), `p+h-u` empty, anchor `p-u` a block without robot | `p, p+u, p+h, p+h-u, p-u` |
+//! | `Shift` | `p -> p+h` | `p+h` | `p+u` free, `p+h` empty, anchor `p+h-u` a block without robot | `p, p+u, p+h, p+h-u` |
+//! | `CoopLift` | `p -> p+u` (straight up) | `p+h` | `p+u` empty, `p+h` a block without robot, partner robot in the block `p+h+u` | `p, p+u, p+h, p+h+u` |
+//!
+//! "Free" means empty or outside the top of the lattice. The robot expands into the
+//! anchor block, so a robot already there would collide. In `CoopLift` the first robot
+//! lifts its block one cell, the partner in the block `p+h+u` catches it, and the first
+//! robot contracts into `p+h` (the paper's description, Sec. 3).
+//!
+//! # Steps
+//! A step is a set of actions done in parallel by distinct robots. It is valid when every
+//! action is valid on the state before the step, no two footprints share a cell (so the
+//! actions commute), each block-moving action alone leaves no floating block, and the
+//! state after the step has no floating block.
+//!
+//! # Cost
+//! `g(x_n) = g(x_{n-1}) + d(m) + 1`: a step costs the sum of its actions' fixed costs
+//! ([`ActionCosts`]) plus [`ActionCosts::step`].
+
+mod enumerate;
+mod step;
+
+pub use enumerate::{all_steps, StepOption};
+pub use step::{replay, Replay, ReplayError, StepError};
+
+use crate::lattice::Cell;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use thiserror::Error;
+
+/// The kind of an action (see the module table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// The robot moves to a neighbouring block.
+    Move,
+    /// The robot lifts its block up and sideways onto the neighbouring column.
+    Lift,
+    /// The robot puts its block down and sideways.
+    PutDown,
+    /// The robot shifts its block sideways.
+    Shift,
+    /// Two robots lift a block straight up.
+    CoopLift,
+}
+
+impl ActionKind {
+    /// All kinds, in wire-code order.
+    pub const ALL: [ActionKind; 5] =
+        [ActionKind::Move, ActionKind::Lift, ActionKind::PutDown, ActionKind::Shift, ActionKind::CoopLift];
+
+    /// The wire code (index in [`ActionKind::ALL`]).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind of a wire code.
+    pub fn from_code(code: u8) -> Option<ActionKind> {
+        Self::ALL.get(code as usize).copied()
+    }
+
+    /// True for the kinds that move a block.
+    pub fn moves_block(self) -> bool {
+        self != ActionKind::Move
+    }
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ActionKind::Move => "move",
+            ActionKind::Lift => "lift",
+            ActionKind::PutDown => "put_down",
+            ActionKind::Shift => "shift",
+            ActionKind::CoopLift => "coop_lift",
+        })
+    }
+}
+
+/// One action of one robot (two for [`ActionKind::CoopLift`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Action {
+    /// Index of the acting robot (its index in the start lattice), count.
+    pub robot: usize,
+    /// What it does.
+    pub kind: ActionKind,
+    /// Cell the robot (`Move`) or its block (other kinds) leaves; always the robot's cell.
+    pub from: Cell,
+    /// Cell the robot (`Move`) or the block (other kinds) arrives in.
+    pub to: Cell,
+    /// For `CoopLift`: the robot that catches the block (in the block at `to + h`);
+    /// `None` for the other kinds.
+    pub partner: Option<usize>,
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "robot {} {} {} -> {}", self.robot, self.kind, self.from, self.to)?;
+        if let Some(partner) = self.partner {
+            write!(f, " (with robot {partner})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Fixed cost `d(m)` of each action kind, and the per-step term of the cost.
+///
+/// Defaults follow the paper's rule "the distance the robot or block moves": a move or a
+/// shift is 1 cell, a lift or put-down moves the block 2 cells (up/down and sideways), a
+/// cooperative lift moves the block 1 cell and the first robot 1 cell. The heuristics'
+/// admissibility needs at least these values ([`ActionCosts::validate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ActionCosts {
+    /// Cost of [`ActionKind::Move`], cost units (>= 1).
+    pub travel: u32,
+    /// Cost of [`ActionKind::Lift`], cost units (>= 2).
+    pub lift: u32,
+    /// Cost of [`ActionKind::PutDown`], cost units (>= 2).
+    pub put_down: u32,
+    /// Cost of [`ActionKind::Shift`], cost units (>= 1).
+    pub shift: u32,
+    /// Cost of [`ActionKind::CoopLift`] (both robots together), cost units (>= 2).
+    pub coop_lift: u32,
+    /// Added once per step (the paper's `+ 1`), cost units.
+    pub step: u32,
+}
+
+impl Default for ActionCosts {
+    fn default() -> Self {
+        Self { travel: 1, lift: 2, put_down: 2, shift: 1, coop_lift: 2, step: 1 }
+    }
+}
+
+/// A cost below what the heuristics assume.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("cost of {kind} is {cost}, below the minimum {min} the heuristics assume")]
+pub struct CostError {
+    /// The kind.
+    pub kind: ActionKind,
+    /// Its configured cost.
+    pub cost: u32,
+    /// The least allowed.
+    pub min: u32,
+}
+
+impl ActionCosts {
+    /// Fixed cost of one action of `kind`.
+    pub fn of(&self, kind: ActionKind) -> u32 {
+        match kind {
+            ActionKind::Move => self.travel,
+            ActionKind::Lift => self.lift,
+            ActionKind::PutDown => self.put_down,
+            ActionKind::Shift => self.shift,
+            ActionKind::CoopLift => self.coop_lift,
+        }
+    }
+
+    /// Least cost of each kind for which the heuristics stay admissible: an action must
+    /// cost at least the Manhattan distance its block moves plus one per block a robot
+    /// enters.
+    pub fn minimum(kind: ActionKind) -> u32 {
+        match kind {
+            ActionKind::Move | ActionKind::Shift => 1,
+            ActionKind::Lift | ActionKind::PutDown | ActionKind::CoopLift => 2,
+        }
+    }
+
+    /// `Ok` when every cost is at least [`ActionCosts::minimum`].
+    pub fn validate(&self) -> Result<(), CostError> {
+        for kind in ActionKind::ALL {
+            let (cost, min) = (self.of(kind), Self::minimum(kind));
+            if cost < min {
+                return Err(CostError { kind, cost, min });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_codes_round_trip() {
+        for kind in ActionKind::ALL {
+            assert_eq!(ActionKind::from_code(kind.code()), Some(kind));
+        }
+        assert_eq!(ActionKind::from_code(5), None);
+        assert_eq!(ActionKind::CoopLift.code(), 4);
+    }
+
+    #[test]
+    fn cost_validation_names_the_kind() {
+        assert_eq!(ActionCosts::default().validate(), Ok(()));
+        let costs = ActionCosts { lift: 1, ..Default::default() };
+        assert_eq!(costs.validate(), Err(CostError { kind: ActionKind::Lift, cost: 1, min: 2 }));
+    }
+}
