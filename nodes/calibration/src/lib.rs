@@ -1,1 +1,71 @@
-//! (in progress)
+//! Calibration of the Lily-tank hydrodynamic model (SPEC 1).
+//!
+//! - [`kinematics`]: trajectories on a regular time grid; velocity and acceleration by
+//!   smoothed finite differences.
+//! - [`msd`]: the mean squared displacement, pooled and gap-aware.
+//! - [`flow_estimation`]: the flow field from tracked balls by inverting the quadratic
+//!   drag, per-cell statistics and a Kolmogorov-Smirnov normality test.
+//! - [`pso`]: particle swarm optimisation with the paper's constants.
+//! - [`simulator`]: what a calibration needs from a simulator; [`tank`] runs the
+//!   tank physics in-process.
+//! - [`calibrate`]: a checkpointed, resumable calibration run.
+//! - [`maps`]: occupancy and mean-velocity maps for validation.
+//! - [`output`]: the parameter file, fitness history and plots of a calibration.
+//! - [`cli`]: the offline command line (`flotilla-calibrate`).
+
+pub mod calibrate;
+pub mod kinematics;
+pub mod msd;
+pub mod output;
+pub mod parameters;
+pub mod pso;
+pub mod simulator;
+pub mod tank;
+
+use std::path::PathBuf;
+
+pub use calibrate::{calibrate, CalibrationOutcome, CalibrationProgress, CalibrationSettings};
+pub use msd::{mean_squared_displacement, MsdCurve, MsdSettings};
+pub use parameters::{ParameterRange, ParameterSpace};
+pub use simulator::Simulator;
+
+/// Everything that can go wrong in a calibration, with what and where.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    /// A setting is invalid (named in the message).
+    #[error("invalid setting: {0}")]
+    Setting(String),
+    /// The recorded data cannot be used (too short, too gappy, empty ...).
+    #[error("unusable recording: {0}")]
+    Recording(String),
+    /// A trajectory file is malformed.
+    #[error(transparent)]
+    Trajectory(#[from] flotilla_common::trajectory::TrajectoryError),
+    /// The simulator failed.
+    #[error("simulation failed: {0}")]
+    Simulation(String),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A checkpoint cannot be used.
+    #[error("checkpoint {path}: {message}")]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Drawing a plot failed.
+    #[error("plot {path}: {message}")]
+    Plot {
+        /// The image file.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+}
