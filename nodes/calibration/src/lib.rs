@@ -14,7 +14,9 @@
 //! - [`cli`]: the offline command line (`flotilla-calibrate`).
 
 pub mod calibrate;
+pub mod flow_estimation;
 pub mod kinematics;
+pub mod maps;
 pub mod msd;
 pub mod output;
 pub mod parameters;

@@ -1,0 +1,246 @@
+//! The flow field from tracked ball trajectories (SPEC 1): invert the quadratic drag on
+//! every kinematic sample, `v_flow = v + (a/|a|) sqrt(2 m |a| / (rho A C))`, pool the
+//! vectors of all recordings per grid cell, and keep per cell the mean, the standard
+//! deviation and a Kolmogorov-Smirnov normality test of each component.
+
+mod normality;
+
+pub use normality::{kolmogorov_q, ks_normality_p_value, ks_statistic_normal, normal_cdf};
+
+use std::path::Path;
+
+use flotilla_common::trajectory::TrajectoryRecording;
+use nalgebra::Vector2;
+use serde::{Deserialize, Serialize};
+use tracing::info;
+
+use crate::kinematics::{recording_kinematics, DifferentiationSettings};
+use crate::maps::GridSpec;
+use crate::CalibrationError;
+
+/// Mass of a sphere floating at `draft` (m) = mass of the water it displaces (kg):
+/// `rho pi h^2 (3 r - h) / 3`, the volume of a spherical cap of height h.
+pub fn floating_sphere_mass(radius: f64, draft: f64, water_density: f64) -> f64 {
+    water_density * std::f64::consts::PI * draft * draft * (3.0 * radius - draft) / 3.0
+}
+
+/// The quadratic drag on a tracked object, `|F| = 1/2 rho A C |v - v_flow|^2`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DragModel {
+    /// Mass of the object (kg; default 0.01309, a 3 cm ball floating 25 mm deep).
+    pub mass: f64,
+    /// Water density rho (kg/m^3; default 1000).
+    pub water_density: f64,
+    /// Submerged cross-section A (m^2; default 7e-4).
+    pub area: f64,
+    /// Drag coefficient C (dimensionless; default 0.47, a sphere).
+    pub drag_coefficient: f64,
+}
+
+impl Default for DragModel {
+    fn default() -> Self {
+        Self { mass: floating_sphere_mass(0.015, 0.025, 1000.0), water_density: 1000.0, area: 7e-4, drag_coefficient: 0.47 }
+    }
+}
+
+impl DragModel {
+    /// Errors unless every constant is finite and > 0.
+    pub fn validate(&self) -> Result<(), CalibrationError> {
+        for (name, value) in [("mass", self.mass), ("water_density", self.water_density), ("area", self.area), ("drag_coefficient", self.drag_coefficient)] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(CalibrationError::Setting(format!("drag.{name} must be > 0, got {value}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The flow velocity that explains acceleration `a` (m/s^2) of an object moving at
+    /// `v` (m/s) by drag alone (m/s). With `a = 0` the object moves with the flow.
+    pub fn flow_velocity(&self, v: Vector2<f64>, a: Vector2<f64>) -> Vector2<f64> {
+        let magnitude = a.norm();
+        if magnitude == 0.0 {
+            return v;
+        }
+        let slip = (2.0 * self.mass * magnitude / (self.water_density * self.area * self.drag_coefficient)).sqrt();
+        v + a / magnitude * slip
+    }
+}
+
+/// Settings of the flow-field estimation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlowEstimationSettings {
+    /// The grid (default 50 x 50 over 0.6 m).
+    pub grid: GridSpec,
+    /// The drag model of the tracked objects.
+    pub drag: DragModel,
+    /// Samples on each side of the local quadratic fit (dimensionless; default 3).
+    pub half_window: usize,
+    /// Samples farther apart than this start a new segment (s; default 0.1).
+    pub max_gap: f64,
+    /// Significance level of the normality test (dimensionless; default 0.05).
+    pub significance: f64,
+    /// Fewest samples in a cell for the normality test to run (dimensionless; default 8).
+    pub min_test_samples: usize,
+}
+
+impl Default for FlowEstimationSettings {
+    fn default() -> Self {
+        let d = DifferentiationSettings::default();
+        Self { grid: GridSpec::default(), drag: DragModel::default(), half_window: d.half_window, max_gap: d.max_gap, significance: 0.05, min_test_samples: 8 }
+    }
+}
+
+/// The estimate in one cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct CellEstimate {
+    /// Flow vectors in the cell (dimensionless).
+    pub count: u64,
+    /// Mean flow velocity (m/s).
+    pub mean: Vector2<f64>,
+    /// Sample standard deviation per axis (m/s); zero below 2 samples.
+    pub std: Vector2<f64>,
+    /// KS normality p-value of the x and y components (dimensionless); `None` below
+    /// `min_test_samples` samples or without spread.
+    pub p_values: Option<[f64; 2]>,
+}
+
+/// The estimated flow field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowFieldEstimate {
+    /// The grid.
+    pub grid: GridSpec,
+    /// One estimate per cell, row-major (ix fastest).
+    pub cells: Vec<CellEstimate>,
+    /// Significance level the normality verdicts use (dimensionless).
+    pub significance: f64,
+}
+
+impl FlowFieldEstimate {
+    /// `(tested cells, cells where normality is not rejected in either component)`.
+    pub fn normality_summary(&self) -> (usize, usize) {
+        let tested: Vec<[f64; 2]> = self.cells.iter().filter_map(|c| c.p_values).collect();
+        let accepted = tested.iter().filter(|p| p.iter().all(|&p| p >= self.significance)).count();
+        (tested.len(), accepted)
+    }
+
+    /// Writes `ix,iy,count,p_x,p_y,normal` per tested cell (the KS map of the paper).
+    pub fn write_normality_csv(&self, path: &Path) -> Result<(), CalibrationError> {
+        let mut text = String::from("ix,iy,count,p_x,p_y,normal\n");
+        for (i, cell) in self.cells.iter().enumerate() {
+            if let Some([px, py]) = cell.p_values {
+                let normal = px >= self.significance && py >= self.significance;
+                text.push_str(&format!("{},{},{},{px},{py},{normal}\n", i % self.grid.nx, i / self.grid.nx, cell.count));
+            }
+        }
+        crate::output::write_atomically(path, text.as_bytes())
+    }
+}
+
+/// Estimates the flow field from ball recordings, pooling all of them.
+pub fn estimate_flow_field(recordings: &[TrajectoryRecording], settings: &FlowEstimationSettings) -> Result<FlowFieldEstimate, CalibrationError> {
+    settings.grid.validate()?;
+    settings.drag.validate()?;
+    if !(settings.significance > 0.0 && settings.significance < 1.0) {
+        return Err(CalibrationError::Setting(format!("significance must be in (0, 1), got {}", settings.significance)));
+    }
+    if recordings.is_empty() {
+        return Err(CalibrationError::Recording("no recording given for the flow-field estimation".into()));
+    }
+    let differentiation = DifferentiationSettings { half_window: settings.half_window, max_gap: settings.max_gap };
+    let mut per_cell: Vec<Vec<Vector2<f64>>> = vec![Vec::new(); settings.grid.len()];
+    let mut total = 0usize;
+    for recording in recordings {
+        for sample in recording_kinematics(recording, &differentiation) {
+            if let Some(i) = settings.grid.index(sample.position) {
+                per_cell[i].push(settings.drag.flow_velocity(sample.velocity, sample.acceleration));
+                total += 1;
+            }
+        }
+    }
+    if total == 0 {
+        return Err(CalibrationError::Recording(format!(
+            "no flow sample: the recordings need tracks of at least {} contiguous samples inside the grid",
+            2 * settings.half_window + 1
+        )));
+    }
+    let cells = per_cell.iter().map(|values| cell_estimate(values, settings.min_test_samples)).collect();
+    let estimate = FlowFieldEstimate { grid: settings.grid, cells, significance: settings.significance };
+    let (tested, accepted) = estimate.normality_summary();
+    info!(samples = total, tested_cells = tested, normal_cells = accepted, "flow field estimated");
+    Ok(estimate)
+}
+
+fn cell_estimate(values: &[Vector2<f64>], min_test_samples: usize) -> CellEstimate {
+    let n = values.len();
+    if n == 0 {
+        return CellEstimate::default();
+    }
+    let mean = values.iter().sum::<Vector2<f64>>() / n as f64;
+    let std = if n > 1 {
+        values.iter().map(|v| (v - mean).component_mul(&(v - mean))).sum::<Vector2<f64>>().map(|s| (s / (n - 1) as f64).sqrt())
+    } else {
+        Vector2::zeros()
+    };
+    let p_values = (n >= min_test_samples.max(2))
+        .then(|| {
+            let xs: Vec<f64> = values.iter().map(|v| v.x).collect();
+            let ys: Vec<f64> = values.iter().map(|v| v.y).collect();
+            Some([ks_normality_p_value(&xs)?, ks_normality_p_value(&ys)?])
+        })
+        .flatten();
+    CellEstimate { count: n as u64, mean, std, p_values }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flotilla_common::trajectory::TrajectorySample;
+
+    #[test]
+    fn ball_mass_by_hand() {
+        // pi * 0.025^2 * (0.045 - 0.025) / 3 * 1000 = 0.0130900 kg.
+        assert!((floating_sphere_mass(0.015, 0.025, 1000.0) - 0.013_090_0).abs() < 1e-7);
+    }
+
+    #[test]
+    fn drag_inversion_by_hand() {
+        let drag = DragModel { mass: 0.01309, ..DragModel::default() };
+        // |a| = 0.5: slip = sqrt(2 * 0.01309 * 0.5 / (1000 * 7e-4 * 0.47)) = 0.199467 m/s
+        // along a / |a| = (0.6, -0.8): v_flow = (0.1, 0.2) + (0.119680, -0.159574).
+        let flow = drag.flow_velocity(Vector2::new(0.1, 0.2), Vector2::new(0.3, -0.4));
+        assert!((flow - Vector2::new(0.219_680, 0.040_426)).norm() < 1e-6, "{flow}");
+        assert_eq!(drag.flow_velocity(Vector2::new(0.1, 0.2), Vector2::zeros()), Vector2::new(0.1, 0.2));
+    }
+
+    #[test]
+    fn cell_statistics_by_hand() {
+        let c = cell_estimate(&[Vector2::new(1.0, 0.0), Vector2::new(3.0, 0.0)], 8);
+        assert_eq!(c.mean, Vector2::new(2.0, 0.0));
+        // Sample sd of {1, 3}: sqrt(((1)^2 + (1)^2) / 1) = sqrt 2.
+        assert!((c.std.x - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(c.p_values, None);
+    }
+
+    #[test]
+    fn objects_drifting_with_a_uniform_flow_give_that_flow() {
+        // Balls moving at a constant 0.1 m/s in x (no acceleration): the flow is their velocity.
+        let mut rec = TrajectoryRecording::default();
+        for frame in 0..30u64 {
+            let t = frame as f64 / 30.0;
+            for id in 0..3u32 {
+                rec.samples.push(TrajectorySample::new(frame, t, id, -0.1 + 0.1 * t, -0.05 + 0.05 * f64::from(id), 0.0));
+            }
+        }
+        let settings = FlowEstimationSettings { grid: GridSpec { nx: 3, ny: 3, side: 0.6 }, ..FlowEstimationSettings::default() };
+        let est = estimate_flow_field(&[rec], &settings).unwrap();
+        let centre = est.cells[4];
+        assert_eq!(centre.count, 3 * (30 - 6));
+        // Round-off accelerations (~1e-14 m/s^2) pass through the square root: ~1e-8 m/s.
+        assert!((centre.mean - Vector2::new(0.1, 0.0)).norm() < 1e-6, "{}", centre.mean);
+        assert!(estimate_flow_field(&[], &settings).is_err());
+        let bad = FlowEstimationSettings { significance: 1.5, ..settings };
+        assert!(estimate_flow_field(&[TrajectoryRecording::default()], &bad).is_err());
+    }
+}
