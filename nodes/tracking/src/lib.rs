@@ -1,1 +1,31 @@
-//! (in progress)
+//! Overhead camera emulation and the marker tracker (the SwisTrack role, SPEC 1 and 3).
+//!
+//! - [`camera`]: pinhole + plumb_bob lens model of a camera looking straight down,
+//!   pixel <-> world on a horizontal plane, CameraInfo fields.
+//! - [`render`]: the emulated camera: arena, module tops and passive markers
+//!   (antialiased), illumination gradient, blur, seeded pixel noise.
+//! - [`frame`]: validated raw frames (rgb8, bgr8, mono8).
+//! - [`detect`]: threshold, run-based connected components, sub-pixel centroids,
+//!   size gating, heading from the marker dot, pixel -> world.
+//! - [`track`]: constant-velocity prediction, gated optimal assignment, persistent ids,
+//!   birth, coasting, death, confidence.
+//! - [`Tracker`]: frame -> detections -> tracks for one camera.
+//!
+//! No ROS here: the `overhead_camera`, `tracker` and `image_replay` binaries wrap this
+//! library behind the `ros` feature.
+
+pub mod arena;
+pub mod camera;
+pub mod detect;
+pub mod frame;
+mod pipeline;
+pub mod render;
+pub mod track;
+
+pub use arena::Arena;
+pub use camera::{CameraError, CameraInfoFields, CameraModel, CameraMount, Distortion};
+pub use detect::{Detection, DetectionStats, Detector, DetectorConfig};
+pub use frame::{Encoding, FrameError, ImageView, OwnedFrame};
+pub use pipeline::{SetupError, SkipReason, Tracker};
+pub use render::{MarkerKind, RenderOptions, Renderer, SceneObject};
+pub use track::{MultiTargetTracker, Track, TrackerConfig};

@@ -1,0 +1,264 @@
+//! Thresholding and 8-connected component labelling on horizontal runs: each row is
+//! reduced to runs of bright pixels, and runs that touch between consecutive rows are
+//! joined with a union-find (the row/column continuity idea of SPEC 3, done exactly).
+
+use crate::frame::{luma, Encoding, ImageView};
+
+/// Pixels per chunk tested at once when skipping dark stretches of a row.
+const SKIP_CHUNK: usize = 32;
+
+/// A horizontal stretch of bright pixels `start..end` in row `v`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Row, px.
+    pub v: u32,
+    /// First column, px.
+    pub start: u32,
+    /// One past the last column, px.
+    pub end: u32,
+}
+
+/// A connected set of runs with its bounding box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blob {
+    /// Smallest column, px.
+    pub u_min: u32,
+    /// Largest column, px.
+    pub u_max: u32,
+    /// Smallest row, px.
+    pub v_min: u32,
+    /// Largest row, px.
+    pub v_max: u32,
+    /// Bright pixel count.
+    pub pixels: u32,
+    /// Range of this blob's runs in [`Components::blob_runs`].
+    runs: (u32, u32),
+}
+
+/// Reusable labeller: buffers grow to the largest frame seen and are then reused.
+#[derive(Default)]
+pub struct Components {
+    runs: Vec<Run>,
+    parent: Vec<u32>,
+    gray_row: Vec<u8>,
+    blobs: Vec<Blob>,
+    run_order: Vec<u32>,
+    blob_of_root: Vec<u32>,
+}
+
+impl Components {
+    /// Labels the pixels of `image` whose grey level is `>= threshold`.
+    pub fn label(&mut self, image: &ImageView, threshold: u8) {
+        self.runs.clear();
+        self.parent.clear();
+        let mut previous_row = 0..0;
+        for v in 0..image.height() {
+            let row_start = self.runs.len();
+            let gray = match image.encoding() {
+                Encoding::Mono8 => image.row(v),
+                encoding => {
+                    colour_row_to_gray(image.row(v), encoding, threshold, &mut self.gray_row);
+                    &self.gray_row
+                }
+            };
+            push_runs(gray, v, threshold, &mut self.runs);
+            for i in row_start..self.runs.len() {
+                self.parent.push(i as u32);
+            }
+            self.join_rows(previous_row.clone(), row_start..self.runs.len());
+            previous_row = row_start..self.runs.len();
+        }
+        self.collect_blobs();
+    }
+
+    /// The blobs of the last labelled frame.
+    pub fn blobs(&self) -> &[Blob] {
+        &self.blobs
+    }
+
+    /// The runs of one blob.
+    pub fn blob_runs<'a>(&'a self, blob: &Blob) -> impl Iterator<Item = Run> + 'a {
+        self.run_order[blob.runs.0 as usize..blob.runs.1 as usize].iter().map(|&i| self.runs[i as usize])
+    }
+
+    /// Unions runs of the current row with 8-connected runs of the previous row.
+    fn join_rows(&mut self, previous: std::ops::Range<usize>, current: std::ops::Range<usize>) {
+        let (mut p, mut c) = (previous.start, current.start);
+        while p < previous.end && c < current.end {
+            let (above, here) = (self.runs[p], self.runs[c]);
+            // 8-connectivity: the columns overlap once each run is widened by one pixel.
+            if above.start <= here.end && above.end >= here.start {
+                self.union(p as u32, c as u32);
+            }
+            // Advance whichever run ends first; the other may touch the next one.
+            if above.end < here.end {
+                p += 1;
+            } else {
+                c += 1;
+            }
+        }
+    }
+
+    fn find(&mut self, mut i: u32) -> u32 {
+        while self.parent[i as usize] != i {
+            let grandparent = self.parent[self.parent[i as usize] as usize];
+            self.parent[i as usize] = grandparent;
+            i = grandparent;
+        }
+        i
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            let (low, high) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[high as usize] = low;
+        }
+    }
+
+    /// Groups runs by root into blobs with bounding boxes (counting sort by blob).
+    fn collect_blobs(&mut self) {
+        self.blobs.clear();
+        self.blob_of_root.clear();
+        self.blob_of_root.resize(self.runs.len(), u32::MAX);
+        let mut blob_of_run = Vec::with_capacity(self.runs.len());
+        for i in 0..self.runs.len() {
+            let root = self.find(i as u32) as usize;
+            if self.blob_of_root[root] == u32::MAX {
+                self.blob_of_root[root] = self.blobs.len() as u32;
+                let run = self.runs[i];
+                self.blobs.push(Blob { u_min: run.start, u_max: run.end - 1, v_min: run.v, v_max: run.v, pixels: 0, runs: (0, 0) });
+            }
+            let b = self.blob_of_root[root];
+            blob_of_run.push(b);
+            let run = self.runs[i];
+            let blob = &mut self.blobs[b as usize];
+            blob.u_min = blob.u_min.min(run.start);
+            blob.u_max = blob.u_max.max(run.end - 1);
+            blob.v_max = blob.v_max.max(run.v);
+            blob.pixels += run.end - run.start;
+            blob.runs.1 += 1;
+        }
+        let mut offset = 0;
+        for blob in &mut self.blobs {
+            let count = blob.runs.1;
+            blob.runs = (offset, offset);
+            offset += count;
+        }
+        self.run_order.clear();
+        self.run_order.resize(self.runs.len(), 0);
+        for (i, &b) in blob_of_run.iter().enumerate() {
+            let blob = &mut self.blobs[b as usize];
+            self.run_order[blob.runs.1 as usize] = i as u32;
+            blob.runs.1 += 1;
+        }
+    }
+}
+
+/// Converts a colour row to grey, writing 0 for whole chunks whose every byte is below
+/// the threshold (luma is a weighted mean of the channels, so it is below too).
+fn colour_row_to_gray(row: &[u8], encoding: Encoding, threshold: u8, out: &mut Vec<u8>) {
+    out.resize(row.len() / 3, 0);
+    for (chunk, gray) in row.chunks(3 * SKIP_CHUNK).zip(out.chunks_mut(SKIP_CHUNK)) {
+        if chunk.iter().fold(0u8, |m, &b| m.max(b)) < threshold {
+            gray.fill(0);
+            continue;
+        }
+        for (px, g) in chunk.chunks_exact(3).zip(gray.iter_mut()) {
+            *g = match encoding {
+                Encoding::Bgr8 => luma(px[2], px[1], px[0]),
+                _ => luma(px[0], px[1], px[2]),
+            };
+        }
+    }
+}
+
+/// Appends the runs of pixels `>= threshold` in one grey row.
+fn push_runs(row: &[u8], v: u32, threshold: u8, runs: &mut Vec<Run>) {
+    let n = row.len();
+    let mut u = 0;
+    while u < n {
+        // Skip dark pixels, a whole chunk at a time where possible.
+        while u < n && row[u] < threshold {
+            if u % SKIP_CHUNK == 0 && u + SKIP_CHUNK <= n && row[u..u + SKIP_CHUNK].iter().fold(0u8, |m, &b| m.max(b)) < threshold {
+                u += SKIP_CHUNK;
+            } else {
+                u += 1;
+            }
+        }
+        if u >= n {
+            break;
+        }
+        let start = u;
+        while u < n && row[u] >= threshold {
+            u += 1;
+        }
+        runs.push(Run { v, start: start as u32, end: u as u32 });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(rows: &[&str]) -> Components {
+        let width = rows[0].len() as u32;
+        let data: Vec<u8> = rows.iter().flat_map(|r| r.bytes().map(|b| if b == b'#' { 255 } else { 0 })).collect();
+        let image = ImageView::new(width, rows.len() as u32, width, "mono8", &data).unwrap();
+        let mut c = Components::default();
+        c.label(&image, 128);
+        c
+    }
+
+    #[test]
+    fn diagonal_pixels_join_and_separate_blobs_do_not() {
+        let c = label(&[
+            "#....##.",
+            ".#...##.",
+            "..#.....",
+            "......#.",
+        ]);
+        let blobs = c.blobs();
+        assert_eq!(blobs.len(), 3);
+        assert_eq!((blobs[0].pixels, blobs[0].u_min, blobs[0].u_max, blobs[0].v_min, blobs[0].v_max), (3, 0, 2, 0, 2));
+        assert_eq!((blobs[1].pixels, blobs[1].u_min, blobs[1].v_max), (4, 5, 1));
+        assert_eq!(blobs[2].pixels, 1);
+    }
+
+    #[test]
+    fn u_shape_merges_into_one_blob() {
+        // Two arms joined only at the bottom: labels must merge late.
+        let c = label(&[
+            "#...#",
+            "#...#",
+            "#####",
+        ]);
+        assert_eq!(c.blobs().len(), 1);
+        assert_eq!(c.blobs()[0].pixels, 9);
+        let runs: Vec<Run> = c.blob_runs(&c.blobs()[0]).collect();
+        assert_eq!(runs.len(), 5);
+        assert_eq!(runs.iter().map(|r| r.end - r.start).sum::<u32>(), 9);
+    }
+
+    #[test]
+    fn long_rows_use_chunk_skipping_correctly() {
+        let mut row = vec![0u8; 100];
+        row[31] = 200;
+        row[32] = 200;
+        row[99] = 200;
+        let mut runs = Vec::new();
+        push_runs(&row, 0, 128, &mut runs);
+        assert_eq!(runs, vec![Run { v: 0, start: 31, end: 33 }, Run { v: 0, start: 99, end: 100 }]);
+    }
+
+    #[test]
+    fn colour_rows_threshold_on_luma() {
+        // Pure red 255 has luma 77 < 128: dark. White is bright.
+        let data = [255u8, 0, 0, 255, 255, 255, 0, 0, 255];
+        let image = ImageView::new(3, 1, 9, "rgb8", &data).unwrap();
+        let mut c = Components::default();
+        c.label(&image, 128);
+        assert_eq!(c.blobs().len(), 1);
+        assert_eq!(c.blobs()[0].u_min, 1);
+    }
+}

@@ -1,0 +1,213 @@
+//! Raw camera frames as they arrive in a `sensor_msgs/Image`, validated before use.
+
+use image::{GrayImage, RgbImage};
+use serde::{Deserialize, Serialize};
+
+/// A frame that cannot be read, with what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// Encoding other than rgb8, bgr8 or mono8.
+    #[error("unsupported image encoding `{0}` (supported: rgb8, bgr8, mono8)")]
+    UnsupportedEncoding(String),
+    /// Width or height is zero.
+    #[error("image size {width}x{height} is empty")]
+    ZeroSize { width: u32, height: u32 },
+    /// Row step shorter than one row of pixels.
+    #[error("image step {step} B is shorter than a row of {width} px x {bytes_per_pixel} B")]
+    StepTooSmall { step: u32, width: u32, bytes_per_pixel: u32 },
+    /// Fewer bytes than width, height and step require.
+    #[error("image data truncated: {actual} B, {expected} B needed for {width}x{height} step {step}")]
+    Truncated { actual: usize, expected: usize, width: u32, height: u32, step: u32 },
+}
+
+/// Pixel encodings the tracker reads (ROS `sensor_msgs/image_encodings` names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// 8-bit red, green, blue.
+    Rgb8,
+    /// 8-bit blue, green, red.
+    Bgr8,
+    /// 8-bit grey.
+    Mono8,
+}
+
+impl Encoding {
+    /// Parses a ROS encoding name.
+    pub fn parse(name: &str) -> Result<Self, FrameError> {
+        match name {
+            "rgb8" => Ok(Encoding::Rgb8),
+            "bgr8" => Ok(Encoding::Bgr8),
+            "mono8" | "8UC1" => Ok(Encoding::Mono8),
+            other => Err(FrameError::UnsupportedEncoding(other.to_owned())),
+        }
+    }
+
+    /// The ROS encoding name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Rgb8 => "rgb8",
+            Encoding::Bgr8 => "bgr8",
+            Encoding::Mono8 => "mono8",
+        }
+    }
+
+    /// Bytes per pixel.
+    pub fn bytes_per_pixel(self) -> u32 {
+        match self {
+            Encoding::Mono8 => 1,
+            Encoding::Rgb8 | Encoding::Bgr8 => 3,
+        }
+    }
+}
+
+/// A borrowed, validated image: every `(u, v)` inside `width` x `height` is readable.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageView<'a> {
+    width: u32,
+    height: u32,
+    step: u32,
+    encoding: Encoding,
+    data: &'a [u8],
+}
+
+impl<'a> ImageView<'a> {
+    /// Validates raw `sensor_msgs/Image` fields.
+    pub fn new(width: u32, height: u32, step: u32, encoding: &str, data: &'a [u8]) -> Result<Self, FrameError> {
+        let encoding = Encoding::parse(encoding)?;
+        Self::with_encoding(width, height, step, encoding, data)
+    }
+
+    /// Validates sizes for an already parsed encoding.
+    pub fn with_encoding(width: u32, height: u32, step: u32, encoding: Encoding, data: &'a [u8]) -> Result<Self, FrameError> {
+        if width == 0 || height == 0 {
+            return Err(FrameError::ZeroSize { width, height });
+        }
+        let bytes_per_pixel = encoding.bytes_per_pixel();
+        let row_bytes = u64::from(width) * u64::from(bytes_per_pixel);
+        if u64::from(step) < row_bytes {
+            return Err(FrameError::StepTooSmall { step, width, bytes_per_pixel });
+        }
+        // The last row need not be padded to a full step.
+        let expected = u64::from(step) * u64::from(height - 1) + row_bytes;
+        if (data.len() as u64) < expected {
+            return Err(FrameError::Truncated { actual: data.len(), expected: expected as usize, width, height, step });
+        }
+        Ok(Self { width, height, step, encoding, data })
+    }
+
+    /// Views an rgb8 image.
+    pub fn from_rgb(image: &'a RgbImage) -> Self {
+        Self { width: image.width(), height: image.height(), step: image.width() * 3, encoding: Encoding::Rgb8, data: image.as_raw() }
+    }
+
+    /// Views a mono8 image.
+    pub fn from_gray(image: &'a GrayImage) -> Self {
+        Self { width: image.width(), height: image.height(), step: image.width(), encoding: Encoding::Mono8, data: image.as_raw() }
+    }
+
+    /// Width, px.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height, px.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Pixel encoding.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Bytes of row `v` covering the `width` pixels (no padding).
+    pub fn row(&self, v: u32) -> &'a [u8] {
+        let start = v as usize * self.step as usize;
+        &self.data[start..start + self.width as usize * self.encoding.bytes_per_pixel() as usize]
+    }
+
+    /// Grey level of pixel `(u, v)`: the value for mono8, BT.601 luma for colour.
+    #[inline]
+    pub fn gray(&self, u: u32, v: u32) -> u8 {
+        let row = self.row(v);
+        match self.encoding {
+            Encoding::Mono8 => row[u as usize],
+            Encoding::Rgb8 => luma(row[3 * u as usize], row[3 * u as usize + 1], row[3 * u as usize + 2]),
+            Encoding::Bgr8 => luma(row[3 * u as usize + 2], row[3 * u as usize + 1], row[3 * u as usize]),
+        }
+    }
+}
+
+/// An owned frame (e.g. decoded from a PNG file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnedFrame {
+    /// Width, px.
+    pub width: u32,
+    /// Height, px.
+    pub height: u32,
+    /// Pixel encoding.
+    pub encoding: Encoding,
+    /// Tightly packed rows (step = width x bytes per pixel).
+    pub data: Vec<u8>,
+}
+
+impl OwnedFrame {
+    /// Row step, bytes.
+    pub fn step(&self) -> u32 {
+        self.width * self.encoding.bytes_per_pixel()
+    }
+
+    /// Borrows the frame as a validated view.
+    pub fn view(&self) -> Result<ImageView<'_>, FrameError> {
+        ImageView::with_encoding(self.width, self.height, self.step(), self.encoding, &self.data)
+    }
+}
+
+/// BT.601 luma in integer arithmetic: (77 R + 150 G + 29 B + 128) / 256.
+#[inline]
+pub fn luma(r: u8, g: u8, b: u8) -> u8 {
+    ((77 * u32::from(r) + 150 * u32::from(g) + 29 * u32::from(b) + 128) >> 8) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn luma_hand_computed() {
+        // (77*200 + 150*100 + 29*50 + 128) / 256 = 31978 / 256 = 124.9 -> 124.
+        assert_eq!(luma(200, 100, 50), 124);
+        assert_eq!(luma(255, 255, 255), 255);
+        assert_eq!(luma(0, 0, 0), 0);
+    }
+
+    #[test]
+    fn validation_errors() {
+        let data = vec![0u8; 100];
+        assert_eq!(ImageView::new(4, 4, 4, "yuv422", &data).unwrap_err(), FrameError::UnsupportedEncoding("yuv422".into()));
+        assert_eq!(ImageView::new(0, 4, 4, "mono8", &data).unwrap_err(), FrameError::ZeroSize { width: 0, height: 4 });
+        assert!(matches!(ImageView::new(4, 4, 11, "rgb8", &data), Err(FrameError::StepTooSmall { step: 11, .. })));
+        // 10 rows of step 12: 9 * 12 + 12 = 120 > 100.
+        let err = ImageView::new(4, 10, 12, "bgr8", &data).unwrap_err();
+        assert_eq!(err, FrameError::Truncated { actual: 100, expected: 120, width: 4, height: 10, step: 12 });
+        assert!(err.to_string().contains("120 B needed"));
+        // Unpadded last row is fine: 3 * 30 + 10 = 100.
+        assert!(ImageView::new(10, 4, 30, "mono8", &data).is_ok());
+    }
+
+    #[test]
+    fn gray_reads_every_encoding() {
+        let rgb = [10u8, 20, 30, 200, 100, 50];
+        let bgr = [30u8, 20, 10, 50, 100, 200];
+        let v = ImageView::new(2, 1, 6, "rgb8", &rgb).unwrap();
+        let w = ImageView::new(2, 1, 6, "bgr8", &bgr).unwrap();
+        assert_eq!(v.gray(1, 0), 124);
+        assert_eq!(w.gray(1, 0), 124);
+        assert_eq!(v.gray(0, 0), w.gray(0, 0));
+        let mono = [0u8, 0, 7, 9, 0, 0];
+        let m = ImageView::new(2, 2, 3, "mono8", &mono[..5]).unwrap();
+        assert_eq!(m.gray(1, 1), 0);
+        assert_eq!(m.gray(0, 1), 9);
+    }
+}

@@ -1,0 +1,79 @@
+//! The whole tracker: frame -> detections -> tracks, with one camera model.
+
+use crate::camera::{CameraError, CameraModel};
+use crate::detect::{Detection, DetectionStats, Detector, DetectorConfig, DetectorConfigError, SizeMismatch};
+use crate::frame::ImageView;
+use crate::track::{MultiTargetTracker, StampError, Track, TrackerConfig, TrackerConfigError};
+
+/// Why a tracker cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SetupError {
+    /// Unusable camera model.
+    #[error(transparent)]
+    Camera(#[from] CameraError),
+    /// Bad detector setting.
+    #[error(transparent)]
+    Detector(#[from] DetectorConfigError),
+    /// Bad tracker setting.
+    #[error(transparent)]
+    Tracker(#[from] TrackerConfigError),
+}
+
+/// Why a frame was skipped (the tracker state is unchanged).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SkipReason {
+    /// The image does not match the camera model.
+    #[error(transparent)]
+    SizeMismatch(#[from] SizeMismatch),
+    /// The frame is older than the previous one.
+    #[error(transparent)]
+    Stamp(#[from] StampError),
+}
+
+/// Detector plus multi-target tracker for one camera.
+pub struct Tracker {
+    camera: CameraModel,
+    detector: Detector,
+    targets: MultiTargetTracker,
+    last_stamp: Option<f64>,
+}
+
+impl Tracker {
+    /// A tracker for `camera` with validated settings.
+    pub fn new(camera: CameraModel, detector: DetectorConfig, tracker: TrackerConfig) -> Result<Self, SetupError> {
+        camera.validate()?;
+        Ok(Self { camera, detector: Detector::new(detector)?, targets: MultiTargetTracker::new(tracker)?, last_stamp: None })
+    }
+
+    /// The camera model in use.
+    pub fn camera(&self) -> &CameraModel {
+        &self.camera
+    }
+
+    /// Replaces the camera model (a new CameraInfo); tracks are kept.
+    pub fn set_camera(&mut self, camera: CameraModel) -> Result<(), CameraError> {
+        camera.validate()?;
+        self.camera = camera;
+        Ok(())
+    }
+
+    /// Detects markers in `image` taken at `stamp` (s) and updates the tracks.
+    pub fn process(&mut self, image: &ImageView, stamp: f64) -> Result<&[Track], SkipReason> {
+        if let Some(previous) = self.last_stamp.filter(|p| stamp < *p) {
+            return Err(StampError { previous, stamp }.into());
+        }
+        let detections = self.detector.detect(image, &self.camera)?;
+        self.last_stamp = Some(stamp);
+        Ok(self.targets.update(detections, stamp)?)
+    }
+
+    /// The detections of the last processed frame.
+    pub fn detections(&self) -> &[Detection] {
+        self.detector.last_detections()
+    }
+
+    /// What the detector dropped in the last frame.
+    pub fn detection_stats(&self) -> DetectionStats {
+        self.detector.stats()
+    }
+}

@@ -1,0 +1,372 @@
+//! Multi-target tracking with persistent identities: constant-velocity prediction,
+//! gating, optimal assignment, track birth, confirmation, coasting and death.
+
+use super::assignment::{Assigner, Candidate};
+use super::kalman::ConstantVelocity;
+use crate::detect::Detection;
+use serde::{Deserialize, Serialize};
+
+/// A bad tracker setting, with the field named.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("tracker option `{field}` = {value} is invalid: {reason}")]
+pub struct TrackerConfigError {
+    /// The offending field.
+    pub field: &'static str,
+    /// Its value.
+    pub value: f64,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+/// A frame stamp that does not move forward.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("frame stamp {stamp} s is earlier than the previous frame's {previous} s")]
+pub struct StampError {
+    /// The previous frame's stamp, s.
+    pub previous: f64,
+    /// The rejected stamp, s.
+    pub stamp: f64,
+}
+
+/// Multi-target tracker settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrackerConfig {
+    /// Standard deviation of the unmodelled acceleration, m/s^2.
+    pub acceleration_sigma: f64,
+    /// Standard deviation of a measured position, m.
+    pub measurement_sigma: f64,
+    /// Standard deviation of a newborn track's velocity, m/s.
+    pub initial_velocity_sigma: f64,
+    /// Gate radius in standard deviations of the predicted position.
+    pub gate_sigmas: f64,
+    /// Smallest gate radius, m.
+    pub min_gate_distance: f64,
+    /// Largest gate radius, m (keep below the marker spacing).
+    pub max_gate_distance: f64,
+    /// Consecutive detections before a track is confirmed and published.
+    pub confirm_hits: u32,
+    /// Longest a confirmed track coasts on its prediction without detections, s.
+    pub max_coast_time: f64,
+    /// Weight of the newest frame in the confidence (exponential average), fraction.
+    pub confidence_rate: f64,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        Self {
+            acceleration_sigma: 5.0,
+            measurement_sigma: 0.0005,
+            initial_velocity_sigma: 0.3,
+            gate_sigmas: 4.0,
+            min_gate_distance: 0.008,
+            max_gate_distance: 0.02,
+            confirm_hits: 2,
+            max_coast_time: 0.5,
+            confidence_rate: 0.2,
+        }
+    }
+}
+
+impl TrackerConfig {
+    /// Checks every setting; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), TrackerConfigError> {
+        let bad = |field, value, reason| Err(TrackerConfigError { field, value, reason });
+        let positive = [
+            ("acceleration_sigma", self.acceleration_sigma),
+            ("measurement_sigma", self.measurement_sigma),
+            ("initial_velocity_sigma", self.initial_velocity_sigma),
+            ("gate_sigmas", self.gate_sigmas),
+            ("min_gate_distance", self.min_gate_distance),
+        ];
+        for (field, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return bad(field, value, "must be finite and > 0");
+            }
+        }
+        if !(self.max_gate_distance.is_finite() && self.max_gate_distance >= self.min_gate_distance) {
+            return bad("max_gate_distance", self.max_gate_distance, "must be finite and >= min_gate_distance");
+        }
+        if self.confirm_hits == 0 {
+            return bad("confirm_hits", 0.0, "must be >= 1");
+        }
+        if !(self.max_coast_time.is_finite() && self.max_coast_time >= 0.0) {
+            return bad("max_coast_time", self.max_coast_time, "must be finite and >= 0");
+        }
+        if !(self.confidence_rate > 0.0 && self.confidence_rate <= 1.0) {
+            return bad("confidence_rate", self.confidence_rate, "must be in (0, 1]");
+        }
+        Ok(())
+    }
+}
+
+/// A published track.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Track {
+    /// Persistent identity, never reused.
+    pub id: u64,
+    /// World x, m: the detection when seen this frame, else the prediction.
+    pub x: f64,
+    /// World y, m.
+    pub y: f64,
+    /// Estimated velocity along x, m/s.
+    pub vx: f64,
+    /// Estimated velocity along y, m/s.
+    pub vy: f64,
+    /// Last measured heading, rad from world +x (`None` for markers without heading).
+    pub heading: Option<f64>,
+    /// Stamp of the frame, s.
+    pub stamp: f64,
+    /// Exponentially weighted fraction of recent frames with a detection, 0..1.
+    pub confidence: f64,
+    /// Frames since the last detection (0 = detected in this frame).
+    pub missed_frames: u32,
+}
+
+#[derive(Clone, Debug)]
+struct TrackState {
+    id: u64,
+    filter: ConstantVelocity,
+    heading: Option<f64>,
+    hits: u32,
+    confirmed: bool,
+    missed_frames: u32,
+    last_hit_stamp: f64,
+    confidence: f64,
+    /// Position reported this frame (detection or prediction), m.
+    reported: [f64; 2],
+}
+
+/// Keeps identities of targets across frames.
+pub struct MultiTargetTracker {
+    config: TrackerConfig,
+    tracks: Vec<TrackState>,
+    next_id: u64,
+    last_stamp: Option<f64>,
+    assigner: Assigner,
+    candidates: Vec<Candidate>,
+    miss_cost: Vec<f64>,
+    output: Vec<Track>,
+}
+
+impl MultiTargetTracker {
+    /// A tracker with validated settings and no tracks. Ids start at 1.
+    pub fn new(config: TrackerConfig) -> Result<Self, TrackerConfigError> {
+        config.validate()?;
+        Ok(Self {
+            config,
+            tracks: Vec::new(),
+            next_id: 1,
+            last_stamp: None,
+            assigner: Assigner::default(),
+            candidates: Vec::new(),
+            miss_cost: Vec::new(),
+            output: Vec::new(),
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &TrackerConfig {
+        &self.config
+    }
+
+    /// Drops every track (e.g. after a time jump); ids keep counting up.
+    pub fn reset(&mut self) {
+        self.tracks.clear();
+        self.last_stamp = None;
+    }
+
+    /// Advances to `stamp` (s) with this frame's detections; returns the confirmed tracks.
+    pub fn update(&mut self, detections: &[Detection], stamp: f64) -> Result<&[Track], StampError> {
+        let dt = match self.last_stamp {
+            Some(previous) if stamp < previous => return Err(StampError { previous, stamp }),
+            Some(previous) => stamp - previous,
+            None => 0.0,
+        };
+        self.last_stamp = Some(stamp);
+        let (acceleration_sigma, max_coast_time) = (self.config.acceleration_sigma, self.config.max_coast_time);
+        for track in &mut self.tracks {
+            track.filter.predict(dt, acceleration_sigma);
+        }
+        self.gate(detections);
+        let pairs = self.assigner.solve(self.tracks.len(), detections.len(), &self.candidates, &self.miss_cost);
+        let mut detection_used = vec![false; detections.len()];
+        let mut track_hit = vec![false; self.tracks.len()];
+        for &(t, d) in &pairs {
+            detection_used[d] = true;
+            track_hit[t] = true;
+            self.hit(t, &detections[d], stamp);
+        }
+        for (t, hit) in track_hit.iter().enumerate() {
+            if !hit {
+                self.miss(t);
+            }
+        }
+        self.tracks.retain(|t| {
+            let alive = if t.confirmed { stamp - t.last_hit_stamp <= max_coast_time } else { t.missed_frames == 0 };
+            if !alive && t.confirmed {
+                tracing::debug!(id = t.id, stamp, "track lost");
+            }
+            alive
+        });
+        for (d, used) in detection_used.iter().enumerate() {
+            if !used {
+                self.birth(&detections[d], stamp);
+            }
+        }
+        self.output.clear();
+        self.output.extend(self.tracks.iter().filter(|t| t.confirmed).map(|t| Track {
+            id: t.id,
+            x: t.reported[0],
+            y: t.reported[1],
+            vx: t.filter.velocity[0],
+            vy: t.filter.velocity[1],
+            heading: t.heading,
+            stamp,
+            confidence: t.confidence,
+            missed_frames: t.missed_frames,
+        }));
+        Ok(&self.output)
+    }
+
+    /// Builds the candidate pairs within each track's gate and the miss costs.
+    fn gate(&mut self, detections: &[Detection]) {
+        let c = &self.config;
+        self.candidates.clear();
+        self.miss_cost.clear();
+        for (t, track) in self.tracks.iter().enumerate() {
+            let sigma = track.filter.innovation_variance(c.measurement_sigma).sqrt();
+            let radius = (c.gate_sigmas * sigma).clamp(c.min_gate_distance, c.max_gate_distance);
+            let radius2 = radius * radius;
+            self.miss_cost.push(radius2);
+            let [px, py] = track.filter.position;
+            for (d, det) in detections.iter().enumerate() {
+                let d2 = (det.x - px).powi(2) + (det.y - py).powi(2);
+                if d2 < radius2 {
+                    self.candidates.push(Candidate { track: t, detection: d, cost: d2 });
+                }
+            }
+        }
+    }
+
+    fn hit(&mut self, t: usize, detection: &Detection, stamp: f64) {
+        let c = &self.config;
+        let track = &mut self.tracks[t];
+        track.filter.update([detection.x, detection.y], c.measurement_sigma);
+        track.reported = [detection.x, detection.y];
+        track.heading = detection.heading.or(track.heading);
+        track.hits += 1;
+        track.missed_frames = 0;
+        track.last_hit_stamp = stamp;
+        track.confidence += c.confidence_rate * (1.0 - track.confidence);
+        if !track.confirmed && track.hits >= c.confirm_hits {
+            track.confirmed = true;
+            tracing::debug!(id = track.id, x = detection.x, y = detection.y, stamp, "track confirmed");
+        }
+    }
+
+    fn miss(&mut self, t: usize) {
+        let c = &self.config;
+        let track = &mut self.tracks[t];
+        track.missed_frames += 1;
+        track.reported = track.filter.position;
+        track.confidence -= c.confidence_rate * track.confidence;
+    }
+
+    fn birth(&mut self, detection: &Detection, stamp: f64) {
+        let c = &self.config;
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut track = TrackState {
+            id,
+            filter: ConstantVelocity::new([detection.x, detection.y], c.measurement_sigma, c.initial_velocity_sigma),
+            heading: detection.heading,
+            hits: 1,
+            confirmed: false,
+            missed_frames: 0,
+            last_hit_stamp: stamp,
+            confidence: c.confidence_rate,
+            reported: [detection.x, detection.y],
+        };
+        if c.confirm_hits <= 1 {
+            track.confirmed = true;
+            tracing::debug!(id, x = detection.x, y = detection.y, stamp, "track confirmed");
+        }
+        self.tracks.push(track);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn det(x: f64, y: f64) -> Detection {
+        Detection { u: 0.0, v: 0.0, x, y, heading: None, diameter: 0.015, contrast: 100.0 }
+    }
+
+    #[test]
+    fn confirms_after_two_hits_and_keeps_ids() {
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        assert!(tracker.update(&[det(0.0, 0.0), det(0.1, 0.0)], 0.0).unwrap().is_empty());
+        let tracks = tracker.update(&[det(0.101, 0.0), det(0.001, 0.0)], 1.0 / 30.0).unwrap().to_vec();
+        assert_eq!(tracks.len(), 2);
+        let near_origin = tracks.iter().find(|t| t.x < 0.05).unwrap();
+        assert_eq!(near_origin.id, 1);
+        assert_eq!(near_origin.x, 0.001);
+        // Confidence after two hits with rate 0.2: 0.2 then 0.2 + 0.2 * 0.8 = 0.36.
+        assert!((near_origin.confidence - 0.36).abs() < 1e-12);
+    }
+
+    #[test]
+    fn coasts_on_constant_velocity_then_dies() {
+        let config = TrackerConfig { max_coast_time: 0.1, ..TrackerConfig::default() };
+        let mut tracker = MultiTargetTracker::new(config).unwrap();
+        let dt = 0.05;
+        for k in 0..20 {
+            tracker.update(&[det(0.1 * dt * f64::from(k), 0.0)], dt * f64::from(k)).unwrap();
+        }
+        // Missing at t = 1.0: predicted at x = 0.1 m/s * 1.0 s = 0.1.
+        let coast = tracker.update(&[], 1.0).unwrap()[0];
+        assert_eq!(coast.missed_frames, 1);
+        assert!((coast.x - 0.1).abs() < 1e-4, "{coast:?}");
+        // Re-acquired on the predicted path at t = 1.05 with the same id.
+        let again = tracker.update(&[det(0.105, 0.0)], 1.05).unwrap()[0];
+        assert_eq!((again.id, again.missed_frames), (coast.id, 0));
+        // Gone after more than 0.1 s without detections.
+        tracker.update(&[], 1.1).unwrap();
+        tracker.update(&[], 1.15).unwrap();
+        assert!(tracker.update(&[], 1.2).unwrap().is_empty());
+    }
+
+    #[test]
+    fn crossing_neighbours_keep_identity() {
+        // Two targets 12 mm apart moving in opposite directions at 0.3 m/s, crossing
+        // lanes 12 mm apart: greedy nearest matching would swap them, gating on the
+        // prediction does not.
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        let dt = 1.0 / 30.0;
+        let mut ids = None;
+        for k in 0..60 {
+            let t = dt * f64::from(k);
+            let a = det(-0.3 + 0.3 * t, 0.006);
+            let b = det(0.3 - 0.3 * t, -0.006);
+            let tracks = tracker.update(&[a, b], t).unwrap();
+            if tracks.len() == 2 {
+                let upper = tracks.iter().find(|tr| tr.y > 0.0).unwrap().id;
+                let lower = tracks.iter().find(|tr| tr.y < 0.0).unwrap().id;
+                assert_eq!(*ids.get_or_insert((upper, lower)), (upper, lower), "identity switch at frame {k}");
+            }
+        }
+        assert!(ids.is_some());
+    }
+
+    #[test]
+    fn stamps_must_not_go_back() {
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        tracker.update(&[], 2.0).unwrap();
+        let err = tracker.update(&[], 1.0).unwrap_err();
+        assert_eq!(err, StampError { previous: 2.0, stamp: 1.0 });
+        let err = MultiTargetTracker::new(TrackerConfig { confirm_hits: 0, ..Default::default() }).err().unwrap();
+        assert_eq!(err.field, "confirm_hits");
+    }
+}
