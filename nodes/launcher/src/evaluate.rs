@@ -172,7 +172,7 @@ impl Evaluator<'_> {
     fn include(&mut self, include: &IncludeDecl, loc: &Loc) -> Result<(), LaunchError> {
         let path = self.env.absolute(self.eval(&include.file)?);
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        let same = |f: &Arc<Path>| std::fs::canonicalize(f).map_or(false, |c| c == canonical);
+        let same = |f: &Arc<Path>| std::fs::canonicalize(f).is_ok_and(|c| c == canonical);
         if self.files.iter().any(same) || self.files.len() >= MAX_INCLUDE_DEPTH {
             let mut chain: Vec<PathBuf> = self.files.iter().map(|f| f.to_path_buf()).collect();
             chain.push(path);
