@@ -15,6 +15,7 @@
 
 pub mod calibrate;
 pub mod flow_estimation;
+pub mod job;
 pub mod kinematics;
 pub mod maps;
 pub mod msd;

@@ -1,5 +1,10 @@
 //! Files a calibration leaves behind.
 
+mod files;
+pub mod plots;
+
+pub use files::{write_fitness_history, write_msd_table, write_parameter_file};
+
 use std::io::Write;
 use std::path::Path;
 

@@ -1,0 +1,324 @@
+//! A whole calibration job, as the CLI and the ROS action run it: recordings in;
+//! calibrated parameter file, fitness history, MSD table, plots and a summary out.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use flotilla_common::trajectory::TrajectoryRecording;
+use serde::{Deserialize, Serialize};
+use serde_yaml::Mapping;
+use tracing::info;
+
+use crate::calibrate::{calibrate, CalibrationProgress, CalibrationSettings};
+use crate::kinematics::RegularTracks;
+use crate::maps::{GridSpec, MapComparison, SpatialMaps};
+use crate::msd::{pooled_mean_squared_displacement, MsdCurve};
+use crate::output::plots::{plot_fitness, plot_heat_maps, plot_msd, ColourScale, HeatPanel};
+use crate::output::{write_atomically, write_fitness_history, write_msd_table, write_parameter_file};
+use crate::pso::evaluation_seed;
+use crate::simulator::Simulator;
+use crate::CalibrationError;
+
+/// Settings of a calibration job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JobSettings {
+    /// The calibration proper (MSD window, PSO, parameter space).
+    pub calibration: CalibrationSettings,
+    /// Recorded samples of one object farther apart than this are not interpolated
+    /// when the recordings are resampled to the simulator's step (s; default 0.1).
+    pub max_gap: f64,
+    /// Grid of the occupancy and velocity maps (default 50 x 50 over 0.6 m).
+    pub maps: GridSpec,
+    /// Samples on each side for the map velocities (dimensionless; default 3).
+    pub velocity_half_window: usize,
+    /// Node name the parameter file is written for (default `tank_physics`).
+    pub parameter_file_node: String,
+}
+
+impl Default for JobSettings {
+    fn default() -> Self {
+        Self {
+            calibration: CalibrationSettings::default(),
+            max_gap: 0.1,
+            maps: GridSpec::default(),
+            velocity_half_window: 3,
+            parameter_file_node: "tank_physics".into(),
+        }
+    }
+}
+
+/// Where a job wrote its files.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JobFiles {
+    /// `ros__parameters` file of the calibrated model.
+    pub parameters: PathBuf,
+    /// Fitness per iteration (CSV).
+    pub fitness_history: PathBuf,
+    /// MSD real vs calibrated simulation (CSV).
+    pub msd_table: PathBuf,
+    /// MSD plot (PNG).
+    pub msd_plot: PathBuf,
+    /// Fitness plot (PNG).
+    pub fitness_plot: PathBuf,
+    /// Occupancy heat maps real vs simulated (PNG).
+    pub occupancy_plot: PathBuf,
+    /// Mean x/y velocity maps real vs simulated (PNG).
+    pub velocity_plot: PathBuf,
+    /// Summary (YAML).
+    pub summary: PathBuf,
+    /// PSO checkpoint (JSON); a rerun with the same output directory resumes from it.
+    pub checkpoint: PathBuf,
+}
+
+impl JobFiles {
+    /// The standard file names inside `dir`.
+    pub fn in_dir(dir: &Path) -> Self {
+        Self {
+            parameters: dir.join("calibrated_params.yaml"),
+            fitness_history: dir.join("fitness_history.csv"),
+            msd_table: dir.join("msd.csv"),
+            msd_plot: dir.join("msd.png"),
+            fitness_plot: dir.join("fitness.png"),
+            occupancy_plot: dir.join("occupancy.png"),
+            velocity_plot: dir.join("velocity.png"),
+            summary: dir.join("summary.yaml"),
+            checkpoint: dir.join("checkpoint.json"),
+        }
+    }
+}
+
+/// What a job found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JobSummary {
+    /// Calibrated parameters, `(name, value)` (parameter units).
+    pub parameters: Vec<(String, f64)>,
+    /// PSO best fitness (m^2).
+    pub best_fitness: f64,
+    /// Fitness of the best parameters re-simulated on a fresh seed over one window (m^2).
+    pub validation_fitness: f64,
+    /// `sum |MSD_sim - MSD_real| / sum MSD_real` of a long validation run (dimensionless).
+    pub relative_msd_error: f64,
+    /// Occupancy and velocity maps, real vs simulated.
+    pub maps: MapComparison,
+    /// Iterations done (dimensionless).
+    pub iterations: usize,
+    /// Objective evaluations, i.e. simulations (dimensionless).
+    pub evaluations: u64,
+    /// False when cancelled before the last iteration.
+    pub completed: bool,
+    /// Wall time of this invocation (s).
+    pub wall_time: f64,
+    /// The files written.
+    pub files: JobFiles,
+}
+
+/// Resamples recordings onto the simulator's frame interval.
+pub fn resample_all(recordings: &[TrajectoryRecording], dt: f64, max_gap: f64) -> Result<Vec<RegularTracks>, CalibrationError> {
+    recordings.iter().map(|r| RegularTracks::resample(r, dt, max_gap)).collect()
+}
+
+/// Runs a whole calibration of `simulator` against `recordings` and writes every output
+/// into `out_dir` (created if missing). `base_parameters` is the parameter tree the
+/// calibrated values are written into (e.g. the simulated world's own file).
+pub fn run_job(
+    simulator: &impl Simulator,
+    recordings: &[TrajectoryRecording],
+    settings: &JobSettings,
+    base_parameters: &Mapping,
+    out_dir: &Path,
+    progress: impl FnMut(&CalibrationProgress) -> ControlFlow<()>,
+) -> Result<JobSummary, CalibrationError> {
+    let started = Instant::now();
+    let files = JobFiles::in_dir(out_dir);
+    std::fs::create_dir_all(out_dir).map_err(|source| CalibrationError::Io { path: out_dir.to_path_buf(), source })?;
+    let real = resample_all(recordings, simulator.frame_interval(), settings.max_gap)?;
+    let msd_settings = settings.calibration.msd;
+    let reference = pooled_mean_squared_displacement(&real, &msd_settings)?;
+    info!(recordings = real.len(), window_s = reference.values.len() as f64 * reference.dt, "reference MSD computed");
+    let outcome = calibrate(simulator, &reference, &settings.calibration, Some(&files.checkpoint), progress)?;
+    let space = &settings.calibration.parameters;
+
+    // Validation on fresh seeds: one window as in the fitness, and a run as long as the
+    // longest recording for the MSD curve and the maps.
+    let seed = evaluation_seed(settings.calibration.pso.seed, usize::MAX, 7, 0);
+    let window = simulator.simulate(&outcome.best, settings.calibration.simulated_frames(), seed)?;
+    let validation_fitness = pooled_mean_squared_displacement(std::slice::from_ref(&window), &msd_settings)?.absolute_difference_sum(&reference)?;
+    let frames = real.iter().map(RegularTracks::frames).max().unwrap_or(0);
+    let long = simulator.simulate(&outcome.best, frames, seed.wrapping_add(1))?;
+    let simulated = pooled_mean_squared_displacement(std::slice::from_ref(&long), &msd_settings)?;
+    let relative_msd_error = simulated.relative_error(&reference)?;
+
+    write_parameter_file(&files.parameters, &settings.parameter_file_node, base_parameters, space, &outcome.best)?;
+    write_fitness_history(&files.fitness_history, space, &outcome.history)?;
+    write_msd_table(&files.msd_table, &[("msd_real_m2", &reference), ("msd_calibrated_m2", &simulated)])?;
+    plot_msd(&files.msd_plot, "MSD: recording vs calibrated simulation", &[("recording", &reference), ("calibrated simulation", &simulated)])?;
+    plot_fitness(&files.fitness_plot, &outcome.history)?;
+    let maps = write_maps(&files, &real, &long, settings)?;
+
+    let summary = JobSummary {
+        parameters: space.named(&outcome.best).map(|(n, v)| (n.to_owned(), v)).collect(),
+        best_fitness: outcome.best_fitness,
+        validation_fitness,
+        relative_msd_error,
+        maps,
+        iterations: outcome.history.last().map_or(0, |r| r.iteration),
+        evaluations: outcome.history.last().map_or(0, |r| r.evaluations),
+        completed: outcome.completed,
+        wall_time: started.elapsed().as_secs_f64(),
+        files: files.clone(),
+    };
+    let yaml = serde_yaml::to_string(&summary).map_err(|e| CalibrationError::Setting(format!("cannot serialise the summary: {e}")))?;
+    write_atomically(&files.summary, yaml.as_bytes())?;
+    info!(best_fitness = summary.best_fitness, relative_msd_error, wall_time_s = summary.wall_time, "calibration job done");
+    Ok(summary)
+}
+
+fn write_maps(files: &JobFiles, real: &[RegularTracks], simulated: &RegularTracks, settings: &JobSettings) -> Result<MapComparison, CalibrationError> {
+    let pooled = RegularTracks { dt: simulated.dt, tracks: real.iter().flat_map(|r| r.tracks.iter().cloned()).collect() };
+    let real_maps = SpatialMaps::from_tracks(&pooled, settings.maps, settings.velocity_half_window)?;
+    let sim_maps = SpatialMaps::from_tracks(simulated, settings.maps, settings.velocity_half_window)?;
+    let occupancy = |m: &SpatialMaps| m.occupancy.iter().map(|&v| Some(v)).collect::<Vec<_>>();
+    let (real_occupancy, sim_occupancy) = (occupancy(&real_maps), occupancy(&sim_maps));
+    let max = real_maps.occupancy.iter().chain(&sim_maps.occupancy).fold(0.0, |a: f64, b| a.max(*b));
+    plot_heat_maps(
+        &files.occupancy_plot,
+        "Normalised occupancy per cell",
+        &settings.maps,
+        &[HeatPanel { title: "recording", values: &real_occupancy }, HeatPanel { title: "calibrated simulation", values: &sim_occupancy }],
+        2,
+        ColourScale::Sequential { min: 0.0, max: max.max(1e-12) },
+        "fraction",
+    )?;
+    let limit = [&real_maps, &sim_maps]
+        .iter()
+        .flat_map(|m| m.mean_vx.iter().chain(&m.mean_vy).flatten())
+        .fold(0.0, |a: f64, b| a.max(b.abs()));
+    plot_heat_maps(
+        &files.velocity_plot,
+        "Mean velocity per cell",
+        &settings.maps,
+        &[
+            HeatPanel { title: "recording: v_x", values: &real_maps.mean_vx },
+            HeatPanel { title: "recording: v_y", values: &real_maps.mean_vy },
+            HeatPanel { title: "simulation: v_x", values: &sim_maps.mean_vx },
+            HeatPanel { title: "simulation: v_y", values: &sim_maps.mean_vy },
+        ],
+        2,
+        ColourScale::Diverging { limit: limit.max(1e-12) },
+        "m/s",
+    )?;
+    real_maps.compare(&sim_maps)
+}
+
+/// The paper's fitness-noise check: the fitness of one parameter set over `runs`
+/// seeds. Returns every value (m^2).
+pub fn fitness_samples(simulator: &impl Simulator, reference: &MsdCurve, settings: &CalibrationSettings, parameters: &[f64], runs: usize, seed: u64) -> Result<Vec<f64>, CalibrationError> {
+    use rayon::prelude::*;
+    let frames = settings.simulated_frames();
+    (0..runs)
+        .into_par_iter()
+        .map(|k| {
+            let tracks = simulator.simulate(parameters, frames, evaluation_seed(seed, 0, 9, k))?;
+            pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?.absolute_difference_sum(reference)
+        })
+        .collect()
+}
+
+/// Mean and sample standard deviation (units of the values).
+pub fn mean_and_std(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, var.sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msd::MsdSettings;
+    use crate::parameters::{ParameterRange, ParameterSpace};
+    use crate::pso::PsoSettings;
+    use crate::simulator::OrnsteinUhlenbeck;
+    use flotilla_common::trajectory::TrajectorySample;
+
+    fn to_recording(tracks: &RegularTracks) -> TrajectoryRecording {
+        let mut rec = TrajectoryRecording::default();
+        for frame in 0..tracks.frames() {
+            for (id, track) in tracks.tracks.iter().enumerate() {
+                if let Some(p) = track[frame] {
+                    rec.samples.push(TrajectorySample::new(frame as u64, frame as f64 * tracks.dt, id as u32, p.x, p.y, 0.0));
+                }
+            }
+        }
+        rec
+    }
+
+    fn ou_job(iterations: usize) -> JobSettings {
+        JobSettings {
+            calibration: CalibrationSettings {
+                msd: MsdSettings { window_frames: 80, start_stride: 20 },
+                simulated_windows: 2,
+                pso: PsoSettings { iterations, swarm_size: 6, seed: 2, ..PsoSettings::default() },
+                parameters: ParameterSpace {
+                    parameters: vec![
+                        ParameterRange::new("stiffness", "1/s^2", 2.0, 30.0, 10.0),
+                        ParameterRange::new("damping", "1/s", 0.3, 5.0, 1.0),
+                        ParameterRange::new("noise", "m/s^1.5", 0.01, 0.2, 0.05),
+                    ],
+                },
+            },
+            maps: GridSpec { nx: 10, ny: 10, side: 0.3 },
+            parameter_file_node: "ou".into(),
+            ..JobSettings::default()
+        }
+    }
+
+    #[test]
+    fn job_writes_every_output_and_resumes() {
+        let sim = OrnsteinUhlenbeck { particles: 8, substeps: 1, ..OrnsteinUhlenbeck::default() };
+        let recording = to_recording(&sim.simulate(&[12.0, 1.5, 0.05], 600, 77).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let summary = run_job(&sim, &[recording.clone()], &ou_job(3), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(())).unwrap();
+        assert!(summary.completed);
+        assert_eq!(summary.iterations, 3);
+        assert_eq!(summary.evaluations, 18);
+        let f = &summary.files;
+        for path in [&f.parameters, &f.fitness_history, &f.msd_table, &f.msd_plot, &f.fitness_plot, &f.occupancy_plot, &f.velocity_plot, &f.summary, &f.checkpoint] {
+            assert!(path.exists(), "{}", path.display());
+        }
+        let text = std::fs::read_to_string(&f.parameters).unwrap();
+        assert!(text.contains("ou:") && text.contains("ros__parameters") && text.contains("stiffness"), "{text}");
+        // A second run with more iterations resumes from the checkpoint.
+        let mut seen = Vec::new();
+        let more = run_job(&sim, &[recording], &ou_job(4), &Mapping::new(), dir.path(), |p| {
+            seen.push(p.iteration);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![4]);
+        assert!(more.best_fitness <= summary.best_fitness);
+    }
+
+    #[test]
+    fn too_short_recording_is_rejected_with_the_reason() {
+        let sim = OrnsteinUhlenbeck { particles: 2, substeps: 1, ..OrnsteinUhlenbeck::default() };
+        let recording = to_recording(&sim.simulate(&[12.0, 1.5, 0.05], 50, 77).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let e = run_job(&sim, &[recording], &ou_job(1), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(())).unwrap_err();
+        assert!(e.to_string().contains("too short for the MSD window"), "{e}");
+    }
+
+    #[test]
+    fn fitness_noise_statistics() {
+        assert_eq!(mean_and_std(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
+        let sim = OrnsteinUhlenbeck { particles: 4, substeps: 1, ..OrnsteinUhlenbeck::default() };
+        let settings = ou_job(1).calibration;
+        let reference = pooled_mean_squared_displacement(&[sim.simulate(&[12.0, 1.5, 0.05], 400, 1).unwrap()], &settings.msd).unwrap();
+        let a = fitness_samples(&sim, &reference, &settings, &[12.0, 1.5, 0.05], 10, 4).unwrap();
+        assert_eq!(a, fitness_samples(&sim, &reference, &settings, &[12.0, 1.5, 0.05], 10, 4).unwrap());
+        let (mean, std) = mean_and_std(&a);
+        assert!(mean > 0.0 && std > 0.0);
+    }
+}
