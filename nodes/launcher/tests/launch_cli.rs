@@ -25,8 +25,16 @@ touch "$marks/$name.ready"
 i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 "#;
 
-/// Exits with code `$2` after a short while.
-const QUITTER: &str = "#!/bin/sh\nsleep 0.3\necho \"quitting with $2\" >&2\nexit \"$2\"\n";
+/// Exits with code `$2` shortly after `<marks>/$3` exists (if `$3` is given, not `--ros-args`).
+const QUITTER: &str = r#"#!/bin/sh
+marks="$1"; code="$2"; after="$3"
+case "$after" in --*) after="" ;; esac
+i=0
+while [ -n "$after" ] && [ ! -e "$marks/$after" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+sleep 0.2
+echo "quitting with $code" >&2
+exit "$code"
+"#;
 
 /// Ignores SIGINT and SIGTERM.
 const STUBBORN: &str = r#"#!/bin/sh
@@ -189,7 +197,7 @@ fn sigterm_is_forwarded_as_sigterm() {
 fn a_failing_required_node_stops_the_others_and_fails_the_launch() {
     let setup = Setup::new();
     let text = format!(
-        "{}{}- node: {{pkg: fake, exec: quitter, args: 'x 3', on_exit: shutdown}}\n",
+        "{}{}- node: {{pkg: fake, exec: quitter, args: 'marks 3 alpha.ready', on_exit: shutdown}}\n",
         header(),
         talker("alpha", "")
     );
@@ -208,7 +216,7 @@ fn a_failing_required_node_stops_the_others_and_fails_the_launch() {
 fn a_required_node_ending_cleanly_ends_the_launch_cleanly() {
     let setup = Setup::new();
     let text = format!(
-        "{}{}- node: {{pkg: fake, exec: quitter, args: 'x 0', on_exit: shutdown}}\n",
+        "{}{}- node: {{pkg: fake, exec: quitter, args: 'marks 0 alpha.ready', on_exit: shutdown}}\n",
         header(),
         talker("alpha", "")
     );
@@ -221,7 +229,7 @@ fn a_required_node_ending_cleanly_ends_the_launch_cleanly() {
 #[test]
 fn a_node_failing_during_the_run_fails_the_launch() {
     let setup = Setup::new();
-    setup.write("fail.launch.yaml", "launch:\n- node: {pkg: fake, exec: quitter, args: 'x 4'}\n");
+    setup.write("fail.launch.yaml", "launch:\n- node: {pkg: fake, exec: quitter, args: 'marks 4'}\n");
     let (status, _, stderr) = setup.start(&["fail.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("process 'quitter-1' exited with code 4"), "{stderr}");

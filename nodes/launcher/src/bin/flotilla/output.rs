@@ -41,7 +41,7 @@ enum Screen {
 }
 
 /// Where the lines of one stream of one process go.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Route {
     screen: Option<Screen>,
     files: Vec<Arc<Mutex<File>>>,
