@@ -161,6 +161,7 @@ impl ProcessRecord {
     pub fn summary(&self) -> String {
         let status = match (&self.spawn_error, self.last) {
             (Some(e), _) => format!("failed to start: {e}"),
+            (None, None) if self.starts == 0 => "not started".to_owned(),
             (None, None) => "never ended".to_owned(),
             (None, Some(t)) if self.killed_after_timeout => format!("{t} (after the shutdown timeout)"),
             (None, Some(t @ Termination::Signaled(s))) if self.sent_signal == Some(s) => {
@@ -273,7 +274,10 @@ mod tests {
 
         let mut unstartable = ProcessRecord::new("x-1", false);
         unstartable.spawn_error = Some("permission denied".into());
-        assert_eq!(launch_exit_code(&[unstartable]), EXIT_PROCESS_FAILED);
+        let never = ProcessRecord::new("y-2", false);
+        assert_eq!(never.summary(), "y-2: not started, ran 0.0 s");
+        assert_eq!(launch_exit_code(&[unstartable.clone(), never]), EXIT_PROCESS_FAILED);
+        assert_eq!(unstartable.summary(), "x-1: failed to start: permission denied, ran 0.0 s FAILED");
     }
 
     #[test]

@@ -43,6 +43,9 @@ touch "$1/stubborn.ready"
 i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 "#;
 
+/// Cannot be executed: its interpreter does not exist.
+const BROKEN: &str = "#!/nonexistent/interpreter\n";
+
 /// Appends a line per run to `<marks>/runs`, then exits 0.
 const COUNTER: &str = "#!/bin/sh\necho run >> \"$1/runs\"\nsleep 0.05\n";
 
@@ -59,7 +62,7 @@ impl Setup {
         std::fs::write(index.join("fake"), "").unwrap();
         let lib = prefix.join("lib/fake");
         std::fs::create_dir_all(&lib).unwrap();
-        for (name, script) in [("talker", TALKER), ("quitter", QUITTER), ("stubborn", STUBBORN), ("counter", COUNTER)] {
+        for (name, script) in [("talker", TALKER), ("quitter", QUITTER), ("stubborn", STUBBORN), ("counter", COUNTER), ("broken", BROKEN)] {
             std::fs::write(lib.join(name), script).unwrap();
             std::fs::set_permissions(lib.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
         }
@@ -233,6 +236,19 @@ fn a_node_failing_during_the_run_fails_the_launch() {
     let (status, _, stderr) = setup.start(&["fail.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("process 'quitter-1' exited with code 4"), "{stderr}");
+}
+
+#[test]
+fn a_process_that_cannot_start_stops_the_launch() {
+    let setup = Setup::new();
+    let text = format!("{}{}- node: {{pkg: fake, exec: broken}}\n", header(), talker("alpha", ""));
+    setup.write("broken.launch.yaml", &text);
+    let run = setup.start(&["broken.launch.yaml"]);
+    let (status, _, stderr) = run.finish();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("process 'broken-2' could not start"), "{stderr}");
+    assert!(stderr.contains("shutting down (a process could not start)"), "{stderr}");
+    assert!(stderr.contains("broken-2: failed to start"), "{stderr}");
 }
 
 #[test]
