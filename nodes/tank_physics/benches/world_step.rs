@@ -1,0 +1,2 @@
+//! World stepping benchmark (filled in below).
+fn main() {}

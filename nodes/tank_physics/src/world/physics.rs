@@ -1,0 +1,111 @@
+//! The rapier3d side of a world: the sets, the pipeline, and how modules become bodies.
+
+use crate::arena::Arena;
+use crate::config::ContactConfig;
+use flotilla_common::catalogue::{ModuleSpec, Shape};
+use nalgebra::{Isometry3, Vector3};
+use rapier3d_f64::prelude::*;
+
+/// Everything rapier needs to step.
+pub(crate) struct Physics {
+    pub(crate) pipeline: PhysicsPipeline,
+    pub(crate) params: IntegrationParameters,
+    pub(crate) islands: IslandManager,
+    pub(crate) broad_phase: BroadPhaseBvh,
+    pub(crate) narrow_phase: NarrowPhase,
+    pub(crate) bodies: RigidBodySet,
+    pub(crate) colliders: ColliderSet,
+    pub(crate) impulse_joints: ImpulseJointSet,
+    pub(crate) multibody_joints: MultibodyJointSet,
+    pub(crate) ccd: CCDSolver,
+}
+
+impl Physics {
+    /// Empty sets plus the arena's walls as colliders of one fixed body.
+    pub(crate) fn new(dt: f64, solver_iterations: usize, arena: &Arena, contact: &ContactConfig) -> Self {
+        let mut params = IntegrationParameters { dt, ..IntegrationParameters::default() };
+        params.num_solver_iterations = solver_iterations;
+        let mut physics = Self {
+            pipeline: PhysicsPipeline::new(),
+            params,
+            islands: IslandManager::new(),
+            broad_phase: BroadPhaseBvh::new(),
+            narrow_phase: NarrowPhase::new(),
+            bodies: RigidBodySet::new(),
+            colliders: ColliderSet::new(),
+            impulse_joints: ImpulseJointSet::new(),
+            multibody_joints: MultibodyJointSet::new(),
+            ccd: CCDSolver::new(),
+        };
+        if !arena.walls.is_empty() {
+            let ground = physics.bodies.insert(RigidBodyBuilder::fixed().build());
+            for wall in &arena.walls {
+                let h = wall.half_extents;
+                let collider = ColliderBuilder::cuboid(h.x, h.y, h.z)
+                    .position(wall.pose)
+                    .friction(contact.friction)
+                    .restitution(contact.restitution)
+                    .build();
+                physics.colliders.insert_with_parent(collider, ground, &mut physics.bodies);
+            }
+        }
+        physics
+    }
+
+    /// A planar dynamic body for `spec` at `pose`: z, roll and pitch locked (buoyancy holds
+    /// it at its draft), gravity cancelled by buoyancy, no built-in damping (the hydro
+    /// model applies Webots damping itself), never asleep so forces always apply.
+    pub(crate) fn add_module(&mut self, spec: &ModuleSpec, pose: Isometry3<f64>, contact: &ContactConfig, id: u32) -> RigidBodyHandle {
+        let body = RigidBodyBuilder::dynamic()
+            .pose(pose)
+            .locked_axes(LockedAxes::TRANSLATION_LOCKED_Z | LockedAxes::ROTATION_LOCKED_X | LockedAxes::ROTATION_LOCKED_Y)
+            .gravity_scale(0.0)
+            .can_sleep(false)
+            .user_data(id as u128)
+            .build();
+        let handle = self.bodies.insert(body);
+        let builder = match spec.shape {
+            Shape::Sphere { radius } => ColliderBuilder::ball(radius),
+            Shape::Box { half_extents: h } => ColliderBuilder::cuboid(h.x, h.y, h.z),
+            Shape::Cylinder { radius, half_height } => ColliderBuilder::cylinder(half_height, radius),
+        };
+        let collider = builder
+            .mass(spec.mass)
+            .friction(contact.friction)
+            .restitution(contact.restitution)
+            .user_data(id as u128)
+            .build();
+        self.colliders.insert_with_parent(collider, handle, &mut self.bodies);
+        handle
+    }
+
+    /// Removes a body with its collider and joints.
+    pub(crate) fn remove(&mut self, handle: RigidBodyHandle) {
+        self.bodies.remove(
+            handle,
+            &mut self.islands,
+            &mut self.colliders,
+            &mut self.impulse_joints,
+            &mut self.multibody_joints,
+            true,
+        );
+    }
+
+    /// Advances rapier by one step with the forces already applied.
+    pub(crate) fn step(&mut self) {
+        self.pipeline.step(
+            &Vector3::zeros(),
+            &self.params,
+            &mut self.islands,
+            &mut self.broad_phase,
+            &mut self.narrow_phase,
+            &mut self.bodies,
+            &mut self.colliders,
+            &mut self.impulse_joints,
+            &mut self.multibody_joints,
+            &mut self.ccd,
+            &(),
+            &(),
+        );
+    }
+}
