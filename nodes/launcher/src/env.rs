@@ -20,12 +20,18 @@ impl LaunchEnv {
         let vars = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
-        Ok(Self { vars, cwd: std::env::current_dir()? })
+        Ok(Self {
+            vars,
+            cwd: std::env::current_dir()?,
+        })
     }
 
     /// An environment with only `vars`, working in `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        Self { vars: BTreeMap::new(), cwd: cwd.into() }
+        Self {
+            vars: BTreeMap::new(),
+            cwd: cwd.into(),
+        }
     }
 
     /// Builder: sets variable `name`.
@@ -43,7 +49,11 @@ impl LaunchEnv {
     /// (relative values taken from [`LaunchEnv::cwd`]).
     pub fn ros_log_root(&self) -> PathBuf {
         let nonempty = |name: &str| self.var(name).filter(|v| !v.is_empty());
-        let root = match (nonempty("ROS_LOG_DIR"), nonempty("ROS_HOME"), nonempty("HOME")) {
+        let root = match (
+            nonempty("ROS_LOG_DIR"),
+            nonempty("ROS_HOME"),
+            nonempty("HOME"),
+        ) {
             (Some(dir), _, _) => PathBuf::from(dir),
             (None, Some(home), _) => PathBuf::from(home).join("log"),
             (None, None, Some(home)) => PathBuf::from(home).join(".ros/log"),

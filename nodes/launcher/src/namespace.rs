@@ -15,8 +15,16 @@ pub fn prefix_namespace(base: Option<&str>, ns: Option<&str>) -> Option<String> 
             _ => ns.to_owned(),
         },
     };
-    let trimmed = if combined == "/" { combined } else { combined.trim_end_matches('/').to_owned() };
-    Some(if trimmed.starts_with('/') { trimmed } else { format!("/{trimmed}") })
+    let trimmed = if combined == "/" {
+        combined
+    } else {
+        combined.trim_end_matches('/').to_owned()
+    };
+    Some(if trimmed.starts_with('/') {
+        trimmed
+    } else {
+        format!("/{trimmed}")
+    })
 }
 
 /// Checks an absolute namespace: `/`, or `/`-separated tokens of letters, digits and `_`
@@ -60,11 +68,26 @@ mod tests {
         assert_eq!(prefix_namespace(None, None), None);
         assert_eq!(prefix_namespace(Some("/a"), None).as_deref(), Some("/a"));
         assert_eq!(prefix_namespace(None, Some("b")).as_deref(), Some("/b"));
-        assert_eq!(prefix_namespace(Some("/a"), Some("b")).as_deref(), Some("/a/b"));
-        assert_eq!(prefix_namespace(Some("a"), Some("b/")).as_deref(), Some("/a/b"));
-        assert_eq!(prefix_namespace(Some("/a"), Some("/c")).as_deref(), Some("/c"));
-        assert_eq!(prefix_namespace(Some("/"), Some("b")).as_deref(), Some("/b"));
-        assert_eq!(prefix_namespace(Some("/a"), Some("")).as_deref(), Some("/a"));
+        assert_eq!(
+            prefix_namespace(Some("/a"), Some("b")).as_deref(),
+            Some("/a/b")
+        );
+        assert_eq!(
+            prefix_namespace(Some("a"), Some("b/")).as_deref(),
+            Some("/a/b")
+        );
+        assert_eq!(
+            prefix_namespace(Some("/a"), Some("/c")).as_deref(),
+            Some("/c")
+        );
+        assert_eq!(
+            prefix_namespace(Some("/"), Some("b")).as_deref(),
+            Some("/b")
+        );
+        assert_eq!(
+            prefix_namespace(Some("/a"), Some("")).as_deref(),
+            Some("/a")
+        );
         assert_eq!(prefix_namespace(None, Some("")).as_deref(), Some("/"));
     }
 

@@ -20,7 +20,10 @@ pub fn split_command_line(text: &Text) -> Result<Vec<Text>, LaunchError> {
             Part::Sub(_) => current.parts.push(part.clone()),
             Part::Text(t) => {
                 let tokens = shlex::split(t).ok_or_else(|| {
-                    LaunchError::invalid(&text.loc, format!("unbalanced quotes in arguments \"{t}\""))
+                    LaunchError::invalid(
+                        &text.loc,
+                        format!("unbalanced quotes in arguments \"{t}\""),
+                    )
                 })?;
                 let Some((first, rest)) = tokens.split_first() else {
                     push(&mut current, &mut args);
@@ -42,7 +45,13 @@ pub fn split_command_line(text: &Text) -> Result<Vec<Text>, LaunchError> {
         }
     }
     push(&mut current, &mut args);
-    Ok(args.into_iter().map(|template| Text { template, loc: text.loc.clone() }).collect())
+    Ok(args
+        .into_iter()
+        .map(|template| Text {
+            template,
+            loc: text.loc.clone(),
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -55,8 +64,15 @@ mod tests {
     use crate::substitution::parse_template;
 
     fn split(s: &str) -> Vec<String> {
-        let text = Text { template: parse_template(s).unwrap(), loc: Loc::new(Arc::from(Path::new("f")), 1, 1) };
-        split_command_line(&text).unwrap().iter().map(|t| t.template.to_string()).collect()
+        let text = Text {
+            template: parse_template(s).unwrap(),
+            loc: Loc::new(Arc::from(Path::new("f")), 1, 1),
+        };
+        split_command_line(&text)
+            .unwrap()
+            .iter()
+            .map(|t| t.template.to_string())
+            .collect()
     }
 
     #[test]
@@ -78,7 +94,10 @@ mod tests {
 
     #[test]
     fn unbalanced_quote_is_an_error() {
-        let text = Text { template: parse_template("'a").unwrap(), loc: Loc::new(Arc::from(Path::new("f.yaml")), 7, 3) };
+        let text = Text {
+            template: parse_template("'a").unwrap(),
+            loc: Loc::new(Arc::from(Path::new("f.yaml")), 7, 3),
+        };
         let err = split_command_line(&text).unwrap_err().to_string();
         assert!(err.starts_with("f.yaml:7:3"), "{err}");
     }

@@ -21,13 +21,19 @@ impl<'a> Fields<'a> {
         let YamlKind::Map(pairs) = &node.kind else {
             return Err(LaunchError::invalid(
                 &node.loc,
-                format!("`{entity}` must be a mapping of attributes, found {}", node.kind_name()),
+                format!(
+                    "`{entity}` must be a mapping of attributes, found {}",
+                    node.kind_name()
+                ),
             ));
         };
         let mut entries: Vec<(&str, &YamlNode, &Loc)> = Vec::with_capacity(pairs.len());
         for (key, value) in pairs {
             let YamlKind::Scalar { text, .. } = &key.kind else {
-                return Err(LaunchError::invalid(&key.loc, format!("`{entity}` has a non-text key")));
+                return Err(LaunchError::invalid(
+                    &key.loc,
+                    format!("`{entity}` has a non-text key"),
+                ));
             };
             if entries.iter().any(|(k, _, _)| k == text) {
                 return Err(LaunchError::invalid(
@@ -38,7 +44,12 @@ impl<'a> Fields<'a> {
             entries.push((text.as_str(), value, &key.loc));
         }
         let taken = vec![false; entries.len()];
-        Ok(Self { entity, loc: &node.loc, entries, taken })
+        Ok(Self {
+            entity,
+            loc: &node.loc,
+            entries,
+            taken,
+        })
     }
 
     /// Where the entity starts.
@@ -56,7 +67,9 @@ impl<'a> Fields<'a> {
     /// A string attribute (a YAML string, like launch_yaml requires).
     pub fn string(&mut self, key: &str) -> Result<Option<(String, &'a Loc)>, LaunchError> {
         let entity = self.entity;
-        self.take(key).map(|node| expect_string(node, entity, key).map(|s| (s, &node.loc))).transpose()
+        self.take(key)
+            .map(|node| expect_string(node, entity, key).map(|s| (s, &node.loc)))
+            .transpose()
     }
 
     /// A required string attribute.
@@ -67,7 +80,9 @@ impl<'a> Fields<'a> {
 
     /// A string attribute with substitutions.
     pub fn text(&mut self, key: &str) -> Result<Option<Text>, LaunchError> {
-        self.string(key)?.map(|(s, loc)| text_at(&s, loc)).transpose()
+        self.string(key)?
+            .map(|(s, loc)| text_at(&s, loc))
+            .transpose()
     }
 
     /// A required string attribute with substitutions.
@@ -115,7 +130,10 @@ impl<'a> Fields<'a> {
                 YamlKind::Seq(items) => Ok(items.as_slice()),
                 _ => Err(LaunchError::invalid(
                     &node.loc,
-                    format!("`{key}` of `{entity}` must be a list, found {}", node.kind_name()),
+                    format!(
+                        "`{key}` of `{entity}` must be a list, found {}",
+                        node.kind_name()
+                    ),
                 )),
             })
             .transpose()
@@ -123,16 +141,25 @@ impl<'a> Fields<'a> {
 
     /// Fails on the first attribute nobody read.
     pub fn finish(self) -> Result<(), LaunchError> {
-        match self.entries.iter().zip(&self.taken).find(|(_, taken)| !**taken) {
+        match self
+            .entries
+            .iter()
+            .zip(&self.taken)
+            .find(|(_, taken)| !**taken)
+        {
             None => Ok(()),
-            Some(((key, _, loc), _)) => {
-                Err(LaunchError::unsupported(loc, format!("attribute `{key}` of `{}`", self.entity)))
-            }
+            Some(((key, _, loc), _)) => Err(LaunchError::unsupported(
+                loc,
+                format!("attribute `{key}` of `{}`", self.entity),
+            )),
         }
     }
 
     fn missing(&self, key: &str) -> LaunchError {
-        LaunchError::invalid(self.loc, format!("`{}` is missing required attribute `{key}`", self.entity))
+        LaunchError::invalid(
+            self.loc,
+            format!("`{}` is missing required attribute `{key}`", self.entity),
+        )
     }
 }
 
@@ -150,7 +177,10 @@ fn expect_string(node: &YamlNode, entity: &str, key: &str) -> Result<String, Lau
     let YamlKind::Scalar { text, plain } = &node.kind else {
         return Err(LaunchError::invalid(
             &node.loc,
-            format!("`{key}` of `{entity}` must be a string, found {}", node.kind_name()),
+            format!(
+                "`{key}` of `{entity}` must be a string, found {}",
+                node.kind_name()
+            ),
         ));
     };
     match resolve_scalar(text, *plain).map_err(|m| LaunchError::invalid(&node.loc, m))? {
@@ -167,7 +197,10 @@ fn expect_string(node: &YamlNode, entity: &str, key: &str) -> Result<String, Lau
 /// Parses the substitutions of `s`, written at `loc`.
 pub fn text_at(s: &str, loc: &Loc) -> Result<Text, LaunchError> {
     match parse_template(s) {
-        Ok(template) => Ok(Text { template, loc: loc.clone() }),
+        Ok(template) => Ok(Text {
+            template,
+            loc: loc.clone(),
+        }),
         Err(TemplateError::Syntax(m)) => Err(LaunchError::invalid(loc, m)),
         Err(TemplateError::Unsupported(m)) => Err(LaunchError::unsupported(loc, m)),
     }

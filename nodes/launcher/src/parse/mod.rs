@@ -11,15 +11,19 @@ use std::sync::Arc;
 
 pub use cmdline::split_command_line;
 
-use crate::ast::{Action, ActionKind, ArgDecl, Condition, GroupDecl, IncludeDecl, LaunchFile, NameValue};
+use crate::ast::{
+    Action, ActionKind, ArgDecl, Condition, GroupDecl, IncludeDecl, LaunchFile, NameValue,
+};
 use crate::error::LaunchError;
 use crate::yaml::{parse_document, YamlKind, YamlNode};
 use fields::Fields;
 
 /// Reads and parses the launch file at `path`.
 pub fn read_launch_file(path: &Path) -> Result<LaunchFile, LaunchError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| LaunchError::Read { path: path.to_owned(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| LaunchError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
     parse_launch_text(&text, Arc::from(path))
 }
 
@@ -27,10 +31,15 @@ pub fn read_launch_file(path: &Path) -> Result<LaunchFile, LaunchError> {
 pub fn parse_launch_text(text: &str, path: Arc<Path>) -> Result<LaunchFile, LaunchError> {
     let root = parse_document(text, &path)?;
     let YamlKind::Map(entries) = &root.kind else {
-        return Err(LaunchError::invalid(&root.loc, "a launch file must be a mapping with one key, `launch`"));
+        return Err(LaunchError::invalid(
+            &root.loc,
+            "a launch file must be a mapping with one key, `launch`",
+        ));
     };
     let launch = match entries.as_slice() {
-        [(key, value)] if matches!(&key.kind, YamlKind::Scalar { text, .. } if text == "launch") => value,
+        [(key, value)] if matches!(&key.kind, YamlKind::Scalar { text, .. } if text == "launch") => {
+            value
+        }
         _ => {
             return Err(LaunchError::invalid(
                 &root.loc,
@@ -45,7 +54,10 @@ pub fn parse_launch_text(text: &str, path: Arc<Path>) -> Result<LaunchFile, Laun
         _ => {
             return Err(LaunchError::invalid(
                 &launch.loc,
-                format!("`launch` must be a list of actions, found {}", launch.kind_name()),
+                format!(
+                    "`launch` must be a list of actions, found {}",
+                    launch.kind_name()
+                ),
             ))
         }
     };
@@ -66,15 +78,30 @@ fn parse_action(item: &YamlNode) -> Result<Action, LaunchError> {
             ))
         }
     };
-    let YamlKind::Scalar { text: type_name, .. } = &type_key.kind else {
-        return Err(LaunchError::invalid(&type_key.loc, "an action type must be text"));
+    let YamlKind::Scalar {
+        text: type_name, ..
+    } = &type_key.kind
+    else {
+        return Err(LaunchError::invalid(
+            &type_key.loc,
+            "an action type must be text",
+        ));
     };
     let loc = type_key.loc.clone();
     // `group: [children]` is the one entity written as a bare list (so without conditions).
     if type_name == "group" {
         if let YamlKind::Seq(children) = &body.kind {
-            let group = GroupDecl { scoped: true, forwarding: true, keep: Vec::new(), children: parse_actions(children)? };
-            return Ok(Action { kind: ActionKind::Group(group), condition: None, loc });
+            let group = GroupDecl {
+                scoped: true,
+                forwarding: true,
+                keep: Vec::new(),
+                children: parse_actions(children)?,
+            };
+            return Ok(Action {
+                kind: ActionKind::Group(group),
+                condition: None,
+                loc,
+            });
         }
     }
     let mut fields = Fields::new(body, type_name)?;
@@ -91,7 +118,11 @@ fn parse_action(item: &YamlNode) -> Result<Action, LaunchError> {
         other => return Err(LaunchError::unsupported(&loc, format!("action `{other}`"))),
     };
     fields.finish()?;
-    Ok(Action { kind, condition, loc })
+    Ok(Action {
+        kind,
+        condition,
+        loc,
+    })
 }
 
 fn parse_condition(fields: &mut Fields) -> Result<Option<Condition>, LaunchError> {
@@ -118,11 +149,19 @@ fn parse_arg(fields: &mut Fields) -> Result<ArgDecl, LaunchError> {
         choices.push(choice.required_string("value")?.0);
         choice.finish()?;
     }
-    Ok(ArgDecl { name, default, description, choices })
+    Ok(ArgDecl {
+        name,
+        default,
+        description,
+        choices,
+    })
 }
 
 fn parse_name_value(fields: &mut Fields) -> Result<NameValue, LaunchError> {
-    Ok(NameValue { name: fields.required_text("name")?, value: fields.required_text("value")? })
+    Ok(NameValue {
+        name: fields.required_text("name")?,
+        value: fields.required_text("value")?,
+    })
 }
 
 /// A list attribute of `{name, value}` mappings (include `arg`, group `keep`, node `env`).
@@ -137,17 +176,25 @@ fn parse_name_values(fields: &mut Fields, key: &str) -> Result<Vec<NameValue>, L
 }
 
 fn parse_include(fields: &mut Fields) -> Result<IncludeDecl, LaunchError> {
-    Ok(IncludeDecl { file: fields.required_text("file")?, args: parse_name_values(fields, "arg")? })
+    Ok(IncludeDecl {
+        file: fields.required_text("file")?,
+        args: parse_name_values(fields, "arg")?,
+    })
 }
 
 fn parse_group(fields: &mut Fields) -> Result<GroupDecl, LaunchError> {
     let scoped = fields.boolean("scoped")?.unwrap_or(true);
     let forwarding = fields.boolean("forwarding")?.unwrap_or(true);
     let keep = parse_name_values(fields, "keep")?;
-    let children = fields
-        .list("children")?
-        .ok_or_else(|| LaunchError::invalid(fields.loc(), "`group` is missing its `children` list"))?;
-    Ok(GroupDecl { scoped, forwarding, keep, children: parse_actions(children)? })
+    let children = fields.list("children")?.ok_or_else(|| {
+        LaunchError::invalid(fields.loc(), "`group` is missing its `children` list")
+    })?;
+    Ok(GroupDecl {
+        scoped,
+        forwarding,
+        keep,
+        children: parse_actions(children)?,
+    })
 }
 
 #[cfg(test)]

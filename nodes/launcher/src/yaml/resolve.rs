@@ -85,7 +85,10 @@ fn base60_head_len(s: &str) -> Option<usize> {
     if b.is_empty() || !(b'1'..=b'9').contains(&b[0]) {
         return None;
     }
-    let head = b.iter().take_while(|c| c.is_ascii_digit() || **c == b'_').count();
+    let head = b
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || **c == b'_')
+        .count();
     Some(head)
 }
 
@@ -121,8 +124,9 @@ fn construct_int(text: &str) -> Option<i64> {
     } else if s.starts_with('0') {
         i128::from_str_radix(s, 8).ok()?
     } else if s.contains(':') {
-        s.split(':')
-            .try_fold(0i128, |acc, d| Some(acc.checked_mul(60)? + d.parse::<i128>().ok()?))?
+        s.split(':').try_fold(0i128, |acc, d| {
+            Some(acc.checked_mul(60)? + d.parse::<i128>().ok()?)
+        })?
     } else {
         s.parse::<i128>().ok()?
     };
@@ -167,7 +171,10 @@ fn is_yaml11_float(text: &str) -> bool {
     if ib.is_empty() || !ib[0].is_ascii_digit() {
         return false;
     }
-    let head = ib.iter().take_while(|c| c.is_ascii_digit() || **c == b'_').count();
+    let head = ib
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || **c == b'_')
+        .count();
     if head == ib.len() {
         // `[0-9][0-9_]*\.[0-9_]*(exp)?`
         let Some(mantissa_len) = split_exponent(frac_part) else {
@@ -184,7 +191,11 @@ fn is_yaml11_float(text: &str) -> bool {
 }
 
 fn construct_float(text: &str) -> Option<f64> {
-    let cleaned: String = text.chars().filter(|c| *c != '_').collect::<String>().to_lowercase();
+    let cleaned: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_lowercase();
     let (negative, s) = strip_sign(&cleaned);
     let sign = if negative { -1.0 } else { 1.0 };
     let magnitude = if s == ".inf" {
@@ -257,6 +268,9 @@ mod tests {
         assert_eq!(r("~"), Scalar::Null);
         assert_eq!(r("hello"), Scalar::Str("hello".into()));
         assert_eq!(r("/a/b.yaml"), Scalar::Str("/a/b.yaml".into()));
-        assert_eq!(resolve_scalar("60", false).unwrap(), Scalar::Str("60".into()));
+        assert_eq!(
+            resolve_scalar("60", false).unwrap(),
+            Scalar::Str("60".into())
+        );
     }
 }

@@ -28,9 +28,17 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
     N: for<'a> FormatFields<'a> + 'static,
 {
-    fn format_event(&self, _ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+    fn format_event(
+        &self,
+        _ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
         let level = *event.metadata().level();
-        let mut fields = Fields { message: String::new(), rest: String::new() };
+        let mut fields = Fields {
+            message: String::new(),
+            rest: String::new(),
+        };
         event.record(&mut fields);
         let prefix = match level {
             Level::ERROR => "error: ",
