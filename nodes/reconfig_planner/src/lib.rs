@@ -17,6 +17,7 @@ pub mod lattice;
 pub mod planner;
 pub mod rules;
 mod search;
+pub mod task;
 
 pub use lattice::{Cell, CellCode, Dims, Lattice, LatticeError, MAX_CELLS};
 pub use planner::{
@@ -25,3 +26,4 @@ pub use planner::{
 };
 pub use rules::{all_steps, replay, StepOption, Action, ActionCosts, ActionKind, CostError, Replay, ReplayError, StepError};
 pub use search::HeuristicKind;
+pub use task::{Task, TaskError};
