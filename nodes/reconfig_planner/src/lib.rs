@@ -18,6 +18,7 @@ pub mod planner;
 pub mod rules;
 mod search;
 pub mod task;
+pub mod wire;
 
 pub use lattice::{Cell, CellCode, Dims, Lattice, LatticeError, MAX_CELLS};
 pub use planner::{
@@ -27,3 +28,4 @@ pub use planner::{
 pub use rules::{all_steps, replay, StepOption, Action, ActionCosts, ActionKind, CostError, Replay, ReplayError, StepError};
 pub use search::HeuristicKind;
 pub use task::{Task, TaskError};
+pub use wire::{msgs_to_steps, steps_to_msgs, ActionMsg, LatticeMsg, WireError};
