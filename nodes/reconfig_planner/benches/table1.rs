@@ -1,1 +1,147 @@
-fn main() {}
+//! Table 1 benchmark: plans the six task files with 1..n robots (task n lists n robots,
+//! as in the paper's Table 1) and prints our times next to the published ones, plus the
+//! 3-D tasks. Run:
+//!
+//! `cargo bench -p reconfig_planner --no-default-features --bench table1 [-- --quick]`
+//!
+//! Times are medians of repeated runs of `plan` (search only, from `SearchStats`).
+
+use reconfig_planner::{plan, HeuristicKind, Plan, Task};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Table 1 of the paper, ms (task row, robots column).
+const PUBLISHED_MS: [&[f64]; 6] = [
+    &[0.24],
+    &[1.87, 2.02],
+    &[3.08, 18.23, 5.10],
+    &[9.00, 75.60, 117.95, 9.91],
+    &[15.50, 224.10, 614.93, 332.15, 18.63],
+    &[35.64, 1212.75, 4390.14, 4000.69, 706.35, 22.48],
+];
+
+struct Measured {
+    plan: Plan,
+    median: Duration,
+    runs: usize,
+}
+
+fn tasks_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config/molemod")
+}
+
+fn load(name: &str) -> Task {
+    let path = tasks_dir().join(name);
+    Task::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Plans repeatedly (at least 3 runs, up to 0.3 s or 50 runs) and keeps the median time.
+fn measure(task: &Task, robots: usize, heuristic: HeuristicKind, quick: bool) -> Measured {
+    let request = task.request(robots).unwrap_or_else(|e| panic!("{e}")).with_heuristic(heuristic);
+    let mut times = Vec::new();
+    let mut total = Duration::ZERO;
+    let mut last = None;
+    while times.is_empty() || (!quick && times.len() < 50 && (times.len() < 3 || total < Duration::from_millis(300))) {
+        let found = plan(&request).unwrap_or_else(|e| panic!("{} with {robots} robots: {e}", task.name));
+        times.push(found.stats.elapsed);
+        total += found.stats.elapsed;
+        last = Some(found);
+    }
+    let plan = last.unwrap_or_else(|| unreachable!("at least one run"));
+    plan.verify(&request).unwrap_or_else(|e| panic!("{} with {robots} robots: replay failed: {e}", task.name));
+    times.sort();
+    Measured { plan, median: times[times.len() / 2], runs: times.len() }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let mut grid: Vec<Vec<f64>> = Vec::new();
+    let mut rows = Vec::new();
+    let mut all_ten_times = true;
+    for (i, published) in PUBLISHED_MS.iter().enumerate() {
+        let task = load(&format!("task{}.yaml", i + 1));
+        let mut line = Vec::new();
+        for robots in 1..=published.len() {
+            let ours = measure(&task, robots, HeuristicKind::Improved, quick);
+            let theirs_h = measure(&task, robots, HeuristicKind::Published, true);
+            let t = ms(ours.median);
+            let speedup = published[robots - 1] / t;
+            all_ten_times &= speedup >= 10.0;
+            line.push(t);
+            rows.push(format!(
+                "| {} | {} | {} / {} | {} / {} | {} / {} | {} | {:.1} | {:.3} ({} runs) | {:.3} | {:.2} | {:.0}x |",
+                i + 1,
+                robots,
+                ours.plan.cost,
+                theirs_h.plan.cost,
+                ours.plan.steps.len(),
+                ours.plan.action_count(),
+                ours.plan.stats.expanded,
+                theirs_h.plan.stats.expanded,
+                ours.plan.stats.generated,
+                ours.plan.stats.peak_memory_bytes as f64 / 1024.0,
+                t,
+                ours.runs,
+                ms(theirs_h.median),
+                published[robots - 1],
+                speedup,
+            ));
+        }
+        grid.push(line);
+    }
+
+    println!("## Table 1: planning time [ms], ours (improved heuristic) | published");
+    println!();
+    println!("| task | 1 robot | 2 robots | 3 robots | 4 robots | 5 robots | 6 robots |");
+    println!("|---|---|---|---|---|---|---|");
+    for (i, line) in grid.iter().enumerate() {
+        let cells: Vec<String> = (0..6)
+            .map(|k| match line.get(k) {
+                Some(t) => format!("{t:.3} \\| {:.2}", PUBLISHED_MS[i][k]),
+                None => String::new(),
+            })
+            .collect();
+        println!("| {} | {} |", i + 1, cells.join(" | "));
+    }
+    println!();
+    println!("## Details (cost, steps and expansions: improved / published heuristic)");
+    println!();
+    println!(
+        "| task | robots | cost imp / pub | steps / actions | expanded imp / pub | generated | memory [KiB] | time imp [ms] | time pub-h [ms] | paper [ms] | speed-up |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for row in &rows {
+        println!("{row}");
+    }
+    println!();
+    println!("every cell at least 10x faster than published: {}", if all_ten_times { "yes" } else { "no" });
+    let t6: Vec<String> = grid[5][1..4].iter().map(|t| format!("{t:.3}")).collect();
+    println!("task 6 with 2-4 robots [ms]: {}", t6.join(", "));
+    println!();
+    println!("## 3-D tasks (improved heuristic, all listed robots)");
+    println!();
+    println!("| task | dims | robots | cost | steps / actions | expanded | memory [KiB] | time [ms] | replay |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for name in ["task3d_1.yaml", "task3d_2.yaml", "task3d_3.yaml"] {
+        let task = load(name);
+        for robots in 1..=task.robots.len() {
+            let m = measure(&task, robots, HeuristicKind::Improved, quick);
+            println!(
+                "| {} | {} | {} | {} | {} / {} | {} | {:.1} | {:.3} | valid |",
+                task.name,
+                task.start.dims(),
+                robots,
+                m.plan.cost,
+                m.plan.steps.len(),
+                m.plan.action_count(),
+                m.plan.stats.expanded,
+                m.plan.stats.peak_memory_bytes as f64 / 1024.0,
+                ms(m.median),
+            );
+        }
+    }
+}

@@ -92,10 +92,11 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let stats = &plan.stats;
     println!(
-        "robots {robots}, heuristic {:?}: cost {}, {} steps, {} actions; expanded {}, generated {}, stored {}, \
-         time {:.3} ms, memory ~{:.1} KiB (replay check passed)",
+        "robots {robots}, heuristic {:?}: cost {} (start estimate {}), {} steps, {} actions; expanded {}, \
+         generated {}, stored {}, time {:.3} ms, memory ~{:.1} KiB (replay check passed)",
         request.heuristic,
         plan.cost,
+        stats.start_heuristic,
         plan.steps.len(),
         plan.action_count(),
         stats.expanded,

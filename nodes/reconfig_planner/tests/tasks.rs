@@ -1,0 +1,52 @@
+//! Every task file plans with every robot count it lists, and every plan replays valid
+//! into the goal; 2-D and 3-D alike. Both heuristics agree on the optimal cost.
+
+use reconfig_planner::{plan, HeuristicKind, Task};
+use std::path::PathBuf;
+
+fn task(name: &str) -> Task {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config/molemod").join(name);
+    Task::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Plans `name` with `robots` robots and both heuristics; returns the optimal cost.
+fn plan_and_replay(name: &str, robots: usize) -> u32 {
+    let t = task(name);
+    let mut costs = Vec::new();
+    for heuristic in [HeuristicKind::Improved, HeuristicKind::Published] {
+        let request = t.request(robots).unwrap().with_heuristic(heuristic);
+        let found = plan(&request).unwrap_or_else(|e| panic!("{name}, {robots} robots, {heuristic:?}: {e}"));
+        let replay = found.verify(&request).unwrap_or_else(|e| panic!("{name}, {robots} robots: {e}"));
+        assert_eq!(replay.states.len(), found.steps.len() + 1);
+        assert!(replay.states.last().unwrap().same_blocks(&t.goal));
+        assert!(found.steps.iter().all(|s| !s.is_empty()));
+        costs.push(found.cost);
+    }
+    assert_eq!(costs[0], costs[1], "{name}, {robots} robots: heuristics disagree on the optimum");
+    costs[0]
+}
+
+#[test]
+fn table1_tasks_plan_and_replay() {
+    for (n, name) in ["task1.yaml", "task2.yaml", "task3.yaml", "task4.yaml", "task5.yaml"].iter().enumerate() {
+        assert_eq!(task(name).robots.len(), n + 1, "task {} lists {} robots", n + 1, n + 1);
+        for robots in 1..=n + 1 {
+            assert!(plan_and_replay(name, robots) > 0);
+        }
+    }
+    // Task 6: the cheaper robot counts here; all six run in the benchmark.
+    for robots in 1..=3 {
+        plan_and_replay("task6.yaml", robots);
+    }
+}
+
+#[test]
+fn three_d_tasks_plan_and_replay() {
+    for name in ["task3d_1.yaml", "task3d_2.yaml", "task3d_3.yaml"] {
+        let t = task(name);
+        assert!(!t.start.dims().is_planar(), "{name} is 3-D");
+        for robots in 1..=t.robots.len() {
+            plan_and_replay(name, robots);
+        }
+    }
+}
