@@ -52,7 +52,10 @@ pub(crate) struct Found<const W: usize> {
     pub cost: u32,
 }
 
+/// Search record of one stored state (kept in the hash map beside its state, so a
+/// duplicate check is one memory access).
 struct Node {
+    id: u32,
     parent: u32,
     g: u32,
     h: u32,
@@ -88,24 +91,24 @@ pub(crate) fn astar<const W: usize>(
     let robots = problem.start.robots.count();
     let heuristic = Heuristic::new(kind, &problem.geometry, problem.goal_blocks, robots, &problem.costs);
     let mut expander = Expander::new(&problem.geometry, problem.costs);
+    // `states[id]` is the state of node `id`; `index` maps a state to its node.
     let mut states: Vec<State<W>> = vec![problem.start];
     let h0 = heuristic.estimate(&problem.start);
     stats.start_heuristic = h0;
-    let mut nodes = vec![Node { parent: u32::MAX, g: 0, h: h0 }];
-    let mut index: FxHashMap<State<W>, u32> = FxHashMap::default();
-    index.insert(problem.start, 0);
+    let mut index: FxHashMap<State<W>, Node> = FxHashMap::default();
+    index.insert(problem.start, Node { id: 0, parent: u32::MAX, g: 0, h: h0 });
     let mut open = BinaryHeap::new();
     open.push(OpenEntry { f: h0, g: 0, id: 0 });
 
     let outcome = loop {
         let Some(top) = open.pop() else { break Err(Stop::Exhausted) };
         let id = top.id as usize;
-        if top.g != nodes[id].g {
+        let state = states[id];
+        if index.get(&state).is_some_and(|node| node.g != top.g) {
             continue; // superseded by a cheaper path
         }
-        let state = states[id];
         if problem.is_goal(&state) {
-            break rebuild(&mut expander, &states, &nodes, id);
+            break rebuild(&mut expander, &states, &index, id);
         }
         if stats.expanded >= budget.max_expansions {
             break Err(Stop::Budget(BudgetLimit::Expansions));
@@ -124,13 +127,13 @@ pub(crate) fn astar<const W: usize>(
             }
             let g_next = g + cost;
             match index.entry(next) {
-                Entry::Occupied(entry) => {
-                    let node = &mut nodes[*entry.get() as usize];
+                Entry::Occupied(mut entry) => {
+                    let node = entry.get_mut();
                     if g_next < node.g {
                         node.g = g_next;
                         node.parent = id as u32;
                         stats.reopened += 1;
-                        open.push(OpenEntry { f: g_next + node.h, g: g_next, id: *entry.get() });
+                        open.push(OpenEntry { f: g_next + node.h, g: g_next, id: node.id });
                     }
                 }
                 Entry::Vacant(entry) => {
@@ -140,9 +143,8 @@ pub(crate) fn astar<const W: usize>(
                     }
                     let new_id = states.len() as u32;
                     let h = heuristic.estimate(&next);
-                    entry.insert(new_id);
+                    entry.insert(Node { id: new_id, parent: id as u32, g: g_next, h });
                     states.push(next);
-                    nodes.push(Node { parent: id as u32, g: g_next, h });
                     open.push(OpenEntry { f: g_next + h, g: g_next, id: new_id });
                 }
             }
@@ -154,8 +156,7 @@ pub(crate) fn astar<const W: usize>(
     };
     stats.stored_states = states.len();
     stats.peak_memory_bytes = states.capacity() * size_of::<State<W>>()
-        + nodes.capacity() * size_of::<Node>()
-        + index.capacity() * (size_of::<(State<W>, u32)>() + 1)
+        + index.capacity() * (size_of::<(State<W>, Node)>() + 1)
         + open.capacity() * size_of::<OpenEntry>();
     stats.elapsed = clock.elapsed();
     outcome
@@ -166,12 +167,13 @@ pub(crate) fn astar<const W: usize>(
 fn rebuild<const W: usize>(
     expander: &mut Expander<'_, W>,
     states: &[State<W>],
-    nodes: &[Node],
+    index: &FxHashMap<State<W>, Node>,
     goal: usize,
 ) -> Result<Found<W>, Stop> {
+    let node = |id: usize| index.get(&states[id]).ok_or_else(|| Stop::Rebuild(format!("search node {id} lost")));
     let mut path = vec![goal];
     while let Some(&last) = path.last() {
-        let parent = nodes[last].parent;
+        let parent = node(last)?.parent;
         if parent == u32::MAX {
             break;
         }
@@ -181,7 +183,7 @@ fn rebuild<const W: usize>(
     let mut steps = Vec::with_capacity(path.len().saturating_sub(1));
     for pair in path.windows(2) {
         let (from, to) = (pair[0], pair[1]);
-        let step_cost = nodes[to].g - nodes[from].g;
+        let step_cost = node(to)?.g - node(from)?.g;
         let mut found = None;
         let _ = expander.expand(&states[from], |next, cost, actions| {
             if next == states[to] && cost == step_cost {
@@ -195,5 +197,5 @@ fn rebuild<const W: usize>(
         })?;
         steps.push(actions);
     }
-    Ok(Found { steps, cost: nodes[goal].g })
+    Ok(Found { steps, cost: node(goal)?.g })
 }
