@@ -10,16 +10,22 @@
 //! - [`track`]: constant-velocity prediction, gated optimal assignment, persistent ids,
 //!   birth, coasting, death, confidence.
 //! - [`Tracker`]: frame -> detections -> tracks for one camera.
+//! - [`recording`]: tracks to the shared trajectory CSV.
+//! - [`replay`]: a folder of PNG frames as a camera, and saving frames to one.
+//! - [`accuracy`]: synthetic ground truth, render -> track -> score harness.
 //!
 //! No ROS here: the `overhead_camera`, `tracker` and `image_replay` binaries wrap this
 //! library behind the `ros` feature.
 
+pub mod accuracy;
 pub mod arena;
 pub mod camera;
 pub mod detect;
 pub mod frame;
 mod pipeline;
+pub mod recording;
 pub mod render;
+pub mod replay;
 pub mod track;
 
 pub use arena::Arena;

@@ -67,6 +67,11 @@ impl Tracker {
         Ok(self.targets.update(detections, stamp)?)
     }
 
+    /// The tracks published for the last processed frame.
+    pub fn tracks(&self) -> &[Track] {
+        self.targets.tracks()
+    }
+
     /// The detections of the last processed frame.
     pub fn detections(&self) -> &[Detection] {
         self.detector.last_detections()

@@ -6,6 +6,7 @@ mod refine;
 
 pub use components::{Blob, Components, Run};
 
+use crate::arena::Arena;
 use crate::camera::CameraModel;
 use crate::frame::ImageView;
 use nalgebra::Point2;
@@ -58,6 +59,11 @@ pub struct DetectorConfig {
     pub max_dot_fraction: f64,
     /// Smallest marker-to-surround contrast, 8-bit levels.
     pub min_contrast: f64,
+    /// Largest ratio of major to minor axis of a marker (1 for a disc).
+    pub max_elongation: f64,
+    /// World region where markers can be (e.g. the tank's water), like SwisTrack's
+    /// mask; blobs centred outside it (rim, floor) are dropped. `None`: everywhere.
+    pub region: Option<Arena>,
 }
 
 impl Default for DetectorConfig {
@@ -71,6 +77,8 @@ impl Default for DetectorConfig {
             min_dot_fraction: 0.02,
             max_dot_fraction: 0.25,
             min_contrast: 30.0,
+            max_elongation: 1.5,
+            region: None,
         }
     }
 }
@@ -102,6 +110,9 @@ impl DetectorConfig {
         }
         if !(self.min_contrast.is_finite() && self.min_contrast > 0.0) {
             return bad("min_contrast", self.min_contrast, "must be finite and > 0");
+        }
+        if !(self.max_elongation.is_finite() && self.max_elongation >= 1.0) {
+            return bad("max_elongation", self.max_elongation, "must be finite and >= 1");
         }
         Ok(())
     }
@@ -138,6 +149,10 @@ pub struct DetectionStats {
     pub rejected_border: usize,
     /// Dropped: too little contrast to its surround, or outside the lens model.
     pub rejected_contrast: usize,
+    /// Dropped: not round enough.
+    pub rejected_shape: usize,
+    /// Dropped: centred outside the detection region.
+    pub rejected_region: usize,
 }
 
 /// Finds markers in frames. Reuses its buffers between frames.
@@ -214,6 +229,10 @@ impl Detector {
                     continue;
                 }
             };
+            if measure.elongation > c.max_elongation {
+                stats.rejected_shape += 1;
+                continue;
+            }
             let centre = Point2::new(measure.u, measure.v);
             let (Some(world), Some(jacobian)) = (
                 camera.pixel_to_world(centre, c.marker_height),
@@ -222,6 +241,10 @@ impl Detector {
                 stats.rejected_contrast += 1;
                 continue;
             };
+            if c.region.is_some_and(|region| region.boundary_distance(world.x, world.y, 0.0) >= 0.0) {
+                stats.rejected_region += 1;
+                continue;
+            }
             let diameter = 2.0 * (measure.area * jacobian.determinant().abs() / std::f64::consts::PI).sqrt();
             if diameter < c.min_marker_diameter || diameter > c.max_marker_diameter {
                 stats.rejected_size += 1;
@@ -292,5 +315,27 @@ mod tests {
         assert!(err.to_string().contains("10x10") && err.to_string().contains("512x512"));
         let err = Detector::new(DetectorConfig { max_marker_diameter: 0.001, ..Default::default() }).err().unwrap();
         assert_eq!(err.field, "max_marker_diameter");
+    }
+
+    #[test]
+    fn region_and_shape_gates() {
+        let cam = camera();
+        let mut renderer = Renderer::new(Arena::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
+        let balls = [SceneObject::new(0, MarkerKind::Ball, 0.0, 0.0), SceneObject::new(1, MarkerKind::Ball, 0.2, 0.0)];
+        let image = renderer.render_gray(&balls, 0);
+        let config = DetectorConfig { region: Some(Arena::RoundTank { radius: 0.1 }), ..DetectorConfig::default() };
+        let mut detector = Detector::new(config).unwrap();
+        assert_eq!(detector.detect(&ImageView::from_gray(&image), &cam).unwrap().len(), 1);
+        assert_eq!(detector.stats().rejected_region, 1);
+        // A bright 3:1 bar is not a marker.
+        let mut bar = image::GrayImage::new(512, 512);
+        for v in 250..260 {
+            for u in 240..270 {
+                bar.put_pixel(u, v, image::Luma([250]));
+            }
+        }
+        let mut detector = Detector::new(DetectorConfig::default()).unwrap();
+        assert!(detector.detect(&ImageView::from_gray(&bar), &cam).unwrap().is_empty());
+        assert_eq!(detector.stats().rejected_shape, 1);
     }
 }

@@ -52,6 +52,8 @@ pub struct BlobMeasure {
     pub dot: Option<(f64, f64)>,
     /// Marker level minus surround level, 8-bit levels.
     pub contrast: f64,
+    /// Ratio of the major to the minor axis of the covered area (1 for a disc).
+    pub elongation: f64,
 }
 
 /// Why a blob could not be measured.
@@ -258,6 +260,7 @@ impl Refiner {
         let w = win.width;
         let scale = 1.0 / (marker - surround);
         let (mut sum, mut sum_x, mut sum_y) = (0.0, 0.0, 0.0);
+        let (mut sum_xx, mut sum_xy, mut sum_yy) = (0.0, 0.0, 0.0);
         let (mut dot_sum, mut dot_x, mut dot_y) = (0.0, 0.0, 0.0);
         for y in 0..win.height {
             for x in 0..w {
@@ -272,9 +275,13 @@ impl Refiner {
                 } else {
                     ((level - surround) * scale).clamp(0.0, 1.0)
                 };
+                let (xf, yf) = (x as f64, y as f64);
                 sum += weight;
-                sum_x += weight * x as f64;
-                sum_y += weight * y as f64;
+                sum_x += weight * xf;
+                sum_y += weight * yf;
+                sum_xx += weight * xf * xf;
+                sum_xy += weight * xf * yf;
+                sum_yy += weight * yf * yf;
                 if inside_marker && m & NEAR_DOT != 0 {
                     let dark = (marker - level).max(0.0);
                     dot_sum += dark;
@@ -285,7 +292,22 @@ impl Refiner {
         }
         let (u0, v0) = (f64::from(win.u0), f64::from(win.v0));
         let dot = (has_dot && dot_sum > 0.0).then(|| (u0 + dot_x / dot_sum, v0 + dot_y / dot_sum));
-        BlobMeasure { u: u0 + sum_x / sum, v: v0 + sum_y / sum, area: sum, dot, contrast: marker - surround }
+        let (mean_x, mean_y) = (sum_x / sum, sum_y / sum);
+        let elongation = axis_ratio(sum_xx / sum - mean_x * mean_x, sum_xy / sum - mean_x * mean_y, sum_yy / sum - mean_y * mean_y);
+        BlobMeasure { u: u0 + mean_x, v: v0 + mean_y, area: sum, dot, contrast: marker - surround, elongation }
+    }
+}
+
+/// Square root of the ratio of the eigenvalues of the covariance [[xx, xy], [xy, yy]]
+/// (major over minor axis length).
+fn axis_ratio(xx: f64, xy: f64, yy: f64) -> f64 {
+    let half_trace = 0.5 * (xx + yy);
+    let spread = (0.25 * (xx - yy).powi(2) + xy * xy).sqrt();
+    let (major, minor) = (half_trace + spread, half_trace - spread);
+    if minor > 0.0 {
+        (major / minor).sqrt()
+    } else {
+        f64::INFINITY
     }
 }
 
@@ -324,6 +346,14 @@ mod tests {
     }
 
     #[test]
+    fn axis_ratio_hand_computed() {
+        // Covariance diag(9, 1): axes 3 and 1. Rotated by 45 deg: [[5, 4], [4, 5]].
+        assert!((axis_ratio(9.0, 0.0, 1.0) - 3.0).abs() < 1e-12);
+        assert!((axis_ratio(5.0, 4.0, 5.0) - 3.0).abs() < 1e-12);
+        assert!(axis_ratio(1.0, 1.0, 1.0).is_infinite());
+    }
+
+    #[test]
     fn hole_counts_as_covered_and_gives_the_dot() {
         // 7x7 white square at 4..=10 with a 1 px black hole at (8, 7):
         // the filled centroid stays at the square centre (7, 7); the dot is at (8, 7).
@@ -337,6 +367,7 @@ mod tests {
         let m = measure(15, 15, &img).unwrap();
         assert!((m.u - 7.0).abs() < 1e-12 && (m.v - 7.0).abs() < 1e-12, "{m:?}");
         assert!((m.area - 49.0).abs() < 1e-12);
+        assert!((m.elongation - 1.0).abs() < 1e-12);
         let (du, dv) = m.dot.unwrap();
         assert!((du - 8.0).abs() < 1e-12 && (dv - 7.0).abs() < 1e-12);
     }

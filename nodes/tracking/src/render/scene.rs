@@ -92,7 +92,7 @@ impl MarkerKind {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SceneObject {
     /// Identifier of the module (ground truth id).
-    pub id: u64,
+    pub id: u32,
     /// Marker design family.
     pub kind: MarkerKind,
     /// World x of the centre, m (origin at the arena centre).
@@ -109,7 +109,7 @@ pub struct SceneObject {
 
 impl SceneObject {
     /// An object of `kind` at `(x, y)` (m) with the kind's default size and height.
-    pub fn new(id: u64, kind: MarkerKind, x: f64, y: f64) -> Self {
+    pub fn new(id: u32, kind: MarkerKind, x: f64, y: f64) -> Self {
         Self { id, kind, x, y, heading: 0.0, size: kind.default_size(), top_height: kind.default_top_height() }
     }
 

@@ -103,8 +103,8 @@ impl TrackerConfig {
 /// A published track.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Track {
-    /// Persistent identity, never reused.
-    pub id: u64,
+    /// Persistent identity, never reused (the trajectory CSV `id`).
+    pub id: u32,
     /// World x, m: the detection when seen this frame, else the prediction.
     pub x: f64,
     /// World y, m.
@@ -125,7 +125,7 @@ pub struct Track {
 
 #[derive(Clone, Debug)]
 struct TrackState {
-    id: u64,
+    id: u32,
     filter: ConstantVelocity,
     heading: Option<f64>,
     hits: u32,
@@ -141,7 +141,7 @@ struct TrackState {
 pub struct MultiTargetTracker {
     config: TrackerConfig,
     tracks: Vec<TrackState>,
-    next_id: u64,
+    next_id: u32,
     last_stamp: Option<f64>,
     assigner: Assigner,
     candidates: Vec<Candidate>,
@@ -168,6 +168,11 @@ impl MultiTargetTracker {
     /// The settings.
     pub fn config(&self) -> &TrackerConfig {
         &self.config
+    }
+
+    /// The confirmed tracks published by the last update.
+    pub fn tracks(&self) -> &[Track] {
+        &self.output
     }
 
     /// Drops every track (e.g. after a time jump); ids keep counting up.
@@ -276,7 +281,7 @@ impl MultiTargetTracker {
     fn birth(&mut self, detection: &Detection, stamp: f64) {
         let c = &self.config;
         let id = self.next_id;
-        self.next_id += 1;
+        self.next_id = self.next_id.wrapping_add(1);
         let mut track = TrackState {
             id,
             filter: ConstantVelocity::new([detection.x, detection.y], c.measurement_sigma, c.initial_velocity_sigma),

@@ -1,0 +1,224 @@
+//! A folder of PNG frames as a camera: list and decode frames in order (a bad file is
+//! reported and skipped, not fatal), and save rendered frames plus the camera model to
+//! such a folder.
+
+use crate::camera::CameraModel;
+use crate::frame::{Encoding, OwnedFrame};
+use image::{DynamicImage, GrayImage, RgbImage};
+use std::path::{Path, PathBuf};
+
+/// Name of the camera model file written beside saved frames.
+pub const CAMERA_FILE: &str = "camera.yaml";
+
+/// A folder or file problem, naming the path.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The folder cannot be listed.
+    #[error("cannot list frame folder {path}: {source}")]
+    ListFolder { path: PathBuf, source: std::io::Error },
+    /// The folder holds no `.png` file.
+    #[error("frame folder {path} holds no .png files")]
+    NoFrames { path: PathBuf },
+    /// A frame cannot be read or decoded.
+    #[error("cannot decode frame {path}: {source}")]
+    Decode { path: PathBuf, source: image::ImageError },
+    /// A frame cannot be written.
+    #[error("cannot write frame {path}: {source}")]
+    Encode { path: PathBuf, source: image::ImageError },
+    /// The camera file cannot be read or written.
+    #[error("camera file {path}: {source}")]
+    CameraFileIo { path: PathBuf, source: std::io::Error },
+    /// The camera file is not a valid camera model.
+    #[error("camera file {path}: {message}")]
+    CameraFileFormat { path: PathBuf, message: String },
+}
+
+/// The `.png` files of `dir` in natural order (`frame_2.png` before `frame_10.png`).
+pub fn list_frames(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>, ReplayError> {
+    let dir = dir.as_ref();
+    let list_error = |source| ReplayError::ListFolder { path: dir.to_path_buf(), source };
+    let mut paths = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(list_error)? {
+        let path = entry.map_err(list_error)?.path();
+        let is_png = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        if is_png && path.is_file() {
+            paths.push(path);
+        }
+    }
+    if paths.is_empty() {
+        return Err(ReplayError::NoFrames { path: dir.to_path_buf() });
+    }
+    paths.sort_by_cached_key(|p| natural_key(&p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()));
+    Ok(paths)
+}
+
+/// Decodes one PNG into mono8 (grey images) or rgb8 (everything else; alpha dropped,
+/// 16-bit scaled to 8).
+pub fn load_frame(path: impl AsRef<Path>) -> Result<OwnedFrame, ReplayError> {
+    let path = path.as_ref();
+    let image = image::open(path).map_err(|source| ReplayError::Decode { path: path.to_path_buf(), source })?;
+    Ok(match image {
+        DynamicImage::ImageLuma8(gray) => {
+            OwnedFrame { width: gray.width(), height: gray.height(), encoding: Encoding::Mono8, data: gray.into_raw() }
+        }
+        DynamicImage::ImageLuma16(_) | DynamicImage::ImageLumaA8(_) | DynamicImage::ImageLumaA16(_) => {
+            let gray = image.to_luma8();
+            OwnedFrame { width: gray.width(), height: gray.height(), encoding: Encoding::Mono8, data: gray.into_raw() }
+        }
+        other => {
+            let rgb = other.into_rgb8();
+            OwnedFrame { width: rgb.width(), height: rgb.height(), encoding: Encoding::Rgb8, data: rgb.into_raw() }
+        }
+    })
+}
+
+/// Iterates the frames of a folder in order, decoding each on demand.
+pub struct FrameFolder {
+    paths: Vec<PathBuf>,
+    next: usize,
+}
+
+impl FrameFolder {
+    /// Lists the folder's frames.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, ReplayError> {
+        Ok(Self { paths: list_frames(dir)?, next: 0 })
+    }
+
+    /// The frame files, in replay order.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// Starts again from the first frame (for looping replay).
+    pub fn rewind(&mut self) {
+        self.next = 0;
+    }
+}
+
+impl Iterator for FrameFolder {
+    /// The file and its decoded frame, or why it could not be decoded (skip it).
+    type Item = (PathBuf, Result<OwnedFrame, ReplayError>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let path = self.paths.get(self.next)?.clone();
+        self.next += 1;
+        let frame = load_frame(&path);
+        Some((path, frame))
+    }
+}
+
+/// Path of frame `index` in `dir`: `frame_000042.png`.
+pub fn frame_path(dir: impl AsRef<Path>, index: u64) -> PathBuf {
+    dir.as_ref().join(format!("frame_{index:06}.png"))
+}
+
+/// Saves an rgb8 frame as `dir/frame_<index>.png`.
+pub fn save_rgb_frame(dir: impl AsRef<Path>, index: u64, image: &RgbImage) -> Result<PathBuf, ReplayError> {
+    let path = frame_path(dir, index);
+    image.save(&path).map_err(|source| ReplayError::Encode { path: path.clone(), source })?;
+    Ok(path)
+}
+
+/// Saves a mono8 frame as `dir/frame_<index>.png`.
+pub fn save_gray_frame(dir: impl AsRef<Path>, index: u64, image: &GrayImage) -> Result<PathBuf, ReplayError> {
+    let path = frame_path(dir, index);
+    image.save(&path).map_err(|source| ReplayError::Encode { path: path.clone(), source })?;
+    Ok(path)
+}
+
+/// Writes `dir/camera.yaml` so a replay uses the same camera model as the recording.
+pub fn write_camera(dir: impl AsRef<Path>, camera: &CameraModel) -> Result<(), ReplayError> {
+    let path = dir.as_ref().join(CAMERA_FILE);
+    let text = serde_yaml::to_string(camera)
+        .map_err(|e| ReplayError::CameraFileFormat { path: path.clone(), message: e.to_string() })?;
+    std::fs::write(&path, text).map_err(|source| ReplayError::CameraFileIo { path, source })
+}
+
+/// Reads `dir/camera.yaml`; `Ok(None)` when the folder has none.
+pub fn read_camera(dir: impl AsRef<Path>) -> Result<Option<CameraModel>, ReplayError> {
+    let path = dir.as_ref().join(CAMERA_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(ReplayError::CameraFileIo { path, source }),
+    };
+    let camera: CameraModel =
+        serde_yaml::from_str(&text).map_err(|e| ReplayError::CameraFileFormat { path: path.clone(), message: e.to_string() })?;
+    camera.validate().map_err(|e| ReplayError::CameraFileFormat { path, message: e.to_string() })?;
+    Ok(Some(camera))
+}
+
+/// Sort key that orders digit runs by value: "f2" < "f10".
+fn natural_key(name: &str) -> Vec<(String, u128)> {
+    let mut key = Vec::new();
+    let mut text = String::new();
+    let mut digits = String::new();
+    for ch in name.chars() {
+        if ch.is_ascii_digit() {
+            digits.push(ch);
+        } else {
+            if !digits.is_empty() {
+                key.push((std::mem::take(&mut text), digits.parse().unwrap_or(u128::MAX)));
+                digits.clear();
+            }
+            text.push(ch);
+        }
+    }
+    key.push((text, digits.parse().unwrap_or(0)));
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut names = vec!["f10.png", "f2.png", "f1.png", "g0.png", "f02b.png"];
+        names.sort_by_key(|n| natural_key(n));
+        assert_eq!(names, vec!["f1.png", "f2.png", "f02b.png", "f10.png", "g0.png"]);
+    }
+
+    #[test]
+    fn save_list_load_and_skip_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rgb = RgbImage::new(4, 3);
+        rgb.put_pixel(1, 2, image::Rgb([10, 20, 30]));
+        save_rgb_frame(dir.path(), 10, &rgb).unwrap();
+        save_gray_frame(dir.path(), 2, &GrayImage::from_pixel(4, 3, image::Luma([7]))).unwrap();
+        std::fs::write(dir.path().join("frame_000005.png"), b"not a png").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"ignored").unwrap();
+        let frames: Vec<_> = FrameFolder::open(dir.path()).unwrap().collect();
+        assert_eq!(frames.len(), 3);
+        let (first, gray) = (&frames[0].0, frames[0].1.as_ref().unwrap());
+        assert!(first.ends_with("frame_000002.png"));
+        assert_eq!((gray.encoding, gray.data[0]), (Encoding::Mono8, 7));
+        let err = frames[1].1.as_ref().unwrap_err();
+        assert!(err.to_string().contains("frame_000005.png"), "{err}");
+        let colour = frames[2].1.as_ref().unwrap();
+        assert_eq!(colour.encoding, Encoding::Rgb8);
+        let view = colour.view().unwrap();
+        assert_eq!(view.row(2)[3..6], [10, 20, 30]);
+    }
+
+    #[test]
+    fn empty_or_missing_folders_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(list_frames(dir.path()), Err(ReplayError::NoFrames { .. })));
+        let missing = dir.path().join("nope");
+        let err = list_frames(&missing).unwrap_err();
+        assert!(err.to_string().contains("nope"));
+    }
+
+    #[test]
+    fn camera_file_round_trip_and_validation() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read_camera(dir.path()).unwrap().is_none());
+        let camera = CameraModel::lily_tank_default();
+        write_camera(dir.path(), &camera).unwrap();
+        assert_eq!(read_camera(dir.path()).unwrap(), Some(camera));
+        std::fs::write(dir.path().join(CAMERA_FILE), "width: 3\n").unwrap();
+        let err = read_camera(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("camera.yaml"), "{err}");
+    }
+}
