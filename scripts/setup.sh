@@ -98,6 +98,9 @@ export CMAKE_PREFIX_PATH="$prefix"
 export PATH="$prefix/bin:\$PATH"
 export PYTHONPATH="$prefix/lib/python3.11/site-packages"
 export LD_LIBRARY_PATH="$prefix/lib:${libs}$(python_libdir)"
+# The wheels' librcl pulls in *_rosidl_generator_py libraries that use CPython symbols
+# without linking libpython, so every ROS process of this environment preloads it.
+export LD_PRELOAD="$(python_libdir)/libpython3.11.so.1.0\${LD_PRELOAD:+:\$LD_PRELOAD}"
 EOF
 }
 

@@ -49,7 +49,7 @@ async fn slice_publishes_advancing_clock_and_state_with_balls_inside_the_tank() 
         for m in &s.modules {
             let r = m.pose.position.x.hypot(m.pose.position.y);
             assert!(r < TANK_RADIUS, "{} at r = {r:.3} m is outside the tank at t = {}", m.name, s.sim_time);
-            assert_eq!(m.kind, "pingpong_ball");
+            assert_eq!(m.kind, "ping_pong_ball");
         }
     }
     assert!(status.success(), "launcher exit {status:?} after SIGINT; output:\n{output}");

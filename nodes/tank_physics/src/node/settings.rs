@@ -1,0 +1,104 @@
+//! The node's parameters: the world's (validated by [`WorldConfig::from_params`]) plus
+//! `run.*` (time control) and `publish.*` (topic rates), which only the node uses.
+
+use flotilla_common::params::{self, ParamError};
+use serde::Deserialize;
+use serde_yaml::{Mapping, Value};
+use tank_physics::WorldConfig;
+
+/// Time control.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSettings {
+    /// Sim seconds per wall second; 0 = as fast as possible. Default 1 (real time).
+    pub real_time_factor: f64,
+    /// Stop (exit 0, with a summary) after this many sim seconds; 0 = run until shut down.
+    pub max_sim_time: f64,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            real_time_factor: 1.0,
+            max_sim_time: 0.0,
+        }
+    }
+}
+
+/// Topic rates, in Hz of sim time.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PublishSettings {
+    /// `/tank/state` and `/tf`, Hz (sim time). Default 30 (the overhead camera's rate).
+    pub state_rate: f64,
+    /// `/tank/markers`, Hz (sim time). Default 10.
+    pub marker_rate: f64,
+    /// Fixed frame of every pose. Default `world`.
+    pub frame_id: String,
+}
+
+impl Default for PublishSettings {
+    fn default() -> Self {
+        Self {
+            state_rate: 30.0,
+            marker_rate: 10.0,
+            frame_id: "world".into(),
+        }
+    }
+}
+
+/// Everything the node is configured with.
+#[derive(Debug, Clone)]
+pub struct NodeSettings {
+    /// The simulated world.
+    pub world: WorldConfig,
+    /// Time control.
+    pub run: RunSettings,
+    /// Topic rates.
+    pub publish: PublishSettings,
+}
+
+impl NodeSettings {
+    /// Splits and validates a parameter tree (standard ROS keys are ignored).
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let mut world_tree = params::without_standard(tree);
+        let run = take_section::<RunSettings>(&mut world_tree, "run")?;
+        let publish = take_section::<PublishSettings>(&mut world_tree, "publish")?;
+        if !(run.real_time_factor >= 0.0 && run.real_time_factor.is_finite()) {
+            return Err(ParamError::invalid(
+                "run.real_time_factor",
+                format!("must be a finite number >= 0 (0 = as fast as possible), got {}", run.real_time_factor),
+            ));
+        }
+        if !(run.max_sim_time >= 0.0 && run.max_sim_time.is_finite()) {
+            return Err(ParamError::invalid(
+                "run.max_sim_time",
+                format!("must be a finite number of seconds >= 0 (0 = no limit), got {}", run.max_sim_time),
+            ));
+        }
+        for (key, rate) in [("publish.state_rate", publish.state_rate), ("publish.marker_rate", publish.marker_rate)] {
+            if !(rate > 0.0 && rate.is_finite()) {
+                return Err(ParamError::invalid(key, format!("must be a positive rate in Hz, got {rate}")));
+            }
+        }
+        let world = WorldConfig::from_params(&Value::Mapping(world_tree))
+            .map_err(|e| ParamError::invalid(e.key(), e.reason()))?;
+        Ok(Self { world, run, publish })
+    }
+
+    /// Modules the scenario spawns at start.
+    pub fn world_module_count(&self) -> usize {
+        self.world.initial_module_count()
+    }
+}
+
+fn take_section<T: for<'de> Deserialize<'de> + Default>(tree: &mut Mapping, key: &str) -> Result<T, ParamError> {
+    match tree.remove(key) {
+        None => Ok(T::default()),
+        Some(Value::Mapping(m)) => params::deserialize::<T>(&m).map_err(|e| match e {
+            ParamError::Invalid { key: k, message } => ParamError::invalid(format!("{key}.{k}"), message),
+            other => other,
+        }),
+        Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
+    }
+}
