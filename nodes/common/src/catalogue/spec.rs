@@ -244,10 +244,11 @@ fn box_side_faces(
         .collect()
 }
 
-/// EPM latch of the Lily: grabs within 2 mm and 20 deg (assumed: the connector's magnetic
-/// capture range), talks over 0.5 mm (SPEC 1).
+/// EPM latch of the Lily: grabs when the latch centres are within 4 mm and the faces
+/// within 20 deg of facing each other (assumed: the magnets' capture range), talks over
+/// 0.5 mm (SPEC 1).
 const LILY_LATCH: LatchSpec = LatchSpec {
-    capture_distance: 0.002,
+    capture_distance: 0.004,
     capture_angle: 20.0 * PI / 180.0,
     comm_range: 0.0005,
 };

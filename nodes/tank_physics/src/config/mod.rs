@@ -201,6 +201,9 @@ pub struct FlowConfig {
     pub jet_decay: f64,
     /// Growth of the jet's 1/e half-width with distance along it (dimensionless).
     pub jet_spread: f64,
+    /// Distance along a jet over which it leaves the surface (it dives toward the bottom
+    /// outlets): surface share exp(-(s / reach)^2), m.
+    pub jet_reach: f64,
     /// Depth scale of the coupling between the nozzles and the surface, m:
     /// coupling = exp(-(nozzle depth below the surface) / this).
     pub surface_coupling_depth: f64,
@@ -220,8 +223,9 @@ impl Default for FlowConfig {
             cells: 50,
             jet_decay: 6.0,
             jet_spread: 0.15,
+            jet_reach: 0.15,
             surface_coupling_depth: 0.03,
-            swirl_gain: 0.3,
+            swirl_gain: 1.0,
             turbulence: 0.4,
             noise_floor: 0.05,
         }
@@ -485,6 +489,7 @@ fn read_flow(s: &mut Section) -> Result<FlowConfig, ConfigError> {
         cells: s.u64_in("cells", d.cells as u64, 2, 1000)? as usize,
         jet_decay: s.f64_in("jet_decay", d.jet_decay, 0.5, 20.0)?,
         jet_spread: s.f64_in("jet_spread", d.jet_spread, 0.01, 1.0)?,
+        jet_reach: s.f64_in("jet_reach", d.jet_reach, 0.01, 10.0)?,
         surface_coupling_depth: s.f64_in("surface_coupling_depth", d.surface_coupling_depth, 0.001, 1.0)?,
         swirl_gain: s.f64_in("swirl_gain", d.swirl_gain, 0.0, 5.0)?,
         turbulence: s.f64_in("turbulence", d.turbulence, 0.0, 5.0)?,

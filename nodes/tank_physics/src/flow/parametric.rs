@@ -5,7 +5,9 @@
 //! Mean surface velocity at a point = sum of the inlets' jets + a tank-wide rotation:
 //! - jet i (round turbulent jet): exit speed u0 = Q / (pi d^2 / 4), Q = power x max flow;
 //!   centre-line speed u0 min(1, K d / s) at distance s along the jet; Gaussian profile
-//!   exp(-(l / b)^2) across it, half-width b = d/2 + spread s; zero behind the nozzle.
+//!   exp(-(l / b)^2) across it, half-width b = d/2 + spread s; zero behind the nozzle;
+//!   the jet dives toward the bottom outlets, leaving the surface as exp(-(s / reach)^2),
+//!   so the surface sees an inward push near the wall and calmer water in the middle.
 //! - rotation: solid-body, v_theta(r) = gain sin(deflection) (sum_i u0_i K d / R) r / R.
 //! - both scaled by the surface coupling exp(-h / h0), h = nozzle depth below the surface:
 //!   a lower water level brings the surface closer to the nozzles (SPEC 1).
@@ -39,7 +41,8 @@ pub fn jet_velocity(inlet: &Inlet, u0: f64, d: f64, config: &FlowConfig, p: Poin
     let lateral = (q - s * inlet.direction).norm();
     let centre_line = u0 * (config.jet_decay * d / s).min(1.0);
     let half_width = 0.5 * d + config.jet_spread * s;
-    centre_line * (-(lateral / half_width).powi(2)).exp() * inlet.direction
+    let dive = (-(s / config.jet_reach).powi(2)).exp();
+    centre_line * dive * (-(lateral / half_width).powi(2)).exp() * inlet.direction
 }
 
 /// Tank-wide rotation (m/s, before surface coupling) at `p` for a tank of radius `radius` m:
@@ -109,13 +112,14 @@ mod tests {
     #[test]
     fn jet_by_hand() {
         let inlet = Inlet { position: Point2::new(0.3, 0.0), direction: Vector2::new(-1.0, 0.0), depth_below_surface: 0.0 };
-        let cfg = FlowConfig::default(); // K = 6, spread = 0.15
-        // On the axis 0.096 m out: u0 K d / s = 2 * 6 * 0.008 / 0.096 = 1.0 m/s along -x.
+        let cfg = FlowConfig::default(); // K = 6, spread = 0.15, reach = 0.15 m
+        // On the axis 0.096 m out: u0 K d / s = 2 * 6 * 0.008 / 0.096 = 1.0 m/s along -x,
+        // times the dive exp(-(0.096 / 0.15)^2) = exp(-0.4096) = 0.663916.
         let v = jet_velocity(&inlet, 2.0, 0.008, &cfg, Point2::new(0.204, 0.0));
-        assert!((v - Vector2::new(-1.0, 0.0)).norm() < 1e-12, "{v}");
+        assert!((v - Vector2::new(-0.663916, 0.0)).norm() < 1e-6, "{v}");
         // 0.0184 m off the axis: b = 0.004 + 0.15 * 0.096 = 0.0184, profile e^-1.
         let v = jet_velocity(&inlet, 2.0, 0.008, &cfg, Point2::new(0.204, 0.0184));
-        assert!((v.x + (-1.0f64).exp()).abs() < 1e-12, "{v}");
+        assert!((v.x + 0.663916 * (-1.0f64).exp()).abs() < 1e-6, "{v}");
         // Behind the nozzle: nothing.
         assert_eq!(jet_velocity(&inlet, 2.0, 0.008, &cfg, Point2::new(0.31, 0.0)), Vector2::zeros());
     }
@@ -143,11 +147,16 @@ mod tests {
         let lowered = parametric_field(&low, &[68.6; 7], &cfg).unwrap();
         assert!(mean_speed(&strong) > mean_speed(&base));
         assert!(mean_speed(&lowered) > mean_speed(&base));
-        // At the wall halfway between two inlets the flow is much weaker than mid-jet.
+        // Without the tangential part, the wall halfway between two inlets is a dead spot.
+        let radial_only = parametric_field(&arena, &[68.6; 7], &FlowConfig { swirl_gain: 0.0, ..cfg.clone() }).unwrap();
         let between = 2.0 * PI / 14.0;
+        let wall = radial_only.sample_cell(Point2::new(0.28 * between.cos(), 0.28 * between.sin())).unwrap();
+        let jet = radial_only.sample_cell(Point2::new(0.2, -0.02)).unwrap();
+        assert!(wall.mean.norm() < 0.1 * jet.mean.norm(), "{} vs {}", wall.mean.norm(), jet.mean.norm());
+        // The tangential part moves it along the wall (counter-clockwise).
         let wall = base.sample_cell(Point2::new(0.28 * between.cos(), 0.28 * between.sin())).unwrap();
-        let jet = base.sample_cell(Point2::new(0.2, -0.02)).unwrap();
-        assert!(wall.mean.norm() < 0.5 * jet.mean.norm(), "{} vs {}", wall.mean.norm(), jet.mean.norm());
+        let tangent = Vector2::new(-between.sin(), between.cos());
+        assert!(wall.mean.dot(&tangent) > 0.5 * wall.mean.norm());
         // Mean surface speed of the order of the measured 0.2 m/s.
         let m = mean_speed(&base);
         assert!(m > 0.03 && m < 0.5, "{m}");

@@ -1,6 +1,7 @@
 //! The world: bodies in an arena under the hydrodynamic model, stepped by rapier3d.
 
 mod error;
+mod latch;
 mod physics;
 mod state;
 
@@ -11,7 +12,7 @@ use crate::arena::Arena;
 use crate::config::{check_range, ConfigError, HydroParams, WorldConfig};
 use crate::flow;
 use crate::hydro::{self, DragModel};
-use flotilla_common::catalogue::{Medium, ModuleKind, ModuleSpec};
+use flotilla_common::catalogue::{Medium, ModuleKind, ModuleSpec, Shape};
 use flotilla_common::flow_field::FlowGrid;
 use nalgebra::{Isometry3, Point2, Translation3, UnitQuaternion, Vector2, Vector3};
 use physics::Physics;
@@ -63,6 +64,7 @@ pub struct World {
     next_id: u32,
     bodies: Vec<Body>,
     models: BTreeMap<ModuleKind, Arc<KindModel>>,
+    latches: Vec<latch::LatchJoint>,
     physics: Physics,
 }
 
@@ -90,6 +92,7 @@ impl World {
             next_id: 0,
             bodies: Vec::new(),
             models: BTreeMap::new(),
+            latches: Vec::new(),
             physics,
             config,
         };
@@ -112,8 +115,10 @@ impl World {
         Ok(world)
     }
 
-    /// Advances one `config.dt` (s): hydrodynamic forces on every body, then rapier.
+    /// Advances one `config.dt` (s): latches made/broken per the commands, hydrodynamic
+    /// and thruster forces on every body, then rapier.
     pub fn step(&mut self) {
+        self.update_latches();
         let dt = self.config.dt;
         let hydro = &self.config.hydro;
         let lin_keep = hydro::damping_factor(hydro.d_linear, dt);
@@ -289,14 +294,14 @@ impl World {
         if !self.arena.contains_disc(centre, radius, 0.0) {
             return Err(PhysicsError::OutsideArena { name: name.to_owned(), x: pose.x, y: pose.y });
         }
-        if let Some(other) = self.overlapping(centre, radius, self.config.spawn.min_separation) {
-            return Err(PhysicsError::Overlap { name: name.to_owned(), other });
-        }
-        let id = self.next_id;
         let iso = Isometry3::from_parts(
             Translation3::new(pose.x, pose.y, z),
             UnitQuaternion::from_axis_angle(&Vector3::z_axis(), pose.heading),
         );
+        if let Some(other) = self.overlapping(&model.spec.shape, &iso, 0.0) {
+            return Err(PhysicsError::Overlap { name: name.to_owned(), other });
+        }
+        let id = self.next_id;
         let handle = self.physics.add_module(&model.spec, iso, &self.config.contact, id);
         let thrusters = model
             .spec
@@ -331,8 +336,9 @@ impl World {
         for _ in 0..spawn.max_attempts {
             let p = Point2::new(self.rng.gen_range(-half.x..=half.x), self.rng.gen_range(-half.y..=half.y));
             let heading = self.rng.gen_range(-PI..PI);
+            let iso = Isometry3::new(Vector3::new(p.x, p.y, 0.0), Vector3::z() * heading);
             if self.arena.contains_disc(p, radius, spawn.wall_margin)
-                && self.overlapping(p, radius, spawn.min_separation).is_none()
+                && self.overlapping(&model.spec.shape, &iso, spawn.min_separation).is_none()
             {
                 return self.spawn(kind, PlanarPose::new(p.x, p.y, heading), name);
             }
@@ -346,6 +352,7 @@ impl World {
         let state = self.state_of(&self.bodies[index]).ok_or(PhysicsError::NoSuchBody { id })?;
         let body = self.bodies.remove(index);
         self.physics.remove(body.handle);
+        self.forget_latches_of(id);
         tracing::debug!(id, name = body.name, "removed");
         Ok(state)
     }
@@ -407,13 +414,24 @@ impl World {
         }
     }
 
-    /// Name of a body whose bounding circle comes closer than `gap` m to the disc.
-    fn overlapping(&self, p: Point2<f64>, radius: f64, gap: f64) -> Option<String> {
+    /// Name of a body whose collision shape comes closer than `gap` m to `shape` at `pose`.
+    fn overlapping(&self, shape: &Shape, pose: &Isometry3<f64>, gap: f64) -> Option<String> {
+        let radius = shape.horizontal_radius();
+        let probe = physics::collision_shape(shape);
         self.bodies.iter().find_map(|b| {
             let rb = self.physics.bodies.get(b.handle)?;
             let q = rb.translation();
             let reach = radius + b.model.spec.shape.horizontal_radius() + gap;
-            ((p.x - q.x).hypot(p.y - q.y) < reach).then(|| b.name.clone())
+            if (pose.translation.x - q.x).hypot(pose.translation.y - q.y) >= reach {
+                return None;
+            }
+            let other = physics::collision_shape(&b.model.spec.shape);
+            // Same-height probe: overlap in the plane is what matters.
+            let mut level = *pose;
+            level.translation.z = q.z;
+            let distance = rapier3d_f64::parry::query::distance(&level, probe.as_ref(), rb.position(), other.as_ref()).unwrap_or(0.0);
+            // parry reports 0 for touching and for intersecting shapes.
+            (distance <= 0.0 || distance < gap).then(|| b.name.clone())
         })
     }
 

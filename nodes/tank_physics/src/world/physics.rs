@@ -6,6 +6,15 @@ use flotilla_common::catalogue::{ModuleSpec, Shape};
 use nalgebra::{Isometry3, Vector3};
 use rapier3d_f64::prelude::*;
 
+/// The rapier shape of a catalogue shape.
+pub(crate) fn collision_shape(shape: &Shape) -> SharedShape {
+    match *shape {
+        Shape::Sphere { radius } => SharedShape::ball(radius),
+        Shape::Box { half_extents: h } => SharedShape::cuboid(h.x, h.y, h.z),
+        Shape::Cylinder { radius, half_height } => SharedShape::cylinder(half_height, radius),
+    }
+}
+
 /// Everything rapier needs to step.
 pub(crate) struct Physics {
     pub(crate) pipeline: PhysicsPipeline,
@@ -64,12 +73,7 @@ impl Physics {
             .user_data(id as u128)
             .build();
         let handle = self.bodies.insert(body);
-        let builder = match spec.shape {
-            Shape::Sphere { radius } => ColliderBuilder::ball(radius),
-            Shape::Box { half_extents: h } => ColliderBuilder::cuboid(h.x, h.y, h.z),
-            Shape::Cylinder { radius, half_height } => ColliderBuilder::cylinder(half_height, radius),
-        };
-        let collider = builder
+        let collider = ColliderBuilder::new(collision_shape(&spec.shape))
             .mass(spec.mass)
             .friction(contact.friction)
             .restitution(contact.restitution)

@@ -1,0 +1,73 @@
+//! SPEC 1's MSD behaviour, from simulation runs of the 24-ball scenario: the 60 s MSD
+//! oscillates then settles on a plateau; more pump power or a lower water level gives a
+//! lower plateau and a faster oscillation (an earlier first peak).
+
+use flotilla_common::catalogue::ModuleKind;
+use nalgebra::Point2;
+use rayon::prelude::*;
+use tank_physics::analysis::{first_peak, msd, plateau};
+use tank_physics::{World, WorldConfig};
+
+const WINDOW: usize = 2400; // 60 s at 25 ms (SPEC 1)
+const SECONDS: f64 = 300.0;
+const SEEDS: u64 = 2;
+
+struct Summary {
+    plateau: f64,
+    first_peak_s: f64,
+    curve: Vec<f64>,
+}
+
+fn summarise(power: f64, level: f64) -> Summary {
+    let mut config = WorldConfig::default().with_modules(ModuleKind::PingPongBall, 24, "ball").with_pump_power(power);
+    config.arena.water_level = level;
+    let steps = (SECONDS / config.dt) as usize;
+    let mut curve = vec![0.0; WINDOW + 1];
+    for seed in 0..SEEDS {
+        let mut world = World::new(config.clone(), 1000 + seed).unwrap();
+        let mut frames = Vec::with_capacity(steps);
+        for _ in 0..steps {
+            world.step();
+            frames.push(world.bodies().iter().map(|b| Point2::new(b.pose.translation.x, b.pose.translation.y)).collect());
+        }
+        for (c, v) in curve.iter_mut().zip(msd(&frames, WINDOW, 40)) {
+            *c += v / SEEDS as f64;
+        }
+    }
+    let peak = first_peak(&curve, 1e-3).expect("the MSD oscillates");
+    Summary { plateau: plateau(&curve, 0.5), first_peak_s: peak as f64 * 0.025, curve }
+}
+
+fn assert_shape(s: &Summary, label: &str) {
+    let peak = (s.first_peak_s / 0.025) as usize;
+    // Oscillation: the first peak overshoots the plateau and the curve dips below it after.
+    assert!(s.curve[peak] > 1.1 * s.plateau, "{label}: peak {} vs plateau {}", s.curve[peak], s.plateau);
+    let dip = s.curve[peak..].iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(dip < 0.95 * s.plateau, "{label}: no dip below the plateau");
+    // Plateau: the last half of the window stays within 15 % of its mean.
+    let tail = &s.curve[WINDOW / 2..];
+    assert!(tail.iter().all(|v| (v - s.plateau).abs() < 0.15 * s.plateau), "{label}: no plateau");
+    // Bounded by the tank: at most the diameter squared.
+    assert!(s.curve.iter().all(|v| v.is_finite() && *v < 0.36), "{label}");
+}
+
+#[test]
+fn msd_shape_and_orderings() {
+    let settings = [(40.0, -0.08), (68.6, -0.08), (90.0, -0.08), (68.6, -0.07), (68.6, -0.09)];
+    let mut runs: Vec<Summary> = settings.par_iter().map(|&(power, level)| summarise(power, level)).collect();
+    let deep = runs.pop().unwrap();
+    let shallow = runs.pop().unwrap();
+    let high = runs.pop().unwrap();
+    let mid = runs.pop().unwrap();
+    let low = runs.pop().unwrap();
+    for (s, label) in [(&low, "40 %"), (&mid, "68.6 %"), (&high, "90 %"), (&shallow, "-7 cm"), (&deep, "-9 cm")] {
+        eprintln!("{label}: plateau {:.4} m^2, first peak {:.2} s", s.plateau, s.first_peak_s);
+        assert_shape(s, label);
+    }
+    // More pump power: lower plateau, faster oscillation.
+    assert!(low.plateau > mid.plateau && mid.plateau > high.plateau);
+    assert!(low.first_peak_s > mid.first_peak_s && mid.first_peak_s > high.first_peak_s);
+    // Lower water level (further below the rim): the same.
+    assert!(shallow.plateau > mid.plateau && mid.plateau > deep.plateau);
+    assert!(shallow.first_peak_s > mid.first_peak_s && mid.first_peak_s > deep.first_peak_s);
+}
