@@ -118,6 +118,10 @@ pub struct PlanRequest {
     pub goal: Lattice,
     /// A* heuristic.
     pub heuristic: HeuristicKind,
+    /// Heuristic weight `w` in `f = g + w h`, dimensionless, in `[1, 100]`; 1 (default) is
+    /// A* and returns optimal plans, more is weighted A*: faster, cost at most `w` times
+    /// the optimum.
+    pub weight: f64,
     /// Action costs.
     pub costs: ActionCosts,
     /// Search limits.
@@ -131,6 +135,7 @@ impl PlanRequest {
             start,
             goal,
             heuristic: HeuristicKind::default(),
+            weight: 1.0,
             costs: ActionCosts::default(),
             budget: Budget::default(),
         }
@@ -139,6 +144,12 @@ impl PlanRequest {
     /// Builder: the heuristic.
     pub fn with_heuristic(mut self, heuristic: HeuristicKind) -> Self {
         self.heuristic = heuristic;
+        self
+    }
+
+    /// Builder: the heuristic weight (see [`PlanRequest::weight`]).
+    pub fn with_weight(mut self, weight: f64) -> Self {
+        self.weight = weight;
         self
     }
 
@@ -178,6 +189,9 @@ impl PlanRequest {
         if robots == 0 && !reached(start, goal) {
             return Err(RequestError::NoRobots);
         }
+        if !(1.0..=100.0).contains(&self.weight) {
+            return Err(RequestError::Weight { weight: self.weight });
+        }
         self.costs.validate()?;
         Ok(())
     }
@@ -211,7 +225,7 @@ impl fmt::Display for LatticeRole {
 }
 
 /// What is wrong with a request.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum RequestError {
     /// Start and goal of different sizes.
     #[error("start lattice is {start} but goal lattice is {goal}")]
@@ -255,6 +269,12 @@ pub enum RequestError {
         start: usize,
         /// Robots in the goal.
         goal: usize,
+    },
+    /// A heuristic weight outside `[1, 100]` (or not a number).
+    #[error("heuristic weight {weight} is outside [1, 100]")]
+    Weight {
+        /// The weight given.
+        weight: f64,
     },
     /// A cost below the heuristics' bound.
     #[error(transparent)]
@@ -341,7 +361,8 @@ impl Plan {
 }
 
 /// Plans with A*: validates the request, searches within the budget, and returns an
-/// optimal plan (all heuristics are admissible) or why there is none.
+/// optimal plan (all heuristics are admissible; with `weight > 1` a plan at most `weight`
+/// times the optimal cost) or why there is none.
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     request.validate()?;
     let cells = request.start.dims().cell_count();
@@ -350,6 +371,7 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
         blocks = request.start.block_count(),
         robots = request.start.robots().len(),
         heuristic = ?request.heuristic,
+        weight = request.weight,
         "planning"
     );
     let result = match cells {
@@ -394,7 +416,8 @@ fn plan_with<const W: usize>(request: &PlanRequest) -> Result<Plan, PlanError> {
         costs: request.costs,
     };
     let mut stats = SearchStats::default();
-    match astar(&problem, request.heuristic, &request.budget, &mut stats) {
+    let weight_permille = (request.weight * 1000.0).round() as u32;
+    match astar(&problem, request.heuristic, weight_permille, &request.budget, &mut stats) {
         Ok(found) => label(start, found, stats),
         Err(Stop::Exhausted) => Err(PlanError::NoPlan { stats }),
         Err(Stop::Budget(limit)) => Err(PlanError::OutOfBudget { limit, stats }),

@@ -76,6 +76,10 @@ fn other_request_errors() {
     let cheap = ActionCosts { put_down: 1, ..Default::default() };
     let err = invalid(&PlanRequest::new(lattice("...\n0#.\n"), lattice("...\n.##\n")).with_costs(cheap));
     assert!(matches!(&err, RequestError::Costs(e) if e.kind == ActionKind::PutDown), "{err}");
+    let err = invalid(&PlanRequest::new(lattice("...\n0#.\n"), lattice("...\n.##\n")).with_weight(0.5));
+    assert_eq!(err, RequestError::Weight { weight: 0.5 });
+    let err = invalid(&PlanRequest::new(lattice("...\n0#.\n"), lattice("...\n.##\n")).with_weight(f64::NAN));
+    assert!(err.to_string().contains("outside [1, 100]"), "{err}");
     let crowd = Lattice::from_picture(&format!("{}\n", "R".repeat(17))).unwrap();
     assert!(matches!(invalid(&PlanRequest::new(crowd.clone(), crowd)), RequestError::TooManyRobots { count: 17, .. }));
 }

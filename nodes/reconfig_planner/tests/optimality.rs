@@ -47,6 +47,11 @@ fn check(start: &Lattice, goal: &Lattice, label: &str) -> u32 {
         assert_eq!(found.cost, optimum, "{label} {heuristic:?}: A* cost differs from the exhaustive optimum");
         found.verify(&request).unwrap_or_else(|e| panic!("{label} {heuristic:?}: replay: {e}"));
     }
+    // Weighted A* trades optimality for speed, within its bound.
+    let request = PlanRequest::new(start.clone(), goal.clone()).with_weight(2.0);
+    let weighted = plan(&request).unwrap_or_else(|e| panic!("{label} weighted: {e}"));
+    weighted.verify(&request).unwrap_or_else(|e| panic!("{label} weighted: replay: {e}"));
+    assert!(weighted.cost >= optimum && weighted.cost <= 2 * optimum, "{label}: weighted cost {}", weighted.cost);
     optimum
 }
 

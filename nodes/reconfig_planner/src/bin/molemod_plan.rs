@@ -37,6 +37,9 @@ struct Args {
     /// A* heuristic.
     #[arg(long, value_enum, default_value = "improved")]
     heuristic: HeuristicArg,
+    /// Heuristic weight w in f = g + w h (1 = optimal A*; more = faster, cost <= w x optimal).
+    #[arg(long, default_value_t = 1.0)]
+    weight: f64,
     /// Most states to expand.
     #[arg(long, default_value_t = Budget::default().max_expansions)]
     max_expansions: u64,
@@ -82,6 +85,7 @@ fn run(args: &Args) -> Result<(), String> {
         .request(robots)
         .map_err(|e| e.to_string())?
         .with_heuristic(args.heuristic.into())
+        .with_weight(args.weight)
         .with_budget(Budget::default().with_max_expansions(args.max_expansions).with_max_time(max_time));
     println!("{}: {}", task.name, task.description);
     println!("{}", side_by_side(&[("start".into(), &request.start), ("goal".into(), &request.goal)]));
@@ -92,9 +96,10 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let stats = &plan.stats;
     println!(
-        "robots {robots}, heuristic {:?}: cost {} (start estimate {}), {} steps, {} actions; expanded {}, \
+        "robots {robots}, heuristic {:?} x {}: cost {} (start estimate {}), {} steps, {} actions; expanded {}, \
          generated {}, stored {}, time {:.3} ms, memory ~{:.1} KiB (replay check passed)",
         request.heuristic,
+        request.weight,
         plan.cost,
         stats.start_heuristic,
         plan.steps.len(),

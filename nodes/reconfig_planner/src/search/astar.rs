@@ -58,6 +58,7 @@ struct Node {
     id: u32,
     parent: u32,
     g: u32,
+    /// Weighted heuristic value, cost units.
     h: u32,
 }
 
@@ -81,9 +82,12 @@ impl PartialOrd for OpenEntry {
     }
 }
 
+/// `weight_permille`: the heuristic is multiplied by `weight_permille / 1000` (1000 =
+/// plain A*; more gives weighted A*, cost at most that factor above optimal).
 pub(crate) fn astar<const W: usize>(
     problem: &Problem<W>,
     kind: HeuristicKind,
+    weight_permille: u32,
     budget: &Budget,
     stats: &mut SearchStats,
 ) -> Result<Found<W>, Stop> {
@@ -93,8 +97,10 @@ pub(crate) fn astar<const W: usize>(
     let mut expander = Expander::new(&problem.geometry, problem.costs);
     // `states[id]` is the state of node `id`; `index` maps a state to its node.
     let mut states: Vec<State<W>> = vec![problem.start];
+    let weighted = |h: u32| (h as u64 * weight_permille as u64 / 1000) as u32;
     let h0 = heuristic.estimate(&problem.start);
     stats.start_heuristic = h0;
+    let h0 = weighted(h0);
     let mut index: FxHashMap<State<W>, Node> = FxHashMap::default();
     index.insert(problem.start, Node { id: 0, parent: u32::MAX, g: 0, h: h0 });
     let mut open = BinaryHeap::new();
@@ -142,7 +148,7 @@ pub(crate) fn astar<const W: usize>(
                         return ControlFlow::Break(());
                     }
                     let new_id = states.len() as u32;
-                    let h = heuristic.estimate(&next);
+                    let h = weighted(heuristic.estimate(&next));
                     entry.insert(Node { id: new_id, parent: id as u32, g: g_next, h });
                     states.push(next);
                     open.push(OpenEntry { f: g_next + h, g: g_next, id: new_id });
