@@ -104,16 +104,16 @@ macro_rules! bit_op {
             fn $method(self, rhs: Self) -> Self {
                 let mut out = self;
                 for (a, b) in out.0.iter_mut().zip(rhs.0.iter()) {
-                    *a = *a $op *b;
+                    *a $op *b;
                 }
                 out
             }
         }
     };
 }
-bit_op!(BitAnd, bitand, &);
-bit_op!(BitOr, bitor, |);
-bit_op!(BitXor, bitxor, ^);
+bit_op!(BitAnd, bitand, &=);
+bit_op!(BitOr, bitor, |=);
+bit_op!(BitXor, bitxor, ^=);
 
 impl<const W: usize> Not for Bits<W> {
     type Output = Self;
