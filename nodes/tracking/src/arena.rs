@@ -39,7 +39,7 @@ impl Arena {
     /// outside; its magnitude never exceeds the true distance to that boundary.
     pub fn boundary_distance(&self, x: f64, y: f64, grow: f64) -> f64 {
         match *self {
-            Arena::RoundTank { radius } => x.hypot(y) - (radius + grow),
+            Arena::RoundTank { radius } => (x * x + y * y).sqrt() - (radius + grow),
             Arena::Rectangle { size_x, size_y } => {
                 (x.abs() - (size_x / 2.0 + grow)).max(y.abs() - (size_y / 2.0 + grow))
             }

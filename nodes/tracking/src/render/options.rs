@@ -31,7 +31,7 @@ pub struct RenderOptions {
     pub supersampling: u32,
     /// Width of the tank rim drawn around the water, m.
     pub rim_width: f64,
-    /// Seed of the pixel noise (frame `k` uses stream `k` of this seed).
+    /// Seed of the pixel noise (frame `k` draws from stream `k` of this seed).
     pub seed: u64,
 }
 

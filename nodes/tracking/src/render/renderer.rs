@@ -32,6 +32,8 @@ pub struct Renderer {
     background: [Vec<f32>; 3],
     /// Working planes of the current frame.
     planes: [Vec<f32>; 3],
+    /// Gaussian samples for the pixel noise.
+    noise: post::NoiseTable,
     scratch: Vec<f32>,
 }
 
@@ -49,8 +51,9 @@ impl Renderer {
             }
         }
         let planes = [vec![0.0; width * height], vec![0.0; width * height], vec![0.0; width * height]];
+        let noise = post::NoiseTable::new(options.seed);
         let mut renderer =
-            Self { arena, camera, options, rays, background: planes.clone(), planes, scratch: Vec::new() };
+            Self { arena, camera, options, rays, background: planes.clone(), planes, noise, scratch: Vec::new() };
         renderer.shade_background();
         tracing::debug!(width, height, "overhead camera renderer ready");
         Ok(renderer)
@@ -76,7 +79,8 @@ impl Renderer {
         for channel in 0..3 {
             let mut plane = std::mem::take(&mut self.planes[channel]);
             self.form_image(&mut plane);
-            post::quantise_into(&plane, &mut rng, self.options.noise_sigma, &mut out, 3, channel);
+            let noise = (self.options.noise_sigma > 0.0).then_some((&self.noise, &mut rng, self.options.noise_sigma as f32));
+            post::quantise_into(&plane, width as usize, noise, &mut out, 3, channel);
             self.planes[channel] = plane;
         }
         out
@@ -93,7 +97,8 @@ impl Renderer {
         }
         self.form_image(&mut luma);
         let mut out = GrayImage::new(width, height);
-        post::quantise_into(&luma, &mut rng, self.options.noise_sigma, &mut out, 1, 0);
+        let noise = (self.options.noise_sigma > 0.0).then_some((&self.noise, &mut rng, self.options.noise_sigma as f32));
+        post::quantise_into(&luma, width as usize, noise, &mut out, 1, 0);
         self.planes[0] = luma;
         out
     }
@@ -164,7 +169,7 @@ impl Renderer {
                     Some((du, dv)) if ray[0].is_finite() => {
                         let (x, y) = self.camera_to_world(ray, depth);
                         let (ju, jv) = ([du[0] * depth, -du[1] * depth], [dv[0] * depth, -dv[1] * depth]);
-                        let footprint = 0.5 * (ju[0].hypot(ju[1]) + jv[0].hypot(jv[1]));
+                        let footprint = 0.5 * (norm(ju[0], ju[1]) + norm(jv[0], jv[1]));
                         if clearance(x, y) > footprint {
                             region_colour(x, y)
                         } else {
@@ -195,16 +200,25 @@ impl Renderer {
         // World offset -> object frame.
         let to_local = |dx: f64, dy: f64| (cos * dx + sin * dy, -sin * dx + cos * dy);
         let n = self.options.supersampling as usize;
+        // The lens is smooth over one object, so one Jacobian (world m per px, in the
+        // object frame) taken at its centre serves every pixel's footprint and sub-samples.
+        let Some(centre) = self.camera.world_to_pixel(Point2::new(object.x, object.y), object.top_height) else { return };
+        let clamp = |x: f64, size: u32| x.round().clamp(0.0, f64::from(size - 1)) as usize;
+        let Some((du, dv)) = self.ray_derivatives(clamp(centre.x, self.camera.width), clamp(centre.y, self.camera.height)) else {
+            return;
+        };
+        let ju = to_local(du[0] * depth, -du[1] * depth);
+        let jv = to_local(dv[0] * depth, -dv[1] * depth);
+        let footprint = 0.5 * (norm(ju.0, ju.1) + norm(jv.0, jv.1));
         for v in v_range {
             for u in u_range.clone() {
                 let index = v * width + u;
                 let ray = self.rays[index];
-                let Some((du, dv)) = self.ray_derivatives(u, v).filter(|_| ray[0].is_finite()) else { continue };
+                if !ray[0].is_finite() {
+                    continue;
+                }
                 let (wx, wy) = self.camera_to_world(ray, depth);
                 let (lx, ly) = to_local(wx - object.x, wy - object.y);
-                let ju = to_local(du[0] * depth, -du[1] * depth);
-                let jv = to_local(dv[0] * depth, -dv[1] * depth);
-                let footprint = 0.5 * (ju.0.hypot(ju.1) + jv.0.hypot(jv.1));
                 let below: Colour = [self.planes[0][index], self.planes[1][index], self.planes[2][index]];
                 let shade_at = |x: f64, y: f64| design.colour(design.region(x, y)).unwrap_or(below);
                 let colour = if design.clearance(lx, ly) > footprint {
@@ -247,6 +261,13 @@ impl Renderer {
         };
         Some((clip(u_min, u_max, self.camera.width)?, clip(v_min, v_max, self.camera.height)?))
     }
+}
+
+/// Euclidean length; `f64::hypot` guards against overflow we cannot have here and is
+/// several times slower.
+#[inline]
+fn norm(x: f64, y: f64) -> f64 {
+    (x * x + y * y).sqrt()
 }
 
 /// Mean colour over an `n` x `n` grid of sub-pixel offsets in (-0.5, 0.5) px.

@@ -192,11 +192,11 @@ impl MarkerDesign {
     /// The region at the object-frame point `(x, y)` (m).
     pub fn region(&self, x: f64, y: f64) -> Region {
         if let Some(dot) = self.dot {
-            if (x - dot.offset).hypot(y) < dot.radius {
+            if length(x - dot.offset, y) < dot.radius {
                 return Region::Dot;
             }
         }
-        if x.hypot(y) < self.marker_radius {
+        if length(x, y) < self.marker_radius {
             return Region::Marker;
         }
         if self.outline_distance(x, y) < 0.0 {
@@ -209,9 +209,9 @@ impl MarkerDesign {
     /// A lower bound on the distance (m) from `(x, y)` to the nearest region boundary:
     /// a pixel footprint smaller than this is uniformly one region.
     pub fn clearance(&self, x: f64, y: f64) -> f64 {
-        let mut clearance = self.outline_distance(x, y).abs().min((x.hypot(y) - self.marker_radius).abs());
+        let mut clearance = self.outline_distance(x, y).abs().min((length(x, y) - self.marker_radius).abs());
         if let Some(dot) = self.dot {
-            clearance = clearance.min(((x - dot.offset).hypot(y) - dot.radius).abs());
+            clearance = clearance.min((length(x - dot.offset, y) - dot.radius).abs());
         }
         clearance
     }
@@ -229,10 +229,17 @@ impl MarkerDesign {
     /// Signed distance bound to the outline (negative inside).
     fn outline_distance(&self, x: f64, y: f64) -> f64 {
         match self.outline {
-            Outline::Disc { radius } => x.hypot(y) - radius,
+            Outline::Disc { radius } => length(x, y) - radius,
             Outline::Square { half_side } => x.abs().max(y.abs()) - half_side,
         }
     }
+}
+
+/// Euclidean length (plain sqrt: `f64::hypot` is much slower and the overflow it
+/// guards against cannot happen at scene scales).
+#[inline]
+fn length(x: f64, y: f64) -> f64 {
+    (x * x + y * y).sqrt()
 }
 
 #[cfg(test)]
