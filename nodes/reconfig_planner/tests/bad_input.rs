@@ -2,7 +2,7 @@
 //! budget", never a hang or a panic.
 
 use reconfig_planner::{
-    plan, ActionCosts, ActionKind, Budget, BudgetLimit, Cell, Dims, Lattice, LatticeError, LatticeMsg, LatticeRole,
+    plan, ActionCosts, ActionKind, Budget, CostError, BudgetLimit, Cell, Dims, Lattice, LatticeError, LatticeMsg, LatticeRole,
     PlanError, PlanRequest, RequestError, Task, TaskError, MAX_CELLS,
 };
 use std::time::Duration;
@@ -75,7 +75,7 @@ fn other_request_errors() {
     assert_eq!(err, RequestError::GoalRobotCount { start: 1, goal: 2 });
     let cheap = ActionCosts { put_down: 1, ..Default::default() };
     let err = invalid(&PlanRequest::new(lattice("...\n0#.\n"), lattice("...\n.##\n")).with_costs(cheap));
-    assert!(matches!(&err, RequestError::Costs(e) if e.kind == ActionKind::PutDown), "{err}");
+    assert!(matches!(&err, RequestError::Costs(CostError::OutOfRange { kind: ActionKind::PutDown, .. })), "{err}");
     let err = invalid(&PlanRequest::new(lattice("...\n0#.\n"), lattice("...\n.##\n")).with_weight(0.5));
     assert_eq!(err, RequestError::Weight { weight: 0.5 });
     let err = invalid(&PlanRequest::new(lattice("...\n0#.\n"), lattice("...\n.##\n")).with_weight(f64::NAN));

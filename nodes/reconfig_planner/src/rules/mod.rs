@@ -144,19 +144,36 @@ impl Default for ActionCosts {
     }
 }
 
-/// A cost below what the heuristics assume.
+/// A cost outside what the planner accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("cost of {kind} is {cost}, below the minimum {min} the heuristics assume")]
-pub struct CostError {
-    /// The kind.
-    pub kind: ActionKind,
-    /// Its configured cost.
-    pub cost: u32,
-    /// The least allowed.
-    pub min: u32,
+pub enum CostError {
+    /// An action cost below what the heuristics assume, or above [`ActionCosts::MAX`].
+    #[error("cost of {kind} is {cost}, outside [{min}, {max}] (the minimum keeps the heuristics admissible)")]
+    OutOfRange {
+        /// The kind.
+        kind: ActionKind,
+        /// Its configured cost.
+        cost: u32,
+        /// The least allowed ([`ActionCosts::minimum`]).
+        min: u32,
+        /// The most allowed ([`ActionCosts::MAX`]).
+        max: u32,
+    },
+    /// A per-step cost above [`ActionCosts::MAX`].
+    #[error("per-step cost {step} is above {max}")]
+    StepTooLarge {
+        /// The configured per-step cost.
+        step: u32,
+        /// [`ActionCosts::MAX`].
+        max: u32,
+    },
 }
 
 impl ActionCosts {
+    /// Largest accepted cost of one action or step, cost units (keeps plan costs far
+    /// from integer overflow).
+    pub const MAX: u32 = 1000;
+
     /// Fixed cost of one action of `kind`.
     pub fn of(&self, kind: ActionKind) -> u32 {
         match kind {
@@ -178,13 +195,16 @@ impl ActionCosts {
         }
     }
 
-    /// `Ok` when every cost is at least [`ActionCosts::minimum`].
+    /// `Ok` when every action cost is in `[minimum, MAX]` and the step cost at most `MAX`.
     pub fn validate(&self) -> Result<(), CostError> {
         for kind in ActionKind::ALL {
             let (cost, min) = (self.of(kind), Self::minimum(kind));
-            if cost < min {
-                return Err(CostError { kind, cost, min });
+            if !(min..=Self::MAX).contains(&cost) {
+                return Err(CostError::OutOfRange { kind, cost, min, max: Self::MAX });
             }
+        }
+        if self.step > Self::MAX {
+            return Err(CostError::StepTooLarge { step: self.step, max: Self::MAX });
         }
         Ok(())
     }
@@ -207,6 +227,10 @@ mod tests {
     fn cost_validation_names_the_kind() {
         assert_eq!(ActionCosts::default().validate(), Ok(()));
         let costs = ActionCosts { lift: 1, ..Default::default() };
-        assert_eq!(costs.validate(), Err(CostError { kind: ActionKind::Lift, cost: 1, min: 2 }));
+        assert_eq!(costs.validate(), Err(CostError::OutOfRange { kind: ActionKind::Lift, cost: 1, min: 2, max: 1000 }));
+        let costs = ActionCosts { shift: 5000, ..Default::default() };
+        assert!(costs.validate().unwrap_err().to_string().starts_with("cost of shift is 5000, outside [1, 1000]"));
+        let costs = ActionCosts { step: 1001, ..Default::default() };
+        assert_eq!(costs.validate(), Err(CostError::StepTooLarge { step: 1001, max: 1000 }));
     }
 }

@@ -131,7 +131,7 @@ pub(crate) fn astar<const W: usize>(
                 limit = Some(BudgetLimit::Time);
                 return ControlFlow::Break(());
             }
-            let g_next = g + cost;
+            let g_next = g.saturating_add(cost);
             match index.entry(next) {
                 Entry::Occupied(mut entry) => {
                     let node = entry.get_mut();

@@ -156,7 +156,7 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             points[i] = p;
             best[i] = state.robots.iter().map(|r| self.geometry.manhattan(p, r)).min().unwrap_or(0);
         }
-        let mut open = (1u64 << count) - 1;
+        let mut open = u64::MAX >> (64 - count); // bits 0..count, 1 <= count <= 64
         let mut total = 0;
         while open != 0 {
             let mut next = open.trailing_zeros() as usize;
@@ -260,6 +260,25 @@ mod tests {
         assert_eq!(h.estimate(&s), 9);
         let published = Heuristic::new(HeuristicKind::Published, &g, goal, 1, &ActionCosts::default());
         assert_eq!(published.estimate(&s), 2);
+    }
+
+    #[test]
+    fn robot_tour_handles_the_point_limit() {
+        // 16 x 8 cells (two words). 32 misplaced robot-free blocks + 32 vacant goal cells
+        // = 64 tour points with one robot; one more block gives 65 (bound dropped to 0).
+        let g = Geometry::<2>::new(crate::lattice::Dims::planar(16, 8));
+        let cells = |range: std::ops::Range<usize>| {
+            let mut b = Bits::<2>::EMPTY;
+            range.for_each(|i| b.insert(i));
+            b
+        };
+        let goal = cells(64..96);
+        let h = Heuristic::new(HeuristicKind::Improved, &g, goal, 1, &ActionCosts::default());
+        let state = State { blocks: cells(0..32), robots: cells(127..128) };
+        // Every point is at least 1 from the tree; rows 0-1 to rows 4-5 need 2 more.
+        assert!(h.robot_tour(&state) >= 64 + 2);
+        let state = State { blocks: cells(0..33), robots: cells(127..128) };
+        assert_eq!(h.robot_tour(&state), 0);
     }
 
     #[test]
