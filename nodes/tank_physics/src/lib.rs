@@ -19,8 +19,10 @@ pub mod arena;
 pub mod config;
 pub mod flow;
 pub mod hydro;
+pub mod recorder;
 pub mod world;
 
 pub use arena::{Arena, Inlet, WallSegment};
 pub use config::{ArenaConfig, ArenaKind, ConfigError, FlowConfig, HydroParams, WorldConfig};
+pub use recorder::TrajectoryRecorder;
 pub use world::{BodyState, Command, FaceState, LatchLink, PhysicsError, PlanarPose, World};

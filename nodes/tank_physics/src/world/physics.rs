@@ -47,16 +47,19 @@ impl Physics {
             ccd: CCDSolver::new(),
         };
         if !arena.walls.is_empty() {
+            // One compound collider: the broad phase then sees a single static leaf
+            // instead of one per wall box.
             let ground = physics.bodies.insert(RigidBodyBuilder::fixed().build());
-            for wall in &arena.walls {
-                let h = wall.half_extents;
-                let collider = ColliderBuilder::cuboid(h.x, h.y, h.z)
-                    .position(wall.pose)
-                    .friction(contact.friction)
-                    .restitution(contact.restitution)
-                    .build();
-                physics.colliders.insert_with_parent(collider, ground, &mut physics.bodies);
-            }
+            let boxes = arena
+                .walls
+                .iter()
+                .map(|w| (w.pose, SharedShape::cuboid(w.half_extents.x, w.half_extents.y, w.half_extents.z)))
+                .collect();
+            let collider = ColliderBuilder::compound(boxes)
+                .friction(contact.friction)
+                .restitution(contact.restitution)
+                .build();
+            physics.colliders.insert_with_parent(collider, ground, &mut physics.bodies);
         }
         physics
     }
