@@ -9,6 +9,7 @@
 
 pub mod catalogue;
 pub mod flow_field;
+pub mod models;
 pub mod params;
 pub mod trajectory;
 

@@ -1,0 +1,82 @@
+//! URDF and SDF models of every module kind and arena, generated from the module catalogue
+//! (one source of truth), plus a URDF reader with clear errors.
+//!
+//! - [`description`]: the format-neutral model (links, inertia, shapes, joints).
+//! - [`module_model`] / [`ArenaModel::model`]: the models, from [`crate::catalogue`] and
+//!   [`dimensions`] (the numbers the catalogue does not hold).
+//! - [`render_urdf`] / [`render_sdf`]: file text; universal joints are native in SDF and two
+//!   revolute joints around a massless cross link in URDF.
+//! - [`generated_files`] / [`write_files`]: what `gen_models` writes to `urdf/`.
+//! - [`read_urdf`]: a URDF file back into a model, errors naming file, line and element.
+//!
+//! Link names are TF frame names below the module's prefix: robot_state_publisher with
+//! `frame_prefix: lily_7/` publishes `lily_7/base_link`, `lily_7/latch_0`, ... (REP 105).
+
+/// Appends one formatted line to a `String` (writing to a `String` cannot fail).
+macro_rules! emit {
+    ($out:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
+
+mod arenas;
+pub mod description;
+pub mod dimensions;
+pub mod inertia;
+mod modules;
+mod molemod;
+mod reader;
+mod sdf;
+mod urdf;
+
+pub use arenas::{inlet_layout, ArenaGeometry, ArenaModel, ArenaOutline, InletGeometry};
+pub use description::{
+    Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual,
+    UNIVERSAL_CROSS_SUFFIX,
+};
+pub use modules::{module_model, shape_geometry};
+pub use molemod::{tunnel_block_boxes, MOLEMOD_PRISMATIC_JOINTS, MOLEMOD_UNIVERSAL_JOINTS};
+pub use reader::{parse_urdf, read_urdf, ModelFileError};
+pub use sdf::render_sdf;
+pub use urdf::{render_urdf, GENERATED_NOTE};
+
+use crate::catalogue::ModuleKind;
+use std::path::{Path, PathBuf};
+
+/// Every model: the module kinds in catalogue order, then the arenas.
+pub fn all_models() -> Vec<Model> {
+    ModuleKind::ALL
+        .iter()
+        .map(|&k| module_model(k))
+        .chain(ArenaModel::ALL.iter().map(|a| a.model()))
+        .collect()
+}
+
+/// The URDF of a module kind: the `robot_description` robot_state_publisher takes.
+pub fn robot_description(kind: ModuleKind) -> String {
+    render_urdf(&module_model(kind))
+}
+
+/// Every generated file: (file name, contents), `<model>.urdf` and `<model>.sdf`.
+pub fn generated_files() -> Vec<(String, String)> {
+    all_models()
+        .iter()
+        .flat_map(|m| {
+            [(format!("{}.urdf", m.name), render_urdf(m)), (format!("{}.sdf", m.name), render_sdf(m))]
+        })
+        .collect()
+}
+
+/// Writes every generated file into `dir` (created if missing); returns the paths written.
+pub fn write_files(dir: &Path) -> Result<Vec<PathBuf>, ModelFileError> {
+    std::fs::create_dir_all(dir).map_err(|source| ModelFileError::Read { path: dir.to_owned(), source })?;
+    generated_files()
+        .into_iter()
+        .map(|(name, text)| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|source| ModelFileError::Read { path: path.clone(), source })?;
+            Ok(path)
+        })
+        .collect()
+}
