@@ -14,6 +14,7 @@
 //! - [`cli`]: the offline command line (`flotilla-calibrate`).
 
 pub mod calibrate;
+pub mod cli;
 pub mod flow_estimation;
 pub mod job;
 pub mod kinematics;

@@ -9,8 +9,9 @@ pub use normality::{kolmogorov_q, ks_normality_p_value, ks_statistic_normal, nor
 
 use std::path::Path;
 
+use flotilla_common::flow_field::{FlowCell, FlowGrid, GridExtent};
 use flotilla_common::trajectory::TrajectoryRecording;
-use nalgebra::Vector2;
+use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
 use tracing::info;
 
@@ -125,6 +126,38 @@ impl FlowFieldEstimate {
         (tested.len(), accepted)
     }
 
+    /// The estimate as the physics' flow-field grid (load it with `FlowGrid::read_csv`
+    /// after [`FlowGrid::write_csv`]).
+    pub fn to_flow_grid(&self) -> Result<FlowGrid, CalibrationError> {
+        let mut grid = FlowGrid::new(self.grid.nx, self.grid.ny, GridExtent::centred_square(self.grid.side)).map_err(|e| CalibrationError::Setting(e.to_string()))?;
+        for (slot, cell) in grid.cells_mut().iter_mut().zip(&self.cells) {
+            *slot = FlowCell { mean: cell.mean, std: cell.std, count: cell.count };
+        }
+        Ok(grid)
+    }
+
+    /// Per-cell error of the mean against a known field, over the cells with at least
+    /// `min_count` samples; the known field is read at each cell's centre.
+    pub fn compare_with(&self, truth: &FlowGrid, min_count: u64) -> FlowComparison {
+        let (mut sum_abs, mut sum_sq, mut truth_sq, mut cells) = (0.0, 0.0, 0.0, 0usize);
+        let dx = self.grid.side / self.grid.nx as f64;
+        let dy = self.grid.side / self.grid.ny as f64;
+        for (i, cell) in self.cells.iter().enumerate() {
+            let centre = Point2::new(-0.5 * self.grid.side + ((i % self.grid.nx) as f64 + 0.5) * dx, -0.5 * self.grid.side + ((i / self.grid.nx) as f64 + 0.5) * dy);
+            let Some(known) = truth.sample_cell(centre) else { continue };
+            if cell.count < min_count.max(1) {
+                continue;
+            }
+            let error = (cell.mean - known.mean).norm();
+            sum_abs += error;
+            sum_sq += error * error;
+            truth_sq += known.mean.norm_squared();
+            cells += 1;
+        }
+        let n = cells as f64;
+        FlowComparison { cells, mean_abs_error: sum_abs / n, rms_error: (sum_sq / n).sqrt(), truth_rms_speed: (truth_sq / n).sqrt() }
+    }
+
     /// Writes `ix,iy,count,p_x,p_y,normal` per tested cell (the KS map of the paper).
     pub fn write_normality_csv(&self, path: &Path) -> Result<(), CalibrationError> {
         let mut text = String::from("ix,iy,count,p_x,p_y,normal\n");
@@ -136,6 +169,19 @@ impl FlowFieldEstimate {
         }
         crate::output::write_atomically(path, text.as_bytes())
     }
+}
+
+/// How far an estimated field is from a known one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FlowComparison {
+    /// Cells compared (dimensionless).
+    pub cells: usize,
+    /// Mean over cells of |mean_estimated - mean_known| (m/s).
+    pub mean_abs_error: f64,
+    /// RMS over cells of |mean_estimated - mean_known| (m/s).
+    pub rms_error: f64,
+    /// RMS over the same cells of |mean_known| (m/s), the scale of the errors.
+    pub truth_rms_speed: f64,
 }
 
 /// Estimates the flow field from ball recordings, pooling all of them.
@@ -240,6 +286,13 @@ mod tests {
         // Round-off accelerations (~1e-14 m/s^2) pass through the square root: ~1e-8 m/s.
         assert!((centre.mean - Vector2::new(0.1, 0.0)).norm() < 1e-6, "{}", centre.mean);
         assert!(estimate_flow_field(&[], &settings).is_err());
+        let grid = est.to_flow_grid().unwrap();
+        assert_eq!(grid.cells()[4].count, centre.count);
+        let comparison = est.compare_with(&grid, 1);
+        assert_eq!((comparison.cells, comparison.mean_abs_error), (1, 0.0));
+        let mut shifted = grid.clone();
+        shifted.cells_mut()[4].mean.y += 0.03;
+        assert!((est.compare_with(&shifted, 1).rms_error - 0.03).abs() < 1e-9);
         let bad = FlowEstimationSettings { significance: 1.5, ..settings };
         assert!(estimate_flow_field(&[TrajectoryRecording::default()], &bad).is_err());
     }

@@ -1,0 +1,318 @@
+//! The offline command line: `flotilla-calibrate <command>` (also `flotilla calibrate`).
+//!
+//! - `run`: PSO calibration of the tank model against recordings, with a progress bar;
+//!   writes the parameter file, fitness history, MSD table, plots, summary, checkpoint.
+//! - `flow-field`: estimates the flow field from ball recordings (optionally compared
+//!   with a known field).
+//! - `record`: simulates the tank and writes a trajectory CSV (a synthetic recording).
+//! - `noise`: the fitness-noise check (one parameter set, many seeds).
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use flotilla_common::catalogue::ModuleKind;
+use flotilla_common::flow_field::FlowGrid;
+use flotilla_common::params::{load_file, NodeIdentity};
+use flotilla_common::trajectory::TrajectoryRecording;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_yaml::{Mapping, Value};
+use tank_physics::WorldConfig;
+
+use crate::flow_estimation::{estimate_flow_field, FlowEstimationSettings};
+use crate::job::{fitness_samples, mean_and_std, resample_all, run_job, JobSettings};
+use crate::maps::GridSpec;
+use crate::msd::pooled_mean_squared_displacement;
+use crate::output::plots::{plot_heat_maps, ColourScale, HeatPanel};
+use crate::tank::TankSimulator;
+use crate::Simulator;
+
+/// `flotilla calibrate`: flow-field estimation and PSO calibration of the tank's
+/// hydrodynamic model, offline.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: CalibrateCommand,
+}
+
+/// The calibration commands.
+#[derive(Debug, Subcommand)]
+pub enum CalibrateCommand {
+    /// Calibrate the five hydrodynamic parameters against recordings (PSO on the MSD).
+    Run(RunArgs),
+    /// Estimate the flow field from ball recordings.
+    FlowField(FlowFieldArgs),
+    /// Simulate the tank and write a trajectory CSV.
+    Record(RecordArgs),
+    /// Fitness noise: the fitness of one parameter set over many seeds.
+    Noise(NoiseArgs),
+}
+
+/// The simulated world.
+#[derive(Debug, Args)]
+pub struct WorldArgs {
+    /// Parameter file of the physics node (`tank_physics: ros__parameters: ...`); by
+    /// default the Lily tank with `--balls` ping-pong balls.
+    #[arg(long)]
+    pub world: Option<PathBuf>,
+    /// Node name whose section of `--world` applies.
+    #[arg(long, default_value = "tank_physics")]
+    pub node: String,
+    /// Balls in the default world (ignored with `--world`).
+    #[arg(long, default_value_t = 24)]
+    pub balls: usize,
+    /// Simulated seconds before recording starts in each simulation (s).
+    #[arg(long, default_value_t = 10.0)]
+    pub warmup: f64,
+}
+
+/// `run` arguments.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Trajectory CSV files (pooled).
+    #[arg(long = "recording", required = true)]
+    pub recordings: Vec<PathBuf>,
+    /// The simulated world.
+    #[command(flatten)]
+    pub world: WorldArgs,
+    /// Job settings (YAML, see the crate README); defaults otherwise.
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Output directory; rerunning with the same directory resumes from its checkpoint.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Override: PSO iterations.
+    #[arg(long)]
+    pub iterations: Option<usize>,
+    /// Override: PSO swarm size.
+    #[arg(long)]
+    pub swarm_size: Option<usize>,
+    /// Override: PSO seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Override: re-evaluate personal bests each iteration (noise-resistant PSO).
+    #[arg(long)]
+    pub reevaluate: bool,
+}
+
+/// `flow-field` arguments.
+#[derive(Debug, Args)]
+pub struct FlowFieldArgs {
+    /// Trajectory CSV files of balls (pooled).
+    #[arg(long = "recording", required = true)]
+    pub recordings: Vec<PathBuf>,
+    /// Output flow-field file (the format the physics loads).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Cells per side.
+    #[arg(long, default_value_t = 50)]
+    pub cells: usize,
+    /// Side of the square grid centred on the tank (m).
+    #[arg(long, default_value_t = 0.6)]
+    pub side: f64,
+    /// Ball mass (kg); default: a 3 cm ball floating 25 mm deep.
+    #[arg(long)]
+    pub mass: Option<f64>,
+    /// A known flow-field file to compare the estimate with (per-cell error of the mean).
+    #[arg(long)]
+    pub compare: Option<PathBuf>,
+    /// Fewest samples for a cell to enter the comparison.
+    #[arg(long, default_value_t = 20)]
+    pub min_count: u64,
+}
+
+/// `record` arguments.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The simulated world.
+    #[command(flatten)]
+    pub world: WorldArgs,
+    /// Recorded duration (s).
+    #[arg(long, default_value_t = 600.0)]
+    pub seconds: f64,
+    /// Simulation seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Hydrodynamic parameters `kv,kf,sigma_stoch,d_linear,d_angular`; default: the
+    /// world's own.
+    #[arg(long, value_delimiter = ',')]
+    pub parameters: Option<Vec<f64>>,
+    /// Output trajectory CSV.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Also write the flow field the simulation used (flow-field file).
+    #[arg(long)]
+    pub flow_out: Option<PathBuf>,
+}
+
+/// `noise` arguments.
+#[derive(Debug, Args)]
+pub struct NoiseArgs {
+    /// Trajectory CSV files giving the reference MSD (pooled).
+    #[arg(long = "recording", required = true)]
+    pub recordings: Vec<PathBuf>,
+    /// The simulated world.
+    #[command(flatten)]
+    pub world: WorldArgs,
+    /// Job settings (YAML); only the MSD window and parameter names are used.
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Parameter values (in the settings' order); default: their initial values.
+    #[arg(long, value_delimiter = ',')]
+    pub parameters: Option<Vec<f64>>,
+    /// Simulations.
+    #[arg(long, default_value_t = 100)]
+    pub runs: usize,
+    /// Seed of the runs.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Runs a `flotilla calibrate` command.
+pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
+    match args.command {
+        CalibrateCommand::Run(a) => run_calibration(a),
+        CalibrateCommand::FlowField(a) => run_flow_field(a),
+        CalibrateCommand::Record(a) => run_record(a),
+        CalibrateCommand::Noise(a) => run_noise(a),
+    }
+}
+
+fn read_recordings(paths: &[PathBuf]) -> anyhow::Result<Vec<TrajectoryRecording>> {
+    paths.iter().map(|p| TrajectoryRecording::read(p).map_err(anyhow::Error::from)).collect()
+}
+
+fn read_settings(path: Option<&Path>) -> anyhow::Result<JobSettings> {
+    let Some(path) = path else { return Ok(JobSettings::default()) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading settings {}", path.display()))?;
+    serde_yaml::from_str(&text).with_context(|| format!("settings {}", path.display()))
+}
+
+/// The world config and the parameter tree it came from.
+fn load_world(args: &WorldArgs) -> anyhow::Result<(WorldConfig, Mapping)> {
+    if !(args.warmup.is_finite() && args.warmup >= 0.0) {
+        bail!("--warmup must be >= 0 s, got {}", args.warmup);
+    }
+    match &args.world {
+        Some(path) => {
+            let tree = load_file(path, &NodeIdentity::new(args.node.clone(), "/"))?;
+            let config = WorldConfig::from_params(&Value::Mapping(tree.clone())).with_context(|| format!("world {}", path.display()))?;
+            if config.modules.is_empty() {
+                bail!("world {} has no modules to track", path.display());
+            }
+            Ok((config, tree))
+        }
+        None => Ok((WorldConfig::default().with_modules(ModuleKind::PingPongBall, args.balls, "ball"), Mapping::new())),
+    }
+}
+
+fn progress_bar(length: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(length);
+    let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(what.to_owned());
+    bar
+}
+
+fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
+    let mut settings = read_settings(args.settings.as_deref())?;
+    let pso = &mut settings.calibration.pso;
+    pso.iterations = args.iterations.unwrap_or(pso.iterations);
+    pso.swarm_size = args.swarm_size.unwrap_or(pso.swarm_size);
+    pso.seed = args.seed.unwrap_or(pso.seed);
+    pso.reevaluate_personal_best |= args.reevaluate;
+    let (world, tree) = load_world(&args.world)?;
+    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
+    let recordings = read_recordings(&args.recordings)?;
+    let bar = progress_bar(settings.calibration.pso.iterations as u64, "calibrating");
+    let summary = run_job(&simulator, &recordings, &settings, &tree, &args.out, |p| {
+        bar.set_position(p.iteration as u64);
+        bar.set_message(format!("best fitness {:.4e} m^2", p.best_fitness));
+        ControlFlow::Continue(())
+    })?;
+    bar.finish();
+    println!("{}", serde_yaml::to_string(&summary)?);
+    Ok(())
+}
+
+fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
+    let mut settings = FlowEstimationSettings { grid: GridSpec { nx: args.cells, ny: args.cells, side: args.side }, ..FlowEstimationSettings::default() };
+    if let Some(mass) = args.mass {
+        settings.drag.mass = mass;
+    }
+    let recordings = read_recordings(&args.recordings)?;
+    let estimate = estimate_flow_field(&recordings, &settings)?;
+    estimate.to_flow_grid()?.write_csv(&args.out)?;
+    let (tested, normal) = estimate.normality_summary();
+    println!("flow field: {} -> {}", args.recordings.len(), args.out.display());
+    println!("normality (KS, 5 %): {normal} of {tested} tested cells not rejected");
+    let stem = args.out.with_extension("");
+    estimate.write_normality_csv(&stem.with_extension("normality.csv"))?;
+    let mean = |axis: usize| estimate.cells.iter().map(|c| (c.count > 0).then_some(c.mean[axis])).collect::<Vec<_>>();
+    let (est_x, est_y) = (mean(0), mean(1));
+    let mut panels = vec![HeatPanel { title: "estimated mean v_x", values: &est_x }, HeatPanel { title: "estimated mean v_y", values: &est_y }];
+    let known;
+    if let Some(path) = &args.compare {
+        let truth = FlowGrid::read_csv(path)?;
+        let comparison = estimate.compare_with(&truth, args.min_count);
+        println!("{}", serde_yaml::to_string(&comparison)?);
+        let at_centres = |axis: usize| -> Vec<Option<f64>> {
+            let g = settings.grid;
+            (0..g.len())
+                .map(|i| {
+                    let d = g.side / g.nx as f64;
+                    let p = nalgebra::Point2::new(-0.5 * g.side + ((i % g.nx) as f64 + 0.5) * d, -0.5 * g.side + ((i / g.nx) as f64 + 0.5) * d);
+                    truth.sample_cell(p).map(|c| c.mean[axis])
+                })
+                .collect()
+        };
+        known = [at_centres(0), at_centres(1)];
+        panels.insert(0, HeatPanel { title: "known mean v_x", values: &known[0] });
+        panels.insert(1, HeatPanel { title: "known mean v_y", values: &known[1] });
+    }
+    let limit = panels.iter().flat_map(|p| p.values.iter().flatten()).fold(0.0, |a: f64, b| a.max(b.abs()));
+    let plot = stem.with_extension("png");
+    plot_heat_maps(&plot, "Flow field (mean per cell)", &settings.grid, &panels, 2, ColourScale::Diverging { limit: limit.max(1e-9) }, "m/s")?;
+    println!("plot: {}", plot.display());
+    Ok(())
+}
+
+fn run_record(args: RecordArgs) -> anyhow::Result<()> {
+    if !(args.seconds.is_finite() && args.seconds > 0.0) {
+        bail!("--seconds must be > 0, got {}", args.seconds);
+    }
+    let (world, _) = load_world(&args.world)?;
+    let space = crate::tank::hydro_parameter_space();
+    let h = &world.hydro;
+    let values = args.parameters.clone().unwrap_or_else(|| vec![h.kv, h.kf, h.sigma_stoch, h.d_linear, h.d_angular]);
+    if values.len() != space.parameters.len() {
+        bail!("--parameters takes {} values ({}), got {}", space.parameters.len(), space.names().join(","), values.len());
+    }
+    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &space)? };
+    let frames = (args.seconds / simulator.frame_interval()).round() as usize + 1;
+    let recording = simulator.record(&values, frames, args.seed)?;
+    recording.write(&args.out)?;
+    println!("recorded {} s of {} objects -> {}", recording.duration(), recording.tracks().len(), args.out.display());
+    if let Some(path) = &args.flow_out {
+        let world = tank_physics::World::new(simulator.configured(&values)?, args.seed)?;
+        world.flow_field().write_csv(path)?;
+        println!("flow field used -> {}", path.display());
+    }
+    Ok(())
+}
+
+fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
+    let settings = read_settings(args.settings.as_deref())?;
+    let (world, _) = load_world(&args.world)?;
+    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
+    let recordings = read_recordings(&args.recordings)?;
+    let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;
+    let reference = pooled_mean_squared_displacement(&real, &settings.calibration.msd)?;
+    let parameters = args.parameters.unwrap_or_else(|| settings.calibration.parameters.initial());
+    let values = fitness_samples(&simulator, &reference, &settings.calibration, &parameters, args.runs, args.seed)?;
+    let (mean, std) = mean_and_std(&values);
+    println!("fitness over {} runs of {parameters:?}: mean {mean:.6e} m^2, std {std:.6e} m^2 ({:.1} %)", values.len(), 100.0 * std / mean);
+    Ok(())
+}
