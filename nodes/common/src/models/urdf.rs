@@ -2,9 +2,10 @@
 
 use super::description::{Colour, Geometry, Inertial, JointKind, JointLimits, Model, Pose};
 
-/// Header line of every generated file; the up-to-date test and the reader ignore it.
+/// Comment at the top of every generated file (an XML comment cannot hold "--", so the
+/// command is spelled out in urdf/README.md).
 pub const GENERATED_NOTE: &str =
-    "Generated from the Flotilla module catalogue by `cargo run -p flotilla_common --no-default-features --bin gen_models`; do not edit.";
+    "Generated from the Flotilla module catalogue by the gen_models binary of flotilla_common (see urdf/README.md); do not edit.";
 
 /// A number as the files write it: Rust's shortest round-trip form (no exponent), -0 as 0.
 pub(super) fn num(v: f64) -> String {
