@@ -90,6 +90,7 @@ ros_base_env() {
     cat <<EOF
 export ROS_DISTRO=jazzy
 export ROS_VERSION=2
+export FLOTILLA_ROS_WHEELS=1
 export ROS_PYTHON_VERSION=3
 export RMW_IMPLEMENTATION=rmw_fastrtps_cpp
 export FLOTILLA_ROS_PREFIX="$prefix"
@@ -102,6 +103,25 @@ export LD_LIBRARY_PATH="$prefix/lib:${libs}$(python_libdir)"
 # without linking libpython, so every ROS process of this environment preloads it.
 export LD_PRELOAD="$(python_libdir)/libpython3.11.so.1.0\${LD_PRELOAD:+:\$LD_PRELOAD}"
 EOF
+}
+
+# A sourced ROS 2 installation's environment, without anything a previous Flotilla
+# env.sh added (so re-running set-up from a Flotilla shell is idempotent).
+sourced_ros_env() {
+    local var value kept p IFS
+    for var in AMENT_PREFIX_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH PYTHONPATH; do
+        value=${!var:-}
+        kept=""
+        IFS=:
+        for p in $value; do
+            case "$p" in "$BUILD"/*|"$CACHE"/*) ;; *) kept="$kept${kept:+:}$p" ;; esac
+        done
+        unset IFS
+        echo "export $var=\"$kept\""
+    done
+    echo "export ROS_DISTRO=\"$ROS_DISTRO\""
+    echo "export ROS_VERSION=2"
+    echo "export FLOTILLA_ROS_PREFIX=\"${AMENT_PREFIX_PATH%%:*}\""
 }
 
 python_libdir() {
@@ -154,16 +174,9 @@ main() {
     flock 9
     install_debian_packages
     local base_env
-    if [ -n "${ROS_DISTRO:-}" ]; then
+    if [ -n "${ROS_DISTRO:-}" ] && [ -z "${FLOTILLA_ROS_WHEELS:-}" ]; then
         log "using the sourced ROS 2 $ROS_DISTRO installation (no wheels installed)"
-        base_env=$(cat <<EOF
-export FLOTILLA_ROS_PREFIX="${AMENT_PREFIX_PATH%%:*}"
-export AMENT_PREFIX_PATH="$AMENT_PREFIX_PATH"
-export CMAKE_PREFIX_PATH="${CMAKE_PREFIX_PATH:-$AMENT_PREFIX_PATH}"
-export PYTHONPATH="${PYTHONPATH:-}"
-export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
-EOF
-)
+        base_env=$(sourced_ros_env)
     else
         local prefix
         prefix=$(install_ros_prefix)

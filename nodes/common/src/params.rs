@@ -181,7 +181,7 @@ pub fn parse_str(text: &str, path: &Path, node: &NodeIdentity) -> Result<Mapping
             continue;
         }
         let target = if section.contains('*') { &mut wildcard } else { &mut specific };
-        merge(target, params);
+        merge(target, &nest_dotted(params));
     }
     merge(&mut wildcard, &specific);
     Ok(wildcard)
@@ -271,6 +271,31 @@ pub fn deserialize<T: DeserializeOwned>(tree: &Mapping) -> Result<T, ParamError>
         let key = if key == "." { "(root)".to_owned() } else { key };
         ParamError::invalid(key, e.into_inner())
     })
+}
+
+/// `a.b: 1` and `a: {b: 1}` mean the same to ROS 2; this writes both as the latter.
+fn nest_dotted(map: &Mapping) -> Mapping {
+    let mut out = Mapping::new();
+    for (k, v) in map {
+        let v = match v {
+            Value::Mapping(m) => Value::Mapping(nest_dotted(m)),
+            other => other.clone(),
+        };
+        match k.as_str() {
+            Some(dotted) if dotted.contains('.') => {
+                let mut single = Mapping::new();
+                set_dotted(&mut single, dotted, v);
+                merge(&mut out, &single);
+            }
+            _ => match (out.get_mut(k), v) {
+                (Some(Value::Mapping(a)), Value::Mapping(b)) => merge(a, &b),
+                (_, v) => {
+                    out.insert(k.clone(), v);
+                }
+            },
+        }
+    }
+    out
 }
 
 fn merge(into: &mut Mapping, from: &Mapping) {
@@ -412,6 +437,14 @@ mod tests {
         assert_eq!(get_dotted(&tree, "hydro.kv").unwrap().as_f64(), Some(1.5));
         assert_eq!(get_dotted(&tree, "name").unwrap().as_str(), Some("lily"));
         assert!(apply_override(&mut tree, "novalue").is_err());
+    }
+
+    #[test]
+    fn dotted_keys_in_files_are_nested() {
+        let text = "/**:\n  ros__parameters:\n    run.max_sim_time: 5\n    run: {real_time_factor: 0.0}\n";
+        let tree = parse_str(text, Path::new("x.yaml"), &node()).unwrap();
+        assert_eq!(get_dotted(&tree, "run.max_sim_time").unwrap().as_i64(), Some(5));
+        assert_eq!(get_dotted(&tree, "run.real_time_factor").unwrap().as_f64(), Some(0.0));
     }
 
     #[test]
