@@ -125,7 +125,7 @@ impl Launch {
     }
 
     /// Sends SIGINT and waits (up to `timeout`) for the exit status.
-    pub fn interrupt(mut self, timeout: Duration) -> anyhow::Result<(ExitStatus, String)> {
+    pub fn interrupt(self, timeout: Duration) -> anyhow::Result<(ExitStatus, String)> {
         // SAFETY: signalling our own child by pid.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
         self.wait(timeout)
