@@ -78,3 +78,20 @@ fn initial_module_count_sums_the_groups() {
     let cfg = WorldConfig::default().with_modules(ModuleKind::Lily, 3, "lily").with_modules(ModuleKind::PingPongBall, 4, "ball");
     assert_eq!(cfg.initial_module_count(), 7);
 }
+
+/// The shipped scenarios parse and build.
+#[test]
+fn scenario_files_build_worlds() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config");
+    for (file, kind, count) in [("pingpong_24.yaml", ModuleKind::PingPongBall, 24), ("lily_15.yaml", ModuleKind::Lily, 15)] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        let params = &doc["tank_physics"]["ros__parameters"];
+        let cfg = WorldConfig::from_params(params).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(cfg.arena.water_level, -0.08, "{file}");
+        assert_eq!(cfg.pumps, vec![68.6; 7], "{file}");
+        let world = tank_physics::World::new(cfg, 1).unwrap();
+        assert_eq!(world.bodies().len(), count);
+        assert!(world.bodies().iter().all(|b| b.kind == kind));
+    }
+}

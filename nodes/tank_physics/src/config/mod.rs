@@ -93,7 +93,7 @@ impl Default for ArenaConfig {
             size_y: 0.68,
             depth: 0.3,
             water_level: -0.08,
-            wall_thickness: 0.02,
+            wall_thickness: 0.1,
             wall_segments: 48,
             inlets: InletConfig::default(),
         }

@@ -225,10 +225,21 @@ impl World {
     /// Whether the body's bounding circle lies inside the arena's free area (a body found
     /// outside has escaped through a wall).
     pub fn contains(&self, body: &BodyState) -> bool {
-        let radius = body.kind.spec().shape.horizontal_radius();
-        let p = Point2::new(body.pose.translation.x, body.pose.translation.y);
         // Contacts may press a body a little into the wall: allow a few millimetres.
-        self.arena.contains_disc(p, radius, -0.005)
+        self.fits(&body.kind.spec().shape, &body.pose, -0.005)
+    }
+
+    /// Whether `shape` at `pose` lies inside the free area with `margin` m to spare:
+    /// the disc of a round shape, the four corners of a box.
+    fn fits(&self, shape: &Shape, pose: &Isometry3<f64>, margin: f64) -> bool {
+        let centre = Point2::new(pose.translation.x, pose.translation.y);
+        match *shape {
+            Shape::Sphere { radius } | Shape::Cylinder { radius, .. } => self.arena.contains_disc(centre, radius, margin),
+            Shape::Box { half_extents: h } => [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)].iter().all(|(sx, sy)| {
+                let corner = pose * nalgebra::Point3::new(sx * h.x, sy * h.y, 0.0);
+                self.arena.contains_disc(Point2::new(corner.x, corner.y), 0.0, margin)
+            }),
+        }
     }
 
     /// Replaces the hydrodynamic parameters while running.
@@ -289,15 +300,13 @@ impl World {
         }
         let model = model_for(&mut self.models, kind, self.config.hydro.face_sections);
         let z = self.body_height(&model.spec)?;
-        let radius = model.spec.shape.horizontal_radius();
-        let centre = Point2::new(pose.x, pose.y);
-        if !self.arena.contains_disc(centre, radius, 0.0) {
-            return Err(PhysicsError::OutsideArena { name: name.to_owned(), x: pose.x, y: pose.y });
-        }
         let iso = Isometry3::from_parts(
             Translation3::new(pose.x, pose.y, z),
             UnitQuaternion::from_axis_angle(&Vector3::z_axis(), pose.heading),
         );
+        if !self.fits(&model.spec.shape, &iso, 0.0) {
+            return Err(PhysicsError::OutsideArena { name: name.to_owned(), x: pose.x, y: pose.y });
+        }
         if let Some(other) = self.overlapping(&model.spec.shape, &iso, 0.0) {
             return Err(PhysicsError::Overlap { name: name.to_owned(), other });
         }
