@@ -129,3 +129,20 @@ fn world_is_send() {
     fn assert_send<T: Send>() {}
     assert_send::<World>();
 }
+
+#[test]
+fn arenas_hold_the_kinds_they_can() {
+    let mut table = WorldConfig { pumps: Vec::new(), ..WorldConfig::default() };
+    table.arena.kind = tank_physics::ArenaKind::Table;
+    table.arena.inlets.count = 0;
+    let mut world = World::new(table, 1).unwrap();
+    let err = world.spawn(ModuleKind::Lily, PlanarPose::new(0.0, 0.0, 0.0), "lily_0").unwrap_err();
+    assert_eq!(err.to_string(), "lily needs water; the table arena has none");
+    world.spawn(ModuleKind::Kilobot, PlanarPose::new(0.0, 0.0, 0.0), "kb_0").unwrap();
+    // On the table: centre at half its height above the top.
+    assert!((world.bodies()[0].pose.translation.z - 0.015).abs() < 1e-12);
+    // Off the 1.26 m x 0.68 m table (sizes of ArenaConfig::default()).
+    assert!(world.spawn(ModuleKind::Kilobot, PlanarPose::new(0.6, 0.0, 0.0), "kb_1").is_ok());
+    assert!(world.spawn(ModuleKind::Kilobot, PlanarPose::new(0.7, 0.0, 0.0), "kb_2").is_err());
+    world.step();
+}

@@ -132,11 +132,12 @@ impl World {
             let pose = *rb.position();
             let mut force = Vector3::zeros();
             let mut torque = Vector3::zeros();
+            // Webots damping acts on every body, in water or not.
+            let linvel = *rb.linvel() * lin_keep;
+            let angvel = *rb.angvel() * ang_keep;
+            rb.set_linvel(linvel, true);
+            rb.set_angvel(angvel, true);
             if !matches!(body.model.drag, DragModel::None) {
-                let linvel = *rb.linvel() * lin_keep;
-                let angvel = *rb.angvel() * ang_keep;
-                rb.set_linvel(linvel, true);
-                rb.set_angvel(angvel, true);
                 let centre = Point2::new(pose.translation.x, pose.translation.y);
                 let v_flow = self
                     .flow
@@ -281,7 +282,7 @@ impl World {
 
     /// Starts again from the configuration (with its live changes) and a new seed.
     pub fn reset(&mut self, seed: u64) -> Result<(), PhysicsError> {
-        let fresh = Self::build(self.config.clone(), seed, self.measured_flow.take())?;
+        let fresh = Self::build(self.config.clone(), seed, self.measured_flow.clone())?;
         *self = fresh;
         tracing::info!(seed, "world reset");
         Ok(())
