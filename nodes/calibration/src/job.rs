@@ -49,6 +49,37 @@ impl Default for JobSettings {
     }
 }
 
+impl JobSettings {
+    /// Checks every setting without running anything (what the ROS action does before
+    /// accepting a goal).
+    pub fn validate(&self) -> Result<(), CalibrationError> {
+        let c = &self.calibration;
+        c.parameters.bounds()?;
+        c.pso.validate()?;
+        if c.msd.window_frames == 0 || c.msd.start_stride == 0 {
+            return Err(CalibrationError::Setting(format!("msd.window_frames and msd.start_stride must be >= 1, got {} and {}", c.msd.window_frames, c.msd.start_stride)));
+        }
+        if c.simulated_windows == 0 {
+            return Err(CalibrationError::Setting("simulated_windows must be at least 1".into()));
+        }
+        if !(self.max_gap.is_finite() && self.max_gap >= 0.0) {
+            return Err(CalibrationError::Setting(format!("max_gap must be >= 0 s, got {}", self.max_gap)));
+        }
+        self.maps.validate()?;
+        if self.parameter_file_node.is_empty() {
+            return Err(CalibrationError::Setting("parameter_file_node must not be empty".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The reference MSD of `recordings` resampled to `dt` (s): fails early, with the
+/// reason, on recordings too short or too gappy for the window.
+pub fn reference_msd(recordings: &[TrajectoryRecording], settings: &JobSettings, dt: f64) -> Result<MsdCurve, CalibrationError> {
+    let real = resample_all(recordings, dt, settings.max_gap)?;
+    pooled_mean_squared_displacement(&real, &settings.calibration.msd)
+}
+
 /// Where a job wrote its files.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobFiles {
@@ -131,6 +162,7 @@ pub fn run_job(
     progress: impl FnMut(&CalibrationProgress) -> ControlFlow<()>,
 ) -> Result<JobSummary, CalibrationError> {
     let started = Instant::now();
+    settings.validate()?;
     let files = JobFiles::in_dir(out_dir);
     std::fs::create_dir_all(out_dir).map_err(|source| CalibrationError::Io { path: out_dir.to_path_buf(), source })?;
     let real = resample_all(recordings, simulator.frame_interval(), settings.max_gap)?;
@@ -280,7 +312,7 @@ mod tests {
         let sim = OrnsteinUhlenbeck { particles: 8, substeps: 1, ..OrnsteinUhlenbeck::default() };
         let recording = to_recording(&sim.simulate(&[12.0, 1.5, 0.05], 600, 77).unwrap());
         let dir = tempfile::tempdir().unwrap();
-        let summary = run_job(&sim, &[recording.clone()], &ou_job(3), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(())).unwrap();
+        let summary = run_job(&sim, std::slice::from_ref(&recording), &ou_job(3), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(())).unwrap();
         assert!(summary.completed);
         assert_eq!(summary.iterations, 3);
         assert_eq!(summary.evaluations, 18);
@@ -308,6 +340,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = run_job(&sim, &[recording], &ou_job(1), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(())).unwrap_err();
         assert!(e.to_string().contains("too short for the MSD window"), "{e}");
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        assert!(JobSettings::default().validate().is_ok());
+        let mut s = JobSettings::default();
+        s.calibration.parameters.parameters.clear();
+        assert!(s.validate().unwrap_err().to_string().contains("bounds are empty"));
+        let mut s = JobSettings::default();
+        s.calibration.parameters.parameters[1].upper = -1.0;
+        assert!(s.validate().unwrap_err().to_string().contains("hydro.kf"));
+        let s = JobSettings { max_gap: f64::NAN, ..JobSettings::default() };
+        assert!(s.validate().unwrap_err().to_string().contains("max_gap"));
+        let s: Result<JobSettings, _> = serde_yaml::from_str("calibration: {pso: {swarm: 3}}");
+        assert!(s.unwrap_err().to_string().contains("unknown field `swarm`"));
     }
 
     #[test]

@@ -219,8 +219,7 @@ impl Swarm {
         let mut rng = iteration_rng(settings.seed, iteration);
         let global = self.best().0.to_vec();
         for particle in &mut self.particles {
-            for d in 0..bounds.dimensions() {
-                let (lo, hi) = (bounds.lower[d], bounds.upper[d]);
+            for (d, (&lo, &hi)) in bounds.lower.iter().zip(&bounds.upper).enumerate() {
                 let (rp, rg): (f64, f64) = (rng.gen(), rng.gen());
                 let x = particle.position[d];
                 let v = settings.inertia * particle.velocity[d]

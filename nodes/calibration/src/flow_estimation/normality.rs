@@ -35,7 +35,7 @@ pub fn ks_statistic_normal(values: &[f64]) -> Option<f64> {
     }
     let mean = values.iter().sum::<f64>() / n as f64;
     let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
-    if !(sd > 0.0) {
+    if sd.is_nan() || sd <= 0.0 {
         return None;
     }
     let mut sorted = values.to_vec();

@@ -76,8 +76,8 @@ pub fn plot_fitness(path: &Path, history: &[IterationRecord]) -> Result<(), Cali
         .y_desc("fitness sum |MSD_sim - MSD_real| (m^2)")
         .draw()
         .map_err(|e| err(e.to_string()))?;
-    let series: [(&str, RGBColor, fn(&IterationRecord) -> f64); 2] =
-        [("best", BLUE, |r| r.best_fitness), ("mean of the iteration's evaluations", RED, |r| r.mean_fitness)];
+    type Series = (&'static str, RGBColor, fn(&IterationRecord) -> f64);
+    let series: [Series; 2] = [("best", BLUE, |r| r.best_fitness), ("mean of the iteration's evaluations", RED, |r| r.mean_fitness)];
     for (label, colour, value) in series {
         let points: Vec<(f64, f64)> = history.iter().map(|r| (r.iteration as f64, value(r))).filter(|p| finite(p.1)).collect();
         chart
@@ -191,6 +191,8 @@ pub fn plot_heat_maps(path: &Path, title: &str, grid: &GridSpec, panels: &[HeatP
 
 fn draw_colour_bar(area: &DrawingArea<BitMapBackend, plotters::coord::Shift>, scale: ColourScale, unit: &str) -> Result<(), String> {
     let (lo, hi) = scale.range();
+    // Enough decimals to tell the six labels apart.
+    let decimals = (2.0 - (hi - lo).abs().log10().floor()).max(0.0) as usize;
     let mut chart = ChartBuilder::on(area)
         .margin_top(40)
         .margin_bottom(40)
@@ -199,7 +201,15 @@ fn draw_colour_bar(area: &DrawingArea<BitMapBackend, plotters::coord::Shift>, sc
         .caption(unit, ("sans-serif", 16))
         .build_cartesian_2d(0.0..1.0, lo..hi)
         .map_err(|e| e.to_string())?;
-    chart.configure_mesh().disable_mesh().disable_x_axis().y_labels(6).draw().map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_labels(6)
+        .y_label_style(("sans-serif", 14))
+        .y_label_formatter(&|v| format!("{v:.decimals$}"))
+        .draw()
+        .map_err(|e| e.to_string())?;
     let steps = 100;
     chart
         .draw_series((0..steps).map(|k| {

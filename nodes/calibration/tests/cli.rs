@@ -1,0 +1,67 @@
+//! The offline CLI end to end: bad input gives a clear error and exit code 1; a short
+//! record -> flow-field round trip works.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn calibrate(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flotilla-calibrate")).args(args).current_dir(dir).output().expect("the binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn unknown_column_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading,speed\n0,0,0,0,0,0,1\n").unwrap();
+    let out = calibrate(&["run", "--recording", "r.csv", "--out", "o"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("r.csv") && e.contains("unknown column `speed`"), "{e}");
+}
+
+#[test]
+fn non_finite_value_names_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,inf,0,0\n").unwrap();
+    let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("line 3") && e.contains("`x`") && e.contains("non-finite"), "{e}");
+}
+
+#[test]
+fn too_short_recording_and_empty_bounds_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("frame,time,id,x,y,heading\n");
+    for k in 0..100 {
+        text.push_str(&format!("{k},{},0,0.01,0,0\n", k as f64 * 0.025));
+    }
+    std::fs::write(dir.path().join("r.csv"), text).unwrap();
+    let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--balls", "2"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("too short for the MSD window"), "{e}");
+    std::fs::write(dir.path().join("s.yaml"), "calibration:\n  parameters: []\n").unwrap();
+    let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--settings", "s.yaml"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("bounds are empty"), "{e}");
+}
+
+#[test]
+fn record_then_estimate_the_flow_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calibrate(&["record", "--balls", "6", "--seconds", "4", "--warmup", "0.5", "--parameters", "1,1,0,0,0.5", "--out", "r.csv", "--flow-out", "known.csv"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv", "--cells", "10", "--compare", "known.csv", "--min-count", "5"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("rms_error"), "{stdout}");
+    for file in ["f.csv", "f.png", "f.normality.csv"] {
+        assert!(dir.path().join(file).exists(), "{file}");
+    }
+    assert!(std::fs::read_to_string(dir.path().join("f.csv")).unwrap().starts_with("# flotilla_flow_field v1 nx=10"));
+}
