@@ -3,6 +3,7 @@
 //! catalogue's, frames sit where the papers put them, and the URDF reads back unchanged.
 
 use flotilla_common::catalogue::{ModuleKind, Shape};
+use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::inertia::check;
 use flotilla_common::models::{
     all_models, inlet_layout, module_model, parse_urdf, read_urdf, render_urdf, shape_geometry, ArenaModel,
@@ -48,7 +49,9 @@ fn base_collision(model: &Model) -> Geometry {
 
 #[test]
 fn single_body_kinds_collide_and_weigh_as_the_catalogue_says() {
-    for kind in [ModuleKind::Lily, ModuleKind::PingPongBall, ModuleKind::MhpSquare, ModuleKind::MhpCube, ModuleKind::Kilobot] {
+    for kind in
+        [ModuleKind::Lily, ModuleKind::PingPongBall, ModuleKind::MhpSquare, ModuleKind::MhpCube, ModuleKind::Kilobot]
+    {
         let model = module_model(kind);
         let spec = kind.spec();
         assert_eq!(model.links[0].name, "base_link");
@@ -167,10 +170,14 @@ fn molemod_robot_is_the_final_model() {
         let Geometry::Box { size } = model.link(name).expect("link").collisions[0].geometry else { panic!("box") };
         assert!((size.yz() - 2.0 * half_extents.yz()).norm() < 1e-12, "{name}: {size}");
     }
-    // Contracted: 50 mm between cube centres, joint cubes in the gaps.
-    assert!((frame_position(&model, "head_front") - Vector3::new(0.05, 0.0, 0.0)).norm() < 1e-12);
-    assert!((frame_position(&model, "head_rear") - Vector3::new(-0.05, 0.0, 0.0)).norm() < 1e-12);
-    assert!((frame_position(&model, "joint_cube_3") - Vector3::new(-0.025, 0.0, 0.0)).norm() < 1e-12);
+    // Contracted: the cubes one pitch apart, joint cubes in the middle of the gaps.
+    let g = MolemodRobotGeometry::default();
+    let p = g.contracted_pitch;
+    assert!((frame_position(&model, "head_front") - Vector3::new(p, 0.0, 0.0)).norm() < 1e-12);
+    assert!((frame_position(&model, "head_rear") - Vector3::new(-p, 0.0, 0.0)).norm() < 1e-12);
+    assert!((frame_position(&model, "joint_cube_3") - Vector3::new(-0.5 * p, 0.0, 0.0)).norm() < 1e-12);
+    // The joint cubes fit between the main cubes without touching them.
+    assert!(g.joint_cube_side <= p - g.main_cube_side);
     // URDF form: each universal joint is two revolute joints around a massless cross link.
     let split = model.split_universal_joints();
     for u in ["universal_0", "universal_1"] {
@@ -218,7 +225,10 @@ fn molemod_block_lets_the_robot_through_both_tunnels() {
     for step in -30..=30 {
         let t = f64::from(step) * 0.002;
         for centre in [Vector3::new(t, 0.0, 0.0), Vector3::new(0.0, 0.0, t)] {
-            assert!(!boxes.iter().any(|(c, s)| boxes_overlap(centre, robot, *c, *s)), "robot at {centre} hits the block");
+            assert!(
+                !boxes.iter().any(|(c, s)| boxes_overlap(centre, robot, *c, *s)),
+                "robot at {centre} hits the block"
+            );
         }
     }
     // Not along y: that side is solid.
@@ -269,6 +279,13 @@ fn every_frame_name_is_a_valid_tf_name_and_unique() {
         let before = names.len();
         names.dedup();
         assert_eq!(before, names.len(), "{}: duplicate link names", model.name);
+    }
+}
+
+#[test]
+fn joining_undoes_splitting() {
+    for model in all_models() {
+        assert_eq!(model.split_universal_joints().join_universal_joints(), model, "{}", model.name);
     }
 }
 

@@ -48,7 +48,11 @@ fn committed_files_are_up_to_date() {
     let names: BTreeSet<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
     for path in committed("urdf").into_iter().chain(committed("sdf")) {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        assert!(names.contains(name), "{} is not generated from the catalogue; delete it or add its model", path.display());
+        assert!(
+            names.contains(name),
+            "{} is not generated from the catalogue; delete it or add its model",
+            path.display()
+        );
     }
 }
 
@@ -89,9 +93,9 @@ fn every_urdf_passes_check_urdf() {
 /// Builds the libsdformat checker (tests/models_sdf_check.cc) once per target dir; `None`
 /// when no libsdformat development files or no C++ compiler are installed.
 fn sdf_checker() -> Option<PathBuf> {
-    let module = ["sdformat14", "sdformat13", "sdformat12"].into_iter().find(|m| {
-        Command::new("pkg-config").args(["--exists", m]).status().is_ok_and(|s| s.success())
-    })?;
+    let module = ["sdformat14", "sdformat13", "sdformat12"]
+        .into_iter()
+        .find(|m| Command::new("pkg-config").args(["--exists", m]).status().is_ok_and(|s| s.success()))?;
     let flags = Command::new("pkg-config").args(["--cflags", "--libs", module]).output().ok()?;
     let flags = String::from_utf8(flags.stdout).expect("pkg-config prints text");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models_sdf_check.cc");
@@ -130,10 +134,9 @@ fn parse_summaries(text: &str) -> Vec<(String, SdfSummary)> {
     for line in text.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
-            ["model", name, "static", s] => out.push((
-                name.to_string(),
-                SdfSummary { is_static: *s == "1", ..Default::default() },
-            )),
+            ["model", name, "static", s] => {
+                out.push((name.to_string(), SdfSummary { is_static: *s == "1", ..Default::default() }))
+            }
             ["link", name, "mass", m] => {
                 out.last_mut().expect("model first").1.links.push((name.to_string(), m.parse().expect("mass")))
             }
@@ -167,11 +170,7 @@ fn every_sdf_loads_in_libsdformat() {
     let files = committed("sdf");
     assert_eq!(files.len(), all_models().len());
     let output = Command::new(&checker).args(&files).output().expect("the checker runs");
-    assert!(
-        output.status.success(),
-        "libsdformat rejects a model file:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "libsdformat rejects a model file:\n{}", String::from_utf8_lossy(&output.stderr));
     let summaries = parse_summaries(&String::from_utf8_lossy(&output.stdout));
     assert_eq!(summaries.len(), files.len());
     // What libsdformat understood must be what the model says: every massive link with its
@@ -195,10 +194,18 @@ fn check_links_and_joints(model: &Model, got: &SdfSummary) {
                     .iter()
                     .find(|(n, _)| *n == link.name)
                     .unwrap_or_else(|| panic!("{}: link {} missing in libsdformat", model.name, link.name));
-                assert!((mass - i.mass).abs() <= 1e-12 * i.mass, "{}: {} mass {mass} vs {}", model.name, link.name, i.mass);
+                assert!(
+                    (mass - i.mass).abs() <= 1e-12 * i.mass,
+                    "{}: {} mass {mass} vs {}",
+                    model.name,
+                    link.name,
+                    i.mass
+                );
             }
             None if link.name == "base_link" => assert!(got.links.iter().any(|(n, _)| n == "base_link")),
-            None => assert!(got.frames.contains(&link.name), "{}: frame {} missing in libsdformat", model.name, link.name),
+            None => {
+                assert!(got.frames.contains(&link.name), "{}: frame {} missing in libsdformat", model.name, link.name)
+            }
         }
     }
     for joint in model.joints.iter().filter(|j| model.link(&j.child).is_some_and(|l| l.inertial.is_some())) {

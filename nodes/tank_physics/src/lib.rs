@@ -15,6 +15,7 @@
 //! ```
 
 pub mod analysis;
+pub mod articulated;
 pub mod arena;
 pub mod config;
 pub mod flow;

@@ -4,8 +4,8 @@
 
 use super::description::{Collision, Colour, Geometry, Joint, Link, Model, Pose, Visual};
 use super::modules::{DARK, GREY};
-use std::borrow::Cow;
 use nalgebra::{Vector2, Vector3};
+use std::borrow::Cow;
 use std::f64::consts::PI;
 
 const WALL: Colour = Colour { name: Cow::Borrowed("wall"), rgba: [0.7, 0.75, 0.8, 0.35] };
@@ -171,10 +171,26 @@ fn walls(g: &ArenaGeometry) -> Vec<WallBox> {
         ArenaOutline::Rectangle { size_x, size_y } => {
             let (hx, hy) = (0.5 * size_x, 0.5 * size_y);
             vec![
-                WallBox { centre: Vector3::new(hx + 0.5 * t, 0.0, hz), yaw: 0.0, size: Vector3::new(t, size_y + 2.0 * t, g.depth) },
-                WallBox { centre: Vector3::new(-hx - 0.5 * t, 0.0, hz), yaw: 0.0, size: Vector3::new(t, size_y + 2.0 * t, g.depth) },
-                WallBox { centre: Vector3::new(0.0, hy + 0.5 * t, hz), yaw: 0.0, size: Vector3::new(size_x + 2.0 * t, t, g.depth) },
-                WallBox { centre: Vector3::new(0.0, -hy - 0.5 * t, hz), yaw: 0.0, size: Vector3::new(size_x + 2.0 * t, t, g.depth) },
+                WallBox {
+                    centre: Vector3::new(hx + 0.5 * t, 0.0, hz),
+                    yaw: 0.0,
+                    size: Vector3::new(t, size_y + 2.0 * t, g.depth),
+                },
+                WallBox {
+                    centre: Vector3::new(-hx - 0.5 * t, 0.0, hz),
+                    yaw: 0.0,
+                    size: Vector3::new(t, size_y + 2.0 * t, g.depth),
+                },
+                WallBox {
+                    centre: Vector3::new(0.0, hy + 0.5 * t, hz),
+                    yaw: 0.0,
+                    size: Vector3::new(size_x + 2.0 * t, t, g.depth),
+                },
+                WallBox {
+                    centre: Vector3::new(0.0, -hy - 0.5 * t, hz),
+                    yaw: 0.0,
+                    size: Vector3::new(size_x + 2.0 * t, t, g.depth),
+                },
             ]
         }
     }

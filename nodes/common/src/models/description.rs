@@ -256,10 +256,7 @@ impl Model {
 
     /// Pose of every link's frame in the root frame with all joints at zero.
     pub fn rest_poses(&self) -> Vec<(String, Isometry3<f64>)> {
-        self.links
-            .iter()
-            .map(|l| (l.name.clone(), self.rest_pose(&l.name)))
-            .collect()
+        self.links.iter().map(|l| (l.name.clone(), self.rest_pose(&l.name))).collect()
     }
 
     /// Pose of one link's frame in the root frame with all joints at zero (identity for
@@ -311,5 +308,45 @@ impl Model {
             }
         }
         Model { name: self.name.clone(), links, joints, is_static: self.is_static }
+    }
+
+    /// The inverse of [`Model::split_universal_joints`]: every massless, shapeless
+    /// `<name>_cross` link between revolute joints `<name>_axis1` and `<name>_axis2` (the
+    /// second at the cross link's origin) becomes the universal joint `<name>` again. Used
+    /// to bring a model read from URDF back to its native form.
+    pub fn join_universal_joints(&self) -> Model {
+        let mut model = self.clone();
+        let crosses: Vec<String> = self
+            .links
+            .iter()
+            .filter(|l| l.inertial.is_none() && l.visuals.is_empty() && l.collisions.is_empty())
+            .filter_map(|l| l.name.strip_suffix(UNIVERSAL_CROSS_SUFFIX).map(str::to_owned))
+            .collect();
+        for name in crosses {
+            let cross = format!("{name}{UNIVERSAL_CROSS_SUFFIX}");
+            let (first, second) = (format!("{name}_axis1"), format!("{name}_axis2"));
+            let (Some(j1), Some(j2)) = (model.joint(&first).cloned(), model.joint(&second).cloned()) else {
+                continue;
+            };
+            let (JointKind::Revolute { axis, limits }, JointKind::Revolute { axis: axis2, .. }) = (j1.kind, j2.kind)
+            else {
+                continue;
+            };
+            if j1.child != cross || j2.parent != cross || j2.origin != Pose::identity() {
+                continue;
+            }
+            model.links.retain(|l| l.name != cross);
+            model.joints.retain(|j| j.name != second);
+            if let Some(joint) = model.joints.iter_mut().find(|j| j.name == first) {
+                *joint = Joint {
+                    name,
+                    kind: JointKind::Universal { axis, axis2, limits },
+                    parent: j1.parent.clone(),
+                    child: j2.child.clone(),
+                    origin: j1.origin,
+                };
+            }
+        }
+        model
     }
 }

@@ -127,22 +127,28 @@ impl Default for KilobotParts {
 pub struct MolemodRobotGeometry {
     /// Edge of each main cube, m (the catalogue's cross-section).
     pub main_cube_side: f64,
-    /// Edge of each immaterial joint cube, m (assumed).
+    /// Edge of each immaterial joint cube, m (assumed; with the mass below, a sixth of a
+    /// main cube's, it keeps the joint chain's inertia ratios solvable by rapier's
+    /// impulse joints).
     pub joint_cube_side: f64,
-    /// Mass of each immaterial joint cube, kg (assumed: "immaterial", but a body needs mass).
+    /// Mass of each immaterial joint cube, kg (assumed: "immaterial" means no contact; the
+    /// joint mechanism it stands for still weighs).
     pub joint_cube_mass: f64,
     /// Distance between neighbouring main cube centres with every joint at zero, m
-    /// (assumed: a 10 mm gap that holds the joint cubes).
+    /// (assumed: a 16 mm gap that holds the joint cubes).
     pub contracted_pitch: f64,
     /// Extension range of each prismatic joint, m (assumed).
     pub prismatic_travel: f64,
-    /// Largest force of a prismatic joint, N (assumed).
+    /// Largest force of a prismatic joint, N (assumed: ten times what drags two cubes at
+    /// friction 0.02, and below the 0.46 N one main cube grips with at friction 1, so a
+    /// stalled joint never drags the gait's anchor cube).
     pub prismatic_force: f64,
     /// Largest speed of a prismatic joint, m/s (assumed).
     pub prismatic_speed: f64,
     /// Range of each universal-joint rotation either way, rad (assumed).
     pub universal_range: f64,
-    /// Largest torque about each universal-joint axis, N m (assumed).
+    /// Largest torque about each universal-joint axis, N m (assumed: lifts a main cube on
+    /// the 45 mm lever from the joint, 0.021 N m, with margin).
     pub universal_torque: f64,
     /// Largest speed about each universal-joint axis, rad/s (assumed).
     pub universal_speed: f64,
@@ -152,14 +158,14 @@ impl Default for MolemodRobotGeometry {
     fn default() -> Self {
         Self {
             main_cube_side: 0.04,
-            joint_cube_side: 0.008,
-            joint_cube_mass: 0.001,
-            contracted_pitch: 0.05,
+            joint_cube_side: 0.016,
+            joint_cube_mass: 0.015,
+            contracted_pitch: 0.056,
             prismatic_travel: 0.03,
-            prismatic_force: 10.0,
+            prismatic_force: 0.3,
             prismatic_speed: 0.02,
             universal_range: 0.5 * PI,
-            universal_torque: 1.0,
+            universal_torque: 0.05,
             universal_speed: 1.0,
         }
     }

@@ -9,8 +9,7 @@ pub fn solid_inertia(geometry: &Geometry, mass: f64) -> Matrix3<f64> {
     match *geometry {
         Geometry::Box { size } => {
             let s2 = size.component_mul(&size);
-            Matrix3::from_diagonal(&Vector3::new(s2.y + s2.z, s2.x + s2.z, s2.x + s2.y))
-                * (mass / 12.0)
+            Matrix3::from_diagonal(&Vector3::new(s2.y + s2.z, s2.x + s2.z, s2.x + s2.y)) * (mass / 12.0)
         }
         Geometry::Cylinder { radius, length } => {
             let side = mass * (3.0 * radius * radius + length * length) / 12.0;
@@ -130,10 +129,8 @@ mod tests {
         // Two 1 kg spheres of radius 0.01 m at x = +-0.5 m: Iyy = Izz = 2 * (0.4e-4 + 0.25)
         // = 0.50008, Ixx = 2 * 0.4e-4 = 8e-5; centre of mass at the origin.
         let ball = solid(&Geometry::Sphere { radius: 0.01 }, 1.0);
-        let combined = combine(&[
-            (ball, Isometry3::translation(0.5, 0.0, 0.0)),
-            (ball, Isometry3::translation(-0.5, 0.0, 0.0)),
-        ]);
+        let combined =
+            combine(&[(ball, Isometry3::translation(0.5, 0.0, 0.0)), (ball, Isometry3::translation(-0.5, 0.0, 0.0))]);
         assert!((combined.mass - 2.0).abs() < 1e-15);
         assert!(combined.centre_of_mass.norm() < 1e-15);
         let d = combined.inertia.diagonal();

@@ -46,11 +46,7 @@ use std::path::{Path, PathBuf};
 
 /// Every model: the module kinds in catalogue order, then the arenas.
 pub fn all_models() -> Vec<Model> {
-    ModuleKind::ALL
-        .iter()
-        .map(|&k| module_model(k))
-        .chain(ArenaModel::ALL.iter().map(|a| a.model()))
-        .collect()
+    ModuleKind::ALL.iter().map(|&k| module_model(k)).chain(ArenaModel::ALL.iter().map(|a| a.model())).collect()
 }
 
 /// The URDF of a module kind: the `robot_description` robot_state_publisher takes.
@@ -62,9 +58,7 @@ pub fn robot_description(kind: ModuleKind) -> String {
 pub fn generated_files() -> Vec<(String, String)> {
     all_models()
         .iter()
-        .flat_map(|m| {
-            [(format!("{}.urdf", m.name), render_urdf(m)), (format!("{}.sdf", m.name), render_sdf(m))]
-        })
+        .flat_map(|m| [(format!("{}.urdf", m.name), render_urdf(m)), (format!("{}.sdf", m.name), render_sdf(m))])
         .collect()
 }
 

@@ -8,8 +8,8 @@ use super::dimensions::{BluebotParts, FinSpec, KilobotParts};
 use super::inertia::solid;
 use super::molemod::{molemod_block, molemod_robot};
 use crate::catalogue::{FaceSpec, ModuleKind, ModuleSpec, Shape};
-use std::borrow::Cow;
 use nalgebra::{Matrix3, Vector3};
+use std::borrow::Cow;
 use std::f64::consts::FRAC_PI_2;
 
 pub(super) const WHITE: Colour = Colour { name: Cow::Borrowed("white"), rgba: [0.95, 0.95, 0.95, 1.0] };
@@ -109,12 +109,8 @@ fn top_marker(name: &str, position: Vector3<f64>, radius: f64, colour: Colour) -
 }
 
 fn lily(spec: &ModuleSpec) -> Model {
-    let mut frames: Vec<(Link, Pose)> = spec
-        .faces
-        .iter()
-        .enumerate()
-        .map(|(i, face)| face_marker(format!("latch_{i}"), face, 0.006, RED))
-        .collect();
+    let mut frames: Vec<(Link, Pose)> =
+        spec.faces.iter().enumerate().map(|(i, face)| face_marker(format!("latch_{i}"), face, 0.006, RED)).collect();
     let top = spec.shape.half_height();
     frames.push(top_marker("light_sensor", Vector3::new(0.0, 0.0, top), 0.003, YELLOW));
     single_body(spec, WHITE, frames)
@@ -129,11 +125,7 @@ fn mhp(spec: &ModuleSpec) -> Model {
             faces.push(FaceSpec { normal, centre: normal * half, ..faces[0].clone() });
         }
     }
-    let frames = faces
-        .iter()
-        .enumerate()
-        .map(|(i, face)| face_marker(format!("pump_{i}"), face, 0.01, BLUE))
-        .collect();
+    let frames = faces.iter().enumerate().map(|(i, face)| face_marker(format!("pump_{i}"), face, 0.01, BLUE)).collect();
     single_body(spec, GREY, frames)
 }
 
@@ -154,7 +146,12 @@ fn fin(name: &str, fin: &FinSpec, side: f64) -> (Link, Joint) {
         name: format!("{name}_joint"),
         kind: JointKind::Revolute {
             axis: fin.axis,
-            limits: JointLimits { lower: -fin.amplitude, upper: fin.amplitude, effort: fin.torque, velocity: fin.speed },
+            limits: JointLimits {
+                lower: -fin.amplitude,
+                upper: fin.amplitude,
+                effort: fin.torque,
+                velocity: fin.speed,
+            },
         },
         parent: "base_link".into(),
         child: name.to_owned(),
@@ -210,11 +207,7 @@ fn bluebot(spec: &ModuleSpec, parts: &BluebotParts) -> Model {
     let led = Geometry::Sphere { radius: parts.led_radius };
     let m = parts.led_midpoint;
     for (dz, name) in [(0.5, "led_upper"), (-0.5, "led_lower")] {
-        attach(
-            Link::marker(name, led, BLUE),
-            "base_link",
-            Pose::translation(m.x, m.y, m.z + dz * parts.led_spacing),
-        );
+        attach(Link::marker(name, led, BLUE), "base_link", Pose::translation(m.x, m.y, m.z + dz * parts.led_spacing));
     }
     Model { name: spec.kind.name().to_owned(), links, joints, is_static: false }
 }

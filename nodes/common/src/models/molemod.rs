@@ -1,9 +1,7 @@
 //! MoleMOD models (SPEC 2): the final robot model and the passive block with two square
 //! tunnels.
 
-use super::description::{
-    Collision, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual,
-};
+use super::description::{Collision, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual};
 use super::dimensions::{MolemodBlockGeometry, MolemodRobotGeometry};
 use super::inertia::{combine, solid, volume};
 use super::modules::{GREY, ORANGE, WHITE, YELLOW};
@@ -39,12 +37,8 @@ pub fn molemod_robot(spec: &ModuleSpec, g: &MolemodRobotGeometry) -> Model {
         visuals: vec![Visual { origin: Pose::identity(), geometry: small, colour: GREY }],
         collisions: Vec::new(),
     };
-    let prismatic_limits = JointLimits {
-        lower: 0.0,
-        upper: g.prismatic_travel,
-        effort: g.prismatic_force,
-        velocity: g.prismatic_speed,
-    };
+    let prismatic_limits =
+        JointLimits { lower: 0.0, upper: g.prismatic_travel, effort: g.prismatic_force, velocity: g.prismatic_speed };
     let universal_limits = JointLimits {
         lower: -g.universal_range,
         upper: g.universal_range,
@@ -82,7 +76,8 @@ pub fn molemod_robot(spec: &ModuleSpec, g: &MolemodRobotGeometry) -> Model {
             origin: Pose::translation(side * half_pitch, 0.0, 0.0),
         });
     }
-    let mut links = vec![main_link("base_link", WHITE), main_link("head_front", ORANGE), main_link("head_rear", YELLOW)];
+    let mut links =
+        vec![main_link("base_link", WHITE), main_link("head_front", ORANGE), main_link("head_rear", YELLOW)];
     links.extend((0..4).map(joint_cube));
     Model { name: spec.kind.name().to_owned(), links, joints, is_static: false }
 }
@@ -130,7 +125,10 @@ pub fn molemod_block(spec: &ModuleSpec, g: &MolemodBlockGeometry) -> Model {
             .collect(),
         collisions: boxes
             .iter()
-            .map(|(c, s)| Collision { origin: Pose { xyz: *c, rpy: Vector3::zeros() }, geometry: Geometry::Box { size: *s } })
+            .map(|(c, s)| Collision {
+                origin: Pose { xyz: *c, rpy: Vector3::zeros() },
+                geometry: Geometry::Box { size: *s },
+            })
             .collect(),
     };
     Model { name: spec.kind.name().to_owned(), links: vec![link], joints: Vec::new(), is_static: false }

@@ -49,8 +49,8 @@ pub enum ModelFileError {
 
 /// Reads and checks a URDF file.
 pub fn read_urdf(path: &Path) -> Result<Model, ModelFileError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| ModelFileError::Read { path: path.to_owned(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ModelFileError::Read { path: path.to_owned(), source })?;
     parse_urdf(&text, path)
 }
 
@@ -100,10 +100,10 @@ impl<'input> Reader<'_, 'input> {
             .split_whitespace()
             .map(|t| t.parse::<f64>().ok().filter(|v| v.is_finite()))
             .collect::<Option<_>>()
-            .ok_or_else(|| self.error(node, format!("attribute `{name}=\"{text}\"` is not a list of finite numbers")))?;
-        values
-            .try_into()
-            .map_err(|_| self.error(node, format!("attribute `{name}=\"{text}\"` needs {N} numbers")))
+            .ok_or_else(|| {
+                self.error(node, format!("attribute `{name}=\"{text}\"` is not a list of finite numbers"))
+            })?;
+        values.try_into().map_err(|_| self.error(node, format!("attribute `{name}=\"{text}\"` needs {N} numbers")))
     }
 
     fn number(&self, node: Node, name: &str) -> Result<f64, ModelFileError> {
@@ -119,7 +119,11 @@ impl<'input> Reader<'_, 'input> {
         }
     }
 
-    fn optional<'n>(&self, node: Node<'n, 'input>, tag: &'static str) -> Result<Option<Node<'n, 'input>>, ModelFileError> {
+    fn optional<'n>(
+        &self,
+        node: Node<'n, 'input>,
+        tag: &'static str,
+    ) -> Result<Option<Node<'n, 'input>>, ModelFileError> {
         match children(node, tag).count() {
             0 => Ok(None),
             _ => self.one(node, tag).map(Some),
@@ -163,7 +167,10 @@ impl<'input> Reader<'_, 'input> {
                 length: self.positive(shape, "length")?,
             }),
             "sphere" => Ok(Geometry::Sphere { radius: self.positive(shape, "radius")? }),
-            other => Err(self.error(shape, format!("unsupported geometry <{other}>: expected <box>, <cylinder> or <sphere>"))),
+            other => {
+                Err(self
+                    .error(shape, format!("unsupported geometry <{other}>: expected <box>, <cylinder> or <sphere>")))
+            }
         }
     }
 
@@ -173,10 +180,7 @@ impl<'input> Reader<'_, 'input> {
             let rgba = self.numbers::<4>(c, "rgba")?;
             return Ok(Colour { name: Cow::Owned(name.to_owned()), rgba });
         }
-        named
-            .get(name)
-            .cloned()
-            .ok_or_else(|| self.error(material, format!("material `{name}` is not defined")))
+        named.get(name).cloned().ok_or_else(|| self.error(material, format!("material `{name}` is not defined")))
     }
 
     fn inertial(&self, node: Node) -> Result<Inertial, ModelFileError> {
@@ -247,7 +251,8 @@ impl<'input> Reader<'_, 'input> {
             "revolute" => JointKind::Revolute { axis: axis()?, limits: limits()? },
             "prismatic" => JointKind::Prismatic { axis: axis()?, limits: limits()? },
             other => {
-                return Err(self.error(node, format!("unsupported joint type `{other}`: expected fixed, revolute or prismatic")))
+                return Err(self
+                    .error(node, format!("unsupported joint type `{other}`: expected fixed, revolute or prismatic")))
             }
         };
         Ok(Joint { name, kind, parent, child, origin })

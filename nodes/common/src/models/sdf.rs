@@ -6,11 +6,7 @@ use super::urdf::{escape, num, triple, GENERATED_NOTE};
 
 fn pose(p: &Pose, relative_to: Option<&str>) -> String {
     let attr = relative_to.map(|r| format!(" relative_to=\"{}\"", escape(r))).unwrap_or_default();
-    format!(
-        "<pose{attr}>{} {}</pose>",
-        triple(p.xyz.x, p.xyz.y, p.xyz.z),
-        triple(p.rpy.x, p.rpy.y, p.rpy.z)
-    )
+    format!("<pose{attr}>{} {}</pose>", triple(p.xyz.x, p.xyz.y, p.xyz.z), triple(p.rpy.x, p.rpy.y, p.rpy.z))
 }
 
 fn geometry(g: &Geometry) -> String {
@@ -35,10 +31,7 @@ fn limit(l: &JointLimits) -> String {
 
 /// Whether a link is written as a `<frame>`: massless, not the root, on a fixed joint.
 fn is_frame(model: &Model, link: &Link) -> bool {
-    link.inertial.is_none()
-        && model
-            .parent_joint(&link.name)
-            .is_some_and(|j| matches!(j.kind, JointKind::Fixed))
+    link.inertial.is_none() && model.parent_joint(&link.name).is_some_and(|j| matches!(j.kind, JointKind::Fixed))
 }
 
 /// The link that carries a frame's shapes: the first ancestor that is not a frame.
@@ -145,7 +138,9 @@ pub fn render_sdf(model: &Model) -> String {
         emit!(out, "      <child>{}</child>", escape(&joint.child));
         let axes = match joint.kind {
             JointKind::Fixed => Vec::new(),
-            JointKind::Revolute { axis, limits } | JointKind::Prismatic { axis, limits } => vec![("axis", axis, limits)],
+            JointKind::Revolute { axis, limits } | JointKind::Prismatic { axis, limits } => {
+                vec![("axis", axis, limits)]
+            }
             JointKind::Universal { axis, axis2, limits } => vec![("axis", axis, limits), ("axis2", axis2, limits)],
         };
         for (tag, a, l) in axes {

@@ -1,0 +1,512 @@
+//! Articulated robots in rapier3d, built from the same model description the URDF/SDF
+//! files are generated from (`flotilla_common::models`), and driven by the MoleMOD joint
+//! position controller (SPEC 2).
+//!
+//! Each massive link becomes a dynamic body; each joint an impulse joint with a velocity
+//! motor per free axis; universal joints are native two-axis joints (a model read from URDF
+//! is joined back first). Impulse joints rather than rapier 0.31's reduced-coordinate
+//! multibodies: there, contact friction on a link other than the root does not resist
+//! twisting, so a gripping end cube spins instead of holding the robot (measured while
+//! building this module). Massless frames (sensor mounts) are left out.
+//!
+//! Rapier's tolerances scale with `IntegrationParameters::length_unit`; for centimetre
+//! robots set it to about 0.01 m, or bodies rest on the 2 mm speculative-contact margin.
+
+use flotilla_common::models::{Geometry, JointKind, JointLimits, Model};
+use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
+use rapier3d_f64::prelude::*;
+use std::collections::{HashMap, VecDeque};
+use tracing::debug;
+
+/// The five-interval joint position controller of SPEC 2: full speed far from the target,
+/// half speed within `slow_zone` of it, zero within `accuracy`, and the reversed speeds past
+/// the target (so one controller both expands and contracts).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FiveIntervalController {
+    /// Full speed, m/s (prismatic) or rad/s (revolute).
+    pub speed: f64,
+    /// Distance to the target under which the speed is halved, m or rad.
+    pub slow_zone: f64,
+    /// Half-width of the dead band around the target, m or rad.
+    pub accuracy: f64,
+}
+
+impl FiveIntervalController {
+    /// Prismatic joints: 20 mm/s (assumed), half speed within 2 mm (assumed), 50 um
+    /// accuracy (SPEC 2).
+    pub fn prismatic() -> Self {
+        Self { speed: 0.02, slow_zone: 0.002, accuracy: 50e-6 }
+    }
+
+    /// Revolute joints: 0.5 rad/s, half speed within 0.05 rad (assumed); 2 mrad accuracy,
+    /// the 50 um of SPEC 2 at the 25 mm from a universal joint to its cube's centre.
+    pub fn revolute() -> Self {
+        Self { speed: 0.5, slow_zone: 0.05, accuracy: 50e-6 / 0.025 }
+    }
+
+    /// The commanded joint speed at `position` for `target`, m/s or rad/s.
+    pub fn command(&self, position: f64, target: f64) -> f64 {
+        let error = target - position;
+        if error.abs() <= self.accuracy {
+            0.0
+        } else if error.abs() <= self.slow_zone {
+            0.5 * self.speed * error.signum()
+        } else {
+            self.speed * error.signum()
+        }
+    }
+
+    /// Whether `position` is inside the dead band around `target`.
+    pub fn reached(&self, position: f64, target: f64) -> bool {
+        (target - position).abs() <= self.accuracy
+    }
+}
+
+/// How an articulated robot is put into rapier.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArticulatedOptions {
+    /// Controller of prismatic joints.
+    pub prismatic_controller: FiveIntervalController,
+    /// Controller of revolute joints.
+    pub revolute_controller: FiveIntervalController,
+    /// Friction coefficient every collider starts with (combined with the other surface by
+    /// taking the lower of the two, so the robot's own value rules on a rougher floor).
+    pub friction: f64,
+    /// Motor damping: force per unit of speed error pulling each joint to its commanded
+    /// speed, N s/m (prismatic) or N m s/rad (revolute); the joint's effort limit caps it.
+    pub motor_damping: f64,
+    /// Collision groups of the robot's colliders. The default keeps a robot's links from
+    /// touching each other (the real robot's soft body fills the gaps between cubes).
+    pub collision_groups: InteractionGroups,
+}
+
+impl Default for ArticulatedOptions {
+    fn default() -> Self {
+        Self {
+            prismatic_controller: FiveIntervalController::prismatic(),
+            revolute_controller: FiveIntervalController::revolute(),
+            friction: 0.5,
+            motor_damping: 100.0,
+            collision_groups: InteractionGroups::new(
+                Group::GROUP_2,
+                Group::ALL.difference(Group::GROUP_2),
+                InteractionTestMode::And,
+            ),
+        }
+    }
+}
+
+/// A model that cannot be built, or a name the robot does not have.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArticulatedError {
+    /// A joint names a link the model does not have.
+    #[error("model {model}: joint `{joint}` names unknown link `{link}`")]
+    UnknownLink {
+        /// Model name.
+        model: String,
+        /// Joint name.
+        joint: String,
+        /// The missing link.
+        link: String,
+    },
+    /// A link is not below the root, or has two parents.
+    #[error("model {model}: link `{link}` is not reached from the root exactly once")]
+    NotATree {
+        /// Model name.
+        model: String,
+        /// The link.
+        link: String,
+    },
+    /// A movable joint hangs below a massless frame.
+    #[error("model {model}: joint `{joint}` hangs from the massless frame `{parent}`")]
+    JointOnFrame {
+        /// Model name.
+        model: String,
+        /// Joint name.
+        joint: String,
+        /// The frame.
+        parent: String,
+    },
+    /// The robot has no joint of this name.
+    #[error("no movable joint `{0}`")]
+    UnknownJoint(String),
+    /// The robot has no body of this name.
+    #[error("no body `{0}`")]
+    UnknownBody(String),
+    /// A target outside the joint's limits.
+    #[error("target {target} for joint `{joint}` is outside its limits [{lower}, {upper}]")]
+    TargetOutOfRange {
+        /// Joint name.
+        joint: String,
+        /// The target asked for, m or rad.
+        target: f64,
+        /// Lowest position, m or rad.
+        lower: f64,
+        /// Highest position, m or rad.
+        upper: f64,
+    },
+}
+
+/// How a driven coordinate is read from the two joint frames.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Coordinate {
+    /// Shift along the frame's x axis, m.
+    Shift,
+    /// Turn about the frame's x axis, rad.
+    Turn,
+    /// First angle of a universal joint (about the frame's x axis), rad.
+    UniversalFirst,
+    /// Second angle of a universal joint (about the turned frame's y axis), rad.
+    UniversalSecond,
+}
+
+/// One driven coordinate of a built robot (a universal joint has two).
+#[derive(Clone, Debug)]
+struct DrivenCoordinate {
+    /// The URDF joint name (`prismatic_0`, `universal_0_axis1`, ...).
+    name: String,
+    coordinate: Coordinate,
+    axis: JointAxis,
+    limits: JointLimits,
+    parent: RigidBodyHandle,
+    child: RigidBodyHandle,
+    /// Joint frame in the parent body: x along the (first) axis, y along the second.
+    frame_in_parent: Isometry3<f64>,
+    /// Joint frame in the child body at position zero.
+    frame_in_child: Isometry3<f64>,
+    handle: ImpulseJointHandle,
+    target: f64,
+}
+
+/// A robot built into rapier sets from a model.
+#[derive(Clone, Debug)]
+pub struct ArticulatedRobot {
+    bodies: Vec<(String, RigidBodyHandle)>,
+    coordinates: Vec<DrivenCoordinate>,
+    options: ArticulatedOptions,
+}
+
+/// A rotation taking x onto `axis` and, when given, y onto `axis2` (perpendicular unit
+/// vectors), so a joint's free axes are its frame's x (and y).
+fn joint_axes(axis: &Vector3<f64>, axis2: Option<&Vector3<f64>>) -> UnitQuaternion<f64> {
+    match axis2 {
+        Some(y) => UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[
+            *axis,
+            *y,
+            axis.cross(y),
+        ]))),
+        None => UnitQuaternion::rotation_between(&Vector3::x(), axis)
+            // Only x -> -x has no unique shortest rotation: turn half a circle about z.
+            .unwrap_or_else(|| UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::PI)),
+    }
+}
+
+fn shape(geometry: &Geometry) -> (SharedShape, Isometry3<f64>) {
+    match *geometry {
+        Geometry::Box { size } => {
+            (SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z), Isometry3::identity())
+        }
+        // Rapier's cylinder axis is y; the models' is z.
+        Geometry::Cylinder { radius, length } => (
+            SharedShape::cylinder(0.5 * length, radius),
+            Isometry3::rotation(Vector3::x() * std::f64::consts::FRAC_PI_2),
+        ),
+        Geometry::Sphere { radius } => (SharedShape::ball(radius), Isometry3::identity()),
+    }
+}
+
+impl ArticulatedRobot {
+    /// Builds `model` (root at `pose` in the world, every joint at zero) into the sets. A
+    /// model in URDF form (universal joints split around `_cross` links) is joined first.
+    pub fn build(
+        model: &Model,
+        pose: Isometry3<f64>,
+        options: ArticulatedOptions,
+        bodies: &mut RigidBodySet,
+        colliders: &mut ColliderSet,
+        impulse_joints: &mut ImpulseJointSet,
+    ) -> Result<Self, ArticulatedError> {
+        let model = model.join_universal_joints();
+        let name = model.name.clone();
+        for joint in &model.joints {
+            for link in [&joint.parent, &joint.child] {
+                if model.link(link).is_none() {
+                    return Err(ArticulatedError::UnknownLink {
+                        model: name,
+                        joint: joint.name.clone(),
+                        link: link.clone(),
+                    });
+                }
+            }
+        }
+        // Links in breadth-first order from the root, so parents are built first.
+        let mut order = Vec::new();
+        let mut queue = VecDeque::from([model.links[0].name.clone()]);
+        while let Some(link) = queue.pop_front() {
+            if order.contains(&link) {
+                return Err(ArticulatedError::NotATree { model: name, link });
+            }
+            queue.extend(model.joints.iter().filter(|j| j.parent == link).map(|j| j.child.clone()));
+            order.push(link);
+        }
+        if let Some(missing) = model.links.iter().find(|l| !order.contains(&l.name)) {
+            return Err(ArticulatedError::NotATree { model: name, link: missing.name.clone() });
+        }
+        let mut handles: HashMap<String, RigidBodyHandle> = HashMap::new();
+        let mut robot = Self { bodies: Vec::new(), coordinates: Vec::new(), options };
+        for link_name in &order {
+            let Some(link) = model.link(link_name) else { continue };
+            let parent_joint = model.parent_joint(link_name);
+            let fixed = parent_joint.is_some_and(|j| matches!(j.kind, JointKind::Fixed));
+            if fixed && link.inertial.is_none() && link.collisions.is_empty() {
+                // A massless frame: nothing to simulate; nothing may hang from it.
+                if let Some(j) = model.joints.iter().find(|j| j.parent == *link_name) {
+                    return Err(ArticulatedError::JointOnFrame {
+                        model: name,
+                        joint: j.name.clone(),
+                        parent: link_name.clone(),
+                    });
+                }
+                continue;
+            }
+            let mut builder = RigidBodyBuilder::dynamic().pose(pose * model.rest_pose(link_name)).can_sleep(false);
+            if let Some(i) = link.inertial {
+                builder = builder.additional_mass_properties(MassProperties::with_inertia_matrix(
+                    Point3::from(i.centre_of_mass),
+                    i.mass,
+                    i.inertia,
+                ));
+            }
+            let handle = bodies.insert(builder.build());
+            for c in &link.collisions {
+                let (shape, align) = shape(&c.geometry);
+                let collider = ColliderBuilder::new(shape)
+                    .position(c.origin.to_isometry() * align)
+                    .density(0.0)
+                    .friction(options.friction)
+                    .friction_combine_rule(CoefficientCombineRule::Min)
+                    .collision_groups(options.collision_groups)
+                    .build();
+                colliders.insert_with_parent(collider, handle, bodies);
+            }
+            if let Some(joint) = parent_joint {
+                let parent = handles.get(&joint.parent).copied().ok_or_else(|| ArticulatedError::JointOnFrame {
+                    model: name.clone(),
+                    joint: joint.name.clone(),
+                    parent: joint.parent.clone(),
+                })?;
+                robot.attach(joint, parent, handle, impulse_joints);
+            }
+            handles.insert(link_name.clone(), handle);
+            robot.bodies.push((link_name.clone(), handle));
+        }
+        debug!(model = %name, bodies = robot.bodies.len(), coordinates = robot.coordinates.len(), "articulated robot built");
+        Ok(robot)
+    }
+
+    /// Adds the impulse joint for `joint` and records its driven coordinates.
+    fn attach(
+        &mut self,
+        joint: &flotilla_common::models::Joint,
+        parent: RigidBodyHandle,
+        child: RigidBodyHandle,
+        impulse_joints: &mut ImpulseJointSet,
+    ) {
+        let (mask, rotation, driven, limits) = match joint.kind {
+            JointKind::Fixed => (JointAxesMask::LOCKED_FIXED_AXES, UnitQuaternion::identity(), vec![], None),
+            JointKind::Prismatic { axis, limits } => (
+                JointAxesMask::LOCKED_PRISMATIC_AXES,
+                joint_axes(&axis, None),
+                vec![(joint.name.clone(), Coordinate::Shift, JointAxis::LinX)],
+                Some(limits),
+            ),
+            JointKind::Revolute { axis, limits } => (
+                JointAxesMask::LOCKED_REVOLUTE_AXES,
+                joint_axes(&axis, None),
+                vec![(joint.name.clone(), Coordinate::Turn, JointAxis::AngX)],
+                Some(limits),
+            ),
+            JointKind::Universal { axis, axis2, limits } => (
+                JointAxesMask::LIN_AXES | JointAxesMask::ANG_Z,
+                joint_axes(&axis, Some(&axis2)),
+                vec![
+                    (format!("{}_axis1", joint.name), Coordinate::UniversalFirst, JointAxis::AngX),
+                    (format!("{}_axis2", joint.name), Coordinate::UniversalSecond, JointAxis::AngY),
+                ],
+                Some(limits),
+            ),
+        };
+        let align = Isometry3::from_parts(Translation3::identity(), rotation);
+        let frame_in_parent = joint.origin.to_isometry() * align;
+        let mut generic = GenericJointBuilder::new(mask).local_frame1(frame_in_parent).local_frame2(align);
+        if let Some(l) = limits {
+            for (_, _, axis) in &driven {
+                generic = generic
+                    .limits(*axis, [l.lower, l.upper])
+                    .motor_model(*axis, MotorModel::ForceBased)
+                    .motor_velocity(*axis, 0.0, self.options.motor_damping)
+                    .motor_max_force(*axis, l.effort);
+            }
+        }
+        let handle = impulse_joints.insert(parent, child, generic.build(), true);
+        if let Some(limits) = limits {
+            for (name, coordinate, axis) in driven {
+                self.coordinates.push(DrivenCoordinate {
+                    name,
+                    coordinate,
+                    axis,
+                    limits,
+                    parent,
+                    child,
+                    frame_in_parent,
+                    frame_in_child: align,
+                    handle,
+                    target: 0.0,
+                });
+            }
+        }
+    }
+
+    /// Names of the driven joint coordinates, as the URDF names its joints (a universal
+    /// joint `u` drives `u_axis1` and `u_axis2`).
+    pub fn joint_names(&self) -> impl Iterator<Item = &str> {
+        self.coordinates.iter().map(|j| j.name.as_str())
+    }
+
+    /// The rigid body of a link.
+    pub fn body(&self, link: &str) -> Result<RigidBodyHandle, ArticulatedError> {
+        self.bodies
+            .iter()
+            .find(|(n, _)| n == link)
+            .map(|(_, h)| *h)
+            .ok_or_else(|| ArticulatedError::UnknownBody(link.to_owned()))
+    }
+
+    /// World pose of a link's frame.
+    pub fn link_pose(&self, link: &str, bodies: &RigidBodySet) -> Result<Isometry3<f64>, ArticulatedError> {
+        let handle = self.body(link)?;
+        bodies.get(handle).map(|b| *b.position()).ok_or_else(|| ArticulatedError::UnknownBody(link.to_owned()))
+    }
+
+    fn coordinate(&self, name: &str) -> Result<&DrivenCoordinate, ArticulatedError> {
+        self.coordinates.iter().find(|j| j.name == name).ok_or_else(|| ArticulatedError::UnknownJoint(name.to_owned()))
+    }
+
+    fn position_of(c: &DrivenCoordinate, bodies: &RigidBodySet) -> f64 {
+        let (Some(parent), Some(child)) = (bodies.get(c.parent), bodies.get(c.child)) else {
+            return f64::NAN;
+        };
+        // The child's joint frame seen from the parent's.
+        let relative = (parent.position() * c.frame_in_parent).inverse() * (child.position() * c.frame_in_child);
+        // A universal joint turns by Rx(a1) Ry(a2): row 0 = (c2, 0, s2), column 1 = (0, c1, s1).
+        let r = relative.rotation.to_rotation_matrix();
+        let r = r.matrix();
+        match c.coordinate {
+            Coordinate::Shift => relative.translation.x,
+            Coordinate::Turn => relative.rotation.scaled_axis().x,
+            Coordinate::UniversalFirst => r[(2, 1)].atan2(r[(1, 1)]),
+            Coordinate::UniversalSecond => r[(0, 2)].atan2(r[(0, 0)]),
+        }
+    }
+
+    /// Current position of a joint coordinate, measured from the two bodies' poses, m or rad.
+    pub fn joint_position(&self, name: &str, bodies: &RigidBodySet) -> Result<f64, ArticulatedError> {
+        Ok(Self::position_of(self.coordinate(name)?, bodies))
+    }
+
+    /// Sets the position a joint coordinate is driven to, m or rad (within its limits).
+    pub fn set_target(&mut self, name: &str, target: f64) -> Result<(), ArticulatedError> {
+        let c = self
+            .coordinates
+            .iter_mut()
+            .find(|j| j.name == name)
+            .ok_or_else(|| ArticulatedError::UnknownJoint(name.to_owned()))?;
+        let JointLimits { lower, upper, .. } = c.limits;
+        if !(lower..=upper).contains(&target) {
+            return Err(ArticulatedError::TargetOutOfRange { joint: name.to_owned(), target, lower, upper });
+        }
+        c.target = target;
+        Ok(())
+    }
+
+    fn controller(&self, c: &DrivenCoordinate) -> FiveIntervalController {
+        match c.coordinate {
+            Coordinate::Shift => self.options.prismatic_controller,
+            _ => self.options.revolute_controller,
+        }
+    }
+
+    /// One controller call for every coordinate: sets each motor's speed from the
+    /// five-interval controller (capped at the joint's speed limit). Call before each step.
+    pub fn control(&self, bodies: &RigidBodySet, impulse_joints: &mut ImpulseJointSet) {
+        for c in &self.coordinates {
+            let position = Self::position_of(c, bodies);
+            if !position.is_finite() {
+                continue;
+            }
+            let speed = self.controller(c).command(position, c.target).clamp(-c.limits.velocity, c.limits.velocity);
+            if let Some(joint) = impulse_joints.get_mut(c.handle, true) {
+                joint.data.set_motor_velocity(c.axis, speed, self.options.motor_damping);
+            }
+        }
+    }
+
+    /// Whether a joint coordinate is inside its controller's dead band around its target.
+    pub fn at_target(&self, name: &str, bodies: &RigidBodySet) -> Result<bool, ArticulatedError> {
+        let c = self.coordinate(name)?;
+        Ok(self.controller(c).reached(Self::position_of(c, bodies), c.target))
+    }
+
+    /// Sets the friction coefficient of a link's colliders (the MoleMOD gait switches it).
+    pub fn set_friction(
+        &self,
+        link: &str,
+        friction: f64,
+        bodies: &RigidBodySet,
+        colliders: &mut ColliderSet,
+    ) -> Result<(), ArticulatedError> {
+        let handle = self.body(link)?;
+        let body = bodies.get(handle).ok_or_else(|| ArticulatedError::UnknownBody(link.to_owned()))?;
+        for &c in body.colliders() {
+            if let Some(collider) = colliders.get_mut(c) {
+                collider.set_friction(friction);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn five_intervals_by_hand() {
+        // speed 0.02 m/s, half speed within 2 mm, dead band 50 um; target 10 mm.
+        let c = FiveIntervalController::prismatic();
+        let target = 0.010;
+        assert_eq!(c.command(0.0, target), 0.02); // 10 mm short: full speed
+        assert_eq!(c.command(0.009, target), 0.01); // 1 mm short: half speed
+        assert_eq!(c.command(0.00996, target), 0.0); // 40 um short: inside the band
+        assert_eq!(c.command(0.01004, target), 0.0); // 40 um past: inside the band
+        assert_eq!(c.command(0.011, target), -0.01); // 1 mm past: half speed back
+        assert_eq!(c.command(0.02, target), -0.02); // 10 mm past: full speed back
+        assert!(c.reached(0.01005, target) && !c.reached(0.0101, target));
+    }
+
+    #[test]
+    fn revolute_accuracy_is_50_um_at_25_mm() {
+        assert!((FiveIntervalController::revolute().accuracy - 0.002).abs() < 1e-15);
+    }
+
+    #[test]
+    fn joint_axes_map_x_and_y() {
+        for axis in [Vector3::x(), -Vector3::x(), Vector3::y(), Vector3::z(), -Vector3::z()] {
+            assert!((joint_axes(&axis, None) * Vector3::x() - axis).norm() < 1e-12, "{axis}");
+        }
+        // Universal z then y: x -> z, y -> y.
+        let q = joint_axes(&Vector3::z(), Some(&Vector3::y()));
+        assert!((q * Vector3::x() - Vector3::z()).norm() < 1e-12);
+        assert!((q * Vector3::y() - Vector3::y()).norm() < 1e-12);
+    }
+}

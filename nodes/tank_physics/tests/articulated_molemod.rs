@@ -1,0 +1,305 @@
+//! The MoleMOD robot's final model, loaded from the committed URDF, built in rapier3d and
+//! driven by the five-interval position controller (SPEC 2): the joints expand and
+//! contract to within 50 um, the inchworm gait moves step length x iterations, and a
+//! universal joint turns the robot.
+
+use flotilla_common::catalogue::ModuleKind;
+use flotilla_common::models::dimensions::MolemodRobotGeometry;
+use flotilla_common::models::{module_model, read_urdf, JointKind, Model};
+use nalgebra::{Isometry3, Vector3};
+use rapier3d_f64::prelude::*;
+use std::path::Path;
+use tank_physics::articulated::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
+
+const DT: f64 = 0.002;
+/// Friction of a cube that must hold still, and of one that must slide.
+const GRIP: f64 = 1.0;
+const SLIDE: f64 = 0.02;
+const CUBES: [&str; 3] = ["head_front", "base_link", "head_rear"];
+
+struct Sim {
+    pipeline: PhysicsPipeline,
+    params: IntegrationParameters,
+    islands: IslandManager,
+    broad_phase: BroadPhaseBvh,
+    narrow_phase: NarrowPhase,
+    bodies: RigidBodySet,
+    colliders: ColliderSet,
+    impulse_joints: ImpulseJointSet,
+    multibody_joints: MultibodyJointSet,
+    ccd: CCDSolver,
+    robot: ArticulatedRobot,
+    /// Joints given a new target last.
+    moving: Vec<String>,
+    steps: usize,
+}
+
+fn committed_model() -> Model {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../urdf/molemod_robot.urdf");
+    read_urdf(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+impl Sim {
+    /// The robot resting on a flat floor (top at z = 0), every joint at zero.
+    fn new(model: &Model) -> Self {
+        let mut bodies = RigidBodySet::new();
+        let mut colliders = ColliderSet::new();
+        let mut impulse_joints = ImpulseJointSet::new();
+        let floor = bodies.insert(RigidBodyBuilder::fixed().translation(Vector3::new(0.0, 0.0, -0.05)).build());
+        colliders.insert_with_parent(
+            ColliderBuilder::cuboid(2.0, 2.0, 0.05).friction(GRIP).build(),
+            floor,
+            &mut bodies,
+        );
+        let robot = ArticulatedRobot::build(
+            model,
+            Isometry3::translation(0.0, 0.0, 0.0201),
+            ArticulatedOptions::default(),
+            &mut bodies,
+            &mut colliders,
+            &mut impulse_joints,
+        )
+        .expect("the model builds");
+        let mut sim = Self {
+            pipeline: PhysicsPipeline::new(),
+            // Centimetre-sized bodies: rapier's tolerances and speculative-contact distance
+            // scale with length_unit; at the default 1 m the links float on 2 mm contacts.
+            // A chain of seven jointed bodies needs more solver passes than rapier's default
+            // for a motor's torque to reach the far end within a step.
+            params: IntegrationParameters {
+                dt: DT,
+                length_unit: 0.01,
+                num_internal_pgs_iterations: 16,
+                ..IntegrationParameters::default()
+            },
+            islands: IslandManager::new(),
+            broad_phase: BroadPhaseBvh::new(),
+            narrow_phase: NarrowPhase::new(),
+            bodies,
+            colliders,
+            impulse_joints,
+            multibody_joints: MultibodyJointSet::new(),
+            ccd: CCDSolver::new(),
+            robot,
+            moving: Vec::new(),
+            steps: 0,
+        };
+        sim.settle();
+        sim
+    }
+
+    fn step(&mut self) {
+        self.robot.control(&self.bodies, &mut self.impulse_joints);
+        self.pipeline.step(
+            &Vector3::new(0.0, 0.0, -9.81),
+            &self.params,
+            &mut self.islands,
+            &mut self.broad_phase,
+            &mut self.narrow_phase,
+            &mut self.bodies,
+            &mut self.colliders,
+            &mut self.impulse_joints,
+            &mut self.multibody_joints,
+            &mut self.ccd,
+            &(),
+            &(),
+        );
+        self.steps += 1;
+    }
+
+    fn settle(&mut self) {
+        for _ in 0..100 {
+            self.step();
+        }
+    }
+
+    /// Runs the controller until every joint moved last is at its target; panics after
+    /// `seconds`. (The others hold their positions within the solver's compliance.)
+    fn run_to_targets(&mut self, seconds: f64) {
+        let limit = (seconds / DT) as usize;
+        for _ in 0..limit {
+            self.step();
+            if self.moving.iter().all(|j| self.robot.at_target(j, &self.bodies).expect("joint")) {
+                return;
+            }
+        }
+        let positions: Vec<String> = self
+            .robot
+            .joint_names()
+            .map(|n| format!("{n}={:.6}", self.robot.joint_position(n, &self.bodies).unwrap_or(f64::NAN)))
+            .collect();
+        panic!("joints not at their targets after {seconds} s: {}", positions.join(", "));
+    }
+
+    fn targets(&mut self, targets: &[(&str, f64)]) {
+        self.moving.clear();
+        for (joint, target) in targets {
+            self.robot.set_target(joint, *target).expect("valid target");
+            self.moving.push((*joint).to_owned());
+        }
+    }
+
+    /// Which cubes grip the floor; the others slide.
+    fn grip(&mut self, gripping: &[&str]) {
+        for cube in CUBES {
+            let mu = if gripping.contains(&cube) { GRIP } else { SLIDE };
+            self.robot.set_friction(cube, mu, &self.bodies, &mut self.colliders).expect("cube");
+        }
+    }
+
+    fn pose(&self, link: &str) -> Isometry3<f64> {
+        self.robot.link_pose(link, &self.bodies).expect("link")
+    }
+
+    fn heading(&self, link: &str) -> f64 {
+        let x = self.pose(link).rotation * Vector3::x();
+        x.y.atan2(x.x)
+    }
+
+    fn joint(&self, name: &str) -> f64 {
+        self.robot.joint_position(name, &self.bodies).expect("joint")
+    }
+}
+
+#[test]
+fn rapier_bodies_carry_the_model_masses() {
+    let model = committed_model();
+    let sim = Sim::new(&model);
+    let mut total = 0.0;
+    for link in model.links.iter().filter(|l| l.inertial.is_some()) {
+        let body = &sim.bodies[sim.robot.body(&link.name).expect("body")];
+        let mass = link.inertial.expect("mass").mass;
+        assert!((body.mass() - mass).abs() < 1e-12, "{}: {} vs {mass}", link.name, body.mass());
+        total += body.mass();
+    }
+    assert!((total - ModuleKind::MolemodRobot.spec().mass).abs() < 1e-12);
+    // Four prismatic joints and two universal joints as two revolute joints each.
+    let mut names: Vec<&str> = sim.robot.joint_names().collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "prismatic_0",
+            "prismatic_1",
+            "prismatic_2",
+            "prismatic_3",
+            "universal_0_axis1",
+            "universal_0_axis2",
+            "universal_1_axis1",
+            "universal_1_axis2",
+        ]
+    );
+    // The file and the catalogue-built model build the same robot.
+    assert_eq!(model, module_model(ModuleKind::MolemodRobot).split_universal_joints());
+}
+
+#[test]
+fn joints_expand_and_contract_to_within_50_um() {
+    let mut sim = Sim::new(&committed_model());
+    let gap = |s: &Sim, a: &str, b: &str| (s.pose(a).translation.vector - s.pose(b).translation.vector).norm();
+    let (front0, rear0) = (gap(&sim, "head_front", "base_link"), gap(&sim, "head_rear", "base_link"));
+    let pitch = MolemodRobotGeometry::default().contracted_pitch;
+    assert!((front0 - pitch).abs() < 1e-4, "contracted pitch {front0}");
+    // Expand the first and the fourth joint by 20 mm, the rear cube gripping.
+    sim.grip(&["head_rear"]);
+    sim.targets(&[("prismatic_0", 0.02), ("prismatic_3", 0.02)]);
+    sim.run_to_targets(5.0);
+    for joint in ["prismatic_0", "prismatic_3"] {
+        assert!((sim.joint(joint) - 0.02).abs() <= 50e-6, "{joint} at {}", sim.joint(joint));
+    }
+    // Measured independently of the joint reading: the cubes are 20 mm farther apart.
+    assert!((gap(&sim, "head_front", "base_link") - front0 - 0.02).abs() < 1e-4);
+    assert!((gap(&sim, "head_rear", "base_link") - rear0 - 0.02).abs() < 1e-4);
+    // Contract: the same controller drives back (reversed speed past the target).
+    sim.targets(&[("prismatic_0", 0.0), ("prismatic_3", 0.0)]);
+    sim.run_to_targets(5.0);
+    assert!((gap(&sim, "head_front", "base_link") - front0).abs() < 1e-4);
+    // 20 mm at 20 mm/s, then half speed over the last 2 mm: about 1.1 s each way.
+    assert!(sim.steps < 100 + 2 * (1.5 / DT) as usize, "took {} steps", sim.steps);
+}
+
+#[test]
+fn inchworm_gait_moves_step_length_times_iterations() {
+    let mut sim = Sim::new(&committed_model());
+    let start = sim.pose("base_link").translation.vector;
+    let step = 0.015;
+    let iterations = 6;
+    for i in 0..iterations {
+        if i % 2 == 0 {
+            // Expand with the rear cube gripping: the middle and the front slide forward.
+            sim.grip(&["head_rear"]);
+            sim.targets(&[("prismatic_0", step), ("prismatic_3", step)]);
+        } else {
+            // Contract with the front cube gripping: the middle and the rear follow.
+            sim.grip(&["head_front"]);
+            sim.targets(&[("prismatic_0", 0.0), ("prismatic_3", 0.0)]);
+        }
+        sim.run_to_targets(5.0);
+    }
+    let moved = sim.pose("base_link").translation.vector - start;
+    // SPEC 2: distance = step length x iterations (an iteration is one expand or one
+    // contract; each moves the body one step past its gripping cube).
+    let expected = step * f64::from(iterations);
+    assert!((moved.x - expected).abs() < 0.1 * expected, "moved {moved}, expected {expected} m along x");
+    assert!(moved.y.abs() < 0.05 * expected, "drifted sideways {moved}");
+    assert!(sim.heading("base_link").abs() < 0.01, "turned {}", sim.heading("base_link"));
+}
+
+#[test]
+fn universal_joint_turns_the_robot() {
+    let mut sim = Sim::new(&committed_model());
+    let angle = 0.4;
+    // Room to swing: the front head out by 15 mm first.
+    sim.grip(&["base_link", "head_rear"]);
+    sim.targets(&[("prismatic_0", 0.015)]);
+    sim.run_to_targets(5.0);
+    let heading0 = sim.heading("base_link");
+    // Swing the front head left about the first universal joint's z axis, body gripping.
+    sim.targets(&[("universal_0_axis1", angle)]);
+    sim.run_to_targets(5.0);
+    assert!((sim.heading("head_front") - heading0 - angle).abs() < 0.01, "front heading {}", sim.heading("head_front"));
+    assert!((sim.heading("base_link") - heading0).abs() < 0.02, "body turned early");
+    // Swap frictions and straighten: the body follows the head.
+    sim.grip(&["head_front"]);
+    sim.targets(&[("universal_0_axis1", 0.0), ("prismatic_0", 0.0)]);
+    sim.run_to_targets(10.0);
+    let turned = sim.heading("base_link") - heading0;
+    assert!((turned - angle).abs() < 0.1 * angle, "turned {turned} rad, expected {angle}");
+    // The pitch axes held (within the solver's compliance): the robot still lies flat.
+    for joint in ["universal_0_axis2", "universal_1_axis2"] {
+        assert!(sim.joint(joint).abs() <= 0.01, "{joint} at {}", sim.joint(joint));
+    }
+    // The gripping head held still while the body swung round to it.
+    assert!(
+        (sim.heading("head_front") - heading0 - angle).abs() < 0.01,
+        "head slipped to {}",
+        sim.heading("head_front")
+    );
+}
+
+#[test]
+fn bad_models_and_requests_are_named() {
+    let mut model = module_model(ModuleKind::MolemodRobot);
+    model.joints[0].child = "wheel".into();
+    let (mut bodies, mut colliders, mut joints) = (RigidBodySet::new(), ColliderSet::new(), ImpulseJointSet::new());
+    let err = ArticulatedRobot::build(
+        &model,
+        Isometry3::identity(),
+        ArticulatedOptions::default(),
+        &mut bodies,
+        &mut colliders,
+        &mut joints,
+    )
+    .unwrap_err();
+    assert!(matches!(&err, ArticulatedError::UnknownLink { link, .. } if link == "wheel"), "{err}");
+    assert!(err.to_string().contains("molemod_robot"), "{err}");
+
+    let mut sim = Sim::new(&committed_model());
+    let err = sim.robot.set_target("prismatic_0", 0.5).unwrap_err();
+    assert!(matches!(err, ArticulatedError::TargetOutOfRange { .. }), "{err}");
+    assert!(matches!(sim.robot.set_target("elbow", 0.0), Err(ArticulatedError::UnknownJoint(_))));
+    assert!(sim.robot.set_friction("tail", 0.1, &sim.bodies, &mut sim.colliders).is_err());
+    // Only prismatic and revolute joints are driven in the URDF form.
+    let split = committed_model();
+    assert!(split.joints.iter().all(|j| matches!(j.kind, JointKind::Prismatic { .. } | JointKind::Revolute { .. })));
+}
