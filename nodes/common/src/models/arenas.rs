@@ -66,7 +66,8 @@ pub struct ArenaGeometry {
     pub depth: f64,
     /// Water surface relative to the rim (negative: below it), m; `None` without water.
     pub water_level: Option<f64>,
-    /// Thickness of walls and floor, m.
+    /// Thickness of walls and floor, m (0.1 m: the tank physics' wall colliders, thick so
+    /// that no fast body tunnels through).
     pub wall_thickness: f64,
     /// Inlets, if any.
     pub inlets: Option<InletGeometry>,
@@ -91,13 +92,13 @@ impl ArenaModel {
     pub fn geometry(self) -> ArenaGeometry {
         match self {
             // 0.60 m across, 0.30 m deep, water 8 cm below the rim, seven inlets deflected
-            // 15 deg (SPEC 1); nozzle depth and bore, wall thickness and 48 wall boxes assumed
-            // (the tank physics' defaults).
+            // 15 deg (SPEC 1); nozzle depth and bore and 48 wall boxes assumed (the tank
+            // physics' defaults).
             ArenaModel::LilyTank => ArenaGeometry {
                 outline: ArenaOutline::Round { diameter: 0.6, wall_segments: 48 },
                 depth: 0.3,
                 water_level: Some(-0.08),
-                wall_thickness: 0.02,
+                wall_thickness: 0.1,
                 inlets: Some(InletGeometry {
                     count: 7,
                     deflection: 15.0_f64.to_radians(),
@@ -110,7 +111,7 @@ impl ArenaModel {
                 outline: ArenaOutline::Rectangle { size_x: 1.78, size_y: 1.78 },
                 depth: 1.17,
                 water_level: Some(0.91 - 1.17),
-                wall_thickness: 0.02,
+                wall_thickness: 0.1,
                 inlets: None,
             },
             // 126 x 68 cm (SPEC 5); 0.30 m deep with water 8 cm below the rim (assumed).
@@ -118,7 +119,7 @@ impl ArenaModel {
                 outline: ArenaOutline::Rectangle { size_x: 1.26, size_y: 0.68 },
                 depth: 0.3,
                 water_level: Some(-0.08),
-                wall_thickness: 0.02,
+                wall_thickness: 0.1,
                 inlets: None,
             },
             // 1.7 x 1.7 m: the study's 50 x 50 robot-diameter world (SPEC 4: 50 x 32.5 mm =
@@ -127,7 +128,7 @@ impl ArenaModel {
                 outline: ArenaOutline::Rectangle { size_x: 1.7, size_y: 1.7 },
                 depth: 0.05,
                 water_level: None,
-                wall_thickness: 0.02,
+                wall_thickness: 0.1,
                 inlets: None,
             },
         }
