@@ -74,6 +74,14 @@ impl HarnessConfig {
     }
 }
 
+impl HarnessConfig {
+    /// Sets the detector's marker plane height, m (builder style).
+    pub fn with_marker_height(mut self, marker_height: f64) -> Self {
+        self.detector.marker_height = marker_height;
+        self
+    }
+}
+
 /// A rendered frame in its encoding.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RenderedFrame {

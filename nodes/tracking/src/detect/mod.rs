@@ -278,7 +278,8 @@ mod tests {
         let mut renderer = Renderer::new(Arena::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
         let lily = SceneObject::new(3, MarkerKind::Lily, 0.1234, -0.0567).with_heading(2.0).with_size(0.05);
         let image = renderer.render_rgb(&[lily], 0);
-        let mut detector = Detector::new(DetectorConfig::default()).unwrap();
+        let config = DetectorConfig { marker_height: lily.top_height, ..DetectorConfig::default() };
+        let mut detector = Detector::new(config).unwrap();
         let found = detector.detect(&ImageView::from_rgb(&image), &cam).unwrap();
         assert_eq!(found.len(), 1, "{:?}", detector.stats());
         let d = found[0];

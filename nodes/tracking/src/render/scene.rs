@@ -1,6 +1,7 @@
 //! What the camera looks at: floating objects with their top outline and passive
 //! marker, one marker design per kind.
 
+use flotilla_common::catalogue::{Medium, ModuleKind, Shape};
 use serde::{Deserialize, Serialize};
 
 /// Linear RGB colour, 8-bit intensity scale (0..255).
@@ -21,20 +22,40 @@ pub enum MarkerKind {
 }
 
 impl MarkerKind {
-    /// Typical outline size of this kind, m (ball diameter, Lily side, Kilobot diameter).
-    pub fn default_size(self) -> f64 {
-        match self {
-            MarkerKind::Ball | MarkerKind::Lily => 0.030,
-            MarkerKind::RoundRobot => 0.033,
+    /// The marker design a catalogue module carries on top; `None` for kinds the
+    /// overhead camera does not track (MoleMOD lattice robots and blocks).
+    pub fn for_module(kind: ModuleKind) -> Option<Self> {
+        match kind {
+            ModuleKind::PingPongBall => Some(MarkerKind::Ball),
+            ModuleKind::Lily | ModuleKind::MhpSquare | ModuleKind::MhpCube => Some(MarkerKind::Lily),
+            ModuleKind::Kilobot | ModuleKind::Bluebot => Some(MarkerKind::RoundRobot),
+            ModuleKind::MolemodRobot | ModuleKind::MolemodBlock => None,
         }
     }
 
-    /// Typical height of the marker above the water plane, m (a 3 cm ball floating
-    /// 25 mm deep shows its top 5 mm above the water).
-    pub fn default_top_height(self) -> f64 {
+    /// The catalogue module this design is named after.
+    fn module(self) -> ModuleKind {
         match self {
-            MarkerKind::Ball | MarkerKind::Lily => 0.005,
-            MarkerKind::RoundRobot => 0.0,
+            MarkerKind::Ball => ModuleKind::PingPongBall,
+            MarkerKind::Lily => ModuleKind::Lily,
+            MarkerKind::RoundRobot => ModuleKind::Kilobot,
+        }
+    }
+
+    /// Outline size of the module this design is named after, m (catalogue: ball
+    /// diameter 30 mm, Lily side 30 mm, Kilobot diameter 33 mm).
+    pub fn default_size(self) -> f64 {
+        top_size(&self.module().spec().shape)
+    }
+
+    /// Height of the top above the water (table for ground robots) of the module this
+    /// design is named after, m (catalogue: a 3 cm ball floating 25 mm deep shows its
+    /// top 5 mm above the water; a 35 mm Lily 10 mm; a 30 mm Kilobot 30 mm).
+    pub fn default_top_height(self) -> f64 {
+        let spec = self.module().spec();
+        match spec.medium {
+            Medium::Surface { draft } => 2.0 * spec.shape.half_height() - draft,
+            Medium::Submerged | Medium::Ground => 2.0 * spec.shape.half_height(),
         }
     }
 
@@ -113,6 +134,16 @@ impl SceneObject {
         Self { id, kind, x, y, heading: 0.0, size: kind.default_size(), top_height: kind.default_top_height() }
     }
 
+    /// The top of catalogue module `kind` whose body centre is at `(x, y)` (m) and
+    /// `centre_height` m above the camera's reference plane (the water surface, or the
+    /// table top); `None` for kinds without a marker. Square and round tops use the
+    /// smaller horizontal side as size.
+    pub fn for_module(id: u32, kind: ModuleKind, x: f64, y: f64, centre_height: f64, heading: f64) -> Option<Self> {
+        let marker = MarkerKind::for_module(kind)?;
+        let shape = kind.spec().shape;
+        Some(Self { id, kind: marker, x, y, heading, size: top_size(&shape), top_height: centre_height + shape.half_height() })
+    }
+
     /// Sets the heading, rad.
     pub fn with_heading(mut self, heading: f64) -> Self {
         self.heading = heading;
@@ -129,6 +160,14 @@ impl SceneObject {
     pub fn with_top_height(mut self, top_height: f64) -> Self {
         self.top_height = top_height;
         self
+    }
+}
+
+/// Horizontal size of a catalogue shape's top, m.
+fn top_size(shape: &Shape) -> f64 {
+    match *shape {
+        Shape::Sphere { radius } | Shape::Cylinder { radius, .. } => 2.0 * radius,
+        Shape::Box { half_extents } => 2.0 * half_extents.x.min(half_extents.y),
     }
 }
 
@@ -257,6 +296,19 @@ mod tests {
         assert!((d.bounding_radius() - 0.015 * 2f64.sqrt()).abs() < 1e-15);
         // At the centre the nearest boundary is the dot edge: 0.004725 - 0.002625.
         assert!((d.clearance(0.0, 0.0) - 0.0021).abs() < 1e-12);
+    }
+
+    #[test]
+    fn catalogue_modules_map_to_markers() {
+        // A ball floating 25 mm deep has its centre 10 mm below the water: top at +5 mm.
+        let ball = SceneObject::for_module(4, ModuleKind::PingPongBall, 0.1, 0.2, -0.010, 0.3).unwrap();
+        assert_eq!((ball.kind, ball.id, ball.heading), (MarkerKind::Ball, 4, 0.3));
+        assert!((ball.size - 0.03).abs() < 1e-15 && (ball.top_height - 0.005).abs() < 1e-15);
+        assert!((MarkerKind::Ball.default_top_height() - 0.005).abs() < 1e-15);
+        // Lily: 35 mm tall, 25 mm draft -> top 10 mm above the water.
+        assert!((MarkerKind::Lily.default_top_height() - 0.010).abs() < 1e-15);
+        assert!((MarkerKind::RoundRobot.default_size() - 0.033).abs() < 1e-15);
+        assert!(SceneObject::for_module(0, ModuleKind::MolemodBlock, 0.0, 0.0, 0.0, 0.0).is_none());
     }
 
     #[test]

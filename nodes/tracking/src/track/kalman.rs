@@ -28,17 +28,20 @@ impl ConstantVelocity {
         }
     }
 
-    /// Propagates over `dt` (s) with white acceleration noise of `acceleration_sigma`
-    /// (m/s^2): `P' = F P F^T + q [[dt^4/4, dt^3/2], [dt^3/2, dt^2]]`.
-    pub fn predict(&mut self, dt: f64, acceleration_sigma: f64) {
-        let q = acceleration_sigma * acceleration_sigma;
+    /// Propagates over `dt` (s) under continuous white acceleration noise of power
+    /// spectral density `q` (m^2/s^3):
+    /// `P' = F P F^T + q [[dt^3/3, dt^2/2], [dt^2/2, dt]]`.
+    ///
+    /// The continuous model stays well damped when measurements are trusted far more than
+    /// the motion model (velocity gain 1.5/dt); the piecewise-constant one rings (2/dt).
+    pub fn predict(&mut self, dt: f64, q: f64) {
         for axis in 0..2 {
             self.position[axis] += self.velocity[axis] * dt;
         }
         let (pp, pv, vv) = (self.var_position, self.cov_position_velocity, self.var_velocity);
-        self.var_position = pp + 2.0 * dt * pv + dt * dt * vv + q * dt.powi(4) / 4.0;
-        self.cov_position_velocity = pv + dt * vv + q * dt.powi(3) / 2.0;
-        self.var_velocity = vv + q * dt * dt;
+        self.var_position = pp + 2.0 * dt * pv + dt * dt * vv + q * dt.powi(3) / 3.0;
+        self.cov_position_velocity = pv + dt * vv + q * dt * dt / 2.0;
+        self.var_velocity = vv + q * dt;
     }
 
     /// Variance of the innovation for a position measurement of std `measurement_sigma`, m^2.
@@ -69,15 +72,15 @@ mod tests {
     #[test]
     fn predict_hand_computed() {
         // P = [[1, 0], [0, 4]], dt = 0.5, q = 4:
-        // pp = 1 + 0 + 0.25*4 + 4*0.0625/4 = 2.0625; pv = 0 + 0.5*4 + 4*0.125/2 = 2.25;
-        // vv = 4 + 4*0.25 = 5.
+        // pp = 1 + 0 + 0.25*4 + 4*0.125/3 = 2.1666..; pv = 0 + 0.5*4 + 4*0.25/2 = 2.5;
+        // vv = 4 + 4*0.5 = 6.
         let mut f = ConstantVelocity::new([1.0, 2.0], 1.0, 2.0);
         f.velocity = [2.0, -1.0];
-        f.predict(0.5, 2.0);
+        f.predict(0.5, 4.0);
         assert_eq!(f.position, [2.0, 1.5]);
-        assert!((f.var_position - 2.0625).abs() < 1e-12);
-        assert!((f.cov_position_velocity - 2.25).abs() < 1e-12);
-        assert!((f.var_velocity - 5.0).abs() < 1e-12);
+        assert!((f.var_position - (2.0 + 1.0 / 6.0)).abs() < 1e-12);
+        assert!((f.cov_position_velocity - 2.5).abs() < 1e-12);
+        assert!((f.var_velocity - 6.0).abs() < 1e-12);
     }
 
     #[test]
@@ -97,7 +100,7 @@ mod tests {
     fn learns_a_constant_velocity() {
         let mut f = ConstantVelocity::new([0.0, 0.0], 0.001, 1.0);
         for k in 1..=30 {
-            f.predict(0.1, 0.1);
+            f.predict(0.1, 0.01);
             f.update([0.2 * 0.1 * f64::from(k), -0.05 * 0.1 * f64::from(k)], 0.001);
         }
         assert!((f.velocity[0] - 0.2).abs() < 1e-3 && (f.velocity[1] + 0.05).abs() < 1e-3, "{f:?}");

@@ -32,8 +32,9 @@ pub struct StampError {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TrackerConfig {
-    /// Standard deviation of the unmodelled acceleration, m/s^2.
-    pub acceleration_sigma: f64,
+    /// Power spectral density of the unmodelled (white) acceleration, m^2/s^3: stirred
+    /// balls are kicked by collisions and the stochastic force.
+    pub acceleration_noise: f64,
     /// Standard deviation of a measured position, m.
     pub measurement_sigma: f64,
     /// Standard deviation of a newborn track's velocity, m/s.
@@ -42,8 +43,17 @@ pub struct TrackerConfig {
     pub gate_sigmas: f64,
     /// Smallest gate radius, m.
     pub min_gate_distance: f64,
-    /// Largest gate radius, m (keep below the marker spacing).
+    /// Largest gate radius, m: how far a body may land from its prediction and keep
+    /// its track (neighbours inside a gate are told apart by the optimal assignment).
     pub max_gate_distance: f64,
+    /// Also match a detection against where the track was last seen (a stopped body),
+    /// not only against the constant-velocity prediction: keeps identities through
+    /// collisions that reverse a body faster than its velocity estimate follows.
+    pub stationary_hypothesis: bool,
+    /// A coasting track within this distance of a track detected in the same frame is a
+    /// duplicate and is dropped, m (keep below the smallest distance between two
+    /// markers; 0 disables).
+    pub duplicate_distance: f64,
     /// Consecutive detections before a track is confirmed and published.
     pub confirm_hits: u32,
     /// Longest a confirmed track coasts on its prediction without detections, s.
@@ -55,12 +65,14 @@ pub struct TrackerConfig {
 impl Default for TrackerConfig {
     fn default() -> Self {
         Self {
-            acceleration_sigma: 5.0,
+            acceleration_noise: 10.0,
             measurement_sigma: 0.0005,
             initial_velocity_sigma: 0.3,
             gate_sigmas: 4.0,
-            min_gate_distance: 0.008,
-            max_gate_distance: 0.02,
+            min_gate_distance: 0.015,
+            max_gate_distance: 0.04,
+            stationary_hypothesis: true,
+            duplicate_distance: 0.01,
             confirm_hits: 2,
             max_coast_time: 0.5,
             confidence_rate: 0.2,
@@ -73,7 +85,7 @@ impl TrackerConfig {
     pub fn validate(&self) -> Result<(), TrackerConfigError> {
         let bad = |field, value, reason| Err(TrackerConfigError { field, value, reason });
         let positive = [
-            ("acceleration_sigma", self.acceleration_sigma),
+            ("acceleration_noise", self.acceleration_noise),
             ("measurement_sigma", self.measurement_sigma),
             ("initial_velocity_sigma", self.initial_velocity_sigma),
             ("gate_sigmas", self.gate_sigmas),
@@ -86,6 +98,9 @@ impl TrackerConfig {
         }
         if !(self.max_gate_distance.is_finite() && self.max_gate_distance >= self.min_gate_distance) {
             return bad("max_gate_distance", self.max_gate_distance, "must be finite and >= min_gate_distance");
+        }
+        if !(self.duplicate_distance.is_finite() && self.duplicate_distance >= 0.0) {
+            return bad("duplicate_distance", self.duplicate_distance, "must be finite and >= 0");
         }
         if self.confirm_hits == 0 {
             return bad("confirm_hits", 0.0, "must be >= 1");
@@ -135,6 +150,8 @@ struct TrackState {
     confidence: f64,
     /// Position reported this frame (detection or prediction), m.
     reported: [f64; 2],
+    /// Position of the last detection, m.
+    last_measured: [f64; 2],
 }
 
 /// Keeps identities of targets across frames.
@@ -189,9 +206,9 @@ impl MultiTargetTracker {
             None => 0.0,
         };
         self.last_stamp = Some(stamp);
-        let (acceleration_sigma, max_coast_time) = (self.config.acceleration_sigma, self.config.max_coast_time);
+        let (acceleration_noise, max_coast_time) = (self.config.acceleration_noise, self.config.max_coast_time);
         for track in &mut self.tracks {
-            track.filter.predict(dt, acceleration_sigma);
+            track.filter.predict(dt, acceleration_noise);
         }
         self.gate(detections);
         let pairs = self.assigner.solve(self.tracks.len(), detections.len(), &self.candidates, &self.miss_cost);
@@ -207,12 +224,16 @@ impl MultiTargetTracker {
                 self.miss(t);
             }
         }
+        let shadowed = self.shadowed_tracks();
+        let mut index = 0;
         self.tracks.retain(|t| {
+            let is_shadowed = shadowed.contains(&index);
+            index += 1;
             let alive = if t.confirmed { stamp - t.last_hit_stamp <= max_coast_time } else { t.missed_frames == 0 };
-            if !alive && t.confirmed {
-                tracing::debug!(id = t.id, stamp, "track lost");
+            if t.confirmed && (is_shadowed || !alive) {
+                tracing::debug!(id = t.id, stamp, shadowed = is_shadowed, "track lost");
             }
-            alive
+            alive && !is_shadowed
         });
         for (d, used) in detection_used.iter().enumerate() {
             if !used {
@@ -234,6 +255,22 @@ impl MultiTargetTracker {
         Ok(&self.output)
     }
 
+    /// Coasting tracks that sit on a body another track detected this frame: duplicates
+    /// left by a momentary loss, which would otherwise take turns with the live track.
+    fn shadowed_tracks(&self) -> Vec<usize> {
+        let limit2 = self.config.duplicate_distance.powi(2);
+        let near = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) < limit2;
+        (0..self.tracks.len())
+            .filter(|&i| {
+                let t = &self.tracks[i];
+                t.missed_frames > 0
+                    && self.tracks.iter().any(|live| {
+                        live.missed_frames == 0 && (near(live.reported, t.reported) || near(live.reported, t.last_measured))
+                    })
+            })
+            .collect()
+    }
+
     /// Builds the candidate pairs within each track's gate and the miss costs.
     fn gate(&mut self, detections: &[Detection]) {
         let c = &self.config;
@@ -245,8 +282,16 @@ impl MultiTargetTracker {
             let radius2 = radius * radius;
             self.miss_cost.push(radius2);
             let [px, py] = track.filter.position;
+            let [lx, ly] = track.last_measured;
             for (d, det) in detections.iter().enumerate() {
-                let d2 = (det.x - px).powi(2) + (det.y - py).powi(2);
+                // Two motion hypotheses: constant velocity, or stopped where last seen
+                // (a collision or a kick reverses a body faster than the velocity estimate
+                // can follow). The pair costs what the better hypothesis explains.
+                let to_prediction = (det.x - px).powi(2) + (det.y - py).powi(2);
+                let to_last = (det.x - lx).powi(2) + (det.y - ly).powi(2);
+                // Only a body seen in the previous frame can be assumed to have stopped there.
+                let stationary = c.stationary_hypothesis && track.missed_frames == 0;
+                let d2 = if stationary { to_prediction.min(to_last) } else { to_prediction };
                 if d2 < radius2 {
                     self.candidates.push(Candidate { track: t, detection: d, cost: d2 });
                 }
@@ -259,6 +304,7 @@ impl MultiTargetTracker {
         let track = &mut self.tracks[t];
         track.filter.update([detection.x, detection.y], c.measurement_sigma);
         track.reported = [detection.x, detection.y];
+        track.last_measured = track.reported;
         track.heading = detection.heading.or(track.heading);
         track.hits += 1;
         track.missed_frames = 0;
@@ -292,6 +338,7 @@ impl MultiTargetTracker {
             last_hit_stamp: stamp,
             confidence: c.confidence_rate,
             reported: [detection.x, detection.y],
+            last_measured: [detection.x, detection.y],
         };
         if c.confirm_hits <= 1 {
             track.confirmed = true;
