@@ -5,7 +5,7 @@
 
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::models::dimensions::MolemodRobotGeometry;
-use flotilla_common::models::{module_model, read_urdf, JointKind, Model};
+use flotilla_common::models::{module_model, read_urdf, render_urdf, JointKind, Model};
 use nalgebra::{Isometry3, Vector3};
 use rapier3d_f64::prelude::*;
 use std::path::Path;
@@ -189,8 +189,8 @@ fn rapier_bodies_carry_the_model_masses() {
             "universal_1_axis2",
         ]
     );
-    // The file and the catalogue-built model build the same robot.
-    assert_eq!(model, module_model(ModuleKind::MolemodRobot).split_universal_joints());
+    // The file is the catalogue-built model.
+    assert_eq!(render_urdf(&model), render_urdf(&module_model(ModuleKind::MolemodRobot)));
 }
 
 #[test]

@@ -172,6 +172,30 @@ fn bluebot(spec: &ModuleSpec, parts: &BluebotParts) -> Model {
     let mut base = catalogue_base(spec, WHITE);
     let body_geometry = shape_geometry(&spec.shape);
     base.inertial = Some(solid(&body_geometry, spec.mass - fin_mass));
+    // Drawn streamlined: a round body with hemispherical nose and tail, as long as the
+    // catalogue box (which stays the collision shape).
+    let radius = spec.shape.half_height();
+    let half_length = match body_geometry {
+        Geometry::Box { size } => 0.5 * size.x,
+        _ => spec.shape.horizontal_radius(),
+    };
+    base.visuals = vec![
+        Visual {
+            origin: Pose::identity().with_rpy(0.0, FRAC_PI_2, 0.0),
+            geometry: Geometry::Cylinder { radius, length: 2.0 * (half_length - radius) },
+            colour: WHITE,
+        },
+        Visual {
+            origin: Pose::translation(half_length - radius, 0.0, 0.0),
+            geometry: Geometry::Sphere { radius },
+            colour: WHITE,
+        },
+        Visual {
+            origin: Pose::translation(radius - half_length, 0.0, 0.0),
+            geometry: Geometry::Sphere { radius },
+            colour: WHITE,
+        },
+    ];
     // The LED mast.
     base.visuals.push(Visual {
         origin: Pose { xyz: parts.led_midpoint, rpy: Vector3::zeros() },

@@ -7,12 +7,15 @@ use super::description::{Colour, Geometry, Inertial, JointKind, JointLimits, Mod
 pub const GENERATED_NOTE: &str =
     "Generated from the Flotilla module catalogue by the gen_models binary of flotilla_common (see urdf/README.md); do not edit.";
 
-/// A number as the files write it: Rust's shortest round-trip form (no exponent), -0 as 0.
+/// A number as the files write it: 12 significant digits (so the last-bit differences of
+/// another libm's sin/cos do not change the committed text), in Rust's shortest form
+/// without exponent, -0 as 0.
 pub(super) fn num(v: f64) -> String {
-    if v == 0.0 {
+    let rounded: f64 = format!("{v:.11e}").parse().unwrap_or(v);
+    if rounded == 0.0 {
         "0".to_owned()
     } else {
-        format!("{v}")
+        format!("{rounded}")
     }
 }
 
@@ -142,4 +145,18 @@ pub fn render_urdf(model: &Model) -> String {
     }
     emit!(out, "</robot>");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::num;
+
+    #[test]
+    fn numbers_keep_twelve_significant_digits() {
+        assert_eq!(num(0.1 + 0.2), "0.3");
+        assert_eq!(num(1.0 / 3.0), "0.333333333333");
+        assert_eq!(num(1.0666666666666666e-8), "0.0000000106666666667");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(-12.5), "-12.5");
+    }
 }
