@@ -240,6 +240,12 @@ fn inchworm_gait_moves_step_length_times_iterations() {
     // SPEC 2: distance = step length x iterations (an iteration is one expand or one
     // contract; each moves the body one step past its gripping cube).
     let expected = step * f64::from(iterations);
+    eprintln!(
+        "inchworm: moved {:.5} m along x (expected {expected}), {:.5} m sideways, heading {:.5} rad",
+        moved.x,
+        moved.y,
+        sim.heading("base_link")
+    );
     assert!((moved.x - expected).abs() < 0.1 * expected, "moved {moved}, expected {expected} m along x");
     assert!(moved.y.abs() < 0.05 * expected, "drifted sideways {moved}");
     assert!(sim.heading("base_link").abs() < 0.01, "turned {}", sim.heading("base_link"));
@@ -264,6 +270,10 @@ fn universal_joint_turns_the_robot() {
     sim.targets(&[("universal_0_axis1", 0.0), ("prismatic_0", 0.0)]);
     sim.run_to_targets(10.0);
     let turned = sim.heading("base_link") - heading0;
+    eprintln!(
+        "turn: body {turned:.5} rad, gripping head moved {:.5} rad",
+        sim.heading("head_front") - heading0 - angle
+    );
     assert!((turned - angle).abs() < 0.1 * angle, "turned {turned} rad, expected {angle}");
     // The pitch axes held (within the solver's compliance): the robot still lies flat.
     for joint in ["universal_0_axis2", "universal_1_axis2"] {
