@@ -44,8 +44,12 @@ fn assert_shape(s: &Summary, label: &str) {
     assert!(s.curve[peak] > 1.1 * s.plateau, "{label}: peak {} vs plateau {}", s.curve[peak], s.plateau);
     let dip = s.curve[peak..].iter().cloned().fold(f64::INFINITY, f64::min);
     assert!(dip < 0.95 * s.plateau, "{label}: no dip below the plateau");
-    // Plateau: the last half of the window stays within 15 % of its mean.
-    let tail = &s.curve[WINDOW / 2..];
+    // Then a plateau: the swing over the last quarter of the window is under half the
+    // swing of the 15 s after the first peak, and stays within 15 % of the plateau.
+    let swing = |part: &[f64]| part.iter().cloned().fold(f64::MIN, f64::max) - part.iter().cloned().fold(f64::MAX, f64::min);
+    let early = swing(&s.curve[peak..peak + 600]);
+    let tail = &s.curve[3 * WINDOW / 4..];
+    assert!(swing(tail) < 0.5 * early, "{label}: oscillation does not settle ({} vs {early})", swing(tail));
     assert!(tail.iter().all(|v| (v - s.plateau).abs() < 0.15 * s.plateau), "{label}: no plateau");
     // Bounded by the tank: at most the diameter squared.
     assert!(s.curve.iter().all(|v| v.is_finite() && *v < 0.36), "{label}");
