@@ -5,7 +5,7 @@
 //! `cargo run -p flotilla_common --no-default-features --bin gen_models`.
 
 use flotilla_common::catalogue::ModuleKind;
-use flotilla_common::models::{all_models, generated_files, JointKind, Model};
+use flotilla_common::models::{all_models, generated_files, robot_description, JointKind, Model};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,6 +53,15 @@ fn committed_files_are_up_to_date() {
             "{} is not generated from the catalogue; delete it or add its model",
             path.display()
         );
+    }
+}
+
+#[test]
+fn robot_description_is_the_committed_urdf() {
+    for kind in ModuleKind::ALL {
+        let path = urdf_dir().join(format!("{}.urdf", kind.name()));
+        let file = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(robot_description(kind) == file, "{kind}: robot_description differs from {}", path.display());
     }
 }
 

@@ -45,12 +45,6 @@ impl Pose {
             UnitQuaternion::from_euler_angles(self.rpy.x, self.rpy.y, self.rpy.z),
         )
     }
-
-    /// From an isometry; the rotation is expressed as roll, pitch, yaw.
-    pub fn from_isometry(iso: &Isometry3<f64>) -> Self {
-        let (r, p, y) = iso.rotation.euler_angles();
-        Self { xyz: iso.translation.vector, rpy: Vector3::new(r, p, y) }
-    }
 }
 
 /// A primitive shape centred on its own frame origin.
@@ -252,11 +246,6 @@ impl Model {
     /// Sum of all link masses, kg.
     pub fn total_mass(&self) -> f64 {
         self.links.iter().filter_map(|l| l.inertial.map(|i| i.mass)).sum()
-    }
-
-    /// Pose of every link's frame in the root frame with all joints at zero.
-    pub fn rest_poses(&self) -> Vec<(String, Isometry3<f64>)> {
-        self.links.iter().map(|l| (l.name.clone(), self.rest_pose(&l.name))).collect()
     }
 
     /// Pose of one link's frame in the root frame with all joints at zero (identity for

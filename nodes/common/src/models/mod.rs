@@ -36,7 +36,6 @@ pub use description::{
     UNIVERSAL_CROSS_SUFFIX,
 };
 pub use modules::{module_model, shape_geometry};
-pub use molemod::{tunnel_block_boxes, MOLEMOD_PRISMATIC_JOINTS, MOLEMOD_UNIVERSAL_JOINTS};
 pub use reader::{parse_urdf, read_urdf, ModelFileError};
 pub use sdf::render_sdf;
 pub use urdf::{render_urdf, GENERATED_NOTE};

@@ -8,11 +8,6 @@ use super::modules::{GREY, ORANGE, WHITE, YELLOW};
 use crate::catalogue::ModuleSpec;
 use nalgebra::{Isometry3, Vector3};
 
-/// Names of the robot's joints in the SDF (universal joints native) form, front to rear.
-pub const MOLEMOD_PRISMATIC_JOINTS: [&str; 4] = ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"];
-/// Names of the robot's universal joints, front then rear.
-pub const MOLEMOD_UNIVERSAL_JOINTS: [&str; 2] = ["universal_0", "universal_1"];
-
 /// The final robot model: `head_front` - prismatic_0 - `joint_cube_0` - universal_0 -
 /// `joint_cube_1` - prismatic_1 - `base_link` (middle cube) - prismatic_2 - `joint_cube_2` -
 /// universal_1 - `joint_cube_3` - prismatic_3 - `head_rear`. The tree is rooted at the
@@ -85,7 +80,7 @@ pub fn molemod_robot(spec: &ModuleSpec, g: &MolemodRobotGeometry) -> Model {
 /// The six boxes of a cube of side `2 h` with two crossing square tunnels of side `2 t`,
 /// one along x and one along z: two full slabs beside the tunnels (|y| > t) and four
 /// corner bars between them (|x| > t and |z| > t). Returns (centre, size) pairs.
-pub fn tunnel_block_boxes(h: f64, t: f64) -> Vec<(Vector3<f64>, Vector3<f64>)> {
+fn tunnel_block_boxes(h: f64, t: f64) -> Vec<(Vector3<f64>, Vector3<f64>)> {
     let mid = 0.5 * (h + t);
     let mut boxes = vec![
         (Vector3::new(0.0, mid, 0.0), Vector3::new(2.0 * h, h - t, 2.0 * h)),
