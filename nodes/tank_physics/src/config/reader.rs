@@ -169,7 +169,7 @@ impl<'a> Section<'a> {
         let Some(map) = self.map else { return Ok(()) };
         for key in map.keys() {
             let name = key.as_str().map(str::to_owned).unwrap_or_else(|| format!("{key:?}"));
-            if !self.used.iter().any(|u| *u == name) {
+            if !self.used.contains(&name) {
                 let mut known = self.used.clone();
                 known.sort();
                 known.dedup();

@@ -11,6 +11,7 @@
 //! - rotation: solid-body, v_theta(r) = gain sin(deflection) (sum_i u0_i K d / R) r / R.
 //! - both scaled by the surface coupling exp(-h / h0), h = nozzle depth below the surface:
 //!   a lower water level brings the surface closer to the nozzles (SPEC 1).
+//!
 //! Standard deviation per axis = turbulence |mean| + noise_floor x coupling x mean power.
 
 use crate::arena::{Arena, Inlet};
