@@ -146,3 +146,23 @@ fn arenas_hold_the_kinds_they_can() {
     assert!(world.spawn(ModuleKind::Kilobot, PlanarPose::new(0.7, 0.0, 0.0), "kb_2").is_err());
     world.step();
 }
+
+#[test]
+fn a_measured_field_file_is_used_and_scaled_by_pump_power() {
+    use flotilla_common::flow_field::{FlowCell, FlowGrid, GridExtent};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("field.csv");
+    let mut grid = FlowGrid::new(4, 4, GridExtent::centred_square(0.6)).unwrap();
+    for c in grid.cells_mut() {
+        *c = FlowCell { mean: nalgebra::Vector2::new(0.1, 0.0), std: nalgebra::Vector2::new(0.02, 0.02), count: 5 };
+    }
+    grid.write_csv(&path).unwrap();
+    let yaml = format!("flow_field: {{file: {}, measured_at_power: 68.6}}\npumps: {{power: 34.3}}", path.display());
+    let config = WorldConfig::from_params(&serde_yaml::from_str(&yaml).unwrap()).unwrap();
+    let mut world = World::new(config, 1).unwrap();
+    // Half the recorded power: 0.1 * 34.3 / 68.6 = 0.05 m/s, deviation 0.01 m/s.
+    let cell = world.flow_field().cell(2, 2).unwrap();
+    assert!((cell.mean.x - 0.05).abs() < 1e-15 && (cell.std.y - 0.01).abs() < 1e-15);
+    world.set_pumps(&[68.6]).unwrap();
+    assert!((world.flow_field().cell(0, 0).unwrap().mean.x - 0.1).abs() < 1e-15);
+}
