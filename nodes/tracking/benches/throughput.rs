@@ -1,14 +1,59 @@
 //! Throughput of the tracker (detect + track, one thread) and of the renderer.
 //!
 //! `cargo bench -p tracking --no-default-features --bench throughput`
-//! Frames per second = 1 / (time per iteration).
+//!
+//! Times are the benchmark thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so they read as
+//! "on one core" even when the machine is shared; frames per second = 1 / time.
 
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::time::Duration;
 use std::hint::black_box;
 use tracking::accuracy::{HarnessConfig, StirringConfig, SyntheticStirring};
 use tracking::{Arena, CameraModel, ImageView, RenderOptions, Renderer, SceneObject, Tracker};
 
 const RATE: f64 = 30.0;
+
+/// CPU time consumed by the calling thread.
+struct ThreadCpuTime;
+
+fn thread_cpu_now() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a Linux constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+impl Measurement for ThreadCpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        thread_cpu_now()
+    }
+
+    fn end(&self, start: Duration) -> Duration {
+        thread_cpu_now().saturating_sub(start)
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        static WALL: WallTime = WallTime;
+        WALL.formatter()
+    }
+}
 
 /// Arena, camera and stirred bodies of one benchmark case.
 struct Case {
@@ -46,7 +91,7 @@ fn tracker_for(case: &Case) -> Tracker {
     Tracker::new(case.camera.clone(), detector, tracking::TrackerConfig::default()).expect("valid tracker")
 }
 
-fn bench_tracker(c: &mut Criterion) {
+fn bench_tracker(c: &mut Criterion<ThreadCpuTime>) {
     let mut group = c.benchmark_group("tracker");
     for case in cases() {
         let frames = if case.camera.width > 1024 { 12 } else { 30 };
@@ -75,7 +120,7 @@ fn bench_tracker(c: &mut Criterion) {
     group.finish();
 }
 
-fn bench_renderer(c: &mut Criterion) {
+fn bench_renderer(c: &mut Criterion<ThreadCpuTime>) {
     let mut group = c.benchmark_group("renderer");
     group.sample_size(20);
     for case in cases() {
@@ -93,5 +138,9 @@ fn bench_renderer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_tracker, bench_renderer);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadCpuTime);
+    targets = bench_tracker, bench_renderer
+}
 criterion_main!(benches);
