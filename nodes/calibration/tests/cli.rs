@@ -64,4 +64,10 @@ fn record_then_estimate_the_flow_field() {
         assert!(dir.path().join(file).exists(), "{file}");
     }
     assert!(std::fs::read_to_string(dir.path().join("f.csv")).unwrap().starts_with("# flotilla_flow_field v1 nx=10"));
+    // The physics loads the estimated field as its measured flow field.
+    let world = "tank_physics:\n  ros__parameters:\n    flow_field: {file: f.csv}\n    modules:\n      ball: {kind: ping_pong_ball, count: 2}\n";
+    std::fs::write(dir.path().join("world.yaml"), world).unwrap();
+    let out = calibrate(&["record", "--world", "world.yaml", "--seconds", "1", "--warmup", "0", "--out", "again.csv"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("of 2 objects"));
 }

@@ -74,6 +74,9 @@ pub fn plot_fitness(path: &Path, history: &[IterationRecord]) -> Result<(), Cali
         .configure_mesh()
         .x_desc("iteration")
         .y_desc("fitness sum |MSD_sim - MSD_real| (m^2)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_labels(12)
+        .y_label_formatter(&|v| format!("{v:.3}"))
         .draw()
         .map_err(|e| err(e.to_string()))?;
     type Series = (&'static str, RGBColor, fn(&IterationRecord) -> f64);
