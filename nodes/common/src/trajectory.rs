@@ -402,46 +402,119 @@ fn check_finite(value: f64, line: u64, column: &'static str) -> Result<(), Traje
 pub enum TrajectoryError {
     /// The file could not be opened or read.
     #[error("trajectory file {path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
     /// Writing failed.
     #[error("writing trajectory: {0}")]
     Write(io::Error),
     /// The CSV structure is broken (e.g. a row with the wrong number of fields).
     #[error("trajectory CSV line {line}: {message}")]
-    Csv { line: u64, message: String },
+    Csv {
+        /// 1-based file line.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
     /// A required column is absent from the header.
     #[error("trajectory header lacks required column `{column}` (required: frame,time,id,x,y,heading)")]
-    MissingColumn { column: &'static str },
+    MissingColumn {
+        /// The absent column.
+        column: &'static str,
+    },
     /// A column that is neither required nor in the optional set.
     #[error("trajectory header has unknown column `{column}` (allowed beyond frame,time,id,x,y,heading: confidence, vx, vy)")]
-    UnknownColumn { column: String },
+    UnknownColumn {
+        /// The unexpected column.
+        column: String,
+    },
     /// A column appears twice in the header.
     #[error("trajectory header repeats column `{column}`")]
-    DuplicateColumn { column: String },
+    DuplicateColumn {
+        /// The repeated column.
+        column: String,
+    },
     /// A value does not parse as the column's type.
     #[error("trajectory line {line}, column `{column}`: cannot parse `{value}`")]
-    Parse { line: u64, column: &'static str, value: String },
+    Parse {
+        /// 1-based file line.
+        line: u64,
+        /// The column.
+        column: &'static str,
+        /// The text found.
+        value: String,
+    },
     /// A value is NaN or infinite.
     #[error("trajectory line {line}, column `{column}`: non-finite value `{value}`")]
-    NonFinite { line: u64, column: &'static str, value: String },
+    NonFinite {
+        /// 1-based file line.
+        line: u64,
+        /// The column.
+        column: &'static str,
+        /// The value found.
+        value: String,
+    },
     /// An optional column of the writer has no value in a sample.
     #[error("trajectory line {line}: sample has no value for column `{column}`")]
-    MissingValue { line: u64, column: &'static str },
+    MissingValue {
+        /// 1-based file line it would have occupied.
+        line: u64,
+        /// The column without a value.
+        column: &'static str,
+    },
     /// Frame numbers go backwards.
     #[error("trajectory line {line}: frame {frame} comes after frame {previous}")]
-    FrameOrder { line: u64, frame: u64, previous: u64 },
+    FrameOrder {
+        /// 1-based file line.
+        line: u64,
+        /// The frame found (frames).
+        frame: u64,
+        /// The frame before it (frames).
+        previous: u64,
+    },
     /// A new frame's time is not later than the previous frame's.
     #[error("trajectory line {line}: time {time} s is not after the previous frame's {previous} s")]
-    TimeOrder { line: u64, time: f64, previous: f64 },
+    TimeOrder {
+        /// 1-based file line.
+        line: u64,
+        /// The time found (s).
+        time: f64,
+        /// The previous frame's time (s).
+        previous: f64,
+    },
     /// Rows of one frame disagree on the time.
     #[error("trajectory line {line}: frame {frame} has time {time} s but the frame started at {frame_time} s")]
-    TimeWithinFrame { line: u64, frame: u64, time: f64, frame_time: f64 },
+    TimeWithinFrame {
+        /// 1-based file line.
+        line: u64,
+        /// The frame (frames).
+        frame: u64,
+        /// The time found (s).
+        time: f64,
+        /// The time of the frame's first row (s).
+        frame_time: f64,
+    },
     /// An id appears twice in one frame.
     #[error("trajectory line {line}: id {id} appears twice in frame {frame}")]
-    DuplicateId { line: u64, frame: u64, id: u32 },
+    DuplicateId {
+        /// 1-based file line.
+        line: u64,
+        /// The frame (frames).
+        frame: u64,
+        /// The repeated id.
+        id: u32,
+    },
     /// Any of the above, in a named file.
     #[error("{path}: {source}")]
-    InFile { path: PathBuf, source: Box<TrajectoryError> },
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// The error inside it.
+        source: Box<TrajectoryError>,
+    },
 }
 
 impl TrajectoryError {
