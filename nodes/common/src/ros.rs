@@ -64,6 +64,63 @@ impl Startup {
     }
 }
 
+/// Exit code for invalid parameters or arguments (what command-line tools use for usage
+/// errors).
+pub const EXIT_BAD_CONFIG: u8 = 2;
+
+/// The `main` of every Flotilla node: logging, parameters (`settings` validates the tree;
+/// an error exits with [`EXIT_BAD_CONFIG`] naming the key), a tokio runtime, then `run`,
+/// whose `Ok(summary)` is logged before exiting 0; an `Err` exits 1.
+pub fn node_main<S, Fut>(
+    name: &str,
+    settings: impl FnOnce(&Mapping) -> Result<S, ParamError>,
+    run: impl FnOnce(Startup, S) -> Fut,
+) -> std::process::ExitCode
+where
+    Fut: std::future::Future<Output = anyhow::Result<String>>,
+{
+    use std::process::ExitCode;
+    init_tracing();
+    let startup = match Startup::from_env(name) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!("{e}");
+            return ExitCode::from(EXIT_BAD_CONFIG);
+        }
+    };
+    let settings = match settings(&startup.params) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!("{e}");
+            return ExitCode::from(EXIT_BAD_CONFIG);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(run(startup, settings));
+    // Blocking tasks (e.g. a long plan) must not keep the process alive after shutdown.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    match outcome {
+        Ok(summary) => {
+            tracing::info!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            tracing::error!("{e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Resolves when the process receives SIGINT or SIGTERM.
 pub async fn shutdown_signal() -> std::io::Result<&'static str> {
     use tokio::signal::unix::{signal, SignalKind};

@@ -4,6 +4,5 @@
 mod node;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::init_tracing();
-    node::main()
+    flotilla_common::ros::node_main("tank_physics", node::NodeSettings::from_tree, node::run)
 }

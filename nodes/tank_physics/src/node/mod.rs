@@ -8,7 +8,6 @@
 mod markers;
 mod settings;
 
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,54 +16,9 @@ use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
 use r2r::QosProfile;
 use tank_physics::{BodyState, World, WorldConfig};
-use tracing::{error, info, warn};
+use tracing::{info, warn};
 
-use settings::NodeSettings;
-
-/// Node name when no `__node` remap is given.
-const NODE_NAME: &str = "tank_physics";
-
-/// Exit code for invalid parameters or arguments (as `sysexits` EX_USAGE would be 64;
-/// 2 is what command-line tools use for usage errors).
-const EXIT_BAD_CONFIG: u8 = 2;
-
-pub fn main() -> ExitCode {
-    let startup = match Startup::from_env(NODE_NAME) {
-        Ok(s) => s,
-        Err(e) => {
-            error!("{e}");
-            return ExitCode::from(EXIT_BAD_CONFIG);
-        }
-    };
-    let settings = match NodeSettings::from_tree(&startup.params) {
-        Ok(s) => s,
-        Err(e) => {
-            error!("{e}");
-            return ExitCode::from(EXIT_BAD_CONFIG);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            error!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(startup, settings)) {
-        Ok(summary) => {
-            info!("{summary}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            error!("{e:#}");
-            ExitCode::FAILURE
-        }
-    }
-}
+pub use settings::NodeSettings;
 
 /// Publishers the stepping thread uses.
 struct Outputs {
@@ -75,7 +29,7 @@ struct Outputs {
 }
 
 /// What the node reports when it ends.
-pub struct Summary {
+struct Summary {
     sim_time: f64,
     wall: Duration,
     steps: u64,
@@ -107,7 +61,8 @@ enum Control {
     Params(Box<WorldConfig>),
 }
 
-async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Summary> {
+/// Runs the node until SIGINT/SIGTERM or `run.max_sim_time`; returns the summary line.
+pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
     let world = World::new(settings.world.clone(), settings.world.seed)
         .context("building the world from the parameters")?;
     let mut node = startup.create_node()?;
@@ -167,7 +122,7 @@ async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Summary
     };
     spinner.stop();
     drop(node);
-    Ok(summary)
+    Ok(summary.to_string())
 }
 
 /// Steps the world, paced to the real time factor, publishing at the configured rates,
@@ -255,7 +210,7 @@ fn publish_state(world: &World, out: &Outputs, frame: &str) {
             .iter()
             .map(|b| r2r::geometry_msgs::msg::TransformStamped {
                 header: header.clone(),
-                child_frame_id: b.name.clone(),
+                child_frame_id: format!("{}/base_link", b.name),
                 transform: fros::transform_msg(&b.pose),
             })
             .collect(),

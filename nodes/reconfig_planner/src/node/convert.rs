@@ -1,0 +1,122 @@
+//! Messages <-> planner library types. Bad requests become a reason string, never a panic.
+
+use std::time::Duration;
+
+use r2r::flotilla_msgs::action::ExecutePlan;
+use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
+use r2r::flotilla_msgs::srv::PlanReconfiguration;
+use reconfig_planner::{
+    msgs_to_steps, steps_to_msgs, Action, ActionMsg, HeuristicKind, Lattice, LatticeMsg as WireLattice, Plan,
+    PlanRequest,
+};
+
+use super::NodeSettings;
+
+/// A lattice message as a planner lattice.
+pub fn lattice(msg: &LatticeMsg, role: &str) -> Result<Lattice, String> {
+    WireLattice { dims: [msg.size_x, msg.size_y, msg.size_z], cells: msg.cells.clone() }
+        .to_lattice()
+        .map_err(|e| format!("{role} lattice: {e}"))
+}
+
+/// A planner lattice as a message.
+pub fn lattice_msg(lattice: &Lattice) -> LatticeMsg {
+    let wire = WireLattice::from(lattice);
+    LatticeMsg { size_x: wire.dims[0], size_y: wire.dims[1], size_z: wire.dims[2], cells: wire.cells }
+}
+
+/// A service request as a planner request, its budget capped by the node's.
+pub fn plan_request(msg: &PlanReconfiguration::Request, settings: &NodeSettings) -> Result<PlanRequest, String> {
+    let start = lattice(&msg.start, "start")?;
+    let goal = lattice(&msg.goal, "goal")?;
+    let heuristic = match msg.heuristic.as_str() {
+        "" | "improved" => HeuristicKind::Improved,
+        "published" => HeuristicKind::Published,
+        "zero" => HeuristicKind::Zero,
+        other => return Err(format!("unknown heuristic `{other}`; known: improved, published, zero")),
+    };
+    let weight = if msg.weight == 0.0 { 1.0 } else { msg.weight };
+    let cap = &settings.budget;
+    let max_expansions = match msg.max_expansions {
+        0 => cap.max_expansions,
+        n => n.min(cap.max_expansions),
+    };
+    if !(msg.max_time >= 0.0 && msg.max_time.is_finite()) {
+        return Err(format!("max_time must be a finite number of seconds >= 0, got {}", msg.max_time));
+    }
+    let max_time = if msg.max_time == 0.0 {
+        cap.max_time
+    } else {
+        Duration::from_secs_f64(msg.max_time).min(cap.max_time)
+    };
+    let request = PlanRequest::new(start, goal)
+        .with_heuristic(heuristic)
+        .with_weight(weight)
+        .with_budget(cap.clone().with_max_expansions(max_expansions).with_max_time(max_time));
+    request.validate().map_err(|e| e.to_string())?;
+    Ok(request)
+}
+
+/// A successful plan as the service response.
+pub fn success(plan: &Plan, seconds: f64) -> PlanReconfiguration::Response {
+    PlanReconfiguration::Response {
+        success: true,
+        message: format!(
+            "plan of {} steps, cost {}, {} states expanded",
+            plan.steps.len(),
+            plan.cost,
+            plan.stats.expanded
+        ),
+        actions: steps_to_msgs(&plan.steps).iter().map(action_msg).collect(),
+        steps: plan.steps.len() as u32,
+        cost: plan.cost,
+        expanded_states: plan.stats.expanded,
+        planning_time: seconds,
+    }
+}
+
+/// A failure response carrying `reason`.
+pub fn failure(reason: String) -> PlanReconfiguration::Response {
+    PlanReconfiguration::Response { success: false, message: reason, ..Default::default() }
+}
+
+fn action_msg(a: &ActionMsg) -> LatticeAction {
+    LatticeAction {
+        step: a.step,
+        robot: a.robot,
+        kind: a.kind,
+        from: a.from.to_vec(),
+        to: a.to.to_vec(),
+        partner: a.partner,
+    }
+}
+
+fn wire_action(a: &LatticeAction, index: usize) -> Result<ActionMsg, String> {
+    let cell = |v: &[u32], what: &str| -> Result<[u32; 3], String> {
+        v.try_into().map_err(|_| format!("action {index}: `{what}` needs 3 coordinates, got {}", v.len()))
+    };
+    Ok(ActionMsg {
+        step: a.step,
+        robot: a.robot,
+        kind: a.kind,
+        from: cell(&a.from, "from")?,
+        to: cell(&a.to, "to")?,
+        partner: a.partner,
+    })
+}
+
+/// A playback goal as its start lattice and plan steps.
+pub fn playback(goal: &ExecutePlan::Goal) -> Result<(Lattice, Vec<Vec<Action>>), String> {
+    let start = lattice(&goal.start, "start")?;
+    let wire = goal
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| wire_action(a, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    let steps = msgs_to_steps(&wire).map_err(|e| e.to_string())?;
+    if !(goal.step_period >= 0.0 && goal.step_period.is_finite()) {
+        return Err(format!("step_period must be a finite number of seconds >= 0, got {}", goal.step_period));
+    }
+    Ok((start, steps))
+}
