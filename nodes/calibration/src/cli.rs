@@ -12,12 +12,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::flow_field::FlowGrid;
-use flotilla_common::params::{load_file, NodeIdentity};
 use flotilla_common::trajectory::TrajectoryRecording;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_yaml::{Mapping, Value};
+use serde_yaml::Mapping;
 use tank_physics::WorldConfig;
 
 use crate::flow_estimation::{estimate_flow_field, FlowEstimationSettings};
@@ -195,17 +193,7 @@ fn load_world(args: &WorldArgs) -> anyhow::Result<(WorldConfig, Mapping)> {
     if !(args.warmup.is_finite() && args.warmup >= 0.0) {
         bail!("--warmup must be >= 0 s, got {}", args.warmup);
     }
-    match &args.world {
-        Some(path) => {
-            let tree = load_file(path, &NodeIdentity::new(args.node.clone(), "/"))?;
-            let config = WorldConfig::from_params(&Value::Mapping(tree.clone())).with_context(|| format!("world {}", path.display()))?;
-            if config.modules.is_empty() {
-                bail!("world {} has no modules to track", path.display());
-            }
-            Ok((config, tree))
-        }
-        None => Ok((WorldConfig::default().with_modules(ModuleKind::PingPongBall, args.balls, "ball"), Mapping::new())),
-    }
+    Ok(crate::tank::load_world(args.world.as_deref(), &args.node, args.balls)?)
 }
 
 fn progress_bar(length: u64, what: &str) -> ProgressBar {

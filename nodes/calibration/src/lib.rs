@@ -8,7 +8,8 @@
 //! - [`pso`]: particle swarm optimisation with the paper's constants.
 //! - [`simulator`]: what a calibration needs from a simulator; [`tank`] runs the
 //!   tank physics in-process.
-//! - [`calibrate`]: a checkpointed, resumable calibration run.
+//! - [`mod@calibrate`]: a checkpointed, resumable calibration run.
+//! - [`job`]: a whole calibration job (recordings in, parameter file and plots out).
 //! - [`maps`]: occupancy and mean-velocity maps for validation.
 //! - [`output`]: the parameter file, fitness history and plots of a calibration.
 //! - [`cli`]: the offline command line (`flotilla-calibrate`).

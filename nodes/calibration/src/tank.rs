@@ -2,8 +2,13 @@
 //! evaluation builds a fresh world in-process from a base configuration with the
 //! calibrated hydrodynamic parameters, warms it up and records the bodies' positions.
 
+use std::path::Path;
+
+use flotilla_common::catalogue::ModuleKind;
+use flotilla_common::params::{load_file, NodeIdentity};
 use flotilla_common::trajectory::{TrajectoryRecording, TrajectorySample};
 use nalgebra::Vector2;
+use serde_yaml::{Mapping, Value};
 use tank_physics::{World, WorldConfig};
 
 use crate::flow_estimation::DragModel;
@@ -26,6 +31,21 @@ pub fn hydro_parameter_space() -> ParameterSpace {
             ParameterRange::new("hydro.d_angular", "1/s", 0.0, 0.9, 0.5),
         ],
     }
+}
+
+/// The world to calibrate and the parameter tree it came from: the `node` section of a
+/// physics parameter file, or (without a file) the default Lily tank with `balls`
+/// ping-pong balls and an empty tree.
+pub fn load_world(path: Option<&Path>, node: &str, balls: usize) -> Result<(WorldConfig, Mapping), CalibrationError> {
+    let Some(path) = path else {
+        return Ok((WorldConfig::default().with_modules(ModuleKind::PingPongBall, balls, "ball"), Mapping::new()));
+    };
+    let tree = load_file(path, &NodeIdentity::new(node, "/")).map_err(|e| CalibrationError::Setting(e.to_string()))?;
+    let config = WorldConfig::from_params(&Value::Mapping(tree.clone())).map_err(|e| CalibrationError::Setting(format!("world {}: {e}", path.display())))?;
+    if config.modules.is_empty() {
+        return Err(CalibrationError::Setting(format!("world {} has no modules to track", path.display())));
+    }
+    Ok((config, tree))
 }
 
 /// One calibratable field of `tank_physics::HydroParams`.
@@ -201,6 +221,22 @@ mod tests {
         assert!(sim.configured(&[1.0]).is_err());
         let e = HydroParameter::from_name("hydro.kx").unwrap_err();
         assert!(e.to_string().contains("hydro.kv"), "{e}");
+    }
+
+    #[test]
+    fn worlds_load_from_parameter_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.yaml");
+        std::fs::write(&path, "tank_physics:\n  ros__parameters:\n    hydro: {kv: 1.5}\n    modules:\n      ball: {kind: ping_pong_ball, count: 3}\n").unwrap();
+        let (config, tree) = load_world(Some(&path), "tank_physics", 24).unwrap();
+        assert_eq!((config.hydro.kv, config.modules[0].count), (1.5, 3));
+        assert!(tree.contains_key("modules"));
+        std::fs::write(&path, "tank_physics:\n  ros__parameters:\n    hydro: {kv: 1.5}\n").unwrap();
+        assert!(load_world(Some(&path), "tank_physics", 24).unwrap_err().to_string().contains("no modules"));
+        std::fs::write(&path, "tank_physics:\n  ros__parameters:\n    hydro: {kv: fast}\n    modules:\n      ball: {kind: ping_pong_ball, count: 3}\n").unwrap();
+        assert!(load_world(Some(&path), "tank_physics", 24).unwrap_err().to_string().contains("hydro.kv"));
+        let (config, tree) = load_world(None, "tank_physics", 5).unwrap();
+        assert_eq!((config.modules[0].count, tree.len()), (5, 0));
     }
 
     #[test]
