@@ -82,3 +82,43 @@ impl Tracker {
         self.detector.stats()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::Arena;
+    use crate::render::{MarkerKind, RenderOptions, Renderer, SceneObject};
+
+    #[test]
+    fn skipped_frames_leave_the_tracks_alone() {
+        let camera = CameraModel::covering(&Arena::lily_tank(), 256, 256, 1.0, 0.03);
+        let mut renderer = Renderer::new(Arena::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
+        let config = TrackerConfig { confirm_hits: 1, ..TrackerConfig::default() };
+        let mut tracker = Tracker::new(camera, DetectorConfig::default(), config).unwrap();
+        let ball = [SceneObject::new(0, MarkerKind::Ball, 0.05, 0.05).with_size(0.06)];
+        let frame = renderer.render_gray(&ball, 0);
+        assert_eq!(tracker.process(&ImageView::from_gray(&frame), 1.0).unwrap().len(), 1);
+
+        let small = image::GrayImage::new(128, 128);
+        let err = tracker.process(&ImageView::from_gray(&small), 1.1).unwrap_err();
+        assert!(matches!(err, SkipReason::SizeMismatch(_)), "{err}");
+        let err = tracker.process(&ImageView::from_gray(&frame), 0.5).unwrap_err();
+        assert_eq!(err.to_string(), "frame stamp 0.5 s is earlier than the previous frame's 1 s");
+        // The track survived both rejected frames unchanged.
+        let tracks = tracker.process(&ImageView::from_gray(&frame), 1.2).unwrap();
+        assert_eq!((tracks.len(), tracks[0].id, tracks[0].missed_frames), (1, 1, 0));
+    }
+
+    #[test]
+    fn setup_errors_name_the_setting() {
+        let camera = CameraModel::lily_tank_default();
+        let err = Tracker::new(camera.clone(), DetectorConfig { edge_margin: 0, ..Default::default() }, TrackerConfig::default())
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("edge_margin"), "{err}");
+        let err = Tracker::new(camera, DetectorConfig::default(), TrackerConfig { max_gate_distance: 0.001, ..Default::default() })
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("max_gate_distance"), "{err}");
+    }
+}

@@ -202,8 +202,8 @@ impl Refiner {
         self.spread.resize(w * h, 0);
         for y in 0..h {
             let row = &self.mask[y * w..(y + 1) * w];
-            for x in 0..w {
-                if row[x] & src != 0 {
+            for (x, &m) in row.iter().enumerate() {
+                if m & src != 0 {
                     let lo = x.saturating_sub(radius);
                     let hi = (x + radius).min(w - 1);
                     self.spread[y * w + lo..=y * w + hi].fill(1);

@@ -257,7 +257,7 @@ impl Renderer {
         let clip = |lo: f64, hi: f64, size: u32| {
             let lo = (lo.floor() - 1.0).max(0.0);
             let hi = (hi.ceil() + 2.0).min(f64::from(size));
-            (lo < hi).then(|| lo as usize..hi as usize)
+            (lo < hi).then_some(lo as usize..hi as usize)
         };
         Some((clip(u_min, u_max, self.camera.width)?, clip(v_min, v_max, self.camera.height)?))
     }

@@ -53,10 +53,10 @@ impl ConstantVelocity {
     pub fn update(&mut self, z: [f64; 2], measurement_sigma: f64) {
         let s = self.innovation_variance(measurement_sigma);
         let (gain_p, gain_v) = (self.var_position / s, self.cov_position_velocity / s);
-        for axis in 0..2 {
-            let innovation = z[axis] - self.position[axis];
-            self.position[axis] += gain_p * innovation;
-            self.velocity[axis] += gain_v * innovation;
+        for ((position, velocity), measured) in self.position.iter_mut().zip(&mut self.velocity).zip(z) {
+            let innovation = measured - *position;
+            *position += gain_p * innovation;
+            *velocity += gain_v * innovation;
         }
         let (pp, pv, vv) = (self.var_position, self.cov_position_velocity, self.var_velocity);
         self.var_position = pp * (1.0 - gain_p);
