@@ -1,0 +1,26 @@
+//! Lily self-assembly: rulesets as data ([`ruleset`]), the firmware that runs them
+//! ([`LilyFirmware`]) and its messages ([`LilyMessage`]).
+
+mod firmware;
+mod protocol;
+pub mod ruleset;
+
+pub use firmware::{LilyCounters, LilyFirmware};
+pub use protocol::{LilyMessage, MessageError};
+pub use ruleset::{BondDecision, Ruleset, RulesetError, Side, StateId};
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::Ruleset;
+    use std::path::PathBuf;
+
+    /// The rulesets shipped in the repository's `config/rulesets/`.
+    pub(crate) fn shipped(name: &str) -> Ruleset {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config/rulesets").join(format!("{name}.yaml"));
+        Ruleset::from_file(&path).unwrap()
+    }
+
+    pub(crate) fn chain4() -> Ruleset {
+        shipped("chain4")
+    }
+}

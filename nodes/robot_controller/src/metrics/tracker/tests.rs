@@ -1,0 +1,70 @@
+use super::*;
+use flotilla_common::catalogue::ModuleKind;
+use nalgebra::{Isometry3, Vector3};
+use tank_physics::{FaceState, LatchLink};
+
+fn lilies(n: u32, latches: &[Bond]) -> Vec<BodyState> {
+    let mut bodies: Vec<BodyState> = (0..n)
+        .map(|id| BodyState {
+            id,
+            name: format!("lily_{id}"),
+            kind: ModuleKind::Lily,
+            pose: Isometry3::identity(),
+            linvel: Vector3::zeros(),
+            angvel: Vector3::zeros(),
+            faces: vec![FaceState { has_latch: true, ..FaceState::default() }; 4],
+        })
+        .collect();
+    for &(a, fa, b, fb) in latches {
+        bodies[a as usize].faces[fa].latched = Some(LatchLink { other_id: b, other_face: fb });
+        bodies[b as usize].faces[fb].latched = Some(LatchLink { other_id: a, other_face: fa });
+    }
+    bodies
+}
+
+fn chain4() -> LatticeShape {
+    LatticeShape::from_cells(&[[0, 0], [1, 0], [2, 0], [3, 0]]).unwrap()
+}
+
+#[test]
+fn counts_by_hand_over_a_short_story() {
+    let mut tracker = MetricsTracker::new(chain4(), 1.0);
+    // t = 0: nine free Lilies.
+    let s = tracker.observe(0.0, &lilies(9, &[]));
+    assert_eq!((s.free, s.partial, s.targets, s.wrong, s.bonds), (9, 0, 0, 0, 0));
+    // t = 0.5: a dimer 0-1 and a corner 4-5-6 (wrong for a chain: 5's face 1 is +y).
+    let step1 = [(0, 0, 1, 2), (4, 0, 5, 2), (5, 1, 6, 3)];
+    let s = tracker.observe(0.5, &lilies(9, &step1));
+    assert_eq!((s.free, s.partial, s.wrong, s.bonds), (4, 1, 1, 3));
+    // t = 1: the corner released, 0-1-2-3 is a chain of four.
+    let step2 = [(0, 0, 1, 2), (1, 0, 2, 2), (2, 0, 3, 2)];
+    let s = tracker.observe(1.0, &lilies(9, &step2));
+    assert_eq!((s.targets, s.free, s.wrong), (1, 5, 0));
+    // Yield: 9 modules make at most two chains of four.
+    assert!((s.yield_fraction - 0.5).abs() < 1e-12);
+    // t = 2: the chain breaks in the middle.
+    let s = tracker.observe(2.0, &lilies(9, &[(0, 0, 1, 2), (2, 0, 3, 2)]));
+    assert_eq!((s.targets, s.partial), (0, 2));
+    let summary = tracker.summary();
+    // Bonds made: 3 at t = 0.5, 2 new at t = 1 (0-1 existed); wrong: 2 (the corner's two).
+    assert_eq!(summary.attachments, 5);
+    assert_eq!(summary.wrong_attachments, 2);
+    assert_eq!((summary.targets_formed, summary.targets_broken), (1, 1));
+    assert_eq!(summary.first_target_time, Some(1.0));
+    // One target in 2 s of sim time: 30 per minute.
+    assert!((summary.assembly_rate - 30.0).abs() < 1e-9);
+    assert_eq!((summary.final_targets, summary.final_yield), (0, 0.0));
+    // Snapshots kept at t = 0, 1, 2 (every 1 s), not at 0.5.
+    let times: Vec<f64> = tracker.series().iter().map(|s| s.time).collect();
+    assert_eq!(times, vec![0.0, 1.0, 2.0]);
+}
+
+#[test]
+fn classes_of_structures() {
+    let target = chain4();
+    let found = structures(&lilies(6, &[(0, 0, 1, 2), (2, 0, 3, 2), (3, 0, 4, 2), (4, 0, 5, 2)]));
+    let classes: Vec<StructureClass> = found.iter().map(|s| classify(s, &target)).collect();
+    assert_eq!(classes, vec![StructureClass::Partial, StructureClass::Target]);
+    let five = structures(&lilies(5, &[(0, 0, 1, 2), (1, 0, 2, 2), (2, 0, 3, 2), (3, 0, 4, 2)]));
+    assert_eq!(classify(&five[0], &target), StructureClass::Wrong);
+}

@@ -1,0 +1,179 @@
+//! A robot's sensor reading derived from the world's ground truth: what the physics node
+//! publishes as `<ns>/sensors`. Only the sensors the module kind carries (catalogue) are
+//! filled; the others stay empty (arrays) or 0 (light).
+
+mod geometry;
+
+use crate::io::Sensors;
+use flotilla_common::catalogue::SensorKind;
+use geometry::{face_frame, segment_hits_body};
+use nalgebra::Vector2;
+use serde::{Deserialize, Serialize};
+use tank_physics::{BodyState, World};
+
+/// A disc of light the overhead projector throws on the water.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LightSpot {
+    /// Centre x, m (world frame).
+    pub x: f64,
+    /// Centre y, m (world frame).
+    pub y: f64,
+    /// Radius, m.
+    pub radius: f64,
+    /// Light level inside the disc, 0..1 of the sensor's full scale.
+    pub level: f64,
+}
+
+/// What the world looks like to the robots' sensors beyond the bodies themselves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SensingConfig {
+    /// Light level outside every projector spot, 0..1 of full scale.
+    pub ambient_light: f64,
+    /// Projector spots; a sensor reads the brightest spot covering it (or the ambient level).
+    pub light_spots: Vec<LightSpot>,
+    /// Position of the target light source (x, y), m, for per-face target sensors.
+    pub target: Option<[f64; 2]>,
+    /// Largest gap between two face centres that counts as contact, m.
+    pub contact_range: f64,
+    /// Largest angle between two faces' anti-parallel normals that counts as contact, rad.
+    pub contact_angle: f64,
+}
+
+impl Default for SensingConfig {
+    /// Dim uniform light, no target, contact within 5 mm and 20 deg.
+    fn default() -> Self {
+        Self {
+            ambient_light: 0.2,
+            light_spots: Vec::new(),
+            target: None,
+            contact_range: 0.005,
+            contact_angle: 20f64.to_radians(),
+        }
+    }
+}
+
+/// Why no reading could be made.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SensingError {
+    /// No body has that id.
+    #[error("sensors: no robot with id {id}")]
+    NoSuchRobot {
+        /// The id asked for.
+        id: u32,
+    },
+    /// A configuration value is out of range.
+    #[error("sensing.{key}: {message}")]
+    Invalid {
+        /// Key of the value, e.g. `light_spots[1].level`.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl SensingConfig {
+    /// Checks every value's range.
+    pub fn validate(&self) -> Result<(), SensingError> {
+        let fraction = |key: String, v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(SensingError::Invalid { key, message: format!("must be in [0, 1], got {v}") })
+            }
+        };
+        let non_negative = |key: String, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(SensingError::Invalid { key, message: format!("must be finite and >= 0, got {v}") })
+            }
+        };
+        fraction("ambient_light".into(), self.ambient_light)?;
+        for (i, spot) in self.light_spots.iter().enumerate() {
+            fraction(format!("light_spots[{i}].level"), spot.level)?;
+            non_negative(format!("light_spots[{i}].radius"), spot.radius)?;
+            if !(spot.x.is_finite() && spot.y.is_finite()) {
+                return Err(SensingError::Invalid { key: format!("light_spots[{i}]"), message: "centre must be finite".into() });
+            }
+        }
+        if let Some([x, y]) = self.target {
+            if !(x.is_finite() && y.is_finite()) {
+                return Err(SensingError::Invalid { key: "target".into(), message: "must be finite".into() });
+            }
+        }
+        non_negative("contact_range".into(), self.contact_range)?;
+        non_negative("contact_angle".into(), self.contact_angle)
+    }
+
+    /// Light level at (x, y), 0..1.
+    pub fn light_at(&self, x: f64, y: f64) -> f64 {
+        self.light_spots
+            .iter()
+            .filter(|s| (x - s.x).hypot(y - s.y) <= s.radius)
+            .map(|s| s.level)
+            .fold(self.ambient_light, f64::max)
+    }
+}
+
+/// The reading of robot `id` at the world's current time, with the radio bytes waiting for it.
+pub fn sensors_for(world: &World, id: u32, radio_rx: Vec<u8>, config: &SensingConfig) -> Result<Sensors, SensingError> {
+    let bodies = world.bodies();
+    let index = bodies.iter().position(|b| b.id == id).ok_or(SensingError::NoSuchRobot { id })?;
+    Ok(sense(&bodies, index, world.time(), radio_rx, config))
+}
+
+/// The reading of `bodies[index]` at `time` (s); `bodies` is the whole world (for contact
+/// and occlusion). Use this to read many robots from one `World::bodies()` snapshot.
+pub fn sense(bodies: &[BodyState], index: usize, time: f64, radio_rx: Vec<u8>, config: &SensingConfig) -> Sensors {
+    let body = &bodies[index];
+    let spec = body.kind.spec();
+    let carries = |s: SensorKind| spec.sensors.contains(&s);
+    let mut sensors = Sensors { stamp: time, radio_rx, ..Sensors::default() };
+    if carries(SensorKind::LatchState) {
+        sensors.latched = body.faces.iter().map(|f| f.latched.is_some()).collect();
+    }
+    if carries(SensorKind::LightTop) {
+        sensors.light = config.light_at(body.pose.translation.x, body.pose.translation.y);
+    }
+    if carries(SensorKind::ConnectionPerFace) {
+        sensors.contact = (0..spec.faces.len()).map(|k| face_in_contact(bodies, index, k, config)).collect();
+    }
+    if carries(SensorKind::TargetPerFace) {
+        sensors.target_seen = match config.target {
+            Some([x, y]) => (0..spec.faces.len()).map(|k| face_sees(bodies, index, k, Vector2::new(x, y))).collect(),
+            None => vec![false; spec.faces.len()],
+        };
+    }
+    sensors
+}
+
+/// Whether another body's face lies within contact range of face `k`, roughly facing it.
+fn face_in_contact(bodies: &[BodyState], index: usize, k: usize, config: &SensingConfig) -> bool {
+    let body = &bodies[index];
+    if body.faces.get(k).is_some_and(|f| f.latched.is_some()) {
+        return true;
+    }
+    let Some((centre, normal)) = face_frame(body, k) else { return false };
+    let cos_limit = config.contact_angle.cos();
+    bodies.iter().enumerate().filter(|(j, _)| *j != index).any(|(_, other)| {
+        let reach = other.kind.spec().shape.horizontal_radius() + config.contact_range;
+        let d = Vector2::new(other.pose.translation.x - centre.x, other.pose.translation.y - centre.y);
+        d.norm() <= reach
+            && (0..other.faces.len()).filter_map(|m| face_frame(other, m)).any(|(c, n)| {
+                (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit
+            })
+    })
+}
+
+/// Whether face `k` sees `target`: the target lies in front of the face (180 deg field of
+/// view) and no other body stands on the line between.
+fn face_sees(bodies: &[BodyState], index: usize, k: usize, target: Vector2<f64>) -> bool {
+    let Some((centre, normal)) = face_frame(&bodies[index], k) else { return false };
+    if (target - centre).dot(&normal) <= 0.0 {
+        return false;
+    }
+    !bodies.iter().enumerate().any(|(j, other)| j != index && segment_hits_body(centre, target, other))
+}
+
+#[cfg(test)]
+mod tests;
