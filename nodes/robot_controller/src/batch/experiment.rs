@@ -66,6 +66,12 @@ pub enum BatchError {
     /// The base station refused a command or the pump schedule is invalid.
     #[error(transparent)]
     Station(#[from] StationError),
+    /// A command names a robot the world does not have.
+    #[error("command for robot `{robot}`: no such robot in the world")]
+    UnknownRobot {
+        /// The name given.
+        robot: String,
+    },
     /// An experiment value is out of range.
     #[error("experiment `{label}`: {key}: {message}")]
     Invalid {

@@ -7,7 +7,8 @@ use crate::metrics::{MetricsTracker, RunSummary, Snapshot};
 use crate::sensing::sense;
 use crate::station::BaseStation;
 use std::collections::BTreeMap;
-use tank_physics::World;
+use crate::io::RobotCommand;
+use tank_physics::{BodyState, World};
 
 /// What a run produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,8 +115,7 @@ impl<'a> Run<'a> {
             let index = bodies.binary_search_by_key(id, |b| b.id).map_err(|_| tank_physics::PhysicsError::NoSuchBody { id: *id })?;
             let sensors = sense(&bodies, index, time, self.mailroom.take_inbox(*id), &self.experiment.sensing);
             if let Some(command) = robot_side.command(name, time, &sensors)? {
-                self.world.command(*id, &command.to_world(name)?)?;
-                self.mailroom.post(&bodies[index], &command.radio_tx)?;
+                apply(&mut self.world, &mut self.mailroom, &bodies[index], &command)?;
             }
         }
         self.station.receive(self.mailroom.take_uplink());
@@ -137,6 +137,22 @@ impl<'a> Run<'a> {
         tracing::info!(label = %self.experiment.label, seed = self.seed, targets = summary.final_targets, yield_ = summary.final_yield, wrong = summary.wrong_attachments, "run finished");
         RunResult { label: self.experiment.label.clone(), seed: self.seed, summary, series, reported_states: self.station.state_counts() }
     }
+}
+
+/// Applies robot `robot`'s command: actuators to the world, messages to the mailroom
+/// (routed by the robot's latches now). What the physics node does with `<ns>/cmd`.
+pub fn apply_command(world: &mut World, mailroom: &mut Mailroom, robot: &str, command: &RobotCommand) -> Result<(), BatchError> {
+    let body = world.id_of(robot).and_then(|id| world.body(id)).ok_or_else(|| BatchError::UnknownRobot { robot: robot.to_owned() })?;
+    apply(world, mailroom, &body, command)
+}
+
+fn apply(world: &mut World, mailroom: &mut Mailroom, body: &BodyState, command: &RobotCommand) -> Result<(), BatchError> {
+    world.command(body.id, &command.to_world(&body.name)?)?;
+    let lost = mailroom.post(body, &command.radio_tx)?;
+    if lost > 0 {
+        tracing::trace!(robot = %body.name, lost, "latch-channel frames to unlatched faces dropped");
+    }
+    Ok(())
 }
 
 /// Runs `experiment` with seed `seed` and in-process controllers to its end.

@@ -157,8 +157,8 @@ mod tests {
         let chain_x = shape(&[[0, 0], [1, 0], [2, 0], [3, 0]]);
         let chain_y = shape(&[[5, 2], [5, 3], [5, 4], [5, 5]]);
         assert_eq!(chain_x, chain_y);
-        // Canonical form of a vertical chain of four: the horizontal one starting at 0.
-        assert_eq!(chain_y.cells(), &[[0, 0], [1, 0], [2, 0], [3, 0]]);
+        // Canonical form: the smallest sorted cell list of the four turns, here the column.
+        assert_eq!(chain_x.cells(), &[[0, 0], [0, 1], [0, 2], [0, 3]]);
         let t_up = shape(&[[0, 0], [1, 0], [2, 0], [1, 1]]);
         let t_left = shape(&[[1, 0], [1, 1], [1, 2], [0, 1]]);
         assert_eq!(t_up, t_left);
