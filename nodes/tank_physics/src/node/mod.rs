@@ -1,11 +1,16 @@
-//! The ROS 2 side of `tank_physics`: parameters, topics, the stepping thread, shutdown.
+//! The ROS 2 side of `tank_physics`: parameters, topics, services, the stepping thread,
+//! shutdown.
 //!
 //! Threads: the physics steps on its own thread (CPU bound, paced to the requested real
 //! time factor) and publishes directly; the node is spun on the [`Spinner`] thread; tokio
-//! runs the parameter service and waits for SIGINT/SIGTERM. Shutdown stops the physics
-//! thread, then the spinner, then drops the node, then `main` returns.
+//! serves the services and the per-robot `cmd` subscriptions and turns them into
+//! [`Control`] messages for the stepping thread, which answers through oneshot channels.
+//! Shutdown stops the physics thread, then the spinner, then drops the node.
 
+mod flow;
 mod markers;
+mod robots;
+mod services;
 mod settings;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,7 +20,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
 use r2r::QosProfile;
-use tank_physics::{BodyState, World, WorldConfig};
+use tank_physics::{BodyState, TrajectoryRecorder, World, WorldConfig};
+use tokio::sync::oneshot;
 use tracing::{info, warn};
 
 pub use settings::NodeSettings;
@@ -26,6 +32,8 @@ struct Outputs {
     state: r2r::Publisher<r2r::flotilla_msgs::msg::TankState>,
     tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
     markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
+    flow: r2r::Publisher<r2r::flotilla_msgs::msg::FlowField>,
+    robots: robots::SensorOutputs,
 }
 
 /// What the node reports when it ends.
@@ -55,24 +63,54 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// Answer to a world operation: a confirmation or the reason it was refused.
+type Reply = oneshot::Sender<Result<String, String>>;
+
 /// Messages from ROS callbacks to the stepping thread.
 enum Control {
     /// Validated new parameter tree.
     Params(Box<WorldConfig>),
+    /// Add a module.
+    Spawn { kind: String, name: String, pose: tank_physics::PlanarPose, reply: oneshot::Sender<Result<(u32, String), String>> },
+    /// Remove a module by name.
+    Remove { name: String, reply: Reply },
+    /// Back to the scenario's start (optionally with a new seed).
+    Reset { seed: Option<u64>, reply: Reply },
+    /// New pump powers, %.
+    SetPumps { power: Vec<f64>, reply: Reply },
+    /// Pause (true) or resume (false).
+    Pause { paused: bool, reply: Reply },
+    /// Advance a paused world.
+    Step { steps: u32, reply: oneshot::Sender<Result<f64, String>> },
+    /// A robot's actuator command.
+    Command { name: String, command: tank_physics::Command },
 }
 
 /// Runs the node until SIGINT/SIGTERM or `run.max_sim_time`; returns the summary line.
 pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
     let world = World::new(settings.world.clone(), settings.world.seed)
         .context("building the world from the parameters")?;
+    let recorder = match &settings.record.trajectory_csv {
+        Some(path) => Some(
+            TrajectoryRecorder::create(path, settings.record.every_steps)
+                .with_context(|| format!("opening the trajectory recording {}", path.display()))?,
+        ),
+        None => None,
+    };
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
+    let (control_tx, control_rx) = mpsc::channel();
+    let robot_io = robots::RobotIo::new(control_tx.clone());
     let outputs = Outputs {
         clock: node.create_publisher("/clock", QosProfile::default())?,
         state: node.create_publisher("/tank/state", QosProfile::default())?,
         tf: node.create_publisher("/tf", QosProfile::default())?,
-        markers: node.create_publisher("/tank/markers", latched)?,
+        markers: node.create_publisher("/tank/markers", latched.clone())?,
+        flow: node.create_publisher("/tank/flow_field", latched)?,
+        robots: robot_io.sensor_outputs(),
     };
+    services::serve(&mut node, control_tx.clone())?;
+    robot_io.sync(&mut node, &world.bodies());
     let (live, mut updates) = LiveParams::new(
         flotilla_common::params::without_standard(&startup.params),
         |tree| NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()),
@@ -82,14 +120,13 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     tokio::spawn(param_handler);
-
-    let (control_tx, control_rx) = mpsc::channel();
+    let params_tx = control_tx.clone();
     tokio::spawn(async move {
         while updates.changed().await.is_ok() {
             let tree = updates.borrow_and_update().clone();
             match NodeSettings::from_tree(&tree) {
                 Ok(s) => {
-                    if control_tx.send(Control::Params(Box::new(s.world))).is_err() {
+                    if params_tx.send(Control::Params(Box::new(s.world))).is_err() {
                         break;
                     }
                 }
@@ -97,12 +134,27 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
             }
         }
     });
+    // The stepping thread reports module set changes so per-robot topics follow them.
+    let (bodies_tx, mut bodies_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<BodyState>>();
+    {
+        let node = node.clone();
+        tokio::spawn(async move {
+            while let Some(bodies) = bodies_rx.recv().await {
+                if let Ok(mut n) = node.lock() {
+                    robot_io.sync(&mut n, &bodies);
+                }
+            }
+        });
+    }
 
     let stop = Arc::new(AtomicBool::new(false));
-    let stepping = {
+    let mut stepping = {
         let stop = stop.clone();
         let settings = settings.clone();
-        tokio::task::spawn_blocking(move || step_loop(world, &settings, &outputs, &stop, &control_rx))
+        tokio::task::spawn_blocking(move || {
+            let mut sim = Sim { world, settings, recorder, out: outputs, bodies_tx, resets: 0 };
+            sim.run(&stop, &control_rx)
+        })
     };
     info!(
         modules = settings.world_module_count(),
@@ -110,7 +162,6 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         max_sim_time = settings.run.max_sim_time,
         "tank_physics running"
     );
-    let mut stepping = stepping;
     let summary = tokio::select! {
         signal = fros::shutdown_signal() => {
             let signal = signal.context("installing signal handlers")?;
@@ -125,64 +176,240 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     Ok(summary.to_string())
 }
 
-/// Steps the world, paced to the real time factor, publishing at the configured rates,
-/// until `stop` or `max_sim_time`.
-fn step_loop(
-    mut world: World,
-    settings: &NodeSettings,
-    out: &Outputs,
-    stop: &AtomicBool,
-    control: &mpsc::Receiver<Control>,
-) -> Summary {
-    let start = Instant::now();
-    let dt = world.config().dt;
-    let state_every = steps_per_publish(settings.publish.state_rate, dt);
-    let marker_every = steps_per_publish(settings.publish.marker_rate, dt);
-    let rtf = settings.run.real_time_factor;
-    let mut reason = "stopped on request";
-    publish_markers(&world, out, &settings.publish.frame_id);
-    while !stop.load(Ordering::Acquire) {
-        while let Ok(msg) = control.try_recv() {
-            match msg {
-                Control::Params(cfg) => match world.set_hydro(cfg.hydro.clone()) {
-                    Ok(()) => info!("hydrodynamic parameters updated"),
-                    Err(e) => warn!("parameter update refused: {e}"),
-                },
+/// The stepping thread's state.
+struct Sim {
+    world: World,
+    settings: NodeSettings,
+    recorder: Option<TrajectoryRecorder<std::io::BufWriter<std::fs::File>>>,
+    out: Outputs,
+    bodies_tx: tokio::sync::mpsc::UnboundedSender<Vec<BodyState>>,
+    /// Resets so far (numbers the recording files).
+    resets: u32,
+}
+
+impl Sim {
+    /// Steps the world, paced to the real time factor, publishing at the configured rates,
+    /// until `stop` or `max_sim_time`.
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> Summary {
+        let started = Instant::now();
+        let dt = self.world.config().dt;
+        let rtf = self.settings.run.real_time_factor;
+        // Wall instant and sim time the pacing counts from; moved on pause and step.
+        let mut pace = (Instant::now(), self.world.time());
+        let mut paused = false;
+        let mut reason = "stopped on request";
+        self.publish_world_description();
+        while !stop.load(Ordering::Acquire) {
+            while let Ok(msg) = control.try_recv() {
+                self.handle(msg, &mut paused, &mut pace);
+            }
+            if paused {
+                if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
+                    self.handle(msg, &mut paused, &mut pace);
+                }
+                continue;
+            }
+            self.advance();
+            if self.settings.run.max_sim_time > 0.0 && self.world.time() + 0.5 * dt >= self.settings.run.max_sim_time {
+                reason = "reached max_sim_time";
+                break;
+            }
+            if rtf > 0.0 {
+                let due = pace.0 + Duration::from_secs_f64((self.world.time() - pace.1) / rtf);
+                let now = Instant::now();
+                if due > now {
+                    std::thread::sleep(due - now);
+                }
             }
         }
-        world.step();
-        let t = world.time();
-        let n = world.step_count();
-        if let Err(e) = out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
+        if let Some(rec) = self.recorder.take() {
+            if let Err(e) = rec.finish() {
+                warn!("closing the trajectory recording: {e}");
+            }
+        }
+        let bodies = self.world.bodies();
+        Summary {
+            sim_time: self.world.time(),
+            wall: started.elapsed(),
+            steps: self.world.step_count(),
+            modules: bodies.len(),
+            outside: bodies.iter().filter(|b| !self.world.contains(b)).count(),
+            reason,
+        }
+    }
+
+    /// One physics step and whatever is due on the topics and in the recording.
+    fn advance(&mut self) {
+        self.world.step();
+        let dt = self.world.config().dt;
+        let n = self.world.step_count();
+        let t = self.world.time();
+        let p = &self.settings.publish;
+        if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
             warn!("publishing /clock: {e}");
         }
-        if n % state_every == 0 {
-            publish_state(&world, out, &settings.publish.frame_id);
+        if n % steps_per_publish(p.state_rate, dt) == 0 {
+            self.publish_state();
         }
-        if n % marker_every == 0 {
-            publish_markers(&world, out, &settings.publish.frame_id);
+        if n % steps_per_publish(p.sensor_rate, dt) == 0 {
+            self.out.robots.publish(&self.world, t);
         }
-        if settings.run.max_sim_time > 0.0 && t + 0.5 * dt >= settings.run.max_sim_time {
-            reason = "reached max_sim_time";
-            break;
+        if n % steps_per_publish(p.marker_rate, dt) == 0 {
+            self.publish_markers();
         }
-        if rtf > 0.0 {
-            let due = start + Duration::from_secs_f64(t / rtf);
-            let now = Instant::now();
-            if due > now {
-                std::thread::sleep(due - now);
+        if let Some(rec) = &mut self.recorder {
+            if let Err(e) = rec.record(&self.world) {
+                warn!("trajectory recording stopped: {e}");
+                self.recorder = None;
             }
         }
     }
-    let bodies = world.bodies();
-    let outside = bodies.iter().filter(|b| !world.contains(b)).count();
-    Summary {
-        sim_time: world.time(),
-        wall: start.elapsed(),
-        steps: world.step_count(),
-        modules: bodies.len(),
-        outside,
-        reason,
+
+    fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
+        let mut bodies_changed = false;
+        match msg {
+            Control::Params(cfg) => match self.world.set_hydro(cfg.hydro.clone()) {
+                Ok(()) => info!("hydrodynamic parameters updated"),
+                Err(e) => warn!("parameter update refused: {e}"),
+            },
+            Control::Spawn { kind, name, pose, reply } => {
+                let result = kind
+                    .parse::<flotilla_common::catalogue::ModuleKind>()
+                    .map_err(|e| e.to_string())
+                    .and_then(|kind| {
+                        let name = if name.is_empty() { format!("{}_{}", kind.name(), self.world.body_count()) } else { name };
+                        self.world.spawn(kind, pose, &name).map(|id| (id, name)).map_err(|e| e.to_string())
+                    });
+                bodies_changed = result.is_ok();
+                let _ = reply.send(result);
+            }
+            Control::Remove { name, reply } => {
+                let result = match self.world.id_of(&name) {
+                    None => Err(format!("no module named `{name}`")),
+                    Some(id) => self.world.remove(id).map(|_| format!("removed {name}")).map_err(|e| e.to_string()),
+                };
+                bodies_changed = result.is_ok();
+                let _ = reply.send(result);
+            }
+            Control::Reset { seed, reply } => {
+                let seed = seed.unwrap_or(self.world.seed());
+                let result = self.world.reset(seed).map(|_| format!("reset with seed {seed}")).map_err(|e| e.to_string());
+                if result.is_ok() {
+                    self.restart_recording();
+                    *pace = (Instant::now(), self.world.time());
+                    self.publish_world_description();
+                }
+                bodies_changed = result.is_ok();
+                let _ = reply.send(result);
+            }
+            Control::SetPumps { power, reply } => {
+                let result = self.world.set_pumps(&power).map(|_| "pumps set".to_owned()).map_err(|e| e.to_string());
+                if result.is_ok() {
+                    self.publish_world_description();
+                }
+                let _ = reply.send(result);
+            }
+            Control::Pause { paused: p, reply } => {
+                *paused = p;
+                *pace = (Instant::now(), self.world.time());
+                let _ = reply.send(Ok(if p { "paused" } else { "running" }.to_owned()));
+            }
+            Control::Step { steps, reply } => {
+                let result = if *paused {
+                    for _ in 0..steps {
+                        self.advance();
+                    }
+                    Ok(self.world.time())
+                } else {
+                    Err("the world is running; pause it first".to_owned())
+                };
+                let _ = reply.send(result);
+            }
+            Control::Command { name, command } => match self.world.id_of(&name) {
+                Some(id) => {
+                    if let Err(e) = self.world.command(id, &command) {
+                        warn!(robot = %name, "command refused: {e}");
+                    }
+                }
+                None => warn!(robot = %name, "command for a module that does not exist"),
+            },
+        }
+        if bodies_changed {
+            let _ = self.bodies_tx.send(self.world.bodies());
+            self.publish_state();
+            self.publish_markers();
+        }
+    }
+
+    /// A reset sends time back to 0, so the recording continues in a new numbered file.
+    fn restart_recording(&mut self) {
+        let Some(base) = &self.settings.record.trajectory_csv else { return };
+        if let Some(rec) = self.recorder.take() {
+            if let Err(e) = rec.finish() {
+                warn!("closing the trajectory recording: {e}");
+            }
+        }
+        self.resets += 1;
+        let path = settings::numbered(base, self.resets);
+        match TrajectoryRecorder::create(&path, self.settings.record.every_steps) {
+            Ok(r) => {
+                info!(path = %path.display(), "recording after reset");
+                self.recorder = Some(r);
+            }
+            Err(e) => warn!(path = %path.display(), "cannot continue the recording after reset: {e}"),
+        }
+    }
+
+    /// The latched descriptions: markers and the flow field.
+    fn publish_world_description(&self) {
+        self.publish_markers();
+        let msg = flow::flow_field_msg(self.world.flow_field(), self.world.time(), &self.settings.publish.frame_id);
+        if let Err(e) = self.out.flow.publish(&msg) {
+            warn!("publishing /tank/flow_field: {e}");
+        }
+    }
+
+    fn publish_state(&self) {
+        let world = &self.world;
+        let frame = &self.settings.publish.frame_id;
+        let t = world.time();
+        let bodies = world.bodies();
+        let header = fros::header(t, frame);
+        let state = r2r::flotilla_msgs::msg::TankState {
+            header: header.clone(),
+            step: world.step_count(),
+            sim_time: t,
+            water_level: world.config().arena.water_level,
+            pump_power: world.pump_power().to_vec(),
+            modules: {
+                let names: std::collections::HashMap<u32, &str> = bodies.iter().map(|b| (b.id, b.name.as_str())).collect();
+                bodies.iter().map(|b| module_state(b, &names)).collect()
+            },
+        };
+        if let Err(e) = self.out.state.publish(&state) {
+            warn!("publishing /tank/state: {e}");
+        }
+        let tf = r2r::tf2_msgs::msg::TFMessage {
+            transforms: bodies
+                .iter()
+                .map(|b| r2r::geometry_msgs::msg::TransformStamped {
+                    header: header.clone(),
+                    child_frame_id: format!("{}/base_link", b.name),
+                    transform: fros::transform_msg(&b.pose),
+                })
+                .collect(),
+        };
+        if let Err(e) = self.out.tf.publish(&tf) {
+            warn!("publishing /tf: {e}");
+        }
+    }
+
+    fn publish_markers(&self) {
+        let mut msg = markers::world_markers(&self.world, &self.settings.publish.frame_id);
+        msg.markers.extend(flow::flow_arrows(self.world.flow_field(), self.world.time(), &self.settings.publish.frame_id, self.world.arena().surface_z.unwrap_or(0.0)));
+        if let Err(e) = self.out.markers.publish(&msg) {
+            warn!("publishing /tank/markers: {e}");
+        }
     }
 }
 
@@ -190,37 +417,8 @@ fn steps_per_publish(rate_hz: f64, dt: f64) -> u64 {
     ((1.0 / (rate_hz * dt)).round() as u64).max(1)
 }
 
-fn publish_state(world: &World, out: &Outputs, frame: &str) {
-    let t = world.time();
-    let bodies = world.bodies();
-    let header = fros::header(t, frame);
-    let state = r2r::flotilla_msgs::msg::TankState {
-        header: header.clone(),
-        step: world.step_count(),
-        sim_time: t,
-        water_level: world.config().arena.water_level,
-        pump_power: world.pump_power().to_vec(),
-        modules: bodies.iter().map(module_state).collect(),
-    };
-    if let Err(e) = out.state.publish(&state) {
-        warn!("publishing /tank/state: {e}");
-    }
-    let tf = r2r::tf2_msgs::msg::TFMessage {
-        transforms: bodies
-            .iter()
-            .map(|b| r2r::geometry_msgs::msg::TransformStamped {
-                header: header.clone(),
-                child_frame_id: format!("{}/base_link", b.name),
-                transform: fros::transform_msg(&b.pose),
-            })
-            .collect(),
-    };
-    if let Err(e) = out.tf.publish(&tf) {
-        warn!("publishing /tf: {e}");
-    }
-}
-
-fn module_state(b: &BodyState) -> r2r::flotilla_msgs::msg::ModuleState {
+fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> r2r::flotilla_msgs::msg::ModuleState {
+    let max_thrust = b.kind.spec().faces.iter().filter_map(|f| f.thruster.map(|t| t.force)).fold(0.0, f64::max);
     r2r::flotilla_msgs::msg::ModuleState {
         id: b.id,
         name: b.name.clone(),
@@ -230,14 +428,12 @@ fn module_state(b: &BodyState) -> r2r::flotilla_msgs::msg::ModuleState {
             linear: fros::vector_msg(&b.linvel),
             angular: fros::vector_msg(&b.angvel),
         },
-        latches: Vec::new(),
-        thrusters: Vec::new(),
-    }
-}
-
-fn publish_markers(world: &World, out: &Outputs, frame: &str) {
-    let msg = markers::world_markers(world, frame);
-    if let Err(e) = out.markers.publish(&msg) {
-        warn!("publishing /tank/markers: {e}");
+        latches: robots::latch_states(b, names),
+        thrusters: b
+            .faces
+            .iter()
+            .filter(|f| f.has_thruster)
+            .map(|f| if f.thruster_on && !f.thruster_failed { max_thrust } else { 0.0 })
+            .collect(),
     }
 }

@@ -2,6 +2,8 @@
 //! `run.*` (time control) and `publish.*` (topic rates), which only the node uses.
 
 use flotilla_common::params::{self, ParamError};
+use std::path::{Path, PathBuf};
+
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
 use tank_physics::WorldConfig;
@@ -33,6 +35,8 @@ pub struct PublishSettings {
     pub state_rate: f64,
     /// `/tank/markers`, Hz (sim time). Default 10.
     pub marker_rate: f64,
+    /// Every robot's `<name>/sensors`, Hz (sim time). Default 10.
+    pub sensor_rate: f64,
     /// Fixed frame of every pose. Default `world`.
     pub frame_id: String,
 }
@@ -42,9 +46,40 @@ impl Default for PublishSettings {
         Self {
             state_rate: 30.0,
             marker_rate: 10.0,
+            sensor_rate: 10.0,
             frame_id: "world".into(),
         }
     }
+}
+
+/// Recording of every body's trajectory.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordSettings {
+    /// Trajectory CSV (frame,time,id,x,y,heading,...), flushed every frame so a crash loses
+    /// nothing; "" = no recording. After a reset the recording continues in `<stem>.<n>.csv`.
+    #[serde(deserialize_with = "optional_path")]
+    pub trajectory_csv: Option<PathBuf>,
+    /// Record every this many physics steps. Default 1.
+    pub every_steps: u64,
+}
+
+impl Default for RecordSettings {
+    fn default() -> Self {
+        Self { trajectory_csv: None, every_steps: 1 }
+    }
+}
+
+fn optional_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    let s = String::deserialize(d)?;
+    Ok(if s.is_empty() { None } else { Some(PathBuf::from(s)) })
+}
+
+/// `base` with ` .<n>` before its extension: `run.csv` -> `run.1.csv`.
+pub fn numbered(base: &Path, n: u32) -> PathBuf {
+    let stem = base.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = base.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    base.with_file_name(format!("{stem}.{n}{ext}"))
 }
 
 /// Everything the node is configured with.
@@ -56,6 +91,8 @@ pub struct NodeSettings {
     pub run: RunSettings,
     /// Topic rates.
     pub publish: PublishSettings,
+    /// Trajectory recording.
+    pub record: RecordSettings,
 }
 
 impl NodeSettings {
@@ -64,6 +101,10 @@ impl NodeSettings {
         let mut world_tree = params::without_standard(tree);
         let run = take_section::<RunSettings>(&mut world_tree, "run")?;
         let publish = take_section::<PublishSettings>(&mut world_tree, "publish")?;
+        let record = take_section::<RecordSettings>(&mut world_tree, "record")?;
+        if record.every_steps == 0 {
+            return Err(ParamError::invalid("record.every_steps", "must be at least 1"));
+        }
         if !(run.real_time_factor >= 0.0 && run.real_time_factor.is_finite()) {
             return Err(ParamError::invalid(
                 "run.real_time_factor",
@@ -76,14 +117,18 @@ impl NodeSettings {
                 format!("must be a finite number of seconds >= 0 (0 = no limit), got {}", run.max_sim_time),
             ));
         }
-        for (key, rate) in [("publish.state_rate", publish.state_rate), ("publish.marker_rate", publish.marker_rate)] {
+        for (key, rate) in [
+            ("publish.state_rate", publish.state_rate),
+            ("publish.marker_rate", publish.marker_rate),
+            ("publish.sensor_rate", publish.sensor_rate),
+        ] {
             if !(rate > 0.0 && rate.is_finite()) {
                 return Err(ParamError::invalid(key, format!("must be a positive rate in Hz, got {rate}")));
             }
         }
         let world = WorldConfig::from_params(&Value::Mapping(world_tree))
             .map_err(|e| ParamError::invalid(e.key(), e.reason()))?;
-        Ok(Self { world, run, publish })
+        Ok(Self { world, run, publish, record })
     }
 
     /// Modules the scenario spawns at start.

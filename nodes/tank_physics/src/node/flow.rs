@@ -1,0 +1,61 @@
+//! `/tank/flow_field` (the gridded flow the physics samples) and its rviz arrows.
+
+use flotilla_common::flow_field::FlowGrid;
+use flotilla_common::ros as fros;
+use r2r::flotilla_msgs::msg::FlowField;
+use r2r::geometry_msgs::msg::Point;
+use r2r::std_msgs::msg::ColorRGBA;
+use r2r::visualization_msgs::msg::Marker;
+
+/// Arrows drawn per side of the grid (every k-th cell), so rviz stays readable.
+const ARROWS_PER_SIDE: usize = 17;
+/// Arrow length per m/s of mean flow, m.
+const ARROW_SCALE: f64 = 0.25;
+
+/// The grid as a message.
+pub fn flow_field_msg(grid: &FlowGrid, t: f64, frame: &str) -> FlowField {
+    let e = grid.extent();
+    let cells = grid.cells();
+    FlowField {
+        header: fros::header(t, frame),
+        nx: grid.nx() as u32,
+        ny: grid.ny() as u32,
+        x_min: e.x_min,
+        y_min: e.y_min,
+        cell_size: grid.cell_size().x,
+        mean_x: cells.iter().map(|c| c.mean.x).collect(),
+        mean_y: cells.iter().map(|c| c.mean.y).collect(),
+        std_x: cells.iter().map(|c| c.std.x).collect(),
+        std_y: cells.iter().map(|c| c.std.y).collect(),
+        samples: cells.iter().map(|c| c.count.min(u32::MAX as u64) as u32).collect(),
+    }
+}
+
+/// Mean-flow arrows on the water surface at height `z`, one ARROW marker each.
+pub fn flow_arrows(grid: &FlowGrid, t: f64, frame: &str, z: f64) -> Vec<Marker> {
+    let step = (grid.nx().max(grid.ny()) / ARROWS_PER_SIDE).max(1);
+    let mut out = Vec::new();
+    for iy in (step / 2..grid.ny()).step_by(step) {
+        for ix in (step / 2..grid.nx()).step_by(step) {
+            let Some(cell) = grid.cell(ix, iy) else { continue };
+            if cell.mean.norm() < 1e-6 {
+                continue;
+            }
+            let c = grid.cell_centre(ix, iy);
+            let tip = c + cell.mean * ARROW_SCALE;
+            out.push(Marker {
+                header: fros::header(t, frame),
+                ns: "flow".into(),
+                id: (iy * grid.nx() + ix) as i32,
+                type_: Marker::ARROW as i32,
+                action: Marker::ADD as i32,
+                pose: fros::pose_msg(&nalgebra::Isometry3::identity()),
+                points: vec![Point { x: c.x, y: c.y, z }, Point { x: tip.x, y: tip.y, z }],
+                scale: r2r::geometry_msgs::msg::Vector3 { x: 0.002, y: 0.005, z: 0.005 },
+                color: ColorRGBA { r: 0.1, g: 0.8, b: 0.9, a: 0.8 },
+                ..Default::default()
+            });
+        }
+    }
+    out
+}
