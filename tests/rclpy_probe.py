@@ -16,6 +16,7 @@ import rclpy  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from flotilla_msgs.msg import TankState  # noqa: E402
+from flotilla_msgs import action as _actions, srv as _services  # noqa: E402,F401  (all interfaces import)
 
 
 def main() -> int:

@@ -70,26 +70,49 @@ fn demo_stops_by_itself_with_a_summary() {
 }
 
 #[test]
-fn node_exits_zero_within_two_seconds_of_sigint_and_sigterm() {
+fn nodes_exit_zero_within_two_seconds_of_sigint_and_sigterm() {
     let domain = flotilla_e2e::Domain::reserve().unwrap();
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        let mut cmd = Command::new(bin("tank_physics"));
-        cmd.args(["--ros-args", "--params-file"]).arg(repo_root().join("config/pingpong_24.yaml"));
-        let launch = Launch::spawn(cmd, &domain).unwrap();
-        // Let it get past start-up and into stepping.
-        let t0 = Instant::now();
-        while !launch.output().contains("tank_physics running") && t0.elapsed() < Duration::from_secs(20) {
-            std::thread::sleep(Duration::from_millis(50));
+    let nodes = [
+        ("tank_physics", "config/pingpong_24.yaml", "tank_physics running"),
+        ("reconfig_planner", "config/reconfig_planner.yaml", "reconfig_planner ready"),
+    ];
+    for (exe, params, ready) in nodes {
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            let mut cmd = Command::new(bin(exe));
+            cmd.args(["--ros-args", "--params-file"]).arg(repo_root().join(params));
+            let launch = Launch::spawn(cmd, &domain).unwrap();
+            let t0 = Instant::now();
+            while !launch.output().contains(ready) && t0.elapsed() < Duration::from_secs(20) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            assert!(launch.output().contains(ready), "{exe} did not start:\n{}", launch.output());
+            std::thread::sleep(Duration::from_millis(500));
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(launch.pid() as i32, signal) };
+            let sent = Instant::now();
+            let (status, output) = launch.wait(Duration::from_secs(10)).unwrap();
+            let took = sent.elapsed();
+            assert!(status.success(), "{exe}, signal {signal}: exit {status:?}; output:\n{output}");
+            assert!(took < Duration::from_secs(2), "{exe}, signal {signal}: took {took:?} to exit");
         }
-        std::thread::sleep(Duration::from_millis(500));
-        let pid = launch.pid() as i32;
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(pid, signal) };
-        let sent = Instant::now();
-        let (status, output) = launch.wait(Duration::from_secs(10)).unwrap();
-        let took = sent.elapsed();
-        assert!(status.success(), "signal {signal}: exit {status:?}; output:\n{output}");
-        assert!(took < Duration::from_secs(2), "signal {signal}: took {took:?} to exit");
+    }
+}
+
+#[test]
+fn nodes_reject_bad_parameter_values_naming_the_key() {
+    let domain = flotilla_e2e::Domain::reserve().unwrap();
+    let cases = [
+        ("tank_physics", "tank_physics:\n  ros__parameters:\n    hydro: {kv: 70.0}\n", "hydro.kv"),
+        ("tank_physics", "tank_physics:\n  ros__parameters:\n    modules: [{kind: lily}]\n", "modules"),
+        ("reconfig_planner", "reconfig_planner:\n  ros__parameters:\n    max_time: -1.0\n", "max_time"),
+    ];
+    for (exe, text, key) in cases {
+        let (_dir, path) = temp_file("bad.yaml", text).unwrap();
+        let mut cmd = Command::new(bin(exe));
+        cmd.args(["--ros-args", "--params-file"]).arg(&path);
+        let (status, output) = Launch::spawn(cmd, &domain).unwrap().wait(Duration::from_secs(20)).unwrap();
+        assert_eq!(status.code(), Some(2), "{exe}: {output}");
+        assert!(output.contains(key), "{exe}: the error does not name `{key}`:\n{output}");
     }
 }
 

@@ -39,6 +39,7 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     let cmd_b = probe.with_node(|n| n.create_publisher::<RobotCommand>("/lily_b/cmd", qos())).unwrap();
     let mut state = probe.subscribe::<TankState>("/tank/state").unwrap();
     let mut sensors_a = probe.subscribe::<RobotSensors>("/lily_a/sensors").unwrap();
+    let mut description = probe.subscribe_latched::<r2r::std_msgs::msg::String>("/lily_a/robot_description").unwrap();
     let ready = probe.with_node(|_| r2r::Node::is_available(&step)).unwrap();
     probe.spin();
     let arg = format!("scenario_file:={}", scenario.display());
@@ -63,6 +64,10 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
         ok(r.success, &r.message, name);
         assert_eq!(r.name, name);
     }
+    // The module's URDF is there for robot_state_publisher.
+    let urdf = tokio::time::timeout(Duration::from_secs(10), description.next()).await.ok().flatten().expect("no robot_description");
+    assert!(urdf.data.contains("<robot") && urdf.data.contains("latch_0"), "{}", &urdf.data[..urdf.data.len().min(200)]);
+
     // Refusals name the problem; the node keeps serving.
     let r = spawn.request(&SpawnModule::Request { kind: "frog".into(), name: "".into(), pose: at(0.1, 0.1) }).unwrap().await.unwrap();
     assert!(!r.success && r.message.contains("frog") && r.message.contains("lily"), "{}", r.message);

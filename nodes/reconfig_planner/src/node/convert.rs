@@ -85,8 +85,8 @@ fn action_msg(a: &ActionMsg) -> LatticeAction {
         step: a.step,
         robot: a.robot,
         kind: a.kind,
-        from: a.from.to_vec(),
-        to: a.to.to_vec(),
+        from_cell: a.from.to_vec(),
+        to_cell: a.to.to_vec(),
         partner: a.partner,
     }
 }
@@ -99,8 +99,8 @@ fn wire_action(a: &LatticeAction, index: usize) -> Result<ActionMsg, String> {
         step: a.step,
         robot: a.robot,
         kind: a.kind,
-        from: cell(&a.from, "from")?,
-        to: cell(&a.to, "to")?,
+        from: cell(&a.from_cell, "from_cell")?,
+        to: cell(&a.to_cell, "to_cell")?,
         partner: a.partner,
     })
 }

@@ -24,16 +24,19 @@ fn is_robot(b: &BodyState) -> bool {
     b.faces.iter().any(|f| f.has_latch || f.has_thruster)
 }
 
-/// Per-robot topics, created and dropped as modules come and go.
+/// Per-module topics, created and dropped as modules come and go: every module's
+/// `<name>/robot_description` (its URDF, transient-local, for robot_state_publisher with
+/// `frame_prefix: <name>/`), and each robot's `cmd` and `sensors`.
 pub struct RobotIo {
     control: mpsc::Sender<Control>,
     sensors: Arc<Mutex<HashMap<String, r2r::Publisher<RobotSensors>>>>,
     commands: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
+    descriptions: Mutex<HashMap<String, r2r::Publisher<r2r::std_msgs::msg::String>>>,
 }
 
 impl RobotIo {
     pub fn new(control: mpsc::Sender<Control>) -> Self {
-        Self { control, sensors: Arc::default(), commands: Mutex::default() }
+        Self { control, sensors: Arc::default(), commands: Mutex::default(), descriptions: Mutex::default() }
     }
 
     /// The publishers the stepping thread uses.
@@ -43,6 +46,7 @@ impl RobotIo {
 
     /// Makes the per-robot topics match `bodies`. Needs a tokio runtime (command tasks).
     pub fn sync(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
+        self.sync_descriptions(node, bodies);
         let wanted: HashMap<&str, &BodyState> = bodies.iter().filter(|b| is_robot(b)).map(|b| (b.name.as_str(), b)).collect();
         let (Ok(mut sensors), Ok(mut commands)) = (self.sensors.lock(), self.commands.lock()) else { return };
         sensors.retain(|name, _| wanted.contains_key(name.as_str()));
@@ -80,6 +84,30 @@ impl RobotIo {
                     );
                 }
                 (Err(e), _) | (_, Err(e)) => warn!(robot = %name, "cannot create the robot's topics: {e}"),
+            }
+        }
+    }
+}
+
+impl RobotIo {
+    fn sync_descriptions(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
+        let Ok(mut descriptions) = self.descriptions.lock() else { return };
+        descriptions.retain(|name, _| bodies.iter().any(|b| &b.name == name));
+        let latched = QosProfile::default().transient_local().keep_last(1);
+        for b in bodies {
+            if descriptions.contains_key(&b.name) {
+                continue;
+            }
+            let topic = format!("/{}/robot_description", b.name);
+            match node.create_publisher::<r2r::std_msgs::msg::String>(&topic, latched.clone()) {
+                Ok(p) => {
+                    let urdf = flotilla_common::models::robot_description(b.kind);
+                    if let Err(e) = p.publish(&r2r::std_msgs::msg::String { data: urdf }) {
+                        warn!(%topic, "publishing the robot description: {e}");
+                    }
+                    descriptions.insert(b.name.clone(), p);
+                }
+                Err(e) => warn!(%topic, "cannot create the robot description topic: {e}"),
             }
         }
     }
