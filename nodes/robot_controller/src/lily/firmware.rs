@@ -139,15 +139,15 @@ impl LilyFirmware {
     fn track_latches(&mut self, time: f64, latched: &[bool; N], outbox: &mut Outbox) {
         let mut lost = false;
         let mut new = Vec::new();
-        for face in 0..N {
-            match self.links[face] {
-                Link::Bonded { .. } if !latched[face] => {
+        for (face, (link, &on)) in self.links.iter_mut().zip(latched).enumerate() {
+            match *link {
+                Link::Bonded { .. } if !on => {
                     lost = true;
-                    self.links[face] = Link::Open;
+                    *link = Link::Open;
                 }
-                Link::Handshake(_) if !latched[face] => self.links[face] = Link::Open,
-                Link::Cooling { until } if time >= until && !latched[face] => self.links[face] = Link::Open,
-                Link::Open if latched[face] => new.push(face),
+                Link::Handshake(_) if !on => *link = Link::Open,
+                Link::Cooling { until } if time >= until && !on => *link = Link::Open,
+                Link::Open if on => new.push(face),
                 _ => {}
             }
         }

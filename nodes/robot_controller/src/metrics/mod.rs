@@ -8,4 +8,4 @@ mod tracker;
 
 pub use shape::{Cell, LatticeShape, ShapeError, MAX_SHAPE_CELLS};
 pub use structure::{structures, Bond, Structure};
-pub use tracker::{classify, MetricsTracker, RunSummary, Snapshot, StructureClass};
+pub use tracker::{classify, MetricsTracker, RunSummary, Snapshot, StructureClass, DEFAULT_TARGET_HOLD};

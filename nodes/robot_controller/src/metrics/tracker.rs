@@ -3,7 +3,7 @@
 use super::shape::LatticeShape;
 use super::structure::{structures, Bond, Structure};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use tank_physics::BodyState;
 
 /// What a structure is with respect to the target.
@@ -34,7 +34,7 @@ pub fn classify(structure: &Structure, target: &LatticeShape) -> StructureClass 
 pub struct Snapshot {
     /// Sim time, s.
     pub time: f64,
-    /// Complete target structures.
+    /// Complete target structures that have held together for the tracker's hold time.
     pub targets: usize,
     /// Targets over the most that the modules can make (floor(modules / target size)), 0..1.
     pub yield_fraction: f64,
@@ -57,7 +57,8 @@ pub struct RunSummary {
     pub final_targets: usize,
     /// Yield at the end, 0..1.
     pub final_yield: f64,
-    /// Sim time of the first complete target, s (`None` if none formed).
+    /// Sim time at which the first target that went on to hold came together, s (`None` if
+    /// none formed).
     pub first_target_time: Option<f64>,
     /// Times a target came into being.
     pub targets_formed: usize,
@@ -71,14 +72,23 @@ pub struct RunSummary {
     pub attachments: usize,
 }
 
+/// Default time a target must hold together before it counts, s: longer than a bond
+/// handshake plus the release of a wrong attachment, so a target shape that exists only
+/// until the rules let go of it is not counted.
+pub const DEFAULT_TARGET_HOLD: f64 = 2.0;
+
 /// Follows a run: call [`MetricsTracker::observe`] after every control step (it needs to
 /// see each latch while it exists to count it); a [`Snapshot`] is kept every sample period.
 #[derive(Clone, Debug)]
 pub struct MetricsTracker {
     target: LatticeShape,
     sample_period: f64,
+    hold: f64,
     next_sample: f64,
     bonds: BTreeSet<Bond>,
+    /// Target-shaped structures present now, by members, with the time they came together.
+    candidates: BTreeMap<Vec<u32>, f64>,
+    /// Candidates that have held for `hold`.
     targets: BTreeSet<Vec<u32>>,
     series: Vec<Snapshot>,
     first_target_time: Option<f64>,
@@ -90,13 +100,16 @@ pub struct MetricsTracker {
 }
 
 impl MetricsTracker {
-    /// A tracker for `target`, keeping a snapshot every `sample_period` s (from time 0).
+    /// A tracker for `target`, keeping a snapshot every `sample_period` s (from time 0), a
+    /// target counting once it held [`DEFAULT_TARGET_HOLD`].
     pub fn new(target: LatticeShape, sample_period: f64) -> Self {
         Self {
             target,
             sample_period,
+            hold: DEFAULT_TARGET_HOLD,
             next_sample: 0.0,
             bonds: BTreeSet::new(),
+            candidates: BTreeMap::new(),
             targets: BTreeSet::new(),
             series: Vec::new(),
             first_target_time: None,
@@ -108,20 +121,26 @@ impl MetricsTracker {
         }
     }
 
+    /// Sets the time a target must hold together before it counts, s.
+    pub fn with_hold(mut self, hold: f64) -> Self {
+        self.hold = hold;
+        self
+    }
+
     /// Looks at the world at `time` (s); returns the snapshot of this moment.
     pub fn observe(&mut self, time: f64, bodies: &[BodyState]) -> Snapshot {
         let found = structures(bodies);
         let modules: usize = found.iter().map(|s| s.members.len()).sum();
         let mut snapshot = Snapshot { time, targets: 0, yield_fraction: 0.0, partial: 0, wrong: 0, free: 0, bonds: 0 };
         let mut bonds = BTreeSet::new();
-        let mut targets = BTreeSet::new();
+        let mut present = BTreeMap::new();
         for structure in &found {
             let class = classify(structure, &self.target);
             match class {
                 StructureClass::Free => snapshot.free += 1,
                 StructureClass::Target => {
-                    snapshot.targets += 1;
-                    targets.insert(structure.members.clone());
+                    let since = self.candidates.get(&structure.members).copied().unwrap_or(time);
+                    present.insert(structure.members.clone(), since);
                 }
                 StructureClass::Partial => snapshot.partial += 1,
                 StructureClass::Wrong => snapshot.wrong += 1,
@@ -137,13 +156,18 @@ impl MetricsTracker {
                 bonds.insert(*bond);
             }
         }
-        let formed = targets.difference(&self.targets).count();
-        self.targets_formed += formed;
-        self.targets_broken += self.targets.difference(&targets).count();
-        if formed > 0 && self.first_target_time.is_none() {
-            self.first_target_time = Some(time);
-            tracing::info!(time, "first target structure");
+        let targets: BTreeSet<Vec<u32>> = present.iter().filter(|(_, since)| time - **since >= self.hold - 1e-9).map(|(m, _)| m.clone()).collect();
+        for members in targets.difference(&self.targets) {
+            self.targets_formed += 1;
+            let since = present[members];
+            if self.first_target_time.is_none() {
+                self.first_target_time = Some(since);
+                tracing::info!(time = since, "first target structure");
+            }
         }
+        self.targets_broken += self.targets.difference(&targets).count();
+        snapshot.targets = targets.len();
+        self.candidates = present;
         snapshot.bonds = bonds.len();
         let most = modules / self.target.len();
         snapshot.yield_fraction = if most == 0 { 0.0 } else { snapshot.targets as f64 / most as f64 };

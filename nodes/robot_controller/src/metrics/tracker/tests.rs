@@ -28,7 +28,7 @@ fn chain4() -> LatticeShape {
 
 #[test]
 fn counts_by_hand_over_a_short_story() {
-    let mut tracker = MetricsTracker::new(chain4(), 1.0);
+    let mut tracker = MetricsTracker::new(chain4(), 1.0).with_hold(0.0);
     // t = 0: nine free Lilies.
     let s = tracker.observe(0.0, &lilies(9, &[]));
     assert_eq!((s.free, s.partial, s.targets, s.wrong, s.bonds), (9, 0, 0, 0, 0));
@@ -67,4 +67,21 @@ fn classes_of_structures() {
     assert_eq!(classes, vec![StructureClass::Partial, StructureClass::Target]);
     let five = structures(&lilies(5, &[(0, 0, 1, 2), (1, 0, 2, 2), (2, 0, 3, 2), (3, 0, 4, 2)]));
     assert_eq!(classify(&five[0], &target), StructureClass::Wrong);
+}
+
+#[test]
+fn a_target_counts_only_once_it_held() {
+    let chain = [(0, 0, 1, 2), (1, 0, 2, 2), (2, 0, 3, 2)];
+    let mut tracker = MetricsTracker::new(chain4(), 10.0);
+    tracker.observe(0.0, &lilies(4, &chain));
+    // A target shape that lasts 1 s (less than the 2 s hold) and is let go.
+    assert_eq!(tracker.observe(1.0, &lilies(4, &chain)).targets, 0);
+    tracker.observe(1.1, &lilies(4, &chain[..2]));
+    // Back at 5 s, holding from then on: counts at 7 s, formed at 5 s.
+    assert_eq!(tracker.observe(5.0, &lilies(4, &chain)).targets, 0);
+    assert_eq!(tracker.observe(6.9, &lilies(4, &chain)).targets, 0);
+    assert_eq!(tracker.observe(7.0, &lilies(4, &chain)).targets, 1);
+    let summary = tracker.summary();
+    assert_eq!((summary.targets_formed, summary.targets_broken), (1, 0));
+    assert_eq!(summary.first_target_time, Some(5.0));
 }
