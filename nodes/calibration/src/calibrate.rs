@@ -66,7 +66,7 @@ pub struct CalibrationProgress {
 pub struct CalibrationOutcome {
     /// Best parameters, in the order of the parameter space (parameter units).
     pub best: Vec<f64>,
-    /// Their fitness (m^2).
+    /// Their fitness (m^2): the mean of their evaluations when re-evaluated.
     pub best_fitness: f64,
     /// One record per iteration.
     pub history: Vec<IterationRecord>,
@@ -137,8 +137,13 @@ pub fn calibrate(
     if cancelled {
         warn!(iteration = swarm.iteration, "calibration cancelled");
     }
-    let (best, best_fitness) = swarm.best();
-    Ok(CalibrationOutcome { best: best.to_vec(), best_fitness, history: swarm.history.clone(), completed: !cancelled })
+    let (best, best_fitness) = if cancelled {
+        let (best, fitness) = swarm.best();
+        (best.to_vec(), fitness)
+    } else {
+        swarm.select_by_reevaluation(&settings.pso, &objective, settings.pso.final_reevaluations)?
+    };
+    Ok(CalibrationOutcome { best, best_fitness, history: swarm.history.clone(), completed: !cancelled })
 }
 
 fn check_compatible(simulator: &impl Simulator, reference: &MsdCurve, settings: &CalibrationSettings) -> Result<(), CalibrationError> {
@@ -189,10 +194,12 @@ fn load_checkpoint(path: &Path, settings: &CalibrationSettings, digest: &str) ->
     if checkpoint.format != CHECKPOINT_FORMAT {
         return Err(bad(format!("format `{}`, expected `{CHECKPOINT_FORMAT}`", checkpoint.format)));
     }
+    // Neither the iteration count nor the final selection changes the saved swarm.
     let mut saved = checkpoint.settings;
     saved.pso.iterations = settings.pso.iterations;
+    saved.pso.final_reevaluations = settings.pso.final_reevaluations;
     if saved != *settings {
-        return Err(bad("it was written with different settings (only the iteration count may change); delete it to start afresh".into()));
+        return Err(bad("it was written with different settings (only the iteration count and final re-evaluations may change); delete it to start afresh".into()));
     }
     if checkpoint.reference_digest != digest {
         return Err(bad("it was written for a different reference recording; delete it to start afresh".into()));

@@ -93,6 +93,10 @@ pub struct RunArgs {
     /// Override: re-evaluate personal bests each iteration (noise-resistant PSO).
     #[arg(long)]
     pub reevaluate: bool,
+    /// Override: after the last iteration, re-evaluate every personal best this many
+    /// times and keep the best mean.
+    #[arg(long)]
+    pub final_reevaluations: Option<usize>,
 }
 
 /// `flow-field` arguments.
@@ -211,6 +215,7 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     pso.swarm_size = args.swarm_size.unwrap_or(pso.swarm_size);
     pso.seed = args.seed.unwrap_or(pso.seed);
     pso.reevaluate_personal_best |= args.reevaluate;
+    pso.final_reevaluations = args.final_reevaluations.unwrap_or(pso.final_reevaluations);
     let (world, tree) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;

@@ -196,7 +196,8 @@ pub fn run_job(
         relative_msd_error,
         maps,
         iterations: outcome.history.last().map_or(0, |r| r.iteration),
-        evaluations: outcome.history.last().map_or(0, |r| r.evaluations),
+        evaluations: outcome.history.last().map_or(0, |r| r.evaluations)
+            + if outcome.completed { (settings.calibration.pso.final_reevaluations * settings.calibration.pso.swarm_size) as u64 } else { 0 },
         completed: outcome.completed,
         wall_time: started.elapsed().as_secs_f64(),
         files: files.clone(),
