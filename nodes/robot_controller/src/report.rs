@@ -16,20 +16,36 @@ pub struct PlotError {
 
 /// Mean yield over time (line) and the range over seeds (band) of each curve, in percent.
 pub fn plot_yield(path: &Path, title: &str, curves: &[YieldCurve]) -> Result<(), PlotError> {
+    plot_yield_panels(path, &[(title, curves)])
+}
+
+/// Several yield plots side by side in one PNG: (title, curves) per panel.
+pub fn plot_yield_panels(path: &Path, panels: &[(&str, &[YieldCurve])]) -> Result<(), PlotError> {
     let err = |e: String| PlotError { path: path.to_path_buf(), message: e };
-    let root = BitMapBackend::new(path, (1000, 620)).into_drawing_area();
+    let width = 1000 * panels.len().max(1) as u32;
+    let root = BitMapBackend::new(path, (width, 620)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let areas = root.split_evenly((1, panels.len().max(1)));
+    let mut colour_index = 0;
+    for (area, (title, curves)) in areas.iter().zip(panels) {
+        draw_panel(area, title, curves, &mut colour_index).map_err(err)?;
+    }
+    root.present().map_err(|e| err(e.to_string()))
+}
+
+fn draw_panel(area: &DrawingArea<BitMapBackend, plotters::coord::Shift>, title: &str, curves: &[YieldCurve], colour_index: &mut usize) -> Result<(), String> {
     let t_max = curves.iter().filter_map(|c| c.times.last()).copied().fold(1.0, f64::max);
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 24))
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..t_max, 0.0..100.0)
-        .map_err(|e| err(e.to_string()))?;
-    chart.configure_mesh().x_desc("sim time (s)").y_desc("yield (% of the most targets possible)").draw().map_err(|e| err(e.to_string()))?;
-    for (k, curve) in curves.iter().enumerate() {
-        let colour = Palette99::pick(k).to_rgba();
+        .map_err(|e| e.to_string())?;
+    chart.configure_mesh().x_desc("sim time (s)").y_desc("yield (% of the most targets possible)").draw().map_err(|e| e.to_string())?;
+    for curve in curves {
+        let colour = Palette99::pick(*colour_index).to_rgba();
+        *colour_index += 1;
         let band: Vec<(f64, f64)> = curve
             .times
             .iter()
@@ -37,11 +53,11 @@ pub fn plot_yield(path: &Path, title: &str, curves: &[YieldCurve]) -> Result<(),
             .map(|(t, v)| (*t, v * 100.0))
             .chain(curve.times.iter().zip(&curve.min).rev().map(|(t, v)| (*t, v * 100.0)))
             .collect();
-        chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.15).filled()))).map_err(|e| err(e.to_string()))?;
+        chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.12).filled()))).map_err(|e| e.to_string())?;
         let label = format!("{} (mean of {} seeds; band: min-max)", curve.label, curve.runs);
         chart
             .draw_series(LineSeries::new(curve.times.iter().zip(&curve.mean).map(|(t, v)| (*t, v * 100.0)), colour.stroke_width(2)))
-            .map_err(|e| err(e.to_string()))?
+            .map_err(|e| e.to_string())?
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
     }
@@ -51,8 +67,7 @@ pub fn plot_yield(path: &Path, title: &str, curves: &[YieldCurve]) -> Result<(),
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperLeft)
         .draw()
-        .map_err(|e| err(e.to_string()))?;
-    root.present().map_err(|e| err(e.to_string()))
+        .map_err(|e| e.to_string())
 }
 
 /// A Markdown table of mean yield (min-max) at the given times, one row per curve.
@@ -92,6 +107,12 @@ mod tests {
         }
     }
 
+    /// Width and height from a PNG's IHDR chunk.
+    fn image_size(png: &[u8]) -> (u32, u32) {
+        let be = |i: usize| u32::from_be_bytes([png[i], png[i + 1], png[i + 2], png[i + 3]]);
+        (be(16), be(20))
+    }
+
     #[test]
     fn table_by_hand() {
         let table = yield_table(&[curve("a")], &[10.0, 15.0, 30.0]);
@@ -107,6 +128,10 @@ mod tests {
         plot_yield(&path, "test", &[curve("a"), curve("b")]).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
+        let two = dir.path().join("two.png");
+        plot_yield_panels(&two, &[("left", &[curve("a")][..]), ("right", &[curve("b")][..])]).unwrap();
+        let image = image_size(&std::fs::read(&two).unwrap());
+        assert_eq!(image, (2000, 620), "two panels side by side");
         let bad = plot_yield(&dir.path().join("missing/dir/x.png"), "t", &[curve("a")]);
         assert!(bad.unwrap_err().to_string().contains("missing/dir"));
     }

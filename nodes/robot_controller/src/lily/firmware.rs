@@ -118,6 +118,12 @@ impl LilyFirmware {
         let [lo, hi] = self.rules.release_time;
         let until = time + if hi > lo { self.rng.gen_range(lo..hi) } else { lo };
         self.links[face] = Link::Cooling { until };
+        self.forget_anchor_if_unbonded();
+    }
+
+    /// The anchor is the face of the first bond of the current structure: with no bond
+    /// left, the next one sets it afresh.
+    fn forget_anchor_if_unbonded(&mut self) {
         if !self.links.iter().any(|l| matches!(l, Link::Bonded { .. })) {
             self.anchor = None;
         }
@@ -156,6 +162,7 @@ impl LilyFirmware {
             self.counters.dissolved += 1;
             tracing::debug!(robot = self.robot, state = self.state_name(), time, "lost a bond: dissolving");
             self.release_all(time);
+            self.forget_anchor_if_unbonded();
             self.set_state(self.rules.initial, time);
             for face in new {
                 self.release(face, time);
