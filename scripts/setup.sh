@@ -39,8 +39,9 @@ install_debian_packages() {
         sudo=(sudo)
     fi
     log "installing Debian packages: ${missing[*]}"
-    "${sudo[@]}" apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >&2
+    mkdir -p "$BUILD"
+    { "${sudo[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}"; } \
+        >"$BUILD/apt.log" 2>&1 || { tail -30 "$BUILD/apt.log" >&2; die "installing ${missing[*]} failed (log: build/apt.log)"; }
 }
 
 python_for_wheels() {
