@@ -2,7 +2,7 @@
 
 use crate::lattice::{Cell, Dims, Lattice};
 use crate::rules::{replay, Action, ActionCosts, CostError, Replay, ReplayError};
-use crate::search::{astar, Bits, Found, Geometry, HeuristicKind, Problem, Single, State, Stop, NONE};
+use crate::search::{astar, Bits, Found, Geometry, HeuristicKind, Problem, SearchSettings, Single, State, Stop, NONE};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
@@ -96,6 +96,10 @@ pub struct SearchStats {
     pub expanded: u64,
     /// Successor states generated (with duplicates), count.
     pub generated: u64,
+    /// Partial steps (a step's first actions, built one robot at a time) queued, count.
+    pub partial_generated: u64,
+    /// Partial steps expanded (finished and extended by a later robot's action), count.
+    pub partial_expanded: u64,
     /// Stored states reached again more cheaply, count.
     pub reopened: u64,
     /// Distinct states stored, count.
@@ -126,7 +130,15 @@ pub struct PlanRequest {
     pub costs: ActionCosts,
     /// Search limits.
     pub budget: Budget,
+    /// Joint steps of a state (bounded by the product over robots of their options + 1)
+    /// above which its successors are built one robot's action at a time (operator
+    /// decomposition), count; 0 always, `u64::MAX` never. Only speed depends on it.
+    pub decompose_above: u64,
 }
+
+/// Default of [`PlanRequest::decompose_above`]: below it generating every step at once
+/// costs less than queueing partial steps (measured on the Table 1 tasks).
+pub const DECOMPOSE_ABOVE: u64 = 64;
 
 impl PlanRequest {
     /// A request with the default heuristic, costs and budget.
@@ -138,6 +150,7 @@ impl PlanRequest {
             weight: 1.0,
             costs: ActionCosts::default(),
             budget: Budget::default(),
+            decompose_above: DECOMPOSE_ABOVE,
         }
     }
 
@@ -162,6 +175,12 @@ impl PlanRequest {
     /// Builder: the budget.
     pub fn with_budget(mut self, budget: Budget) -> Self {
         self.budget = budget;
+        self
+    }
+
+    /// Builder: when to decompose steps (see [`PlanRequest::decompose_above`]).
+    pub fn with_decompose_above(mut self, joint_steps: u64) -> Self {
+        self.decompose_above = joint_steps;
         self
     }
 
@@ -417,7 +436,13 @@ fn plan_with<const W: usize>(request: &PlanRequest) -> Result<Plan, PlanError> {
     };
     let mut stats = SearchStats::default();
     let weight_permille = (request.weight * 1000.0).round() as u32;
-    match astar(&problem, request.heuristic, weight_permille, &request.budget, &mut stats) {
+    let settings = SearchSettings {
+        heuristic: request.heuristic,
+        weight_permille,
+        decompose_above: request.decompose_above,
+        budget: request.budget,
+    };
+    match astar(&problem, &settings, &mut stats) {
         Ok(found) => label(start, found, stats),
         Err(Stop::Exhausted) => Err(PlanError::NoPlan { stats }),
         Err(Stop::Budget(limit)) => Err(PlanError::OutOfBudget { limit, stats }),

@@ -3,6 +3,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use reconfig_planner::planner::DECOMPOSE_ABOVE;
 use reconfig_planner::{all_steps, plan, ActionCosts, Dims, HeuristicKind, Lattice, PlanRequest, Task};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -38,20 +39,30 @@ fn reference_cost(start: &Lattice, goal: &Lattice, costs: &ActionCosts) -> Optio
     None
 }
 
+/// Joint-step thresholds: every step built one action at a time, the default, never.
+const DECOMPOSITIONS: [u64; 3] = [0, DECOMPOSE_ABOVE, u64::MAX];
+
 fn check(start: &Lattice, goal: &Lattice, label: &str) -> u32 {
     let costs = ActionCosts::default();
     let optimum = reference_cost(start, goal, &costs).unwrap_or_else(|| panic!("{label}: reference found no plan"));
     for heuristic in [HeuristicKind::Zero, HeuristicKind::Published, HeuristicKind::Improved] {
-        let request = PlanRequest::new(start.clone(), goal.clone()).with_heuristic(heuristic);
-        let found = plan(&request).unwrap_or_else(|e| panic!("{label} {heuristic:?}: {e}"));
-        assert_eq!(found.cost, optimum, "{label} {heuristic:?}: A* cost differs from the exhaustive optimum");
-        found.verify(&request).unwrap_or_else(|e| panic!("{label} {heuristic:?}: replay: {e}"));
+        for decompose in DECOMPOSITIONS {
+            let request = PlanRequest::new(start.clone(), goal.clone())
+                .with_heuristic(heuristic)
+                .with_decompose_above(decompose);
+            let label = format!("{label} {heuristic:?} decompose above {decompose}");
+            let found = plan(&request).unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(found.cost, optimum, "{label}: A* cost differs from the exhaustive optimum");
+            found.verify(&request).unwrap_or_else(|e| panic!("{label}: replay: {e}"));
+        }
     }
     // Weighted A* trades optimality for speed, within its bound.
-    let request = PlanRequest::new(start.clone(), goal.clone()).with_weight(2.0);
-    let weighted = plan(&request).unwrap_or_else(|e| panic!("{label} weighted: {e}"));
-    weighted.verify(&request).unwrap_or_else(|e| panic!("{label} weighted: replay: {e}"));
-    assert!(weighted.cost >= optimum && weighted.cost <= 2 * optimum, "{label}: weighted cost {}", weighted.cost);
+    for decompose in DECOMPOSITIONS {
+        let request = PlanRequest::new(start.clone(), goal.clone()).with_weight(2.0).with_decompose_above(decompose);
+        let weighted = plan(&request).unwrap_or_else(|e| panic!("{label} weighted: {e}"));
+        weighted.verify(&request).unwrap_or_else(|e| panic!("{label} weighted: replay: {e}"));
+        assert!(weighted.cost >= optimum && weighted.cost <= 2 * optimum, "{label}: weighted cost {}", weighted.cost);
+    }
     optimum
 }
 
@@ -120,4 +131,45 @@ fn random_instances_match_the_exhaustive_optimum() {
         nontrivial += (cost > 0) as usize;
     }
     assert!(nontrivial >= 12, "only {nontrivial} instances needed any action");
+}
+
+/// A random supported start (full floor, random columns) with `robots` robots, seeded.
+fn random_start(rng: &mut ChaCha8Rng, dims: Dims, robots: usize) -> Lattice {
+    let mut start = Lattice::new(dims).unwrap();
+    for index in 0..dims.cell_count() {
+        let cell = start.cell_at(index);
+        if cell.z == 0 || (start.has_block(&reconfig_planner::Cell { z: cell.z - 1, ..cell }) && rng.gen_bool(0.35)) {
+            start.set_block(cell, true).unwrap();
+        }
+    }
+    let mut blocks: Vec<_> = start.block_cells().collect();
+    for _ in 0..robots {
+        let cell = blocks.swap_remove(rng.gen_range(0..blocks.len()));
+        start.add_robot(cell).unwrap();
+    }
+    start
+}
+
+/// Three and four robots on small lattices: many joint steps, so the search builds most
+/// steps one action at a time (also with the default threshold).
+#[test]
+fn crowded_instances_match_the_exhaustive_optimum() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let mut nontrivial = 0;
+    for round in 0..16 {
+        let robots = 3 + round % 2;
+        let dims = if round % 3 == 2 { Dims::planar(5, 3) } else { Dims::planar(4, 3) };
+        let start = random_start(&mut rng, dims, robots);
+        // A walk may undo itself; walk again (bounded) until some block moved.
+        let mut goal = random_goal(&mut rng, &start, 5 + round % 3);
+        for _ in 0..10 {
+            if !goal.same_blocks(&start) {
+                break;
+            }
+            goal = random_goal(&mut rng, &start, 5 + round % 3);
+        }
+        let cost = check(&start, &goal, &format!("crowded instance {round}\n{}", start.picture()));
+        nontrivial += (cost > 0) as usize;
+    }
+    assert!(nontrivial >= 14, "only {nontrivial} instances needed any action");
 }

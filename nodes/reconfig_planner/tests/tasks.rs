@@ -1,6 +1,7 @@
 //! Every task file plans with every robot count it lists, and every plan replays valid
 //! into the goal; 2-D and 3-D alike. Both heuristics agree on the optimal cost.
 
+use reconfig_planner::planner::DECOMPOSE_ABOVE;
 use reconfig_planner::{plan, HeuristicKind, Task};
 use std::path::PathBuf;
 
@@ -47,6 +48,25 @@ fn three_d_tasks_plan_and_replay() {
         assert!(!t.start.dims().is_planar(), "{name} is 3-D");
         for robots in 1..=t.robots.len() {
             plan_and_replay(name, robots);
+        }
+    }
+}
+
+#[test]
+fn decomposing_steps_keeps_the_optimum() {
+    for (name, robots) in [("task4.yaml", 4), ("task5.yaml", 5), ("task6.yaml", 3)] {
+        let t = task(name);
+        for robots in 1..=robots {
+            let costs: Vec<u32> = [0, DECOMPOSE_ABOVE, u64::MAX]
+                .into_iter()
+                .map(|decompose| {
+                    let request = t.request(robots).unwrap().with_decompose_above(decompose);
+                    let found = plan(&request).unwrap_or_else(|e| panic!("{name}, {robots} robots, {decompose}: {e}"));
+                    found.verify(&request).unwrap_or_else(|e| panic!("{name}, {robots} robots: {e}"));
+                    found.cost
+                })
+                .collect();
+            assert!(costs.iter().all(|&c| c == costs[0]), "{name}, {robots} robots: {costs:?}");
         }
     }
 }

@@ -1,25 +1,48 @@
-//! A* with duplicate detection on bit-packed states.
+//! A* over operator-decomposed steps, with duplicate detection on bit-packed states.
 //!
-//! Every distinct state is stored once (a hash map from state to node). A successor
-//! reached more cheaply than before takes the new parent and is pushed again; stale heap
-//! entries are skipped when popped. This re-opening keeps A* optimal with an admissible
-//! heuristic that is not consistent (the published one).
+//! With several robots a state has up to the product over robots of (options + 1)
+//! steps as successors, most of them wasteful. Above [`SearchSettings::decompose_above`]
+//! such steps are built one robot's action at a time (operator decomposition, Standley
+//! 2010): expanding the state begins one *partial step* per option of any robot;
+//! expanding a partial step finishes it (the state after the step, if the step is valid)
+//! and extends it by each option of a later robot (robots in cell order) that shares no
+//! cell with it. Every step of the joint expansion is built exactly once this way, at the
+//! same cost, so the search graph keeps its states and distances and A* stays optimal.
+//! A partial step waits in the open list with `f = g + h`, `h` bounding the cost still to
+//! pay from the configuration it reaches (the step term is already paid, and only the
+//! later robots may still act in the step: [`Heuristic::estimate_mid_step`]), never below
+//! its parent's `f` (path-max, valid as `h*(child) >= h*(parent) - cost`). Steps whose
+//! first actions already push `f` past the optimum are never completed.
+//!
+//! Every distinct state is stored once (a hash map from state to node). A state reached
+//! more cheaply than before takes the new parent and is pushed again; stale open entries
+//! (of states, and of partial steps begun from a state reached more cheaply since) are
+//! skipped when popped. This re-opening keeps A* optimal with an admissible heuristic
+//! that is not consistent (neither of ours is). Partial steps form a tree under their
+//! state, so they need no duplicate detection.
 
 use super::bits::Bits;
-use super::expand::{Expander, Single, State};
+use super::expand::{walk, Choice, Expander, PartialStep, Single, State};
 use super::geometry::Geometry;
 use super::heuristic::{Heuristic, HeuristicKind};
+use super::open::OpenList;
 use crate::planner::{Budget, BudgetLimit, SearchStats};
 use crate::rules::ActionCosts;
 use rustc_hash::FxHashMap;
-use std::cmp::Ordering;
 use std::collections::hash_map::Entry;
-use std::collections::BinaryHeap;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-/// Successors generated between two clock reads inside one expansion.
+/// Nodes generated (states and partial steps) between two clock reads.
 const CLOCK_EVERY: u64 = 1024;
+
+/// Slots of the option-list cache; a partial step is usually extended soon after its
+/// state was expanded, so a small direct-mapped cache avoids most recomputation.
+const CACHE_SLOTS: usize = 4096;
+
+/// Open-list ids of partial steps carry this bit; node ids and pending slots stay below
+/// it (they count towards [`Budget::max_stored_states`], capped here).
+const PARTIAL: u32 = 1 << 31;
 
 pub(crate) struct Problem<const W: usize> {
     pub geometry: Geometry<W>,
@@ -34,6 +57,18 @@ impl<const W: usize> Problem<W> {
     fn is_goal(&self, state: &State<W>) -> bool {
         state.blocks == self.goal_blocks && self.goal_robots.is_none_or(|r| r == state.robots)
     }
+}
+
+/// How to search.
+pub(crate) struct SearchSettings {
+    pub heuristic: HeuristicKind,
+    /// The heuristic is multiplied by `weight_permille / 1000` (1000 = plain A*; more
+    /// gives weighted A*, cost at most that factor above optimal).
+    pub weight_permille: u32,
+    /// Joint steps of a state above which its steps are built one action at a time,
+    /// count.
+    pub decompose_above: u64,
+    pub budget: Budget,
 }
 
 /// How the search ended without a plan.
@@ -62,110 +97,321 @@ struct Node {
     h: u32,
 }
 
-#[derive(PartialEq, Eq)]
-struct OpenEntry {
+/// A partial step waiting in the open list.
+#[derive(Clone, Copy)]
+struct Pending<const W: usize> {
+    /// Node id of the state the step starts from.
+    parent: u32,
+    /// Its `g` when the step was begun; a cheaper path found since makes the step stale.
+    parent_g: u32,
+    /// First option (index in the parent's option list) that may still join.
+    next: u32,
+    step: PartialStep<W>,
+}
+
+/// A popped open-list entry.
+struct Top {
     f: u32,
     g: u32,
-    id: u32,
+    /// A state's node id, or [`PARTIAL`] | a pending slot.
+    node: u32,
 }
 
-impl Ord for OpenEntry {
-    /// Max-heap order: lowest `f` first, then deepest (`g` highest), then oldest.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.f.cmp(&self.f).then(self.g.cmp(&other.g)).then(other.id.cmp(&self.id))
+/// Option lists of recently expanded states, direct-mapped by node id (a miss
+/// recomputes the list, which is deterministic).
+struct OptionCache<const W: usize> {
+    slots: Vec<(u32, Vec<Choice<W>>)>,
+}
+
+impl<const W: usize> OptionCache<W> {
+    fn new() -> Self {
+        Self { slots: (0..CACHE_SLOTS).map(|_| (u32::MAX, Vec::new())).collect() }
+    }
+
+    /// The option list of node `id` (whose state is `state`); give it back with [`Self::put`].
+    fn take(&mut self, id: u32, state: &State<W>, expander: &mut Expander<'_, W>) -> Vec<Choice<W>> {
+        let slot = &mut self.slots[id as usize % CACHE_SLOTS];
+        let mut list = std::mem::take(&mut slot.1);
+        if slot.0 != id {
+            list.clear();
+            expander.choices(state, &mut list);
+            slot.0 = id;
+        }
+        list
+    }
+
+    fn put(&mut self, id: u32, list: Vec<Choice<W>>) {
+        self.slots[id as usize % CACHE_SLOTS].1 = list;
+    }
+
+    /// Stores the option list of node `id`; returns the list it displaces, for reuse.
+    fn insert(&mut self, id: u32, list: Vec<Choice<W>>) -> Vec<Choice<W>> {
+        let slot = &mut self.slots[id as usize % CACHE_SLOTS];
+        slot.0 = id;
+        std::mem::replace(&mut slot.1, list)
+    }
+
+    fn bytes(&self) -> usize {
+        self.slots.iter().map(|(_, list)| list.capacity() * size_of::<Choice<W>>()).sum::<usize>()
+            + self.slots.capacity() * size_of::<(u32, Vec<Choice<W>>)>()
     }
 }
 
-impl PartialOrd for OpenEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+struct Search<'p, const W: usize> {
+    problem: &'p Problem<W>,
+    settings: &'p SearchSettings,
+    heuristic: Heuristic<'p, W>,
+    expander: Expander<'p, W>,
+    clock: Instant,
+    /// `states[id]` is the state of node `id`; `index` maps a state to its node.
+    states: Vec<State<W>>,
+    index: FxHashMap<State<W>, Node>,
+    /// Partial steps in the open list; `free` lists the slots popped since.
+    pending: Vec<Pending<W>>,
+    free: Vec<u32>,
+    open: OpenList,
+    cache: OptionCache<W>,
+    /// Scratch lists: a state's options, a step's actions.
+    scratch: Vec<Choice<W>>,
+    chosen: Vec<Single<W>>,
+    stats: SearchStats,
 }
 
-/// `weight_permille`: the heuristic is multiplied by `weight_permille / 1000` (1000 =
-/// plain A*; more gives weighted A*, cost at most that factor above optimal).
 pub(crate) fn astar<const W: usize>(
     problem: &Problem<W>,
-    kind: HeuristicKind,
-    weight_permille: u32,
-    budget: &Budget,
+    settings: &SearchSettings,
     stats: &mut SearchStats,
 ) -> Result<Found<W>, Stop> {
-    let clock = Instant::now();
     let robots = problem.start.robots.count();
-    let heuristic = Heuristic::new(kind, &problem.geometry, problem.goal_blocks, robots, &problem.costs);
-    let mut expander = Expander::new(&problem.geometry, problem.costs);
-    // `states[id]` is the state of node `id`; `index` maps a state to its node.
-    let mut states: Vec<State<W>> = vec![problem.start];
-    let weighted = |h: u32| (h as u64 * weight_permille as u64 / 1000) as u32;
-    let h0 = heuristic.estimate(&problem.start);
-    stats.start_heuristic = h0;
-    let h0 = weighted(h0);
-    let mut index: FxHashMap<State<W>, Node> = FxHashMap::default();
-    index.insert(problem.start, Node { id: 0, parent: u32::MAX, g: 0, h: h0 });
-    let mut open = BinaryHeap::new();
-    open.push(OpenEntry { f: h0, g: 0, id: 0 });
-
-    let outcome = loop {
-        let Some(top) = open.pop() else { break Err(Stop::Exhausted) };
-        let id = top.id as usize;
-        let state = states[id];
-        if index.get(&state).is_some_and(|node| node.g != top.g) {
-            continue; // superseded by a cheaper path
-        }
-        if problem.is_goal(&state) {
-            break rebuild(&mut expander, &states, &index, id);
-        }
-        if stats.expanded >= budget.max_expansions {
-            break Err(Stop::Budget(BudgetLimit::Expansions));
-        }
-        if clock.elapsed() >= budget.max_time {
-            break Err(Stop::Budget(BudgetLimit::Time));
-        }
-        stats.expanded += 1;
-        let g = top.g;
-        let mut limit = None;
-        let flow = expander.expand(&state, |next, cost, _| {
-            stats.generated += 1;
-            if stats.generated % CLOCK_EVERY == 0 && clock.elapsed() >= budget.max_time {
-                limit = Some(BudgetLimit::Time);
-                return ControlFlow::Break(());
-            }
-            let g_next = g.saturating_add(cost);
-            match index.entry(next) {
-                Entry::Occupied(mut entry) => {
-                    let node = entry.get_mut();
-                    if g_next < node.g {
-                        node.g = g_next;
-                        node.parent = id as u32;
-                        stats.reopened += 1;
-                        open.push(OpenEntry { f: g_next + node.h, g: g_next, id: node.id });
-                    }
-                }
-                Entry::Vacant(entry) => {
-                    if states.len() >= budget.max_stored_states {
-                        limit = Some(BudgetLimit::StoredStates);
-                        return ControlFlow::Break(());
-                    }
-                    let new_id = states.len() as u32;
-                    let h = weighted(heuristic.estimate(&next));
-                    entry.insert(Node { id: new_id, parent: id as u32, g: g_next, h });
-                    states.push(next);
-                    open.push(OpenEntry { f: g_next + h, g: g_next, id: new_id });
-                }
-            }
-            ControlFlow::Continue(())
-        });
-        if let (ControlFlow::Break(()), Some(limit)) = (flow, limit) {
-            break Err(Stop::Budget(limit));
-        }
+    let mut search = Search {
+        problem,
+        settings,
+        heuristic: Heuristic::new(settings.heuristic, &problem.geometry, problem.goal_blocks, robots, &problem.costs),
+        expander: Expander::new(&problem.geometry, problem.costs),
+        clock: Instant::now(),
+        states: Vec::new(),
+        index: FxHashMap::default(),
+        pending: Vec::new(),
+        free: Vec::new(),
+        open: OpenList::default(),
+        cache: OptionCache::new(),
+        scratch: Vec::new(),
+        chosen: Vec::new(),
+        stats: SearchStats::default(),
     };
-    stats.stored_states = states.len();
-    stats.peak_memory_bytes = states.capacity() * size_of::<State<W>>()
-        + index.capacity() * (size_of::<(State<W>, Node)>() + 1)
-        + open.capacity() * size_of::<OpenEntry>();
-    stats.elapsed = clock.elapsed();
+    let outcome = search.run();
+    search.stats.stored_states = search.states.len();
+    search.stats.peak_memory_bytes = search.states.capacity() * size_of::<State<W>>()
+        + search.index.capacity() * (size_of::<(State<W>, Node)>() + 1)
+        + search.pending.capacity() * size_of::<Pending<W>>()
+        + search.free.capacity() * size_of::<u32>()
+        + search.open.bytes()
+        + search.cache.bytes();
+    search.stats.elapsed = search.clock.elapsed();
+    *stats = search.stats;
     outcome
+}
+
+/// `h` times the weight.
+fn weighted(h: u32, weight_permille: u32) -> u32 {
+    (h as u64 * weight_permille as u64 / 1000).min(u32::MAX as u64) as u32
+}
+
+impl<const W: usize> Search<'_, W> {
+    /// True when one more stored state or pending partial step exceeds the budget.
+    fn storage_full(&self) -> bool {
+        let stored = self.states.len() + self.pending.len() - self.free.len();
+        stored >= self.settings.budget.max_stored_states.min(PARTIAL as usize - 1)
+    }
+
+    fn run(&mut self) -> Result<Found<W>, Stop> {
+        let start = self.problem.start;
+        let h0 = self.heuristic.estimate(&start);
+        self.stats.start_heuristic = h0;
+        let h0 = weighted(h0, self.settings.weight_permille);
+        self.states.push(start);
+        self.index.insert(start, Node { id: 0, parent: u32::MAX, g: 0, h: h0 });
+        self.open.push(h0, 0, 0);
+        while let Some((f, g, node)) = self.open.pop() {
+            let top = Top { f, g, node };
+            if node & PARTIAL != 0 {
+                self.expand_partial(&top)?;
+                continue;
+            }
+            let state = self.states[node as usize];
+            if self.index.get(&state).is_some_and(|n| n.g != g) {
+                continue; // superseded by a cheaper path
+            }
+            if self.problem.is_goal(&state) {
+                return rebuild(&mut self.expander, &self.states, &self.index, node as usize);
+            }
+            if self.stats.expanded >= self.settings.budget.max_expansions {
+                return Err(Stop::Budget(BudgetLimit::Expansions));
+            }
+            if self.clock.elapsed() >= self.settings.budget.max_time {
+                return Err(Stop::Budget(BudgetLimit::Time));
+            }
+            self.stats.expanded += 1;
+            self.expand_state(&top, &state)?;
+        }
+        Err(Stop::Exhausted)
+    }
+
+    /// Generates every step from a popped state, or with many joint steps begins one
+    /// partial step per option.
+    fn expand_state(&mut self, top: &Top, state: &State<W>) -> Result<(), Stop> {
+        let mut choices = std::mem::take(&mut self.scratch);
+        choices.clear();
+        self.expander.choices(state, &mut choices);
+        let begun = PartialStep::empty(&self.problem.costs);
+        if joint_steps(&choices) <= self.settings.decompose_above {
+            let problem = self.problem;
+            let mut chosen = std::mem::take(&mut self.chosen);
+            let mut failure = None;
+            let _ = walk(state, &problem.geometry, &choices, 0, begun, &mut chosen, &mut |next, cost, _| {
+                match self.reach(next, top.g.saturating_add(cost), top.node) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(stop) => {
+                        failure = Some(stop);
+                        ControlFlow::Break(())
+                    }
+                }
+            });
+            chosen.clear();
+            self.chosen = chosen;
+            self.scratch = choices;
+            return failure.map_or(Ok(()), Err);
+        }
+        let end = choices.len() as u32;
+        let result = choices.iter().try_for_each(|choice| match begun.with(&choice.action) {
+            Some(step) => self.spawn(top.node, top.g, top.f, state, step, choice, end),
+            None => Ok(()),
+        });
+        // Its partial steps will need the list again.
+        self.scratch = self.cache.insert(top.node, choices);
+        result
+    }
+
+    /// Finishes a popped partial step and extends it by every later option.
+    fn expand_partial(&mut self, top: &Top) -> Result<(), Stop> {
+        let slot = top.node & !PARTIAL;
+        let pending = self.pending[slot as usize];
+        self.free.push(slot);
+        let state = self.states[pending.parent as usize];
+        if self.index.get(&state).is_some_and(|node| node.g != pending.parent_g) {
+            return Ok(()); // the parent was reached more cheaply and expanded again
+        }
+        self.stats.partial_expanded += 1;
+        let g = pending.parent_g.saturating_add(pending.step.cost);
+        if let Some(next) = pending.step.finish(&state, &self.problem.geometry) {
+            self.reach(next, g, pending.parent)?;
+        }
+        let choices = self.cache.take(pending.parent, &state, &mut self.expander);
+        let end = choices.len() as u32;
+        let flow = choices[pending.next as usize..].iter().try_for_each(|choice| match pending.step.with(&choice.action) {
+            Some(step) => self.spawn(pending.parent, pending.parent_g, top.f, &state, step, choice, end),
+            None => Ok(()),
+        });
+        self.cache.put(pending.parent, choices);
+        flow
+    }
+
+    /// Queues the partial step `step` begun from node `parent`, whose last action is
+    /// `taken`; options after `taken`'s robot may still join it. With none left it can
+    /// only finish, so it is finished at once.
+    #[allow(clippy::too_many_arguments)]
+    fn spawn(
+        &mut self,
+        parent: u32,
+        parent_g: u32,
+        parent_f: u32,
+        state: &State<W>,
+        step: PartialStep<W>,
+        taken: &Choice<W>,
+        end: u32,
+    ) -> Result<(), Stop> {
+        let g = parent_g.saturating_add(step.cost);
+        let next = taken.next_robot;
+        if next == end {
+            return match step.finish(state, &self.problem.geometry) {
+                Some(after) => self.reach(after, g, parent),
+                None => Ok(()),
+            };
+        }
+        self.tick()?;
+        if self.storage_full() {
+            return Err(Stop::Budget(BudgetLimit::StoredStates));
+        }
+        self.stats.partial_generated += 1;
+        let h = self.heuristic.estimate_mid_step(&step.applied(state), taken.later);
+        let f = g.saturating_add(weighted(h, self.settings.weight_permille)).max(parent_f);
+        let entry = Pending { parent, parent_g, next, step };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.pending[slot as usize] = entry;
+                slot
+            }
+            None => {
+                self.pending.push(entry);
+                (self.pending.len() - 1) as u32
+            }
+        };
+        self.open.push(f, g, PARTIAL | slot);
+        Ok(())
+    }
+
+    /// Records that `next` is reached with cost `g` from node `parent`.
+    fn reach(&mut self, next: State<W>, g: u32, parent: u32) -> Result<(), Stop> {
+        self.tick()?;
+        self.stats.generated += 1;
+        let new_id = self.states.len() as u32;
+        let full = self.storage_full();
+        let (id, f) = match self.index.entry(next) {
+            Entry::Occupied(mut entry) => {
+                let node = entry.get_mut();
+                if g >= node.g {
+                    return Ok(());
+                }
+                node.g = g;
+                node.parent = parent;
+                self.stats.reopened += 1;
+                (node.id, g.saturating_add(node.h))
+            }
+            Entry::Vacant(entry) => {
+                if full {
+                    return Err(Stop::Budget(BudgetLimit::StoredStates));
+                }
+                let h = weighted(self.heuristic.estimate(&next), self.settings.weight_permille);
+                entry.insert(Node { id: new_id, parent, g, h });
+                self.states.push(next);
+                (new_id, g.saturating_add(h))
+            }
+        };
+        self.open.push(f, g, id);
+        Ok(())
+    }
+
+    /// Counts a generated node; reads the clock every [`CLOCK_EVERY`].
+    fn tick(&mut self) -> Result<(), Stop> {
+        let generated = self.stats.generated + self.stats.partial_generated;
+        if generated % CLOCK_EVERY == CLOCK_EVERY - 1 && self.clock.elapsed() >= self.settings.budget.max_time {
+            return Err(Stop::Budget(BudgetLimit::Time));
+        }
+        Ok(())
+    }
+}
+
+/// Upper bound on the joint steps from a state with these options: the product over
+/// robots of (options + 1), less the empty step.
+pub(super) fn joint_steps<const W: usize>(choices: &[Choice<W>]) -> u64 {
+    let mut product: u64 = 1;
+    let mut group = 0;
+    while group < choices.len() {
+        let next = choices[group].next_robot as usize;
+        product = product.saturating_mul((next - group) as u64 + 1);
+        group = next;
+    }
+    product - 1
 }
 
 /// Walks the parent links back from `goal` and recovers each step's actions by

@@ -48,8 +48,13 @@ impl<const W: usize> Bits<W> {
         self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
     }
 
+    #[inline]
     pub fn count(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
+        let mut total = 0;
+        for word in self.0 {
+            total += word.count_ones();
+        }
+        total
     }
 
     /// Every index moved up by `n` (bits pushed past the top are lost).
@@ -83,17 +88,32 @@ impl<const W: usize> Bits<W> {
     }
 
     /// Indices of the set bits, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &word)| {
-            let mut rest = word;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let bit = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    w * 64 + bit
-                })
-            })
-        })
+    pub fn iter(&self) -> Ones<W> {
+        Ones { words: self.0, word: 0 }
+    }
+}
+
+/// Iterator over the set bits of a [`Bits`], ascending.
+pub(crate) struct Ones<const W: usize> {
+    words: [u64; W],
+    word: usize,
+}
+
+impl<const W: usize> Iterator for Ones<W> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.word < W {
+            let bits = &mut self.words[self.word];
+            if *bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                *bits &= *bits - 1;
+                return Some(self.word * 64 + bit);
+            }
+            self.word += 1;
+        }
+        None
     }
 }
 

@@ -1,6 +1,7 @@
-//! Successor generation on bit-packed states: every robot's single actions, then every
-//! combination of them (one per robot at most, disjoint footprints) as one parallel step.
-//! The rules are those of [`crate::rules`]; tests check both agree.
+//! Successor generation on bit-packed states: every robot's single actions (the options),
+//! and steps built from them one action at a time ([`PartialStep`]): at most one option
+//! per robot, disjoint footprints, the finished step supported. The rules are those of
+//! [`crate::rules`]; tests check both agree.
 
 use super::bits::Bits;
 use super::geometry::{Geometry, DOWN, HORIZONTAL, NONE, UP};
@@ -32,98 +33,137 @@ pub(crate) struct Single<const W: usize> {
     pub partner: u16,
 }
 
-/// Running totals of a partial combination.
-#[derive(Clone, Copy)]
-struct Partial<const W: usize> {
-    footprint: Bits<W>,
-    blocks_xor: Bits<W>,
-    robots_xor: Bits<W>,
-    cost: u32,
-    block_moves: u32,
+/// An option in a state's option list. The list is grouped by robot (robots in ascending
+/// cell order), so a step, which takes at most one option per robot, is a strictly
+/// increasing sequence of list indices that jumps past each chosen robot's group.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Choice<const W: usize> {
+    pub action: Single<W>,
+    /// List index of the first option of the next robot.
+    pub next_robot: u32,
+    /// Cells of the later robots that have options: after taking this option, the
+    /// robots still free to act in the step.
+    pub later: Bits<W>,
+}
+
+/// The actions chosen so far for one step (operator decomposition: a step is built one
+/// robot's action at a time).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PartialStep<const W: usize> {
+    /// Cells used by the chosen actions.
+    pub footprint: Bits<W>,
+    pub blocks_xor: Bits<W>,
+    pub robots_xor: Bits<W>,
+    /// Cost so far, the per-step term included, cost units.
+    pub cost: u32,
+    /// Chosen actions, count.
+    pub actions: u32,
+    /// Chosen actions that move a block, count.
+    pub block_moves: u32,
+}
+
+impl<const W: usize> PartialStep<W> {
+    /// No action chosen yet; the step term is paid up front.
+    pub fn empty(costs: &ActionCosts) -> Self {
+        Self {
+            footprint: Bits::EMPTY,
+            blocks_xor: Bits::EMPTY,
+            robots_xor: Bits::EMPTY,
+            cost: costs.step,
+            actions: 0,
+            block_moves: 0,
+        }
+    }
+
+    /// The step with `action` added, or `None` when it shares a cell with a chosen one.
+    #[inline]
+    pub fn with(&self, action: &Single<W>) -> Option<Self> {
+        if action.footprint.intersects(&self.footprint) {
+            return None;
+        }
+        Some(Self {
+            footprint: self.footprint | action.footprint,
+            blocks_xor: self.blocks_xor ^ action.blocks_xor,
+            robots_xor: self.robots_xor ^ action.robots_xor,
+            cost: self.cost + action.cost,
+            actions: self.actions + 1,
+            block_moves: self.block_moves + action.kind.moves_block() as u32,
+        })
+    }
+
+    /// The configuration with the chosen actions done (part-way through a step it may
+    /// have floating blocks).
+    #[inline]
+    pub fn applied(&self, state: &State<W>) -> State<W> {
+        State { blocks: state.blocks ^ self.blocks_xor, robots: state.robots ^ self.robots_xor }
+    }
+
+    /// The state after the step when the chosen actions form a valid step: at least one
+    /// action, and no floating block (one block move was checked alone when generated).
+    #[inline]
+    pub fn finish(&self, state: &State<W>, geometry: &Geometry<W>) -> Option<State<W>> {
+        let next = self.applied(state);
+        let valid = self.actions > 0 && (self.block_moves < 2 || geometry.supported(next.blocks));
+        valid.then_some(next)
+    }
 }
 
 pub(crate) struct Expander<'g, const W: usize> {
     geometry: &'g Geometry<W>,
     costs: ActionCosts,
-    options: Vec<Vec<Single<W>>>,
+    singles: Vec<Single<W>>,
+    choices: Vec<Choice<W>>,
     chosen: Vec<Single<W>>,
 }
 
 impl<'g, const W: usize> Expander<'g, W> {
     pub fn new(geometry: &'g Geometry<W>, costs: ActionCosts) -> Self {
-        Self { geometry, costs, options: Vec::new(), chosen: Vec::new() }
+        Self { geometry, costs, singles: Vec::new(), choices: Vec::new(), chosen: Vec::new() }
     }
 
-    /// Calls `visit(next_state, step_cost, actions)` for every valid step from `state`;
-    /// stops early when `visit` breaks.
+    /// Appends the options of every robot in `state` to `out`, grouped by robot.
+    pub fn choices(&mut self, state: &State<W>, out: &mut Vec<Choice<W>>) {
+        let first = out.len();
+        let mut singles = std::mem::take(&mut self.singles);
+        for robot in state.robots.iter() {
+            singles.clear();
+            self.single_actions(state, robot, &mut singles);
+            let next_robot = (out.len() + singles.len()) as u32;
+            out.extend(singles.iter().map(|&action| Choice { action, next_robot, later: Bits::EMPTY }));
+        }
+        self.singles = singles;
+        // Backwards over the groups, collecting the robots after each.
+        let mut later = Bits::EMPTY;
+        let mut end = out.len();
+        while end > first {
+            let robot = out[end - 1].action.robot_from;
+            let mut start = end;
+            while start > first && out[start - 1].action.robot_from == robot {
+                start -= 1;
+            }
+            out[start..end].iter_mut().for_each(|choice| choice.later = later);
+            later.insert(robot as usize);
+            end = start;
+        }
+    }
+
+    /// Calls `visit(next_state, step_cost, actions)` for every valid step from `state`
+    /// (exhaustively, through the same partial steps the search builds); stops early
+    /// when `visit` breaks.
     pub fn expand<F>(&mut self, state: &State<W>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(State<W>, u32, &[Single<W>]) -> ControlFlow<()>,
     {
-        let robot_count = state.robots.count() as usize;
-        self.options.resize_with(robot_count, Vec::new);
-        for (slot, robot) in state.robots.iter().enumerate() {
-            let mut options = std::mem::take(&mut self.options[slot]);
-            options.clear();
-            self.single_actions(state, robot, &mut options);
-            self.options[slot] = options;
-        }
+        let mut choices = std::mem::take(&mut self.choices);
+        choices.clear();
+        self.choices(state, &mut choices);
         let mut chosen = std::mem::take(&mut self.chosen);
         chosen.clear();
-        let start = Partial {
-            footprint: Bits::EMPTY,
-            blocks_xor: Bits::EMPTY,
-            robots_xor: Bits::EMPTY,
-            cost: self.costs.step,
-            block_moves: 0,
-        };
-        let flow = self.combine(0, state, start, &mut chosen, &mut visit);
+        let begun = PartialStep::empty(&self.costs);
+        let flow = walk(state, self.geometry, &choices, 0, begun, &mut chosen, &mut visit);
+        self.choices = choices;
         self.chosen = chosen;
         flow
-    }
-
-    fn combine<F>(
-        &self,
-        level: usize,
-        state: &State<W>,
-        partial: Partial<W>,
-        chosen: &mut Vec<Single<W>>,
-        visit: &mut F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(State<W>, u32, &[Single<W>]) -> ControlFlow<()>,
-    {
-        if level == self.options.len() {
-            if chosen.is_empty() {
-                return ControlFlow::Continue(());
-            }
-            let blocks = state.blocks ^ partial.blocks_xor;
-            // One block move alone was checked when generated; two or more need the
-            // final state checked.
-            if partial.block_moves >= 2 && !self.geometry.supported(blocks) {
-                return ControlFlow::Continue(());
-            }
-            let next = State { blocks, robots: state.robots ^ partial.robots_xor };
-            return visit(next, partial.cost, chosen);
-        }
-        self.combine(level + 1, state, partial, chosen, visit)?;
-        for option in &self.options[level] {
-            if option.footprint.intersects(&partial.footprint) {
-                continue;
-            }
-            let extended = Partial {
-                footprint: partial.footprint | option.footprint,
-                blocks_xor: partial.blocks_xor ^ option.blocks_xor,
-                robots_xor: partial.robots_xor ^ option.robots_xor,
-                cost: partial.cost + option.cost,
-                block_moves: partial.block_moves + option.kind.moves_block() as u32,
-            };
-            chosen.push(*option);
-            let flow = self.combine(level + 1, state, extended, chosen, visit);
-            chosen.pop();
-            flow?;
-        }
-        ControlFlow::Continue(())
     }
 
     /// Every single action of the robot in cell `p`.
@@ -202,4 +242,35 @@ impl<'g, const W: usize> Expander<'g, W> {
         }
         out.truncate(kept);
     }
+}
+
+/// Calls `visit(next_state, step_cost, actions)` for every valid step that extends
+/// `partial` by options of `choices` from index `from` on (at most one per robot);
+/// `chosen` holds the actions taken so far.
+pub(crate) fn walk<const W: usize, F>(
+    state: &State<W>,
+    geometry: &Geometry<W>,
+    choices: &[Choice<W>],
+    from: usize,
+    partial: PartialStep<W>,
+    chosen: &mut Vec<Single<W>>,
+    visit: &mut F,
+) -> ControlFlow<()>
+where
+    F: FnMut(State<W>, u32, &[Single<W>]) -> ControlFlow<()>,
+{
+    for choice in choices.get(from..).unwrap_or_default() {
+        let Some(extended) = partial.with(&choice.action) else { continue };
+        chosen.push(choice.action);
+        let mut flow = match extended.finish(state, geometry) {
+            Some(next) => visit(next, extended.cost, chosen),
+            None => ControlFlow::Continue(()),
+        };
+        if flow.is_continue() {
+            flow = walk(state, geometry, choices, choice.next_robot as usize, extended, chosen, visit);
+        }
+        chosen.pop();
+        flow?;
+    }
+    ControlFlow::Continue(())
 }

@@ -100,7 +100,7 @@ impl<const W: usize> Geometry<W> {
     }
 
     /// `bits` plus every face neighbour of its cells.
-    fn dilate(&self, bits: Bits<W>) -> Bits<W> {
+    pub fn dilate(&self, bits: Bits<W>) -> Bits<W> {
         let (nx, layer) = (self.dims.x, self.dims.x * self.dims.y);
         let grown = bits
             | (bits.shifted_up(1) & self.not_x_first)

@@ -78,8 +78,9 @@ pub(crate) struct Heuristic<'g, const W: usize> {
     kind: HeuristicKind,
     geometry: &'g Geometry<W>,
     goal: Bits<W>,
-    /// Goal cells per coordinate, per axis.
-    goal_counts: [Vec<i32>; 3],
+    /// Every cut of every axis: the cells with that axis's coordinate at most `c` (for
+    /// `c` below the last), and the goal cells among them, count.
+    cuts: Vec<(Bits<W>, u32)>,
     /// Least steps a block in each cell needs to reach any goal cell, steps.
     goal_steps: Vec<u32>,
     robots: u32,
@@ -91,20 +92,43 @@ const TOUR_POINTS: usize = 64;
 
 impl<'g, const W: usize> Heuristic<'g, W> {
     pub fn new(kind: HeuristicKind, geometry: &'g Geometry<W>, goal: Bits<W>, robots: u32, costs: &ActionCosts) -> Self {
-        let goal_counts = std::array::from_fn(|axis| {
-            geometry.slices[axis].iter().map(|slice| (goal & *slice).count() as i32).collect()
-        });
+        let mut cuts = Vec::new();
+        for slices in &geometry.slices {
+            let mut below = Bits::EMPTY;
+            for slice in slices.iter().take(slices.len().saturating_sub(1)) {
+                below = below | *slice;
+                cuts.push((below, (goal & below).count()));
+            }
+        }
         let goal_steps = (0..geometry.coords.len())
             .map(|c| goal.iter().map(|g| geometry.block_steps(c, g)).min().unwrap_or(0))
             .collect();
-        Self { kind, geometry, goal, goal_counts, goal_steps, robots: robots.max(1), step_cost: costs.step }
+        Self { kind, geometry, goal, cuts, goal_steps, robots: robots.max(1), step_cost: costs.step }
     }
 
+    /// Lower bound on the cost from `state` to the goal, cost units.
     pub fn estimate(&self, state: &State<W>) -> u32 {
         match self.kind {
             HeuristicKind::Zero => 0,
             HeuristicKind::Published => self.published(state),
-            HeuristicKind::Improved => self.improved(state),
+            HeuristicKind::Improved => {
+                let work = self.work(state);
+                work + self.step_cost * self.steps(state, work)
+            }
+        }
+    }
+
+    /// Lower bound on the cost still to pay from `state`, reached part-way through a step
+    /// whose step term is already paid and in which only the robots in `undecided` (their
+    /// cells) may still act, cost units. Equals [`Self::estimate`] when none may.
+    pub fn estimate_mid_step(&self, state: &State<W>, undecided: Bits<W>) -> u32 {
+        match self.kind {
+            HeuristicKind::Zero => 0,
+            HeuristicKind::Published => self.published(state),
+            HeuristicKind::Improved => {
+                let work = self.work(state);
+                work + self.step_cost * self.later_steps(state, work, undecided)
+            }
         }
     }
 
@@ -123,17 +147,10 @@ impl<'g, const W: usize> Heuristic<'g, W> {
         distance + self.entries(state)
     }
 
-    /// Sum over axes of the 1-D earth mover's distance between block and goal histograms.
+    /// Sum over axes of the 1-D earth mover's distance between block and goal histograms:
+    /// the sum over cuts of the blocks that must cross them.
     fn axis_transport(&self, blocks: Bits<W>) -> u32 {
-        let mut total = 0;
-        for (slices, goal_counts) in self.geometry.slices.iter().zip(&self.goal_counts) {
-            let mut surplus = 0i32;
-            for (slice, goal_count) in slices.iter().zip(goal_counts).take(slices.len().saturating_sub(1)) {
-                surplus += (blocks & *slice).count() as i32 - goal_count;
-                total += surplus.unsigned_abs();
-            }
-        }
-        total
+        self.cuts.iter().map(|(below, goal)| (blocks & *below).count().abs_diff(*goal)).sum()
     }
 
     /// Weight of a minimum spanning tree over the cells some robot path must visit, with
@@ -149,12 +166,27 @@ impl<'g, const W: usize> Heuristic<'g, W> {
         if count == 0 || count > TOUR_POINTS {
             return 0;
         }
-        let mut points = [0usize; TOUR_POINTS];
-        // Prim's algorithm; `best[i]` = distance of point i to the tree (root = robots).
-        let mut best = [u32::MAX; TOUR_POINTS];
+        let mut points = [0u16; TOUR_POINTS];
         for (i, p) in required.iter().enumerate() {
-            points[i] = p;
-            best[i] = state.robots.iter().map(|r| self.geometry.manhattan(p, r)).min().unwrap_or(0);
+            points[i] = p as u16;
+        }
+        // Prim's algorithm; `best[i]` = distance of point i to the tree, at first to the
+        // root (the nearest robot, found by growing the robots' cells one layer at a time:
+        // in a box lattice the layers are the L1 distance).
+        let mut best = [0u32; TOUR_POINTS];
+        let (mut reached, mut unreached, mut layer) = (state.robots, required, 0);
+        while unreached != Bits::EMPTY && reached != Bits::EMPTY && (layer as usize) < self.geometry.coords.len() {
+            let hit = unreached & reached;
+            if hit != Bits::EMPTY {
+                for (i, &p) in points[..count].iter().enumerate() {
+                    if hit.contains(p as usize) {
+                        best[i] = layer;
+                    }
+                }
+                unreached = unreached & !hit;
+            }
+            reached = self.geometry.dilate(reached);
+            layer += 1;
         }
         let mut open = u64::MAX >> (64 - count); // bits 0..count, 1 <= count <= 64
         let mut total = 0;
@@ -174,7 +206,7 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             while rest != 0 {
                 let i = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                best[i] = best[i].min(self.geometry.manhattan(points[i], points[next]));
+                best[i] = best[i].min(self.geometry.manhattan(points[i] as usize, points[next] as usize));
             }
         }
         total
@@ -190,11 +222,34 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             .unwrap_or(0)
     }
 
-    fn improved(&self, state: &State<W>) -> u32 {
+    /// Lower bound on the action costs still to pay: `max(Phi, Lambda)`.
+    fn work(&self, state: &State<W>) -> u32 {
         let phi = self.axis_transport(state.blocks) + self.entries(state);
-        let work = phi.max(self.robot_tour(state));
-        let steps = work.div_ceil(2 * self.robots).max(self.slowest_block_steps(state));
-        work + self.step_cost * steps
+        phi.max(self.robot_tour(state))
+    }
+
+    /// Lower bound on the steps still needed, given `work`.
+    fn steps(&self, state: &State<W>, work: u32) -> u32 {
+        work.div_ceil(2 * self.robots).max(self.slowest_block_steps(state))
+    }
+
+    /// Lower bound on the steps needed after the current one, part-way through it with
+    /// only the robots in `undecided` still free to act in it: those robots do at most 2
+    /// work each now, and a block progresses now only if an undecided robot is inside it
+    /// (or, robot-free, next to it and so able to enter it).
+    fn later_steps(&self, state: &State<W>, work: u32, undecided: Bits<W>) -> u32 {
+        let by_work = work.saturating_sub(2 * undecided.count()).div_ceil(2 * self.robots);
+        let can_enter = self.geometry.dilate(undecided);
+        let slowest = (state.blocks & !self.goal)
+            .iter()
+            .map(|b| {
+                let robot_free = !state.robots.contains(b);
+                let progress = if robot_free { can_enter.contains(b) } else { undecided.contains(b) };
+                (robot_free as u32 + self.goal_steps[b]).saturating_sub(progress as u32)
+            })
+            .max()
+            .unwrap_or(0);
+        by_work.max(slowest)
     }
 }
 
@@ -279,6 +334,29 @@ mod tests {
         assert!(h.robot_tour(&state) >= 64 + 2);
         let state = State { blocks: cells(0..33), robots: cells(127..128) };
         assert_eq!(h.robot_tour(&state), 0);
+    }
+
+    #[test]
+    fn mid_step_by_hand() {
+        // Robots 0 in (1,1) and 1 in (3,1); misplaced (3,0) (robot-free) and (3,1);
+        // vacant goal cells (0,1), (0,2).
+        // x cuts: blocks 1,3,4 vs goal 3,5,6 -> 2+2+2 = 6; z cuts: 4,6 vs 3,5 -> 1+1 = 2.
+        // Phi = 8 + E 1 = 9; Lambda = 1 (robot (3,1) -> (3,0)); work 9.
+        // Full: steps max(ceil(9/4) = 3, S = 1 + 1 for (3,0)) = 3 -> 12.
+        let (g, s, goal) = setup("....\n.0.1\n####\n", "#...\n##..\n###.\n");
+        let h = Heuristic::new(HeuristicKind::Improved, &g, goal, 2, &ActionCosts::default());
+        assert_eq!(h.estimate(&s), 12);
+        // No robot left to act: nothing of this step remains, the full bound.
+        assert_eq!(h.estimate_mid_step(&s, Bits::EMPTY), 12);
+        // Robot 1 (cell 7) may still act: the work bound allows (9 - 2) / 4 -> 2 later
+        // steps; (3,0) can be entered now (next to it) and (3,1) moved now -> 1, 0.
+        let cell = |x: usize, z: usize| x + 4 * z;
+        assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(3, 1))), 9 + 2);
+        // Only robot 0 (1,1) may act: (3,0) is out of its reach, still 2 later steps.
+        assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(1, 1))), 9 + 2);
+        // The published heuristic has no step term: the same mid-step.
+        let published = Heuristic::new(HeuristicKind::Published, &g, goal, 2, &ActionCosts::default());
+        assert_eq!(published.estimate_mid_step(&s, Bits::single(cell(3, 1))), published.estimate(&s));
     }
 
     #[test]

@@ -6,10 +6,11 @@ mod bits;
 mod expand;
 mod geometry;
 mod heuristic;
+mod open;
 
 pub use heuristic::HeuristicKind;
 
-pub(crate) use astar::{astar, Found, Problem, Stop};
+pub(crate) use astar::{astar, Found, Problem, SearchSettings, Stop};
 pub(crate) use bits::Bits;
 pub(crate) use expand::{Single, State};
 pub(crate) use geometry::{Geometry, NONE};

@@ -1,5 +1,6 @@
 //! The bit-packed generator against the reference rules, on random states.
 
+use super::astar::joint_steps;
 use super::bits::Bits;
 use super::expand::{Expander, State};
 use super::geometry::Geometry;
@@ -88,4 +89,54 @@ fn generator_matches_the_rules_with_several_words_and_other_costs() {
         let lattice = random_lattice(&mut rng, Dims::planar(20, 5), 0.5, 2);
         compare::<2>(&lattice, &costs);
     }
+}
+
+#[test]
+fn options_are_grouped_by_robot_with_the_robots_after_them() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let costs = ActionCosts::default();
+    let mut groups_seen = 0;
+    for _ in 0..100 {
+        let dims = Dims::planar(rng.gen_range(3..7), rng.gen_range(2..5));
+        let robots = rng.gen_range(1..5);
+        let lattice = random_lattice(&mut rng, dims, 0.6, robots);
+        let state = state_of::<1>(&lattice);
+        let geometry = Geometry::<1>::new(dims);
+        let mut expander = Expander::new(&geometry, costs);
+        let mut choices = Vec::new();
+        expander.choices(&state, &mut choices);
+        let mut start = 0;
+        while start < choices.len() {
+            let group = &choices[start..choices[start].next_robot as usize];
+            let robot = group[0].action.robot_from;
+            assert!(group.iter().all(|c| c.action.robot_from == robot && c.next_robot == choices[start].next_robot));
+            // `later` holds exactly the robots of the later groups, all above this robot.
+            let mut later = Bits::EMPTY;
+            for c in &choices[group.len() + start..] {
+                later.insert(c.action.robot_from as usize);
+            }
+            assert!(group.iter().all(|c| c.later == later));
+            assert!(later.iter().all(|cell| cell > robot as usize));
+            start += group.len();
+            groups_seen += 1;
+        }
+    }
+    assert!(groups_seen > 100, "only {groups_seen} robot groups");
+}
+
+#[test]
+fn joint_steps_bound_by_hand() {
+    // Robot 0 in (0,0) and robot 1 in (2,0) beside the free block (1,0): each can move
+    // into it or lift its own block onto it (2 options each): (2+1)(2+1) - 1 = 8 joint
+    // steps at most; every pair shares the cell (1,0), so 4 valid steps.
+    let lattice = Lattice::from_picture("...\n0#1\n").unwrap();
+    let geometry = Geometry::<1>::new(lattice.dims());
+    let costs = ActionCosts::default();
+    let mut expander = Expander::new(&geometry, costs);
+    let mut choices = Vec::new();
+    expander.choices(&state_of(&lattice), &mut choices);
+    assert_eq!(choices.len(), 4);
+    assert_eq!(joint_steps(&choices), 8);
+    assert_eq!(all_steps(&lattice, &costs).len(), 4);
+    assert_eq!(compare::<1>(&lattice, &costs), 4);
 }
