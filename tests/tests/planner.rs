@@ -34,8 +34,8 @@ fn steps_of(actions: &[LatticeAction]) -> Vec<Vec<reconfig_planner::Action>> {
             step: a.step,
             robot: a.robot,
             kind: a.kind,
-            from: [a.from[0], a.from[1], a.from[2]],
-            to: [a.to[0], a.to[1], a.to[2]],
+            from: [a.from_cell[0], a.from_cell[1], a.from_cell[2]],
+            to: [a.to_cell[0], a.to_cell[1], a.to_cell[2]],
             partner: a.partner,
         })
         .collect();
@@ -117,7 +117,7 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
 
     // An invalid plan is rejected as a goal.
     let mut broken = resp.actions.clone();
-    broken[0].to = vec![0, 0, 5];
+    broken[0].to_cell = vec![0, 0, 5];
     let bad_goal = ExecutePlan::Goal { start: to_msg(&start), actions: broken, step_period: 0.01 };
     assert!(goals.send_goal_request(bad_goal).unwrap().await.is_err(), "an invalid plan was accepted");
 
