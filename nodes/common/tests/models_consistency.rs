@@ -176,6 +176,8 @@ fn molemod_robot_is_the_final_model() {
     assert!((frame_position(&model, "head_front") - Vector3::new(p, 0.0, 0.0)).norm() < 1e-12);
     assert!((frame_position(&model, "head_rear") - Vector3::new(-p, 0.0, 0.0)).norm() < 1e-12);
     assert!((frame_position(&model, "joint_cube_3") - Vector3::new(-0.5 * p, 0.0, 0.0)).norm() < 1e-12);
+    // The catalogue's box is the contracted robot's bounding box.
+    assert!((2.0 * half_extents.x - (2.0 * p + g.main_cube_side)).abs() < 1e-12, "catalogue length {}", 2.0 * half_extents.x);
     // The joint cubes fit between the main cubes without touching them.
     assert!(g.joint_cube_side <= p - g.main_cube_side);
     // URDF form: each universal joint is two revolute joints around a massless cross link.

@@ -374,8 +374,10 @@ impl ModuleKind {
                 }
             }
             ModuleKind::MolemodRobot => {
-                // Fits inside a block's square tunnel: 60 x 40 x 40 mm, 0.2 kg (assumed).
-                let half = Vector3::new(0.03, 0.02, 0.02);
+                // Bounding box of the final model contracted (models::MolemodRobotGeometry:
+                // three 40 mm cubes at a 56 mm pitch = 152 mm long), 40 x 40 mm across so it
+                // fits a block's square tunnel; 0.2 kg (assumed).
+                let half = Vector3::new(0.076, 0.02, 0.02);
                 ModuleSpec {
                     kind: self,
                     shape: Shape::Box { half_extents: half },
