@@ -124,14 +124,6 @@ impl<const W: usize> Geometry<W> {
         }
     }
 
-    /// Least steps to carry a block from `a` to `b`: a step moves a block at most one
-    /// cell sideways and one cell up or down.
-    pub fn block_steps(&self, a: usize, b: usize) -> u32 {
-        let (p, q) = (self.coords[a], self.coords[b]);
-        let sideways = p[0].abs_diff(q[0]) as u32 + p[1].abs_diff(q[1]) as u32;
-        sideways.max(p[2].abs_diff(q[2]) as u32)
-    }
-
     /// Manhattan distance between two cells, cells.
     pub fn manhattan(&self, a: usize, b: usize) -> u32 {
         let (p, q) = (self.coords[a], self.coords[b]);
@@ -161,8 +153,6 @@ mod tests {
         // cell 0 = (0,0,0): +x 1, +y 2, up 4.
         assert_eq!(g.neighbours[0], [1, NONE, 2, NONE, 4, NONE]);
         assert_eq!(g.manhattan(0, 7), 3);
-        // (0,0,0) -> (1,1,1): 2 sideways, 1 up -> 2 steps.
-        assert_eq!(g.block_steps(0, 7), 2);
     }
 
     #[test]

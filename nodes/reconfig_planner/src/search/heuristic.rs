@@ -9,16 +9,28 @@
 //!
 //! # Improved (`h_imp`)
 //! `h(x) = work + step * steps` with
-//! - `work = max(Phi, Lambda)`, `Phi = W + E`: `W` is the sum over the three axes of the
-//!   1-D earth mover's distance between the blocks' and the goal's coordinate histograms
-//!   (`sum over cuts c of |#blocks with coord <= c - #goal cells with coord <= c|`), `E`
-//!   the misplaced blocks holding no robot; `Lambda` is the weight of a minimum spanning
-//!   tree (L1) over the cells some robot must visit — misplaced robot-free blocks, and
-//!   with one robot also the vacant goal cells — with all robot cells merged into its root;
-//! - `steps = max(ceil(work / 2k), S)`, `k` robots, `S` = max over misplaced blocks of
-//!   (1 if no robot is inside) + min over goal cells of max(horizontal L1 distance,
-//!   vertical distance);
+//! - `work = max(C + E, Lambda)`: `W` is the sum over the three axes of the 1-D earth
+//!   mover's distance between the blocks' and the goal's coordinate histograms
+//!   (`sum over cuts c of |#blocks with coord <= c - #goal cells with coord <= c|`); `C`
+//!   is the larger of `W` and the minimum-cost matching of misplaced blocks to vacant goal
+//!   cells, a pair costing the least cost of carrying a block between them on the bare
+//!   lattice ([`super::carry`]: a block on the floor cannot shift, so it climbs around);
+//!   `E` the misplaced blocks holding no robot; `Lambda` is the weight of a minimum
+//!   spanning tree (L1) over the cells some robot must visit — misplaced robot-free
+//!   blocks, and with one robot also the vacant goal cells — with all robot cells merged
+//!   into its root;
+//! - `steps = max(ceil(max(W + E, Lambda) / 2k), S)`, `k` robots, `S` = max over
+//!   misplaced blocks of (1 if no robot is inside) + the least actions carrying it to any
+//!   goal cell on the bare lattice;
 //! - `step` = the per-step cost.
+//!
+//! Part-way through a step (a partial step of the search, [`Heuristic::estimate_mid_step`])
+//! the step term is already paid and only the later robots may still act in it: `h` is
+//! `work + step * later`, where the rest of the step counts as no step and `later` =
+//! `max(ceil((max(W + E, Lambda) - 2u) / 2k), max over misplaced blocks of their S term
+//! less 1 if the block can progress now)`, `u` the robots still free to act; a block
+//! progresses now if such a robot is inside it, or next to it when it is robot-free.
+//! (`C` is left out there: it costs more time than it prunes.)
 //!
 //! # Admissibility (both), given the minimum costs of [`ActionCosts::validate`]
 //! 1. Only a block holding a robot moves, and its move costs at least the Manhattan
@@ -34,7 +46,10 @@
 //!    each misplaced block's distance to its nearest vacant goal cell is at most that
 //!    matching (fixed points match at zero cost in an optimal L1 transport plan), and so
 //!    is `W`: an L1 matching's cost splits by axis, and each axis part is at least the
-//!    1-D transport cost of that axis's histograms.
+//!    1-D transport cost of that axis's histograms. The same holds for the carrying cost
+//!    (each action pays at least the carry price of its block's move: the action's cost,
+//!    a co-operative lift one less for its entry), a shortest-path cost that obeys the
+//!    triangle inequality, so fixed points again match at zero cost: `C` is a bound.
 //! 4. So the action costs are at least `Phi` (either distance term): the published
 //!    heuristic is admissible.
 //! 5. Every action costs at least the path length it gives its robot(s) (move 1 for >= 1,
@@ -43,11 +58,16 @@
 //!    set (a robot is inside a block when it moves it; with one robot it is inside every
 //!    block arriving in a goal cell), so they weigh at least that tree. Hence cost >= `work`.
 //! 6. Steps: one robot's action lowers `W + E` by at most 2 and adds at most 2 to the
-//!    robots' path, so a step does at most `2k` of `work`. Every action moves a block at
-//!    most one cell sideways and one cell up or down (lift `(h, +1)`, put-down `(h, -1)`,
-//!    shift `(h, 0)`, co-operative lift `(0, +1)`), a misplaced block must end in some
-//!    goal cell, and a robot-free one must first be entered in an earlier step. Each
-//!    remaining step pays `step`. Hence `h_imp <= h*`.
+//!    robots' path, so a step does at most `2k` of the distance work (counted in
+//!    distance, not cost, so that it holds for any costs). Every action carries one
+//!    block along one move of [`super::carry`], a misplaced block must end in some goal
+//!    cell, and a robot-free one must first be entered in an earlier step. Each remaining
+//!    step pays `step`. Hence `h_imp <= h*`.
+//! 7. Mid-step, the actions still to come are the rest of the current step (by the
+//!    robots still free in it, each doing at most 2 of the distance work and moving at
+//!    most its own block or entering a neighbouring one) and whole later steps: 1.-6.
+//!    hold for that sequence from the configuration reached, with the current step's
+//!    term already paid.
 //!
 //! Neither is consistent (a block arriving in a goal cell can change other blocks'
 //! nearest vacant or goal cell, and the spanning tree of a smaller set can be heavier),
@@ -55,6 +75,7 @@
 //! admissible heuristic.
 
 use super::bits::Bits;
+use super::carry::Carry;
 use super::expand::State;
 use super::geometry::Geometry;
 use crate::rules::ActionCosts;
@@ -81,8 +102,8 @@ pub(crate) struct Heuristic<'g, const W: usize> {
     /// Every cut of every axis: the cells with that axis's coordinate at most `c` (for
     /// `c` below the last), and the goal cells among them, count.
     cuts: Vec<(Bits<W>, u32)>,
-    /// Least steps a block in each cell needs to reach any goal cell, steps.
-    goal_steps: Vec<u32>,
+    /// Costs and steps of carrying single blocks to the goal cells.
+    carry: Carry,
     robots: u32,
     step_cost: u32,
 }
@@ -100,10 +121,8 @@ impl<'g, const W: usize> Heuristic<'g, W> {
                 cuts.push((below, (goal & below).count()));
             }
         }
-        let goal_steps = (0..geometry.coords.len())
-            .map(|c| goal.iter().map(|g| geometry.block_steps(c, g)).min().unwrap_or(0))
-            .collect();
-        Self { kind, geometry, goal, cuts, goal_steps, robots: robots.max(1), step_cost: costs.step }
+        let carry = Carry::new(geometry, goal, costs);
+        Self { kind, geometry, goal, cuts, carry, robots: robots.max(1), step_cost: costs.step }
     }
 
     /// Lower bound on the cost from `state` to the goal, cost units.
@@ -112,22 +131,27 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             HeuristicKind::Zero => 0,
             HeuristicKind::Published => self.published(state),
             HeuristicKind::Improved => {
-                let work = self.work(state);
-                work + self.step_cost * self.steps(state, work)
+                let transport = self.axis_transport(state.blocks);
+                let carried = self.carry.matching(state.blocks & !self.goal, self.goal & !state.blocks);
+                let (work, distance) = self.work(state, transport, carried.max(transport));
+                work + self.step_cost * self.steps(state, distance)
             }
         }
     }
 
     /// Lower bound on the cost still to pay from `state`, reached part-way through a step
     /// whose step term is already paid and in which only the robots in `undecided` (their
-    /// cells) may still act, cost units. Equals [`Self::estimate`] when none may.
+    /// cells) may still act, cost units. At most [`Self::estimate`] when none may.
     pub fn estimate_mid_step(&self, state: &State<W>, undecided: Bits<W>) -> u32 {
         match self.kind {
             HeuristicKind::Zero => 0,
             HeuristicKind::Published => self.published(state),
             HeuristicKind::Improved => {
-                let work = self.work(state);
-                work + self.step_cost * self.later_steps(state, work, undecided)
+                // Without the matching `C`: here it costs more time than it saves
+                // (partial steps are many and mostly just move robots).
+                let transport = self.axis_transport(state.blocks);
+                let (work, distance) = self.work(state, transport, transport);
+                work + self.step_cost * self.later_steps(state, distance, undecided)
             }
         }
     }
@@ -213,39 +237,41 @@ impl<'g, const W: usize> Heuristic<'g, W> {
     }
 
     /// Steps needed by the slowest single block: enter it (if no robot is inside), then
-    /// carry it at most one cell sideways and one up or down per step to a goal cell.
+    /// carry it, one move of [`super::carry`] per step, to a goal cell.
     fn slowest_block_steps(&self, state: &State<W>) -> u32 {
         (state.blocks & !self.goal)
             .iter()
-            .map(|b| (!state.robots.contains(b)) as u32 + self.goal_steps[b])
+            .map(|b| (!state.robots.contains(b)) as u32 + self.carry.goal_steps[b])
             .max()
             .unwrap_or(0)
     }
 
-    /// Lower bound on the action costs still to pay: `max(Phi, Lambda)`.
-    fn work(&self, state: &State<W>) -> u32 {
-        let phi = self.axis_transport(state.blocks) + self.entries(state);
-        phi.max(self.robot_tour(state))
+    /// `(work, distance)`: lower bounds on the action costs still to pay,
+    /// `max(C + E, Lambda)` with `carried` = `C` (at least `transport` = `W`), and on the
+    /// distance work, `max(W + E, Lambda)`, which a step lowers by at most `2k`.
+    fn work(&self, state: &State<W>, transport: u32, carried: u32) -> (u32, u32) {
+        let (entries, tour) = (self.entries(state), self.robot_tour(state));
+        ((carried + entries).max(tour), (transport + entries).max(tour))
     }
 
-    /// Lower bound on the steps still needed, given `work`.
-    fn steps(&self, state: &State<W>, work: u32) -> u32 {
-        work.div_ceil(2 * self.robots).max(self.slowest_block_steps(state))
+    /// Lower bound on the steps still needed, given the distance work.
+    fn steps(&self, state: &State<W>, distance: u32) -> u32 {
+        distance.div_ceil(2 * self.robots).max(self.slowest_block_steps(state))
     }
 
     /// Lower bound on the steps needed after the current one, part-way through it with
     /// only the robots in `undecided` still free to act in it: those robots do at most 2
     /// work each now, and a block progresses now only if an undecided robot is inside it
     /// (or, robot-free, next to it and so able to enter it).
-    fn later_steps(&self, state: &State<W>, work: u32, undecided: Bits<W>) -> u32 {
-        let by_work = work.saturating_sub(2 * undecided.count()).div_ceil(2 * self.robots);
+    fn later_steps(&self, state: &State<W>, distance: u32, undecided: Bits<W>) -> u32 {
+        let by_work = distance.saturating_sub(2 * undecided.count()).div_ceil(2 * self.robots);
         let can_enter = self.geometry.dilate(undecided);
         let slowest = (state.blocks & !self.goal)
             .iter()
             .map(|b| {
                 let robot_free = !state.robots.contains(b);
                 let progress = if robot_free { can_enter.contains(b) } else { undecided.contains(b) };
-                (robot_free as u32 + self.goal_steps[b]).saturating_sub(progress as u32)
+                (robot_free as u32 + self.carry.goal_steps[b]).saturating_sub(progress as u32)
             })
             .max()
             .unwrap_or(0);
@@ -287,17 +313,21 @@ mod tests {
     #[test]
     fn improved_by_hand() {
         // Same task. Lambda (k = 1): robot (2,1) -> (3,0) 2, -> (0,1) 2, (0,1) -> (0,2) 1 = 5.
-        // S: (3,0) 1 + max(1 sideways to (2,0), 0) = 2. Both below the Phi terms here. x histograms: blocks at x = 0,1,2,2,3; goal x = 0,0,0,1,2.
+        // x histograms: blocks at x = 0,1,2,2,3; goal x = 0,0,0,1,2.
         // cuts c=0: 1-3 = -2; c=1: 2-4 = -2; c=2: 4-5 = -1  -> |.| sum 5.
         // z histograms: blocks z = 0,0,0,0,1; goal z = 0,0,0,1,2. cut 0: 4-3=1; cut 1: 5-4=1 -> 2.
-        // W = 7, E = 1, Phi = 8 = work; k = 1: steps ceil(8/2) = 4 -> 12; k = 3: ceil(8/6) = 2 -> 10.
+        // W = 7. Carrying: (2,1) -> (0,1) two shifts 2, (3,0) -> (0,2) lift, lift, shift 5;
+        // or (2,1) -> (0,2) lift, shift 3 and (3,0) -> (0,1) lift, shift, shift 4: C = 7.
+        // E = 1, work = 8. S: (3,0) is entered (1), then as a floor block needs two
+        // actions to reach a goal cell ((3,1) up, put down on (2,0)): 3.
+        // k = 1: steps max(ceil(8/2) = 4, 3) -> 12; k = 3: max(ceil(8/6) = 2, 3) -> 11.
         let (g, s, goal) = setup("....\n..0.\n####\n", "#...\n#...\n###.\n");
         let h1 = Heuristic::new(HeuristicKind::Improved, &g, goal, 1, &ActionCosts::default());
         assert_eq!(h1.robot_tour(&s), 5);
-        assert_eq!(h1.slowest_block_steps(&s), 2);
+        assert_eq!(h1.slowest_block_steps(&s), 3);
         assert_eq!(h1.estimate(&s), 12);
         let h3 = Heuristic::new(HeuristicKind::Improved, &g, goal, 3, &ActionCosts::default());
-        assert_eq!(h3.estimate(&s), 10);
+        assert_eq!(h3.estimate(&s), 11);
         let zero = Heuristic::new(HeuristicKind::Zero, &g, goal, 1, &ActionCosts::default());
         assert_eq!(zero.estimate(&s), 0);
     }
@@ -341,19 +371,21 @@ mod tests {
         // Robots 0 in (1,1) and 1 in (3,1); misplaced (3,0) (robot-free) and (3,1);
         // vacant goal cells (0,1), (0,2).
         // x cuts: blocks 1,3,4 vs goal 3,5,6 -> 2+2+2 = 6; z cuts: 4,6 vs 3,5 -> 1+1 = 2.
-        // Phi = 8 + E 1 = 9; Lambda = 1 (robot (3,1) -> (3,0)); work 9.
-        // Full: steps max(ceil(9/4) = 3, S = 1 + 1 for (3,0)) = 3 -> 12.
+        // W = 8 = C ((3,1) -> (0,1) three shifts, (3,0) -> (0,2) 5; or 4 + 4);
+        // + E 1 = 9; Lambda = 1 (robot (3,1) -> (3,0)); work 9.
+        // S: (3,0) entry 1 + 2 actions to (2,0) (up, put down) = 3; (3,1) put down 1.
+        // Full: steps max(ceil(9/4) = 3, 3) = 3 -> 12.
         let (g, s, goal) = setup("....\n.0.1\n####\n", "#...\n##..\n###.\n");
         let h = Heuristic::new(HeuristicKind::Improved, &g, goal, 2, &ActionCosts::default());
         assert_eq!(h.estimate(&s), 12);
-        // No robot left to act: nothing of this step remains, the full bound.
+        // No robot left to act: nothing of this step remains, the full bound (C = W here).
         assert_eq!(h.estimate_mid_step(&s, Bits::EMPTY), 12);
         // Robot 1 (cell 7) may still act: the work bound allows (9 - 2) / 4 -> 2 later
-        // steps; (3,0) can be entered now (next to it) and (3,1) moved now -> 1, 0.
+        // steps; (3,0) can be entered now (next to it) and (3,1) moved now -> 2, 0.
         let cell = |x: usize, z: usize| x + 4 * z;
         assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(3, 1))), 9 + 2);
-        // Only robot 0 (1,1) may act: (3,0) is out of its reach, still 2 later steps.
-        assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(1, 1))), 9 + 2);
+        // Only robot 0 (1,1) may act: (3,0) is out of its reach, still 3 later steps.
+        assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(1, 1))), 9 + 3);
         // The published heuristic has no step term: the same mid-step.
         let published = Heuristic::new(HeuristicKind::Published, &g, goal, 2, &ActionCosts::default());
         assert_eq!(published.estimate_mid_step(&s, Bits::single(cell(3, 1))), published.estimate(&s));

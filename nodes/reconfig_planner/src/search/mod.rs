@@ -3,6 +3,7 @@
 
 mod astar;
 mod bits;
+mod carry;
 mod expand;
 mod geometry;
 mod heuristic;
