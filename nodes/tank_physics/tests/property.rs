@@ -21,7 +21,13 @@ fn hydro() -> impl Strategy<Value = HydroParams> {
 
 proptest! {
     // Few cases, short runs, little shrinking: each case is a simulation in a debug build.
-    #![proptest_config(ProptestConfig { cases: 12, max_shrink_iters: 16, ..ProptestConfig::default() })]
+    // A fixed seed: the same cases every run (new cases come from changing the seed).
+    #![proptest_config(ProptestConfig {
+        cases: 12,
+        max_shrink_iters: 16,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20261121),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn any_allowed_setting_stays_finite_and_inside(
