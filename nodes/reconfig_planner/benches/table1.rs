@@ -7,8 +7,11 @@
 //! Times are medians of repeated runs of `plan` (search only, from `SearchStats`). Each
 //! cell is planned three ways: optimal A* with the improved heuristic (the headline),
 //! optimal A* with the published heuristic, and weighted A* (`w = 2`, improved
-//! heuristic; cost at most 2x optimal, the excess is printed).
+//! heuristic; cost at most 2x optimal, the excess is printed). The most crowded cells are
+//! also planned with every step built at once and with every step built one action at a
+//! time (operator decomposition), to show what the default threshold buys.
 
+use reconfig_planner::planner::DECOMPOSE_ABOVE;
 use reconfig_planner::{plan, HeuristicKind, Plan, Task};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -43,8 +46,16 @@ const WEIGHT: f64 = 2.0;
 
 /// Plans repeatedly (at least 3 runs, up to 0.3 s or 50 runs) and keeps the median time.
 fn measure(task: &Task, robots: usize, heuristic: HeuristicKind, weight: f64, quick: bool) -> Measured {
-    let request =
-        task.request(robots).unwrap_or_else(|e| panic!("{e}")).with_heuristic(heuristic).with_weight(weight);
+    measure_with(task, robots, heuristic, weight, DECOMPOSE_ABOVE, quick)
+}
+
+fn measure_with(task: &Task, robots: usize, heuristic: HeuristicKind, weight: f64, decompose: u64, quick: bool) -> Measured {
+    let request = task
+        .request(robots)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .with_heuristic(heuristic)
+        .with_weight(weight)
+        .with_decompose_above(decompose);
     let mut times = Vec::new();
     let mut total = Duration::ZERO;
     let mut last = None;
@@ -123,7 +134,7 @@ fn main() {
             line.push(t);
             wline.push(ms(fast.median));
             rows.push(format!(
-                "| {} | {} | {} | {} / {} | {} / {} | {} | {:.1} | {:.3} ({} runs) | {:.3} | {} (+{:.0}%) / {:.3} | {:.2} | {} |",
+                "| {} | {} | {} | {} / {} | {} / {} | {} | {} / {} | {:.1} | {:.3} ({} runs) | {:.3} | {} (+{:.0}%) / {:.3} | {:.2} | {} |",
                 i + 1,
                 robots,
                 ours.plan.cost,
@@ -132,6 +143,8 @@ fn main() {
                 ours.plan.stats.expanded,
                 theirs_h.plan.stats.expanded,
                 ours.plan.stats.generated,
+                ours.plan.stats.partial_expanded,
+                ours.plan.stats.partial_generated,
                 ours.plan.stats.peak_memory_bytes as f64 / 1024.0,
                 t,
                 ours.runs,
@@ -152,9 +165,9 @@ fn main() {
     println!("## Details");
     println!();
     println!(
-        "| task | robots | optimal cost | steps / actions | expanded imp / pub | generated | memory [KiB] | time imp [ms] | time pub-h [ms] | w={WEIGHT}: cost / time [ms] | paper [ms] | speed-up (optimal) |"
+        "| task | robots | optimal cost | steps / actions | expanded imp / pub | generated | partial steps expanded / queued | memory [KiB] | time imp [ms] | time pub-h [ms] | w={WEIGHT}: cost / time [ms] | paper [ms] | speed-up (optimal) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in &rows {
         println!("{row}");
     }
@@ -170,6 +183,32 @@ fn main() {
     println!("weighted A* (w = {WEIGHT}): worst cost excess over optimal {:.1}%", worst_excess * 100.0);
     let t6: Vec<String> = optimal[5][1..4].iter().map(|t| format!("{t:.3}")).collect();
     println!("task 6 with 2-4 robots, optimal [ms]: {}", t6.join(", "));
+    println!();
+    println!("## Operator decomposition on the crowded cells (optimal A*, improved heuristic)");
+    println!();
+    println!("Steps of a state with more than N joint steps are built one action at a time.");
+    println!();
+    println!("| task | robots | N | time [ms] | expanded | generated | partial steps expanded / queued | memory [KiB] |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (task, robots) in [(4, 4), (5, 5), (6, 4), (6, 5), (6, 6)] {
+        let t = load(&format!("task{task}.yaml"));
+        let mut costs = Vec::new();
+        for (label, decompose) in [("never", u64::MAX), (&*format!("{DECOMPOSE_ABOVE} (default)"), DECOMPOSE_ABOVE), ("0 (always)", 0)] {
+            let m = measure_with(&t, robots, HeuristicKind::Improved, 1.0, decompose, quick);
+            let s = m.plan.stats;
+            println!(
+                "| {task} | {robots} | {label} | {:.3} | {} | {} | {} / {} | {:.1} |",
+                ms(m.median),
+                s.expanded,
+                s.generated,
+                s.partial_expanded,
+                s.partial_generated,
+                s.peak_memory_bytes as f64 / 1024.0
+            );
+            costs.push(m.plan.cost);
+        }
+        assert!(costs.iter().all(|&c| c == costs[0]), "task {task}, {robots} robots: costs {costs:?}");
+    }
     println!();
     println!("## 3-D tasks (optimal A*, improved heuristic)");
     println!();

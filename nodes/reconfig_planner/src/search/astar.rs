@@ -40,9 +40,9 @@ const CLOCK_EVERY: u64 = 1024;
 /// state was expanded, so a small direct-mapped cache avoids most recomputation.
 const CACHE_SLOTS: usize = 4096;
 
-/// Open-list ids of partial steps carry this bit; node ids and pending slots stay below
-/// it (they count towards [`Budget::max_stored_states`], capped here).
-const PARTIAL: u32 = 1 << 31;
+/// Most stored states and queued partial steps whatever the budget (node ids are `u32`,
+/// `u32::MAX` marks the start's parent).
+const MAX_NODES: usize = u32::MAX as usize - 1;
 
 pub(crate) struct Problem<const W: usize> {
     pub geometry: Geometry<W>,
@@ -87,10 +87,10 @@ pub(crate) struct Found<const W: usize> {
     pub cost: u32,
 }
 
-/// Search record of one stored state (kept in the hash map beside its state, so a
-/// duplicate check is one memory access).
-struct Node {
-    id: u32,
+/// Search record of one stored state.
+#[derive(Clone, Copy)]
+struct Node<const W: usize> {
+    state: State<W>,
     parent: u32,
     g: u32,
     /// Weighted heuristic value, cost units.
@@ -109,28 +109,33 @@ struct Pending<const W: usize> {
     step: PartialStep<W>,
 }
 
-/// A popped open-list entry.
+/// A popped state.
 struct Top {
     f: u32,
     g: u32,
-    /// A state's node id, or [`PARTIAL`] | a pending slot.
+    /// Its node id.
     node: u32,
 }
 
-/// Option lists of recently expanded states, direct-mapped by node id (a miss
-/// recomputes the list, which is deterministic).
+/// Option lists of recently decomposed states, direct-mapped by node id (a miss
+/// recomputes the list, which is deterministic). Allocated on first use: searches that
+/// never decompose a step do not pay for it.
+#[derive(Default)]
 struct OptionCache<const W: usize> {
     slots: Vec<(u32, Vec<Choice<W>>)>,
 }
 
 impl<const W: usize> OptionCache<W> {
-    fn new() -> Self {
-        Self { slots: (0..CACHE_SLOTS).map(|_| (u32::MAX, Vec::new())).collect() }
+    fn slot(&mut self, id: u32) -> &mut (u32, Vec<Choice<W>>) {
+        if self.slots.is_empty() {
+            self.slots = (0..CACHE_SLOTS).map(|_| (u32::MAX, Vec::new())).collect();
+        }
+        &mut self.slots[id as usize % CACHE_SLOTS]
     }
 
     /// The option list of node `id` (whose state is `state`); give it back with [`Self::put`].
     fn take(&mut self, id: u32, state: &State<W>, expander: &mut Expander<'_, W>) -> Vec<Choice<W>> {
-        let slot = &mut self.slots[id as usize % CACHE_SLOTS];
+        let slot = self.slot(id);
         let mut list = std::mem::take(&mut slot.1);
         if slot.0 != id {
             list.clear();
@@ -141,12 +146,12 @@ impl<const W: usize> OptionCache<W> {
     }
 
     fn put(&mut self, id: u32, list: Vec<Choice<W>>) {
-        self.slots[id as usize % CACHE_SLOTS].1 = list;
+        self.slot(id).1 = list;
     }
 
     /// Stores the option list of node `id`; returns the list it displaces, for reuse.
     fn insert(&mut self, id: u32, list: Vec<Choice<W>>) -> Vec<Choice<W>> {
-        let slot = &mut self.slots[id as usize % CACHE_SLOTS];
+        let slot = self.slot(id);
         slot.0 = id;
         std::mem::replace(&mut slot.1, list)
     }
@@ -163,13 +168,13 @@ struct Search<'p, const W: usize> {
     heuristic: Heuristic<'p, W>,
     expander: Expander<'p, W>,
     clock: Instant,
-    /// `states[id]` is the state of node `id`; `index` maps a state to its node.
-    states: Vec<State<W>>,
-    index: FxHashMap<State<W>, Node>,
-    /// Partial steps in the open list; `free` lists the slots popped since.
-    pending: Vec<Pending<W>>,
-    free: Vec<u32>,
-    open: OpenList,
+    /// `nodes[id]` is node `id`; `index` maps a state to its node id.
+    nodes: Vec<Node<W>>,
+    index: FxHashMap<State<W>, u32>,
+    /// The open list: states by node id, and partial steps (kept apart, inline: a
+    /// partial step is read once, when popped).
+    open: OpenList<u32>,
+    partials: OpenList<Pending<W>>,
     cache: OptionCache<W>,
     /// Scratch lists: a state's options, a step's actions.
     scratch: Vec<Choice<W>>,
@@ -189,23 +194,21 @@ pub(crate) fn astar<const W: usize>(
         heuristic: Heuristic::new(settings.heuristic, &problem.geometry, problem.goal_blocks, robots, &problem.costs),
         expander: Expander::new(&problem.geometry, problem.costs),
         clock: Instant::now(),
-        states: Vec::new(),
+        nodes: Vec::new(),
         index: FxHashMap::default(),
-        pending: Vec::new(),
-        free: Vec::new(),
         open: OpenList::default(),
-        cache: OptionCache::new(),
+        partials: OpenList::default(),
+        cache: OptionCache::default(),
         scratch: Vec::new(),
         chosen: Vec::new(),
         stats: SearchStats::default(),
     };
     let outcome = search.run();
-    search.stats.stored_states = search.states.len();
-    search.stats.peak_memory_bytes = search.states.capacity() * size_of::<State<W>>()
-        + search.index.capacity() * (size_of::<(State<W>, Node)>() + 1)
-        + search.pending.capacity() * size_of::<Pending<W>>()
-        + search.free.capacity() * size_of::<u32>()
+    search.stats.stored_states = search.nodes.len();
+    search.stats.peak_memory_bytes = search.nodes.capacity() * size_of::<Node<W>>()
+        + search.index.capacity() * (size_of::<(State<W>, u32)>() + 1)
         + search.open.bytes()
+        + search.partials.bytes()
         + search.cache.bytes();
     search.stats.elapsed = search.clock.elapsed();
     *stats = search.stats;
@@ -220,8 +223,8 @@ fn weighted(h: u32, weight_permille: u32) -> u32 {
 impl<const W: usize> Search<'_, W> {
     /// True when one more stored state or pending partial step exceeds the budget.
     fn storage_full(&self) -> bool {
-        let stored = self.states.len() + self.pending.len() - self.free.len();
-        stored >= self.settings.budget.max_stored_states.min(PARTIAL as usize - 1)
+        let stored = self.nodes.len() + self.partials.len();
+        stored >= self.settings.budget.max_stored_states.min(MAX_NODES)
     }
 
     fn run(&mut self) -> Result<Found<W>, Stop> {
@@ -229,21 +232,30 @@ impl<const W: usize> Search<'_, W> {
         let h0 = self.heuristic.estimate(&start);
         self.stats.start_heuristic = h0;
         let h0 = weighted(h0, self.settings.weight_permille);
-        self.states.push(start);
-        self.index.insert(start, Node { id: 0, parent: u32::MAX, g: 0, h: h0 });
+        self.nodes.push(Node { state: start, parent: u32::MAX, g: 0, h: h0 });
+        self.index.insert(start, 0);
         self.open.push(h0, 0, 0);
-        while let Some((f, g, node)) = self.open.pop() {
-            let top = Top { f, g, node };
-            if node & PARTIAL != 0 {
-                self.expand_partial(&top)?;
-                continue;
+        loop {
+            // Lowest (f, -g) first; a partial step before a state on a tie.
+            let (f, g, node) = match (self.open.first_key(), self.partials.first_key()) {
+                (None, None) => return Err(Stop::Exhausted),
+                (Some(state), Some(partial)) if state < partial => self.open.pop(),
+                (Some(_), None) => self.open.pop(),
+                _ => {
+                    if let Some((f, _, pending)) = self.partials.pop() {
+                        self.expand_partial(f, &pending)?;
+                    }
+                    continue;
+                }
             }
-            let state = self.states[node as usize];
-            if self.index.get(&state).is_some_and(|n| n.g != g) {
+            .ok_or_else(|| Stop::Rebuild("the open list lost an entry".to_string()))?;
+            let top = Top { f, g, node };
+            let Node { state, g: best, .. } = self.nodes[node as usize];
+            if best != g {
                 continue; // superseded by a cheaper path
             }
             if self.problem.is_goal(&state) {
-                return rebuild(&mut self.expander, &self.states, &self.index, node as usize);
+                return rebuild(&mut self.expander, &self.nodes, node as usize);
             }
             if self.stats.expanded >= self.settings.budget.max_expansions {
                 return Err(Stop::Budget(BudgetLimit::Expansions));
@@ -254,7 +266,6 @@ impl<const W: usize> Search<'_, W> {
             self.stats.expanded += 1;
             self.expand_state(&top, &state)?;
         }
-        Err(Stop::Exhausted)
     }
 
     /// Generates every step from a popped state, or with many joint steps begins one
@@ -292,13 +303,10 @@ impl<const W: usize> Search<'_, W> {
         result
     }
 
-    /// Finishes a popped partial step and extends it by every later option.
-    fn expand_partial(&mut self, top: &Top) -> Result<(), Stop> {
-        let slot = top.node & !PARTIAL;
-        let pending = self.pending[slot as usize];
-        self.free.push(slot);
-        let state = self.states[pending.parent as usize];
-        if self.index.get(&state).is_some_and(|node| node.g != pending.parent_g) {
+    /// Finishes a popped partial step (`f` its key) and extends it by every later option.
+    fn expand_partial(&mut self, f: u32, pending: &Pending<W>) -> Result<(), Stop> {
+        let Node { state, g: parent_g, .. } = self.nodes[pending.parent as usize];
+        if parent_g != pending.parent_g {
             return Ok(()); // the parent was reached more cheaply and expanded again
         }
         self.stats.partial_expanded += 1;
@@ -309,7 +317,7 @@ impl<const W: usize> Search<'_, W> {
         let choices = self.cache.take(pending.parent, &state, &mut self.expander);
         let end = choices.len() as u32;
         let flow = choices[pending.next as usize..].iter().try_for_each(|choice| match pending.step.with(&choice.action) {
-            Some(step) => self.spawn(pending.parent, pending.parent_g, top.f, &state, step, choice, end),
+            Some(step) => self.spawn(pending.parent, pending.parent_g, f, &state, step, choice, end),
             None => Ok(()),
         });
         self.cache.put(pending.parent, choices);
@@ -345,18 +353,7 @@ impl<const W: usize> Search<'_, W> {
         self.stats.partial_generated += 1;
         let h = self.heuristic.estimate_mid_step(&step.applied(state), taken.later);
         let f = g.saturating_add(weighted(h, self.settings.weight_permille)).max(parent_f);
-        let entry = Pending { parent, parent_g, next, step };
-        let slot = match self.free.pop() {
-            Some(slot) => {
-                self.pending[slot as usize] = entry;
-                slot
-            }
-            None => {
-                self.pending.push(entry);
-                (self.pending.len() - 1) as u32
-            }
-        };
-        self.open.push(f, g, PARTIAL | slot);
+        self.partials.push(f, g, Pending { parent, parent_g, next, step });
         Ok(())
     }
 
@@ -364,26 +361,26 @@ impl<const W: usize> Search<'_, W> {
     fn reach(&mut self, next: State<W>, g: u32, parent: u32) -> Result<(), Stop> {
         self.tick()?;
         self.stats.generated += 1;
-        let new_id = self.states.len() as u32;
+        let new_id = self.nodes.len() as u32;
         let full = self.storage_full();
         let (id, f) = match self.index.entry(next) {
-            Entry::Occupied(mut entry) => {
-                let node = entry.get_mut();
+            Entry::Occupied(entry) => {
+                let node = &mut self.nodes[*entry.get() as usize];
                 if g >= node.g {
                     return Ok(());
                 }
                 node.g = g;
                 node.parent = parent;
                 self.stats.reopened += 1;
-                (node.id, g.saturating_add(node.h))
+                (*entry.get(), g.saturating_add(node.h))
             }
             Entry::Vacant(entry) => {
                 if full {
                     return Err(Stop::Budget(BudgetLimit::StoredStates));
                 }
                 let h = weighted(self.heuristic.estimate(&next), self.settings.weight_permille);
-                entry.insert(Node { id: new_id, parent, g, h });
-                self.states.push(next);
+                entry.insert(new_id);
+                self.nodes.push(Node { state: next, parent, g, h });
                 (new_id, g.saturating_add(h))
             }
         };
@@ -416,38 +413,32 @@ pub(super) fn joint_steps<const W: usize>(choices: &[Choice<W>]) -> u64 {
 
 /// Walks the parent links back from `goal` and recovers each step's actions by
 /// re-expanding the parent (the expansion is deterministic).
-fn rebuild<const W: usize>(
-    expander: &mut Expander<'_, W>,
-    states: &[State<W>],
-    index: &FxHashMap<State<W>, Node>,
-    goal: usize,
-) -> Result<Found<W>, Stop> {
-    let node = |id: usize| index.get(&states[id]).ok_or_else(|| Stop::Rebuild(format!("search node {id} lost")));
+fn rebuild<const W: usize>(expander: &mut Expander<'_, W>, nodes: &[Node<W>], goal: usize) -> Result<Found<W>, Stop> {
     let mut path = vec![goal];
     while let Some(&last) = path.last() {
-        let parent = node(last)?.parent;
-        if parent == u32::MAX {
-            break;
+        match nodes[last].parent {
+            u32::MAX => break,
+            parent if path.len() <= nodes.len() => path.push(parent as usize),
+            _ => return Err(Stop::Rebuild("the parent links form a cycle".to_string())),
         }
-        path.push(parent as usize);
     }
     path.reverse();
     let mut steps = Vec::with_capacity(path.len().saturating_sub(1));
     for pair in path.windows(2) {
-        let (from, to) = (pair[0], pair[1]);
-        let step_cost = node(to)?.g - node(from)?.g;
+        let (from, to) = (&nodes[pair[0]], &nodes[pair[1]]);
+        let step_cost = to.g - from.g;
         let mut found = None;
-        let _ = expander.expand(&states[from], |next, cost, actions| {
-            if next == states[to] && cost == step_cost {
+        let _ = expander.expand(&from.state, |next, cost, actions| {
+            if next == to.state && cost == step_cost {
                 found = Some(actions.to_vec());
                 return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
         });
         let actions = found.ok_or_else(|| {
-            Stop::Rebuild(format!("no step of cost {step_cost} joins search nodes {from} and {to}"))
+            Stop::Rebuild(format!("no step of cost {step_cost} joins search nodes {} and {}", pair[0], pair[1]))
         })?;
         steps.push(actions);
     }
-    Ok(Found { steps, cost: node(goal)?.g })
+    Ok(Found { steps, cost: nodes[goal].g })
 }
