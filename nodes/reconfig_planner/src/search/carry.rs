@@ -18,7 +18,7 @@ pub(crate) const UNREACHABLE: u32 = 1 << 24;
 
 /// Most misplaced blocks matched exactly; above, each block's cheapest vacant goal cell
 /// (still a lower bound) keeps the cost linear.
-const MATCH_EXACT: usize = 8;
+const MATCH_EXACT: usize = 6;
 
 /// Every cell a block in `cell` can be carried to by one action, with the action.
 fn moves<const W: usize>(geometry: &Geometry<W>, cell: usize) -> impl Iterator<Item = (usize, ActionKind)> + '_ {
@@ -114,77 +114,45 @@ impl Carry {
         if n > MATCH_EXACT {
             return from.iter().map(|f| to.iter().map(|t| self.cost(f, t)).min().unwrap_or(0)).sum();
         }
+        // The usual one or two misplaced blocks directly.
+        let (mut f, mut t) = (from.iter(), to.iter());
+        match (f.next(), f.next(), t.next(), t.next()) {
+            (None, ..) => return 0,
+            (Some(a), None, Some(x), _) => return self.cost(a, x),
+            (Some(a), Some(b), Some(x), Some(y)) if n == 2 => {
+                return (self.cost(a, x) + self.cost(b, y)).min(self.cost(a, y) + self.cost(b, x))
+            }
+            _ => {}
+        }
         let mut matrix = [[0u32; MATCH_EXACT]; MATCH_EXACT];
         for (i, f) in from.iter().enumerate() {
             for (j, t) in to.iter().take(n).enumerate() {
                 matrix[i][j] = self.cost(f, t);
             }
         }
-        let m = &matrix;
-        // Up to three blocks (the usual case) by trying every pairing.
-        match n {
-            0 => 0,
-            1 => m[0][0],
-            2 => (m[0][0] + m[1][1]).min(m[0][1] + m[1][0]),
-            3 => [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
-                .iter()
-                .map(|p| m[0][p[0]] + m[1][p[1]] + m[2][p[2]])
-                .min()
-                .unwrap_or(0),
-            _ => min_cost_assignment(n, m),
-        }
+        min_cost_assignment(n, &matrix)
     }
 }
 
-/// Minimum total of `matrix[i][perm(i)]` over permutations of `0..n` (Hungarian method
-/// with potentials, O(n^3)).
+/// Minimum total of `matrix[i][perm(i)]` over permutations of `0..n`, by dynamic
+/// programming over the sets of columns taken by the first rows (`n 2^n` steps).
 fn min_cost_assignment(n: usize, matrix: &[[u32; MATCH_EXACT]; MATCH_EXACT]) -> u32 {
-    const SIZE: usize = MATCH_EXACT + 1;
-    // 1-based: row 0 and column 0 are the virtual start.
-    let (mut u, mut v) = ([0i64; SIZE], [0i64; SIZE]);
-    let (mut row_of, mut way) = ([0usize; SIZE], [0usize; SIZE]);
-    for i in 1..=n {
-        row_of[0] = i;
-        let mut column = 0;
-        let mut slack = [i64::MAX; SIZE];
-        let mut used = [false; SIZE];
-        loop {
-            used[column] = true;
-            let row = row_of[column];
-            let (mut delta, mut next) = (i64::MAX, 0);
-            for j in 1..=n {
-                if !used[j] {
-                    let reduced = matrix[row - 1][j - 1] as i64 - u[row] - v[j];
-                    if reduced < slack[j] {
-                        slack[j] = reduced;
-                        way[j] = column;
-                    }
-                    if slack[j] < delta {
-                        delta = slack[j];
-                        next = j;
-                    }
-                }
-            }
-            for j in 0..=n {
-                if used[j] {
-                    u[row_of[j]] += delta;
-                    v[j] -= delta;
-                } else {
-                    slack[j] -= delta;
-                }
-            }
-            column = next;
-            if row_of[column] == 0 {
-                break;
-            }
+    let mut best = [u32::MAX; 1 << MATCH_EXACT];
+    best[0] = 0;
+    for taken in 0..(1usize << n) - 1 {
+        let so_far = best[taken];
+        if so_far == u32::MAX {
+            continue;
         }
-        while column != 0 {
-            let previous = way[column];
-            row_of[column] = row_of[previous];
-            column = previous;
+        let row = &matrix[taken.count_ones() as usize];
+        for (column, &cost) in row.iter().enumerate().take(n) {
+            if taken & 1 << column == 0 {
+                let next = &mut best[taken | 1 << column];
+                *next = (*next).min(so_far + cost);
+            }
         }
     }
-    (1..=n).map(|j| matrix[row_of[j] - 1][j - 1]).sum()
+    best[(1 << n) - 1]
 }
 
 #[cfg(test)]
@@ -238,6 +206,12 @@ mod tests {
             m[i][..3].copy_from_slice(row);
         }
         assert_eq!(min_cost_assignment(3, &m), 5);
+        // The textbook 4 x 4: 2 + 6 + 1 + 4 = 13 (row 0 -> 1, 1 -> 0, 2 -> 2, 3 -> 3).
+        let mut m4 = [[0u32; MATCH_EXACT]; MATCH_EXACT];
+        for (i, row) in [[9, 2, 7, 8], [6, 4, 3, 7], [5, 8, 1, 8], [7, 6, 9, 4]].iter().enumerate() {
+            m4[i][..4].copy_from_slice(row);
+        }
+        assert_eq!(min_cost_assignment(4, &m4), 13);
         assert_eq!(min_cost_assignment(1, &m), 4);
         assert_eq!(min_cost_assignment(0, &m), 0);
     }
