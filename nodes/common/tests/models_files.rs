@@ -29,6 +29,8 @@ fn committed(ext: &str) -> Vec<PathBuf> {
 }
 
 fn skip_loudly(what: &str, install: &str) {
+    // In CI (and `make test`, whose set-up installs both tools) a missing tool is a failure.
+    assert!(std::env::var_os("CI").is_none(), "{what} is missing in CI: install {install}");
     eprintln!("\n**************************************************************");
     eprintln!("SKIPPED: {what} is not installed here, so it did NOT run.");
     eprintln!("Install {install} (scripts/setup.sh does in CI).");
