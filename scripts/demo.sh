@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 duration=${1:-60}
 scenario=${2:-lily_15}
-[ -f "config/$scenario.yaml" ] || { echo "demo: no scenario config/$scenario.yaml (have: $(cd config && ls *.yaml | sed 's/\.yaml$//' | tr '\n' ' '))" >&2; exit 2; }
+[ -f "launch/$scenario.launch.yaml" ] || { echo "demo: no scenario launch/$scenario.launch.yaml (have: $(cd launch && ls *.launch.yaml | sed 's/\.launch\.yaml$//' | grep -v -x -e demo -e tank -e planner | tr '\n' ' '))" >&2; exit 2; }
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 target=${CARGO_TARGET_DIR:-target}
 exec "$target/release/flotilla" launch launch/demo.launch.yaml "duration:=$duration" "scenario:=$scenario"

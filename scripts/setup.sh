@@ -161,8 +161,9 @@ register_flotilla_package() {
     touch "$ament/share/ament_index/resource_index/packages/flotilla"
     for dir in launch config urdf; do ln -sfn "$ROOT/$dir" "$ament/share/flotilla/$dir"; done
     ln -sf "$ROOT/package.xml" "$ament/share/flotilla/package.xml"
+    # Every `[[bin]]` of the node crates, so a new node needs no edit here.
     local exe
-    for exe in flotilla tank_physics reconfig_planner; do
+    for exe in $(awk '/^\[\[bin\]\]/{bin=1; next} bin && /^name *=/{gsub(/[" ]/,""); sub(/^name=/,""); print; bin=0}' "$ROOT"/nodes/*/Cargo.toml); do
         ln -sf "$target_dir/$PROFILE/$exe" "$ament/lib/flotilla/$exe"
     done
     echo "$ament"
