@@ -1,9 +1,9 @@
 //! Per-robot controllers for Flotilla (SPEC 1 self-assembly; DESIGN `robot_controller`).
 //!
-//! - [`io`]: [`Sensors`] and [`RobotCommand`], the `flotilla_msgs` hardware contract.
-//! - [`channel`]: framed bytes for the latch channel and the radio; the [`Mailroom`] that
-//!   delivers them.
-//! - [`sensing`]: a robot's reading derived from the world ([`sensors_for`]).
+//! - [`io`], [`channel`], [`sensing`]: the hardware contract ([`Sensors`], [`RobotCommand`]),
+//!   the framed latch-channel / radio bytes and the world-side sensing. They live in
+//!   `tank_physics::robots` (the physics node publishes the readings and delivers the
+//!   messages) and are re-exported here for the firmware.
 //! - [`firmware`]: the [`Firmware`] trait and the [`ControllerHost`] running many robots.
 //! - [`lily`]: YAML rulesets and the Lily firmware that runs them.
 //! - [`station`]: the base station (radio broadcast, state collection) and the pump
@@ -16,14 +16,13 @@
 //! Pure library: no ROS; I/O only in the ruleset reader and the report writers.
 
 pub mod batch;
-pub mod channel;
 pub mod firmware;
-pub mod io;
 pub mod lily;
 pub mod metrics;
 pub mod report;
-pub mod sensing;
 pub mod station;
+
+pub use tank_physics::robots::{channel, io, sensing};
 
 pub use batch::{Experiment, Run, RunResult};
 pub use channel::{Frame, Mailroom, Outbox, Port};

@@ -21,6 +21,7 @@ pub mod config;
 pub mod flow;
 pub mod hydro;
 pub mod recorder;
+pub mod robots;
 pub mod world;
 
 pub use arena::{Arena, Inlet, WallSegment};

@@ -2,12 +2,12 @@
 
 use crate::channel::FrameError;
 use crate::firmware::ControllerError;
-use crate::io::CommandError;
 use crate::lily::Ruleset;
 use crate::sensing::{SensingConfig, SensingError};
 use crate::station::{PumpSchedule, StationError};
 use flotilla_common::catalogue::ModuleKind;
 use std::sync::Arc;
+use tank_physics::robots::RobotError;
 use tank_physics::{ConfigError, HydroParams, PhysicsError, WorldConfig};
 
 /// A base-station broadcast at a given time.
@@ -54,9 +54,9 @@ pub enum BatchError {
     /// A controller could not be built or run.
     #[error(transparent)]
     Controller(#[from] ControllerError),
-    /// A firmware's command does not fit the world.
+    /// A firmware's command does not fit the world (or names a robot it lacks).
     #[error(transparent)]
-    Command(#[from] CommandError),
+    Robot(#[from] RobotError),
     /// Radio bytes that cannot be delivered.
     #[error(transparent)]
     Frame(#[from] FrameError),
@@ -66,12 +66,6 @@ pub enum BatchError {
     /// The base station refused a command or the pump schedule is invalid.
     #[error(transparent)]
     Station(#[from] StationError),
-    /// A command names a robot the world does not have.
-    #[error("command for robot `{robot}`: no such robot in the world")]
-    UnknownRobot {
-        /// The name given.
-        robot: String,
-    },
     /// An experiment value is out of range.
     #[error("experiment `{label}`: {key}: {message}")]
     Invalid {

@@ -12,5 +12,5 @@ mod sweep;
 mod tests;
 
 pub use experiment::{BatchError, Broadcast, Experiment};
-pub use run::{apply_command, run, Run, RunResult};
+pub use run::{run, Run, RunResult};
 pub use sweep::{sweep, YieldCurve};

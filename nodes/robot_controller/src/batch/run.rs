@@ -1,14 +1,12 @@
 //! One run: the tank side stepping with a robot side.
 
 use super::{BatchError, Experiment};
-use crate::channel::Mailroom;
 use crate::firmware::{has_firmware, ControllerHost, ControllerParams, RobotSide};
 use crate::metrics::{MetricsTracker, RunSummary, Snapshot};
-use crate::sensing::sense;
 use crate::station::BaseStation;
 use std::collections::BTreeMap;
-use crate::io::RobotCommand;
-use tank_physics::{BodyState, World};
+use tank_physics::robots::RobotBus;
+use tank_physics::World;
 
 /// What a run produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,14 +24,15 @@ pub struct RunResult {
 }
 
 /// The tank side of a run: world, sensing, message delivery, base station, stirring and
-/// metrics. Each [`Run::tick`] reads every robot's sensors, asks the robot side for its
-/// command, applies it, delivers the messages (they arrive with the next reading) and
-/// steps the physics by one control period.
+/// metrics. Each [`Run::tick`] reads every robot's sensors (one snapshot, ascending id),
+/// asks the robot side for each command and applies it in that order through the same
+/// [`RobotBus`] the physics node uses (messages arrive with the next reading), and steps
+/// the physics by one control period. The node's lock-step mode keeps this order.
 pub struct Run<'a> {
     experiment: &'a Experiment,
     seed: u64,
     world: World,
-    mailroom: Mailroom,
+    bus: RobotBus,
     station: BaseStation,
     tracker: MetricsTracker,
     /// Controlled robots: (name, id).
@@ -53,7 +52,7 @@ impl<'a> Run<'a> {
             experiment,
             seed,
             world,
-            mailroom: Mailroom::new(),
+            bus: RobotBus::new(experiment.sensing.clone())?,
             station: BaseStation::new(&experiment.ruleset),
             tracker: MetricsTracker::new(experiment.ruleset.target.clone(), experiment.sample_period),
             robots,
@@ -107,18 +106,18 @@ impl<'a> Run<'a> {
         }
         while let Some(broadcast) = self.experiment.broadcasts.get(self.next_broadcast).filter(|b| b.at <= time + 1e-9) {
             let payload = self.station.command(&broadcast.command)?;
-            self.mailroom.broadcast(self.robots.iter().map(|(_, id)| *id), &payload)?;
+            self.bus.broadcast(self.robots.iter().map(|(_, id)| *id), &payload)?;
             self.next_broadcast += 1;
         }
         let bodies = self.world.bodies();
         for (name, id) in &self.robots {
             let index = bodies.binary_search_by_key(id, |b| b.id).map_err(|_| tank_physics::PhysicsError::NoSuchBody { id: *id })?;
-            let sensors = sense(&bodies, index, time, self.mailroom.take_inbox(*id), &self.experiment.sensing);
+            let sensors = self.bus.read(&bodies, index, time);
             if let Some(command) = robot_side.command(name, time, &sensors)? {
-                apply(&mut self.world, &mut self.mailroom, &bodies[index], &command)?;
+                self.bus.apply(&mut self.world, &bodies[index], &command)?;
             }
         }
-        self.station.receive(self.mailroom.take_uplink());
+        self.station.receive(self.bus.take_uplink());
         let snapshot = self.tracker.observe(time, &bodies);
         for _ in 0..self.steps_per_tick {
             self.world.step();
@@ -137,22 +136,6 @@ impl<'a> Run<'a> {
         tracing::info!(label = %self.experiment.label, seed = self.seed, targets = summary.final_targets, yield_ = summary.final_yield, wrong = summary.wrong_attachments, "run finished");
         RunResult { label: self.experiment.label.clone(), seed: self.seed, summary, series, reported_states: self.station.state_counts() }
     }
-}
-
-/// Applies robot `robot`'s command: actuators to the world, messages to the mailroom
-/// (routed by the robot's latches now). What the physics node does with `<ns>/cmd`.
-pub fn apply_command(world: &mut World, mailroom: &mut Mailroom, robot: &str, command: &RobotCommand) -> Result<(), BatchError> {
-    let body = world.id_of(robot).and_then(|id| world.body(id)).ok_or_else(|| BatchError::UnknownRobot { robot: robot.to_owned() })?;
-    apply(world, mailroom, &body, command)
-}
-
-fn apply(world: &mut World, mailroom: &mut Mailroom, body: &BodyState, command: &RobotCommand) -> Result<(), BatchError> {
-    world.command(body.id, &command.to_world(&body.name)?)?;
-    let lost = mailroom.post(body, &command.radio_tx)?;
-    if lost > 0 {
-        tracing::trace!(robot = %body.name, lost, "latch-channel frames to unlatched faces dropped");
-    }
-    Ok(())
 }
 
 /// Runs `experiment` with seed `seed` and in-process controllers to its end.

@@ -57,7 +57,7 @@ impl BaseStation {
         }
     }
 
-    /// Radio payload of command `text` (for [`crate::Mailroom::broadcast`]). Commands the
+    /// Radio payload of command `text` (for [`tank_physics::robots::RobotBus::broadcast`]). Commands the
     /// ruleset has no rule for are refused, naming the known ones.
     pub fn command(&self, text: &str) -> Result<Vec<u8>, StationError> {
         if !self.commands.iter().any(|c| c == text) {

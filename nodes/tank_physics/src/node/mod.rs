@@ -33,7 +33,7 @@ struct Outputs {
     tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
     markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     flow: r2r::Publisher<r2r::flotilla_msgs::msg::FlowField>,
-    robots: robots::SensorOutputs,
+    robots: robots::RobotOutputs,
 }
 
 /// What the node reports when it ends.
@@ -82,8 +82,10 @@ enum Control {
     Pause { paused: bool, reply: Reply },
     /// Advance a paused world.
     Step { steps: u32, reply: oneshot::Sender<Result<f64, String>> },
-    /// A robot's actuator command.
-    Command { name: String, command: tank_physics::Command },
+    /// A robot's command, stamped with the sim time of the reading it answers (s).
+    Command { name: String, stamp: f64, command: tank_physics::robots::RobotCommand },
+    /// A base-station radio payload for one robot ("" = every robot).
+    Radio { robot: String, payload: Vec<u8> },
 }
 
 /// Runs the node until SIGINT/SIGTERM or `run.max_sim_time`; returns the summary line.
@@ -100,14 +102,15 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
     let (control_tx, control_rx) = mpsc::channel();
-    let robot_io = robots::RobotIo::new(control_tx.clone());
+    let lockstep = settings.run.lockstep.then(|| Duration::from_secs_f64(settings.run.lockstep_timeout));
+    let (robot_io, robot_outputs) = robots::RobotIo::new(&mut node, control_tx.clone(), lockstep)?;
     let outputs = Outputs {
         clock: node.create_publisher("/clock", QosProfile::default())?,
         state: node.create_publisher("/tank/state", QosProfile::default())?,
         tf: node.create_publisher("/tf", QosProfile::default())?,
         markers: node.create_publisher("/tank/markers", latched.clone())?,
         flow: node.create_publisher("/tank/flow_field", latched)?,
-        robots: robot_io.sensor_outputs(),
+        robots: robot_outputs,
     };
     services::serve(&mut node, control_tx.clone())?;
     robot_io.sync(&mut node, &world.bodies());
@@ -199,12 +202,25 @@ impl Sim {
         let mut paused = false;
         let mut reason = "stopped on request";
         self.publish_world_description();
+        self.publish_state();
+        let start = self.world.time();
+        self.out.robots.publish(&mut self.world, start);
         while !stop.load(Ordering::Acquire) {
             while let Ok(msg) = control.try_recv() {
                 self.handle(msg, &mut paused, &mut pace);
             }
             if paused {
                 if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
+                    self.handle(msg, &mut paused, &mut pace);
+                }
+                continue;
+            }
+            let wait = self.out.robots.waiting(&mut self.world);
+            if wait == robots::Wait::Resent {
+                self.publish_state();
+            }
+            if wait != robots::Wait::No {
+                if let Ok(msg) = control.recv_timeout(Duration::from_millis(5)) {
                     self.handle(msg, &mut paused, &mut pace);
                 }
                 continue;
@@ -244,7 +260,7 @@ impl Sim {
         let dt = self.world.config().dt;
         let n = self.world.step_count();
         let t = self.world.time();
-        let p = &self.settings.publish;
+        let p = self.settings.publish.clone();
         if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
             warn!("publishing /clock: {e}");
         }
@@ -252,7 +268,7 @@ impl Sim {
             self.publish_state();
         }
         if n % steps_per_publish(p.sensor_rate, dt) == 0 {
-            self.out.robots.publish(&self.world, t);
+            self.out.robots.publish(&mut self.world, t);
         }
         if n % steps_per_publish(p.marker_rate, dt) == 0 {
             self.publish_markers();
@@ -286,7 +302,10 @@ impl Sim {
             Control::Remove { name, reply } => {
                 let result = match self.world.id_of(&name) {
                     None => Err(format!("no module named `{name}`")),
-                    Some(id) => self.world.remove(id).map(|_| format!("removed {name}")).map_err(|e| e.to_string()),
+                    Some(id) => {
+                        self.out.robots.forget(id);
+                        self.world.remove(id).map(|_| format!("removed {name}")).map_err(|e| e.to_string())
+                    }
                 };
                 bodies_changed = result.is_ok();
                 let _ = reply.send(result);
@@ -295,6 +314,7 @@ impl Sim {
                 let seed = seed.unwrap_or(self.world.seed());
                 let result = self.world.reset(seed).map(|_| format!("reset with seed {seed}")).map_err(|e| e.to_string());
                 if result.is_ok() {
+                    self.out.robots.reset();
                     self.restart_recording();
                     *pace = (Instant::now(), self.world.time());
                     self.publish_world_description();
@@ -325,14 +345,8 @@ impl Sim {
                 };
                 let _ = reply.send(result);
             }
-            Control::Command { name, command } => match self.world.id_of(&name) {
-                Some(id) => {
-                    if let Err(e) = self.world.command(id, &command) {
-                        warn!(robot = %name, "command refused: {e}");
-                    }
-                }
-                None => warn!(robot = %name, "command for a module that does not exist"),
-            },
+            Control::Command { name, stamp, command } => self.out.robots.command(&mut self.world, &name, stamp, command),
+            Control::Radio { robot, payload } => self.out.robots.radio(&self.world, &robot, &payload),
         }
         if bodies_changed {
             let _ = self.bodies_tx.send(self.world.bodies());

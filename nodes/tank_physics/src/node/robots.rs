@@ -1,28 +1,33 @@
-//! The hardware contract per robot: `<name>/cmd` in, `<name>/sensors` out. Only modules
-//! with latches or thrusters are robots; passive bodies (balls) have neither topic.
+//! The hardware contract per robot: `<name>/cmd` in, `<name>/sensors` out, and the radio
+//! between the base station and the robots. Only modules with latches or thrusters are
+//! robots; passive bodies (balls) have neither topic.
 //!
-//! What the simulated sensors report: `latched` and `contact` per face (contact = a face
-//! of another module within the latch's capture distance and angle), `target_seen` empty
-//! (no target in the tank yet). Not modelled yet: the light sensor (always 0) and the
-//! inductive channel (`radio_rx` empty).
+//! Readings and deliveries come from [`tank_physics::robots::RobotBus`], the code the
+//! in-process batch runs use: latched and contact faces, light, target sensors, and in
+//! `radio_rx` the latch-channel frames of latched neighbours plus base-station radio
+//! frames (port 255). Radio: a `flotilla_msgs/Radio` on `/radio/broadcast` (robot "" =
+//! every robot, else the named one) reaches the robots' next `radio_rx`; frames a robot
+//! sends on port 255 come out on `/radio/uplink` with `robot` = the sender.
+//!
+//! Lock step (`run.lockstep`): after each sensor publication the stepping thread waits for
+//! every robot's `cmd` stamped with that reading's time, then applies them in ascending id
+//! order against the snapshot the readings came from, like `robot_controller::batch::Run`;
+//! the run is then as deterministic as the in-process one. A robot that does not answer
+//! within `run.lockstep_timeout` (wall s) is reported and the world steps on without it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use flotilla_common::ros as fros;
 use futures::StreamExt;
-use nalgebra::Point3;
-use r2r::flotilla_msgs::msg::{LatchState, RobotCommand, RobotSensors};
+use r2r::flotilla_msgs::msg::{LatchState, Radio, RobotCommand as CommandMsg, RobotSensors};
 use r2r::QosProfile;
+use tank_physics::robots::{is_robot, RobotBus, RobotCommand, Sensors};
 use tank_physics::{BodyState, World};
-use tracing::warn;
+use tracing::{info, warn};
 
 use super::Control;
-
-/// A module that has actuators of its own (so it gets `cmd` and `sensors`).
-fn is_robot(b: &BodyState) -> bool {
-    b.faces.iter().any(|f| f.has_latch || f.has_thruster)
-}
 
 /// Per-module topics, created and dropped as modules come and go: every module's
 /// `<name>/robot_description` (its URDF, transient-local, for robot_state_publisher with
@@ -35,13 +40,26 @@ pub struct RobotIo {
 }
 
 impl RobotIo {
-    pub fn new(control: mpsc::Sender<Control>) -> Self {
-        Self { control, sensors: Arc::default(), commands: Mutex::default(), descriptions: Mutex::default() }
-    }
-
-    /// The publishers the stepping thread uses.
-    pub fn sensor_outputs(&self) -> SensorOutputs {
-        SensorOutputs { publishers: self.sensors.clone() }
+    /// Creates the radio topics and returns the topic manager and the stepping thread's
+    /// side. `lockstep`: wait up to this long (wall) for every robot's command of a tick.
+    /// Needs a tokio runtime (subscription tasks).
+    pub fn new(node: &mut r2r::Node, control: mpsc::Sender<Control>, lockstep: Option<Duration>) -> anyhow::Result<(Self, RobotOutputs)> {
+        let sensors: Arc<Mutex<HashMap<String, r2r::Publisher<RobotSensors>>>> = Arc::default();
+        let uplink = node.create_publisher::<Radio>("/radio/uplink", QosProfile::default())?;
+        let mut broadcasts = node.subscribe::<Radio>("/radio/broadcast", QosProfile::default())?;
+        let radio_control = control.clone();
+        tokio::spawn(async move {
+            while let Some(msg) = broadcasts.next().await {
+                if radio_control.send(Control::Radio { robot: msg.robot, payload: msg.data }).is_err() {
+                    break;
+                }
+            }
+        });
+        if let Some(timeout) = lockstep {
+            info!(timeout = timeout.as_secs_f64(), "lock step: every sensor tick waits for all robots' commands");
+        }
+        let outputs = RobotOutputs { publishers: sensors.clone(), uplink, bus: RobotBus::default(), lockstep, tick: None };
+        Ok((Self { control, sensors, commands: Mutex::default(), descriptions: Mutex::default() }, outputs))
     }
 
     /// Makes the per-robot topics match `bodies`. Needs a tokio runtime (command tasks).
@@ -62,7 +80,7 @@ impl RobotIo {
                 continue;
             }
             let publisher = node.create_publisher::<RobotSensors>(&format!("/{name}/sensors"), QosProfile::default());
-            let subscription = node.subscribe::<RobotCommand>(&format!("/{name}/cmd"), QosProfile::default());
+            let subscription = node.subscribe::<CommandMsg>(&format!("/{name}/cmd"), QosProfile::default());
             match (publisher, subscription) {
                 (Ok(p), Ok(mut s)) => {
                     sensors.insert((*name).to_owned(), p);
@@ -72,11 +90,9 @@ impl RobotIo {
                         robot.clone(),
                         tokio::spawn(async move {
                             while let Some(msg) = s.next().await {
-                                let command = tank_physics::Command {
-                                    latch_on: msg.latch,
-                                    thruster_on: msg.thrust.iter().map(|t| *t > 0.0).collect(),
-                                };
-                                if control.send(Control::Command { name: robot.clone(), command }).is_err() {
+                                let stamp = f64::from(msg.header.stamp.sec) + f64::from(msg.header.stamp.nanosec) * 1e-9;
+                                let command = RobotCommand { latch: msg.latch, thrust: msg.thrust, radio_tx: msg.radio_tx };
+                                if control.send(Control::Command { name: robot.clone(), stamp, command }).is_err() {
                                     break;
                                 }
                             }
@@ -87,9 +103,7 @@ impl RobotIo {
             }
         }
     }
-}
 
-impl RobotIo {
     fn sync_descriptions(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
         let Ok(mut descriptions) = self.descriptions.lock() else { return };
         descriptions.retain(|name, _| bodies.iter().any(|b| &b.name == name));
@@ -113,75 +127,191 @@ impl RobotIo {
     }
 }
 
-/// `<name>/sensors` publishers, used from the stepping thread.
-pub struct SensorOutputs {
-    publishers: Arc<Mutex<HashMap<String, r2r::Publisher<RobotSensors>>>>,
+/// One control tick in lock step: the snapshot the readings came from and the commands
+/// received for it so far.
+struct OpenTick {
+    /// Sim time of the readings, s.
+    time: f64,
+    /// The world when the readings were made.
+    bodies: Vec<BodyState>,
+    /// Robots read (names) -> index in `bodies`.
+    read: BTreeMap<String, usize>,
+    /// Commands received, by robot id (applied in this order).
+    answers: BTreeMap<u32, RobotCommand>,
+    /// The readings sent, by robot name (sent again to robots that have not answered).
+    sent: BTreeMap<String, RobotSensors>,
+    opened: Instant,
+    last_sent: Instant,
 }
 
-impl SensorOutputs {
-    /// Publishes every robot's sensor reading at sim time `t`.
-    pub fn publish(&self, world: &World, t: f64) {
+/// What the world does about an open lock-step tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Nothing to wait for: step.
+    No,
+    /// Some robots have not answered yet.
+    Yes,
+    /// Still waiting, and the readings were just sent again to the silent robots (a
+    /// controller that started late, or lost the message): the caller should republish the
+    /// world state too, which controllers need to know their robots.
+    Resent,
+}
+
+/// Wall time between resending a tick's readings to robots that have not answered.
+const RESEND: Duration = Duration::from_millis(250);
+
+/// The stepping thread's side: readings out, commands and radio in.
+pub struct RobotOutputs {
+    publishers: Arc<Mutex<HashMap<String, r2r::Publisher<RobotSensors>>>>,
+    uplink: r2r::Publisher<Radio>,
+    bus: RobotBus,
+    lockstep: Option<Duration>,
+    tick: Option<OpenTick>,
+}
+
+/// Two stamps of the same tick (the message carries nanoseconds).
+const SAME_STAMP: f64 = 1e-6;
+
+impl RobotOutputs {
+    /// Publishes the robots' radio uplink and every robot's reading at sim time `t`; in
+    /// lock step, opens the tick that waits for their commands.
+    pub fn publish(&mut self, world: &mut World, t: f64) {
+        if let Some(tick) = self.tick.take() {
+            warn!(time = tick.time, "stepped on before every robot answered (a /tank/step while waiting)");
+            self.apply_tick(world, tick);
+        }
+        self.flush_uplink(world, t);
         let Ok(publishers) = self.publishers.lock() else { return };
         if publishers.is_empty() {
             return;
         }
         let bodies = world.bodies();
-        let faces = latch_faces(&bodies);
-        for b in &bodies {
+        let mut read = BTreeMap::new();
+        let mut sent = BTreeMap::new();
+        for (index, b) in bodies.iter().enumerate() {
             let Some(publisher) = publishers.get(&b.name) else { continue };
-            let msg = RobotSensors {
-                header: fros::header(t, &format!("{}/base_link", b.name)),
-                latched: b.faces.iter().map(|f| f.latched.is_some()).collect(),
-                contact: contact(b, &faces),
-                light: 0.0,
-                target_seen: Vec::new(),
-                radio_rx: Vec::new(),
-            };
+            let msg = sensors_msg(&self.bus.read(&bodies, index, t), &b.name);
             if let Err(e) = publisher.publish(&msg) {
                 warn!(robot = %b.name, "publishing sensors: {e}");
+            }
+            read.insert(b.name.clone(), index);
+            sent.insert(b.name.clone(), msg);
+        }
+        drop(publishers);
+        if self.lockstep.is_some() && !read.is_empty() {
+            let now = Instant::now();
+            self.tick = Some(OpenTick { time: t, bodies, read, answers: BTreeMap::new(), sent, opened: now, last_sent: now });
+        }
+    }
+
+    /// A robot's command stamped `stamp` (sim s). In lock step, a command for the open tick
+    /// waits for the others; any other command is applied at once.
+    pub fn command(&mut self, world: &mut World, name: &str, stamp: f64, command: RobotCommand) {
+        if let Some(tick) = &mut self.tick {
+            if (stamp - tick.time).abs() < SAME_STAMP {
+                if let Some(&index) = tick.read.get(name) {
+                    tick.answers.insert(tick.bodies[index].id, command);
+                    if tick.answers.len() == tick.read.len() {
+                        if let Some(tick) = self.tick.take() {
+                            self.apply_tick(world, tick);
+                        }
+                    }
+                    return;
+                }
+            }
+            warn!(robot = name, stamp, tick = tick.time, "command not stamped for the open tick; applied now");
+        }
+        if let Err(e) = self.bus.apply_named(world, name, &command) {
+            warn!(robot = name, "command refused: {e}");
+        }
+    }
+
+    /// Whether the world must wait for robots' commands (lock step). Resends the readings
+    /// of silent robots every [`RESEND`]; gives up on them after the lock-step timeout.
+    pub fn waiting(&mut self, world: &mut World) -> Wait {
+        let (Some(tick), Some(timeout)) = (&mut self.tick, self.lockstep) else { return Wait::No };
+        let missing: Vec<String> = tick.read.iter().filter(|(_, i)| !tick.answers.contains_key(&tick.bodies[**i].id)).map(|(n, _)| n.clone()).collect();
+        if tick.opened.elapsed() >= timeout {
+            warn!(time = tick.time, missing = %missing.join(", "), timeout = timeout.as_secs_f64(), "lock step: no command from these robots; stepping on without them");
+            if let Some(tick) = self.tick.take() {
+                self.apply_tick(world, tick);
+            }
+            return Wait::No;
+        }
+        if tick.last_sent.elapsed() < RESEND {
+            return Wait::Yes;
+        }
+        tick.last_sent = Instant::now();
+        let Ok(publishers) = self.publishers.lock() else { return Wait::Yes };
+        for name in &missing {
+            if let (Some(publisher), Some(msg)) = (publishers.get(name), tick.sent.get(name)) {
+                if let Err(e) = publisher.publish(msg) {
+                    warn!(robot = %name, "publishing sensors: {e}");
+                }
+            }
+        }
+        Wait::Resent
+    }
+
+    /// A base-station radio payload for robot `robot` ("" = every robot).
+    pub fn radio(&mut self, world: &World, robot: &str, payload: &[u8]) {
+        let bodies = world.bodies();
+        let receivers: Vec<u32> = bodies.iter().filter(|b| is_robot(b) && (robot.is_empty() || b.name == robot)).map(|b| b.id).collect();
+        if receivers.is_empty() {
+            let robots: Vec<&str> = bodies.iter().filter(|b| is_robot(b)).map(|b| b.name.as_str()).collect();
+            warn!(robot, robots = %robots.join(", "), "radio message for a robot that does not exist; dropped");
+            return;
+        }
+        if let Err(e) = self.bus.broadcast(receivers, payload) {
+            warn!(robot, "radio message refused: {e}");
+        }
+    }
+
+    /// The world was reset: pending messages and an open tick are void.
+    pub fn reset(&mut self) {
+        self.bus.clear();
+        self.tick = None;
+    }
+
+    /// Robot `id` left the world.
+    pub fn forget(&mut self, id: u32) {
+        self.bus.forget(id);
+    }
+
+    fn apply_tick(&mut self, world: &mut World, tick: OpenTick) {
+        for (id, command) in &tick.answers {
+            let Some(body) = tick.bodies.iter().find(|b| b.id == *id) else { continue };
+            if let Err(e) = self.bus.apply(world, body, command) {
+                warn!(robot = %body.name, "command refused: {e}");
+            }
+        }
+    }
+
+    fn flush_uplink(&mut self, world: &World, t: f64) {
+        let uplink = self.bus.take_uplink();
+        if uplink.is_empty() {
+            return;
+        }
+        let names: HashMap<u32, String> = world.bodies().into_iter().map(|b| (b.id, b.name)).collect();
+        for (id, data) in uplink {
+            let Some(robot) = names.get(&id) else { continue };
+            let msg = Radio { header: fros::header(t, ""), robot: robot.clone(), data };
+            if let Err(e) = self.uplink.publish(&msg) {
+                warn!(robot = %robot, "publishing /radio/uplink: {e}");
             }
         }
     }
 }
 
-/// A latch face in the world frame.
-struct WorldFace {
-    body: u32,
-    centre: Point3<f64>,
-    normal: nalgebra::Vector3<f64>,
-}
-
-fn latch_faces(bodies: &[BodyState]) -> Vec<WorldFace> {
-    let mut out = Vec::new();
-    for b in bodies {
-        let spec = b.kind.spec();
-        for face in spec.faces.iter().filter(|f| f.latch.is_some()) {
-            out.push(WorldFace {
-                body: b.id,
-                centre: b.pose * Point3::from(face.centre),
-                normal: b.pose.rotation * face.normal,
-            });
-        }
+fn sensors_msg(s: &Sensors, name: &str) -> RobotSensors {
+    RobotSensors {
+        header: fros::header(s.stamp, &format!("{name}/base_link")),
+        latched: s.latched.clone(),
+        contact: s.contact.clone(),
+        light: s.light,
+        target_seen: s.target_seen.clone(),
+        radio_rx: s.radio_rx.clone(),
     }
-    out
-}
-
-/// Per face of `b`: another module's latch face within capture distance, facing it.
-fn contact(b: &BodyState, faces: &[WorldFace]) -> Vec<bool> {
-    let spec = b.kind.spec();
-    spec.faces
-        .iter()
-        .map(|face| {
-            let Some(latch) = face.latch else { return false };
-            let centre = b.pose * Point3::from(face.centre);
-            let normal = b.pose.rotation * face.normal;
-            faces.iter().any(|other| {
-                other.body != b.id
-                    && (other.centre - centre).norm() <= latch.capture_distance
-                    && (-other.normal).angle(&normal) <= latch.capture_angle
-            })
-        })
-        .collect()
 }
 
 /// The latch faces of `b` as messages (partner names looked up in `names`).

@@ -16,6 +16,13 @@ pub struct RunSettings {
     pub real_time_factor: f64,
     /// Stop (exit 0, with a summary) after this many sim seconds; 0 = run until shut down.
     pub max_sim_time: f64,
+    /// Lock step: after each sensor publication wait for every robot's `cmd` stamped with
+    /// that reading's time before stepping on (deterministic runs with the controllers).
+    /// Default false.
+    pub lockstep: bool,
+    /// Longest wait for a robot's command in lock step, s of wall time; then the world
+    /// steps on without it (logged). Default 5.
+    pub lockstep_timeout: f64,
 }
 
 impl Default for RunSettings {
@@ -23,6 +30,8 @@ impl Default for RunSettings {
         Self {
             real_time_factor: 1.0,
             max_sim_time: 0.0,
+            lockstep: false,
+            lockstep_timeout: 5.0,
         }
     }
 }
@@ -115,6 +124,12 @@ impl NodeSettings {
             return Err(ParamError::invalid(
                 "run.max_sim_time",
                 format!("must be a finite number of seconds >= 0 (0 = no limit), got {}", run.max_sim_time),
+            ));
+        }
+        if !(run.lockstep_timeout > 0.0 && run.lockstep_timeout.is_finite()) {
+            return Err(ParamError::invalid(
+                "run.lockstep_timeout",
+                format!("must be a positive number of seconds, got {}", run.lockstep_timeout),
             ));
         }
         for (key, rate) in [

@@ -3,9 +3,9 @@
 //! `flotilla_msgs/RobotCommand` messages, so the ROS node converts one to the other
 //! without logic.
 
-use crate::channel::{decode, Frame, FrameError};
+use super::channel::{decode, Frame, FrameError};
 use serde::{Deserialize, Serialize};
-use tank_physics::Command;
+use crate::Command;
 
 /// One reading of a robot's own sensors (`<ns>/sensors`). Arrays are indexed by face in
 /// catalogue order and are empty when the robot lacks that sensor.
@@ -22,7 +22,7 @@ pub struct Sensors {
     /// Per face: the binary target sensor sees the target.
     pub target_seen: Vec<bool>,
     /// Framed bytes received since the last reading (latch channel and base-station radio,
-    /// see [`crate::channel`]).
+    /// see [`super::channel`]).
     pub radio_rx: Vec<u8>,
 }
 

@@ -5,7 +5,7 @@
 
 use super::frame::{decode, Frame, FrameError, Port};
 use std::collections::BTreeMap;
-use tank_physics::BodyState;
+use crate::BodyState;
 
 /// Pending inboxes and the base-station uplink.
 #[derive(Clone, Debug, Default)]
@@ -68,10 +68,10 @@ impl Mailroom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::channel::encode;
+    use crate::robots::channel::encode;
     use flotilla_common::catalogue::ModuleKind;
     use nalgebra::{Isometry3, Vector3};
-    use tank_physics::{FaceState, LatchLink};
+    use crate::{FaceState, LatchLink};
 
     fn lily(id: u32, links: [Option<LatchLink>; 4]) -> BodyState {
         BodyState {

@@ -4,12 +4,12 @@
 
 mod geometry;
 
-use crate::io::Sensors;
+use super::io::Sensors;
 use flotilla_common::catalogue::SensorKind;
 use geometry::{face_frame, segment_hits_body};
 use nalgebra::Vector2;
 use serde::{Deserialize, Serialize};
-use tank_physics::{BodyState, World};
+use crate::{BodyState, World};
 
 /// A disc of light the overhead projector throws on the water.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

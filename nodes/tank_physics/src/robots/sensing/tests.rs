@@ -1,6 +1,6 @@
 use super::*;
 use flotilla_common::catalogue::ModuleKind;
-use tank_physics::{Command, PlanarPose, WorldConfig};
+use crate::{Command, PlanarPose, WorldConfig};
 
 fn world() -> World {
     World::new(WorldConfig::default(), 3).unwrap()
