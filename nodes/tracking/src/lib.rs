@@ -13,15 +13,21 @@
 //! - [`recording`]: tracks to the shared trajectory CSV.
 //! - [`replay`]: a folder of PNG frames as a camera, and saving frames to one.
 //! - [`accuracy`]: synthetic ground truth, render -> track -> score harness.
-//!
-//! No ROS here: the `overhead_camera`, `tracker` and `image_replay` binaries wrap this
-//! library behind the `ros` feature.
+//! - [`config`]: the three nodes' parameters, typed and validated.
+//! - [`live`]: what the nodes do per message (frame schedule, bad-input handling,
+//!   rate-limited warnings, replay timeline), without ROS.
+//! - `node` (feature `ros`): the ROS 2 glue of the `overhead_camera`, `tracker` and
+//!   `image_replay` binaries.
 
 pub mod accuracy;
 pub mod arena;
 pub mod camera;
+pub mod config;
 pub mod detect;
 pub mod frame;
+pub mod live;
+#[cfg(feature = "ros")]
+pub mod node;
 mod pipeline;
 pub mod recording;
 pub mod render;

@@ -57,6 +57,13 @@ impl Tracker {
         Ok(())
     }
 
+    /// Drops every track and forgets the last stamp (time jumped back); ids keep
+    /// counting up.
+    pub fn reset(&mut self) {
+        self.targets.reset();
+        self.last_stamp = None;
+    }
+
     /// Detects markers in `image` taken at `stamp` (s) and updates the tracks.
     pub fn process(&mut self, image: &ImageView, stamp: f64) -> Result<&[Track], SkipReason> {
         if let Some(previous) = self.last_stamp.filter(|p| stamp < *p) {

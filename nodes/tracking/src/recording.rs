@@ -52,6 +52,14 @@ impl<W: Write> TrackRecorder<W> {
     }
 }
 
+/// `base` with `.<n>` before its extension (`tracks.csv` -> `tracks.1.csv`): where a
+/// recording continues after time went back, as the physics recording does after a reset.
+pub fn numbered_path(base: &Path, n: u32) -> std::path::PathBuf {
+    let stem = base.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = base.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    base.with_file_name(format!("{stem}.{n}{ext}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +67,12 @@ mod tests {
 
     fn track(id: u32, stamp: f64, missed_frames: u32) -> Track {
         Track { id, x: 0.1, y: -0.2, vx: 0.01, vy: 0.0, heading: Some(1.5), stamp, confidence: 0.5, missed_frames }
+    }
+
+    #[test]
+    fn numbered_paths() {
+        assert_eq!(numbered_path(Path::new("/tmp/run/tracks.csv"), 2), Path::new("/tmp/run/tracks.2.csv"));
+        assert_eq!(numbered_path(Path::new("tracks"), 1), Path::new("tracks.1"));
     }
 
     #[test]

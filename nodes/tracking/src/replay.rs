@@ -148,6 +148,70 @@ pub fn read_camera(dir: impl AsRef<Path>) -> Result<Option<CameraModel>, ReplayE
     Ok(Some(camera))
 }
 
+/// Name of the frame stamp index written beside saved frames (`file,stamp` lines).
+pub const STAMPS_FILE: &str = "stamps.csv";
+
+/// Saves a camera's frames to a folder a replay can play back: `camera.yaml` first,
+/// then each frame as PNG followed by its line in `stamps.csv` (flushed, so a crash
+/// loses at most the frame being written).
+pub struct FrameSaver {
+    dir: PathBuf,
+    stamps: std::fs::File,
+}
+
+impl FrameSaver {
+    /// Creates `dir` if needed, writes `camera.yaml` and starts `stamps.csv`.
+    pub fn create(dir: impl AsRef<Path>, camera: &CameraModel) -> Result<Self, ReplayError> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|source| ReplayError::CameraFileIo { path: dir.clone(), source })?;
+        write_camera(&dir, camera)?;
+        let path = dir.join(STAMPS_FILE);
+        let mut stamps = std::fs::File::create(&path).map_err(|source| ReplayError::CameraFileIo { path: path.clone(), source })?;
+        use std::io::Write;
+        writeln!(stamps, "file,stamp").map_err(|source| ReplayError::CameraFileIo { path, source })?;
+        Ok(Self { dir, stamps })
+    }
+
+    /// Writes frame `index` taken at `stamp` (s).
+    pub fn save(&mut self, index: u64, stamp: f64, frame: &crate::accuracy::RenderedFrame) -> Result<PathBuf, ReplayError> {
+        use crate::accuracy::RenderedFrame;
+        use std::io::Write;
+        let path = match frame {
+            RenderedFrame::Rgb(image) => save_rgb_frame(&self.dir, index, image)?,
+            RenderedFrame::Gray(image) => save_gray_frame(&self.dir, index, image)?,
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let stamps_path = self.dir.join(STAMPS_FILE);
+        writeln!(self.stamps, "{name},{stamp:?}")
+            .and_then(|_| self.stamps.flush())
+            .map_err(|source| ReplayError::CameraFileIo { path: stamps_path, source })?;
+        Ok(path)
+    }
+}
+
+/// The stamps of `paths` from `dir/stamps.csv`; `Ok(None)` when the folder has no such
+/// file or it does not list every one of `paths`.
+pub fn read_stamps(dir: impl AsRef<Path>, paths: &[PathBuf]) -> Result<Option<Vec<f64>>, ReplayError> {
+    let path = dir.as_ref().join(STAMPS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(ReplayError::CameraFileIo { path, source }),
+    };
+    let mut stamps = std::collections::HashMap::new();
+    for (n, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
+        let parsed = line.rsplit_once(',').and_then(|(file, stamp)| Some((file.to_owned(), stamp.trim().parse::<f64>().ok()?)));
+        let Some((file, stamp)) = parsed.filter(|(_, s)| s.is_finite()) else {
+            return Err(ReplayError::CameraFileFormat { path, message: format!("line {}: expected `file,stamp`, got `{line}`", n + 1) });
+        };
+        stamps.insert(file, stamp);
+    }
+    Ok(paths
+        .iter()
+        .map(|p| p.file_name().and_then(|n| stamps.get(n.to_string_lossy().as_ref()).copied()))
+        .collect())
+}
+
 /// Sort key that orders digit runs by value: "f2" < "f10".
 fn natural_key(name: &str) -> Vec<(String, u128)> {
     let mut key = Vec::new();
@@ -208,6 +272,27 @@ mod tests {
         let missing = dir.path().join("nope");
         let err = list_frames(&missing).unwrap_err();
         assert!(err.to_string().contains("nope"));
+    }
+
+    #[test]
+    fn saver_writes_frames_camera_and_stamps() {
+        use crate::accuracy::RenderedFrame;
+        let dir = tempfile::tempdir().unwrap();
+        let camera = CameraModel::lily_tank_default();
+        let mut saver = FrameSaver::create(dir.path().join("run"), &camera).unwrap();
+        let frame = RenderedFrame::Gray(GrayImage::from_pixel(4, 3, image::Luma([9])));
+        saver.save(0, 0.05, &frame).unwrap();
+        saver.save(1, 0.075, &frame).unwrap();
+        let run = dir.path().join("run");
+        assert_eq!(read_camera(&run).unwrap(), Some(camera));
+        let paths = list_frames(&run).unwrap();
+        assert_eq!(read_stamps(&run, &paths).unwrap(), Some(vec![0.05, 0.075]));
+        // A frame the index does not list: no stamps at all.
+        save_gray_frame(&run, 2, &GrayImage::new(4, 3)).unwrap();
+        assert_eq!(read_stamps(&run, &list_frames(&run).unwrap()).unwrap(), None);
+        std::fs::write(run.join(STAMPS_FILE), "file,stamp\nframe_000000.png,soon\n").unwrap();
+        let err = read_stamps(&run, &paths).unwrap_err().to_string();
+        assert!(err.contains("line 2") && err.contains("soon"), "{err}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ const UNDISTORT_TOLERANCE: f64 = 1e-13;
 /// It acts on normalized image coordinates `(X/Z, Y/Z)`; all coefficients are
 /// dimensionless.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Distortion {
     /// First radial coefficient (dimensionless, multiplies r^2).
     pub k1: f64,

@@ -33,6 +33,7 @@ pub enum CameraError {
 
 /// Where the camera hangs: straight above the point `(x, y)` looking down.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CameraMount {
     /// World x of the optical centre, m.
     pub x: f64,

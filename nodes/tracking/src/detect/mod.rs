@@ -41,7 +41,7 @@ pub struct SizeMismatch {
 
 /// Detector settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct DetectorConfig {
     /// Grey level at or above which a pixel belongs to a marker, 8-bit level.
     pub threshold: u8,

@@ -16,7 +16,7 @@ pub enum RenderError {
 
 /// How the emulated camera forms an image.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RenderOptions {
     /// Standard deviation of the additive Gaussian pixel noise, 8-bit levels.
     pub noise_sigma: f64,

@@ -30,7 +30,7 @@ pub struct StampError {
 
 /// Multi-target tracker settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TrackerConfig {
     /// Power spectral density of the unmodelled (white) acceleration, m^2/s^3: stirred
     /// balls are kicked by collisions and the stochastic force.

@@ -1,0 +1,523 @@
+//! The `ros__parameters` of the three tracking nodes (`overhead_camera`, `tracker`,
+//! `image_replay`) as typed, validated settings. Pure: the ROS glue only loads the tree.
+//!
+//! Every key is optional (defaults below); unknown keys, wrong types and values out of
+//! range are errors naming the dotted key.
+
+use crate::arena::Arena;
+use crate::camera::{CameraModel, CameraMount, Distortion};
+use crate::detect::DetectorConfig;
+use crate::frame::Encoding;
+use crate::render::RenderOptions;
+use crate::track::TrackerConfig;
+use flotilla_common::params::{self, ParamError};
+use serde::Deserialize;
+use serde_yaml::Mapping;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Default image topic of the emulated camera (and of a replay standing in for it).
+pub const DEFAULT_IMAGE_TOPIC: &str = "/overhead_camera/image_raw";
+/// Default CameraInfo topic of the emulated camera.
+pub const DEFAULT_CAMERA_INFO_TOPIC: &str = "/overhead_camera/camera_info";
+
+/// The arena as the camera parameters describe it (the physics scenario's `arena`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawArena {
+    /// `round_tank`, `rect_tank` or `table`.
+    kind: String,
+    /// Round tank inner diameter, m.
+    diameter: f64,
+    /// Rectangular tank or table size along x, m.
+    size_x: f64,
+    /// Rectangular tank or table size along y, m.
+    size_y: f64,
+    /// Tank floor to rim, m (the water surface is `depth + water_level` above the floor).
+    depth: f64,
+}
+
+impl Default for RawArena {
+    fn default() -> Self {
+        Self { kind: "round_tank".into(), diameter: 0.6, size_x: 1.0, size_y: 1.0, depth: 0.3 }
+    }
+}
+
+/// `overhead_camera` parameters as they appear in the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawCamera {
+    state_topic: String,
+    image_topic: String,
+    camera_info_topic: String,
+    frame_id: String,
+    rate: f64,
+    encoding: String,
+    width: u32,
+    height: u32,
+    margin: f64,
+    mount: CameraMount,
+    distortion: Distortion,
+    arena: RawArena,
+    render: RenderOptions,
+    save_frames_dir: String,
+}
+
+impl Default for RawCamera {
+    fn default() -> Self {
+        Self {
+            state_topic: "/tank/state".into(),
+            image_topic: DEFAULT_IMAGE_TOPIC.into(),
+            camera_info_topic: DEFAULT_CAMERA_INFO_TOPIC.into(),
+            frame_id: "overhead_camera".into(),
+            rate: 30.0,
+            encoding: "rgb8".into(),
+            width: 1024,
+            height: 1024,
+            margin: 0.03,
+            mount: CameraMount::default(),
+            distortion: Distortion::default(),
+            arena: RawArena::default(),
+            render: RenderOptions::default(),
+            save_frames_dir: String::new(),
+        }
+    }
+}
+
+/// Validated `overhead_camera` settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CameraNodeConfig {
+    /// Ground truth topic (flotilla_msgs/TankState).
+    pub state_topic: String,
+    /// Published sensor_msgs/Image topic.
+    pub image_topic: String,
+    /// Published sensor_msgs/CameraInfo topic.
+    pub camera_info_topic: String,
+    /// `frame_id` of the image and CameraInfo headers.
+    pub frame_id: String,
+    /// Frames per second of sim time, Hz.
+    pub rate: f64,
+    /// rgb8 or mono8.
+    pub encoding: Encoding,
+    /// The arena drawn under the modules.
+    pub arena: Arena,
+    /// Floor to rim of a tank, m; `None` for a table (the reference plane is the floor).
+    pub tank_depth: Option<f64>,
+    /// Lens, resolution and mount.
+    pub camera: CameraModel,
+    /// Noise, blur, illumination, seed.
+    pub render: RenderOptions,
+    /// Folder receiving every frame as PNG plus `camera.yaml` and `stamps.csv`.
+    pub save_frames_dir: Option<PathBuf>,
+}
+
+impl CameraNodeConfig {
+    /// Validates a parameter tree (standard ROS keys ignored).
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let raw: RawCamera = params::deserialize(&params::without_standard(tree))?;
+        let rate = positive("rate", raw.rate)?;
+        let encoding = match raw.encoding.as_str() {
+            "rgb8" => Encoding::Rgb8,
+            "mono8" => Encoding::Mono8,
+            other => return Err(ParamError::invalid("encoding", format!("must be rgb8 or mono8, got `{other}`"))),
+        };
+        for (key, size) in [("width", raw.width), ("height", raw.height)] {
+            if !(16..=8192).contains(&size) {
+                return Err(ParamError::invalid(key, format!("must be in 16..=8192 px, got {size}")));
+            }
+        }
+        if !(raw.margin.is_finite() && raw.margin >= 0.0) {
+            return Err(ParamError::invalid("margin", format!("must be a finite number of metres >= 0, got {}", raw.margin)));
+        }
+        let (arena, tank_depth) = arena_from(&raw.arena)?;
+        if !(raw.mount.height.is_finite() && raw.mount.height > 0.0) {
+            return Err(ParamError::invalid("mount.height", format!("must be > 0 m above the water, got {}", raw.mount.height)));
+        }
+        let mut camera = CameraModel::covering(&arena, raw.width, raw.height, raw.mount.height, raw.margin)
+            .with_distortion(raw.distortion);
+        camera.mount = raw.mount;
+        camera.validate().map_err(|e| ParamError::invalid(camera_key(&e), e))?;
+        raw.render.validate().map_err(|e| ParamError::invalid(render_key(&e), e))?;
+        Ok(Self {
+            state_topic: non_empty("state_topic", raw.state_topic)?,
+            image_topic: non_empty("image_topic", raw.image_topic)?,
+            camera_info_topic: non_empty("camera_info_topic", raw.camera_info_topic)?,
+            frame_id: raw.frame_id,
+            rate,
+            encoding,
+            arena,
+            tank_depth,
+            camera,
+            render: raw.render,
+            save_frames_dir: optional_path(&raw.save_frames_dir),
+        })
+    }
+
+    /// Height of the camera's reference plane (water surface, or table top) above the
+    /// physics frame's origin (the arena floor), m, for a tank filled to `water_level`
+    /// (m relative to the rim, as in flotilla_msgs/TankState).
+    pub fn reference_z(&self, water_level: f64) -> f64 {
+        self.tank_depth.map_or(0.0, |depth| depth + water_level)
+    }
+}
+
+/// `tracker` parameters as they appear in the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawTracker {
+    image_topic: String,
+    camera_info_topic: String,
+    image_best_effort: bool,
+    tracks_topic: String,
+    markers_topic: String,
+    frame_id: String,
+    plane_z: f64,
+    mount: CameraMount,
+    detector: DetectorConfig,
+    tracker: TrackerConfig,
+    tracks_csv: String,
+    warn_interval: f64,
+}
+
+impl Default for RawTracker {
+    fn default() -> Self {
+        Self {
+            image_topic: DEFAULT_IMAGE_TOPIC.into(),
+            camera_info_topic: DEFAULT_CAMERA_INFO_TOPIC.into(),
+            image_best_effort: false,
+            tracks_topic: "/tracking/tracks".into(),
+            markers_topic: "/tracking/markers".into(),
+            frame_id: "world".into(),
+            plane_z: 0.0,
+            mount: CameraMount::default(),
+            detector: DetectorConfig::default(),
+            tracker: TrackerConfig::default(),
+            tracks_csv: String::new(),
+            warn_interval: 5.0,
+        }
+    }
+}
+
+/// Validated `tracker` settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrackerNodeConfig {
+    /// Subscribed sensor_msgs/Image topic.
+    pub image_topic: String,
+    /// Subscribed sensor_msgs/CameraInfo topic.
+    pub camera_info_topic: String,
+    /// Subscribe to images best-effort (matches camera drivers using the sensor-data QoS
+    /// profile; may lose frames) instead of reliable.
+    pub image_best_effort: bool,
+    /// Published flotilla_msgs/TrackArray topic.
+    pub tracks_topic: String,
+    /// Published visualization_msgs/MarkerArray topic.
+    pub markers_topic: String,
+    /// Frame of the tracks and markers.
+    pub frame_id: String,
+    /// Height of the water plane in `frame_id`, m (where the rviz markers are drawn).
+    pub plane_z: f64,
+    /// Where the camera hangs (CameraInfo does not carry it).
+    pub mount: CameraMount,
+    /// Detection settings.
+    pub detector: DetectorConfig,
+    /// Multi-target tracker settings.
+    pub tracker: TrackerConfig,
+    /// Trajectory CSV of the tracks (flushed every frame); `None` = off.
+    pub tracks_csv: Option<PathBuf>,
+    /// Shortest time between two warnings of the same kind (later ones are counted), s.
+    pub warn_interval: Duration,
+}
+
+impl TrackerNodeConfig {
+    /// Validates a parameter tree (standard ROS keys ignored).
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let raw: RawTracker = params::deserialize(&params::without_standard(tree))?;
+        raw.detector.validate().map_err(|e| ParamError::invalid(format!("detector.{}", e.field), &e))?;
+        raw.tracker.validate().map_err(|e| ParamError::invalid(format!("tracker.{}", e.field), &e))?;
+        let probe = CameraModel { mount: raw.mount, ..CameraModel::lily_tank_default() };
+        probe.validate().map_err(|e| ParamError::invalid(camera_key(&e), e))?;
+        if !raw.plane_z.is_finite() {
+            return Err(ParamError::invalid("plane_z", "must be finite"));
+        }
+        if !(raw.warn_interval.is_finite() && raw.warn_interval >= 0.0) {
+            return Err(ParamError::invalid("warn_interval", format!("must be a finite number of seconds >= 0, got {}", raw.warn_interval)));
+        }
+        Ok(Self {
+            image_topic: non_empty("image_topic", raw.image_topic)?,
+            camera_info_topic: non_empty("camera_info_topic", raw.camera_info_topic)?,
+            image_best_effort: raw.image_best_effort,
+            tracks_topic: non_empty("tracks_topic", raw.tracks_topic)?,
+            markers_topic: non_empty("markers_topic", raw.markers_topic)?,
+            frame_id: raw.frame_id,
+            plane_z: raw.plane_z,
+            mount: raw.mount,
+            detector: raw.detector,
+            tracker: raw.tracker,
+            tracks_csv: optional_path(&raw.tracks_csv),
+            warn_interval: Duration::from_secs_f64(raw.warn_interval),
+        })
+    }
+}
+
+/// Where the stamps of replayed frames come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayStamps {
+    /// `stamps.csv` of the folder (written by `overhead_camera`), else `start_time + k / rate`.
+    Recorded,
+    /// `start_time + k / rate`.
+    Rate,
+    /// Wall-clock (UNIX) time when the frame is published, as a live camera driver
+    /// without sim time stamps its frames.
+    Wall,
+}
+
+/// `image_replay` parameters as they appear in the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawReplay {
+    directory: String,
+    image_topic: String,
+    camera_info_topic: String,
+    frame_id: String,
+    rate: f64,
+    speed: f64,
+    stamps: String,
+    start_time: f64,
+    #[serde(rename = "loop")]
+    repeat: bool,
+    wait_for_subscribers: u32,
+    linger: f64,
+}
+
+impl Default for RawReplay {
+    fn default() -> Self {
+        Self {
+            directory: String::new(),
+            image_topic: DEFAULT_IMAGE_TOPIC.into(),
+            camera_info_topic: DEFAULT_CAMERA_INFO_TOPIC.into(),
+            frame_id: "overhead_camera".into(),
+            rate: 30.0,
+            speed: 1.0,
+            stamps: "recorded".into(),
+            start_time: 0.0,
+            repeat: false,
+            wait_for_subscribers: 0,
+            linger: 1.0,
+        }
+    }
+}
+
+/// Validated `image_replay` settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayNodeConfig {
+    /// Folder of PNG frames with `camera.yaml` (and optionally `stamps.csv`).
+    pub directory: PathBuf,
+    /// Published sensor_msgs/Image topic.
+    pub image_topic: String,
+    /// Published sensor_msgs/CameraInfo topic.
+    pub camera_info_topic: String,
+    /// `frame_id` of the headers.
+    pub frame_id: String,
+    /// Frames per second of the recording, Hz (stamps without `stamps.csv`, and pacing).
+    pub rate: f64,
+    /// Playback speed: recording seconds per wall second; 0 = as fast as possible.
+    pub speed: f64,
+    /// Stamp source.
+    pub stamps: ReplayStamps,
+    /// Stamp of the first frame when stamps come from the rate, s.
+    pub start_time: f64,
+    /// Start again after the last frame (stamps keep increasing).
+    pub repeat: bool,
+    /// Wait until this many subscribers listen on the image topic before the first frame.
+    pub wait_for_subscribers: u32,
+    /// Time to stay up after the last frame so subscribers receive it, s.
+    pub linger: Duration,
+}
+
+impl ReplayNodeConfig {
+    /// Validates a parameter tree (standard ROS keys ignored).
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let raw: RawReplay = params::deserialize(&params::without_standard(tree))?;
+        let directory = optional_path(&raw.directory)
+            .ok_or_else(|| ParamError::invalid("directory", "is required: the folder of PNG frames to replay"))?;
+        if !directory.is_dir() {
+            return Err(ParamError::invalid("directory", format!("{} is not a folder", directory.display())));
+        }
+        let rate = positive("rate", raw.rate)?;
+        if !(raw.speed.is_finite() && raw.speed >= 0.0) {
+            return Err(ParamError::invalid("speed", format!("must be a finite factor >= 0 (0 = as fast as possible), got {}", raw.speed)));
+        }
+        let stamps = match raw.stamps.as_str() {
+            "recorded" => ReplayStamps::Recorded,
+            "rate" => ReplayStamps::Rate,
+            "wall" => ReplayStamps::Wall,
+            other => return Err(ParamError::invalid("stamps", format!("must be recorded, rate or wall, got `{other}`"))),
+        };
+        if !(raw.start_time.is_finite() && raw.start_time >= 0.0) {
+            return Err(ParamError::invalid("start_time", format!("must be a finite time >= 0 s, got {}", raw.start_time)));
+        }
+        if !(raw.linger.is_finite() && raw.linger >= 0.0) {
+            return Err(ParamError::invalid("linger", format!("must be a finite time >= 0 s, got {}", raw.linger)));
+        }
+        Ok(Self {
+            directory,
+            image_topic: non_empty("image_topic", raw.image_topic)?,
+            camera_info_topic: non_empty("camera_info_topic", raw.camera_info_topic)?,
+            frame_id: raw.frame_id,
+            rate,
+            speed: raw.speed,
+            stamps,
+            start_time: raw.start_time,
+            repeat: raw.repeat,
+            wait_for_subscribers: raw.wait_for_subscribers,
+            linger: Duration::from_secs_f64(raw.linger),
+        })
+    }
+}
+
+fn arena_from(raw: &RawArena) -> Result<(Arena, Option<f64>), ParamError> {
+    let depth = || positive("arena.depth", raw.depth);
+    Ok(match raw.kind.as_str() {
+        "round_tank" => (Arena::RoundTank { radius: positive("arena.diameter", raw.diameter)? / 2.0 }, Some(depth()?)),
+        "rect_tank" => (
+            Arena::Rectangle { size_x: positive("arena.size_x", raw.size_x)?, size_y: positive("arena.size_y", raw.size_y)? },
+            Some(depth()?),
+        ),
+        "table" => {
+            (Arena::Rectangle { size_x: positive("arena.size_x", raw.size_x)?, size_y: positive("arena.size_y", raw.size_y)? }, None)
+        }
+        other => return Err(ParamError::invalid("arena.kind", format!("must be round_tank, rect_tank or table, got `{other}`"))),
+    })
+}
+
+fn positive(key: &str, value: f64) -> Result<f64, ParamError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(ParamError::invalid(key, format!("must be a finite number > 0, got {value}")))
+    }
+}
+
+fn non_empty(key: &str, value: String) -> Result<String, ParamError> {
+    if value.is_empty() {
+        Err(ParamError::invalid(key, "must not be empty"))
+    } else {
+        Ok(value)
+    }
+}
+
+fn optional_path(text: &str) -> Option<PathBuf> {
+    (!text.is_empty()).then(|| PathBuf::from(text))
+}
+
+/// The parameter key of a camera model error.
+fn camera_key(e: &crate::camera::CameraError) -> String {
+    match e {
+        crate::camera::CameraError::InvalidParameter { field, .. } => (*field).to_owned(),
+        _ => "width".to_owned(),
+    }
+}
+
+/// The parameter key of a render option error.
+fn render_key(e: &crate::render::RenderError) -> String {
+    match e {
+        crate::render::RenderError::InvalidOption { field, .. } => format!("render.{field}"),
+        crate::render::RenderError::Camera(c) => camera_key(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(text: &str) -> Mapping {
+        serde_yaml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn camera_defaults_are_the_lily_tank_camera() {
+        let c = CameraNodeConfig::from_tree(&Mapping::new()).unwrap();
+        assert_eq!(c.camera, CameraModel::lily_tank_default());
+        assert_eq!((c.rate, c.encoding, c.save_frames_dir.as_deref()), (30.0, Encoding::Rgb8, None));
+        // Round tank 0.3 m deep at -8 cm: the water is 0.22 m above the floor.
+        assert!((c.reference_z(-0.08) - 0.22).abs() < 1e-12);
+    }
+
+    #[test]
+    fn camera_settings_are_applied() {
+        let c = CameraNodeConfig::from_tree(&tree(
+            "use_sim_time: true\nencoding: mono8\nwidth: 512\nheight: 256\nmount: {x: 0.01, height: 2.0}\n\
+             distortion: {k1: -0.1}\nrender: {noise_sigma: 4.0, seed: 9}\narena: {kind: table, size_x: 2.0, size_y: 1.0}\n\
+             save_frames_dir: /tmp/f",
+        ))
+        .unwrap();
+        assert_eq!((c.camera.width, c.camera.height, c.encoding), (512, 256, Encoding::Mono8));
+        assert_eq!((c.camera.mount.x, c.camera.mount.y, c.camera.mount.height), (0.01, 0.0, 2.0));
+        assert_eq!((c.camera.distortion.k1, c.render.noise_sigma, c.render.seed), (-0.1, 4.0, 9));
+        assert_eq!(c.arena, Arena::Rectangle { size_x: 2.0, size_y: 1.0 });
+        assert_eq!(c.reference_z(-0.08), 0.0);
+        assert_eq!(c.save_frames_dir, Some(PathBuf::from("/tmp/f")));
+    }
+
+    #[test]
+    fn camera_errors_name_the_key() {
+        let cases = [
+            ("rate: 0.0", "rate"),
+            ("encoding: yuv422", "encoding"),
+            ("width: 8", "width"),
+            ("mount: {height: -1.0}", "mount.height"),
+            ("render: {blur_sigma: -1.0}", "render.blur_sigma"),
+            ("render: {nois_sigma: 1.0}", "render"),
+            ("arena: {kind: pond}", "arena.kind"),
+            ("distortion: {k1: .nan}", "distortion.k1"),
+            ("frame_rate: 30.0", "frame_rate"),
+        ];
+        for (text, key) in cases {
+            let err = CameraNodeConfig::from_tree(&tree(text)).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn tracker_settings_and_errors() {
+        let t = TrackerNodeConfig::from_tree(&tree(
+            "image_topic: /cam/image\ndetector: {marker_height: 0.01, region: {shape: round_tank, radius: 0.3}}\n\
+             tracker: {confirm_hits: 3}\ntracks_csv: out.csv\nwarn_interval: 2.0",
+        ))
+        .unwrap();
+        assert_eq!(t.image_topic, "/cam/image");
+        assert_eq!(t.detector.marker_height, 0.01);
+        assert_eq!(t.detector.region, Some(Arena::RoundTank { radius: 0.3 }));
+        assert_eq!(t.tracker.confirm_hits, 3);
+        assert_eq!((t.tracks_csv, t.warn_interval), (Some(PathBuf::from("out.csv")), Duration::from_secs(2)));
+        for (text, key) in [
+            ("detector: {edge_margin: 0}", "detector.edge_margin"),
+            ("tracker: {max_gate_distance: 0.001}", "tracker.max_gate_distance"),
+            ("detector: {treshold: 100}", "treshold"),
+            ("mount: {height: 0.0}", "mount.height"),
+            ("warn_interval: -1.0", "warn_interval"),
+            ("image_topic: ''", "image_topic"),
+        ] {
+            let err = TrackerNodeConfig::from_tree(&tree(text)).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn replay_settings_and_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let r = ReplayNodeConfig::from_tree(&tree(&format!("directory: {d}\nspeed: 0.0\nstamps: wall\nloop: true"))).unwrap();
+        assert_eq!((r.speed, r.stamps, r.repeat, r.rate), (0.0, ReplayStamps::Wall, true, 30.0));
+        for (text, key) in [
+            (String::new(), "directory"),
+            ("directory: /no/such/folder".to_owned(), "/no/such/folder"),
+            (format!("directory: {d}\nstamps: later"), "stamps"),
+            (format!("directory: {d}\nrate: -2.0"), "rate"),
+            (format!("directory: {d}\nspeed: .inf"), "speed"),
+        ] {
+            let err = ReplayNodeConfig::from_tree(&tree(&text)).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+    }
+}

@@ -1,0 +1,424 @@
+//! What the tracking nodes do with each message, without ROS: the camera's frame
+//! schedule and emulator, the tracker's handling of raw images and CameraInfo (bad input
+//! is a reason to skip the frame, never a failure), rate-limited warnings, and the
+//! replay timeline.
+
+use crate::accuracy::RenderedFrame;
+use crate::camera::{CameraModel, CameraMount};
+use crate::config::CameraNodeConfig;
+use crate::detect::DetectorConfig;
+use crate::frame::{Encoding, FrameError, ImageView};
+use crate::pipeline::{SetupError, SkipReason, Tracker};
+use crate::render::{RenderError, Renderer, SceneObject};
+use crate::track::{Track, TrackerConfig};
+use flotilla_common::catalogue::{ModuleKind, UnknownKind};
+use nalgebra::{Isometry3, Vector3};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Two stamps closer than this are the same instant, s (stamps are sums of time steps).
+const STAMP_TOLERANCE: f64 = 1e-6;
+
+/// Picks the ground-truth states that become frames: frame `k` is due `k / rate` s of
+/// sim time after the first, and the first state at or after that time is rendered, so
+/// the frame rate follows sim time whatever the real-time factor.
+#[derive(Clone, Debug)]
+pub struct FrameClock {
+    period: f64,
+    next_due: Option<f64>,
+    last_stamp: Option<f64>,
+}
+
+impl FrameClock {
+    /// A clock for `rate` frames per second of sim time (`rate` > 0).
+    pub fn new(rate: f64) -> Self {
+        Self { period: 1.0 / rate, next_due: None, last_stamp: None }
+    }
+
+    /// True when the state stamped `stamp` (s) is to be rendered. Time going back (a
+    /// world reset) restarts the schedule.
+    pub fn offer(&mut self, stamp: f64) -> bool {
+        let restarted = self.last_stamp.is_some_and(|last| stamp < last - STAMP_TOLERANCE);
+        self.last_stamp = Some(stamp);
+        match self.next_due {
+            Some(due) if !restarted => {
+                if stamp < due - STAMP_TOLERANCE {
+                    return false;
+                }
+                // Skip the frames a gap in the states missed instead of bursting them.
+                let missed = ((stamp + STAMP_TOLERANCE - due) / self.period).floor();
+                self.next_due = Some(due + (missed + 1.0) * self.period);
+                true
+            }
+            _ => {
+                self.next_due = Some(stamp + self.period);
+                true
+            }
+        }
+    }
+}
+
+/// The scene object of a module in the physics frame (origin on the arena floor);
+/// `reference_z` is the height of the camera's reference plane (water surface or table)
+/// in that frame, m. `Ok(None)` for kinds without a top marker.
+pub fn scene_object(id: u32, kind: &str, pose: &Isometry3<f64>, reference_z: f64) -> Result<Option<SceneObject>, UnknownKind> {
+    let kind: ModuleKind = kind.parse()?;
+    let p = pose.translation.vector;
+    let forward = pose.rotation * Vector3::x();
+    Ok(SceneObject::for_module(id, kind, p.x, p.y, p.z - reference_z, forward.y.atan2(forward.x)))
+}
+
+/// The emulated camera of the `overhead_camera` node: schedule plus renderer.
+pub struct CameraEmulator {
+    renderer: Renderer,
+    clock: FrameClock,
+    encoding: Encoding,
+    frames: u64,
+}
+
+impl CameraEmulator {
+    /// Builds the renderer for the node's settings.
+    pub fn new(config: &CameraNodeConfig) -> Result<Self, RenderError> {
+        Ok(Self {
+            renderer: Renderer::new(config.arena, config.camera.clone(), config.render.clone())?,
+            clock: FrameClock::new(config.rate),
+            encoding: config.encoding,
+            frames: 0,
+        })
+    }
+
+    /// The camera model (for CameraInfo).
+    pub fn camera(&self) -> &CameraModel {
+        self.renderer.camera()
+    }
+
+    /// Frames rendered so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Renders `objects` if a frame is due at `stamp` (s); returns the frame's index
+    /// (which also selects its noise stream) and the image.
+    pub fn offer(&mut self, stamp: f64, objects: &[SceneObject]) -> Option<(u64, RenderedFrame)> {
+        if !self.clock.offer(stamp) {
+            return None;
+        }
+        let index = self.frames;
+        self.frames += 1;
+        let frame = match self.encoding {
+            Encoding::Mono8 => RenderedFrame::Gray(self.renderer.render_gray(objects, index)),
+            Encoding::Rgb8 | Encoding::Bgr8 => RenderedFrame::Rgb(self.renderer.render_rgb(objects, index)),
+        };
+        Some((index, frame))
+    }
+}
+
+impl RenderedFrame {
+    /// ROS encoding name, row step (bytes) and pixel bytes of the frame.
+    pub fn raw(&self) -> (&'static str, u32, &[u8]) {
+        match self {
+            RenderedFrame::Rgb(image) => ("rgb8", image.width() * 3, image.as_raw()),
+            RenderedFrame::Gray(image) => ("mono8", image.width(), image.as_raw()),
+        }
+    }
+
+    /// Width and height, px.
+    pub fn size(&self) -> (u32, u32) {
+        match self {
+            RenderedFrame::Rgb(image) => image.dimensions(),
+            RenderedFrame::Gray(image) => image.dimensions(),
+        }
+    }
+}
+
+/// Why the tracker node skipped a frame.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FrameIssue {
+    /// No valid CameraInfo has arrived yet.
+    #[error("no valid CameraInfo received yet; the image cannot be mapped to the world")]
+    NoCameraInfo,
+    /// The image message itself is unusable.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    /// The image does not fit the CameraInfo.
+    #[error(transparent)]
+    Skip(#[from] SkipReason),
+}
+
+impl FrameIssue {
+    /// A short name of the problem, for rate limiting.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FrameIssue::NoCameraInfo => "no_camera_info",
+            FrameIssue::Frame(FrameError::UnsupportedEncoding(_)) => "encoding",
+            FrameIssue::Frame(FrameError::ZeroSize { .. }) => "zero_size",
+            FrameIssue::Frame(FrameError::StepTooSmall { .. }) => "step",
+            FrameIssue::Frame(FrameError::Truncated { .. }) => "truncated",
+            FrameIssue::Skip(SkipReason::SizeMismatch(_)) => "size_mismatch",
+            FrameIssue::Skip(SkipReason::Stamp(_)) => "stamp",
+        }
+    }
+}
+
+/// What a frame did to the tracks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FrameOutcome {
+    /// Tracked normally.
+    Tracked,
+    /// The stamp went back by more than a frame (a world reset or a replay starting
+    /// over): the tracks were dropped and tracking restarted with this frame.
+    Restarted {
+        /// Stamp of the previous frame, s.
+        previous: f64,
+    },
+}
+
+/// The `tracker` node's state: the latest CameraInfo and the tracker built on it.
+pub struct LiveTracker {
+    detector: DetectorConfig,
+    tracker_config: TrackerConfig,
+    mount: CameraMount,
+    tracker: Option<Tracker>,
+    last_stamp: Option<f64>,
+}
+
+impl LiveTracker {
+    /// Validates the settings; the tracker itself starts with the first CameraInfo.
+    pub fn new(detector: DetectorConfig, tracker: TrackerConfig, mount: CameraMount) -> Result<Self, SetupError> {
+        // Building one checks every setting now rather than at the first CameraInfo.
+        Tracker::new(CameraModel { mount, ..CameraModel::lily_tank_default() }, detector.clone(), tracker.clone())?;
+        Ok(Self { detector, tracker_config: tracker, mount, tracker: None, last_stamp: None })
+    }
+
+    /// The tracker, once a CameraInfo was accepted.
+    pub fn tracker(&self) -> Option<&Tracker> {
+        self.tracker.as_ref()
+    }
+
+    /// Takes a CameraInfo; returns true when the camera model changed. An invalid one is
+    /// refused and the previous model kept.
+    pub fn camera_info(&mut self, width: u32, height: u32, distortion_model: &str, k: &[f64], d: &[f64]) -> Result<bool, SetupError> {
+        let camera = CameraModel::from_camera_info(width, height, distortion_model, k, d, self.mount)?;
+        match &mut self.tracker {
+            Some(tracker) if *tracker.camera() == camera => Ok(false),
+            Some(tracker) => Ok(tracker.set_camera(camera).map(|_| true)?),
+            None => {
+                self.tracker = Some(Tracker::new(camera, self.detector.clone(), self.tracker_config.clone())?);
+                Ok(true)
+            }
+        }
+    }
+
+    /// Tracks one raw image (sensor_msgs/Image fields) stamped `stamp` (s).
+    pub fn frame(
+        &mut self,
+        width: u32,
+        height: u32,
+        step: u32,
+        encoding: &str,
+        data: &[u8],
+        stamp: f64,
+    ) -> Result<(FrameOutcome, &[Track]), FrameIssue> {
+        let view = ImageView::new(width, height, step, encoding, data)?;
+        let tracker = self.tracker.as_mut().ok_or(FrameIssue::NoCameraInfo)?;
+        let mut outcome = FrameOutcome::Tracked;
+        if let Some(previous) = self.last_stamp.filter(|p| stamp < *p - STAMP_TOLERANCE) {
+            tracker.reset();
+            outcome = FrameOutcome::Restarted { previous };
+        }
+        let tracks = tracker.process(&view, stamp)?;
+        self.last_stamp = Some(stamp);
+        Ok((outcome, tracks))
+    }
+}
+
+/// Lets a warning of each kind through at most once per interval and counts the ones
+/// held back, so a stream of bad frames cannot flood the log.
+#[derive(Debug)]
+pub struct WarnLimiter {
+    interval: Duration,
+    kinds: HashMap<&'static str, (Instant, u64)>,
+}
+
+impl WarnLimiter {
+    /// At most one warning per kind every `interval`.
+    pub fn new(interval: Duration) -> Self {
+        Self { interval, kinds: HashMap::new() }
+    }
+
+    /// `Some(n)` when a warning of `kind` at `now` is to be logged, `n` being how many of
+    /// that kind were held back since the last one logged; `None` to hold it back.
+    pub fn admit(&mut self, kind: &'static str, now: Instant) -> Option<u64> {
+        match self.kinds.get_mut(kind) {
+            Some((last, held)) if now.duration_since(*last) < self.interval => {
+                *held += 1;
+                None
+            }
+            Some((last, held)) => {
+                *last = now;
+                Some(std::mem::take(held))
+            }
+            None => {
+                self.kinds.insert(kind, (now, 0));
+                Some(0)
+            }
+        }
+    }
+}
+
+/// Stamps and wall-clock pacing of a replayed folder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayTimeline {
+    /// Stamp of each file in one pass, s.
+    stamps: Vec<f64>,
+    /// Time between the last frame of a pass and the first of the next, s.
+    period: f64,
+}
+
+impl ReplayTimeline {
+    /// `frames` files: recorded stamps where known (all or nothing), else
+    /// `start_time + k / rate`.
+    pub fn new(frames: usize, recorded: Option<Vec<f64>>, start_time: f64, rate: f64) -> Self {
+        let period = 1.0 / rate;
+        let stamps = recorded
+            .filter(|s| s.len() == frames)
+            .unwrap_or_else(|| (0..frames).map(|k| start_time + k as f64 * period).collect());
+        Self { stamps, period }
+    }
+
+    /// Frames in one pass.
+    pub fn len(&self) -> usize {
+        self.stamps.len()
+    }
+
+    /// True for an empty folder.
+    pub fn is_empty(&self) -> bool {
+        self.stamps.is_empty()
+    }
+
+    /// Stamp of the `k`-th published frame, counting across passes (stamps keep
+    /// increasing when looping), s.
+    pub fn stamp(&self, k: u64) -> f64 {
+        let n = self.stamps.len().max(1) as u64;
+        let (pass, i) = (k / n, (k % n) as usize);
+        let span = self.stamps.last().copied().unwrap_or(0.0) - self.stamps.first().copied().unwrap_or(0.0) + self.period;
+        self.stamps.get(i).copied().unwrap_or(0.0) + pass as f64 * span
+    }
+
+    /// When the `k`-th frame is due after the first at `speed` recording seconds per wall
+    /// second; `None` for `speed` 0 (as fast as possible).
+    pub fn wall_offset(&self, k: u64, speed: f64) -> Option<Duration> {
+        (speed > 0.0).then(|| Duration::from_secs_f64(((self.stamp(k) - self.stamp(0)) / speed).max(0.0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::Arena;
+    use crate::render::{MarkerKind, RenderOptions};
+
+    #[test]
+    fn frame_clock_follows_sim_time() {
+        // States every 25 ms (40 Hz), camera at 30 Hz: 3 frames per 0.1 s, the first at once.
+        let mut clock = FrameClock::new(30.0);
+        let rendered: Vec<f64> = (0..=12).map(|k| k as f64 * 0.025).filter(|t| clock.offer(*t)).collect();
+        let expected = [0.0, 0.05, 0.075, 0.1, 0.15, 0.175, 0.2, 0.25, 0.275, 0.3];
+        assert_eq!(rendered.len(), expected.len(), "{rendered:?}");
+        for (a, b) in rendered.iter().zip(expected) {
+            assert!((a - b).abs() < 1e-12, "{rendered:?}");
+        }
+        // A gap of 1 s renders one frame, not a burst; the schedule continues from there.
+        assert!(clock.offer(1.3));
+        assert!(!clock.offer(1.31));
+        assert!(clock.offer(1.3 + 1.0 / 30.0));
+        // A reset (time back to 0) restarts the schedule.
+        assert!(clock.offer(0.0));
+        assert!(!clock.offer(0.025));
+    }
+
+    #[test]
+    fn scene_objects_from_module_poses() {
+        let pose = Isometry3::new(Vector3::new(0.1, -0.05, 0.23), Vector3::new(0.0, 0.0, 0.5));
+        let ball = scene_object(4, "ping_pong_ball", &pose, 0.22).unwrap().unwrap();
+        // Ball centre 1 cm above the water, radius 15 mm: top 25 mm above it.
+        assert_eq!((ball.id, ball.kind, ball.x, ball.y), (4, MarkerKind::Ball, 0.1, -0.05));
+        assert!((ball.top_height - 0.025).abs() < 1e-12, "{}", ball.top_height);
+        assert!((ball.heading - 0.5).abs() < 1e-12);
+        let err = scene_object(1, "submarine", &pose, 0.0).unwrap_err();
+        assert!(err.to_string().contains("submarine"));
+        assert_eq!(scene_object(2, "molemod_block", &pose, 0.0).unwrap(), None);
+    }
+
+    fn small_camera() -> CameraModel {
+        CameraModel::covering(&Arena::lily_tank(), 256, 256, 1.0, 0.03)
+    }
+
+    #[test]
+    fn live_tracker_skips_bad_input_and_keeps_tracking() {
+        let camera = small_camera();
+        let info = camera.camera_info();
+        let mut renderer = Renderer::new(Arena::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
+        let ball = [SceneObject::new(0, MarkerKind::Ball, 0.05, 0.05).with_size(0.06)];
+        let frame = renderer.render_rgb(&ball, 0);
+        let config = TrackerConfig { confirm_hits: 1, ..TrackerConfig::default() };
+        let mut live = LiveTracker::new(DetectorConfig::default(), config, camera.mount).unwrap();
+        let data = frame.as_raw();
+
+        let err = live.frame(256, 256, 768, "rgb8", data, 0.0).unwrap_err();
+        assert_eq!(err, FrameIssue::NoCameraInfo);
+        assert!(live.camera_info(256, 256, &info.distortion_model, &info.k, &info.d).unwrap());
+        assert!(!live.camera_info(256, 256, &info.distortion_model, &info.k, &info.d).unwrap());
+        let (outcome, tracks) = live.frame(256, 256, 768, "rgb8", data, 0.1).unwrap();
+        assert_eq!((outcome, tracks.len()), (FrameOutcome::Tracked, 1));
+
+        let bad = [
+            (live.frame(256, 256, 768, "yuv422", data, 0.2).unwrap_err(), "encoding", "yuv422"),
+            (live.frame(256, 256, 768, "rgb8", &data[..1000], 0.2).unwrap_err(), "truncated", "truncated"),
+            (live.frame(0, 256, 768, "rgb8", data, 0.2).unwrap_err(), "zero_size", "empty"),
+            (live.frame(256, 256, 700, "rgb8", data, 0.2).unwrap_err(), "step", "step 700"),
+            (live.frame(128, 256, 384, "rgb8", data, 0.2).unwrap_err(), "size_mismatch", "128x256"),
+        ];
+        for (err, kind, text) in bad {
+            assert_eq!(err.kind(), kind);
+            assert!(err.to_string().contains(text), "{err}");
+        }
+        // Inconsistent CameraInfo is refused; the previous camera stays.
+        let err = live.camera_info(256, 256, "rational_polynomial", &info.k, &[0.0; 8]).unwrap_err();
+        assert!(err.to_string().contains("rational_polynomial"), "{err}");
+        let err = live.camera_info(256, 256, "plumb_bob", &[0.0; 9], &info.d).unwrap_err();
+        assert!(err.to_string().contains("k[8]") || err.to_string().contains("fx"), "{err}");
+        let (_, tracks) = live.frame(256, 256, 768, "rgb8", data, 0.3).unwrap();
+        assert_eq!((tracks.len(), tracks[0].id, tracks[0].missed_frames), (1, 1, 0));
+
+        // Time going back restarts the tracks (new ids), it does not stop tracking.
+        let (outcome, tracks) = live.frame(256, 256, 768, "rgb8", data, 0.0).unwrap();
+        assert_eq!(outcome, FrameOutcome::Restarted { previous: 0.3 });
+        assert_eq!((tracks.len(), tracks[0].id), (1, 2));
+    }
+
+    #[test]
+    fn warn_limiter_counts_what_it_holds_back() {
+        let mut limiter = WarnLimiter::new(Duration::from_secs(5));
+        let t0 = Instant::now();
+        assert_eq!(limiter.admit("encoding", t0), Some(0));
+        assert_eq!(limiter.admit("encoding", t0 + Duration::from_secs(1)), None);
+        assert_eq!(limiter.admit("truncated", t0 + Duration::from_secs(1)), Some(0));
+        assert_eq!(limiter.admit("encoding", t0 + Duration::from_secs(2)), None);
+        assert_eq!(limiter.admit("encoding", t0 + Duration::from_secs(6)), Some(2));
+        assert_eq!(limiter.admit("encoding", t0 + Duration::from_secs(7)), None);
+    }
+
+    #[test]
+    fn replay_timeline_stamps_and_pacing() {
+        let recorded = ReplayTimeline::new(3, Some(vec![0.05, 0.075, 0.1]), 0.0, 40.0);
+        assert_eq!(recorded.stamp(1), 0.075);
+        // Second pass: span 0.05 + period 0.025.
+        assert!((recorded.stamp(4) - 0.15).abs() < 1e-12);
+        assert_eq!(recorded.wall_offset(2, 0.5), Some(Duration::from_millis(100)));
+        assert_eq!(recorded.wall_offset(2, 0.0), None);
+        // Stamps for a different number of files are ignored.
+        let rate = ReplayTimeline::new(3, Some(vec![1.0]), 2.0, 10.0);
+        assert!((rate.stamp(2) - 2.2).abs() < 1e-12 && rate.len() == 3);
+    }
+}

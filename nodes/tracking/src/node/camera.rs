@@ -1,0 +1,172 @@
+//! `overhead_camera`: renders `/tank/state` as the overhead camera sees it, at a rate of
+//! sim time, and publishes the image with a CameraInfo of the same stamp. Optionally
+//! saves every frame (PNG + `camera.yaml` + `stamps.csv`) for `image_replay`.
+//!
+//! The frame is rendered on the task that receives the states (a few ms per frame); PNG
+//! encoding runs on a writer thread so saving cannot slow the camera down, and every
+//! queued frame is written before the node exits.
+
+use super::convert;
+use crate::accuracy::RenderedFrame;
+use crate::config::CameraNodeConfig;
+use crate::live::{scene_object, CameraEmulator, WarnLimiter};
+use crate::replay::FrameSaver;
+use anyhow::Context as _;
+use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
+use futures::{FutureExt, StreamExt};
+use r2r::flotilla_msgs::msg::TankState;
+use r2r::QosProfile;
+use std::path::PathBuf;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+use tracing::{info, warn};
+
+/// Saves frames on its own thread.
+struct FrameWriter {
+    queue: mpsc::Sender<(u64, f64, RenderedFrame)>,
+    thread: std::thread::JoinHandle<u64>,
+}
+
+impl FrameWriter {
+    fn start(dir: PathBuf, config: &CameraNodeConfig) -> anyhow::Result<Self> {
+        let mut saver = FrameSaver::create(&dir, &config.camera).with_context(|| format!("preparing save_frames_dir {}", dir.display()))?;
+        let (queue, frames) = mpsc::channel::<(u64, f64, RenderedFrame)>();
+        let thread = std::thread::Builder::new().name("frame-writer".into()).spawn(move || {
+            let mut saved = 0;
+            for (index, stamp, frame) in frames {
+                match saver.save(index, stamp, &frame) {
+                    Ok(_) => saved += 1,
+                    Err(e) => {
+                        warn!("saving frames stopped: {e}");
+                        break;
+                    }
+                }
+            }
+            saved
+        })?;
+        info!(dir = %dir.display(), "saving frames");
+        Ok(Self { queue, thread })
+    }
+
+    /// Writes what is queued, then returns the number of frames saved.
+    fn finish(self) -> u64 {
+        drop(self.queue);
+        self.thread.join().unwrap_or(0)
+    }
+}
+
+/// Renders and publishes until SIGINT/SIGTERM; returns the summary line.
+pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<String> {
+    let mut emulator = CameraEmulator::new(&config).context("building the emulated camera")?;
+    let mut writer = match &config.save_frames_dir {
+        Some(dir) => Some(FrameWriter::start(dir.clone(), &config)?),
+        None => None,
+    };
+    let mut node = startup.create_node()?;
+    let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, QosProfile::default())?;
+    let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
+    let mut states = node.subscribe::<TankState>(&config.state_topic, QosProfile::default())?;
+    let (live, mut updates) = LiveParams::new(flotilla_common::params::without_standard(&startup.params), |tree| {
+        CameraNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
+    });
+    let (param_handler, _param_events) = node.make_derived_parameter_handler(Arc::new(Mutex::new(live)))?;
+    let node = Arc::new(Mutex::new(node));
+    let spinner = Spinner::start(node.clone());
+    tokio::spawn(param_handler);
+    info!(
+        width = config.camera.width,
+        height = config.camera.height,
+        rate = config.rate,
+        encoding = config.encoding.name(),
+        image_topic = %config.image_topic,
+        "overhead_camera running"
+    );
+    let mut config = config;
+    let mut limiter = WarnLimiter::new(Duration::from_secs(5));
+    let mut render_time = Duration::ZERO;
+    let mut first_frame: Option<(Instant, f64)> = None;
+    let mut last_frame = (Instant::now(), 0.0);
+    let signal = fros::shutdown_signal();
+    tokio::pin!(signal);
+    loop {
+        tokio::select! {
+            signal = &mut signal => {
+                info!(signal = signal.context("installing signal handlers")?, "shutting down");
+                break;
+            }
+            changed = updates.changed() => {
+                if changed.is_err() {
+                    continue;
+                }
+                let tree = updates.borrow_and_update().clone();
+                match CameraNodeConfig::from_tree(&tree).map_err(anyhow::Error::from).and_then(|c| Ok((CameraEmulator::new(&c)?, c))) {
+                    Ok((new_emulator, new_config)) => {
+                        if (new_config.state_topic.as_str(), new_config.image_topic.as_str(), new_config.camera_info_topic.as_str())
+                            != (config.state_topic.as_str(), config.image_topic.as_str(), config.camera_info_topic.as_str())
+                        {
+                            warn!("topic names change only on restart");
+                        }
+                        info!("camera parameters updated");
+                        emulator = new_emulator;
+                        config = new_config;
+                    }
+                    Err(e) => warn!("parameter update ignored: {e:#}"),
+                }
+            }
+            state = states.next() => {
+                let Some(mut state) = state else { break };
+                // Render the newest state: when rendering falls behind, older ones are stale.
+                while let Some(Some(newer)) = states.next().now_or_never() {
+                    state = newer;
+                }
+                let stamp = convert::seconds(&state.header.stamp);
+                let reference_z = config.reference_z(state.water_level);
+                let mut objects = Vec::with_capacity(state.modules.len());
+                for m in &state.modules {
+                    match scene_object(m.id, &m.kind, &fros::pose_from_msg(&m.pose), reference_z) {
+                        Ok(Some(object)) => objects.push(object),
+                        Ok(None) => {}
+                        Err(e) => {
+                            if let Some(held_back) = limiter.admit("unknown_kind", Instant::now()) {
+                                warn!(module = %m.name, held_back, "module not drawn: {e}");
+                            }
+                        }
+                    }
+                }
+                let started = Instant::now();
+                let Some((index, frame)) = emulator.offer(stamp, &objects) else { continue };
+                render_time += started.elapsed();
+                let image = convert::image_msg(&frame, stamp, &config.frame_id);
+                let info = convert::camera_info_msg(emulator.camera(), stamp, &config.frame_id);
+                if let Err(e) = images.publish(&image).and_then(|_| infos.publish(&info)) {
+                    warn!("publishing the camera image: {e}");
+                }
+                if let Some(w) = &writer {
+                    if w.queue.send((index, stamp, frame)).is_err() {
+                        writer = None;
+                    }
+                }
+                first_frame.get_or_insert((Instant::now(), stamp));
+                last_frame = (Instant::now(), stamp);
+            }
+        }
+    }
+    spinner.stop();
+    drop(node);
+    let saved = writer.map(FrameWriter::finish);
+    let frames = emulator.frames();
+    let mut summary = format!("summary: {frames} frames rendered");
+    if frames > 0 {
+        summary += &format!(", {:.2} ms per frame", render_time.as_secs_f64() * 1e3 / frames as f64);
+    }
+    if let Some((wall0, sim0)) = first_frame.filter(|_| frames > 1) {
+        let (wall, sim) = (last_frame.0.duration_since(wall0).as_secs_f64(), last_frame.1 - sim0);
+        if wall > 0.0 && sim > 0.0 {
+            summary += &format!(", {:.1} Hz of sim time, {:.1} frames per wall s", (frames - 1) as f64 / sim, (frames - 1) as f64 / wall);
+        }
+    }
+    if let Some(saved) = saved {
+        summary += &format!(", {saved} saved");
+    }
+    Ok(summary)
+}

@@ -1,0 +1,102 @@
+//! `image_replay`: a folder of PNG frames (with its `camera.yaml`) published as a camera:
+//! sensor_msgs/Image plus CameraInfo on the emulated camera's topics, so the tracker
+//! cannot tell it from a live camera. A frame that cannot be decoded is reported and
+//! skipped.
+
+use super::convert;
+use crate::accuracy::RenderedFrame;
+use crate::config::{ReplayNodeConfig, ReplayStamps};
+use crate::frame::Encoding;
+use crate::live::ReplayTimeline;
+use crate::replay;
+use anyhow::{bail, Context as _};
+use flotilla_common::ros::{self as fros, Spinner, Startup};
+use image::{GrayImage, RgbImage};
+use r2r::QosProfile;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tracing::{info, warn};
+
+/// Publishes the folder (once, or looping) and returns the summary line; SIGINT/SIGTERM
+/// stops early.
+pub async fn run(startup: Startup, config: ReplayNodeConfig) -> anyhow::Result<String> {
+    let dir = &config.directory;
+    let paths = replay::list_frames(dir)?;
+    let camera = replay::read_camera(dir)?
+        .with_context(|| format!("{} has no {}: the CameraInfo needs the camera model", dir.display(), replay::CAMERA_FILE))?;
+    let recorded = match config.stamps {
+        ReplayStamps::Recorded => replay::read_stamps(dir, &paths)?,
+        ReplayStamps::Rate | ReplayStamps::Wall => None,
+    };
+    if config.stamps == ReplayStamps::Recorded && recorded.is_none() {
+        info!("no complete {} in {}: stamps from the rate", replay::STAMPS_FILE, dir.display());
+    }
+    let timeline = ReplayTimeline::new(paths.len(), recorded, config.start_time, config.rate);
+    let mut node = startup.create_node()?;
+    let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, QosProfile::default())?;
+    let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
+    let node = Arc::new(Mutex::new(node));
+    let spinner = Spinner::start(node.clone());
+    info!(frames = paths.len(), dir = %dir.display(), image_topic = %config.image_topic, "image_replay running");
+    let outcome = tokio::select! {
+        signal = fros::shutdown_signal() => {
+            info!(signal = signal.context("installing signal handlers")?, "shutting down");
+            Ok((0, 0))
+        }
+        done = publish_all(&config, &paths, &camera, &timeline, &images, &infos) => done,
+    };
+    spinner.stop();
+    drop(node);
+    let (published, bad) = outcome?;
+    Ok(format!("summary: {published} frames published from {}, {bad} unreadable", dir.display()))
+}
+
+async fn publish_all(
+    config: &ReplayNodeConfig,
+    paths: &[std::path::PathBuf],
+    camera: &crate::camera::CameraModel,
+    timeline: &ReplayTimeline,
+    images: &r2r::Publisher<r2r::sensor_msgs::msg::Image>,
+    infos: &r2r::Publisher<r2r::sensor_msgs::msg::CameraInfo>,
+) -> anyhow::Result<(u64, u64)> {
+    while images.get_inter_process_subscription_count()? < config.wait_for_subscribers as usize {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let start = Instant::now();
+    let (mut published, mut bad) = (0u64, 0u64);
+    for k in 0u64.. {
+        let i = (k % paths.len() as u64) as usize;
+        if k >= paths.len() as u64 && !config.repeat {
+            break;
+        }
+        // Decode before waiting, so the frame goes out on time.
+        let frame = match replay::load_frame(&paths[i]) {
+            Ok(frame) => frame,
+            Err(e) => {
+                warn!("frame skipped: {e}");
+                bad += 1;
+                continue;
+            }
+        };
+        if (frame.width, frame.height) != (camera.width, camera.height) {
+            warn!(path = %paths[i].display(), "frame is {}x{} but {} says {}x{}; published anyway", frame.width, frame.height, replay::CAMERA_FILE, camera.width, camera.height);
+        }
+        if let Some(due) = timeline.wall_offset(k, config.speed) {
+            tokio::time::sleep_until((start + due).into()).await;
+        }
+        let stamp = match config.stamps {
+            ReplayStamps::Wall => SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0),
+            ReplayStamps::Recorded | ReplayStamps::Rate => timeline.stamp(k),
+        };
+        let rendered = match frame.encoding {
+            Encoding::Mono8 => GrayImage::from_raw(frame.width, frame.height, frame.data).map(RenderedFrame::Gray),
+            Encoding::Rgb8 | Encoding::Bgr8 => RgbImage::from_raw(frame.width, frame.height, frame.data).map(RenderedFrame::Rgb),
+        };
+        let Some(rendered) = rendered else { bail!("decoded frame {} has an inconsistent size", paths[i].display()) };
+        images.publish(&convert::image_msg(&rendered, stamp, &config.frame_id))?;
+        infos.publish(&convert::camera_info_msg(camera, stamp, &config.frame_id))?;
+        published += 1;
+    }
+    tokio::time::sleep(config.linger).await;
+    Ok((published, bad))
+}
