@@ -471,3 +471,34 @@ fn output_log_goes_to_the_launch_log() {
         "{log}"
     );
 }
+
+#[test]
+fn calibrate_runs_the_tool_next_to_flotilla_with_the_arguments_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let flotilla = dir.path().join("flotilla");
+    std::fs::copy(env!("CARGO_BIN_EXE_flotilla"), &flotilla).unwrap();
+    // Without the tool: a clear error naming it.
+    let out = Command::new(&flotilla)
+        .args(["calibrate", "run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("flotilla-calibrate") && stderr.contains("cargo build"),
+        "{stderr}"
+    );
+    // With it: flags (even --help) reach it, and its exit code is flotilla's.
+    let tool = dir.path().join("flotilla-calibrate");
+    std::fs::write(&tool, "#!/bin/sh\necho \"args: $*\"\nexit 3\n").unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(&flotilla)
+        .args(["calibrate", "run", "--recording", "a b.csv", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "args: run --recording a b.csv --help"
+    );
+}

@@ -1,5 +1,6 @@
 //! `flotilla launch FILE [name:=value ...]`: runs a ROS 2 YAML launch file without a ROS
 //! launch installation. `--show-args` lists its arguments, `--print` shows the commands.
+//! `flotilla calibrate ...` runs the `flotilla-calibrate` executable next to this one.
 
 mod logging;
 mod output;
@@ -27,6 +28,18 @@ struct Cli {
 enum Commands {
     /// Run a ROS 2 YAML launch file (the same file `ros2 launch` runs).
     Launch(LaunchArgs),
+    /// Offline calibration: `run`, `flow-field`, `record`, `noise` (`flotilla calibrate
+    /// --help`); runs the `flotilla-calibrate` executable installed next to `flotilla`.
+    #[command(disable_help_flag = true)]
+    Calibrate {
+        /// Passed to `flotilla-calibrate` unchanged.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -63,8 +76,25 @@ fn main() {
     logging::init();
     let code = match cli.command {
         Commands::Launch(args) => launch(&args),
+        Commands::Calibrate { args } => dispatch("flotilla-calibrate", &args),
     };
     std::process::exit(code);
+}
+
+/// Replaces this process with `tool` from this executable's directory (git-style
+/// subcommand), so its output, progress bar, exit code and signals are its own.
+fn dispatch(tool: &str, args: &[std::ffi::OsString]) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let Some(path) = dir.map(|d| d.join(tool)).filter(|p| p.is_file()) else {
+        error!("`flotilla {}` needs the `{tool}` executable next to `flotilla`, and there is none; build it with `cargo build --release -p calibration`", tool.trim_start_matches("flotilla-"));
+        return EXIT_PROCESS_FAILED;
+    };
+    let e = std::process::Command::new(&path).args(args).exec();
+    error!("cannot run {}: {e}", path.display());
+    EXIT_PROCESS_FAILED
 }
 
 fn launch(args: &LaunchArgs) -> i32 {
