@@ -12,6 +12,7 @@
 //! - [`job`]: a whole calibration job (recordings in, parameter file and plots out).
 //! - [`maps`]: occupancy and mean-velocity maps for validation.
 //! - [`output`]: the parameter file, fitness history and plots of a calibration.
+//! - [`request`]: the ROS node's goals and requests, checked before any work starts.
 //! - [`cli`]: the offline command line (`flotilla-calibrate`).
 
 pub mod calibrate;
@@ -24,6 +25,7 @@ pub mod msd;
 pub mod output;
 pub mod parameters;
 pub mod pso;
+pub mod request;
 pub mod simulator;
 pub mod tank;
 
@@ -40,6 +42,14 @@ pub enum CalibrationError {
     /// A setting is invalid (named in the message).
     #[error("invalid setting: {0}")]
     Setting(String),
+    /// A field of a ROS goal or request is unusable (named, with the reason).
+    #[error("request field `{field}`: {message}")]
+    Request {
+        /// The field of the goal or request.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
     /// The recorded data cannot be used (too short, too gappy, empty ...).
     #[error("unusable recording: {0}")]
     Recording(String),

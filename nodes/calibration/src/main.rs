@@ -1,0 +1,9 @@
+//! `calibration` node: the PSO calibration as a ROS 2 action and the flow-field
+//! estimation as a service. `main` only wires things up; the logic is in the library
+//! (`calibration::request`, `calibration::job`) and in [`node::run`].
+
+mod node;
+
+fn main() -> std::process::ExitCode {
+    flotilla_common::ros::node_main("calibration", node::NodeSettings::from_tree, node::run)
+}
