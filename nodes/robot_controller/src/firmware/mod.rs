@@ -4,10 +4,12 @@
 mod error;
 mod host;
 mod mhp;
+mod selection;
 
 pub use error::ControllerError;
 pub use host::{build_firmware, has_firmware, ControllerHost, ControllerParams, RobotSide};
 pub use mhp::MhpReactive;
+pub use selection::{RobotEntry, Selection, SelectionError};
 
 use crate::channel::Outbox;
 use crate::io::{RobotCommand, Sensors};

@@ -1,0 +1,9 @@
+//! `base_station` node: radio to and from the Lilies, pump schedule (centralised stirring)
+//! and assembly metrics from `/tank/state`. `main` only wires things up; the logic is in
+//! the library and in [`station_node::run`].
+
+mod station_node;
+
+fn main() -> std::process::ExitCode {
+    flotilla_common::ros::node_main("base_station", station_node::NodeSettings::from_tree, station_node::run)
+}

@@ -1,0 +1,216 @@
+//! The `robot_controller` node: the firmware of one or many robots in one process, each
+//! reading only `/<robot>/sensors` and writing only `/<robot>/cmd`.
+//!
+//! A control step is triggered by a reading: the reading's stamp is sim time (the physics
+//! stamps it from its clock), and a robot steps when at least one control period has passed
+//! since its last step, so the rate is `control_rate` Hz of sim time whatever the wall
+//! speed. Every command carries the stamp of the reading it answers (the physics' lock-step
+//! mode waits for exactly that). A reading with the stamp already answered (resent by the
+//! physics) gets the same command again; a stamp earlier than the last step (world reset)
+//! starts the count afresh.
+//!
+//! Robots come from the `robots` list (`name`: id and kind from `/tank/state`;
+//! `name:kind:id`: given in full) and/or `kind` (every robot of that kind in
+//! `/tank/state`). A robot whose controller cannot be built (unknown kind, passive kind,
+//! Lily without a ruleset) is reported once and the others run. Per robot, the service
+//! `~/<robot>/enable` (std_srvs/SetBool) stops (false) or restarts (true) its controller.
+
+mod settings;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context as _;
+use flotilla_common::ros::{self as fros, Spinner, Startup};
+use futures::{Stream, StreamExt};
+use r2r::flotilla_msgs::msg::{RobotCommand as CommandMsg, RobotSensors, TankState};
+use r2r::std_srvs::srv::SetBool;
+use r2r::QosProfile;
+use robot_controller::firmware::{ControllerParams, RobotEntry, Selection};
+use robot_controller::{ControllerHost, Sensors};
+use tracing::{error, info, warn};
+
+pub use settings::NodeSettings;
+
+/// What every robot's tasks share.
+#[derive(Clone)]
+struct Shared {
+    node: Arc<Mutex<r2r::Node>>,
+    host: Arc<Mutex<ControllerHost>>,
+    /// Control period, s of sim time.
+    period: f64,
+    /// Robots seen so far (hosted or refused), so each is tried once.
+    tried: Arc<Mutex<BTreeSet<String>>>,
+    /// Robots whose controller could not be built, with the reason.
+    refused: Arc<Mutex<BTreeMap<String, String>>>,
+    commands: Arc<AtomicU64>,
+}
+
+/// Runs until SIGINT/SIGTERM; returns the summary line.
+pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
+    if !startup.use_sim_time() {
+        warn!("use_sim_time is false; the controllers step on the readings' stamps (sim time) anyway");
+    }
+    let mut node = startup.create_node()?;
+    let states = node.subscribe::<TankState>("/tank/state", QosProfile::default())?;
+    let params = ControllerParams { seed: settings.seed, lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()) };
+    let shared = Shared {
+        node: Arc::new(Mutex::new(node)),
+        host: Arc::new(Mutex::new(ControllerHost::new(params))),
+        period: settings.period,
+        tried: Arc::default(),
+        refused: Arc::default(),
+        commands: Arc::default(),
+    };
+    let spinner = Spinner::start(shared.node.clone());
+    for entry in &settings.selection.entries {
+        if let RobotEntry::Full { name, kind, id } = entry {
+            shared.add(name, *id, kind);
+        }
+    }
+    tokio::spawn(watch_world(states, shared.clone(), settings.selection.clone()));
+    info!(
+        ruleset = %settings.ruleset.as_ref().map_or_else(|| "none".to_owned(), |(p, r)| format!("{} ({})", r.name, p.display())),
+        seed = settings.seed,
+        control_rate = 1.0 / settings.period,
+        robots = ?settings.selection.entries.iter().map(RobotEntry::name).collect::<Vec<_>>(),
+        kind = settings.selection.kind.as_deref().unwrap_or(""),
+        "robot_controller running"
+    );
+    let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
+    info!(signal, "shutting down");
+    spinner.stop();
+    let hosted: Vec<String> = shared.host.lock().map(|h| h.robots().map(|(n, _)| n.to_owned()).collect()).unwrap_or_default();
+    let refused = shared.refused.lock().map(|r| r.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+    Ok(format!(
+        "summary: {} robots controlled ({}), {} commands sent; refused: {}",
+        hosted.len(),
+        hosted.join(", "),
+        shared.commands.load(Ordering::Relaxed),
+        if refused.is_empty() { "none".to_owned() } else { refused.join(", ") }
+    ))
+}
+
+/// Adds the selected robots as they appear in `/tank/state`; reports listed robots that
+/// the world lacks.
+async fn watch_world(mut states: impl Stream<Item = TankState> + Unpin, shared: Shared, selection: Selection) {
+    let mut reported_missing = BTreeSet::new();
+    while let Some(state) = states.next().await {
+        for m in &state.modules {
+            if selection.wants(&m.name, &m.kind) {
+                shared.add(&m.name, m.id, &m.kind);
+            }
+        }
+        for entry in &selection.entries {
+            let RobotEntry::Named(name) = entry else { continue };
+            if !state.modules.iter().any(|m| &m.name == name) && reported_missing.insert(name.clone()) {
+                let modules: Vec<&str> = state.modules.iter().map(|m| m.name.as_str()).collect();
+                error!(robot = %name, modules = %modules.join(", "), "no such robot in /tank/state; its controller waits for it");
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// Starts robot `name`'s controller and topics, once; a refusal is logged and kept.
+    fn add(&self, name: &str, id: u32, kind: &str) {
+        let Ok(mut tried) = self.tried.lock() else { return };
+        if !tried.insert(name.to_owned()) {
+            return;
+        }
+        drop(tried);
+        let added = self.host.lock().map_err(|_| "controller host poisoned".to_owned()).and_then(|mut h| h.add(name, id, kind).map_err(|e| e.to_string()));
+        if let Err(reason) = added {
+            error!(robot = name, kind, "{reason}");
+            if let Ok(mut refused) = self.refused.lock() {
+                refused.insert(name.to_owned(), reason);
+            }
+            return;
+        }
+        if let Err(e) = self.connect(name) {
+            error!(robot = name, "cannot create the robot's topics: {e:#}");
+        }
+    }
+
+    fn connect(&self, name: &str) -> anyhow::Result<()> {
+        let mut node = self.node.lock().map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
+        let sensors = node.subscribe::<RobotSensors>(&format!("/{name}/sensors"), QosProfile::default())?;
+        let cmd = node.create_publisher::<CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
+        let enable = node.create_service::<SetBool::Service>(&format!("~/{name}/enable"), QosProfile::default())?;
+        drop(node);
+        tokio::spawn(drive(name.to_owned(), sensors, cmd, self.clone()));
+        tokio::spawn(serve_enable(name.to_owned(), enable, self.host.clone()));
+        Ok(())
+    }
+}
+
+/// Answers robot `name`'s readings with its firmware's commands.
+async fn drive(name: String, mut readings: impl Stream<Item = RobotSensors> + Unpin, cmd: r2r::Publisher<CommandMsg>, shared: Shared) {
+    // The last reading stepped on and the command that answered it.
+    let mut last: Option<(f64, Option<CommandMsg>)> = None;
+    while let Some(msg) = readings.next().await {
+        let stamp = f64::from(msg.header.stamp.sec) + f64::from(msg.header.stamp.nanosec) * 1e-9;
+        if let Some((t, answer)) = &last {
+            if (stamp - t).abs() < 1e-6 {
+                if let Some(answer) = answer {
+                    publish(&cmd, answer, &name);
+                }
+                continue;
+            }
+            if stamp > *t && stamp < t + shared.period - 1e-6 {
+                continue;
+            }
+        }
+        let reading = Sensors {
+            stamp,
+            latched: msg.latched,
+            contact: msg.contact,
+            light: msg.light,
+            target_seen: msg.target_seen,
+            radio_rx: msg.radio_rx,
+        };
+        let result = shared.host.lock().map_err(|_| "controller host poisoned".to_owned()).and_then(|mut h| h.tick(&name, stamp, &reading).map_err(|e| e.to_string()));
+        let answer = match result {
+            Ok(Some(c)) => Some(CommandMsg { header: fros::header(stamp, &format!("{name}/base_link")), latch: c.latch, thrust: c.thrust, radio_tx: c.radio_tx }),
+            Ok(None) => None,
+            Err(e) => {
+                warn!(robot = %name, "control step failed: {e}");
+                None
+            }
+        };
+        if let Some(answer) = &answer {
+            publish(&cmd, answer, &name);
+            shared.commands.fetch_add(1, Ordering::Relaxed);
+        }
+        last = Some((stamp, answer));
+    }
+}
+
+fn publish(cmd: &r2r::Publisher<CommandMsg>, msg: &CommandMsg, name: &str) {
+    if let Err(e) = cmd.publish(msg) {
+        warn!(robot = %name, "publishing cmd: {e}");
+    }
+}
+
+/// `~/<robot>/enable`: false stops the robot's controller, true (re)starts a stopped one.
+async fn serve_enable(name: String, mut requests: impl Stream<Item = r2r::ServiceRequest<SetBool::Service>> + Unpin, host: Arc<Mutex<ControllerHost>>) {
+    while let Some(req) = requests.next().await {
+        let outcome = host.lock().map_err(|_| "controller host poisoned".to_owned()).and_then(|mut h| {
+            let running = h.is_running(&name).map_err(|e| e.to_string())?;
+            match (req.message.data, running) {
+                (false, _) => h.stop(&name).map(|_| format!("{name}: controller stopped")),
+                (true, true) => Ok(format!("{name}: controller already running")),
+                (true, false) => h.restart(&name).map(|_| format!("{name}: controller restarted")),
+            }
+            .map_err(|e| e.to_string())
+        });
+        let response = match outcome {
+            Ok(message) => SetBool::Response { success: true, message },
+            Err(message) => SetBool::Response { success: false, message },
+        };
+        if let Err(e) = req.respond(response) {
+            warn!(robot = %name, "answering ~/enable: {e}");
+        }
+    }
+}

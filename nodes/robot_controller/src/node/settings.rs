@@ -1,0 +1,67 @@
+//! The controller node's parameters.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use flotilla_common::params::{self, ParamError};
+use robot_controller::firmware::Selection;
+use robot_controller::Ruleset;
+use serde::Deserialize;
+use serde_yaml::Mapping;
+
+/// Parameters as they appear in the `ros__parameters` file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct Raw {
+    /// Robots to run: `name` (kind and id from `/tank/state`) or `name:kind:id`.
+    robots: Vec<String>,
+    /// Also run every robot of this catalogue kind seen in `/tank/state`; "" = none.
+    kind: String,
+    /// Lily ruleset file (YAML); "" = none (then a Lily cannot be run).
+    ruleset: String,
+    /// Run seed; each firmware draws from (seed, robot id). Default 1.
+    seed: u64,
+    /// Control steps per second of sim time. Default 10.
+    control_rate: f64,
+}
+
+impl Default for Raw {
+    fn default() -> Self {
+        Self { robots: Vec::new(), kind: String::new(), ruleset: String::new(), seed: 1, control_rate: 10.0 }
+    }
+}
+
+/// Validated node settings.
+#[derive(Debug, Clone)]
+pub struct NodeSettings {
+    /// The robots hosted.
+    pub selection: Selection,
+    /// The Lilies' ruleset and where it came from.
+    pub ruleset: Option<(PathBuf, Arc<Ruleset>)>,
+    /// Run seed.
+    pub seed: u64,
+    /// Control period, s of sim time.
+    pub period: f64,
+}
+
+impl NodeSettings {
+    /// Validates a parameter tree (standard ROS keys ignored) and loads the ruleset.
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let raw: Raw = params::deserialize(&params::without_standard(tree))?;
+        let selection = Selection::parse(&raw.robots, &raw.kind).map_err(|e| ParamError::invalid("robots", e))?;
+        if selection.is_empty() {
+            return Err(ParamError::invalid("robots", "no robots selected: give `robots` (names) and/or `kind`"));
+        }
+        if !(raw.control_rate > 0.0 && raw.control_rate.is_finite()) {
+            return Err(ParamError::invalid("control_rate", format!("must be a positive rate in Hz, got {}", raw.control_rate)));
+        }
+        let ruleset = if raw.ruleset.is_empty() {
+            None
+        } else {
+            let path = PathBuf::from(&raw.ruleset);
+            let rules = Ruleset::from_file(&path).map_err(|e| ParamError::invalid("ruleset", e))?;
+            Some((path, Arc::new(rules)))
+        };
+        Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate })
+    }
+}
