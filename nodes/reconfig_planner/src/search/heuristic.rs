@@ -19,16 +19,19 @@
 //!   spanning tree (L1) over the cells some robot must visit — misplaced robot-free
 //!   blocks, and with one robot also the vacant goal cells — with all robot cells merged
 //!   into its root;
-//! - `steps = max(ceil(max(W + E, Lambda) / 2k), S)`, `k` robots, `S` = max over
-//!   misplaced blocks of (1 if no robot is inside) + the least actions carrying it to any
-//!   goal cell on the bare lattice;
+//! - `steps = max(ceil(max(W + E, Lambda) / 2k), ceil(M / m), S)`, `k` robots, `S` = max
+//!   over misplaced blocks of (1 if no robot is inside) + the least actions carrying it to
+//!   any goal cell on the bare lattice; `M` = the block-moving actions still needed, the
+//!   largest of the horizontal part of `W`, its vertical part, and the sum over misplaced
+//!   blocks of those least carrying actions; `m = min(k, B - k)` (at least 1), `B` blocks;
 //! - `step` = the per-step cost.
 //!
 //! Part-way through a step (a partial step of the search, [`Heuristic::estimate_mid_step`])
 //! the step term is already paid and only the later robots may still act in it: `h` is
 //! `work + step * later`, where the rest of the step counts as no step and `later` =
-//! `max(ceil((max(W + E, Lambda) - 2u) / 2k), max over misplaced blocks of their S term
-//! less 1 if the block can progress now)`, `u` the robots still free to act; a block
+//! `max(ceil((max(W + E, Lambda) - 2u) / 2k), ceil((M - u) / m), max over misplaced blocks
+//! of their S term less 1 if the block can progress now)`, `u` the robots still free to
+//! act; a block
 //! progresses now if such a robot is inside it, or next to it when it is robot-free.
 //! (`C` is left out there: it costs more time than it prunes.)
 //!
@@ -61,11 +64,21 @@
 //!    robots' path, so a step does at most `2k` of the distance work (counted in
 //!    distance, not cost, so that it holds for any costs). Every action carries one
 //!    block along one move of [`super::carry`], a misplaced block must end in some goal
-//!    cell, and a robot-free one must first be entered in an earlier step. Each remaining
-//!    step pays `step`. Hence `h_imp <= h*`.
+//!    cell, and a robot-free one must first be entered in an earlier step. A
+//!    block-moving action moves one block by at most one cell horizontally and one
+//!    vertically (lift and put-down one of each, shift one across, co-operative lift one
+//!    up), so it lowers the horizontal part of `W` by at most 1 and the vertical part by
+//!    at most 1; each misplaced block makes its own carrying moves to the goal cell it
+//!    ends in (a move of [`super::carry`] each, at least the least count to any goal
+//!    cell), and an action moves one block: so at least `M` block moves remain. In one
+//!    step each block move needs a robot inside its block and an anchor block holding no
+//!    robot (in its footprint, so distinct per action); with every robot inside a block
+//!    at most `B - k` blocks are robot-free, so a step has at most `min(k, B - k)` block
+//!    moves. Each remaining step pays `step`. Hence `h_imp <= h*`.
 //! 7. Mid-step, the actions still to come are the rest of the current step (by the
-//!    robots still free in it, each doing at most 2 of the distance work and moving at
-//!    most its own block or entering a neighbouring one) and whole later steps: 1.-6.
+//!    robots still free in it, each doing at most 2 of the distance work, at most one
+//!    block move, and moving at most its own block or entering a neighbouring one) and
+//!    whole later steps: 1.-6.
 //!    hold for that sequence from the configuration reached, with the current step's
 //!    term already paid.
 //!
@@ -75,7 +88,7 @@
 //! admissible heuristic.
 
 use super::bits::Bits;
-use super::carry::Carry;
+use super::carry::{Carry, UNREACHABLE};
 use super::expand::State;
 use super::geometry::Geometry;
 use crate::rules::ActionCosts;
@@ -102,9 +115,14 @@ pub(crate) struct Heuristic<'g, const W: usize> {
     /// Every cut of every axis: the cells with that axis's coordinate at most `c` (for
     /// `c` below the last), and the goal cells among them, count.
     cuts: Vec<(Bits<W>, u32)>,
+    /// The first `horizontal_cuts` of `cuts` are those of the horizontal axes, count.
+    horizontal_cuts: usize,
     /// Costs and steps of carrying single blocks to the goal cells.
     carry: Carry,
     robots: u32,
+    /// Most block-moving actions in one step: each needs a robot in its block and a
+    /// distinct robot-free anchor block, so `min(k, blocks - k)` (at least 1), count.
+    block_moves_per_step: u32,
     step_cost: u32,
 }
 
@@ -114,15 +132,31 @@ const TOUR_POINTS: usize = 64;
 impl<'g, const W: usize> Heuristic<'g, W> {
     pub fn new(kind: HeuristicKind, geometry: &'g Geometry<W>, goal: Bits<W>, robots: u32, costs: &ActionCosts) -> Self {
         let mut cuts = Vec::new();
-        for slices in &geometry.slices {
+        let mut horizontal_cuts = 0;
+        for (axis, slices) in geometry.slices.iter().enumerate() {
             let mut below = Bits::EMPTY;
             for slice in slices.iter().take(slices.len().saturating_sub(1)) {
                 below = below | *slice;
                 cuts.push((below, (goal & below).count()));
             }
+            if axis < 2 {
+                horizontal_cuts = cuts.len();
+            }
         }
         let carry = Carry::new(geometry, goal, costs);
-        Self { kind, geometry, goal, cuts, carry, robots: robots.max(1), step_cost: costs.step }
+        let robots = robots.max(1);
+        let block_moves_per_step = robots.min(goal.count().saturating_sub(robots)).max(1);
+        Self {
+            kind,
+            geometry,
+            goal,
+            cuts,
+            horizontal_cuts,
+            carry,
+            robots,
+            block_moves_per_step,
+            step_cost: costs.step,
+        }
     }
 
     /// Lower bound on the cost from `state` to the goal, cost units.
@@ -133,8 +167,8 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             HeuristicKind::Improved => {
                 let transport = self.axis_transport(state.blocks);
                 let carried = self.carry.matching(state.blocks & !self.goal, self.goal & !state.blocks);
-                let (work, distance) = self.work(state, transport, carried.max(transport));
-                work + self.step_cost * self.steps(state, distance)
+                let (work, distance) = self.work(state, transport.total(), carried.max(transport.total()));
+                work + self.step_cost * self.steps(state, distance, self.block_moves(state, &transport))
             }
         }
     }
@@ -150,8 +184,8 @@ impl<'g, const W: usize> Heuristic<'g, W> {
                 // Without the matching `C`: here it costs more time than it saves
                 // (partial steps are many and mostly just move robots).
                 let transport = self.axis_transport(state.blocks);
-                let (work, distance) = self.work(state, transport, transport);
-                work + self.step_cost * self.later_steps(state, distance, undecided)
+                let (work, distance) = self.work(state, transport.total(), transport.total());
+                work + self.step_cost * self.later_steps(state, distance, self.block_moves(state, &transport), undecided)
             }
         }
     }
@@ -173,8 +207,12 @@ impl<'g, const W: usize> Heuristic<'g, W> {
 
     /// Sum over axes of the 1-D earth mover's distance between block and goal histograms:
     /// the sum over cuts of the blocks that must cross them.
-    fn axis_transport(&self, blocks: Bits<W>) -> u32 {
-        self.cuts.iter().map(|(below, goal)| (blocks & *below).count().abs_diff(*goal)).sum()
+    fn axis_transport(&self, blocks: Bits<W>) -> Transport {
+        let crossing = |cuts: &[(Bits<W>, u32)]| -> u32 {
+            cuts.iter().map(|(below, goal)| (blocks & *below).count().abs_diff(*goal)).sum()
+        };
+        let (horizontal, vertical) = self.cuts.split_at(self.horizontal_cuts);
+        Transport { horizontal: crossing(horizontal), vertical: crossing(vertical) }
     }
 
     /// Weight of a minimum spanning tree over the cells some robot path must visit, with
@@ -236,6 +274,14 @@ impl<'g, const W: usize> Heuristic<'g, W> {
         total
     }
 
+    /// Lower bound on the block-moving actions still needed: each moves one block at
+    /// most one cell horizontally and one vertically, and each misplaced block makes
+    /// its own carrying moves of [`super::carry`] to some goal cell.
+    fn block_moves(&self, state: &State<W>, transport: &Transport) -> u32 {
+        let own = (state.blocks & !self.goal).iter().fold(0u32, |sum, b| sum.saturating_add(self.carry.goal_steps[b])).min(UNREACHABLE);
+        transport.horizontal.max(transport.vertical).max(own)
+    }
+
     /// Steps needed by the slowest single block: enter it (if no robot is inside), then
     /// carry it, one move of [`super::carry`] per step, to a goal cell.
     fn slowest_block_steps(&self, state: &State<W>) -> u32 {
@@ -254,17 +300,23 @@ impl<'g, const W: usize> Heuristic<'g, W> {
         ((carried + entries).max(tour), (transport + entries).max(tour))
     }
 
-    /// Lower bound on the steps still needed, given the distance work.
-    fn steps(&self, state: &State<W>, distance: u32) -> u32 {
-        distance.div_ceil(2 * self.robots).max(self.slowest_block_steps(state))
+    /// Lower bound on the steps still needed, given the distance work and the
+    /// block-moving actions still needed.
+    fn steps(&self, state: &State<W>, distance: u32, block_moves: u32) -> u32 {
+        distance
+            .div_ceil(2 * self.robots)
+            .max(block_moves.div_ceil(self.block_moves_per_step))
+            .max(self.slowest_block_steps(state))
     }
 
     /// Lower bound on the steps needed after the current one, part-way through it with
     /// only the robots in `undecided` still free to act in it: those robots do at most 2
     /// work each now, and a block progresses now only if an undecided robot is inside it
     /// (or, robot-free, next to it and so able to enter it).
-    fn later_steps(&self, state: &State<W>, distance: u32, undecided: Bits<W>) -> u32 {
-        let by_work = distance.saturating_sub(2 * undecided.count()).div_ceil(2 * self.robots);
+    fn later_steps(&self, state: &State<W>, distance: u32, block_moves: u32, undecided: Bits<W>) -> u32 {
+        let free = undecided.count();
+        let by_work = distance.saturating_sub(2 * free).div_ceil(2 * self.robots);
+        let by_moves = block_moves.saturating_sub(free).div_ceil(self.block_moves_per_step);
         let can_enter = self.geometry.dilate(undecided);
         let slowest = (state.blocks & !self.goal)
             .iter()
@@ -275,7 +327,20 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             })
             .max()
             .unwrap_or(0);
-        by_work.max(slowest)
+        by_work.max(by_moves).max(slowest)
+    }
+}
+
+/// Blocks that must cross the cuts of the horizontal axes and of the vertical axis.
+struct Transport {
+    horizontal: u32,
+    vertical: u32,
+}
+
+impl Transport {
+    /// `W`, the whole transport distance.
+    fn total(&self) -> u32 {
+        self.horizontal + self.vertical
     }
 }
 
@@ -320,12 +385,19 @@ mod tests {
         // or (2,1) -> (0,2) lift, shift 3 and (3,0) -> (0,1) lift, shift, shift 4: C = 7.
         // E = 1, work = 8. S: (3,0) is entered (1), then as a floor block needs two
         // actions to reach a goal cell ((3,1) up, put down on (2,0)): 3.
-        // k = 1: steps max(ceil(8/2) = 4, 3) -> 12; k = 3: max(ceil(8/6) = 2, 3) -> 11.
+        // Block moves: horizontal transport 5, vertical 2, own carrying moves 2 + 1
+        // ((2,1) is put down on the goal cell (1,0)) -> 5; 5 blocks, so min(k, 5 - k)
+        // block moves per step.
+        // k = 1: steps max(ceil(8/2) = 4, 5 / 1, 3) -> 13;
+        // k = 3: max(ceil(8/6) = 2, ceil(5/2) = 3, 3) -> 11.
         let (g, s, goal) = setup("....\n..0.\n####\n", "#...\n#...\n###.\n");
         let h1 = Heuristic::new(HeuristicKind::Improved, &g, goal, 1, &ActionCosts::default());
         assert_eq!(h1.robot_tour(&s), 5);
         assert_eq!(h1.slowest_block_steps(&s), 3);
-        assert_eq!(h1.estimate(&s), 12);
+        let transport = h1.axis_transport(s.blocks);
+        assert_eq!((transport.horizontal, transport.vertical), (5, 2));
+        assert_eq!(h1.block_moves(&s, &transport), 5);
+        assert_eq!(h1.estimate(&s), 13);
         let h3 = Heuristic::new(HeuristicKind::Improved, &g, goal, 3, &ActionCosts::default());
         assert_eq!(h3.estimate(&s), 11);
         let zero = Heuristic::new(HeuristicKind::Zero, &g, goal, 1, &ActionCosts::default());
@@ -374,16 +446,19 @@ mod tests {
         // W = 8 = C ((3,1) -> (0,1) three shifts, (3,0) -> (0,2) 5; or 4 + 4);
         // + E 1 = 9; Lambda = 1 (robot (3,1) -> (3,0)); work 9.
         // S: (3,0) entry 1 + 2 actions to (2,0) (up, put down) = 3; (3,1) put down 1.
-        // Full: steps max(ceil(9/4) = 3, 3) = 3 -> 12.
+        // Block moves: horizontal 6 (own carrying moves 2 + 1, vertical 2), at most
+        // min(2, 6 - 2) = 2 a step.
+        // Full: steps max(ceil(9/4) = 3, 6/2 = 3, 3) = 3 -> 12.
         let (g, s, goal) = setup("....\n.0.1\n####\n", "#...\n##..\n###.\n");
         let h = Heuristic::new(HeuristicKind::Improved, &g, goal, 2, &ActionCosts::default());
         assert_eq!(h.estimate(&s), 12);
         // No robot left to act: nothing of this step remains, the full bound (C = W here).
         assert_eq!(h.estimate_mid_step(&s, Bits::EMPTY), 12);
         // Robot 1 (cell 7) may still act: the work bound allows (9 - 2) / 4 -> 2 later
-        // steps; (3,0) can be entered now (next to it) and (3,1) moved now -> 2, 0.
+        // steps; (3,0) can be entered now (next to it) and (3,1) moved now -> 2, 0; but
+        // one block move now leaves 5, ceil(5/2) = 3 later steps.
         let cell = |x: usize, z: usize| x + 4 * z;
-        assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(3, 1))), 9 + 2);
+        assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(3, 1))), 9 + 3);
         // Only robot 0 (1,1) may act: (3,0) is out of its reach, still 3 later steps.
         assert_eq!(h.estimate_mid_step(&s, Bits::single(cell(1, 1))), 9 + 3);
         // The published heuristic has no step term: the same mid-step.

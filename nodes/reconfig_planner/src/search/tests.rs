@@ -2,13 +2,16 @@
 
 use super::astar::joint_steps;
 use super::bits::Bits;
-use super::expand::{Expander, State};
+use super::expand::{walk, Expander, PartialStep, State};
 use super::geometry::Geometry;
+use super::heuristic::{Heuristic, HeuristicKind};
 use crate::lattice::{Dims, Lattice};
 use crate::rules::{all_steps, ActionCosts};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeSet;
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
 use std::ops::ControlFlow;
 
 /// A random supported lattice with `robots` robots (fewer if there are fewer blocks).
@@ -139,4 +142,126 @@ fn joint_steps_bound_by_hand() {
     assert_eq!(joint_steps(&choices), 8);
     assert_eq!(all_steps(&lattice, &costs).len(), 4);
     assert_eq!(compare::<1>(&lattice, &costs), 4);
+}
+
+/// Most states of an instance's reachable graph for the admissibility check.
+const ADMISSIBILITY_STATES: usize = 20_000;
+
+/// Exact cost to the goal blocks `goal` of every state reachable from `start` (by
+/// Dijkstra backwards over the explicit graph), or `None` above [`ADMISSIBILITY_STATES`].
+fn exact_costs_to_goal(
+    start: State<1>,
+    goal: Bits<1>,
+    expander: &mut Expander<'_, 1>,
+) -> Option<FxHashMap<State<1>, u32>> {
+    let mut ids = FxHashMap::default();
+    let mut states = vec![start];
+    let mut into: Vec<Vec<(usize, u32)>> = vec![Vec::new()];
+    ids.insert(start, 0);
+    let mut next = 0;
+    while next < states.len() {
+        let state = states[next];
+        let mut edges = Vec::new();
+        let _ = expander.expand(&state, |after, cost, _| {
+            edges.push((after, cost));
+            ControlFlow::Continue(())
+        });
+        for (after, cost) in edges {
+            let id = *ids.entry(after).or_insert_with(|| {
+                states.push(after);
+                into.push(Vec::new());
+                states.len() - 1
+            });
+            into[id].push((next, cost));
+        }
+        if states.len() > ADMISSIBILITY_STATES {
+            return None;
+        }
+        next += 1;
+    }
+    let mut best = vec![u32::MAX; states.len()];
+    let mut queue = BinaryHeap::new();
+    for (id, state) in states.iter().enumerate() {
+        if state.blocks == goal {
+            best[id] = 0;
+            queue.push(Reverse((0, id)));
+        }
+    }
+    while let Some(Reverse((d, id))) = queue.pop() {
+        if d > best[id] {
+            continue;
+        }
+        for &(from, cost) in &into[id] {
+            if d + cost < best[from] {
+                best[from] = d + cost;
+                queue.push(Reverse((d + cost, from)));
+            }
+        }
+    }
+    Some(states.into_iter().zip(best).filter(|&(_, d)| d != u32::MAX).collect())
+}
+
+/// A random supported layout of exactly `blocks` blocks.
+fn random_layout(rng: &mut ChaCha8Rng, dims: Dims, blocks: usize) -> Option<Lattice> {
+    (0..10_000)
+        .map(|_| {
+            let fill = rng.gen_range(0.3..0.8);
+            random_lattice(rng, dims, fill, 0)
+        })
+        .find(|l| l.block_count() == blocks)
+}
+
+/// Both heuristics never exceed the exact cost to the goal: of every state reachable in
+/// small crowded instances, and part-way through each step begun from it by one option
+/// (the cost of finishing the step best, plus the exact cost from where it leads).
+#[test]
+fn heuristics_never_exceed_the_exact_cost() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let costs = ActionCosts::default();
+    let (mut states_checked, mut partial_checked, mut tight) = (0, 0, 0);
+    for _ in 0..100 {
+        let dims = Dims::planar(rng.gen_range(3..6), rng.gen_range(2..5));
+        let robots = rng.gen_range(1..5);
+        let fill = rng.gen_range(0.4..0.8);
+        let start = random_lattice(&mut rng, dims, fill, robots);
+        let Some(goal) = random_layout(&mut rng, dims, start.block_count()) else { continue };
+        let geometry = Geometry::<1>::new(dims);
+        let goal_bits = state_of::<1>(&goal).blocks;
+        let mut expander = Expander::new(&geometry, costs);
+        let Some(exact) = exact_costs_to_goal(state_of(&start), goal_bits, &mut expander) else { continue };
+        let count = start.robots().len() as u32;
+        for kind in [HeuristicKind::Published, HeuristicKind::Improved] {
+            let heuristic = Heuristic::new(kind, &geometry, goal_bits, count, &costs);
+            for (state, &cost) in &exact {
+                let h = heuristic.estimate(state);
+                assert!(h <= cost, "{kind:?}: h {h} > exact {cost} for {:?} -> {:?}", state, goal_bits);
+                tight += (h == cost && cost > 0) as usize;
+                states_checked += 1;
+                let mut choices = Vec::new();
+                expander.choices(state, &mut choices);
+                for choice in &choices {
+                    let Some(begun) = PartialStep::empty(&costs).with(&choice.action) else { continue };
+                    let mut rest = u32::MAX;
+                    let mut chosen = Vec::new();
+                    let mut visit = |after: State<1>, step_cost: u32, _: &[_]| {
+                        if let Some(&to_goal) = exact.get(&after) {
+                            rest = rest.min(step_cost - begun.cost + to_goal);
+                        }
+                        ControlFlow::Continue(())
+                    };
+                    if let Some(after) = begun.finish(state, &geometry) {
+                        let _ = visit(after, begun.cost, &[]);
+                    }
+                    let _ = walk(state, &geometry, &choices, choice.next_robot as usize, begun, &mut chosen, &mut visit);
+                    if rest != u32::MAX {
+                        let h = heuristic.estimate_mid_step(&begun.applied(state), choice.later);
+                        assert!(h <= rest, "{kind:?} mid-step: h {h} > exact {rest}");
+                        partial_checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(states_checked > 15_000 && partial_checked > 60_000, "{states_checked} states, {partial_checked} partial steps");
+    assert!(tight > 100, "the bound is never tight ({tight})");
 }
