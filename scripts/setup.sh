@@ -11,7 +11,8 @@
 #   4. The `flotilla` ament package index entry (share/flotilla -> launch, config, urdf;
 #      lib/flotilla -> the cargo binaries) so `$(find-pkg-share flotilla)` and
 #      `pkg: flotilla` resolve for both `flotilla launch` and `ros2 launch`.
-#   5. build/env.sh: the exports `make env` prints.
+#   5. Python tools the tests use (scripts/py-tools-requirements.txt), cached by content.
+#   6. build/env.sh: the exports `make env` prints.
 #
 # Progress goes to stderr; nothing is printed on stdout.
 set -euo pipefail
@@ -81,6 +82,21 @@ install_ros_prefix() {
     ln -sf librmw_fastrtps_cpp.so "$prefix/lib/librmw_implementation.so"
     touch "$prefix/.complete"
     echo "$prefix"
+}
+
+# Prints the folder of the test tools (pip --target, keyed by the pinned list).
+install_py_tools() {
+    local py dir
+    py=$(python_for_wheels)
+    dir="$CACHE/py-tools-$(hash_of "$ROOT/scripts/py-tools-requirements.txt")"
+    if [ ! -f "$dir/.complete" ]; then
+        log "installing the Python test tools into $dir"
+        rm -rf "$dir"
+        "$py" -m pip install --disable-pip-version-check -q --target "$dir" -r "$ROOT/scripts/py-tools-requirements.txt" >&2 \
+            || die "installing scripts/py-tools-requirements.txt failed"
+        touch "$dir/.complete"
+    fi
+    echo "$dir"
 }
 
 # Environment of the underlying ROS installation (sourced or wheels), for the builds below.
@@ -195,8 +211,9 @@ main() {
     fi
     install=$(build_interface_package flotilla_msgs "$ROOT/msgs/flotilla_msgs" "$base_key")
     overlays+=("$install")
-    local ament
+    local ament py_tools
     ament=$(register_flotilla_package)
+    py_tools=$(install_py_tools)
 
     local ament_path="$ament" ld_path="" py_path=""
     for install in "${overlays[@]}"; do
@@ -218,6 +235,8 @@ main() {
         echo "# The project's domain (the demo uses it); tests pick their own."
         echo "export ROS_DOMAIN_ID=\${ROS_DOMAIN_ID:-42}"
         echo "export FLOTILLA_ROOT=\"$ROOT\""
+        echo "# Python test tools (PYTHONPATH entry for the bag reader of the e2e tests)."
+        echo "export FLOTILLA_PY_TOOLS=\"$py_tools\""
     } > "$BUILD/env.sh.tmp"
     mv "$BUILD/env.sh.tmp" "$BUILD/env.sh"
     log "environment ready: build/env.sh"

@@ -10,6 +10,7 @@
 mod flow;
 mod markers;
 mod robots;
+mod recording;
 mod services;
 mod settings;
 
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
 use r2r::QosProfile;
-use tank_physics::{BodyState, TrajectoryRecorder, World, WorldConfig};
+use tank_physics::{BodyState, World, WorldConfig};
 use tokio::sync::oneshot;
 use tracing::{info, warn};
 
@@ -92,13 +93,7 @@ enum Control {
 pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
     let world = World::new(settings.world.clone(), settings.world.seed)
         .context("building the world from the parameters")?;
-    let recorder = match &settings.record.trajectory_csv {
-        Some(path) => Some(
-            TrajectoryRecorder::create(path, settings.record.every_steps)
-                .with_context(|| format!("opening the trajectory recording {}", path.display()))?,
-        ),
-        None => None,
-    };
+    let recording = recording::Recording::open(&settings.record)?;
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
     let (control_tx, control_rx) = mpsc::channel();
@@ -155,7 +150,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         let stop = stop.clone();
         let settings = settings.clone();
         tokio::task::spawn_blocking(move || {
-            let mut sim = Sim { world, settings, recorder, out: outputs, bodies_tx, resets: 0 };
+            let mut sim = Sim { world, settings, recording, out: outputs, bodies_tx };
             sim.run(&stop, &control_rx)
         })
     };
@@ -183,11 +178,9 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
 struct Sim {
     world: World,
     settings: NodeSettings,
-    recorder: Option<TrajectoryRecorder<std::io::BufWriter<std::fs::File>>>,
+    recording: recording::Recording,
     out: Outputs,
     bodies_tx: tokio::sync::mpsc::UnboundedSender<Vec<BodyState>>,
-    /// Resets so far (numbers the recording files).
-    resets: u32,
 }
 
 impl Sim {
@@ -238,11 +231,7 @@ impl Sim {
                 }
             }
         }
-        if let Some(rec) = self.recorder.take() {
-            if let Err(e) = rec.finish() {
-                warn!("closing the trajectory recording: {e}");
-            }
-        }
+        self.recording.finish();
         let bodies = self.world.bodies();
         Summary {
             sim_time: self.world.time(),
@@ -273,12 +262,7 @@ impl Sim {
         if n % steps_per_publish(p.marker_rate, dt) == 0 {
             self.publish_markers();
         }
-        if let Some(rec) = &mut self.recorder {
-            if let Err(e) = rec.record(&self.world) {
-                warn!("trajectory recording stopped: {e}");
-                self.recorder = None;
-            }
-        }
+        self.recording.step(&self.world);
     }
 
     fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
@@ -315,7 +299,7 @@ impl Sim {
                 let result = self.world.reset(seed).map(|_| format!("reset with seed {seed}")).map_err(|e| e.to_string());
                 if result.is_ok() {
                     self.out.robots.reset();
-                    self.restart_recording();
+                    self.recording.restart();
                     *pace = (Instant::now(), self.world.time());
                     self.publish_world_description();
                 }
@@ -355,35 +339,17 @@ impl Sim {
         }
     }
 
-    /// A reset sends time back to 0, so the recording continues in a new numbered file.
-    fn restart_recording(&mut self) {
-        let Some(base) = &self.settings.record.trajectory_csv else { return };
-        if let Some(rec) = self.recorder.take() {
-            if let Err(e) = rec.finish() {
-                warn!("closing the trajectory recording: {e}");
-            }
-        }
-        self.resets += 1;
-        let path = settings::numbered(base, self.resets);
-        match TrajectoryRecorder::create(&path, self.settings.record.every_steps) {
-            Ok(r) => {
-                info!(path = %path.display(), "recording after reset");
-                self.recorder = Some(r);
-            }
-            Err(e) => warn!(path = %path.display(), "cannot continue the recording after reset: {e}"),
-        }
-    }
-
     /// The latched descriptions: markers and the flow field.
-    fn publish_world_description(&self) {
+    fn publish_world_description(&mut self) {
         self.publish_markers();
         let msg = flow::flow_field_msg(self.world.flow_field(), self.world.time(), &self.settings.publish.frame_id);
         if let Err(e) = self.out.flow.publish(&msg) {
             warn!("publishing /tank/flow_field: {e}");
         }
+        self.recording.flow(&msg, self.world.time());
     }
 
-    fn publish_state(&self) {
+    fn publish_state(&mut self) {
         let world = &self.world;
         let frame = &self.settings.publish.frame_id;
         let t = world.time();
@@ -416,6 +382,7 @@ impl Sim {
         if let Err(e) = self.out.tf.publish(&tf) {
             warn!("publishing /tf: {e}");
         }
+        self.recording.state(&state, &tf, t);
     }
 
     fn publish_markers(&self) {

@@ -71,11 +71,15 @@ pub struct RecordSettings {
     pub trajectory_csv: Option<PathBuf>,
     /// Record every this many physics steps. Default 1.
     pub every_steps: u64,
+    /// ROS 2 bag (MCAP, sim-time stamps) of `/tank/state`, `/tf` and `/tank/flow_field`,
+    /// flushed at every state message; "" = none. After a reset: `<stem>.<n>.mcap`.
+    #[serde(deserialize_with = "optional_path")]
+    pub mcap: Option<PathBuf>,
 }
 
 impl Default for RecordSettings {
     fn default() -> Self {
-        Self { trajectory_csv: None, every_steps: 1 }
+        Self { trajectory_csv: None, every_steps: 1, mcap: None }
     }
 }
 

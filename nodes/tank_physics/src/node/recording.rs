@@ -1,0 +1,169 @@
+//! What the node records: every body's trajectory to CSV (each step it is due) and the
+//! state topics (`/tank/state`, `/tf`, `/tank/flow_field`) to a ROS 2 bag-compatible MCAP
+//! file, stamped with sim time. Both are flushed as they go, so a crash loses nothing
+//! already published. A reset sends time back to 0: both continue in new numbered files.
+
+use anyhow::Context as _;
+use flotilla_common::bag::{BagWriter, MessageDefinitions, TopicId, TopicQos};
+use r2r::WrappedTypesupport;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use tank_physics::{TrajectoryRecorder, World};
+use tracing::{info, warn};
+
+use super::settings::{numbered, RecordSettings};
+
+/// The state topics in the bag.
+struct StateBag {
+    writer: BagWriter,
+    state: TopicId,
+    tf: TopicId,
+    flow: TopicId,
+}
+
+impl StateBag {
+    fn create(path: &Path, definitions: &MessageDefinitions) -> anyhow::Result<Self> {
+        let mut writer = BagWriter::create(path)?;
+        let mut topic = |name: &str, type_name: &str, qos| -> anyhow::Result<TopicId> {
+            let definition = definitions
+                .full_definition(type_name)
+                .with_context(|| format!("message definition of {type_name} for {name}"))?;
+            Ok(writer.add_topic(name, type_name, &definition, qos)?)
+        };
+        let state = topic("/tank/state", "flotilla_msgs/msg/TankState", TopicQos::STREAM)?;
+        let tf = topic("/tf", "tf2_msgs/msg/TFMessage", TopicQos::STREAM)?;
+        let flow = topic("/tank/flow_field", "flotilla_msgs/msg/FlowField", TopicQos::LATCHED)?;
+        Ok(Self { writer, state, tf, flow })
+    }
+
+    fn write<T: WrappedTypesupport>(&mut self, topic: TopicId, msg: &T, sim_time: f64) -> anyhow::Result<()> {
+        let cdr = msg.to_serialized_bytes().context("serializing a message")?;
+        self.writer.write(topic, sim_time_ns(sim_time), &cdr)?;
+        Ok(())
+    }
+}
+
+/// Sim time as a bag timestamp, ns.
+fn sim_time_ns(t: f64) -> u64 {
+    (t.max(0.0) * 1e9).round() as u64
+}
+
+/// The node's recordings; a failing one is logged and stopped, the node goes on.
+pub struct Recording {
+    settings: RecordSettings,
+    definitions: MessageDefinitions,
+    csv: Option<TrajectoryRecorder<BufWriter<File>>>,
+    bag: Option<StateBag>,
+    /// Resets so far (numbers the files).
+    resets: u32,
+}
+
+impl Recording {
+    /// Opens the configured files; an unwritable path or a missing message definition is
+    /// an error at start-up.
+    pub fn open(settings: &RecordSettings) -> anyhow::Result<Self> {
+        let mut recording = Self {
+            settings: settings.clone(),
+            definitions: MessageDefinitions::from_env(),
+            csv: None,
+            bag: None,
+            resets: 0,
+        };
+        recording.csv = recording.open_csv(settings.trajectory_csv.clone())?;
+        recording.bag = recording.open_bag(settings.mcap.clone())?;
+        Ok(recording)
+    }
+
+    fn open_csv(&self, path: Option<PathBuf>) -> anyhow::Result<Option<TrajectoryRecorder<BufWriter<File>>>> {
+        path.map(|path| {
+            TrajectoryRecorder::create(&path, self.settings.every_steps)
+                .with_context(|| format!("opening the trajectory recording {}", path.display()))
+        })
+        .transpose()
+    }
+
+    fn open_bag(&self, path: Option<PathBuf>) -> anyhow::Result<Option<StateBag>> {
+        path.map(|path| {
+            StateBag::create(&path, &self.definitions).with_context(|| format!("opening the bag {}", path.display()))
+        })
+        .transpose()
+    }
+
+    /// The trajectory frame of this step, if one is due.
+    pub fn step(&mut self, world: &World) {
+        if let Some(csv) = &mut self.csv {
+            if let Err(e) = csv.record(world) {
+                warn!("trajectory recording stopped: {e}");
+                self.csv = None;
+            }
+        }
+    }
+
+    /// The state and TF messages just published, then everything to disk.
+    pub fn state(
+        &mut self,
+        state: &r2r::flotilla_msgs::msg::TankState,
+        tf: &r2r::tf2_msgs::msg::TFMessage,
+        sim_time: f64,
+    ) {
+        self.with_bag(|bag| {
+            bag.write(bag.state, state, sim_time)?;
+            bag.write(bag.tf, tf, sim_time)?;
+            Ok(bag.writer.flush()?)
+        });
+    }
+
+    /// The flow field just published (latched; again after pump changes and resets).
+    pub fn flow(&mut self, flow: &r2r::flotilla_msgs::msg::FlowField, sim_time: f64) {
+        self.with_bag(|bag| {
+            bag.write(bag.flow, flow, sim_time)?;
+            Ok(bag.writer.flush()?)
+        });
+    }
+
+    fn with_bag(&mut self, write: impl FnOnce(&mut StateBag) -> anyhow::Result<()>) {
+        if let Some(bag) = &mut self.bag {
+            if let Err(e) = write(bag) {
+                warn!(path = %bag.writer.path().display(), "bag recording stopped: {e:#}");
+                self.bag = None;
+            }
+        }
+    }
+
+    /// Closes the current files and continues in `<stem>.<n>.<ext>` after a reset.
+    pub fn restart(&mut self) {
+        self.finish();
+        self.resets += 1;
+        let n = self.resets;
+        let csv = self.settings.trajectory_csv.as_ref().map(|p| numbered(p, n));
+        let bag = self.settings.mcap.as_ref().map(|p| numbered(p, n));
+        match self.open_csv(csv) {
+            Ok(csv) => self.csv = csv,
+            Err(e) => warn!("cannot continue the trajectory recording after reset: {e:#}"),
+        }
+        match self.open_bag(bag) {
+            Ok(bag) => self.bag = bag,
+            Err(e) => warn!("cannot continue the bag after reset: {e:#}"),
+        }
+        if self.csv.is_some() || self.bag.is_some() {
+            info!(reset = n, "recording continues in new files after the reset");
+        }
+    }
+
+    /// Finishes both files (the bag gets its summary and footer).
+    pub fn finish(&mut self) {
+        if let Some(csv) = self.csv.take() {
+            if let Err(e) = csv.finish() {
+                warn!("closing the trajectory recording: {e}");
+            }
+        }
+        if let Some(bag) = self.bag.take() {
+            let path = bag.writer.path().to_owned();
+            match bag.writer.finish() {
+                Ok(messages) => info!(path = %path.display(), messages, "bag closed"),
+                Err(e) => warn!("closing the bag: {e}"),
+            }
+        }
+    }
+}
