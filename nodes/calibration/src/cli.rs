@@ -200,12 +200,44 @@ fn load_world(args: &WorldArgs) -> anyhow::Result<(WorldConfig, Mapping)> {
     Ok(crate::tank::load_world(args.world.as_deref(), &args.node, args.balls)?)
 }
 
-fn progress_bar(length: u64, what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(length);
-    let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar.set_message(what.to_owned());
-    bar
+/// Progress of long work: a bar on a terminal; otherwise (logs, CI) a line on stderr
+/// at every tenth of the work, so a redirected run still shows it moving.
+struct Progress {
+    bar: ProgressBar,
+    what: String,
+    length: u64,
+    lines: bool,
+    printed: std::sync::atomic::AtomicU64,
+}
+
+impl Progress {
+    fn new(length: u64, what: &str) -> Self {
+        let bar = ProgressBar::new(length);
+        let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.set_message(what.to_owned());
+        let lines = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+        Self { bar, what: what.to_owned(), length, lines, printed: std::sync::atomic::AtomicU64::new(0) }
+    }
+
+    fn update(&self, position: u64, message: &str) {
+        if !self.lines {
+            self.bar.set_position(position);
+            self.bar.set_message(message.to_owned());
+            return;
+        }
+        // Print when the position enters a new tenth (and at the end).
+        let tenth = position * 10 / self.length.max(1);
+        if self.printed.fetch_max(tenth + 1, std::sync::atomic::Ordering::Relaxed) <= tenth {
+            eprintln!("{}: {position}/{} {message}", self.what, self.length);
+        }
+    }
+
+    fn finish(&self) {
+        if !self.lines {
+            self.bar.finish();
+        }
+    }
 }
 
 fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
@@ -219,13 +251,12 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     let (world, tree) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;
-    let bar = progress_bar(settings.calibration.pso.iterations as u64, "calibrating");
+    let progress = Progress::new(settings.calibration.pso.iterations as u64, "calibrating");
     let summary = run_job(&simulator, &recordings, &settings, &tree, &args.out, |p| {
-        bar.set_position(p.iteration as u64);
-        bar.set_message(format!("best fitness {:.4e} m^2", p.best_fitness));
+        progress.update(p.iteration as u64, &format!("iterations, best fitness {:.4e} m^2", p.best_fitness));
         ControlFlow::Continue(())
     })?;
-    bar.finish();
+    progress.finish();
     println!("{}", serde_yaml::to_string(&summary)?);
     Ok(())
 }
@@ -304,7 +335,9 @@ fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
     let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;
     let reference = pooled_mean_squared_displacement(&real, &settings.calibration.msd)?;
     let parameters = args.parameters.unwrap_or_else(|| settings.calibration.parameters.initial());
-    let values = fitness_samples(&simulator, &reference, &settings.calibration, &parameters, args.runs, args.seed)?;
+    let progress = Progress::new(args.runs as u64, "fitness noise");
+    let values = fitness_samples(&simulator, &reference, &settings.calibration, &parameters, args.runs, args.seed, |done| progress.update(done as u64, "runs"))?;
+    progress.finish();
     let (mean, std) = mean_and_std(&values);
     println!("fitness over {} runs of {parameters:?}: mean {mean:.6e} m^2, std {std:.6e} m^2 ({:.1} %)", values.len(), 100.0 * std / mean);
     Ok(())

@@ -246,15 +246,28 @@ fn write_maps(files: &JobFiles, real: &[RegularTracks], simulated: &RegularTrack
 }
 
 /// The paper's fitness-noise check: the fitness of one parameter set over `runs`
-/// seeds. Returns every value (m^2).
-pub fn fitness_samples(simulator: &impl Simulator, reference: &MsdCurve, settings: &CalibrationSettings, parameters: &[f64], runs: usize, seed: u64) -> Result<Vec<f64>, CalibrationError> {
+/// seeds, in parallel; `done(k)` is called with the number of runs finished so far.
+/// Returns every value (m^2).
+pub fn fitness_samples(
+    simulator: &impl Simulator,
+    reference: &MsdCurve,
+    settings: &CalibrationSettings,
+    parameters: &[f64],
+    runs: usize,
+    seed: u64,
+    done: impl Fn(usize) + Sync,
+) -> Result<Vec<f64>, CalibrationError> {
     use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let frames = settings.simulated_frames();
+    let finished = AtomicUsize::new(0);
     (0..runs)
         .into_par_iter()
         .map(|k| {
             let tracks = simulator.simulate(parameters, frames, evaluation_seed(seed, 0, 9, k))?;
-            pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?.absolute_difference_sum(reference)
+            let fitness = pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?.absolute_difference_sum(reference);
+            done(finished.fetch_add(1, Ordering::Relaxed) + 1);
+            fitness
         })
         .collect()
 }
@@ -364,8 +377,13 @@ mod tests {
         let sim = OrnsteinUhlenbeck { particles: 4, substeps: 1, ..OrnsteinUhlenbeck::default() };
         let settings = ou_job(1).calibration;
         let reference = pooled_mean_squared_displacement(&[sim.simulate(&[12.0, 1.5, 0.05], 400, 1).unwrap()], &settings.msd).unwrap();
-        let a = fitness_samples(&sim, &reference, &settings, &[12.0, 1.5, 0.05], 10, 4).unwrap();
-        assert_eq!(a, fitness_samples(&sim, &reference, &settings, &[12.0, 1.5, 0.05], 10, 4).unwrap());
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let a = fitness_samples(&sim, &reference, &settings, &[12.0, 1.5, 0.05], 10, 4, |_| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(calls.into_inner(), 10);
+        assert_eq!(a, fitness_samples(&sim, &reference, &settings, &[12.0, 1.5, 0.05], 10, 4, |_| ()).unwrap());
         let (mean, std) = mean_and_std(&a);
         assert!(mean > 0.0 && std > 0.0);
     }

@@ -71,3 +71,19 @@ fn record_then_estimate_the_flow_field() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("of 2 objects"));
 }
+
+#[test]
+fn redirected_runs_print_progress_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calibrate(&["record", "--balls", "2", "--seconds", "3", "--warmup", "0", "--parameters", "1,1,50,0.3,0.5", "--out", "r.csv"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(dir.path().join("s.yaml"), "calibration:\n  msd: {window_frames: 40, start_stride: 20}\n").unwrap();
+    let out = calibrate(&["noise", "--recording", "r.csv", "--balls", "2", "--warmup", "0", "--settings", "s.yaml", "--runs", "4"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("fitness noise: 4/4 runs"), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("fitness over 4 runs"));
+    let out = calibrate(&["run", "--recording", "r.csv", "--balls", "2", "--warmup", "0", "--settings", "s.yaml", "--out", "o", "--iterations", "2", "--swarm-size", "3"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("calibrating: 1/2 iterations") && e.contains("calibrating: 2/2 iterations"), "{e}");
+}
