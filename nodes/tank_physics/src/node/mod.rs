@@ -247,19 +247,18 @@ impl Sim {
     fn advance(&mut self) {
         self.world.step();
         let dt = self.world.config().dt;
-        let n = self.world.step_count();
         let t = self.world.time();
         let p = self.settings.publish.clone();
         if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
             warn!("publishing /clock: {e}");
         }
-        if n % steps_per_publish(p.state_rate, dt) == 0 {
+        if due(p.state_rate, t, dt) {
             self.publish_state();
         }
-        if n % steps_per_publish(p.sensor_rate, dt) == 0 {
+        if due(p.sensor_rate, t, dt) {
             self.out.robots.publish(&mut self.world, t);
         }
-        if n % steps_per_publish(p.marker_rate, dt) == 0 {
+        if due(p.marker_rate, t, dt) {
             self.publish_markers();
         }
         self.recording.step(&self.world);
@@ -394,8 +393,28 @@ impl Sim {
     }
 }
 
-fn steps_per_publish(rate_hz: f64, dt: f64) -> u64 {
-    ((1.0 / (rate_hz * dt)).round() as u64).max(1)
+/// Whether the step that ended at sim time `t` crossed a multiple of `1 / rate_hz`: the
+/// topic then averages exactly `rate_hz` over sim time whatever the step (30 Hz on 25 ms
+/// steps publishes 3 steps in 4), and a rate above `1 / dt` publishes every step.
+fn due(rate_hz: f64, t: f64, dt: f64) -> bool {
+    // The epsilon keeps exact multiples (0.1 s at 10 Hz) from flickering with rounding.
+    let periods = |time: f64| (time * rate_hz + 1e-6).floor();
+    periods(t) > periods(t - dt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::due;
+
+    #[test]
+    fn publishing_follows_the_rate_on_any_step() {
+        let count = |rate: f64, dt: f64, steps: u32| (1..=steps).filter(|&n| due(rate, f64::from(n) * dt, dt)).count();
+        assert_eq!(count(30.0, 0.025, 2400), 1800, "60 s at 30 Hz");
+        assert_eq!(count(10.0, 0.025, 400), 100);
+        assert_eq!(count(100.0, 0.025, 400), 400, "faster than the steps: every step");
+        // 10 Hz on 25 ms steps: every 4th step, exactly.
+        assert!((1..=40).all(|n: u32| due(10.0, f64::from(n) * 0.025, 0.025) == (n % 4 == 0)));
+    }
 }
 
 fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> r2r::flotilla_msgs::msg::ModuleState {
