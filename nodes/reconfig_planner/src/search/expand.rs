@@ -103,7 +103,8 @@ impl<const W: usize> PartialStep<W> {
     #[inline]
     pub fn finish(&self, state: &State<W>, geometry: &Geometry<W>) -> Option<State<W>> {
         let next = self.applied(state);
-        let valid = self.actions > 0 && (self.block_moves < 2 || geometry.supported(next.blocks));
+        let valid = self.actions > 0
+            && (self.block_moves < 2 || geometry.supported_after(next.blocks, state.blocks & !next.blocks));
         valid.then_some(next)
     }
 }
@@ -235,7 +236,7 @@ impl<'g, const W: usize> Expander<'g, W> {
         // Each block move must leave no floating block on its own.
         let mut kept = first_block_action;
         for i in first_block_action..out.len() {
-            if g.supported(blocks ^ out[i].blocks_xor) {
+            if g.supported_after(blocks ^ out[i].blocks_xor, bit(here)) {
                 out[kept] = out[i];
                 kept += 1;
             }

@@ -33,6 +33,8 @@ pub(crate) struct Geometry<const W: usize> {
     pub coords: Vec<[u16; 3]>,
     /// `slices[axis][c]`: cells whose coordinate on `axis` is `c`.
     pub slices: [Vec<Bits<W>>; 3],
+    /// `column_below[cell]`: the cells straight below it (none on the floor).
+    column_below: Vec<Bits<W>>,
 }
 
 impl<const W: usize> Geometry<W> {
@@ -52,6 +54,7 @@ impl<const W: usize> Geometry<W> {
             neighbours: vec![[NONE; 6]; n],
             coords: vec![[0; 3]; n],
             slices: [vec![Bits::EMPTY; nx], vec![Bits::EMPTY; ny], vec![Bits::EMPTY; nz]],
+            column_below: vec![Bits::EMPTY; n],
         };
         for z in 0..nz {
             for y in 0..ny {
@@ -92,6 +95,8 @@ impl<const W: usize> Geometry<W> {
                     }
                     if z > 0 {
                         nb[DOWN] = at(x, y, z - 1);
+                        let below = geometry.column_below[index(x, y, z - 1)];
+                        geometry.column_below[i] = below | Bits::single(index(x, y, z - 1));
                     }
                 }
             }
@@ -124,6 +129,22 @@ impl<const W: usize> Geometry<W> {
         }
     }
 
+    /// True when `after` has no floating block, given that it comes from a supported
+    /// layout by emptying the cells `vacated` and filling cells that each touch a block
+    /// that did not move (every move's anchor). A block whose support path ran through a
+    /// vacated cell still reaches the floor if the block before that cell on the path
+    /// does, so it suffices that every block touching a vacated cell stands on a full
+    /// column of blocks (or on the floor); only when one does not is the whole layout
+    /// checked.
+    pub fn supported_after(&self, after: Bits<W>, vacated: Bits<W>) -> bool {
+        let touching = self.dilate(vacated) & after;
+        let columns_full = touching.iter().all(|cell| {
+            let column = self.column_below[cell];
+            after & column == column
+        });
+        columns_full || self.supported(after)
+    }
+
     /// Manhattan distance between two cells, cells.
     pub fn manhattan(&self, a: usize, b: usize) -> u32 {
         let (p, q) = (self.coords[a], self.coords[b]);
@@ -153,6 +174,36 @@ mod tests {
         // cell 0 = (0,0,0): +x 1, +y 2, up 4.
         assert_eq!(g.neighbours[0], [1, NONE, 2, NONE, 4, NONE]);
         assert_eq!(g.manhattan(0, 7), 3);
+    }
+
+    #[test]
+    fn support_after_a_move_agrees_with_the_full_check() {
+        // The blocks touching the moved block stand on full columns: supported without
+        // the full check.
+        let g = Geometry::<1>::new(Dims::planar(4, 3));
+        let cell = |x: usize, z: usize| x + 4 * z;
+        let mut before = Bits::EMPTY;
+        for c in [cell(0, 0), cell(1, 0), cell(2, 0), cell(1, 1), cell(2, 1), cell(1, 2)] {
+            before.insert(c);
+        }
+        let moved = |from: usize, to: usize| (before & !Bits::single(from)) | Bits::single(to);
+        let after = moved(cell(1, 2), cell(0, 1));
+        assert!(g.supported_after(after, Bits::single(cell(1, 2))) && g.supported(after));
+        let after = moved(cell(2, 1), cell(3, 0));
+        assert!(g.supported_after(after, Bits::single(cell(2, 1))) && g.supported(after));
+        let mut hanging = Bits::EMPTY;
+        for c in [cell(0, 0), cell(0, 1), cell(1, 1), cell(2, 1), cell(2, 0)] {
+            hanging.insert(c);
+        }
+        // (1,1) held only sideways: taking (0,1) away keeps it through (2,1), taking both
+        // sides away floats it.
+        let after = (hanging & !Bits::single(cell(0, 1))) | Bits::single(cell(3, 0));
+        assert!(g.supported_after(after, Bits::single(cell(0, 1))));
+        let vacated = Bits::single(cell(0, 1)) | Bits::single(cell(2, 1));
+        let after = (hanging & !vacated) | Bits::single(cell(3, 0)) | Bits::single(cell(1, 0));
+        assert!(g.supported_after(after, vacated) && g.supported(after));
+        let after = (hanging & !vacated) | Bits::single(cell(3, 0)) | Bits::single(cell(0, 2));
+        assert!(!g.supported_after(after, vacated) && !g.supported(after));
     }
 
     #[test]
