@@ -46,9 +46,6 @@ pub(crate) struct Carry {
     /// `cost[row * cells + c]`: least cost to carry a block from `c` to that goal cell,
     /// cost units; a co-operative lift counts one unit less, left for the lifter's entry.
     cost: Vec<u32>,
-    /// `steps[row * cells + c]`: least actions to carry a block from `c` to that goal
-    /// cell, count.
-    steps: Vec<u32>,
     /// Least actions to carry a block from each cell to its nearest goal cell, count.
     pub goal_steps: Vec<u32>,
 }
@@ -69,7 +66,6 @@ impl Carry {
         }
         let mut row = vec![u32::MAX; cells];
         let mut cost = Vec::with_capacity(goal.count() as usize * cells);
-        let mut steps = Vec::with_capacity(goal.count() as usize * cells);
         for (r, target) in goal.iter().enumerate() {
             row[target] = r as u32;
             let mut best = vec![UNREACHABLE; cells];
@@ -87,16 +83,19 @@ impl Carry {
                 }
             }
             cost.extend(best);
-            steps.extend(breadth_first(&into, &[target]));
         }
-        let goal_steps = breadth_first(&into, &goal.iter().collect::<Vec<_>>());
-        Self { cells, row, cost, steps, goal_steps }
-    }
-
-    /// Least actions to carry a block from `from` to the goal cell of row `row` (goal
-    /// cells in ascending order), count.
-    pub fn steps(&self, row: usize, from: usize) -> u32 {
-        self.steps[row * self.cells + from]
+        let mut goal_steps = vec![UNREACHABLE; cells];
+        let mut queue: VecDeque<usize> = goal.iter().collect();
+        queue.iter().for_each(|&g| goal_steps[g] = 0);
+        while let Some(cell) = queue.pop_front() {
+            for &(from, _) in &into[cell] {
+                if goal_steps[from] == UNREACHABLE {
+                    goal_steps[from] = goal_steps[cell] + 1;
+                    queue.push_back(from);
+                }
+            }
+        }
+        Self { cells, row, cost, goal_steps }
     }
 
     /// Least cost to carry a block from `from` to the goal cell `to`, cost units.
@@ -133,23 +132,6 @@ impl Carry {
         }
         min_cost_assignment(n, &matrix)
     }
-}
-
-/// Least moves from every cell into any of `targets`, over the reversed move lists
-/// `into`, count ([`UNREACHABLE`] where none leads).
-fn breadth_first(into: &[Vec<(usize, u32)>], targets: &[usize]) -> Vec<u32> {
-    let mut steps = vec![UNREACHABLE; into.len()];
-    let mut queue: VecDeque<usize> = targets.iter().copied().collect();
-    targets.iter().for_each(|&t| steps[t] = 0);
-    while let Some(cell) = queue.pop_front() {
-        for &(from, _) in &into[cell] {
-            if steps[from] == UNREACHABLE {
-                steps[from] = steps[cell] + 1;
-                queue.push_back(from);
-            }
-        }
-    }
-    steps
 }
 
 /// Minimum total of `matrix[i][perm(i)]` over permutations of `0..n`, by dynamic
@@ -204,10 +186,6 @@ mod tests {
         assert_eq!(carry.goal_steps[cell(3, 0)], 2);
         assert_eq!(carry.goal_steps[cell(2, 2)], 1);
         assert_eq!(carry.goal_steps[cell(1, 1)], 0);
-        // To one goal cell: (3,0) -> (0,0) (row 0): lift to (2,1), shift to (1,1), put
-        // down -> 3; -> (1,1) (row 1) 2.
-        assert_eq!(carry.steps(0, cell(3, 0)), 3);
-        assert_eq!(carry.steps(1, cell(3, 0)), 2);
         // Not a goal cell.
         assert_eq!(carry.cost(cell(3, 0), cell(2, 0)), UNREACHABLE);
     }

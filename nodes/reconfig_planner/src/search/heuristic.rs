@@ -20,11 +20,8 @@
 //!   blocks, and with one robot also the vacant goal cells — with all robot cells merged
 //!   into its root;
 //! - `steps = max(ceil(max(W + E, Lambda) / 2k), ceil(M / m), S)`, `k` robots, `S` = max
-//!   over misplaced blocks `b` of the least over goal cells `g` of
-//!   `max(e_b + a(b, g), o_g)`: `e_b` = 1 if no robot is inside `b`, `a(b, g)` the least
-//!   actions carrying a block from `b` to `g` on the bare lattice, `o_g` = 0 if `g` is
-//!   vacant, else 2 (3 if no robot is inside the block in `g`); `M` = the block-moving
-//!   actions still needed, the
+//!   over misplaced blocks of (1 if no robot is inside) + the least actions carrying it to
+//!   any goal cell on the bare lattice; `M` = the block-moving actions still needed, the
 //!   largest of the horizontal part of `W`, its vertical part, and the sum over misplaced
 //!   blocks of those least carrying actions; `m = min(k, B - k)` (at least 1), `B` blocks;
 //! - `step` = the per-step cost.
@@ -33,8 +30,8 @@
 //! the step term is already paid and only the later robots may still act in it: `h` is
 //! `work + step * later`, where the rest of the step counts as no step and `later` =
 //! `max(ceil((max(W + E, Lambda) - 2u) / 2k), ceil((M - u) / m), max over misplaced blocks
-//! of the larger of (e_b + least a(b, g) over goal cells g, less 1 if the block can
-//! progress now) and (their S term less 1))`, `u` the robots still free to act; a block
+//! of their S term less 1 if the block can progress now)`, `u` the robots still free to
+//! act; a block
 //! progresses now if such a robot is inside it, or next to it when it is robot-free.
 //! (`C` is left out there: it costs more time than it prunes.)
 //!
@@ -67,10 +64,7 @@
 //!    robots' path, so a step does at most `2k` of the distance work (counted in
 //!    distance, not cost, so that it holds for any costs). Every action carries one
 //!    block along one move of [`super::carry`], a misplaced block must end in some goal
-//!    cell, and a robot-free one must first be entered in an earlier step; a block now
-//!    in the goal cell it ends in must leave first, in an earlier step (both actions
-//!    have the cell in their footprints), which is step 1 at the soonest, step 2 if it
-//!    must be entered first. A
+//!    cell, and a robot-free one must first be entered in an earlier step. A
 //!    block-moving action moves one block by at most one cell horizontally and one
 //!    vertically (lift and put-down one of each, shift one across, co-operative lift one
 //!    up), so it lowers the horizontal part of `W` by at most 1 and the vertical part by
@@ -83,9 +77,8 @@
 //!    moves. Each remaining step pays `step`. Hence `h_imp <= h*`.
 //! 7. Mid-step, the actions still to come are the rest of the current step (by the
 //!    robots still free in it, each doing at most 2 of the distance work, at most one
-//!    block move, and moving at most its own block or entering a neighbouring one; the
-//!    step as a whole advances each chain of `S` by at most one step) and whole later
-//!    steps: 1.-6.
+//!    block move, and moving at most its own block or entering a neighbouring one) and
+//!    whole later steps: 1.-6.
 //!    hold for that sequence from the configuration reached, with the current step's
 //!    term already paid.
 //!
@@ -100,6 +93,7 @@ use super::expand::State;
 use super::geometry::Geometry;
 use crate::rules::ActionCosts;
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 
 /// Which heuristic A* uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -131,7 +125,13 @@ pub(crate) struct Heuristic<'g, const W: usize> {
     /// distinct robot-free anchor block, so `min(k, blocks - k)` (at least 1), count.
     block_moves_per_step: u32,
     step_cost: u32,
+    /// Recent carrying matchings `C` by block layout, direct-mapped (states that differ
+    /// only in their robots share one).
+    matchings: RefCell<Vec<Option<(Bits<W>, u32)>>>,
 }
+
+/// Slots of the matching cache.
+const MATCHING_SLOTS: usize = 1024;
 
 /// Most cells [`Heuristic::robot_tour`] spans (one 64-bit mask of open points).
 const TOUR_POINTS: usize = 64;
@@ -163,6 +163,22 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             robots,
             block_moves_per_step,
             step_cost: costs.step,
+            matchings: RefCell::new(vec![None; MATCHING_SLOTS]),
+        }
+    }
+
+    /// `C` of the block layout `blocks`, from the cache when it is there.
+    fn carried(&self, blocks: Bits<W>) -> u32 {
+        let hash = blocks.0.iter().fold(0u64, |h, &word| (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95));
+        let slot = (hash >> 32) as usize % MATCHING_SLOTS;
+        let mut cache = self.matchings.borrow_mut();
+        match cache[slot] {
+            Some((key, carried)) if key == blocks => carried,
+            _ => {
+                let carried = self.carry.matching(blocks & !self.goal, self.goal & !blocks);
+                cache[slot] = Some((blocks, carried));
+                carried
+            }
         }
     }
 
@@ -173,7 +189,7 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             HeuristicKind::Published => self.published(state),
             HeuristicKind::Improved => {
                 let transport = self.axis_transport(state.blocks);
-                let carried = self.carry.matching(state.blocks & !self.goal, self.goal & !state.blocks);
+                let carried = self.carried(state.blocks);
                 let (work, distance) = self.work(state, transport.total(), carried.max(transport.total()));
                 work + self.step_cost * self.steps(state, distance, self.block_moves(state, &transport))
             }
@@ -289,27 +305,14 @@ impl<'g, const W: usize> Heuristic<'g, W> {
         transport.horizontal.max(transport.vertical).max(own)
     }
 
-    /// Steps needed by the slowest single block ([`Self::block_steps`]).
+    /// Steps needed by the slowest single block: enter it (if no robot is inside), then
+    /// carry it, one move of [`super::carry`] per step, to a goal cell.
     fn slowest_block_steps(&self, state: &State<W>) -> u32 {
-        (state.blocks & !self.goal).iter().map(|b| self.block_steps(state, b)).max().unwrap_or(0)
-    }
-
-    /// Steps until the misplaced block `b` rests in a goal cell: entered (if no robot is
-    /// inside), then carried one move of [`super::carry`] per step to a goal cell; a block
-    /// now in that cell must leave it in an earlier step (both moves use the cell), so no
-    /// sooner than step 1, or 2 if it must be entered first.
-    fn block_steps(&self, state: &State<W>, b: usize) -> u32 {
-        let entry = (!state.robots.contains(b)) as u32;
-        self.goal
+        (state.blocks & !self.goal)
             .iter()
-            .enumerate()
-            .map(|(row, g)| {
-                let carried = entry + self.carry.steps(row, b);
-                let cleared = if state.blocks.contains(g) { 2 + (!state.robots.contains(g)) as u32 } else { 0 };
-                carried.max(cleared)
-            })
-            .min()
-            .unwrap_or(UNREACHABLE)
+            .map(|b| (!state.robots.contains(b)) as u32 + self.carry.goal_steps[b])
+            .max()
+            .unwrap_or(0)
     }
 
     /// `(work, distance)`: lower bounds on the action costs still to pay,
@@ -343,11 +346,7 @@ impl<'g, const W: usize> Heuristic<'g, W> {
             .map(|b| {
                 let robot_free = !state.robots.contains(b);
                 let progress = if robot_free { can_enter.contains(b) } else { undecided.contains(b) };
-                // The current step gives at most one step of progress to the block or to
-                // the block it waits for.
-                (robot_free as u32 + self.carry.goal_steps[b])
-                    .saturating_sub(progress as u32)
-                    .max(self.block_steps(state, b).saturating_sub(1))
+                (robot_free as u32 + self.carry.goal_steps[b]).saturating_sub(progress as u32)
             })
             .max()
             .unwrap_or(0);
