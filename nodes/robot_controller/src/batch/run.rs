@@ -110,10 +110,15 @@ impl<'a> Run<'a> {
             self.next_broadcast += 1;
         }
         let bodies = self.world.bodies();
+        // Every reading first, so a message sent in this tick reaches every receiver with
+        // its next reading, whatever the ids (the physics node's order too).
+        let mut readings = Vec::with_capacity(self.robots.len());
         for (name, id) in &self.robots {
             let index = bodies.binary_search_by_key(id, |b| b.id).map_err(|_| tank_physics::PhysicsError::NoSuchBody { id: *id })?;
-            let sensors = self.bus.read(&bodies, index, time);
-            if let Some(command) = robot_side.command(name, time, &sensors)? {
+            readings.push((name, index, self.bus.read(&bodies, index, time)));
+        }
+        for (name, index, sensors) in readings {
+            if let Some(command) = robot_side.command(name, sensors.stamp, &sensors)? {
                 self.bus.apply(&mut self.world, &bodies[index], &command)?;
             }
         }

@@ -60,6 +60,21 @@ pub enum CommandError {
     },
 }
 
+/// Sim time `seconds` as a ROS stamp carries it (whole seconds and nanoseconds, rounded
+/// like `flotilla_common::ros::time_msg`), read back the way a receiver does
+/// (`sec + nanosec * 1e-9`). Readings carry this time, so firmware sees the same time
+/// in-process and over ROS, to the last bit.
+pub fn stamp_seconds(seconds: f64) -> f64 {
+    let s = seconds.max(0.0);
+    let mut sec = s.floor();
+    let mut nanosec = ((s - sec) * 1e9).round();
+    if nanosec >= 1e9 {
+        sec += 1.0;
+        nanosec -= 1e9;
+    }
+    sec + nanosec * 1e-9
+}
+
 /// Thrust at or above which the simulated (on/off) thruster fires, fraction of maximum.
 pub const THRUST_ON_THRESHOLD: f64 = 0.5;
 
@@ -93,6 +108,15 @@ mod tests {
         let world = cmd.to_world("mhp_0").unwrap();
         assert_eq!(world.thruster_on, vec![false, false, true, true]);
         assert_eq!(world.latch_on, vec![true, false]);
+    }
+
+    #[test]
+    fn stamps_keep_whole_nanoseconds() {
+        // 0.1 s = 0 s + 100 000 000 ns; read back as 1e8 * 1e-9.
+        assert_eq!(stamp_seconds(0.1), 100_000_000.0 * 1e-9);
+        assert_eq!(stamp_seconds(12.025), 12.0 + 25_000_000.0 * 1e-9);
+        assert_eq!(stamp_seconds(0.999_999_999_9), 1.0);
+        assert_eq!(stamp_seconds(-1.0), 0.0);
     }
 
     #[test]

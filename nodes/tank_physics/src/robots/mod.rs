@@ -14,7 +14,7 @@ pub mod io;
 pub mod sensing;
 
 pub use channel::{Frame, FrameError, Mailroom, Outbox, Port};
-pub use io::{CommandError, RobotCommand, Sensors};
+pub use io::{stamp_seconds, CommandError, RobotCommand, Sensors};
 pub use sensing::{sense, sensors_for, LightSpot, SensingConfig, SensingError};
 
 use crate::{BodyState, PhysicsError, World};
@@ -64,10 +64,11 @@ impl RobotBus {
     }
 
     /// The reading of `bodies[index]` at `time` (s), with the bytes waiting for it (they
-    /// are handed over once). `bodies` is one snapshot of the whole world.
+    /// are handed over once). `bodies` is one snapshot of the whole world. The stamp is
+    /// `time` as a ROS stamp carries it ([`stamp_seconds`]).
     pub fn read(&mut self, bodies: &[BodyState], index: usize, time: f64) -> Sensors {
         let inbox = self.mailroom.take_inbox(bodies[index].id);
-        sense(bodies, index, time, inbox, &self.sensing)
+        sense(bodies, index, stamp_seconds(time), inbox, &self.sensing)
     }
 
     /// Applies `body`'s command: actuators to the world, `radio_tx` frames routed by the
