@@ -27,9 +27,10 @@ fn first_target(name: &str, seed: u64, limit: f64) -> Option<f64> {
 
 #[test]
 fn each_target_shape_forms_within_120_s_for_a_fixed_seed() {
-    // Seeds chosen once (re-chosen when the physics gained CCD: a scan of seeds 1..=8 gave
-    // a target within 120 s for 6, 5 and 3 of them); the bound is what the test states.
-    for (name, seed) in [("chain4", 1), ("square4", 2), ("t4", 3)] {
+    // Seeds chosen from a scan of seeds 1..=8 (re-chosen when CCD became gated to fast
+    // bodies near walls; a target within 120 s for 4, 5 and 2 of the 8 seeds, within
+    // 300 s for 7, 7 and 7); the bound is what the test states.
+    for (name, seed) in [("chain4", 4), ("square4", 2), ("t4", 6)] {
         let t = first_target(name, seed, 120.0);
         assert!(t.is_some(), "{name} seed {seed}: no target within 120 s");
     }
@@ -80,4 +81,5 @@ fn the_restarted_robot_lets_go_of_its_bonds() {
     let mine = structures(&run.world().bodies()).into_iter().find(|s| s.members.contains(&id)).unwrap();
     assert_eq!(mine.members, vec![id]);
 }
+
 

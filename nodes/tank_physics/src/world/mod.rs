@@ -29,6 +29,7 @@ use std::sync::Arc;
 struct KindModel {
     spec: ModuleSpec,
     drag: DragModel,
+    ccd: physics::CcdGate,
 }
 
 /// Per-thruster imperfection drawn at spawn.
@@ -130,6 +131,8 @@ impl World {
             let z_flow = Vector2::new(self.rng.sample(StandardNormal), self.rng.sample(StandardNormal));
             let z_stoch = Vector2::new(self.rng.sample(StandardNormal), self.rng.sample(StandardNormal));
             let pose = *rb.position();
+            let mass = body.model.spec.mass;
+            let inertia_z = body.model.spec.inertia().z;
             let mut force = Vector3::zeros();
             let mut torque = Vector3::zeros();
             // Webots damping acts on every body, in water or not.
@@ -145,8 +148,6 @@ impl World {
                     .map(|cell| hydro::sample_flow(cell, hydro.kv, z_flow))
                     .unwrap_or_else(Vector3::zeros);
                 let (f, t) = hydro::drag(&body.model.drag, &pose, linvel, angvel, v_flow, hydro.kf, hydro.water_density);
-                let mass = body.model.spec.mass;
-                let inertia_z = body.model.spec.inertia().z;
                 let rel_speed = Vector3::new(linvel.x - v_flow.x, linvel.y - v_flow.y, 0.0).norm();
                 force += hydro::limit_drag(f, rel_speed, mass, dt);
                 // The same limiter on the spin: drag torque cannot more than stop it in a step.
@@ -163,6 +164,13 @@ impl World {
                     }
                 }
             }
+            let speed = (linvel + force * (dt / mass)).norm();
+            let spin = (angvel.z + torque.z * dt / inertia_z).abs();
+            let gate = &body.model.ccd;
+            let travel = gate.travel(speed, spin, dt);
+            let centre = Point2::new(pose.translation.x, pose.translation.y);
+            let near_wall = !self.arena.contains_disc(centre, gate.radius(), 2.0 * travel);
+            rb.enable_ccd(near_wall && gate.is_fast(travel));
             rb.reset_forces(false);
             rb.reset_torques(false);
             rb.add_force(force, true);
@@ -464,7 +472,8 @@ fn model_for(cache: &mut BTreeMap<ModuleKind, Arc<KindModel>>, kind: ModuleKind,
         .or_insert_with(|| {
             let spec = kind.spec();
             let drag = DragModel::new(&spec, sections);
-            Arc::new(KindModel { spec, drag })
+            let ccd = physics::CcdGate::for_shape(&spec.shape);
+            Arc::new(KindModel { spec, drag, ccd })
         })
         .clone()
 }
