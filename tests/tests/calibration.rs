@@ -1,5 +1,5 @@
 //! The calibration node through ROS: a small calibration goal (feedback every iteration,
-//! result files, a parameter file the physics loads), bad goals refused with the field
+//! result files, a parameter file the physics node runs from), bad goals refused with the field
 //! named while the node keeps serving, one goal at a time, cancel with the checkpoint
 //! kept, and the flow-field service. The recording is made with `flotilla calibrate
 //! record`, so the CLI dispatch is exercised too.
@@ -109,6 +109,11 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
         assert_eq!(get_dotted(&tree, name).and_then(|v| v.as_f64()), Some(result.parameters[k]), "{name}");
     }
     assert!(get_dotted(&tree, "modules.ball.count").is_some(), "the scenario is not the base of the parameter file");
+    // The physics node itself starts from it and runs.
+    let mut physics = Command::new(bin("tank_physics"));
+    physics.args(["--ros-args", "--params-file", &result.parameter_file, "-p", "run.max_sim_time:=0.5", "-p", "run.real_time_factor:=0.0"]);
+    let (status, output) = Launch::spawn(physics, &probe.domain).unwrap().wait(Duration::from_secs(20)).unwrap();
+    assert!(status.success(), "tank_physics on the calibrated file: {status:?}\n{output}");
 
     // Bad goals: aborted at once with the field named; the node keeps serving.
     let bad = [
@@ -174,6 +179,13 @@ async fn flow_field_service_writes_a_field_the_physics_loads() {
     let field = &response.field;
     assert_eq!(field.mean_x, grid.cells().iter().map(|c| c.mean.x).collect::<Vec<_>>());
     assert!(field.samples.iter().any(|&n| n > 0), "no cell has a sample");
+    // The physics node runs on the estimated field.
+    let world = format!("tank_physics:\n  ros__parameters:\n    flow_field: {{file: {}}}\n    run: {{max_sim_time: 0.5, real_time_factor: 0.0}}\n", out.display());
+    std::fs::write(dir.path().join("measured_flow.yaml"), world).unwrap();
+    let mut physics = Command::new(bin("tank_physics"));
+    physics.args(["--ros-args", "--params-file"]).arg(dir.path().join("measured_flow.yaml"));
+    let (status, output) = Launch::spawn(physics, &probe.domain).unwrap().wait(Duration::from_secs(20)).unwrap();
+    assert!(status.success(), "tank_physics on the estimated field: {status:?}\n{output}");
 
     // Bad requests: clear reasons, and the service keeps answering.
     for (bad, want) in [
