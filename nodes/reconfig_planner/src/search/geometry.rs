@@ -131,11 +131,11 @@ impl<const W: usize> Geometry<W> {
 
     /// True when `after` has no floating block, given that it comes from a supported
     /// layout by emptying the cells `vacated` and filling cells that each touch a block
-    /// that did not move (every move's anchor). A block whose support path ran through a
-    /// vacated cell still reaches the floor if the block before that cell on the path
-    /// does, so it suffices that every block touching a vacated cell stands on a full
-    /// column of blocks (or on the floor); only when one does not is the whole layout
-    /// checked.
+    /// that did not move (a move's anchor; the partner's block for a co-operative lift).
+    /// A block whose support path ran through a vacated cell still reaches the floor if
+    /// the block before that cell on the path does, so it suffices that every block
+    /// touching a vacated cell stands on a full column of blocks (or on the floor); only
+    /// when one does not is the whole layout checked.
     pub fn supported_after(&self, after: Bits<W>, vacated: Bits<W>) -> bool {
         let touching = self.dilate(vacated) & after;
         let columns_full = touching.iter().all(|cell| {
