@@ -328,7 +328,8 @@ pub struct ReplayNodeConfig {
     pub start_time: f64,
     /// Start again after the last frame (stamps keep increasing).
     pub repeat: bool,
-    /// Wait until this many subscribers listen on the image topic before the first frame.
+    /// Wait until this many subscribers listen on the image and CameraInfo topics before
+    /// the first frame.
     pub wait_for_subscribers: u32,
     /// Time to stay up after the last frame so subscribers receive it, s.
     pub linger: Duration,

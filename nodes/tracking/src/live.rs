@@ -19,42 +19,32 @@ use std::time::{Duration, Instant};
 /// Two stamps closer than this are the same instant, s (stamps are sums of time steps).
 const STAMP_TOLERANCE: f64 = 1e-6;
 
-/// Picks the ground-truth states that become frames: frame `k` is due `k / rate` s of
-/// sim time after the first, and the first state at or after that time is rendered, so
-/// the frame rate follows sim time whatever the real-time factor.
+/// Picks the ground-truth states that become frames: sim time is cut into periods of
+/// `1 / rate` s from t = 0 and the first state of each period is rendered, so the frame
+/// rate follows sim time whatever the real-time factor or the state rate (a burst or a
+/// gap of states costs no frame beyond the periods it covers).
 #[derive(Clone, Debug)]
 pub struct FrameClock {
-    period: f64,
-    next_due: Option<f64>,
-    last_stamp: Option<f64>,
+    rate: f64,
+    last_period: Option<i64>,
 }
 
 impl FrameClock {
     /// A clock for `rate` frames per second of sim time (`rate` > 0).
     pub fn new(rate: f64) -> Self {
-        Self { period: 1.0 / rate, next_due: None, last_stamp: None }
+        Self { rate, last_period: None }
     }
 
     /// True when the state stamped `stamp` (s) is to be rendered. Time going back (a
     /// world reset) restarts the schedule.
     pub fn offer(&mut self, stamp: f64) -> bool {
-        let restarted = self.last_stamp.is_some_and(|last| stamp < last - STAMP_TOLERANCE);
-        self.last_stamp = Some(stamp);
-        match self.next_due {
-            Some(due) if !restarted => {
-                if stamp < due - STAMP_TOLERANCE {
-                    return false;
-                }
-                // Skip the frames a gap in the states missed instead of bursting them.
-                let missed = ((stamp + STAMP_TOLERANCE - due) / self.period).floor();
-                self.next_due = Some(due + (missed + 1.0) * self.period);
-                true
-            }
-            _ => {
-                self.next_due = Some(stamp + self.period);
-                true
-            }
+        // Stamps are sums of time steps: 0.1 s x 30 Hz may come out as 2.9999999999999996.
+        let period = (stamp * self.rate + STAMP_TOLERANCE).floor() as i64;
+        if self.last_period.is_some_and(|last| period == last) {
+            return false;
         }
+        self.last_period = Some(period);
+        true
     }
 }
 
@@ -320,7 +310,7 @@ mod tests {
 
     #[test]
     fn frame_clock_follows_sim_time() {
-        // States every 25 ms (40 Hz), camera at 30 Hz: 3 frames per 0.1 s, the first at once.
+        // States every 25 ms (40 Hz), camera at 30 Hz: 3 frames per 0.1 s.
         let mut clock = FrameClock::new(30.0);
         let rendered: Vec<f64> = (0..=12).map(|k| k as f64 * 0.025).filter(|t| clock.offer(*t)).collect();
         let expected = [0.0, 0.05, 0.075, 0.1, 0.15, 0.175, 0.2, 0.25, 0.275, 0.3];
@@ -328,13 +318,17 @@ mod tests {
         for (a, b) in rendered.iter().zip(expected) {
             assert!((a - b).abs() < 1e-12, "{rendered:?}");
         }
-        // A gap of 1 s renders one frame, not a burst; the schedule continues from there.
+        // A gap of 1 s renders one frame, not a burst.
         assert!(clock.offer(1.3));
         assert!(!clock.offer(1.31));
         assert!(clock.offer(1.3 + 1.0 / 30.0));
         // A reset (time back to 0) restarts the schedule.
         assert!(clock.offer(0.0));
         assert!(!clock.offer(0.025));
+        // States already at 30 Hz on 25 ms steps (0.05, 0.075, 0.1, 0.15, ...): every one.
+        let mut clock = FrameClock::new(30.0);
+        let states = [0.05, 0.075, 0.1, 0.15, 0.175, 0.2, 0.25];
+        assert!(states.iter().all(|t| clock.offer(*t)));
     }
 
     #[test]

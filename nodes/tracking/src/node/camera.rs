@@ -13,7 +13,7 @@ use crate::live::{scene_object, CameraEmulator, WarnLimiter};
 use crate::replay::FrameSaver;
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use r2r::flotilla_msgs::msg::TankState;
 use r2r::QosProfile;
 use std::path::PathBuf;
@@ -63,7 +63,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
         None => None,
     };
     let mut node = startup.create_node()?;
-    let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, QosProfile::default())?;
+    let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, convert::image_qos())?;
     let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
     let mut states = node.subscribe::<TankState>(&config.state_topic, QosProfile::default())?;
     let (live, mut updates) = LiveParams::new(flotilla_common::params::without_standard(&startup.params), |tree| {
@@ -114,11 +114,10 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                 }
             }
             state = states.next() => {
-                let Some(mut state) = state else { break };
-                // Render the newest state: when rendering falls behind, older ones are stale.
-                while let Some(Some(newer)) = states.next().now_or_never() {
-                    state = newer;
-                }
+                // Every state is offered in order (states arriving in a burst must not
+                // cost frames); when rendering cannot keep up, the subscription's queue
+                // of 10 states bounds the lag.
+                let Some(state) = state else { break };
                 let stamp = convert::seconds(&state.header.stamp);
                 let reference_z = config.reference_z(state.water_level);
                 let mut objects = Vec::with_capacity(state.modules.len());

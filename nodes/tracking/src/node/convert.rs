@@ -8,6 +8,13 @@ use r2r::sensor_msgs::msg::{CameraInfo, Image, RegionOfInterest};
 use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 
+/// QoS of image topics: reliable, one second of 30 Hz frames deep, so a frame whose UDP
+/// fragments were dropped under load can still be repaired before the history overwrites
+/// it (the default depth of 10 lost about one 3 MB frame in ten on a loaded 2-core machine).
+pub fn image_qos() -> r2r::QosProfile {
+    r2r::QosProfile::default().keep_last(30)
+}
+
 /// A header stamp in seconds.
 pub fn seconds(stamp: &r2r::builtin_interfaces::msg::Time) -> f64 {
     f64::from(stamp.sec) + f64::from(stamp.nanosec) * 1e-9

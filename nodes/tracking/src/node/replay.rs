@@ -33,7 +33,7 @@ pub async fn run(startup: Startup, config: ReplayNodeConfig) -> anyhow::Result<S
     }
     let timeline = ReplayTimeline::new(paths.len(), recorded, config.start_time, config.rate);
     let mut node = startup.create_node()?;
-    let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, QosProfile::default())?;
+    let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, convert::image_qos())?;
     let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
@@ -59,7 +59,8 @@ async fn publish_all(
     images: &r2r::Publisher<r2r::sensor_msgs::msg::Image>,
     infos: &r2r::Publisher<r2r::sensor_msgs::msg::CameraInfo>,
 ) -> anyhow::Result<(u64, u64)> {
-    while images.get_inter_process_subscription_count()? < config.wait_for_subscribers as usize {
+    let wanted = config.wait_for_subscribers as usize;
+    while images.get_inter_process_subscription_count()? < wanted || infos.get_inter_process_subscription_count()? < wanted {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let start = Instant::now();
