@@ -1,0 +1,277 @@
+//! The tracking nodes through ROS: the overhead camera and tracker on the running
+//! ping-pong scenario (rate in sim time, accuracy against /tank/state), frames saved from
+//! the emulator replayed through image_replay into a second tracker (same tracks), and a
+//! tracker fed bad images and CameraInfo by the test (warnings, rate-limited; it keeps
+//! tracking).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use flotilla_common::trajectory::TrajectoryRecording;
+use flotilla_e2e::{bin, temp_file, Launch, RosProbe};
+use futures::StreamExt;
+use r2r::builtin_interfaces::msg::Time;
+use r2r::flotilla_msgs::msg::{TankState, TrackArray};
+use r2r::sensor_msgs::msg::{CameraInfo, Image};
+use r2r::QosProfile;
+
+/// Balls in the pingpong_24 scenario.
+const BALLS: usize = 24;
+
+fn secs(t: &Time) -> f64 {
+    t.sec as f64 + t.nanosec as f64 * 1e-9
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn camera_and_tracker_follow_the_balls_at_the_camera_rate() {
+    let mut probe = RosProbe::new("probe_tracking_live").unwrap();
+    let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
+    let mut tracks = probe.subscribe::<TrackArray>("/tracking/tracks").unwrap();
+    probe.spin();
+    let launch = Launch::start("launch/pingpong_24.launch.yaml", &["real_time_factor:=1.0"], &probe.domain).unwrap();
+
+    // Ground truth by stamp, and every track message, until 3 s of sim time of tracks.
+    let mut truth: HashMap<(i32, u32), TankState> = HashMap::new();
+    let mut arrays: Vec<TrackArray> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(25);
+    let span = |a: &[TrackArray]| a.last().map_or(0.0, |l| secs(&l.header.stamp) - secs(&a[0].header.stamp));
+    while span(&arrays) < 3.0 {
+        tokio::select! {
+            Some(s) = states.next() => { truth.insert((s.header.stamp.sec, s.header.stamp.nanosec), s); }
+            Some(t) = tracks.next() => arrays.push(t),
+            _ = tokio::time::sleep_until(deadline) => break,
+        }
+    }
+    let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(span(&arrays) >= 3.0, "tracks spanned {:.2} s of sim time in 25 s ({} messages); output:\n{output}", span(&arrays), arrays.len());
+    assert!(status.success(), "launcher exit {status:?}; output:\n{output}");
+
+    // One message per camera frame: 30 Hz of sim time, from the stamps.
+    let rate = (arrays.len() - 1) as f64 / span(&arrays);
+    assert!((rate - 30.0).abs() <= 3.0, "tracks at {rate:.2} Hz of sim time; output:\n{output}");
+    for pair in arrays.windows(2) {
+        assert!(secs(&pair[1].header.stamp) > secs(&pair[0].header.stamp), "stamps not increasing");
+    }
+
+    // After confirmation, all 24 balls are tracked within a few mm of the physics.
+    let mut compared = 0;
+    let mut worst: f64 = 0.0;
+    for array in arrays.iter().skip(2) {
+        let Some(state) = truth.get(&(array.header.stamp.sec, array.header.stamp.nanosec)) else { continue };
+        assert_eq!(array.tracks.len(), BALLS, "frame at {:.3} s", secs(&array.header.stamp));
+        let mut ids: Vec<u32> = array.tracks.iter().map(|t| t.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), BALLS, "duplicate track ids");
+        for m in &state.modules {
+            let nearest = array
+                .tracks
+                .iter()
+                .map(|t| (t.x - m.pose.position.x).hypot(t.y - m.pose.position.y))
+                .fold(f64::INFINITY, f64::min);
+            worst = worst.max(nearest);
+        }
+        compared += 1;
+    }
+    assert!(compared >= 60, "only {compared} track frames had their /tank/state");
+    assert!(worst < 0.003, "worst distance between a ball and its track {:.2} mm", worst * 1e3);
+    // Identities persist: the ids of the last frame are those of the third.
+    let id_set = |a: &TrackArray| {
+        let mut v: Vec<u32> = a.tracks.iter().map(|t| t.id).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(id_set(&arrays[2]), id_set(arrays.last().unwrap()), "identities changed");
+}
+
+/// Detected positions by frame stamp: (time bits) -> id -> (x, y).
+fn by_stamp(path: &Path) -> BTreeMap<u64, BTreeMap<u32, (f64, f64)>> {
+    let recording = TrajectoryRecording::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut frames: BTreeMap<u64, BTreeMap<u32, (f64, f64)>> = BTreeMap::new();
+    for s in recording.samples {
+        frames.entry(s.time.to_bits()).or_default().insert(s.id, (s.x, s.y));
+    }
+    frames
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_saved_from_the_emulator_replay_to_the_same_tracks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (frames, live_csv, replay_csv) = (dir.path().join("frames"), dir.path().join("live.csv"), dir.path().join("replay.csv"));
+    let mut probe = RosProbe::new("probe_tracking_replay").unwrap();
+    let mut tracks = probe.subscribe::<TrackArray>("/tracking/tracks").unwrap();
+    probe.spin();
+    let world = Launch::start("launch/pingpong_24.launch.yaml", &["camera:=false", "real_time_factor:=1.0"], &probe.domain).unwrap();
+    // The degraded camera (noise, blur, gradient, lens distortion) at 512 x 512: cheap
+    // to save as PNG while other tests run, and the tracker must undistort.
+    let degraded = std::fs::read_to_string(flotilla_e2e::repo_root().join("config/overhead_camera_degraded.yaml")).unwrap();
+    let small = degraded.replace("width: 1024", "width: 512").replace("height: 1024", "height: 512");
+    assert_ne!(small, degraded, "config/overhead_camera_degraded.yaml no longer sets width/height 1024");
+    let (_config_dir, camera_config) = temp_file("camera.yaml", &small).unwrap();
+    let camera = Launch::start(
+        "launch/camera_tracker.launch.yaml",
+        &[
+            &format!("camera_config:={}", camera_config.display()),
+            &format!("save_frames_dir:={}", frames.display()),
+            &format!("tracks_csv:={}", live_csv.display()),
+        ],
+        &probe.domain,
+    )
+    .unwrap();
+    let full = flotilla_e2e::collect_until(&mut tracks, Duration::from_secs(25), |a: &[TrackArray]| {
+        a.iter().filter(|t| t.tracks.len() == BALLS).count() >= 45
+    })
+    .await;
+    let (status, camera_output) = camera.interrupt(Duration::from_secs(15)).unwrap();
+    assert!(status.success(), "camera + tracker exit {status:?}:\n{camera_output}");
+    let (status, output) = world.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "physics exit {status:?}:\n{output}");
+    assert!(full.len() >= 45, "only {} track messages:\n{camera_output}", full.len());
+    let saved = std::fs::read_dir(&frames).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "png")).count();
+    assert!(camera_output.contains(&format!("{saved} saved")), "saved {saved} frames, summary says otherwise:\n{camera_output}");
+
+    let replay = Launch::start(
+        "launch/replay_tracker.launch.yaml",
+        &[&format!("replay_dir:={}", frames.display()), &format!("tracks_csv:={}", replay_csv.display()), "speed:=1.0"],
+        &probe.domain,
+    )
+    .unwrap();
+    let (status, replay_output) = replay.wait(Duration::from_secs(28)).unwrap();
+    assert!(status.success(), "replay exit {status:?}:\n{replay_output}");
+    assert!(replay_output.contains(&format!("summary: {saved} frames published")), "{replay_output}");
+
+    // The frames of the live run are in the replay, at the same stamps, with the same
+    // positions under one fixed pairing of ids. Fast DDS may lose the odd 3 MB image in
+    // either run (a lost fragment is only re-requested at the next heartbeat), so a few
+    // frames may be missing from one side.
+    let (live, replayed) = (by_stamp(&live_csv), by_stamp(&replay_csv));
+    assert!(live.len() >= 40, "live run recorded {} frames", live.len());
+    assert!(replayed.len() as f64 >= 0.9 * saved as f64, "replay tracked {} of {saved} frames:\n{replay_output}\nlive:\n{camera_output}", replayed.len());
+    let mut pairing: HashMap<u32, u32> = HashMap::new();
+    let (mut compared, mut missing) = (0, 0);
+    for (stamp, live_frame) in &live {
+        let Some(replay_frame) = replayed.get(stamp) else {
+            missing += 1;
+            continue;
+        };
+        for (id, position) in live_frame {
+            let (replay_id, _) = replay_frame
+                .iter()
+                .find(|(_, p)| (p.0 - position.0).abs() < 1e-12 && (p.1 - position.1).abs() < 1e-12)
+                .unwrap_or_else(|| panic!("live track {id} at {position:?} ({} s) not in the replay", f64::from_bits(*stamp)));
+            assert_eq!(*pairing.entry(*id).or_insert(*replay_id), *replay_id, "track {id} changed partner");
+        }
+        compared += 1;
+    }
+    assert!(missing * 10 <= live.len(), "{missing} of {} live frames missing from the replay", live.len());
+    let mut partners: Vec<u32> = pairing.values().copied().collect();
+    partners.sort_unstable();
+    partners.dedup();
+    assert_eq!(partners.len(), pairing.len(), "two live tracks share a replay track: {pairing:?}");
+    assert!(compared >= 36 && pairing.len() >= BALLS, "compared {compared} frames, {} ids", pairing.len());
+}
+
+fn image(width: u32, height: u32, step: u32, encoding: &str, data: Vec<u8>, stamp: f64) -> Image {
+    Image { header: flotilla_common::ros::header(stamp, "cam"), height, width, encoding: encoding.into(), is_bigendian: 0, step, data }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tracker_warns_about_bad_images_and_keeps_tracking() {
+    use tracking::{Arena, CameraModel, MarkerKind, RenderOptions, Renderer, SceneObject};
+    let camera = CameraModel::covering(&Arena::lily_tank(), 512, 512, 1.0, 0.03);
+    let mut renderer = Renderer::new(Arena::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
+    let balls: Vec<SceneObject> = (0..3).map(|k| SceneObject::new(k, MarkerKind::Ball, -0.1 + 0.1 * k as f64, 0.05)).collect();
+    let good = renderer.render_rgb(&balls, 0).into_raw();
+    let fields = camera.camera_info();
+    let info = |width: u32, model: &str| CameraInfo {
+        width,
+        height: 512,
+        distortion_model: model.into(),
+        d: fields.d.clone(),
+        k: fields.k.to_vec(),
+        r: fields.r.to_vec(),
+        p: fields.p.to_vec(),
+        ..Default::default()
+    };
+
+    let (_dir, params) = temp_file(
+        "tracker.yaml",
+        "tracker:\n  ros__parameters:\n    image_topic: /probe/image\n    camera_info_topic: /probe/camera_info\n    warn_interval: 60.0\n",
+    )
+    .unwrap();
+    let mut probe = RosProbe::new("probe_tracking_bad").unwrap();
+    let images = probe.with_node(|n| n.create_publisher::<Image>("/probe/image", QosProfile::default())).unwrap();
+    let infos = probe.with_node(|n| n.create_publisher::<CameraInfo>("/probe/camera_info", QosProfile::default())).unwrap();
+    let mut tracks = probe.subscribe::<TrackArray>("/tracking/tracks").unwrap();
+    probe.spin();
+    let mut cmd = Command::new(bin("tracker"));
+    cmd.args(["--ros-args", "--params-file"]).arg(&params);
+    let tracker = Launch::spawn(cmd, &probe.domain).unwrap();
+    let t0 = Instant::now();
+    while (images.get_inter_process_subscription_count().unwrap() == 0 || infos.get_inter_process_subscription_count().unwrap() == 0)
+        && t0.elapsed() < Duration::from_secs(15)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Matched on the publisher side; give the tracker's side a moment too.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pace = || tokio::time::sleep(Duration::from_millis(30));
+    let mut stamp = 1.0;
+    let mut send = |msg: Image| {
+        stamp += 0.1;
+        images.publish(&Image { header: flotilla_common::ros::header(stamp, "cam"), ..msg }).unwrap();
+    };
+
+    // Before any CameraInfo.
+    send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
+    // Image and CameraInfo travel on different topics: let the image arrive first.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    infos.publish(&info(512, "plumb_bob")).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Five of each bad kind: one warning per kind within warn_interval.
+    for _ in 0..5 {
+        send(image(512, 512, 1536, "yuv422", good.clone(), 0.0));
+        pace().await;
+        send(image(512, 512, 1536, "rgb8", good[..good.len() / 2].to_vec(), 0.0));
+        pace().await;
+        send(image(512, 512, 1000, "rgb8", good.clone(), 0.0));
+        pace().await;
+    }
+    send(image(0, 0, 0, "rgb8", Vec::new(), 0.0));
+    pace().await;
+    // A CameraInfo of another size (accepted, frames then refused), and an invalid one
+    // (refused, previous kept).
+    infos.publish(&info(640, "plumb_bob")).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
+    pace().await;
+    infos.publish(&info(512, "equidistant")).unwrap();
+    pace().await;
+    send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
+    pace().await;
+    // A consistent CameraInfo again: good frames are tracked.
+    infos.publish(&info(512, "plumb_bob")).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..5 {
+        send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
+        pace().await;
+    }
+    let got = flotilla_e2e::collect_until(&mut tracks, Duration::from_secs(5), |a: &[TrackArray]| a.iter().any(|t| t.tracks.len() == 3)).await;
+    let (status, output) = tracker.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "tracker exit {status:?}:\n{output}");
+    assert!(got.iter().any(|t| t.tracks.len() == 3), "no tracks after the bad input:\n{output}");
+    let once = |text: &str| {
+        let n = output.matches(text).count();
+        assert_eq!(n, 1, "`{text}` logged {n} times:\n{output}");
+    };
+    once("no valid CameraInfo received yet");
+    once("unsupported image encoding `yuv422`");
+    once("image data truncated");
+    once("image step 1000 B is shorter than a row of 512 px x 3 B");
+    once("image size 0x0 is empty");
+    once("image is 512x512 but the camera model is 640x512");
+    once("CameraInfo distortion model `equidistant` is not supported");
+    assert!(output.contains("frames tracked") && output.contains("skipped"), "{output}");
+}
