@@ -1,8 +1,8 @@
 //! The tank physics node through ROS, as fast as it can go: 60 s of sim time at 25 ms steps
 //! (10 sections per face) while it publishes `/tank/state` + `/tf` at 30 Hz, `/clock` every
 //! step, sensors and markers at 10 Hz, and this bench subscribes to the state. Reported as
-//! ratios to real time: the node's wall time (its own summary line) and its CPU time (all
-//! threads, DDS included), beside the in-process library on the same scenario in the same
+//! ratios to real time: wall time from resuming the (paused, subscribed) node to its exit
+//! and the node's CPU time (all threads, DDS and start-up included), beside the in-process library on the same scenario in the same
 //! run. Goal (issue #3): >= 100 x real time through ROS for 24 balls.
 //!
 //! `scripts/isolated.sh cargo bench -p tank_physics --bench ros_node` (own network
@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::task::LocalSpawnExt as _;
 use futures::StreamExt;
 use tank_physics::{World, WorldConfig};
 
@@ -55,7 +56,8 @@ struct NodeRun {
     states_received: usize,
 }
 
-/// Runs the node binary on `params_yaml` until `max_sim_time`, subscribed to its state.
+/// Runs the node binary on `params_yaml` (which starts it paused) until `max_sim_time`:
+/// waits until this bench's subscription is matched, resumes the world and times it.
 fn run_node(params_yaml: &str) -> NodeRun {
     let mut file = tempfile::NamedTempFile::new().expect("temp file");
     file.write_all(params_yaml.as_bytes()).expect("writing parameters");
@@ -66,49 +68,87 @@ fn run_node(params_yaml: &str) -> NodeRun {
     let mut states = node
         .subscribe::<r2r::flotilla_msgs::msg::TankState>("/tank/state", r2r::QosProfile::default())
         .expect("subscribing to /tank/state");
+    let pause = node
+        .create_client::<r2r::std_srvs::srv::SetBool::Service>("/tank/pause", r2r::QosProfile::default())
+        .expect("client of /tank/pause");
+    let mut pool = futures::executor::LocalPool::new();
+    let spawner = pool.spawner();
     let counter = received.clone();
-    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let spin_done = done.clone();
-    let spinner = std::thread::spawn(move || {
-        let mut pool = futures::executor::LocalPool::new();
-        let counting = async move {
+    spawner
+        .spawn_local(async move {
             while states.next().await.is_some() {
                 counter.fetch_add(1, Ordering::Relaxed);
             }
-        };
-        let spawner = pool.spawner();
-        futures::task::LocalSpawnExt::spawn_local(&spawner, counting).expect("spawning the counter");
-        while !spin_done.load(Ordering::Acquire) {
-            node.spin_once(Duration::from_millis(5));
-            pool.run_until_stalled();
-        }
-    });
-    // Discovery before the run, so the first seconds of state are not lost.
-    std::thread::sleep(Duration::from_millis(500));
+        })
+        .expect("spawning the counter");
 
     let cpu_before = children_cpu_time();
-    let output = Command::new(env!("CARGO_BIN_EXE_tank_physics"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tank_physics"))
         .args(["--ros-args", "--params-file"])
         .arg(file.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .output()
-        .expect("running tank_physics");
+        .spawn()
+        .expect("starting tank_physics");
+    let spin = |node: &mut r2r::Node, pool: &mut futures::executor::LocalPool| {
+        node.spin_once(Duration::from_millis(2));
+        pool.run_until_stalled();
+    };
+    // Discovered (service up), then half a second for the state subscription to match,
+    // before the world moves.
+    let available = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = available.clone();
+    let service_up = r2r::Node::is_available(&pause).expect("service availability");
+    spawner
+        .spawn_local(async move {
+            if service_up.await.is_ok() {
+                flag.store(true, Ordering::Release);
+            }
+        })
+        .expect("spawning the availability wait");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !available.load(Ordering::Acquire) {
+        assert!(Instant::now() < deadline, "the node did not come up");
+        spin(&mut node, &mut pool);
+    }
+    let settle = Instant::now() + Duration::from_millis(500);
+    while Instant::now() < settle {
+        spin(&mut node, &mut pool);
+    }
+    let resumed = pause.request(&r2r::std_srvs::srv::SetBool::Request { data: false }).expect("resume request");
+    let response = Arc::new(std::sync::Mutex::new(None));
+    let slot = response.clone();
+    spawner
+        .spawn_local(async move {
+            let r = resumed.await;
+            if let Ok(mut s) = slot.lock() {
+                *s = Some(r.map(|r| r.success).unwrap_or(false));
+            }
+        })
+        .expect("spawning the resume");
+    let start = loop {
+        spin(&mut node, &mut pool);
+        if let Some(ok) = *response.lock().expect("response slot") {
+            assert!(ok, "resume refused");
+            break Instant::now();
+        }
+    };
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for tank_physics") {
+            break status;
+        }
+        spin(&mut node, &mut pool);
+    };
+    let wall = start.elapsed();
     let cpu = children_cpu_time() - cpu_before;
-    std::thread::sleep(Duration::from_millis(200));
-    done.store(true, Ordering::Release);
-    spinner.join().expect("spinner");
+    for _ in 0..100 {
+        spin(&mut node, &mut pool);
+    }
+    let output = child.wait_with_output().expect("tank_physics output");
     let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "tank_physics failed:\n{text}");
-    // "summary: ... after 60.00 s of sim time in 0.41 s wall (146.3x real time) ..."
-    let wall = text
-        .split("s of sim time in ")
-        .nth(1)
-        .and_then(|rest| rest.split(" s wall").next())
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    assert!(status.success() && text.contains("reached max_sim_time"), "tank_physics failed:\n{text}");
     NodeRun {
-        wall_ratio: SIM_SECONDS / wall,
+        wall_ratio: SIM_SECONDS / wall.as_secs_f64(),
         cpu_ratio: SIM_SECONDS / cpu.as_secs_f64(),
         states_received: received.load(Ordering::Relaxed),
     }
@@ -121,7 +161,7 @@ fn scenario(file: &str, extra: &str) -> String {
     text.replacen(
         "ros__parameters:",
         &format!(
-            "ros__parameters:\n    run: {{real_time_factor: 0.0, max_sim_time: {SIM_SECONDS}}}\n    \
+            "ros__parameters:\n    run: {{real_time_factor: 0.0, max_sim_time: {SIM_SECONDS}, start_paused: true}}\n    \
              publish: {{state_rate: 30.0, sensor_rate: 10.0, marker_rate: 10.0}}\n{extra}"
         ),
         1,

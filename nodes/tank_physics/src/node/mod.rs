@@ -34,6 +34,7 @@ struct Outputs {
     tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
     markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     flow: r2r::Publisher<r2r::flotilla_msgs::msg::FlowField>,
+    flow_markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     robots: robots::RobotOutputs,
 }
 
@@ -104,7 +105,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         state: node.create_publisher("/tank/state", QosProfile::default())?,
         tf: node.create_publisher("/tf", QosProfile::default())?,
         markers: node.create_publisher("/tank/markers", latched.clone())?,
-        flow: node.create_publisher("/tank/flow_field", latched)?,
+        flow: node.create_publisher("/tank/flow_field", latched.clone())?,
+        flow_markers: node.create_publisher("/tank/flow_markers", latched)?,
         robots: robot_outputs,
     };
     services::serve(&mut node, control_tx.clone())?;
@@ -192,7 +194,7 @@ impl Sim {
         let rtf = self.settings.run.real_time_factor;
         // Wall instant and sim time the pacing counts from; moved on pause and step.
         let mut pace = (Instant::now(), self.world.time());
-        let mut paused = false;
+        let mut paused = self.settings.run.start_paused;
         let mut reason = "stopped on request";
         self.publish_world_description();
         self.publish_state();
@@ -346,6 +348,16 @@ impl Sim {
             warn!("publishing /tank/flow_field: {e}");
         }
         self.recording.flow(&msg, self.world.time());
+        // The arrows change only with the field: their own latched topic, not re-sent with
+        // the bodies' markers (hundreds of arrows at the marker rate cost more than physics).
+        let frame = &self.settings.publish.frame_id;
+        let z = self.world.arena().surface_z.unwrap_or(0.0);
+        let arrows = r2r::visualization_msgs::msg::MarkerArray {
+            markers: flow::flow_arrows(self.world.flow_field(), self.world.time(), frame, z),
+        };
+        if let Err(e) = self.out.flow_markers.publish(&arrows) {
+            warn!("publishing /tank/flow_markers: {e}");
+        }
     }
 
     fn publish_state(&mut self) {
@@ -385,8 +397,7 @@ impl Sim {
     }
 
     fn publish_markers(&self) {
-        let mut msg = markers::world_markers(&self.world, &self.settings.publish.frame_id);
-        msg.markers.extend(flow::flow_arrows(self.world.flow_field(), self.world.time(), &self.settings.publish.frame_id, self.world.arena().surface_z.unwrap_or(0.0)));
+        let msg = markers::world_markers(&self.world, &self.settings.publish.frame_id);
         if let Err(e) = self.out.markers.publish(&msg) {
             warn!("publishing /tank/markers: {e}");
         }

@@ -23,6 +23,9 @@ pub struct RunSettings {
     /// Longest wait for a robot's command in lock step, s of wall time; then the world
     /// steps on without it (logged). Default 5.
     pub lockstep_timeout: f64,
+    /// Start paused: nothing moves until `/tank/pause` false (or `/tank/step`), so that
+    /// subscribers can connect first. Default false.
+    pub start_paused: bool,
 }
 
 impl Default for RunSettings {
@@ -32,6 +35,7 @@ impl Default for RunSettings {
             max_sim_time: 0.0,
             lockstep: false,
             lockstep_timeout: 5.0,
+            start_paused: false,
         }
     }
 }
