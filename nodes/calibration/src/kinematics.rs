@@ -43,7 +43,18 @@ impl RegularTracks {
         };
         let (t_start, t_end) = (first.time, last.time);
         // The small tolerance keeps a final frame that lands on the grid up to rounding.
-        let frames = ((t_end - t_start) / dt + 1e-9).floor() as usize + 1;
+        let span = (t_end - t_start) / dt + 1e-9;
+        // Interpolation fills at most a few frames around each sample; a time span far
+        // beyond that is a broken time column, and would only allocate empty frames.
+        let limit = 1000 * (recording.samples.len() + 1);
+        if !(span < limit as f64) {
+            return Err(CalibrationError::Recording(format!(
+                "the recording spans {} s ({t_start} to {t_end} s) but has only {} samples; check its time column",
+                t_end - t_start,
+                recording.samples.len()
+            )));
+        }
+        let frames = span.floor() as usize + 1;
         let tracks = recording
             .tracks()
             .iter()
@@ -220,6 +231,15 @@ mod tests {
         let out = differentiate(&times, &positions, &DifferentiationSettings { half_window: 1, max_gap: 0.5 });
         let centres: Vec<f64> = out.iter().map(|s| s.time).collect();
         assert_eq!(centres, vec![0.1, 5.1, 5.2]);
+    }
+
+    #[test]
+    fn a_broken_time_column_is_refused_before_allocating() {
+        let mut rec = TrajectoryRecording::default();
+        rec.samples.push(TrajectorySample::new(0, 0.0, 0, 0.0, 0.0, 0.0));
+        rec.samples.push(TrajectorySample::new(1, 1e15, 0, 0.0, 0.0, 0.0));
+        let e = RegularTracks::resample(&rec, 0.025, 0.1).unwrap_err().to_string();
+        assert!(e.contains("only 2 samples") && e.contains("time column"), "{e}");
     }
 
     #[test]

@@ -88,8 +88,8 @@ pub fn pooled_mean_squared_displacement(recordings: &[RegularTracks], settings: 
     let Some(dt) = recordings.first().map(|r| r.dt) else {
         return Err(CalibrationError::Recording("no recording given for the MSD".into()));
     };
-    let mut sums = vec![0.0; n_s];
-    let mut counts = vec![0u64; n_s];
+    // Every recording is checked before the window is allocated: a window far longer
+    // than the data must be an error, not an allocation failure.
     for (index, tracks) in recordings.iter().enumerate() {
         if (tracks.dt - dt).abs() > 1e-9 * dt {
             return Err(CalibrationError::Recording(format!("recording {index} is sampled at {} s, the first at {dt} s", tracks.dt)));
@@ -100,9 +100,14 @@ pub fn pooled_mean_squared_displacement(recordings: &[RegularTracks], settings: 
                 "recording {index} is too short for the MSD window: {} s ({frames} frames at {dt} s) but the window needs {} s ({} frames)",
                 tracks.duration(),
                 n_s as f64 * dt,
-                n_s + 1
+                n_s.saturating_add(1)
             )));
         }
+    }
+    let mut sums = vec![0.0; n_s];
+    let mut counts = vec![0u64; n_s];
+    for tracks in recordings {
+        let frames = tracks.frames();
         for track in &tracks.tracks {
             for t0 in (0..frames - n_s).step_by(settings.start_stride) {
                 let Some(origin) = track[t0] else { continue };

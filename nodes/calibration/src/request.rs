@@ -133,22 +133,20 @@ impl CalibrationRequest {
         let (world, base_parameters) = load_world(self.scenario_file.as_deref(), &defaults.scenario_node, defaults.balls).map_err(|e| field("scenario_file", e.to_string()))?;
         let simulator = TankSimulator { warmup: defaults.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
         let dt = simulator.frame_interval();
-        if self.window != 0.0 {
-            if !(self.window.is_finite() && self.window >= 2.0 * dt) {
-                return Err(field("window", format!("must be 0 (default) or at least two simulator steps ({} s), got {} s", 2.0 * dt, self.window)));
-            }
-            settings.calibration.msd.window_frames = (self.window / dt).round() as usize;
-        }
-
         if self.recording.as_os_str().is_empty() {
             return Err(field("recording", "no trajectory file given"));
         }
         let recording = TrajectoryRecording::read(&self.recording).map_err(|e| field("recording", e.to_string()))?;
+        let window = if self.window == 0.0 { settings.calibration.msd.window_frames as f64 * dt } else { self.window };
+        if !(window.is_finite() && window >= 2.0 * dt) {
+            return Err(field("window", format!("must be 0 (default) or at least two simulator steps ({} s), got {window} s", 2.0 * dt)));
+        }
+        if window >= recording.duration() {
+            return Err(field("window", format!("{window} s is not shorter than the recording {} ({} s)", self.recording.display(), recording.duration())));
+        }
+        settings.calibration.msd.window_frames = (window / dt).round() as usize;
         let recordings = vec![recording];
-        reference_msd(&recordings, &settings, dt).map_err(|e| {
-            let window = settings.calibration.msd.window_frames as f64 * dt;
-            field("window", format!("a {window} s window does not fit the recording {}: {e}", self.recording.display()))
-        })?;
+        reference_msd(&recordings, &settings, dt).map_err(|e| field("window", format!("a {window} s window does not fit the recording {}: {e}", self.recording.display())))?;
         let out_dir = match &self.output_dir {
             Some(dir) => dir.clone(),
             None => fresh_run_dir(&defaults.output_root, self.seed),
@@ -325,6 +323,7 @@ mod tests {
             (CalibrationRequest { window: 30.0, ..goal(&path) }, "`window`"),
             (CalibrationRequest { window: -1.0, ..goal(&path) }, "`window`"),
             (CalibrationRequest { window: f64::NAN, ..goal(&path) }, "`window`"),
+            (CalibrationRequest { window: 1e300, ..goal(&path) }, "s is not shorter than the recording"),
             (CalibrationRequest { lower_bounds: vec![1.0; 5], upper_bounds: vec![1.0; 5], ..goal(&path) }, "`lower_bounds/upper_bounds`"),
             (CalibrationRequest { lower_bounds: vec![0.5, 0.1], ..goal(&path) }, "`lower_bounds`: needs 5 values"),
             (CalibrationRequest { upper_bounds: vec![f64::INFINITY; 5], ..goal(&path) }, "`lower_bounds/upper_bounds`"),
