@@ -64,13 +64,14 @@ async fn latest_stamp(stream: &mut (impl Stream<Item = RobotCommand> + Unpin), w
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lily_15_launch_forms_a_target() {
-    // chain4, seed 1, 10x real time: in-process the first target forms at 34.6 s
-    // (`tests/assembly.rs` bounds it by 120 s); through ROS the timing of the commands
-    // differs run to run, so the bound is the same 120 s.
+    // chain4, seed 5, 10x real time. In-process (batch::Run on config/lily_15.yaml) the
+    // first target forms at 38.3 s (seeds 1..=10: 9 of 10 within 180 s, 4 within 60 s);
+    // through ROS without lock step the commands' timing differs from run to run, so the
+    // bound is 120 s.
     let probe = RosProbe::new("probe_lily15").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("metrics.csv");
-    let args = ["camera:=false", "duration:=120", "real_time_factor:=10", "seed:=1"].map(str::to_owned);
+    let args = ["camera:=false", "duration:=120", "real_time_factor:=10", "seed:=5"].map(str::to_owned);
     let csv_arg = format!("metrics_csv:={}", csv.display());
     let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
     all.push(&csv_arg);
@@ -147,13 +148,21 @@ async fn killing_and_restarting_one_controller_does_not_stop_the_run() {
     }
 }
 
-/// The newest `/clock` second after draining the queue.
-async fn latest_clock(clock: &mut (impl Stream<Item = r2r::rosgraph_msgs::msg::Clock> + Unpin)) -> i32 {
-    let mut sec = 0;
-    while let Some(c) = next(clock, Duration::from_millis(200)).await {
-        sec = c.clock.sec;
+/// The newest message within `window` (the topic never pauses, so drain for a while).
+async fn newest<T>(stream: &mut (impl Stream<Item = T> + Unpin), window: Duration) -> Option<T> {
+    let deadline = Instant::now() + window;
+    let mut last = None;
+    while Instant::now() < deadline {
+        if let Some(m) = next(stream, Duration::from_millis(100)).await {
+            last = Some(m);
+        }
     }
-    sec
+    last
+}
+
+/// The newest `/clock` second.
+async fn latest_clock(clock: &mut (impl Stream<Item = r2r::rosgraph_msgs::msg::Clock> + Unpin)) -> i32 {
+    newest(clock, Duration::from_millis(500)).await.map_or(0, |c| c.clock.sec)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -254,13 +263,7 @@ async fn bad_input_gives_clear_errors_and_stops_nothing_else() {
     // Everything still runs.
     let t0 = next(&mut states, Duration::from_secs(5)).await.expect("/tank/state stopped").sim_time;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let t1 = {
-        let mut t = t0;
-        while let Some(s) = next(&mut states, Duration::from_millis(200)).await {
-            t = s.sim_time;
-        }
-        t
-    };
+    let t1 = newest(&mut states, Duration::from_millis(500)).await.map_or(t0, |s| s.sim_time);
     assert!(t1 > t0, "the physics stopped");
     assert!(latest_stamp(&mut cmd0, Duration::from_secs(2)).await.is_some(), "lily_0's controller stopped");
     let (status, out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
