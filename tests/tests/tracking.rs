@@ -275,3 +275,24 @@ async fn tracker_warns_about_bad_images_and_keeps_tracking() {
     once("CameraInfo distortion model `equidistant` is not supported");
     assert!(output.contains("frames tracked") && output.contains("skipped"), "{output}");
 }
+
+#[test]
+fn tracking_nodes_refuse_bad_parameters_naming_the_key() {
+    let domain = flotilla_e2e::Domain::reserve().unwrap();
+    let cases = [
+        ("overhead_camera", "overhead_camera:\n  ros__parameters:\n    encoding: yuv422\n", "encoding"),
+        ("overhead_camera", "overhead_camera:\n  ros__parameters:\n    render: {blur_sigma: -1.0}\n", "render.blur_sigma"),
+        ("tracker", "tracker:\n  ros__parameters:\n    detector: {edge_margin: 0}\n", "detector.edge_margin"),
+        ("tracker", "tracker:\n  ros__parameters:\n    tracker: {confirm_hit: 2}\n", "confirm_hit"),
+        ("image_replay", "image_replay:\n  ros__parameters:\n    speed: 1.0\n", "directory"),
+    ];
+    for (exe, text, key) in cases {
+        let (_dir, path) = temp_file("bad.yaml", text).unwrap();
+        let mut cmd = Command::new(bin(exe));
+        cmd.args(["--ros-args", "--params-file"]).arg(&path);
+        let (status, output) = Launch::spawn(cmd, &domain).unwrap().wait(Duration::from_secs(20)).unwrap();
+        assert_eq!(status.code(), Some(2), "{exe}: {output}");
+        assert!(output.contains(key), "{exe}: the error does not name `{key}`:\n{output}");
+    }
+}
+
