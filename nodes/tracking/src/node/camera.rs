@@ -104,7 +104,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                         if (new_config.state_topic.as_str(), new_config.image_topic.as_str(), new_config.camera_info_topic.as_str())
                             != (config.state_topic.as_str(), config.image_topic.as_str(), config.camera_info_topic.as_str())
                         {
-                            warn!("topic names change only on restart");
+                            warn!("topic names change only on restart (so does save_frames_dir)");
                         }
                         info!("camera parameters updated");
                         emulator = new_emulator;

@@ -203,10 +203,8 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
                 if live.tracker().is_none() {
                     // Image and CameraInfo arrive on separate topics: hold the first frames
                     // until the camera model is known rather than lose them.
-                    if pending.is_empty() {
-                        if let Some(held_back) = out.limiter.admit(FrameIssue::NoCameraInfo.kind(), Instant::now()) {
-                            warn!(topic = %out.config.image_topic, held_back, "{}; holding up to {PENDING_FRAMES} frames", FrameIssue::NoCameraInfo);
-                        }
+                    if let Some(held_back) = out.limiter.admit(FrameIssue::NoCameraInfo.kind(), Instant::now()) {
+                        warn!(topic = %out.config.image_topic, held_back, "{}; holding the last {PENDING_FRAMES} frames", FrameIssue::NoCameraInfo);
                     }
                     if pending.len() == PENDING_FRAMES {
                         pending.pop_front();
