@@ -1,7 +1,8 @@
 //! The Lily controllers and the base station through ROS: the lily_15 scenario assembles a
 //! target; killing and restarting one robot's controller process (and stopping one through
 //! its service) leaves the run going; the lock-step ROS run equals the in-process run for
-//! the same seed; bad input gives clear errors and stops nothing else.
+//! the same seed; bad input gives clear errors and stops nothing else; the base station
+//! sets the pumps on schedule, broadcasts ruleset commands and publishes the metrics.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -270,4 +271,54 @@ async fn bad_input_gives_clear_errors_and_stops_nothing_else() {
     assert!(status.success() && out.contains("refused: frog_1"), "exit {status:?}:\n{out}");
     let (status, out) = tank.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "exit {status:?}:\n{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn base_station_sets_pumps_broadcasts_and_publishes_metrics() {
+    let mut probe = RosProbe::new("probe_station").unwrap();
+    let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
+    let mut broadcasts = probe.subscribe::<Radio>("/radio/broadcast").unwrap();
+    let mut metrics = probe.subscribe::<r2r::std_msgs::msg::String>("/base_station/metrics").unwrap();
+    let command = probe.with_node(|n| n.create_publisher::<r2r::std_msgs::msg::String>("/base_station/command", QosProfile::default())).unwrap();
+    probe.spin();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("metrics.csv");
+    let params = format!("ruleset: {}\nsample_period: 1.0\nmetrics_csv: {}\nstirring:\n  times: [1.0]\n  power: [40.0]", ruleset_path("chain4").display(), csv.display());
+    let (_s_dir, s_cmd) = node("base_station", "base_station", &params);
+    let station = Launch::spawn(s_cmd, &probe.domain).unwrap();
+    let _tank = Launch::spawn(tank(&["run.real_time_factor:=2.0".into()]), &probe.domain).unwrap();
+
+    // The pump step at 1 s reaches the tank.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut power = Vec::new();
+    let at_40 = |power: &[f64]| !power.is_empty() && power.iter().all(|p| (*p - 40.0).abs() < 1e-9);
+    while Instant::now() < deadline && !at_40(&power) {
+        power = next(&mut states, Duration::from_secs(2)).await.map(|s| s.pump_power).unwrap_or_default();
+    }
+    assert!(at_40(&power), "pumps {power:?}:\n{}", station.output());
+    // Metrics every second of sim time, as JSON.
+    let m = next(&mut metrics, Duration::from_secs(10)).await.expect("no ~/metrics");
+    assert!(m.data.contains("\"snapshot\"") && m.data.contains("\"yield_fraction\"") && m.data.contains("\"totals\""), "{}", m.data);
+    // A ruleset command is broadcast; an unknown one is refused with the known ones.
+    let mut heard = None;
+    for _ in 0..20 {
+        command.publish(&r2r::std_msgs::msg::String { data: "dissolve".into() }).unwrap();
+        if let Some(r) = next(&mut broadcasts, Duration::from_millis(500)).await {
+            heard = Some(r);
+            break;
+        }
+    }
+    let heard = heard.expect("dissolve was not broadcast");
+    assert_eq!((heard.robot.as_str(), heard.data.first()), ("", Some(&4)), "a Lily command message to every robot");
+    command.publish(&r2r::std_msgs::msg::String { data: "explode".into() }).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && !station.output().contains("explode") {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let out = station.output();
+    assert!(out.contains("explode") && out.contains("dissolve"), "{out}");
+    let (status, out) = station.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success() && out.contains("summary: yield"), "exit {status:?}:\n{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("time_s,targets,yield") && text.lines().count() >= 3, "{text}");
 }
