@@ -169,6 +169,22 @@ impl Drop for Launch {
     }
 }
 
+/// Starts each `(executable, parameter file text, key)` case on its parameter file and
+/// checks that the node exits with code 2 naming the key, as every Flotilla node does on
+/// a bad parameter.
+pub fn assert_bad_parameters_refused(domain: &Domain, cases: &[(&str, &str, &str)]) {
+    for &(exe, text, key) in cases {
+        let (_dir, path) = temp_file("bad.yaml", text).expect("writing the parameter file");
+        let mut cmd = Command::new(bin(exe));
+        cmd.args(["--ros-args", "--params-file"]).arg(&path);
+        let (status, output) = Launch::spawn(cmd, domain)
+            .and_then(|node| node.wait(Duration::from_secs(20)))
+            .unwrap_or_else(|e| panic!("{exe}: {e:#}"));
+        assert_eq!(status.code(), Some(2), "{exe}: {output}");
+        assert!(output.contains(key), "{exe}: the error does not name `{key}`:\n{output}");
+    }
+}
+
 /// The test's own ROS node in the reserved domain, spun on a background thread.
 pub struct RosProbe {
     /// The domain every process of this test uses.

@@ -106,14 +106,7 @@ fn nodes_reject_bad_parameter_values_naming_the_key() {
         ("tank_physics", "tank_physics:\n  ros__parameters:\n    modules: [{kind: lily}]\n", "modules"),
         ("reconfig_planner", "reconfig_planner:\n  ros__parameters:\n    max_time: -1.0\n", "max_time"),
     ];
-    for (exe, text, key) in cases {
-        let (_dir, path) = temp_file("bad.yaml", text).unwrap();
-        let mut cmd = Command::new(bin(exe));
-        cmd.args(["--ros-args", "--params-file"]).arg(&path);
-        let (status, output) = Launch::spawn(cmd, &domain).unwrap().wait(Duration::from_secs(20)).unwrap();
-        assert_eq!(status.code(), Some(2), "{exe}: {output}");
-        assert!(output.contains(key), "{exe}: the error does not name `{key}`:\n{output}");
-    }
+    flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
 }
 
 #[test]

@@ -21,17 +21,27 @@ fn pingpong_with(extra: &str) -> String {
     scenario.replacen("ros__parameters:", &format!("ros__parameters:\n{extra}"), 1)
 }
 
-/// Every message of an MCAP file by topic (deserialized later), and whether it was finished.
-fn read_bag(path: &std::path::Path) -> (Vec<(String, String, u64, Vec<u8>)>, bool) {
+/// One message of a bag.
+struct BagMessage {
+    topic: String,
+    schema: String,
+    log_time: u64,
+    data: Vec<u8>,
+}
+
+/// Every message of an MCAP file, and whether the file was finished.
+fn read_bag(path: &std::path::Path) -> (Vec<BagMessage>, bool) {
     let bytes = std::fs::read(path).unwrap();
     let mut out = Vec::new();
     let mut complete = true;
     for message in mcap::MessageStream::new(&bytes).unwrap() {
         match message {
-            Ok(m) => {
-                let schema = m.channel.schema.as_ref().map(|s| s.name.clone()).unwrap_or_default();
-                out.push((m.channel.topic.clone(), schema, m.log_time, m.data.into_owned()));
-            }
+            Ok(m) => out.push(BagMessage {
+                topic: m.channel.topic.clone(),
+                schema: m.channel.schema.as_ref().map(|s| s.name.clone()).unwrap_or_default(),
+                log_time: m.log_time,
+                data: m.data.into_owned(),
+            }),
             Err(_) => {
                 complete = false;
                 break;
@@ -77,20 +87,20 @@ fn a_finished_run_leaves_a_complete_bag_and_csv() {
 
     let (messages, complete) = read_bag(&bag);
     assert!(complete, "a bag closed on a normal stop has its summary and footer");
-    let of = |topic: &str| messages.iter().filter(|m| m.0 == topic).collect::<Vec<_>>();
+    let of = |topic: &str| messages.iter().filter(|m| m.topic == topic).collect::<Vec<_>>();
     let states = of("/tank/state");
     // 30 Hz of sim time (3 steps in 4 of 25 ms) for 5 s, plus the state at start.
     assert!((150..=151).contains(&states.len()), "{} state messages in the bag", states.len());
     assert_eq!(of("/tf").len(), states.len());
     assert_eq!(of("/tank/flow_field").len(), 1);
-    assert!(states.iter().all(|m| m.1 == "flotilla_msgs/msg/TankState"));
-    let last = TankState::from_serialized_bytes(&states.last().unwrap().3).unwrap();
+    assert!(states.iter().all(|m| m.schema == "flotilla_msgs/msg/TankState"));
+    let last = TankState::from_serialized_bytes(&states.last().unwrap().data).unwrap();
     assert_eq!(last.modules.len(), 24);
     assert!((last.sim_time - 5.0).abs() < 0.03, "last state at {} s", last.sim_time);
-    assert_eq!(states.last().unwrap().2, (last.sim_time * 1e9).round() as u64, "log time is sim time");
-    let tf = TFMessage::from_serialized_bytes(&of("/tf").last().unwrap().3).unwrap();
+    assert_eq!(states.last().unwrap().log_time, (last.sim_time * 1e9).round() as u64, "log time is sim time");
+    let tf = TFMessage::from_serialized_bytes(&of("/tf").last().unwrap().data).unwrap();
     assert_eq!(tf.transforms.len(), 24);
-    let flow = FlowField::from_serialized_bytes(&of("/tank/flow_field")[0].3).unwrap();
+    let flow = FlowField::from_serialized_bytes(&of("/tank/flow_field")[0].data).unwrap();
     assert!(flow.nx > 0 && flow.mean_x.len() == (flow.nx * flow.ny) as usize);
 
     // An independent ROS 2 reader (Foxglove's, Python) decodes the same bag.
@@ -149,8 +159,8 @@ async fn a_killed_node_leaves_every_published_state_in_the_bag() {
     assert!(!complete, "a killed node cannot write the summary");
     let recorded: Vec<u64> = messages
         .iter()
-        .filter(|m| m.0 == "/tank/state")
-        .map(|m| TankState::from_serialized_bytes(&m.3).unwrap().step)
+        .filter(|m| m.topic == "/tank/state")
+        .map(|m| TankState::from_serialized_bytes(&m.data).unwrap().step)
         .collect();
     // Everything the probe saw is in the bag, but perhaps the very last (killed between
     // publishing and writing it).

@@ -286,13 +286,6 @@ fn tracking_nodes_refuse_bad_parameters_naming_the_key() {
         ("tracker", "tracker:\n  ros__parameters:\n    tracker: {confirm_hit: 2}\n", "confirm_hit"),
         ("image_replay", "image_replay:\n  ros__parameters:\n    speed: 1.0\n", "directory"),
     ];
-    for (exe, text, key) in cases {
-        let (_dir, path) = temp_file("bad.yaml", text).unwrap();
-        let mut cmd = Command::new(bin(exe));
-        cmd.args(["--ros-args", "--params-file"]).arg(&path);
-        let (status, output) = Launch::spawn(cmd, &domain).unwrap().wait(Duration::from_secs(20)).unwrap();
-        assert_eq!(status.code(), Some(2), "{exe}: {output}");
-        assert!(output.contains(key), "{exe}: the error does not name `{key}`:\n{output}");
-    }
+    flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
 }
 

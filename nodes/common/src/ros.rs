@@ -168,12 +168,15 @@ impl Spinner {
     }
 }
 
+/// Checks a whole parameter tree; the error is the reason a change is refused.
+type Validator = Box<dyn Fn(&Mapping) -> Result<(), String> + Send>;
+
 /// A node's parameters as ROS 2 parameters, checked by the node's own validator on every
 /// change: an invalid `ros2 param set` is refused with the validator's message and the
 /// running configuration is kept. Accepted trees are sent on a watch channel.
 pub struct LiveParams {
     tree: Mapping,
-    validate: Box<dyn Fn(&Mapping) -> Result<(), String> + Send>,
+    validate: Validator,
     updates: tokio::sync::watch::Sender<Mapping>,
 }
 
@@ -344,6 +347,26 @@ pub fn transform_msg(pose: &Isometry3<f64>) -> r2r::geometry_msgs::msg::Transfor
 /// nalgebra vector as `geometry_msgs/Vector3`.
 pub fn vector_msg(v: &Vector3<f64>) -> r2r::geometry_msgs::msg::Vector3 {
     r2r::geometry_msgs::msg::Vector3 { x: v.x, y: v.y, z: v.z }
+}
+
+/// A flow grid as `flotilla_msgs/FlowField` (per-cell mean, standard deviation and sample
+/// count, row-major from `(x_min, y_min)`), stamped `seconds`.
+pub fn flow_field_msg(grid: &crate::flow_field::FlowGrid, seconds: f64, frame: &str) -> r2r::flotilla_msgs::msg::FlowField {
+    let e = grid.extent();
+    let cells = grid.cells();
+    r2r::flotilla_msgs::msg::FlowField {
+        header: header(seconds, frame),
+        nx: grid.nx() as u32,
+        ny: grid.ny() as u32,
+        x_min: e.x_min,
+        y_min: e.y_min,
+        cell_size: grid.cell_size().x,
+        mean_x: cells.iter().map(|c| c.mean.x).collect(),
+        mean_y: cells.iter().map(|c| c.mean.y).collect(),
+        std_x: cells.iter().map(|c| c.std.x).collect(),
+        std_y: cells.iter().map(|c| c.std.y).collect(),
+        samples: cells.iter().map(|c| c.count.min(u64::from(u32::MAX)) as u32).collect(),
+    }
 }
 
 #[cfg(test)]

@@ -4,10 +4,8 @@ use std::path::PathBuf;
 
 use calibration::job::JobSummary;
 use calibration::request::{CalibrationRequest, FlowFieldReply, FlowFieldRequest};
-use flotilla_common::flow_field::FlowGrid;
 use flotilla_common::ros as fros;
 use r2r::flotilla_msgs::action::Calibrate;
-use r2r::flotilla_msgs::msg::FlowField;
 use r2r::flotilla_msgs::srv::EstimateFlowField;
 
 /// "" means "not given".
@@ -81,26 +79,7 @@ pub fn flow_response(reply: &FlowFieldReply, output_file: &str, frame: &str) -> 
             reply.normal_cells,
             reply.tested_cells
         ),
-        field: flow_field_msg(&reply.grid, frame),
-    }
-}
-
-/// The grid as a `flotilla_msgs/FlowField` (the same content as the file).
-fn flow_field_msg(grid: &FlowGrid, frame: &str) -> FlowField {
-    let e = grid.extent();
-    let cells = grid.cells();
-    FlowField {
-        header: fros::header(0.0, frame),
-        nx: grid.nx() as u32,
-        ny: grid.ny() as u32,
-        x_min: e.x_min,
-        y_min: e.y_min,
-        cell_size: grid.cell_size().x,
-        mean_x: cells.iter().map(|c| c.mean.x).collect(),
-        mean_y: cells.iter().map(|c| c.mean.y).collect(),
-        std_x: cells.iter().map(|c| c.std.x).collect(),
-        std_y: cells.iter().map(|c| c.std.y).collect(),
-        samples: cells.iter().map(|c| c.count.min(u64::from(u32::MAX)) as u32).collect(),
+        field: fros::flow_field_msg(&reply.grid, 0.0, frame),
     }
 }
 

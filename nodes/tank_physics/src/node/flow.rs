@@ -1,8 +1,8 @@
-//! `/tank/flow_field` (the gridded flow the physics samples) and its rviz arrows.
+//! The rviz arrows of the flow the physics samples (`/tank/flow_field` itself is
+//! `flotilla_common::ros::flow_field_msg`).
 
 use flotilla_common::flow_field::FlowGrid;
 use flotilla_common::ros as fros;
-use r2r::flotilla_msgs::msg::FlowField;
 use r2r::geometry_msgs::msg::Point;
 use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::Marker;
@@ -11,25 +11,6 @@ use r2r::visualization_msgs::msg::Marker;
 const ARROWS_PER_SIDE: usize = 17;
 /// Arrow length per m/s of mean flow, m.
 const ARROW_SCALE: f64 = 0.25;
-
-/// The grid as a message.
-pub fn flow_field_msg(grid: &FlowGrid, t: f64, frame: &str) -> FlowField {
-    let e = grid.extent();
-    let cells = grid.cells();
-    FlowField {
-        header: fros::header(t, frame),
-        nx: grid.nx() as u32,
-        ny: grid.ny() as u32,
-        x_min: e.x_min,
-        y_min: e.y_min,
-        cell_size: grid.cell_size().x,
-        mean_x: cells.iter().map(|c| c.mean.x).collect(),
-        mean_y: cells.iter().map(|c| c.mean.y).collect(),
-        std_x: cells.iter().map(|c| c.std.x).collect(),
-        std_y: cells.iter().map(|c| c.std.y).collect(),
-        samples: cells.iter().map(|c| c.count.min(u32::MAX as u64) as u32).collect(),
-    }
-}
 
 /// Mean-flow arrows on the water surface at height `z`, one ARROW marker each.
 pub fn flow_arrows(grid: &FlowGrid, t: f64, frame: &str, z: f64) -> Vec<Marker> {

@@ -343,7 +343,7 @@ impl Sim {
     /// The latched descriptions: markers and the flow field.
     fn publish_world_description(&mut self) {
         self.publish_markers();
-        let msg = flow::flow_field_msg(self.world.flow_field(), self.world.time(), &self.settings.publish.frame_id);
+        let msg = fros::flow_field_msg(self.world.flow_field(), self.world.time(), &self.settings.publish.frame_id);
         if let Err(e) = self.out.flow.publish(&msg) {
             warn!("publishing /tank/flow_field: {e}");
         }
