@@ -56,13 +56,34 @@ impl Startup {
 
     /// Creates the r2r context and node (name and namespace from `--ros-args`).
     pub fn create_node(&self) -> anyhow::Result<r2r::Node> {
-        let ctx = r2r::Context::create()
-            .map_err(|e| anyhow::anyhow!("ROS 2 initialisation (rcl_init) failed: {e}"))?;
+        // r2r panics when rcl cannot parse the arguments or a parameter file (a YAML
+        // construct our loader reads differently, e.g. `[a:b]`): report it as the bad
+        // configuration it is, with rcl's file and line, instead of a panic.
+        let default_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let created = std::panic::catch_unwind(r2r::Context::create);
+        std::panic::set_hook(default_hook);
+        let ctx = match created {
+            Ok(ctx) => ctx.map_err(|e| anyhow::anyhow!("ROS 2 initialisation (rcl_init) failed: {e}"))?,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_else(|| "no reason given".to_owned());
+                return Err(RclArgumentsError(message).into());
+            }
+        };
         let node = r2r::Node::create(ctx, &self.args.identity.name, &self.args.identity.namespace)
             .map_err(|e| anyhow::anyhow!("creating node {}: {e}", self.args.identity.fully_qualified()))?;
         Ok(node)
     }
 }
+
+/// rcl refused the command line or a parameter file it names: a bad configuration.
+#[derive(Debug, thiserror::Error)]
+#[error("ROS 2 could not read the arguments or a parameter file: {0}")]
+pub struct RclArgumentsError(String);
 
 /// Exit code for invalid parameters or arguments (what command-line tools use for usage
 /// errors).
@@ -70,7 +91,8 @@ pub const EXIT_BAD_CONFIG: u8 = 2;
 
 /// The `main` of every Flotilla node: logging, parameters (`settings` validates the tree;
 /// an error exits with [`EXIT_BAD_CONFIG`] naming the key), a tokio runtime, then `run`,
-/// whose `Ok(summary)` is logged before exiting 0; an `Err` exits 1.
+/// whose `Ok(summary)` is logged before exiting 0; an `Err` exits 1 (2 when rcl refused
+/// the arguments: [`RclArgumentsError`]).
 pub fn node_main<S, Fut>(
     name: &str,
     settings: impl FnOnce(&Mapping) -> Result<S, ParamError>,
@@ -116,7 +138,11 @@ where
         }
         Err(e) => {
             tracing::error!("{e:#}");
-            ExitCode::FAILURE
+            if e.downcast_ref::<RclArgumentsError>().is_some() {
+                ExitCode::from(EXIT_BAD_CONFIG)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }
