@@ -52,7 +52,7 @@ fn main() {
             peak.map(|p| p as f64 * 0.025),
             plateau(&curve, 0.5)
         );
-        let windows = (steps.saturating_sub(WINDOW) + STRIDE - 1) / STRIDE;
+        let windows = steps.saturating_sub(WINDOW).div_ceil(STRIDE);
         let pairs = (windows * 24) as u64 * seeds;
         let label = format!("{power} %, level {:.0} cm", level * 100.0);
         plotted.push((label, MsdCurve { dt: config.dt, values: curve[1..].to_vec(), counts: vec![pairs; WINDOW] }));

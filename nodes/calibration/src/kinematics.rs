@@ -47,7 +47,7 @@ impl RegularTracks {
         // Interpolation fills at most a few frames around each sample; a time span far
         // beyond that is a broken time column, and would only allocate empty frames.
         let limit = 1000 * (recording.samples.len() + 1);
-        if !(span < limit as f64) {
+        if span.is_nan() || span >= limit as f64 {
             return Err(CalibrationError::Recording(format!(
                 "the recording spans {} s ({t_start} to {t_end} s) but has only {} samples; check its time column",
                 t_end - t_start,

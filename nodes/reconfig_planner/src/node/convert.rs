@@ -52,7 +52,7 @@ pub fn plan_request(msg: &PlanReconfiguration::Request, settings: &NodeSettings)
     let request = PlanRequest::new(start, goal)
         .with_heuristic(heuristic)
         .with_weight(weight)
-        .with_budget(cap.clone().with_max_expansions(max_expansions).with_max_time(max_time));
+        .with_budget(cap.with_max_expansions(max_expansions).with_max_time(max_time));
     request.validate().map_err(|e| e.to_string())?;
     Ok(request)
 }

@@ -413,20 +413,6 @@ fn due(rate_hz: f64, t: f64, dt: f64) -> bool {
     periods(t) > periods(t - dt)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::due;
-
-    #[test]
-    fn publishing_follows_the_rate_on_any_step() {
-        let count = |rate: f64, dt: f64, steps: u32| (1..=steps).filter(|&n| due(rate, f64::from(n) * dt, dt)).count();
-        assert_eq!(count(30.0, 0.025, 2400), 1800, "60 s at 30 Hz");
-        assert_eq!(count(10.0, 0.025, 400), 100);
-        assert_eq!(count(100.0, 0.025, 400), 400, "faster than the steps: every step");
-        // 10 Hz on 25 ms steps: every 4th step, exactly.
-        assert!((1..=40).all(|n: u32| due(10.0, f64::from(n) * 0.025, 0.025) == (n % 4 == 0)));
-    }
-}
 
 fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> r2r::flotilla_msgs::msg::ModuleState {
     let max_thrust = b.kind.spec().faces.iter().filter_map(|f| f.thruster.map(|t| t.force)).fold(0.0, f64::max);
@@ -446,5 +432,20 @@ fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> 
             .filter(|f| f.has_thruster)
             .map(|f| if f.thruster_on && !f.thruster_failed { max_thrust } else { 0.0 })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::due;
+
+    #[test]
+    fn publishing_follows_the_rate_on_any_step() {
+        let count = |rate: f64, dt: f64, steps: u32| (1..=steps).filter(|&n| due(rate, f64::from(n) * dt, dt)).count();
+        assert_eq!(count(30.0, 0.025, 2400), 1800, "60 s at 30 Hz");
+        assert_eq!(count(10.0, 0.025, 400), 100);
+        assert_eq!(count(100.0, 0.025, 400), 400, "faster than the steps: every step");
+        // 10 Hz on 25 ms steps: every 4th step, exactly.
+        assert!((1..=40).all(|n: u32| due(10.0, f64::from(n) * 0.025, 0.025) == (n % 4 == 0)));
     }
 }
