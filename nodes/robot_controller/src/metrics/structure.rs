@@ -69,14 +69,14 @@ pub fn structures(bodies: &[BodyState]) -> Vec<Structure> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use flotilla_common::catalogue::ModuleKind;
     use nalgebra::{Isometry3, Vector3};
     use tank_physics::{FaceState, LatchLink};
 
     /// Lilies with the given latches: (id a, face a, id b, face b).
-    fn lilies(n: u32, latches: &[Bond]) -> Vec<BodyState> {
+    pub(crate) fn lilies(n: u32, latches: &[Bond]) -> Vec<BodyState> {
         let mut bodies: Vec<BodyState> = (0..n)
             .map(|id| BodyState {
                 id,

@@ -1,26 +1,5 @@
 use super::*;
-use flotilla_common::catalogue::ModuleKind;
-use nalgebra::{Isometry3, Vector3};
-use tank_physics::{FaceState, LatchLink};
-
-fn lilies(n: u32, latches: &[Bond]) -> Vec<BodyState> {
-    let mut bodies: Vec<BodyState> = (0..n)
-        .map(|id| BodyState {
-            id,
-            name: format!("lily_{id}"),
-            kind: ModuleKind::Lily,
-            pose: Isometry3::identity(),
-            linvel: Vector3::zeros(),
-            angvel: Vector3::zeros(),
-            faces: vec![FaceState { has_latch: true, ..FaceState::default() }; 4],
-        })
-        .collect();
-    for &(a, fa, b, fb) in latches {
-        bodies[a as usize].faces[fa].latched = Some(LatchLink { other_id: b, other_face: fb });
-        bodies[b as usize].faces[fb].latched = Some(LatchLink { other_id: a, other_face: fa });
-    }
-    bodies
-}
+use crate::metrics::structure::tests::lilies;
 
 fn chain4() -> LatticeShape {
     LatticeShape::from_cells(&[[0, 0], [1, 0], [2, 0], [3, 0]]).unwrap()
