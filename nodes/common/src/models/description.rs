@@ -80,6 +80,21 @@ pub struct Inertial {
     pub inertia: Matrix3<f64>,
 }
 
+impl Inertial {
+    /// The six independent tensor entries by their URDF/SDF names, kg m^2.
+    pub fn inertia_entries(&self) -> [(&'static str, f64); 6] {
+        let m = &self.inertia;
+        [
+            ("ixx", m[(0, 0)]),
+            ("ixy", m[(0, 1)]),
+            ("ixz", m[(0, 2)]),
+            ("iyy", m[(1, 1)]),
+            ("iyz", m[(1, 2)]),
+            ("izz", m[(2, 2)]),
+        ]
+    }
+}
+
 /// An RGBA colour, each channel in 0..1.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Colour {

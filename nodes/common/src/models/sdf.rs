@@ -96,20 +96,11 @@ pub fn render_sdf(model: &Model) -> String {
         }
         if let Some(i) = &link.inertial {
             let c = i.centre_of_mass;
-            let m = &i.inertia;
             emit!(out, "      <inertial>");
             emit!(out, "        <pose>{} 0 0 0</pose>", triple(c.x, c.y, c.z));
             emit!(out, "        <mass>{}</mass>", num(i.mass));
-            emit!(
-                out,
-                "        <inertia><ixx>{}</ixx><ixy>{}</ixy><ixz>{}</ixz><iyy>{}</iyy><iyz>{}</iyz><izz>{}</izz></inertia>",
-                num(m[(0, 0)]),
-                num(m[(0, 1)]),
-                num(m[(0, 2)]),
-                num(m[(1, 1)]),
-                num(m[(1, 2)]),
-                num(m[(2, 2)])
-            );
+            let entries: String = i.inertia_entries().iter().map(|(name, v)| format!("<{name}>{}</{name}>", num(*v))).collect();
+            emit!(out, "        <inertia>{entries}</inertia>");
             emit!(out, "      </inertial>");
         }
         shapes(&mut out, link, &link.name);

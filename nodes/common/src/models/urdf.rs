@@ -49,20 +49,11 @@ fn geometry(g: &Geometry) -> String {
 
 fn inertial(out: &mut String, i: &Inertial) {
     let c = i.centre_of_mass;
-    let m = &i.inertia;
     emit!(out, "    <inertial>");
     emit!(out, "      <origin xyz=\"{}\" rpy=\"0 0 0\"/>", triple(c.x, c.y, c.z));
     emit!(out, "      <mass value=\"{}\"/>", num(i.mass));
-    emit!(
-        out,
-        "      <inertia ixx=\"{}\" ixy=\"{}\" ixz=\"{}\" iyy=\"{}\" iyz=\"{}\" izz=\"{}\"/>",
-        num(m[(0, 0)]),
-        num(m[(0, 1)]),
-        num(m[(0, 2)]),
-        num(m[(1, 1)]),
-        num(m[(1, 2)]),
-        num(m[(2, 2)])
-    );
+    let entries: Vec<String> = i.inertia_entries().iter().map(|(name, v)| format!("{name}=\"{}\"", num(*v))).collect();
+    emit!(out, "      <inertia {}/>", entries.join(" "));
     emit!(out, "    </inertial>");
 }
 
