@@ -224,6 +224,20 @@ impl LiveParams {
         )
     }
 
+    /// Serves `node`'s ROS parameters, starting from its start-up parameters, on a tokio
+    /// task; returns the accepted trees. (r2r's parameter events are not used: the watch
+    /// channel carries whole validated trees.)
+    pub fn serve(
+        node: &mut r2r::Node,
+        startup_params: &Mapping,
+        validate: impl Fn(&Mapping) -> Result<(), String> + Send + 'static,
+    ) -> anyhow::Result<tokio::sync::watch::Receiver<Mapping>> {
+        let (live, updates) = Self::new(params::without_standard(startup_params), validate);
+        let (handler, _events) = node.make_derived_parameter_handler(Arc::new(Mutex::new(live)))?;
+        tokio::spawn(handler);
+        Ok(updates)
+    }
+
     fn candidate(&self, name: &str, value: &ParameterValue) -> r2r::Result<Mapping> {
         let conv = |msg: String| r2r::Error::ParameterValueConv {
             name: name.to_owned(),

@@ -63,13 +63,11 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let mut node = startup.create_node()?;
     let goals = node.create_action_server::<Calibrate::Action>("~/calibrate")?;
     let flow_requests = node.create_service::<EstimateFlowField::Service>("~/estimate_flow_field", QosProfile::default())?;
-    let (live, mut updates) = LiveParams::new(flotilla_common::params::without_standard(&startup.params), |tree| {
+    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
         NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
-    });
-    let (param_handler, _param_events) = node.make_derived_parameter_handler(Arc::new(Mutex::new(live)))?;
+    })?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
-    tokio::spawn(param_handler);
     let (settings_tx, settings_rx) = watch::channel(settings.clone());
     tokio::spawn(async move {
         while updates.changed().await.is_ok() {

@@ -111,15 +111,11 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     };
     services::serve(&mut node, control_tx.clone())?;
     robot_io.sync(&mut node, &world.bodies());
-    let (live, mut updates) = LiveParams::new(
-        flotilla_common::params::without_standard(&startup.params),
-        |tree| NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()),
-    );
-    let (param_handler, _param_events) =
-        node.make_derived_parameter_handler(Arc::new(Mutex::new(live)))?;
+    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
+        NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
+    })?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
-    tokio::spawn(param_handler);
     let params_tx = control_tx.clone();
     tokio::spawn(async move {
         while updates.changed().await.is_ok() {

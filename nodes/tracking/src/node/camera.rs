@@ -66,13 +66,11 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, convert::image_qos())?;
     let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
     let mut states = node.subscribe::<TankState>(&config.state_topic, QosProfile::default())?;
-    let (live, mut updates) = LiveParams::new(flotilla_common::params::without_standard(&startup.params), |tree| {
+    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
         CameraNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
-    });
-    let (param_handler, _param_events) = node.make_derived_parameter_handler(Arc::new(Mutex::new(live)))?;
+    })?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
-    tokio::spawn(param_handler);
     info!(
         width = config.camera.width,
         height = config.camera.height,

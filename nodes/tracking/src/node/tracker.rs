@@ -147,13 +147,11 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
     let image_qos = if config.image_best_effort { QosProfile::sensor_data() } else { convert::image_qos() };
     let mut images = node.subscribe::<Image>(&config.image_topic, image_qos)?;
     let mut infos = node.subscribe::<CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
-    let (params, mut updates) = LiveParams::new(flotilla_common::params::without_standard(&startup.params), |tree| {
+    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
         TrackerNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
-    });
-    let (param_handler, _param_events) = node.make_derived_parameter_handler(Arc::new(Mutex::new(params)))?;
+    })?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
-    tokio::spawn(param_handler);
     info!(image_topic = %config.image_topic, camera_info_topic = %config.camera_info_topic, tracks_topic = %config.tracks_topic, "tracker running");
     let limiter = WarnLimiter::new(config.warn_interval);
     let mut out = Outputs { config, tracks, markers, recorder, restarts: 0, limiter, stats: Stats::default() };
