@@ -152,6 +152,7 @@ build_interface_package() {
     key=$(hash_of <(find "$src" -type f | sort | xargs sha256sum) <(echo "$base_key"))
     install="$CACHE/msgs/$name-$key"
     if [ -f "$install/.complete" ]; then
+        touch "$install/.complete" # last use, for prune_interface_prefixes
         echo "$install"; return 0
     fi
     log "building interface package $name (cmake + ament + rosidl)"
@@ -166,7 +167,23 @@ build_interface_package() {
     cmake --install "$buildd" >"$buildd/install.log" 2>&1 || die "install of $name failed (log: $buildd/install.log)"
     touch "$install/.complete"
     rm -rf "$buildd"
+    prune_interface_prefixes "$name" "$install"
     echo "$install"
+}
+
+# Every change of an interface package leaves its old prefix behind (~11 MB). Removes
+# those of package $1 other than $2 unused for UNUSED_PREFIX_DAYS (clones at older
+# commits share the cache), and unfinished ones (a build that was killed).
+UNUSED_PREFIX_DAYS=30
+prune_interface_prefixes() {
+    local name=$1 keep=$2 dir
+    for dir in "$CACHE/msgs/$name"-*; do
+        [ -d "$dir" ] && [ "$dir" != "$keep" ] || continue
+        if [ ! -e "$dir/.complete" ] || [ -n "$(find "$dir/.complete" -mtime +"$UNUSED_PREFIX_DAYS")" ]; then
+            log "removing the unused interface prefix $dir"
+            rm -rf "$dir"
+        fi
+    done
 }
 
 # The `flotilla` package in an ament index of its own inside build/.
