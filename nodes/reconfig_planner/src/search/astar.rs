@@ -14,7 +14,7 @@
 //! its parent's `f` (path-max, valid as `h*(child) >= h*(parent) - cost`). Steps whose
 //! first actions already push `f` past the optimum are never completed.
 //!
-//! Every distinct state is stored once (a hash map from state to node). A state reached
+//! Every distinct state is stored once (a hash table from state to node). A state reached
 //! more cheaply than before takes the new parent and is pushed again; stale open entries
 //! (of states, and of partial steps begun from a state reached more cheaply since) are
 //! skipped when popped. This re-opening keeps A* optimal with an admissible heuristic
@@ -25,11 +25,10 @@ use super::bits::Bits;
 use super::expand::{walk, Choice, Expander, PartialStep, Single, State};
 use super::geometry::Geometry;
 use super::heuristic::{Heuristic, HeuristicKind};
+use super::index::{state_hash, Lookup, StateIndex};
 use super::open::OpenList;
 use crate::planner::{Budget, BudgetLimit, SearchStats};
 use crate::rules::ActionCosts;
-use rustc_hash::FxHashMap;
-use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -170,7 +169,7 @@ struct Search<'p, const W: usize> {
     clock: Instant,
     /// `nodes[id]` is node `id`; `index` maps a state to its node id.
     nodes: Vec<Node<W>>,
-    index: FxHashMap<State<W>, u32>,
+    index: StateIndex,
     /// The open list: states by node id, and partial steps (kept apart, inline: a
     /// partial step is read once, when popped).
     open: OpenList<u32>,
@@ -195,7 +194,7 @@ pub(crate) fn astar<const W: usize>(
         expander: Expander::new(&problem.geometry, problem.costs),
         clock: Instant::now(),
         nodes: Vec::new(),
-        index: FxHashMap::default(),
+        index: StateIndex::default(),
         open: OpenList::default(),
         partials: OpenList::default(),
         cache: OptionCache::default(),
@@ -206,7 +205,7 @@ pub(crate) fn astar<const W: usize>(
     let outcome = search.run();
     search.stats.stored_states = search.nodes.len();
     search.stats.peak_memory_bytes = search.nodes.capacity() * size_of::<Node<W>>()
-        + search.index.capacity() * (size_of::<(State<W>, u32)>() + 1)
+        + search.index.bytes()
         + search.open.bytes()
         + search.partials.bytes()
         + search.cache.bytes();
@@ -233,7 +232,10 @@ impl<const W: usize> Search<'_, W> {
         self.stats.start_heuristic = h0;
         let h0 = weighted(h0, self.settings.weight_permille);
         self.nodes.push(Node { state: start, parent: u32::MAX, g: 0, h: h0 });
-        self.index.insert(start, 0);
+        let hash = state_hash(&start);
+        if let Lookup::Vacant(slot) = self.index.find(hash, |_| false) {
+            self.index.insert(slot, hash, 0); // the index is empty: always vacant
+        }
         self.open.push(h0, 0, 0);
         loop {
             // Lowest (f, -g) first; a partial step before a state on a tie.
@@ -363,23 +365,25 @@ impl<const W: usize> Search<'_, W> {
         self.stats.generated += 1;
         let new_id = self.nodes.len() as u32;
         let full = self.storage_full();
-        let (id, f) = match self.index.entry(next) {
-            Entry::Occupied(entry) => {
-                let node = &mut self.nodes[*entry.get() as usize];
+        let hash = state_hash(&next);
+        let nodes = &self.nodes;
+        let (id, f) = match self.index.find(hash, |id| nodes[id as usize].state == next) {
+            Lookup::Found(id) => {
+                let node = &mut self.nodes[id as usize];
                 if g >= node.g {
                     return Ok(());
                 }
                 node.g = g;
                 node.parent = parent;
                 self.stats.reopened += 1;
-                (*entry.get(), g.saturating_add(node.h))
+                (id, g.saturating_add(node.h))
             }
-            Entry::Vacant(entry) => {
+            Lookup::Vacant(slot) => {
                 if full {
                     return Err(Stop::Budget(BudgetLimit::StoredStates));
                 }
                 let h = weighted(self.heuristic.estimate(&next), self.settings.weight_permille);
-                entry.insert(new_id);
+                self.index.insert(slot, hash, new_id);
                 self.nodes.push(Node { state: next, parent, g, h });
                 (new_id, g.saturating_add(h))
             }
