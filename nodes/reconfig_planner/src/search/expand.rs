@@ -112,39 +112,36 @@ impl<const W: usize> PartialStep<W> {
 pub(crate) struct Expander<'g, const W: usize> {
     geometry: &'g Geometry<W>,
     costs: ActionCosts,
-    singles: Vec<Single<W>>,
     choices: Vec<Choice<W>>,
     chosen: Vec<Single<W>>,
 }
 
 impl<'g, const W: usize> Expander<'g, W> {
     pub fn new(geometry: &'g Geometry<W>, costs: ActionCosts) -> Self {
-        Self { geometry, costs, singles: Vec::new(), choices: Vec::new(), chosen: Vec::new() }
+        Self { geometry, costs, choices: Vec::new(), chosen: Vec::new() }
     }
 
     /// Appends the options of every robot in `state` to `out`, grouped by robot.
-    pub fn choices(&mut self, state: &State<W>, out: &mut Vec<Choice<W>>) {
+    pub fn choices(&self, state: &State<W>, out: &mut Vec<Choice<W>>) {
         let first = out.len();
-        let mut singles = std::mem::take(&mut self.singles);
+        let free = state.blocks & !state.robots;
+        let mut acting = Bits::EMPTY;
         for robot in state.robots.iter() {
-            singles.clear();
-            self.single_actions(state, robot, &mut singles);
-            let next_robot = (out.len() + singles.len()) as u32;
-            out.extend(singles.iter().map(|&action| Choice { action, next_robot, later: Bits::EMPTY }));
-        }
-        self.singles = singles;
-        // Backwards over the groups, collecting the robots after each.
-        let mut later = Bits::EMPTY;
-        let mut end = out.len();
-        while end > first {
-            let robot = out[end - 1].action.robot_from;
-            let mut start = end;
-            while start > first && out[start - 1].action.robot_from == robot {
-                start -= 1;
+            let start = out.len();
+            self.single_actions(state, free, robot, out);
+            let next_robot = out.len() as u32;
+            if next_robot as usize > start {
+                acting.insert(robot);
+                out[start..].iter_mut().for_each(|choice| choice.next_robot = next_robot);
             }
-            out[start..end].iter_mut().for_each(|choice| choice.later = later);
-            later.insert(robot as usize);
-            end = start;
+        }
+        // Forwards over the groups, dropping each group's robot from the later ones.
+        let (mut later, mut group) = (acting, first);
+        while group < out.len() {
+            later = later & !Bits::single(out[group].action.robot_from as usize);
+            let end = out[group].next_robot as usize;
+            out[group..end].iter_mut().for_each(|choice| choice.later = later);
+            group = end;
         }
     }
 
@@ -167,18 +164,20 @@ impl<'g, const W: usize> Expander<'g, W> {
         flow
     }
 
-    /// Every single action of the robot in cell `p`.
-    fn single_actions(&self, state: &State<W>, p: usize, out: &mut Vec<Single<W>>) {
+    /// Appends every single action of the robot in cell `p` to `out` (`next_robot` and
+    /// `later` left for [`Self::choices`]); `free` = the blocks holding no robot.
+    fn single_actions(&self, state: &State<W>, free: Bits<W>, p: usize, out: &mut Vec<Choice<W>>) {
         let g = self.geometry;
-        let (blocks, robots) = (state.blocks, state.robots);
-        let free_block = |c: u16| c != NONE && blocks.contains(c as usize) && !robots.contains(c as usize);
+        let blocks = state.blocks;
+        let free_block = |c: u16| c != NONE && free.contains(c as usize);
         let empty = |c: u16| c != NONE && !blocks.contains(c as usize);
         let bit = |c: u16| Bits::<W>::single(c as usize);
         let here = p as u16;
         let nb = g.neighbours[p];
+        let choice = |action: Single<W>| Choice { action, next_robot: 0, later: Bits::EMPTY };
         for &q in &nb {
             if free_block(q) {
-                out.push(Single {
+                out.push(choice(Single {
                     footprint: bit(here) | bit(q),
                     blocks_xor: Bits::EMPTY,
                     robots_xor: bit(here) | bit(q),
@@ -189,7 +188,7 @@ impl<'g, const W: usize> Expander<'g, W> {
                     from: here,
                     to: q,
                     partner: NONE,
-                });
+                }));
             }
         }
         let up = nb[UP];
@@ -197,17 +196,19 @@ impl<'g, const W: usize> Expander<'g, W> {
             return; // a loaded block does not move
         }
         let above = if up == NONE { Bits::EMPTY } else { bit(up) };
-        let block_action = |kind: ActionKind, to: u16, robot_to: u16, extra: Bits<W>, partner: u16| Single {
-            footprint: bit(here) | above | bit(to) | extra,
-            blocks_xor: bit(here) | bit(to),
-            robots_xor: bit(here) | bit(robot_to),
-            cost: self.costs.of(kind),
-            kind,
-            robot_from: here,
-            robot_to,
-            from: here,
-            to,
-            partner,
+        let block_action = |kind: ActionKind, to: u16, robot_to: u16, extra: Bits<W>, partner: u16| {
+            choice(Single {
+                footprint: bit(here) | above | bit(to) | extra,
+                blocks_xor: bit(here) | bit(to),
+                robots_xor: bit(here) | bit(robot_to),
+                cost: self.costs.of(kind),
+                kind,
+                robot_from: here,
+                robot_to,
+                from: here,
+                to,
+                partner,
+            })
         };
         let first_block_action = out.len();
         for h in HORIZONTAL {
@@ -219,7 +220,7 @@ impl<'g, const W: usize> Expander<'g, W> {
                 let over = g.neighbours[side as usize][UP];
                 if empty(over) {
                     out.push(block_action(ActionKind::Lift, over, over, bit(side), NONE));
-                } else if over != NONE && robots.contains(over as usize) && empty(up) {
+                } else if over != NONE && state.robots.contains(over as usize) && empty(up) {
                     out.push(block_action(ActionKind::CoopLift, up, side, bit(side) | bit(over), over));
                 }
             } else if empty(side) {
@@ -236,7 +237,7 @@ impl<'g, const W: usize> Expander<'g, W> {
         // Each block move must leave no floating block on its own.
         let mut kept = first_block_action;
         for i in first_block_action..out.len() {
-            if g.supported_after(blocks ^ out[i].blocks_xor, bit(here)) {
+            if g.supported_after(blocks ^ out[i].action.blocks_xor, bit(here)) {
                 out[kept] = out[i];
                 kept += 1;
             }
