@@ -109,16 +109,40 @@ impl<const W: usize> PartialStep<W> {
     }
 }
 
+/// A single action of the robot in one cell, precomputed with what it needs of the state.
+#[derive(Debug, Clone, Copy)]
+struct Template<const W: usize> {
+    action: Single<W>,
+    /// Cells that must be blocks holding no robot.
+    free: Bits<W>,
+    /// Cells that must be empty.
+    empty: Bits<W>,
+    /// Cells that must hold a robot (a co-operative lift's partner).
+    robot: Bits<W>,
+}
+
 pub(crate) struct Expander<'g, const W: usize> {
     geometry: &'g Geometry<W>,
     costs: ActionCosts,
+    /// Every action the lattice allows from each cell, grouped by cell, in the order
+    /// options are listed: moves by direction slot, then per horizontal direction lift,
+    /// co-operative lift, put-down, shift.
+    templates: Vec<Template<W>>,
+    /// Templates of cell `c`: `templates[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
     choices: Vec<Choice<W>>,
     chosen: Vec<Single<W>>,
 }
 
 impl<'g, const W: usize> Expander<'g, W> {
     pub fn new(geometry: &'g Geometry<W>, costs: ActionCosts) -> Self {
-        Self { geometry, costs, choices: Vec::new(), chosen: Vec::new() }
+        let mut templates = Vec::new();
+        let mut starts = vec![0];
+        for p in 0..geometry.coords.len() {
+            push_templates(geometry, &costs, p, &mut templates);
+            starts.push(templates.len() as u32);
+        }
+        Self { geometry, costs, templates, starts, choices: Vec::new(), chosen: Vec::new() }
     }
 
     /// Appends the options of every robot in `state` to `out`, grouped by robot.
@@ -167,82 +191,77 @@ impl<'g, const W: usize> Expander<'g, W> {
     /// Appends every single action of the robot in cell `p` to `out` (`next_robot` and
     /// `later` left for [`Self::choices`]); `free` = the blocks holding no robot.
     fn single_actions(&self, state: &State<W>, free: Bits<W>, p: usize, out: &mut Vec<Choice<W>>) {
-        let g = self.geometry;
-        let blocks = state.blocks;
-        let free_block = |c: u16| c != NONE && free.contains(c as usize);
-        let empty = |c: u16| c != NONE && !blocks.contains(c as usize);
-        let bit = |c: u16| Bits::<W>::single(c as usize);
-        let here = p as u16;
-        let nb = g.neighbours[p];
-        let choice = |action: Single<W>| Choice { action, next_robot: 0, later: Bits::EMPTY };
-        for &q in &nb {
-            if free_block(q) {
-                out.push(choice(Single {
-                    footprint: bit(here) | bit(q),
-                    blocks_xor: Bits::EMPTY,
-                    robots_xor: bit(here) | bit(q),
-                    cost: self.costs.travel,
-                    kind: ActionKind::Move,
-                    robot_from: here,
-                    robot_to: q,
-                    from: here,
-                    to: q,
-                    partner: NONE,
-                }));
+        let here = Bits::single(p);
+        let templates = &self.templates[self.starts[p] as usize..self.starts[p + 1] as usize];
+        for t in templates {
+            let valid = t.free & free == t.free
+                && !t.empty.intersects(&state.blocks)
+                && t.robot & state.robots == t.robot
+                // Each block move must leave no floating block on its own.
+                && (t.action.kind == ActionKind::Move
+                    || self.geometry.supported_after(state.blocks ^ t.action.blocks_xor, here));
+            if valid {
+                out.push(Choice { action: t.action, next_robot: 0, later: Bits::EMPTY });
             }
         }
-        let up = nb[UP];
-        if up != NONE && blocks.contains(up as usize) {
-            return; // a loaded block does not move
-        }
-        let above = if up == NONE { Bits::EMPTY } else { bit(up) };
-        let block_action = |kind: ActionKind, to: u16, robot_to: u16, extra: Bits<W>, partner: u16| {
-            choice(Single {
-                footprint: bit(here) | above | bit(to) | extra,
-                blocks_xor: bit(here) | bit(to),
-                robots_xor: bit(here) | bit(robot_to),
-                cost: self.costs.of(kind),
-                kind,
-                robot_from: here,
-                robot_to,
-                from: here,
-                to,
-                partner,
-            })
+    }
+}
+
+/// Appends the templates of every action the lattice allows the robot in cell `p` (see
+/// the rules table: a moving block carries nothing, so the cell above it must be empty;
+/// the anchor holds no robot).
+fn push_templates<const W: usize>(g: &Geometry<W>, costs: &ActionCosts, p: usize, out: &mut Vec<Template<W>>) {
+    let bit = |c: u16| Bits::<W>::single(c as usize);
+    let here = p as u16;
+    let nb = g.neighbours[p];
+    let none = Bits::EMPTY;
+    for &q in nb.iter().filter(|&&q| q != NONE) {
+        let action = Single {
+            footprint: bit(here) | bit(q),
+            blocks_xor: Bits::EMPTY,
+            robots_xor: bit(here) | bit(q),
+            cost: costs.travel,
+            kind: ActionKind::Move,
+            robot_from: here,
+            robot_to: q,
+            from: here,
+            to: q,
+            partner: NONE,
         };
-        let first_block_action = out.len();
-        for h in HORIZONTAL {
-            let side = nb[h];
-            if side == NONE {
-                continue;
-            }
-            if free_block(side) {
-                let over = g.neighbours[side as usize][UP];
-                if empty(over) {
-                    out.push(block_action(ActionKind::Lift, over, over, bit(side), NONE));
-                } else if over != NONE && state.robots.contains(over as usize) && empty(up) {
-                    out.push(block_action(ActionKind::CoopLift, up, side, bit(side) | bit(over), over));
-                }
-            } else if empty(side) {
-                let under = g.neighbours[side as usize][DOWN];
-                let below = nb[DOWN];
-                if empty(under) && free_block(below) {
-                    out.push(block_action(ActionKind::PutDown, under, under, bit(side) | bit(below), NONE));
-                }
-                if free_block(under) {
-                    out.push(block_action(ActionKind::Shift, side, side, bit(under), NONE));
-                }
-            }
+        out.push(Template { action, free: bit(q), empty: none, robot: none });
+    }
+    let up = nb[UP];
+    let above = if up == NONE { Bits::EMPTY } else { bit(up) };
+    let block_action = |kind: ActionKind, to: u16, robot_to: u16, extra: Bits<W>, partner: u16| Single {
+        footprint: bit(here) | above | bit(to) | extra,
+        blocks_xor: bit(here) | bit(to),
+        robots_xor: bit(here) | bit(robot_to),
+        cost: costs.of(kind),
+        kind,
+        robot_from: here,
+        robot_to,
+        from: here,
+        to,
+        partner,
+    };
+    for side in HORIZONTAL.map(|h| nb[h]).into_iter().filter(|&side| side != NONE) {
+        let (over, under, below) = (g.neighbours[side as usize][UP], g.neighbours[side as usize][DOWN], nb[DOWN]);
+        if over != NONE {
+            let action = block_action(ActionKind::Lift, over, over, bit(side), NONE);
+            out.push(Template { action, free: bit(side), empty: above | bit(over), robot: none });
         }
-        // Each block move must leave no floating block on its own.
-        let mut kept = first_block_action;
-        for i in first_block_action..out.len() {
-            if g.supported_after(blocks ^ out[i].action.blocks_xor, bit(here)) {
-                out[kept] = out[i];
-                kept += 1;
-            }
+        if over != NONE && up != NONE {
+            let action = block_action(ActionKind::CoopLift, up, side, bit(side) | bit(over), over);
+            out.push(Template { action, free: bit(side), empty: above, robot: bit(over) });
         }
-        out.truncate(kept);
+        if under != NONE && below != NONE {
+            let action = block_action(ActionKind::PutDown, under, under, bit(side) | bit(below), NONE);
+            out.push(Template { action, free: bit(below), empty: above | bit(side) | bit(under), robot: none });
+        }
+        if under != NONE {
+            let action = block_action(ActionKind::Shift, side, side, bit(under), NONE);
+            out.push(Template { action, free: bit(under), empty: above | bit(side), robot: none });
+        }
     }
 }
 
