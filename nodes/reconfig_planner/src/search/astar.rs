@@ -133,7 +133,7 @@ impl<const W: usize> OptionCache<W> {
     }
 
     /// The option list of node `id` (whose state is `state`); give it back with [`Self::put`].
-    fn take(&mut self, id: u32, state: &State<W>, expander: &mut Expander<'_, W>) -> Vec<Choice<W>> {
+    fn take(&mut self, id: u32, state: &State<W>, expander: &Expander<'_, W>) -> Vec<Choice<W>> {
         let slot = self.slot(id);
         let mut list = std::mem::take(&mut slot.1);
         if slot.0 != id {
@@ -316,7 +316,7 @@ impl<const W: usize> Search<'_, W> {
         if let Some(next) = pending.step.finish(&state, &self.problem.geometry) {
             self.reach(next, g, pending.parent)?;
         }
-        let choices = self.cache.take(pending.parent, &state, &mut self.expander);
+        let choices = self.cache.take(pending.parent, &state, &self.expander);
         let end = choices.len() as u32;
         let flow = choices[pending.next as usize..].iter().try_for_each(|choice| match pending.step.with(&choice.action) {
             Some(step) => self.spawn(pending.parent, pending.parent_g, f, &state, step, choice, end),
