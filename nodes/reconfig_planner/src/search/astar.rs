@@ -175,9 +175,8 @@ struct Search<'p, const W: usize> {
     open: OpenList<u32>,
     partials: OpenList<Pending<W>>,
     cache: OptionCache<W>,
-    /// Scratch lists: a state's options, a step's actions.
+    /// Scratch list of a state's options.
     scratch: Vec<Choice<W>>,
-    chosen: Vec<Single<W>>,
     stats: SearchStats,
 }
 
@@ -199,7 +198,6 @@ pub(crate) fn astar<const W: usize>(
         partials: OpenList::default(),
         cache: OptionCache::default(),
         scratch: Vec::new(),
-        chosen: Vec::new(),
         stats: SearchStats::default(),
     };
     let outcome = search.run();
@@ -279,9 +277,8 @@ impl<const W: usize> Search<'_, W> {
         let begun = PartialStep::empty(&self.problem.costs);
         if joint_steps(&choices) <= self.settings.decompose_above {
             let problem = self.problem;
-            let mut chosen = std::mem::take(&mut self.chosen);
             let mut failure = None;
-            let _ = walk(state, &problem.geometry, &choices, 0, begun, &mut chosen, &mut |next, cost, _| {
+            let _ = walk(state, &problem.geometry, &choices, 0, begun, None, &mut |next, cost, _| {
                 match self.reach(next, top.g.saturating_add(cost), top.node) {
                     Ok(()) => ControlFlow::Continue(()),
                     Err(stop) => {
@@ -290,8 +287,6 @@ impl<const W: usize> Search<'_, W> {
                     }
                 }
             });
-            chosen.clear();
-            self.chosen = chosen;
             self.scratch = choices;
             return failure.map_or(Ok(()), Err);
         }

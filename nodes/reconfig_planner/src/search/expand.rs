@@ -182,7 +182,7 @@ impl<'g, const W: usize> Expander<'g, W> {
         let mut chosen = std::mem::take(&mut self.chosen);
         chosen.clear();
         let begun = PartialStep::empty(&self.costs);
-        let flow = walk(state, self.geometry, &choices, 0, begun, &mut chosen, &mut visit);
+        let flow = walk(state, self.geometry, &choices, 0, begun, Some(&mut chosen), &mut visit);
         self.choices = choices;
         self.chosen = chosen;
         flow
@@ -267,14 +267,15 @@ fn push_templates<const W: usize>(g: &Geometry<W>, costs: &ActionCosts, p: usize
 
 /// Calls `visit(next_state, step_cost, actions)` for every valid step that extends
 /// `partial` by options of `choices` from index `from` on (at most one per robot);
-/// `chosen` holds the actions taken so far.
+/// `chosen`, when given, holds the actions taken so far (else `actions` is empty: the
+/// search does not need them).
 pub(crate) fn walk<const W: usize, F>(
     state: &State<W>,
     geometry: &Geometry<W>,
     choices: &[Choice<W>],
     from: usize,
     partial: PartialStep<W>,
-    chosen: &mut Vec<Single<W>>,
+    mut chosen: Option<&mut Vec<Single<W>>>,
     visit: &mut F,
 ) -> ControlFlow<()>
 where
@@ -282,15 +283,19 @@ where
 {
     for choice in choices.get(from..).unwrap_or_default() {
         let Some(extended) = partial.with(&choice.action) else { continue };
-        chosen.push(choice.action);
+        if let Some(chosen) = chosen.as_deref_mut() {
+            chosen.push(choice.action);
+        }
         let mut flow = match extended.finish(state, geometry) {
-            Some(next) => visit(next, extended.cost, chosen),
+            Some(next) => visit(next, extended.cost, chosen.as_deref().map_or(&[], Vec::as_slice)),
             None => ControlFlow::Continue(()),
         };
-        if flow.is_continue() {
-            flow = walk(state, geometry, choices, choice.next_robot as usize, extended, chosen, visit);
+        if flow.is_continue() && (choice.next_robot as usize) < choices.len() {
+            flow = walk(state, geometry, choices, choice.next_robot as usize, extended, chosen.as_deref_mut(), visit);
         }
-        chosen.pop();
+        if let Some(chosen) = chosen.as_deref_mut() {
+            chosen.pop();
+        }
         flow?;
     }
     ControlFlow::Continue(())
