@@ -355,35 +355,46 @@ impl<const W: usize> Search<'_, W> {
     }
 
     /// Records that `next` is reached with cost `g` from node `parent`.
+    /// Most successors are stored states reached no more cheaply: that test is inlined,
+    /// the rest is not.
+    #[inline]
     fn reach(&mut self, next: State<W>, g: u32, parent: u32) -> Result<(), Stop> {
         self.tick()?;
         self.stats.generated += 1;
-        let new_id = self.nodes.len() as u32;
-        let full = self.storage_full();
         let hash = state_hash(&next);
         let nodes = &self.nodes;
-        let (id, f) = match self.index.find(hash, |id| nodes[id as usize].state == next) {
+        match self.index.find(hash, |id| nodes[id as usize].state == next) {
+            Lookup::Found(id) if g >= self.nodes[id as usize].g => Ok(()),
             Lookup::Found(id) => {
-                let node = &mut self.nodes[id as usize];
-                if g >= node.g {
-                    return Ok(());
-                }
-                node.g = g;
-                node.parent = parent;
-                self.stats.reopened += 1;
-                (id, g.saturating_add(node.h))
+                self.reopen(id, g, parent);
+                Ok(())
             }
-            Lookup::Vacant(slot) => {
-                if full {
-                    return Err(Stop::Budget(BudgetLimit::StoredStates));
-                }
-                let h = weighted(self.heuristic.estimate(&next), self.settings.weight_permille);
-                self.index.insert(slot, hash, new_id);
-                self.nodes.push(Node { state: next, parent, g, h });
-                (new_id, g.saturating_add(h))
-            }
-        };
+            Lookup::Vacant(slot) => self.store(next, hash, slot, g, parent),
+        }
+    }
+
+    /// `parent` gives the stored node `id` the cheaper cost `g`.
+    #[inline(never)]
+    fn reopen(&mut self, id: u32, g: u32, parent: u32) {
+        let node = &mut self.nodes[id as usize];
+        node.g = g;
+        node.parent = parent;
+        self.stats.reopened += 1;
+        let f = g.saturating_add(node.h);
         self.open.push(f, g, id);
+    }
+
+    /// Stores the new state `next` (hash `hash`, index slot `slot`).
+    #[inline(never)]
+    fn store(&mut self, next: State<W>, hash: u32, slot: usize, g: u32, parent: u32) -> Result<(), Stop> {
+        if self.storage_full() {
+            return Err(Stop::Budget(BudgetLimit::StoredStates));
+        }
+        let id = self.nodes.len() as u32;
+        let h = weighted(self.heuristic.estimate(&next), self.settings.weight_permille);
+        self.index.insert(slot, hash, id);
+        self.nodes.push(Node { state: next, parent, g, h });
+        self.open.push(g.saturating_add(h), g, id);
         Ok(())
     }
 
