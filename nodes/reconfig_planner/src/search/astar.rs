@@ -39,9 +39,13 @@ const CLOCK_EVERY: u64 = 1024;
 /// expansion).
 const CLOCK_EVERY_EXPANDED: u64 = 16;
 
-/// Slots of the option-list cache; a partial step is usually extended soon after its
+/// Most slots of the option-list cache; a partial step is usually extended soon after its
 /// state was expanded, so a small direct-mapped cache avoids most recomputation.
 const CACHE_SLOTS: usize = 4096;
+
+/// Slots of the option-list cache at first; it doubles as lists are stored, up to
+/// [`CACHE_SLOTS`], so that searches that decompose few states touch little memory.
+const CACHE_FIRST_SLOTS: usize = 64;
 
 /// Most stored states and queued partial steps whatever the budget (node ids are `u32`,
 /// `u32::MAX` marks the start's parent).
@@ -125,15 +129,43 @@ struct Top {
 /// never decompose a step do not pay for it.
 #[derive(Default)]
 struct OptionCache<const W: usize> {
+    /// `(node id, its list)`; `u32::MAX` marks a slot never used.
     slots: Vec<(u32, Vec<Choice<W>>)>,
+    /// Lists stored, count.
+    stored: usize,
 }
 
 impl<const W: usize> OptionCache<W> {
     fn slot(&mut self, id: u32) -> &mut (u32, Vec<Choice<W>>) {
         if self.slots.is_empty() {
-            self.slots = (0..CACHE_SLOTS).map(|_| (u32::MAX, Vec::new())).collect();
+            self.grow();
         }
-        &mut self.slots[id as usize % CACHE_SLOTS]
+        let slots = self.slots.len();
+        &mut self.slots[id as usize % slots]
+    }
+
+    /// Doubles the slots, keeping every list (and its allocation): ids distinct modulo
+    /// `n` stay distinct modulo `2n`.
+    fn grow(&mut self) {
+        let doubled = (self.slots.len() * 2).max(CACHE_FIRST_SLOTS);
+        let mut slots: Vec<_> = (0..doubled).map(|_| (u32::MAX, Vec::new())).collect();
+        // A slot never used holds no allocation.
+        for (id, list) in self.slots.drain(..).filter(|&(id, _)| id != u32::MAX) {
+            slots[id as usize % doubled] = (id, list);
+        }
+        self.slots = slots;
+    }
+
+    /// Stores a copy of the option list of node `id` (the slot keeps its allocation).
+    fn store(&mut self, id: u32, list: &[Choice<W>]) {
+        self.stored += 1;
+        if self.stored > self.slots.len() && self.slots.len() < CACHE_SLOTS {
+            self.grow();
+        }
+        let slot = self.slot(id);
+        slot.0 = id;
+        slot.1.clear();
+        slot.1.extend_from_slice(list);
     }
 
     /// The option list of node `id` (whose state is `state`); give it back with [`Self::put`].
@@ -150,13 +182,6 @@ impl<const W: usize> OptionCache<W> {
 
     fn put(&mut self, id: u32, list: Vec<Choice<W>>) {
         self.slot(id).1 = list;
-    }
-
-    /// Stores the option list of node `id`; returns the list it displaces, for reuse.
-    fn insert(&mut self, id: u32, list: Vec<Choice<W>>) -> Vec<Choice<W>> {
-        let slot = self.slot(id);
-        slot.0 = id;
-        std::mem::replace(&mut slot.1, list)
     }
 
     fn bytes(&self) -> usize {
@@ -300,7 +325,8 @@ impl<const W: usize> Search<'_, W> {
             None => Ok(()),
         });
         // Its partial steps will need the list again.
-        self.scratch = self.cache.insert(top.node, choices);
+        self.cache.store(top.node, &choices);
+        self.scratch = choices;
         result
     }
 
