@@ -22,7 +22,7 @@
 //! state, so they need no duplicate detection.
 
 use super::bits::Bits;
-use super::expand::{walk, Choice, Expander, PartialStep, Single, State};
+use super::expand::{walk, Choice, Expander, PartialStep, Single, State, Untracked};
 use super::geometry::Geometry;
 use super::heuristic::{Heuristic, HeuristicKind};
 use super::index::{state_hash, Lookup, StateIndex};
@@ -307,7 +307,7 @@ impl<const W: usize> Search<'_, W> {
         if joint_steps(&choices) <= self.settings.decompose_above {
             let problem = self.problem;
             let mut failure = None;
-            let _ = walk(state, &problem.geometry, &choices, 0, begun, None, &mut |next, cost, _| {
+            let _ = walk(state, &problem.geometry, &choices, 0, begun, &mut Untracked, &mut |next, cost, _| {
                 match self.reach(next, top.g.saturating_add(cost), top.node) {
                     Ok(()) => ControlFlow::Continue(()),
                     Err(stop) => {

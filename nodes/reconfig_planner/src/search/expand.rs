@@ -182,7 +182,7 @@ impl<'g, const W: usize> Expander<'g, W> {
         let mut chosen = std::mem::take(&mut self.chosen);
         chosen.clear();
         let begun = PartialStep::empty(&self.costs);
-        let flow = walk(state, self.geometry, &choices, 0, begun, Some(&mut chosen), &mut visit);
+        let flow = walk(state, self.geometry, &choices, 0, begun, &mut chosen, &mut visit);
         self.choices = choices;
         self.chosen = chosen;
         flow
@@ -265,17 +265,50 @@ fn push_templates<const W: usize>(g: &Geometry<W>, costs: &ActionCosts, p: usize
     }
 }
 
+/// Where [`walk`] keeps the actions of the step it is building.
+pub(crate) trait Taken<const W: usize> {
+    fn push(&mut self, action: Single<W>);
+    fn pop(&mut self);
+    fn actions(&self) -> &[Single<W>];
+}
+
+impl<const W: usize> Taken<W> for Vec<Single<W>> {
+    fn push(&mut self, action: Single<W>) {
+        Vec::push(self, action);
+    }
+
+    fn pop(&mut self) {
+        Vec::pop(self);
+    }
+
+    fn actions(&self) -> &[Single<W>] {
+        self
+    }
+}
+
+/// Keeps no actions (the search needs only the states).
+pub(crate) struct Untracked;
+
+impl<const W: usize> Taken<W> for Untracked {
+    fn push(&mut self, _: Single<W>) {}
+
+    fn pop(&mut self) {}
+
+    fn actions(&self) -> &[Single<W>] {
+        &[]
+    }
+}
+
 /// Calls `visit(next_state, step_cost, actions)` for every valid step that extends
 /// `partial` by options of `choices` from index `from` on (at most one per robot);
-/// `chosen`, when given, holds the actions taken so far (else `actions` is empty: the
-/// search does not need them).
-pub(crate) fn walk<const W: usize, F>(
+/// `chosen` holds the actions taken so far.
+pub(crate) fn walk<const W: usize, T: Taken<W>, F>(
     state: &State<W>,
     geometry: &Geometry<W>,
     choices: &[Choice<W>],
     from: usize,
     partial: PartialStep<W>,
-    mut chosen: Option<&mut Vec<Single<W>>>,
+    chosen: &mut T,
     visit: &mut F,
 ) -> ControlFlow<()>
 where
@@ -283,19 +316,15 @@ where
 {
     for choice in choices.get(from..).unwrap_or_default() {
         let Some(extended) = partial.with(&choice.action) else { continue };
-        if let Some(chosen) = chosen.as_deref_mut() {
-            chosen.push(choice.action);
-        }
+        chosen.push(choice.action);
         let mut flow = match extended.finish(state, geometry) {
-            Some(next) => visit(next, extended.cost, chosen.as_deref().map_or(&[], Vec::as_slice)),
+            Some(next) => visit(next, extended.cost, chosen.actions()),
             None => ControlFlow::Continue(()),
         };
         if flow.is_continue() && (choice.next_robot as usize) < choices.len() {
-            flow = walk(state, geometry, choices, choice.next_robot as usize, extended, chosen.as_deref_mut(), visit);
+            flow = walk(state, geometry, choices, choice.next_robot as usize, extended, chosen, visit);
         }
-        if let Some(chosen) = chosen.as_deref_mut() {
-            chosen.pop();
-        }
+        chosen.pop();
         flow?;
     }
     ControlFlow::Continue(())

@@ -255,7 +255,7 @@ fn heuristics_never_exceed_the_exact_cost() {
                     if let Some(after) = begun.finish(state, &geometry) {
                         let _ = visit(after, begun.cost, &[]);
                     }
-                    let _ = walk(state, &geometry, &choices, choice.next_robot as usize, begun, Some(&mut chosen), &mut visit);
+                    let _ = walk(state, &geometry, &choices, choice.next_robot as usize, begun, &mut chosen, &mut visit);
                     if rest != u32::MAX {
                         let h = heuristic.estimate_mid_step(&begun.applied(state), choice.later);
                         assert!(h <= rest, "{kind:?} mid-step: h {h} > exact {rest}");
