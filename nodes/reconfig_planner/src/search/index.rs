@@ -9,7 +9,7 @@ use super::expand::State;
 const EMPTY: u32 = u32::MAX;
 
 /// Slots of a new table; a power of two.
-const INITIAL_SLOTS: usize = 1024;
+const INITIAL_SLOTS: usize = 64;
 
 pub(crate) struct StateIndex {
     /// `(hash, node id)`, `node id` = [`EMPTY`] for a free slot.
