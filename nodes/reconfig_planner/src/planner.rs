@@ -19,7 +19,7 @@ pub const MAX_ROBOTS: usize = 16;
 pub struct Budget {
     /// Most states expanded, count.
     pub max_expansions: u64,
-    /// Most wall-clock time, checked every expansion and every 1024 generated
+    /// Most wall-clock time, checked every 16 expansions and every 1024 generated
     /// successors, seconds.
     #[serde(with = "seconds")]
     pub max_time: Duration,

@@ -14,7 +14,7 @@
 //! its parent's `f` (path-max, valid as `h*(child) >= h*(parent) - cost`). Steps whose
 //! first actions already push `f` past the optimum are never completed.
 //!
-//! Every distinct state is stored once (a hash map from state to node). A state reached
+//! Every distinct state is stored once (a hash table from state to node). A state reached
 //! more cheaply than before takes the new parent and is pushed again; stale open entries
 //! (of states, and of partial steps begun from a state reached more cheaply since) are
 //! skipped when popped. This re-opening keeps A* optimal with an admissible heuristic
@@ -22,23 +22,30 @@
 //! state, so they need no duplicate detection.
 
 use super::bits::Bits;
-use super::expand::{walk, Choice, Expander, PartialStep, Single, State};
+use super::expand::{walk, Choice, Expander, PartialStep, Single, State, Untracked};
 use super::geometry::Geometry;
 use super::heuristic::{Heuristic, HeuristicKind};
+use super::index::{state_hash, Lookup, StateIndex};
 use super::open::OpenList;
 use crate::planner::{Budget, BudgetLimit, SearchStats};
 use crate::rules::ActionCosts;
-use rustc_hash::FxHashMap;
-use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// Nodes generated (states and partial steps) between two clock reads.
 const CLOCK_EVERY: u64 = 1024;
 
-/// Slots of the option-list cache; a partial step is usually extended soon after its
+/// States expanded between two clock reads (a read costs about as much as a tenth of an
+/// expansion).
+const CLOCK_EVERY_EXPANDED: u64 = 16;
+
+/// Most slots of the option-list cache; a partial step is usually extended soon after its
 /// state was expanded, so a small direct-mapped cache avoids most recomputation.
 const CACHE_SLOTS: usize = 4096;
+
+/// Slots of the option-list cache at first; it doubles as lists are stored, up to
+/// [`CACHE_SLOTS`], so that searches that decompose few states touch little memory.
+const CACHE_FIRST_SLOTS: usize = 64;
 
 /// Most stored states and queued partial steps whatever the budget (node ids are `u32`,
 /// `u32::MAX` marks the start's parent).
@@ -122,19 +129,47 @@ struct Top {
 /// never decompose a step do not pay for it.
 #[derive(Default)]
 struct OptionCache<const W: usize> {
+    /// `(node id, its list)`; `u32::MAX` marks a slot never used.
     slots: Vec<(u32, Vec<Choice<W>>)>,
+    /// Lists stored, count.
+    stored: usize,
 }
 
 impl<const W: usize> OptionCache<W> {
     fn slot(&mut self, id: u32) -> &mut (u32, Vec<Choice<W>>) {
         if self.slots.is_empty() {
-            self.slots = (0..CACHE_SLOTS).map(|_| (u32::MAX, Vec::new())).collect();
+            self.grow();
         }
-        &mut self.slots[id as usize % CACHE_SLOTS]
+        let slots = self.slots.len();
+        &mut self.slots[id as usize % slots]
+    }
+
+    /// Doubles the slots, keeping every list (and its allocation): ids distinct modulo
+    /// `n` stay distinct modulo `2n`.
+    fn grow(&mut self) {
+        let doubled = (self.slots.len() * 2).max(CACHE_FIRST_SLOTS);
+        let mut slots: Vec<_> = (0..doubled).map(|_| (u32::MAX, Vec::new())).collect();
+        // A slot never used holds no allocation.
+        for (id, list) in self.slots.drain(..).filter(|&(id, _)| id != u32::MAX) {
+            slots[id as usize % doubled] = (id, list);
+        }
+        self.slots = slots;
+    }
+
+    /// Stores a copy of the option list of node `id` (the slot keeps its allocation).
+    fn store(&mut self, id: u32, list: &[Choice<W>]) {
+        self.stored += 1;
+        if self.stored > self.slots.len() && self.slots.len() < CACHE_SLOTS {
+            self.grow();
+        }
+        let slot = self.slot(id);
+        slot.0 = id;
+        slot.1.clear();
+        slot.1.extend_from_slice(list);
     }
 
     /// The option list of node `id` (whose state is `state`); give it back with [`Self::put`].
-    fn take(&mut self, id: u32, state: &State<W>, expander: &mut Expander<'_, W>) -> Vec<Choice<W>> {
+    fn take(&mut self, id: u32, state: &State<W>, expander: &Expander<'_, W>) -> Vec<Choice<W>> {
         let slot = self.slot(id);
         let mut list = std::mem::take(&mut slot.1);
         if slot.0 != id {
@@ -147,13 +182,6 @@ impl<const W: usize> OptionCache<W> {
 
     fn put(&mut self, id: u32, list: Vec<Choice<W>>) {
         self.slot(id).1 = list;
-    }
-
-    /// Stores the option list of node `id`; returns the list it displaces, for reuse.
-    fn insert(&mut self, id: u32, list: Vec<Choice<W>>) -> Vec<Choice<W>> {
-        let slot = self.slot(id);
-        slot.0 = id;
-        std::mem::replace(&mut slot.1, list)
     }
 
     fn bytes(&self) -> usize {
@@ -170,15 +198,14 @@ struct Search<'p, const W: usize> {
     clock: Instant,
     /// `nodes[id]` is node `id`; `index` maps a state to its node id.
     nodes: Vec<Node<W>>,
-    index: FxHashMap<State<W>, u32>,
+    index: StateIndex,
     /// The open list: states by node id, and partial steps (kept apart, inline: a
     /// partial step is read once, when popped).
     open: OpenList<u32>,
     partials: OpenList<Pending<W>>,
     cache: OptionCache<W>,
-    /// Scratch lists: a state's options, a step's actions.
+    /// Scratch list of a state's options.
     scratch: Vec<Choice<W>>,
-    chosen: Vec<Single<W>>,
     stats: SearchStats,
 }
 
@@ -195,18 +222,17 @@ pub(crate) fn astar<const W: usize>(
         expander: Expander::new(&problem.geometry, problem.costs),
         clock: Instant::now(),
         nodes: Vec::new(),
-        index: FxHashMap::default(),
+        index: StateIndex::default(),
         open: OpenList::default(),
         partials: OpenList::default(),
         cache: OptionCache::default(),
         scratch: Vec::new(),
-        chosen: Vec::new(),
         stats: SearchStats::default(),
     };
     let outcome = search.run();
     search.stats.stored_states = search.nodes.len();
     search.stats.peak_memory_bytes = search.nodes.capacity() * size_of::<Node<W>>()
-        + search.index.capacity() * (size_of::<(State<W>, u32)>() + 1)
+        + search.index.bytes()
         + search.open.bytes()
         + search.partials.bytes()
         + search.cache.bytes();
@@ -233,7 +259,10 @@ impl<const W: usize> Search<'_, W> {
         self.stats.start_heuristic = h0;
         let h0 = weighted(h0, self.settings.weight_permille);
         self.nodes.push(Node { state: start, parent: u32::MAX, g: 0, h: h0 });
-        self.index.insert(start, 0);
+        let hash = state_hash(&start);
+        if let Lookup::Vacant(slot) = self.index.find(hash, |_| false) {
+            self.index.insert(slot, hash, 0); // the index is empty: always vacant
+        }
         self.open.push(h0, 0, 0);
         loop {
             // Lowest (f, -g) first; a partial step before a state on a tie.
@@ -260,7 +289,7 @@ impl<const W: usize> Search<'_, W> {
             if self.stats.expanded >= self.settings.budget.max_expansions {
                 return Err(Stop::Budget(BudgetLimit::Expansions));
             }
-            if self.clock.elapsed() >= self.settings.budget.max_time {
+            if self.stats.expanded % CLOCK_EVERY_EXPANDED == 0 && self.clock.elapsed() >= self.settings.budget.max_time {
                 return Err(Stop::Budget(BudgetLimit::Time));
             }
             self.stats.expanded += 1;
@@ -277,9 +306,8 @@ impl<const W: usize> Search<'_, W> {
         let begun = PartialStep::empty(&self.problem.costs);
         if joint_steps(&choices) <= self.settings.decompose_above {
             let problem = self.problem;
-            let mut chosen = std::mem::take(&mut self.chosen);
             let mut failure = None;
-            let _ = walk(state, &problem.geometry, &choices, 0, begun, &mut chosen, &mut |next, cost, _| {
+            let _ = walk(state, &problem.geometry, &choices, 0, begun, &mut Untracked, &mut |next, cost, _| {
                 match self.reach(next, top.g.saturating_add(cost), top.node) {
                     Ok(()) => ControlFlow::Continue(()),
                     Err(stop) => {
@@ -288,8 +316,6 @@ impl<const W: usize> Search<'_, W> {
                     }
                 }
             });
-            chosen.clear();
-            self.chosen = chosen;
             self.scratch = choices;
             return failure.map_or(Ok(()), Err);
         }
@@ -299,7 +325,8 @@ impl<const W: usize> Search<'_, W> {
             None => Ok(()),
         });
         // Its partial steps will need the list again.
-        self.scratch = self.cache.insert(top.node, choices);
+        self.cache.store(top.node, &choices);
+        self.scratch = choices;
         result
     }
 
@@ -314,7 +341,7 @@ impl<const W: usize> Search<'_, W> {
         if let Some(next) = pending.step.finish(&state, &self.problem.geometry) {
             self.reach(next, g, pending.parent)?;
         }
-        let choices = self.cache.take(pending.parent, &state, &mut self.expander);
+        let choices = self.cache.take(pending.parent, &state, &self.expander);
         let end = choices.len() as u32;
         let flow = choices[pending.next as usize..].iter().try_for_each(|choice| match pending.step.with(&choice.action) {
             Some(step) => self.spawn(pending.parent, pending.parent_g, f, &state, step, choice, end),
@@ -358,33 +385,46 @@ impl<const W: usize> Search<'_, W> {
     }
 
     /// Records that `next` is reached with cost `g` from node `parent`.
+    /// Most successors are stored states reached no more cheaply: that test is inlined,
+    /// the rest is not.
+    #[inline]
     fn reach(&mut self, next: State<W>, g: u32, parent: u32) -> Result<(), Stop> {
         self.tick()?;
         self.stats.generated += 1;
-        let new_id = self.nodes.len() as u32;
-        let full = self.storage_full();
-        let (id, f) = match self.index.entry(next) {
-            Entry::Occupied(entry) => {
-                let node = &mut self.nodes[*entry.get() as usize];
-                if g >= node.g {
-                    return Ok(());
-                }
-                node.g = g;
-                node.parent = parent;
-                self.stats.reopened += 1;
-                (*entry.get(), g.saturating_add(node.h))
+        let hash = state_hash(&next);
+        let nodes = &self.nodes;
+        match self.index.find(hash, |id| nodes[id as usize].state == next) {
+            Lookup::Found(id) if g >= self.nodes[id as usize].g => Ok(()),
+            Lookup::Found(id) => {
+                self.reopen(id, g, parent);
+                Ok(())
             }
-            Entry::Vacant(entry) => {
-                if full {
-                    return Err(Stop::Budget(BudgetLimit::StoredStates));
-                }
-                let h = weighted(self.heuristic.estimate(&next), self.settings.weight_permille);
-                entry.insert(new_id);
-                self.nodes.push(Node { state: next, parent, g, h });
-                (new_id, g.saturating_add(h))
-            }
-        };
+            Lookup::Vacant(slot) => self.store(next, hash, slot, g, parent),
+        }
+    }
+
+    /// `parent` gives the stored node `id` the cheaper cost `g`.
+    #[inline(never)]
+    fn reopen(&mut self, id: u32, g: u32, parent: u32) {
+        let node = &mut self.nodes[id as usize];
+        node.g = g;
+        node.parent = parent;
+        self.stats.reopened += 1;
+        let f = g.saturating_add(node.h);
         self.open.push(f, g, id);
+    }
+
+    /// Stores the new state `next` (hash `hash`, index slot `slot`).
+    #[inline(never)]
+    fn store(&mut self, next: State<W>, hash: u32, slot: usize, g: u32, parent: u32) -> Result<(), Stop> {
+        if self.storage_full() {
+            return Err(Stop::Budget(BudgetLimit::StoredStates));
+        }
+        let id = self.nodes.len() as u32;
+        let h = weighted(self.heuristic.estimate(&next), self.settings.weight_permille);
+        self.index.insert(slot, hash, id);
+        self.nodes.push(Node { state: next, parent, g, h });
+        self.open.push(g.saturating_add(h), g, id);
         Ok(())
     }
 

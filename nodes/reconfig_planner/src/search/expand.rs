@@ -109,42 +109,63 @@ impl<const W: usize> PartialStep<W> {
     }
 }
 
+/// A single action of the robot in one cell, precomputed with what it needs of the state.
+#[derive(Debug, Clone, Copy)]
+struct Template<const W: usize> {
+    action: Single<W>,
+    /// Cells that must be blocks holding no robot.
+    free: Bits<W>,
+    /// Cells that must be empty.
+    empty: Bits<W>,
+    /// Cells that must hold a robot (a co-operative lift's partner).
+    robot: Bits<W>,
+}
+
 pub(crate) struct Expander<'g, const W: usize> {
     geometry: &'g Geometry<W>,
     costs: ActionCosts,
-    singles: Vec<Single<W>>,
+    /// Every action the lattice allows from each cell, grouped by cell, in the order
+    /// options are listed: moves by direction slot, then per horizontal direction lift,
+    /// co-operative lift, put-down, shift.
+    templates: Vec<Template<W>>,
+    /// Templates of cell `c`: `templates[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
     choices: Vec<Choice<W>>,
     chosen: Vec<Single<W>>,
 }
 
 impl<'g, const W: usize> Expander<'g, W> {
     pub fn new(geometry: &'g Geometry<W>, costs: ActionCosts) -> Self {
-        Self { geometry, costs, singles: Vec::new(), choices: Vec::new(), chosen: Vec::new() }
+        let mut templates = Vec::new();
+        let mut starts = vec![0];
+        for p in 0..geometry.coords.len() {
+            push_templates(geometry, &costs, p, &mut templates);
+            starts.push(templates.len() as u32);
+        }
+        Self { geometry, costs, templates, starts, choices: Vec::new(), chosen: Vec::new() }
     }
 
     /// Appends the options of every robot in `state` to `out`, grouped by robot.
-    pub fn choices(&mut self, state: &State<W>, out: &mut Vec<Choice<W>>) {
+    pub fn choices(&self, state: &State<W>, out: &mut Vec<Choice<W>>) {
         let first = out.len();
-        let mut singles = std::mem::take(&mut self.singles);
+        let free = state.blocks & !state.robots;
+        let mut acting = Bits::EMPTY;
         for robot in state.robots.iter() {
-            singles.clear();
-            self.single_actions(state, robot, &mut singles);
-            let next_robot = (out.len() + singles.len()) as u32;
-            out.extend(singles.iter().map(|&action| Choice { action, next_robot, later: Bits::EMPTY }));
-        }
-        self.singles = singles;
-        // Backwards over the groups, collecting the robots after each.
-        let mut later = Bits::EMPTY;
-        let mut end = out.len();
-        while end > first {
-            let robot = out[end - 1].action.robot_from;
-            let mut start = end;
-            while start > first && out[start - 1].action.robot_from == robot {
-                start -= 1;
+            let start = out.len();
+            self.single_actions(state, free, robot, out);
+            let next_robot = out.len() as u32;
+            if next_robot as usize > start {
+                acting.insert(robot);
+                out[start..].iter_mut().for_each(|choice| choice.next_robot = next_robot);
             }
-            out[start..end].iter_mut().for_each(|choice| choice.later = later);
-            later.insert(robot as usize);
-            end = start;
+        }
+        // Forwards over the groups, dropping each group's robot from the later ones.
+        let (mut later, mut group) = (acting, first);
+        while group < out.len() {
+            later = later & !Bits::single(out[group].action.robot_from as usize);
+            let end = out[group].next_robot as usize;
+            out[group..end].iter_mut().for_each(|choice| choice.later = later);
+            group = end;
         }
     }
 
@@ -167,94 +188,127 @@ impl<'g, const W: usize> Expander<'g, W> {
         flow
     }
 
-    /// Every single action of the robot in cell `p`.
-    fn single_actions(&self, state: &State<W>, p: usize, out: &mut Vec<Single<W>>) {
-        let g = self.geometry;
-        let (blocks, robots) = (state.blocks, state.robots);
-        let free_block = |c: u16| c != NONE && blocks.contains(c as usize) && !robots.contains(c as usize);
-        let empty = |c: u16| c != NONE && !blocks.contains(c as usize);
-        let bit = |c: u16| Bits::<W>::single(c as usize);
-        let here = p as u16;
-        let nb = g.neighbours[p];
-        for &q in &nb {
-            if free_block(q) {
-                out.push(Single {
-                    footprint: bit(here) | bit(q),
-                    blocks_xor: Bits::EMPTY,
-                    robots_xor: bit(here) | bit(q),
-                    cost: self.costs.travel,
-                    kind: ActionKind::Move,
-                    robot_from: here,
-                    robot_to: q,
-                    from: here,
-                    to: q,
-                    partner: NONE,
-                });
+    /// Appends every single action of the robot in cell `p` to `out` (`next_robot` and
+    /// `later` left for [`Self::choices`]); `free` = the blocks holding no robot.
+    fn single_actions(&self, state: &State<W>, free: Bits<W>, p: usize, out: &mut Vec<Choice<W>>) {
+        let here = Bits::single(p);
+        let templates = &self.templates[self.starts[p] as usize..self.starts[p + 1] as usize];
+        for t in templates {
+            let valid = t.free & free == t.free
+                && !t.empty.intersects(&state.blocks)
+                && t.robot & state.robots == t.robot
+                // Each block move must leave no floating block on its own.
+                && (t.action.kind == ActionKind::Move
+                    || self.geometry.supported_after(state.blocks ^ t.action.blocks_xor, here));
+            if valid {
+                out.push(Choice { action: t.action, next_robot: 0, later: Bits::EMPTY });
             }
         }
-        let up = nb[UP];
-        if up != NONE && blocks.contains(up as usize) {
-            return; // a loaded block does not move
-        }
-        let above = if up == NONE { Bits::EMPTY } else { bit(up) };
-        let block_action = |kind: ActionKind, to: u16, robot_to: u16, extra: Bits<W>, partner: u16| Single {
-            footprint: bit(here) | above | bit(to) | extra,
-            blocks_xor: bit(here) | bit(to),
-            robots_xor: bit(here) | bit(robot_to),
-            cost: self.costs.of(kind),
-            kind,
+    }
+}
+
+/// Appends the templates of every action the lattice allows the robot in cell `p` (see
+/// the rules table: a moving block carries nothing, so the cell above it must be empty;
+/// the anchor holds no robot).
+fn push_templates<const W: usize>(g: &Geometry<W>, costs: &ActionCosts, p: usize, out: &mut Vec<Template<W>>) {
+    let bit = |c: u16| Bits::<W>::single(c as usize);
+    let here = p as u16;
+    let nb = g.neighbours[p];
+    let none = Bits::EMPTY;
+    for &q in nb.iter().filter(|&&q| q != NONE) {
+        let action = Single {
+            footprint: bit(here) | bit(q),
+            blocks_xor: Bits::EMPTY,
+            robots_xor: bit(here) | bit(q),
+            cost: costs.travel,
+            kind: ActionKind::Move,
             robot_from: here,
-            robot_to,
+            robot_to: q,
             from: here,
-            to,
-            partner,
+            to: q,
+            partner: NONE,
         };
-        let first_block_action = out.len();
-        for h in HORIZONTAL {
-            let side = nb[h];
-            if side == NONE {
-                continue;
-            }
-            if free_block(side) {
-                let over = g.neighbours[side as usize][UP];
-                if empty(over) {
-                    out.push(block_action(ActionKind::Lift, over, over, bit(side), NONE));
-                } else if over != NONE && robots.contains(over as usize) && empty(up) {
-                    out.push(block_action(ActionKind::CoopLift, up, side, bit(side) | bit(over), over));
-                }
-            } else if empty(side) {
-                let under = g.neighbours[side as usize][DOWN];
-                let below = nb[DOWN];
-                if empty(under) && free_block(below) {
-                    out.push(block_action(ActionKind::PutDown, under, under, bit(side) | bit(below), NONE));
-                }
-                if free_block(under) {
-                    out.push(block_action(ActionKind::Shift, side, side, bit(under), NONE));
-                }
-            }
+        out.push(Template { action, free: bit(q), empty: none, robot: none });
+    }
+    let up = nb[UP];
+    let above = if up == NONE { Bits::EMPTY } else { bit(up) };
+    let block_action = |kind: ActionKind, to: u16, robot_to: u16, extra: Bits<W>, partner: u16| Single {
+        footprint: bit(here) | above | bit(to) | extra,
+        blocks_xor: bit(here) | bit(to),
+        robots_xor: bit(here) | bit(robot_to),
+        cost: costs.of(kind),
+        kind,
+        robot_from: here,
+        robot_to,
+        from: here,
+        to,
+        partner,
+    };
+    for side in HORIZONTAL.map(|h| nb[h]).into_iter().filter(|&side| side != NONE) {
+        let (over, under, below) = (g.neighbours[side as usize][UP], g.neighbours[side as usize][DOWN], nb[DOWN]);
+        if over != NONE {
+            let action = block_action(ActionKind::Lift, over, over, bit(side), NONE);
+            out.push(Template { action, free: bit(side), empty: above | bit(over), robot: none });
         }
-        // Each block move must leave no floating block on its own.
-        let mut kept = first_block_action;
-        for i in first_block_action..out.len() {
-            if g.supported_after(blocks ^ out[i].blocks_xor, bit(here)) {
-                out[kept] = out[i];
-                kept += 1;
-            }
+        if over != NONE && up != NONE {
+            let action = block_action(ActionKind::CoopLift, up, side, bit(side) | bit(over), over);
+            out.push(Template { action, free: bit(side), empty: above, robot: bit(over) });
         }
-        out.truncate(kept);
+        if under != NONE && below != NONE {
+            let action = block_action(ActionKind::PutDown, under, under, bit(side) | bit(below), NONE);
+            out.push(Template { action, free: bit(below), empty: above | bit(side) | bit(under), robot: none });
+        }
+        if under != NONE {
+            let action = block_action(ActionKind::Shift, side, side, bit(under), NONE);
+            out.push(Template { action, free: bit(under), empty: above | bit(side), robot: none });
+        }
+    }
+}
+
+/// Where [`walk`] keeps the actions of the step it is building.
+pub(crate) trait Taken<const W: usize> {
+    fn push(&mut self, action: Single<W>);
+    fn pop(&mut self);
+    fn actions(&self) -> &[Single<W>];
+}
+
+impl<const W: usize> Taken<W> for Vec<Single<W>> {
+    fn push(&mut self, action: Single<W>) {
+        Vec::push(self, action);
+    }
+
+    fn pop(&mut self) {
+        Vec::pop(self);
+    }
+
+    fn actions(&self) -> &[Single<W>] {
+        self
+    }
+}
+
+/// Keeps no actions (the search needs only the states).
+pub(crate) struct Untracked;
+
+impl<const W: usize> Taken<W> for Untracked {
+    fn push(&mut self, _: Single<W>) {}
+
+    fn pop(&mut self) {}
+
+    fn actions(&self) -> &[Single<W>] {
+        &[]
     }
 }
 
 /// Calls `visit(next_state, step_cost, actions)` for every valid step that extends
 /// `partial` by options of `choices` from index `from` on (at most one per robot);
 /// `chosen` holds the actions taken so far.
-pub(crate) fn walk<const W: usize, F>(
+pub(crate) fn walk<const W: usize, T: Taken<W>, F>(
     state: &State<W>,
     geometry: &Geometry<W>,
     choices: &[Choice<W>],
     from: usize,
     partial: PartialStep<W>,
-    chosen: &mut Vec<Single<W>>,
+    chosen: &mut T,
     visit: &mut F,
 ) -> ControlFlow<()>
 where
@@ -264,10 +318,10 @@ where
         let Some(extended) = partial.with(&choice.action) else { continue };
         chosen.push(choice.action);
         let mut flow = match extended.finish(state, geometry) {
-            Some(next) => visit(next, extended.cost, chosen),
+            Some(next) => visit(next, extended.cost, chosen.actions()),
             None => ControlFlow::Continue(()),
         };
-        if flow.is_continue() {
+        if flow.is_continue() && (choice.next_robot as usize) < choices.len() {
             flow = walk(state, geometry, choices, choice.next_robot as usize, extended, chosen, visit);
         }
         chosen.pop();

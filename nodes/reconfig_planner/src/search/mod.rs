@@ -7,6 +7,7 @@ mod carry;
 mod expand;
 mod geometry;
 mod heuristic;
+mod index;
 mod open;
 
 pub use heuristic::HeuristicKind;

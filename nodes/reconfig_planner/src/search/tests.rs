@@ -105,7 +105,7 @@ fn options_are_grouped_by_robot_with_the_robots_after_them() {
         let lattice = random_lattice(&mut rng, dims, 0.6, robots);
         let state = state_of::<1>(&lattice);
         let geometry = Geometry::<1>::new(dims);
-        let mut expander = Expander::new(&geometry, costs);
+        let expander = Expander::new(&geometry, costs);
         let mut choices = Vec::new();
         expander.choices(&state, &mut choices);
         let mut start = 0;
@@ -135,7 +135,7 @@ fn joint_steps_bound_by_hand() {
     let lattice = Lattice::from_picture("...\n0#1\n").unwrap();
     let geometry = Geometry::<1>::new(lattice.dims());
     let costs = ActionCosts::default();
-    let mut expander = Expander::new(&geometry, costs);
+    let expander = Expander::new(&geometry, costs);
     let mut choices = Vec::new();
     expander.choices(&state_of(&lattice), &mut choices);
     assert_eq!(choices.len(), 4);
