@@ -149,7 +149,7 @@ python_libdir() {
 build_interface_package() {
     local name=$1 src=$2 base_key=$3
     local key install buildd py
-    key=$(hash_of <(find "$src" -type f | sort | xargs sha256sum) <(echo "$base_key"))
+    key=$(hash_of <(cd "$src" && find . -type f | sort | xargs sha256sum) <(echo "$base_key")) # paths relative: clones share it
     install="$CACHE/msgs/$name-$key"
     if [ -f "$install/.complete" ]; then
         touch "$install/.complete" # last use, for prune_interface_prefixes
