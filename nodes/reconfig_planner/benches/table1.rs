@@ -2,7 +2,8 @@
 //! as in the paper's Table 1) and prints our times next to the published ones, plus the
 //! 3-D tasks. Run:
 //!
-//! `cargo bench -p reconfig_planner --no-default-features --bench table1 [-- --quick] [--weight W]`
+//! `cargo bench -p reconfig_planner --no-default-features --bench table1 [-- --quick] [--weight W] [--plot FILE.png]`
+//! (a relative `FILE.png` is taken from the workspace root)
 //!
 //! Times are medians of repeated runs of `plan` (search only, from `SearchStats`). Each
 //! cell is planned three ways: optimal A* with the improved heuristic (the headline),
@@ -14,7 +15,7 @@
 
 use reconfig_planner::planner::DECOMPOSE_ABOVE;
 use reconfig_planner::{plan, HeuristicKind, Plan, Task};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Table 1 of the paper, ms (task row, robots column).
@@ -45,16 +46,64 @@ fn load(name: &str) -> Task {
 /// Weight of the weighted-A* column unless `--weight` says otherwise.
 const DEFAULT_WEIGHT: f64 = 2.0;
 
-/// The value after `--weight`, if given.
-fn weight_argument() -> f64 {
+/// The value after the command-line option `name`, if given.
+fn option_value(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
-    match args.iter().position(|a| a == "--weight") {
-        None => DEFAULT_WEIGHT,
-        Some(i) => {
-            let value = args.get(i + 1).unwrap_or_else(|| panic!("--weight needs a value"));
-            value.parse().unwrap_or_else(|e| panic!("--weight {value}: {e}"))
-        }
+    let i = args.iter().position(|a| a == name)?;
+    Some(args.get(i + 1).unwrap_or_else(|| panic!("{name} needs a value")).clone())
+}
+
+/// The value after `--weight`, else [`DEFAULT_WEIGHT`].
+fn weight_argument() -> f64 {
+    option_value("--weight").map_or(DEFAULT_WEIGHT, |value| value.parse().unwrap_or_else(|e| panic!("--weight {value}: {e}")))
+}
+
+/// Log-scale plot of every cell: published, the goal (a tenth of it), ours optimal and
+/// weighted, ms.
+fn plot(path: &Path, optimal: &[Vec<f64>], weighted: &[Vec<f64>], weight: f64) -> Result<(), String> {
+    use plotters::prelude::*;
+    let cells: Vec<(usize, usize)> = PUBLISHED_MS.iter().enumerate().flat_map(|(i, row)| (0..row.len()).map(move |k| (i, k))).collect();
+    let series = |value: &dyn Fn(usize, usize) -> f64| -> Vec<(f64, f64)> {
+        cells.iter().enumerate().map(|(x, &(i, k))| (x as f64, value(i, k))).collect()
+    };
+    let root = BitMapBackend::new(path, (1200, 620)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("MoleMOD planner, Table 1: planning time per task / robots", ("sans-serif", 24))
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5f64..cells.len() as f64 - 0.5, (5e-4f64..2e4).log_scale())
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_labels(cells.len())
+        .x_label_formatter(&|x| {
+            let index = x.round();
+            match cells.get(index as usize) {
+                Some((i, k)) if (x - index).abs() < 0.01 && index >= 0.0 => format!("{}/{}", i + 1, k + 1),
+                _ => String::new(),
+            }
+        })
+        .x_desc("task / robots")
+        .y_desc("planning time [ms] (log)")
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let lines: [(String, RGBColor, Vec<(f64, f64)>); 4] = [
+        ("published (their machine)".into(), BLACK, series(&|i, k| PUBLISHED_MS[i][k])),
+        ("goal: a tenth of published".into(), RGBColor(150, 150, 150), series(&|i, k| PUBLISHED_MS[i][k] / 10.0)),
+        ("ours, optimal A*".into(), BLUE, series(&|i, k| optimal[i][k])),
+        (format!("ours, heuristic x {weight} (not admissible)"), RGBColor(230, 120, 0), series(&|i, k| weighted[i][k])),
+    ];
+    for (label, colour, points) in lines {
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
+            .map_err(|e| e.to_string())?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
     }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
 }
 
 /// Plans repeatedly (at least 3 runs, up to 0.3 s or 50 runs) and keeps the median time.
@@ -195,6 +244,12 @@ fn main() {
         }
     }
     println!("weighted A* (w = {weight}): worst cost excess over optimal {:.1}%", worst_excess * 100.0);
+    if let Some(path) = option_value("--plot") {
+        // cargo runs benches in the package directory; a relative path means the workspace's.
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path);
+        plot(&path, &optimal, &weighted, weight).unwrap_or_else(|e| panic!("plot {}: {e}", path.display()));
+        println!("plot: {}", path.display());
+    }
     let t6: Vec<String> = optimal[5][1..4].iter().map(|t| format!("{t:.3}")).collect();
     println!("task 6 with 2-4 robots, optimal [ms]: {}", t6.join(", "));
     println!();
