@@ -89,10 +89,10 @@ fn plot(path: &Path, optimal: &[Vec<f64>], weighted: &[Vec<f64>], weight: f64) -
         .y_desc("planning time [ms] (log)")
         .draw()
         .map_err(|e| e.to_string())?;
-    let lines: [(String, RGBColor, Vec<(f64, f64)>); 4] = [
-        ("published (their machine)".into(), BLACK, series(&|i, k| PUBLISHED_MS[i][k])),
-        ("goal: a tenth of published".into(), RGBColor(150, 150, 150), series(&|i, k| PUBLISHED_MS[i][k] / 10.0)),
-        ("ours, optimal A*".into(), BLUE, series(&|i, k| optimal[i][k])),
+    let lines = [
+        ("published (their machine)".to_string(), BLACK, series(&|i, k| PUBLISHED_MS[i][k])),
+        ("goal: a tenth of published".to_string(), RGBColor(150, 150, 150), series(&|i, k| PUBLISHED_MS[i][k] / 10.0)),
+        ("ours, optimal A*".to_string(), BLUE, series(&|i, k| optimal[i][k])),
         (format!("ours, heuristic x {weight} (not admissible)"), RGBColor(230, 120, 0), series(&|i, k| weighted[i][k])),
     ];
     for (label, colour, points) in lines {
