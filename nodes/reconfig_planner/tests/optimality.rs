@@ -57,11 +57,12 @@ fn check(start: &Lattice, goal: &Lattice, label: &str) -> u32 {
         }
     }
     // Weighted A* trades optimality for speed, within its bound.
-    for decompose in DECOMPOSITIONS {
-        let request = PlanRequest::new(start.clone(), goal.clone()).with_weight(2.0).with_decompose_above(decompose);
-        let weighted = plan(&request).unwrap_or_else(|e| panic!("{label} weighted: {e}"));
-        weighted.verify(&request).unwrap_or_else(|e| panic!("{label} weighted: replay: {e}"));
-        assert!(weighted.cost >= optimum && weighted.cost <= 2 * optimum, "{label}: weighted cost {}", weighted.cost);
+    for (weight, decompose) in [1.5, 2.0].into_iter().flat_map(|w| DECOMPOSITIONS.map(|d| (w, d))) {
+        let request = PlanRequest::new(start.clone(), goal.clone()).with_weight(weight).with_decompose_above(decompose);
+        let weighted = plan(&request).unwrap_or_else(|e| panic!("{label} weight {weight}: {e}"));
+        weighted.verify(&request).unwrap_or_else(|e| panic!("{label} weight {weight}: replay: {e}"));
+        let bound = (weight * optimum as f64).floor() as u32;
+        assert!((optimum..=bound).contains(&weighted.cost), "{label}: cost {} with weight {weight}, optimum {optimum}", weighted.cost);
     }
     optimum
 }
