@@ -29,24 +29,36 @@ async fn camera_and_tracker_follow_the_balls_at_the_camera_rate() {
     let mut probe = RosProbe::new("probe_tracking_live").unwrap();
     let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
     let mut tracks = probe.subscribe::<TrackArray>("/tracking/tracks").unwrap();
+    let mut static_tf = probe.subscribe_latched::<r2r::tf2_msgs::msg::TFMessage>("/tf_static").unwrap();
     probe.spin();
     let launch = Launch::start("launch/pingpong_24.launch.yaml", &["real_time_factor:=1.0"], &probe.domain).unwrap();
 
     // Ground truth by stamp, and every track message, until 3 s of sim time of tracks.
     let mut truth: HashMap<(i32, u32), TankState> = HashMap::new();
     let mut arrays: Vec<TrackArray> = Vec::new();
+    let mut camera_frames = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(25);
     let span = |a: &[TrackArray]| a.last().map_or(0.0, |l| secs(&l.header.stamp) - secs(&a[0].header.stamp));
     while span(&arrays) < 3.0 {
         tokio::select! {
             Some(s) = states.next() => { truth.insert((s.header.stamp.sec, s.header.stamp.nanosec), s); }
             Some(t) = tracks.next() => arrays.push(t),
+            Some(tf) = static_tf.next() => camera_frames.extend(tf.transforms),
             _ = tokio::time::sleep_until(deadline) => break,
         }
     }
     let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
     assert!(span(&arrays) >= 3.0, "tracks spanned {:.2} s of sim time in 25 s ({} messages); output:\n{output}", span(&arrays), arrays.len());
     assert!(status.success(), "launcher exit {status:?}; output:\n{output}");
+
+    // The camera's optical frame on /tf_static: 1 m above the water of the 0.3 m deep tank,
+    // looking down (half a turn about x).
+    let [camera] = camera_frames.as_slice() else { panic!("/tf_static: {camera_frames:?}") };
+    let water_level = truth.values().next().expect("states").water_level;
+    assert_eq!((camera.header.frame_id.as_str(), camera.child_frame_id.as_str()), ("world", "overhead_camera"));
+    let (t, q) = (&camera.transform.translation, &camera.transform.rotation);
+    assert!(t.x.abs() < 1e-9 && t.y.abs() < 1e-9 && (t.z - (0.3 + water_level + 1.0)).abs() < 1e-9, "{t:?}");
+    assert!((q.x.abs() - 1.0).abs() < 1e-9 && q.y.abs() + q.z.abs() + q.w.abs() < 1e-9, "{q:?}");
 
     // One message per camera frame: 30 Hz of sim time, from the stamps.
     let rate = (arrays.len() - 1) as f64 / span(&arrays);

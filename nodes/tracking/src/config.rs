@@ -51,6 +51,7 @@ struct RawCamera {
     image_topic: String,
     camera_info_topic: String,
     frame_id: String,
+    parent_frame_id: String,
     rate: f64,
     encoding: String,
     width: u32,
@@ -70,6 +71,7 @@ impl Default for RawCamera {
             image_topic: DEFAULT_IMAGE_TOPIC.into(),
             camera_info_topic: DEFAULT_CAMERA_INFO_TOPIC.into(),
             frame_id: "overhead_camera".into(),
+            parent_frame_id: "world".into(),
             rate: 30.0,
             encoding: "rgb8".into(),
             width: 1024,
@@ -93,8 +95,10 @@ pub struct CameraNodeConfig {
     pub image_topic: String,
     /// Published sensor_msgs/CameraInfo topic.
     pub camera_info_topic: String,
-    /// `frame_id` of the image and CameraInfo headers.
+    /// `frame_id` of the image and CameraInfo headers: the optical frame.
     pub frame_id: String,
+    /// Frame of `/tank/state` poses, parent of the optical frame on `/tf_static`.
+    pub parent_frame_id: String,
     /// Frames per second of sim time, Hz.
     pub rate: f64,
     /// rgb8 or mono8.
@@ -142,7 +146,8 @@ impl CameraNodeConfig {
             state_topic: non_empty("state_topic", raw.state_topic)?,
             image_topic: non_empty("image_topic", raw.image_topic)?,
             camera_info_topic: non_empty("camera_info_topic", raw.camera_info_topic)?,
-            frame_id: raw.frame_id,
+            frame_id: non_empty("frame_id", raw.frame_id)?,
+            parent_frame_id: non_empty("parent_frame_id", raw.parent_frame_id)?,
             rate,
             encoding,
             arena,

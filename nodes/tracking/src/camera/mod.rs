@@ -11,7 +11,7 @@ mod distortion;
 pub use distortion::Distortion;
 
 use crate::arena::Arena;
-use nalgebra::{Matrix2, Point2};
+use nalgebra::{Isometry3, Matrix2, Point2, Translation3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 /// Camera model that cannot be used, with the offending field named.
@@ -264,6 +264,17 @@ impl CameraModel {
         Some(Matrix2::from_columns(&[du / (2.0 * h), dv / (2.0 * h)]))
     }
 
+    /// Pose of the optical frame (module docs) in a world frame whose water plane is at
+    /// height `water_z` (m): above the mount point, turned half a turn about world `x`
+    /// (so its `z` looks down and its `y` runs along world `-y`). What the camera node
+    /// publishes on `/tf_static`.
+    pub fn optical_pose(&self, water_z: f64) -> Isometry3<f64> {
+        Isometry3::from_parts(
+            Translation3::new(self.mount.x, self.mount.y, water_z + self.mount.height),
+            UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::PI),
+        )
+    }
+
     /// Nominal ground sampling at the image centre on plane `plane_height`, px per m.
     pub fn pixels_per_metre(&self, plane_height: f64) -> f64 {
         0.5 * (self.fx + self.fy) / (self.mount.height - plane_height)
@@ -285,6 +296,23 @@ mod tests {
             distortion: Distortion::default(),
             mount: CameraMount { x: 0.1, y: -0.2, height: 2.0 },
         }
+    }
+
+    #[test]
+    fn optical_pose_projects_like_world_to_pixel() {
+        // A world point taken into the optical frame by the pose and projected as a
+        // pinhole lands on the pixel `world_to_pixel` computes, on planes at two heights.
+        let camera = simple().with_distortion(Distortion { k1: -0.05, k2: 0.01, p1: 0.001, p2: -0.002, k3: 0.0 });
+        let water_z = 0.22;
+        let pose = camera.optical_pose(water_z);
+        for (x, y, above) in [(0.5, 0.3, 0.0), (-0.4, 0.1, 0.4), (0.1, -0.2, 0.0)] {
+            let in_camera = pose.inverse_transform_point(&nalgebra::Point3::new(x, y, water_z + above));
+            assert!(in_camera.z > 0.0, "in front of the camera");
+            let pinhole = camera.normalized_to_pixel(Point2::new(in_camera.x / in_camera.z, in_camera.y / in_camera.z));
+            let expected = camera.world_to_pixel(Point2::new(x, y), above).unwrap();
+            assert!((pinhole - expected).norm() < 1e-9, "{pinhole} vs {expected}");
+        }
+        assert!((pose.translation.vector - Vector3::new(0.1, -0.2, 2.22)).norm() < 1e-12);
     }
 
     #[test]

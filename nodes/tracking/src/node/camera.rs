@@ -2,6 +2,9 @@
 //! sim time, and publishes the image with a CameraInfo of the same stamp. Optionally
 //! saves every frame (PNG + `camera.yaml` + `stamps.csv`) for `image_replay`.
 //!
+//! The optical frame's pose goes on `/tf_static` (parent `parent_frame_id`) with the
+//! first state and again whenever the water level or the mount changes.
+//!
 //! The frame is rendered on the task that receives the states (a few ms per frame); PNG
 //! encoding runs on a writer thread so saving cannot slow the camera down, and every
 //! queued frame is written before the node exits.
@@ -65,6 +68,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     let mut node = startup.create_node()?;
     let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, convert::image_qos())?;
     let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
+    let static_tf = node.create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", QosProfile::default().transient_local().keep_last(1))?;
     let mut states = node.subscribe::<TankState>(&config.state_topic, QosProfile::default())?;
     let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
         CameraNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
@@ -84,6 +88,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     let mut render_time = Duration::ZERO;
     let mut first_frame: Option<(Instant, f64)> = None;
     let mut last_frame = (Instant::now(), 0.0);
+    let mut published_pose = None;
     let signal = fros::shutdown_signal();
     tokio::pin!(signal);
     loop {
@@ -118,6 +123,18 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                 let Some(state) = state else { break };
                 let stamp = convert::seconds(&state.header.stamp);
                 let reference_z = config.reference_z(state.water_level);
+                let pose = emulator.camera().optical_pose(reference_z);
+                if published_pose != Some((pose, config.parent_frame_id.clone(), config.frame_id.clone())) {
+                    let transform = r2r::geometry_msgs::msg::TransformStamped {
+                        header: r2r::std_msgs::msg::Header { stamp: state.header.stamp.clone(), frame_id: config.parent_frame_id.clone() },
+                        child_frame_id: config.frame_id.clone(),
+                        transform: fros::transform_msg(&pose),
+                    };
+                    match static_tf.publish(&r2r::tf2_msgs::msg::TFMessage { transforms: vec![transform] }) {
+                        Ok(()) => published_pose = Some((pose, config.parent_frame_id.clone(), config.frame_id.clone())),
+                        Err(e) => warn!("publishing the camera pose on /tf_static: {e}"),
+                    }
+                }
                 let mut objects = Vec::with_capacity(state.modules.len());
                 for m in &state.modules {
                     match scene_object(m.id, &m.kind, &fros::pose_from_msg(&m.pose), reference_z) {
