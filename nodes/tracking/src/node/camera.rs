@@ -89,6 +89,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     let mut first_frame: Option<(Instant, f64)> = None;
     let mut last_frame = (Instant::now(), 0.0);
     let mut published_pose = None;
+    let mut parameters_served = true;
     let signal = fros::shutdown_signal();
     tokio::pin!(signal);
     loop {
@@ -97,8 +98,10 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                 info!(signal = signal.context("installing signal handlers")?, "shutting down");
                 break;
             }
-            changed = updates.changed() => {
+            changed = updates.changed(), if parameters_served => {
                 if changed.is_err() {
+                    // The parameter service ended: stop polling it (it would be ready forever).
+                    parameters_served = false;
                     continue;
                 }
                 let tree = updates.borrow_and_update().clone();

@@ -156,6 +156,7 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
     let limiter = WarnLimiter::new(config.warn_interval);
     let mut out = Outputs { config, tracks, markers, recorder, restarts: 0, limiter, stats: Stats::default() };
     let mut pending: VecDeque<Image> = VecDeque::new();
+    let mut parameters_served = true;
     let signal = fros::shutdown_signal();
     tokio::pin!(signal);
     loop {
@@ -164,8 +165,10 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
                 info!(signal = signal.context("installing signal handlers")?, "shutting down");
                 break;
             }
-            changed = updates.changed() => {
+            changed = updates.changed(), if parameters_served => {
                 if changed.is_err() {
+                    // The parameter service ended: stop polling it (it would be ready forever).
+                    parameters_served = false;
                     continue;
                 }
                 let tree = updates.borrow_and_update().clone();
