@@ -115,6 +115,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                         info!("camera parameters updated");
                         emulator = new_emulator;
                         config = new_config;
+                        published_pose = None; // frame names may have changed
                     }
                     Err(e) => warn!("parameter update ignored: {e:#}"),
                 }
@@ -127,14 +128,14 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                 let stamp = convert::seconds(&state.header.stamp);
                 let reference_z = config.reference_z(state.water_level);
                 let pose = emulator.camera().optical_pose(reference_z);
-                if published_pose != Some((pose, config.parent_frame_id.clone(), config.frame_id.clone())) {
+                if published_pose != Some(pose) {
                     let transform = r2r::geometry_msgs::msg::TransformStamped {
                         header: r2r::std_msgs::msg::Header { stamp: state.header.stamp.clone(), frame_id: config.parent_frame_id.clone() },
                         child_frame_id: config.frame_id.clone(),
                         transform: fros::transform_msg(&pose),
                     };
                     match static_tf.publish(&r2r::tf2_msgs::msg::TFMessage { transforms: vec![transform] }) {
-                        Ok(()) => published_pose = Some((pose, config.parent_frame_id.clone(), config.frame_id.clone())),
+                        Ok(()) => published_pose = Some(pose),
                         Err(e) => warn!("publishing the camera pose on /tf_static: {e}"),
                     }
                 }
