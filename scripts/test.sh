@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+# Style first: a formatting or lint violation fails the run before any test.
+echo "[test] cargo fmt --check" >&2
+cargo fmt --all --check
+echo "[test] cargo clippy -D warnings" >&2
+cargo clippy --release --workspace --all-targets -- -D warnings
 # Compile (and fetch dev-dependencies) outside the namespace, which has no network.
 cargo test --release --workspace --no-run
 if cargo nextest --version >/dev/null 2>&1; then

@@ -68,8 +68,7 @@ fn try_lock(file: &File) -> bool {
 
 /// The environment every launched process gets: this domain, localhost discovery.
 fn ros_env(cmd: &mut Command, domain: &Domain) {
-    cmd.env("ROS_DOMAIN_ID", domain.id.to_string())
-        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+    cmd.env("ROS_DOMAIN_ID", domain.id.to_string()).env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
 }
 
 /// A running `flotilla launch`, its output captured.
@@ -94,10 +93,8 @@ impl Launch {
         let mut child = cmd.spawn().with_context(|| format!("starting {cmd:?}"))?;
         let output = Arc::new(Mutex::new(Vec::new()));
         let mut readers = Vec::new();
-        let pipes: Vec<Box<dyn std::io::Read + Send>> = vec![
-            Box::new(child.stdout.take().context("stdout")?),
-            Box::new(child.stderr.take().context("stderr")?),
-        ];
+        let pipes: Vec<Box<dyn std::io::Read + Send>> =
+            vec![Box::new(child.stdout.take().context("stdout")?), Box::new(child.stderr.take().context("stderr")?)];
         for pipe in pipes {
             let sink = output.clone();
             readers.push(std::thread::spawn(move || {
@@ -177,9 +174,8 @@ pub fn assert_bad_parameters_refused(domain: &Domain, cases: &[(&str, &str, &str
         let (_dir, path) = temp_file("bad.yaml", text).expect("writing the parameter file");
         let mut cmd = Command::new(bin(exe));
         cmd.args(["--ros-args", "--params-file"]).arg(&path);
-        let (status, output) = Launch::spawn(cmd, domain)
-            .and_then(|node| node.wait(Duration::from_secs(20)))
-            .unwrap_or_else(|e| panic!("{exe}: {e:#}"));
+        let (status, output) =
+            Launch::spawn(cmd, domain).and_then(|node| node.wait(Duration::from_secs(20))).unwrap_or_else(|e| panic!("{exe}: {e:#}"));
         assert_eq!(status.code(), Some(2), "{exe}: {output}");
         assert!(output.contains(key), "{exe}: the error does not name `{key}`:\n{output}");
     }
@@ -201,11 +197,7 @@ impl RosProbe {
         std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
         let ctx = r2r::Context::create().context("rcl_init")?;
         let node = r2r::Node::create(ctx, name, "/")?;
-        Ok(Self {
-            domain,
-            node: Arc::new(Mutex::new(node)),
-            spinner: None,
-        })
+        Ok(Self { domain, node: Arc::new(Mutex::new(node)), spinner: None })
     }
 
     /// Runs `f` with the node (create subscriptions, clients, publishers before spinning).
@@ -215,19 +207,12 @@ impl RosProbe {
     }
 
     /// Subscribes to `topic` (reliable, volatile).
-    pub fn subscribe<T: r2r::WrappedTypesupport + 'static>(
-        &self,
-        topic: &str,
-    ) -> anyhow::Result<impl Stream<Item = T> + Unpin> {
-        self.with_node(|n| n.subscribe::<T>(topic, r2r::QosProfile::default()))
-            .map_err(Into::into)
+    pub fn subscribe<T: r2r::WrappedTypesupport + 'static>(&self, topic: &str) -> anyhow::Result<impl Stream<Item = T> + Unpin> {
+        self.with_node(|n| n.subscribe::<T>(topic, r2r::QosProfile::default())).map_err(Into::into)
     }
 
     /// Subscribes to a transient-local topic (receives the last message on connection).
-    pub fn subscribe_latched<T: r2r::WrappedTypesupport + 'static>(
-        &self,
-        topic: &str,
-    ) -> anyhow::Result<impl Stream<Item = T> + Unpin> {
+    pub fn subscribe_latched<T: r2r::WrappedTypesupport + 'static>(&self, topic: &str) -> anyhow::Result<impl Stream<Item = T> + Unpin> {
         let qos = r2r::QosProfile::default().transient_local().keep_last(1);
         self.with_node(|n| n.subscribe::<T>(topic, qos)).map_err(Into::into)
     }

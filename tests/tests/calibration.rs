@@ -117,8 +117,14 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
 
     // Bad goals: aborted at once with the field named; the node keeps serving.
     let bad = [
-        (Calibrate::Goal { recording: dir.path().join("missing.csv").display().to_string(), ..goal(&recording, dir.path(), "bad") }, "`recording`"),
-        (Calibrate::Goal { lower_bounds: vec![1.0; 5], upper_bounds: vec![1.0; 5], ..goal(&recording, dir.path(), "bad") }, "`lower_bounds/upper_bounds`"),
+        (
+            Calibrate::Goal { recording: dir.path().join("missing.csv").display().to_string(), ..goal(&recording, dir.path(), "bad") },
+            "`recording`",
+        ),
+        (
+            Calibrate::Goal { lower_bounds: vec![1.0; 5], upper_bounds: vec![1.0; 5], ..goal(&recording, dir.path(), "bad") },
+            "`lower_bounds/upper_bounds`",
+        ),
         (Calibrate::Goal { window: 20.0, ..goal(&recording, dir.path(), "bad") }, "`window`"),
     ];
     for (g, want) in bad {
@@ -139,7 +145,8 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
     assert_eq!(status, GoalStatus::Aborted);
     assert!(result.message.contains("busy"), "{}", result.message);
     tokio::time::timeout(Duration::from_secs(10), handle.cancel().unwrap()).await.expect("cancel not answered").unwrap();
-    let (status, result) = tokio::time::timeout(Duration::from_secs(30), long_result).await.expect("the cancelled goal did not end").unwrap();
+    let (status, result) =
+        tokio::time::timeout(Duration::from_secs(30), long_result).await.expect("the cancelled goal did not end").unwrap();
     assert_eq!(status, GoalStatus::Canceled, "{}", result.message);
     assert!(!result.success && result.message.contains("checkpoint"), "{}", result.message);
     assert!(dir.path().join("long/checkpoint.json").is_file());
@@ -171,7 +178,8 @@ async fn flow_field_service_writes_a_field_the_physics_loads() {
     tokio::time::timeout(Duration::from_secs(30), ready).await.expect("the service did not appear").unwrap();
 
     let out = dir.path().join("flow.csv");
-    let request = EstimateFlowField::Request { recordings: vec![recording.display().to_string()], output_file: out.display().to_string(), cells: 12 };
+    let request =
+        EstimateFlowField::Request { recordings: vec![recording.display().to_string()], output_file: out.display().to_string(), cells: 12 };
     let response = tokio::time::timeout(Duration::from_secs(20), client.request(&request).unwrap()).await.unwrap().unwrap();
     assert!(response.success, "{}", response.message);
     let grid = FlowGrid::read_csv(&out).unwrap();
@@ -180,7 +188,10 @@ async fn flow_field_service_writes_a_field_the_physics_loads() {
     assert_eq!(field.mean_x, grid.cells().iter().map(|c| c.mean.x).collect::<Vec<_>>());
     assert!(field.samples.iter().any(|&n| n > 0), "no cell has a sample");
     // The physics node runs on the estimated field.
-    let world = format!("tank_physics:\n  ros__parameters:\n    flow_field: {{file: {}}}\n    run: {{max_sim_time: 0.5, real_time_factor: 0.0}}\n", out.display());
+    let world = format!(
+        "tank_physics:\n  ros__parameters:\n    flow_field: {{file: {}}}\n    run: {{max_sim_time: 0.5, real_time_factor: 0.0}}\n",
+        out.display()
+    );
     std::fs::write(dir.path().join("measured_flow.yaml"), world).unwrap();
     let mut physics = Command::new(bin("tank_physics"));
     physics.args(["--ros-args", "--params-file"]).arg(dir.path().join("measured_flow.yaml"));

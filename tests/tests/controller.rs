@@ -33,7 +33,8 @@ fn tank(overrides: &[String]) -> Command {
 
 /// A node binary with the given name and inline `ros__parameters` (YAML lines).
 fn node(exec: &str, name: &str, params: &str) -> (tempfile::TempDir, Command) {
-    let text = format!("/**:\n  ros__parameters:\n    use_sim_time: true\n{}", params.lines().map(|l| format!("    {l}\n")).collect::<String>());
+    let text =
+        format!("/**:\n  ros__parameters:\n    use_sim_time: true\n{}", params.lines().map(|l| format!("    {l}\n")).collect::<String>());
     let (dir, path) = temp_file("params.yaml", &text).unwrap();
     let mut cmd = Command::new(bin(exec));
     cmd.args(["--ros-args", "-r"]).arg(format!("__node:={name}")).arg("--params-file").arg(path);
@@ -79,7 +80,10 @@ async fn lily_15_launch_forms_a_target() {
     let launch = Launch::start("launch/lily_15.launch.yaml", &all, &probe.domain).unwrap();
     let (status, output) = launch.wait(Duration::from_secs(120)).unwrap();
     assert!(status.success(), "exit {status:?}:\n{output}");
-    let summary = output.lines().find(|l| l.contains("base_station") && l.contains("summary: yield")).unwrap_or_else(|| panic!("no base-station summary:\n{output}"));
+    let summary = output
+        .lines()
+        .find(|l| l.contains("base_station") && l.contains("summary: yield"))
+        .unwrap_or_else(|| panic!("no base-station summary:\n{output}"));
     assert!(summary.contains("after 120.0 s of sim time"), "{summary}");
     let first = summary.split("first target at ").nth(1).and_then(|s| s.split(" s;").next()).and_then(|s| s.parse::<f64>().ok());
     assert!(first.is_some_and(|t| t <= 120.0), "no target within 120 s: {summary}");
@@ -104,7 +108,8 @@ async fn killing_and_restarting_one_controller_does_not_stop_the_run() {
     probe.spin();
     let ruleset = ruleset_path("chain4");
     let others: Vec<String> = (0..15).filter(|i| *i != 3).map(|i| format!("lily_{i}")).collect();
-    let (_a_dir, a_cmd) = node("robot_controller", "controller_a", &format!("robots: [{}]\nruleset: {}\nseed: 2", others.join(", "), ruleset.display()));
+    let (_a_dir, a_cmd) =
+        node("robot_controller", "controller_a", &format!("robots: [{}]\nruleset: {}\nseed: 2", others.join(", "), ruleset.display()));
     let b_params = format!("robots: [lily_3]\nruleset: {}\nseed: 2", ruleset.display());
     let (_b_dir, b_cmd) = node("robot_controller", "controller_b", &b_params);
     let _tank = Launch::spawn(tank(&["run.real_time_factor:=5.0".into(), "seed:=2".into()]), &probe.domain).unwrap();
@@ -122,7 +127,10 @@ async fn killing_and_restarting_one_controller_does_not_stop_the_run() {
     let killed_at = latest_stamp(&mut cmd3, Duration::from_millis(500)).await;
     let clock_after_kill = next(&mut clock, Duration::from_secs(2)).await.expect("/clock stopped").clock.sec;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert!(latest_stamp(&mut cmd3, Duration::from_millis(500)).await.is_none(), "lily_3 still commanded after its controller died (last {killed_at:?})");
+    assert!(
+        latest_stamp(&mut cmd3, Duration::from_millis(500)).await.is_none(),
+        "lily_3 still commanded after its controller died (last {killed_at:?})"
+    );
     let t5 = latest_stamp(&mut cmd5, Duration::from_secs(2)).await.expect("lily_5 stopped being commanded");
     let clock_now = latest_clock(&mut clock).await;
     assert!(clock_now > clock_after_kill, "the physics stopped: /clock {clock_after_kill} -> {clock_now}");
@@ -200,7 +208,8 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
         "run.lockstep_timeout:=60.0".into(),
         format!("record.trajectory_csv:={}", csv.display()),
     ];
-    let (_c_dir, c_cmd) = node("robot_controller", "robot_controller", &format!("kind: lily\nruleset: {}\nseed: {SEED}", ruleset_path("chain4").display()));
+    let (_c_dir, c_cmd) =
+        node("robot_controller", "robot_controller", &format!("kind: lily\nruleset: {}\nseed: {SEED}", ruleset_path("chain4").display()));
     let controllers = Launch::spawn(c_cmd, &probe.domain).unwrap();
     let tank = Launch::spawn(tank(&overrides), &probe.domain).unwrap();
     let (status, output) = tank.wait(Duration::from_secs(150)).unwrap();
@@ -279,11 +288,16 @@ async fn base_station_sets_pumps_broadcasts_and_publishes_metrics() {
     let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
     let mut broadcasts = probe.subscribe::<Radio>("/radio/broadcast").unwrap();
     let mut metrics = probe.subscribe::<r2r::std_msgs::msg::String>("/base_station/metrics").unwrap();
-    let command = probe.with_node(|n| n.create_publisher::<r2r::std_msgs::msg::String>("/base_station/command", QosProfile::default())).unwrap();
+    let command =
+        probe.with_node(|n| n.create_publisher::<r2r::std_msgs::msg::String>("/base_station/command", QosProfile::default())).unwrap();
     probe.spin();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("metrics.csv");
-    let params = format!("ruleset: {}\nsample_period: 1.0\nmetrics_csv: {}\nstirring:\n  times: [1.0]\n  power: [40.0]", ruleset_path("chain4").display(), csv.display());
+    let params = format!(
+        "ruleset: {}\nsample_period: 1.0\nmetrics_csv: {}\nstirring:\n  times: [1.0]\n  power: [40.0]",
+        ruleset_path("chain4").display(),
+        csv.display()
+    );
     let (_s_dir, s_cmd) = node("base_station", "base_station", &params);
     let station = Launch::spawn(s_cmd, &probe.domain).unwrap();
     let _tank = Launch::spawn(tank(&["run.real_time_factor:=2.0".into()]), &probe.domain).unwrap();

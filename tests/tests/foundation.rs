@@ -21,17 +21,9 @@ async fn slice_publishes_advancing_clock_and_state_with_balls_inside_the_tank() 
     let mut clock = probe.subscribe::<Clock>("/clock").unwrap();
     let mut state = probe.subscribe::<TankState>("/tank/state").unwrap();
     probe.spin();
-    let launch = Launch::start(
-        "launch/pingpong_24.launch.yaml",
-        &["real_time_factor:=4.0"],
-        &probe.domain,
-    )
-    .unwrap();
+    let launch = Launch::start("launch/pingpong_24.launch.yaml", &["real_time_factor:=4.0"], &probe.domain).unwrap();
 
-    let ticks = collect_until(&mut clock, Duration::from_secs(30), |c: &[Clock]| {
-        c.last().is_some_and(|c| secs(&c.clock) >= 10.0)
-    })
-    .await;
+    let ticks = collect_until(&mut clock, Duration::from_secs(30), |c: &[Clock]| c.last().is_some_and(|c| secs(&c.clock) >= 10.0)).await;
     let states = collect_until(&mut state, Duration::from_secs(10), |s: &[TankState]| s.len() >= 30).await;
     let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
 
@@ -58,12 +50,7 @@ async fn slice_publishes_advancing_clock_and_state_with_balls_inside_the_tank() 
 #[test]
 fn demo_stops_by_itself_with_a_summary() {
     let domain = flotilla_e2e::Domain::reserve().unwrap();
-    let launch = Launch::start(
-        "launch/demo.launch.yaml",
-        &["duration:=5", "real_time_factor:=0"],
-        &domain,
-    )
-    .unwrap();
+    let launch = Launch::start("launch/demo.launch.yaml", &["duration:=5", "real_time_factor:=0"], &domain).unwrap();
     let (status, output) = launch.wait(Duration::from_secs(60)).unwrap();
     assert!(status.success(), "exit {status:?}; output:\n{output}");
     assert!(output.contains("summary: reached max_sim_time"), "no summary in:\n{output}");
@@ -115,11 +102,9 @@ fn nodes_reject_bad_parameter_values_naming_the_key() {
 #[test]
 fn malformed_launch_file_fails_with_file_and_line() {
     let domain = flotilla_e2e::Domain::reserve().unwrap();
-    let (_dir, path) = temp_file(
-        "bad.launch.yaml",
-        "launch:\n- arg: {name: a, default: '1'}\n- node:\n    pkg: flotilla\n    exec: [tank_physics\n",
-    )
-    .unwrap();
+    let (_dir, path) =
+        temp_file("bad.launch.yaml", "launch:\n- arg: {name: a, default: '1'}\n- node:\n    pkg: flotilla\n    exec: [tank_physics\n")
+            .unwrap();
     let mut cmd = Command::new(bin("flotilla"));
     cmd.arg("launch").arg(&path);
     let (status, output) = Launch::spawn(cmd, &domain).unwrap().wait(Duration::from_secs(20)).unwrap();

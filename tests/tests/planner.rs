@@ -45,9 +45,8 @@ fn steps_of(actions: &[LatticeAction]) -> Vec<Vec<reconfig_planner::Action>> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying() {
     let mut probe = RosProbe::new("probe_planner").unwrap();
-    let client = probe
-        .with_node(|n| n.create_client::<PlanReconfiguration::Service>("/reconfig_planner/plan", r2r::QosProfile::default()))
-        .unwrap();
+    let client =
+        probe.with_node(|n| n.create_client::<PlanReconfiguration::Service>("/reconfig_planner/plan", r2r::QosProfile::default())).unwrap();
     let goals = probe.with_node(|n| n.create_action_client::<ExecutePlan::Action>("/reconfig_planner/execute")).unwrap();
     let available = probe.with_node(|_| r2r::Node::is_available(&client)).unwrap();
     let action_ready = probe.with_node(|_| r2r::Node::is_available(&goals)).unwrap();
@@ -65,8 +64,11 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
         let replayed = replay(&start, &steps, &ActionCosts::default()).unwrap();
         assert_eq!(replayed.cost, resp.cost, "{name}: cost");
         let end = replayed.states.last().unwrap();
-        assert_eq!(end.codes().iter().map(|&c| c != 0).collect::<Vec<_>>(),
-                   goal.codes().iter().map(|&c| c != 0).collect::<Vec<_>>(), "{name}: blocks not in the goal");
+        assert_eq!(
+            end.codes().iter().map(|&c| c != 0).collect::<Vec<_>>(),
+            goal.codes().iter().map(|&c| c != 0).collect::<Vec<_>>(),
+            "{name}: blocks not in the goal"
+        );
         assert!(resp.expanded_states > 0 && resp.planning_time >= 0.0);
     }
 
@@ -86,7 +88,13 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
         (PlanReconfiguration::Request { start: huge.clone(), goal: huge, ..request(&start, &goal) }, "cells"),
         (PlanReconfiguration::Request { heuristic: "magic".into(), ..request(&start, &goal) }, "heuristic"),
         (PlanReconfiguration::Request { max_expansions: 3, ..request(&task("task6", 4).0, &task("task6", 4).1) }, "budget"),
-        (PlanReconfiguration::Request { start: LatticeMsg { size_x: 2, size_y: 1, size_z: 1, cells: vec![1] }, ..request(&start, &goal) }, "start"),
+        (
+            PlanReconfiguration::Request {
+                start: LatticeMsg { size_x: 2, size_y: 1, size_z: 1, cells: vec![1] },
+                ..request(&start, &goal)
+            },
+            "start",
+        ),
     ];
     for (req, want) in bad {
         let resp = tokio::time::timeout(Duration::from_secs(20), client.request(&req).unwrap())

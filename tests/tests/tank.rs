@@ -12,7 +12,8 @@ use r2r::geometry_msgs::msg::{Point, Pose};
 use r2r::std_srvs::srv::SetBool;
 use r2r::QosProfile;
 
-const EMPTY_TANK: &str = "tank_physics:\n  ros__parameters:\n    seed: 3\n    arena: {kind: round_tank, water_level: -0.08}\n    pumps: {power: [0.0]}\n";
+const EMPTY_TANK: &str =
+    "tank_physics:\n  ros__parameters:\n    seed: 3\n    arena: {kind: round_tank, water_level: -0.08}\n    pumps: {power: [0.0]}\n";
 
 fn at(x: f64, y: f64) -> Pose {
     Pose { position: Point { x, y, z: 0.0 }, ..Default::default() }
@@ -56,11 +57,7 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
 
     // Two Lilies face to face (face 0 of a toward face 2 of b), 1 mm apart.
     for (name, x) in [("lily_a", -0.0155), ("lily_b", 0.0155)] {
-        let r = spawn
-            .request(&SpawnModule::Request { kind: "lily".into(), name: name.into(), pose: at(x, 0.0) })
-            .unwrap()
-            .await
-            .unwrap();
+        let r = spawn.request(&SpawnModule::Request { kind: "lily".into(), name: name.into(), pose: at(x, 0.0) }).unwrap().await.unwrap();
         ok(r.success, &r.message, name);
         assert_eq!(r.name, name);
     }

@@ -54,7 +54,8 @@ fn read_bag(path: &std::path::Path) -> (Vec<BagMessage>, bool) {
 /// tests/read_bag.py's JSON summary of a bag (Foxglove's mcap-ros2-support, installed by
 /// scripts/setup.sh; its absence fails the test).
 fn python_reading(bag: &std::path::Path) -> serde_json::Value {
-    let tools = std::env::var("FLOTILLA_PY_TOOLS").expect("FLOTILLA_PY_TOOLS unset: source build/env.sh (scripts/setup.sh installs the bag reader)");
+    let tools = std::env::var("FLOTILLA_PY_TOOLS")
+        .expect("FLOTILLA_PY_TOOLS unset: source build/env.sh (scripts/setup.sh installs the bag reader)");
     let python_path = match std::env::var("PYTHONPATH") {
         Ok(p) if !p.is_empty() => format!("{tools}:{p}"),
         _ => tools,
@@ -79,10 +80,7 @@ fn a_finished_run_leaves_a_complete_bag_and_csv() {
     let probe = RosProbe::new("probe_bag").unwrap();
     let args = [format!("scenario_file:={}", scenario.display()), "duration:=5".into(), "real_time_factor:=0".into()];
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (status, output) = Launch::start("launch/tank.launch.yaml", &args, &probe.domain)
-        .unwrap()
-        .wait(Duration::from_secs(60))
-        .unwrap();
+    let (status, output) = Launch::start("launch/tank.launch.yaml", &args, &probe.domain).unwrap().wait(Duration::from_secs(60)).unwrap();
     assert!(status.success(), "{output}");
 
     let (messages, complete) = read_bag(&bag);
@@ -122,12 +120,8 @@ fn a_finished_run_leaves_a_complete_bag_and_csv() {
     let rows: Vec<&str> = text.lines().skip(1).collect();
     assert_eq!(rows.len(), 200 * 24, "5 s of 25 ms steps x 24 balls");
     let last_ball = last.modules.iter().find(|m| m.id == 0).unwrap();
-    let row: Vec<f64> = rows
-        .iter()
-        .rev()
-        .map(|r| r.split(',').map(|f| f.parse::<f64>().unwrap()).collect::<Vec<_>>())
-        .find(|r| r[2] == 0.0)
-        .unwrap();
+    let row: Vec<f64> =
+        rows.iter().rev().map(|r| r.split(',').map(|f| f.parse::<f64>().unwrap()).collect::<Vec<_>>()).find(|r| r[2] == 0.0).unwrap();
     assert!((row[3] - last_ball.pose.position.x).abs() < 1e-9 && (row[4] - last_ball.pose.position.y).abs() < 1e-9);
 }
 
@@ -157,11 +151,8 @@ async fn a_killed_node_leaves_every_published_state_in_the_bag() {
 
     let (messages, complete) = read_bag(&bag);
     assert!(!complete, "a killed node cannot write the summary");
-    let recorded: Vec<u64> = messages
-        .iter()
-        .filter(|m| m.topic == "/tank/state")
-        .map(|m| TankState::from_serialized_bytes(&m.data).unwrap().step)
-        .collect();
+    let recorded: Vec<u64> =
+        messages.iter().filter(|m| m.topic == "/tank/state").map(|m| TankState::from_serialized_bytes(&m.data).unwrap().step).collect();
     // Everything the probe saw is in the bag, but perhaps the very last (killed between
     // publishing and writing it).
     let missing: Vec<u64> = received[..received.len() - 1].iter().filter(|s| !recorded.contains(s)).copied().collect();
@@ -176,12 +167,10 @@ fn double(name: &str, value: f64) -> Parameter {
 async fn set_parameters_changes_the_hydrodynamics_live_and_refuses_bad_values() {
     let (_sdir, scenario) = temp_file("pingpong.yaml", &pingpong_with("")).unwrap();
     let mut probe = RosProbe::new("probe_params").unwrap();
-    let set = probe
-        .with_node(|n| n.create_client::<SetParameters::Service>("/tank_physics/set_parameters", r2r::QosProfile::default()))
-        .unwrap();
-    let get = probe
-        .with_node(|n| n.create_client::<GetParameters::Service>("/tank_physics/get_parameters", r2r::QosProfile::default()))
-        .unwrap();
+    let set =
+        probe.with_node(|n| n.create_client::<SetParameters::Service>("/tank_physics/set_parameters", r2r::QosProfile::default())).unwrap();
+    let get =
+        probe.with_node(|n| n.create_client::<GetParameters::Service>("/tank_physics/get_parameters", r2r::QosProfile::default())).unwrap();
     let ready = probe.with_node(|_| r2r::Node::is_available(&set)).unwrap();
     let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
     probe.spin();

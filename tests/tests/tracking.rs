@@ -48,7 +48,12 @@ async fn camera_and_tracker_follow_the_balls_at_the_camera_rate() {
         }
     }
     let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
-    assert!(span(&arrays) >= 3.0, "tracks spanned {:.2} s of sim time in 25 s ({} messages); output:\n{output}", span(&arrays), arrays.len());
+    assert!(
+        span(&arrays) >= 3.0,
+        "tracks spanned {:.2} s of sim time in 25 s ({} messages); output:\n{output}",
+        span(&arrays),
+        arrays.len()
+    );
     assert!(status.success(), "launcher exit {status:?}; output:\n{output}");
 
     // The camera's optical frame on /tf_static: 1 m above the water of the 0.3 m deep tank,
@@ -78,11 +83,8 @@ async fn camera_and_tracker_follow_the_balls_at_the_camera_rate() {
         ids.dedup();
         assert_eq!(ids.len(), BALLS, "duplicate track ids");
         for m in &state.modules {
-            let nearest = array
-                .tracks
-                .iter()
-                .map(|t| (t.x - m.pose.position.x).hypot(t.y - m.pose.position.y))
-                .fold(f64::INFINITY, f64::min);
+            let nearest =
+                array.tracks.iter().map(|t| (t.x - m.pose.position.x).hypot(t.y - m.pose.position.y)).fold(f64::INFINITY, f64::min);
             worst = worst.max(nearest);
         }
         compared += 1;
@@ -160,7 +162,11 @@ async fn frames_saved_from_the_emulator_replay_to_the_same_tracks() {
     // frames may be missing from one side.
     let (live, replayed) = (by_stamp(&live_csv), by_stamp(&replay_csv));
     assert!(live.len() >= 40, "live run recorded {} frames", live.len());
-    assert!(replayed.len() as f64 >= 0.9 * saved as f64, "replay tracked {} of {saved} frames:\n{replay_output}\nlive:\n{camera_output}", replayed.len());
+    assert!(
+        replayed.len() as f64 >= 0.9 * saved as f64,
+        "replay tracked {} of {saved} frames:\n{replay_output}\nlive:\n{camera_output}",
+        replayed.len()
+    );
     let mut pairing: HashMap<u32, u32> = HashMap::new();
     let (mut compared, mut missing) = (0, 0);
     for (stamp, live_frame) in &live {
@@ -270,7 +276,8 @@ async fn tracker_warns_about_bad_images_and_keeps_tracking() {
         send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
         pace().await;
     }
-    let got = flotilla_e2e::collect_until(&mut tracks, Duration::from_secs(5), |a: &[TrackArray]| a.iter().any(|t| t.tracks.len() == 3)).await;
+    let got =
+        flotilla_e2e::collect_until(&mut tracks, Duration::from_secs(5), |a: &[TrackArray]| a.iter().any(|t| t.tracks.len() == 3)).await;
     let (status, output) = tracker.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "tracker exit {status:?}:\n{output}");
     assert!(got.iter().any(|t| t.tracks.len() == 3), "no tracks after the bad input:\n{output}");
@@ -300,4 +307,3 @@ fn tracking_nodes_refuse_bad_parameters_naming_the_key() {
     ];
     flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
 }
-

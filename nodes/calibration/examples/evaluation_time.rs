@@ -18,7 +18,13 @@ fn main() -> anyhow::Result<()> {
         let tracks = sim.simulate(&values, 2401, seed)?;
         let s = start.elapsed().as_secs_f64();
         let steps = (sim.warmup / 0.025) as usize + 2400;
-        println!("seed {seed}: {} balls x {} frames in {s:.3} s ({:.1} us per step, {:.0}x real time)", tracks.tracks.len(), tracks.frames(), s / steps as f64 * 1e6, steps as f64 * 0.025 / s);
+        println!(
+            "seed {seed}: {} balls x {} frames in {s:.3} s ({:.1} us per step, {:.0}x real time)",
+            tracks.tracks.len(),
+            tracks.frames(),
+            s / steps as f64 * 1e6,
+            steps as f64 * 0.025 / s
+        );
     }
     Ok(())
 }

@@ -33,7 +33,12 @@ pub struct CalibrationSettings {
 
 impl Default for CalibrationSettings {
     fn default() -> Self {
-        Self { msd: MsdSettings::default(), simulated_windows: 1, pso: PsoSettings::default(), parameters: crate::tank::hydro_parameter_space() }
+        Self {
+            msd: MsdSettings::default(),
+            simulated_windows: 1,
+            pso: PsoSettings::default(),
+            parameters: crate::tank::hydro_parameter_space(),
+        }
     }
 }
 
@@ -182,8 +187,10 @@ fn reference_digest(reference: &MsdCurve) -> String {
 }
 
 fn save_checkpoint(path: &Path, settings: &CalibrationSettings, digest: &str, swarm: &Swarm) -> Result<(), CalibrationError> {
-    let checkpoint = Checkpoint { format: CHECKPOINT_FORMAT.into(), settings: settings.clone(), reference_digest: digest.into(), swarm: swarm.clone() };
-    let text = serde_json::to_string(&checkpoint).map_err(|e| CalibrationError::Checkpoint { path: path.to_path_buf(), message: e.to_string() })?;
+    let checkpoint =
+        Checkpoint { format: CHECKPOINT_FORMAT.into(), settings: settings.clone(), reference_digest: digest.into(), swarm: swarm.clone() };
+    let text = serde_json::to_string(&checkpoint)
+        .map_err(|e| CalibrationError::Checkpoint { path: path.to_path_buf(), message: e.to_string() })?;
     crate::output::write_atomically(path, text.as_bytes())
 }
 
@@ -277,7 +284,14 @@ mod tests {
         let path = dir.path().join("run.checkpoint.json");
         let full = calibrate(&sim, &reference, &settings, None, |_| ControlFlow::Continue(())).unwrap();
         // "Kill" after 2 iterations, then rerun with the same checkpoint.
-        let partial = calibrate(&sim, &reference, &settings, Some(&path), |p| if p.iteration == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }).unwrap();
+        let partial = calibrate(&sim, &reference, &settings, Some(&path), |p| {
+            if p.iteration == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap();
         assert!(!partial.completed);
         assert!(path.exists());
         let mut iterations_seen = Vec::new();

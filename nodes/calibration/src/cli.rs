@@ -213,7 +213,8 @@ struct Progress {
 impl Progress {
     fn new(length: u64, what: &str) -> Self {
         let bar = ProgressBar::new(length);
-        let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         bar.set_message(what.to_owned());
         let lines = !std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -262,7 +263,8 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
 }
 
 fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
-    let mut settings = FlowEstimationSettings { grid: GridSpec { nx: args.cells, ny: args.cells, side: args.side }, ..FlowEstimationSettings::default() };
+    let mut settings =
+        FlowEstimationSettings { grid: GridSpec { nx: args.cells, ny: args.cells, side: args.side }, ..FlowEstimationSettings::default() };
     if let Some(mass) = args.mass {
         settings.drag.mass = mass;
     }
@@ -276,7 +278,8 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
     estimate.write_normality_csv(&stem.with_extension("normality.csv"))?;
     let mean = |axis: usize| estimate.cells.iter().map(|c| (c.count > 0).then_some(c.mean[axis])).collect::<Vec<_>>();
     let (est_x, est_y) = (mean(0), mean(1));
-    let mut panels = vec![HeatPanel { title: "estimated mean v_x", values: &est_x }, HeatPanel { title: "estimated mean v_y", values: &est_y }];
+    let mut panels =
+        vec![HeatPanel { title: "estimated mean v_x", values: &est_x }, HeatPanel { title: "estimated mean v_y", values: &est_y }];
     let known;
     if let Some(path) = &args.compare {
         let truth = FlowGrid::read_csv(path)?;
@@ -287,7 +290,8 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
             (0..g.len())
                 .map(|i| {
                     let d = g.side / g.nx as f64;
-                    let p = nalgebra::Point2::new(-0.5 * g.side + ((i % g.nx) as f64 + 0.5) * d, -0.5 * g.side + ((i / g.nx) as f64 + 0.5) * d);
+                    let p =
+                        nalgebra::Point2::new(-0.5 * g.side + ((i % g.nx) as f64 + 0.5) * d, -0.5 * g.side + ((i / g.nx) as f64 + 0.5) * d);
                     truth.sample_cell(p).map(|c| c.mean[axis])
                 })
                 .collect()
@@ -298,7 +302,15 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
     }
     let limit = panels.iter().flat_map(|p| p.values.iter().flatten()).fold(0.0, |a: f64, b| a.max(b.abs()));
     let plot = stem.with_extension("png");
-    plot_heat_maps(&plot, "Flow field (mean per cell)", &settings.grid, &panels, 2, ColourScale::Diverging { limit: limit.max(1e-9) }, "m/s")?;
+    plot_heat_maps(
+        &plot,
+        "Flow field (mean per cell)",
+        &settings.grid,
+        &panels,
+        2,
+        ColourScale::Diverging { limit: limit.max(1e-9) },
+        "m/s",
+    )?;
     println!("plot: {}", plot.display());
     Ok(())
 }
@@ -336,7 +348,9 @@ fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
     let reference = pooled_mean_squared_displacement(&real, &settings.calibration.msd)?;
     let parameters = args.parameters.unwrap_or_else(|| settings.calibration.parameters.initial());
     let progress = Progress::new(args.runs as u64, "fitness noise");
-    let values = fitness_samples(&simulator, &reference, &settings.calibration, &parameters, args.runs, args.seed, |done| progress.update(done as u64, "runs"))?;
+    let values = fitness_samples(&simulator, &reference, &settings.calibration, &parameters, args.runs, args.seed, |done| {
+        progress.update(done as u64, "runs")
+    })?;
     progress.finish();
     let (mean, std) = mean_and_std(&values);
     println!("fitness over {} runs of {parameters:?}: mean {mean:.6e} m^2, std {std:.6e} m^2 ({:.1} %)", values.len(), 100.0 * std / mean);

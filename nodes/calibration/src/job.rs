@@ -57,7 +57,10 @@ impl JobSettings {
         c.parameters.bounds()?;
         c.pso.validate()?;
         if c.msd.window_frames == 0 || c.msd.start_stride == 0 {
-            return Err(CalibrationError::Setting(format!("msd.window_frames and msd.start_stride must be >= 1, got {} and {}", c.msd.window_frames, c.msd.start_stride)));
+            return Err(CalibrationError::Setting(format!(
+                "msd.window_frames and msd.start_stride must be >= 1, got {} and {}",
+                c.msd.window_frames, c.msd.start_stride
+            )));
         }
         if c.simulated_windows == 0 {
             return Err(CalibrationError::Setting("simulated_windows must be at least 1".into()));
@@ -176,7 +179,8 @@ pub fn run_job(
     // longest recording for the MSD curve and the maps.
     let seed = evaluation_seed(settings.calibration.pso.seed, usize::MAX, 7, 0);
     let window = simulator.simulate(&outcome.best, settings.calibration.simulated_frames(), seed)?;
-    let validation_fitness = pooled_mean_squared_displacement(std::slice::from_ref(&window), &msd_settings)?.absolute_difference_sum(&reference)?;
+    let validation_fitness =
+        pooled_mean_squared_displacement(std::slice::from_ref(&window), &msd_settings)?.absolute_difference_sum(&reference)?;
     let frames = real.iter().map(RegularTracks::frames).max().unwrap_or(0);
     let long = simulator.simulate(&outcome.best, frames, seed.wrapping_add(1))?;
     let simulated = pooled_mean_squared_displacement(std::slice::from_ref(&long), &msd_settings)?;
@@ -185,7 +189,11 @@ pub fn run_job(
     write_parameter_file(&files.parameters, &settings.parameter_file_node, base_parameters, space, &outcome.best)?;
     write_fitness_history(&files.fitness_history, space, &outcome.history)?;
     write_msd_table(&files.msd_table, &[("msd_real_m2", &reference), ("msd_calibrated_m2", &simulated)])?;
-    plot_msd(&files.msd_plot, "MSD: recording vs calibrated simulation", &[("recording", &reference), ("calibrated simulation", &simulated)])?;
+    plot_msd(
+        &files.msd_plot,
+        "MSD: recording vs calibrated simulation",
+        &[("recording", &reference), ("calibrated simulation", &simulated)],
+    )?;
     plot_fitness(&files.fitness_plot, &outcome.history)?;
     let maps = write_maps(&files, &real, &long, settings)?;
 
@@ -197,7 +205,11 @@ pub fn run_job(
         maps,
         iterations: outcome.history.last().map_or(0, |r| r.iteration),
         evaluations: outcome.history.last().map_or(0, |r| r.evaluations)
-            + if outcome.completed { (settings.calibration.pso.final_reevaluations * settings.calibration.pso.swarm_size) as u64 } else { 0 },
+            + if outcome.completed {
+                (settings.calibration.pso.final_reevaluations * settings.calibration.pso.swarm_size) as u64
+            } else {
+                0
+            },
         completed: outcome.completed,
         wall_time: started.elapsed().as_secs_f64(),
         files: files.clone(),
@@ -208,7 +220,12 @@ pub fn run_job(
     Ok(summary)
 }
 
-fn write_maps(files: &JobFiles, real: &[RegularTracks], simulated: &RegularTracks, settings: &JobSettings) -> Result<MapComparison, CalibrationError> {
+fn write_maps(
+    files: &JobFiles,
+    real: &[RegularTracks],
+    simulated: &RegularTracks,
+    settings: &JobSettings,
+) -> Result<MapComparison, CalibrationError> {
     let pooled = RegularTracks { dt: simulated.dt, tracks: real.iter().flat_map(|r| r.tracks.iter().cloned()).collect() };
     let real_maps = SpatialMaps::from_tracks(&pooled, settings.maps, settings.velocity_half_window)?;
     let sim_maps = SpatialMaps::from_tracks(simulated, settings.maps, settings.velocity_half_window)?;
@@ -224,10 +241,8 @@ fn write_maps(files: &JobFiles, real: &[RegularTracks], simulated: &RegularTrack
         ColourScale::Sequential { min: 0.0, max: max.max(1e-12) },
         "fraction",
     )?;
-    let limit = [&real_maps, &sim_maps]
-        .iter()
-        .flat_map(|m| m.mean_vx.iter().chain(&m.mean_vy).flatten())
-        .fold(0.0, |a: f64, b| a.max(b.abs()));
+    let limit =
+        [&real_maps, &sim_maps].iter().flat_map(|m| m.mean_vx.iter().chain(&m.mean_vy).flatten()).fold(0.0, |a: f64, b| a.max(b.abs()));
     plot_heat_maps(
         &files.velocity_plot,
         "Mean velocity per cell",
@@ -265,7 +280,8 @@ pub fn fitness_samples(
         .into_par_iter()
         .map(|k| {
             let tracks = simulator.simulate(parameters, frames, evaluation_seed(seed, 0, 9, k))?;
-            let fitness = pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?.absolute_difference_sum(reference);
+            let fitness =
+                pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?.absolute_difference_sum(reference);
             done(finished.fetch_add(1, Ordering::Relaxed) + 1);
             fitness
         })
@@ -326,12 +342,24 @@ mod tests {
         let sim = OrnsteinUhlenbeck { particles: 8, substeps: 1, ..OrnsteinUhlenbeck::default() };
         let recording = to_recording(&sim.simulate(&[12.0, 1.5, 0.05], 600, 77).unwrap());
         let dir = tempfile::tempdir().unwrap();
-        let summary = run_job(&sim, std::slice::from_ref(&recording), &ou_job(3), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(())).unwrap();
+        let summary =
+            run_job(&sim, std::slice::from_ref(&recording), &ou_job(3), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(()))
+                .unwrap();
         assert!(summary.completed);
         assert_eq!(summary.iterations, 3);
         assert_eq!(summary.evaluations, 18);
         let f = &summary.files;
-        for path in [&f.parameters, &f.fitness_history, &f.msd_table, &f.msd_plot, &f.fitness_plot, &f.occupancy_plot, &f.velocity_plot, &f.summary, &f.checkpoint] {
+        for path in [
+            &f.parameters,
+            &f.fitness_history,
+            &f.msd_table,
+            &f.msd_plot,
+            &f.fitness_plot,
+            &f.occupancy_plot,
+            &f.velocity_plot,
+            &f.summary,
+            &f.checkpoint,
+        ] {
             assert!(path.exists(), "{}", path.display());
         }
         let text = std::fs::read_to_string(&f.parameters).unwrap();

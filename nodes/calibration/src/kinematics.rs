@@ -2,7 +2,7 @@
 //! differences (a local least-squares quadratic per sample, i.e. a Savitzky-Golay filter
 //! that also accepts uneven time stamps).
 
-use flotilla_common::trajectory::{TrajectoryRecording, Track};
+use flotilla_common::trajectory::{Track, TrajectoryRecording};
 use nalgebra::{Matrix3, Vector2, Vector3};
 
 use crate::CalibrationError;
@@ -55,11 +55,7 @@ impl RegularTracks {
             )));
         }
         let frames = span.floor() as usize + 1;
-        let tracks = recording
-            .tracks()
-            .iter()
-            .map(|track| resample_track(track, t_start, dt, frames, max_gap))
-            .collect();
+        let tracks = recording.tracks().iter().map(|track| resample_track(track, t_start, dt, frames, max_gap)).collect();
         Ok(Self { dt, tracks })
     }
 }
@@ -185,11 +181,8 @@ pub fn regular_kinematics(tracks: &RegularTracks, half_window: usize) -> Vec<Kin
         .tracks
         .iter()
         .flat_map(|track| {
-            let (times, positions): (Vec<f64>, Vec<Vector2<f64>>) = track
-                .iter()
-                .enumerate()
-                .filter_map(|(k, p)| p.map(|p| (k as f64 * tracks.dt, p)))
-                .unzip();
+            let (times, positions): (Vec<f64>, Vec<Vector2<f64>>) =
+                track.iter().enumerate().filter_map(|(k, p)| p.map(|p| (k as f64 * tracks.dt, p))).unzip();
             differentiate(&times, &positions, &settings)
         })
         .collect()

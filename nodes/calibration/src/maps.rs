@@ -29,7 +29,10 @@ impl GridSpec {
     /// Errors unless both sizes are >= 1 and the side is finite and > 0.
     pub fn validate(&self) -> Result<(), CalibrationError> {
         if self.nx == 0 || self.ny == 0 || !(self.side.is_finite() && self.side > 0.0) {
-            return Err(CalibrationError::Setting(format!("grid must have nx, ny >= 1 and side > 0 m, got {} x {} over {} m", self.nx, self.ny, self.side)));
+            return Err(CalibrationError::Setting(format!(
+                "grid must have nx, ny >= 1 and side > 0 m, got {} x {} over {} m",
+                self.nx, self.ny, self.side
+            )));
         }
         Ok(())
     }

@@ -158,10 +158,7 @@ mod tests {
     fn gaps_are_skipped_not_counted_as_zero() {
         // Particle A: 0, gap, 2 ; particle B: 0, 1, 2. Lag 1 pairs (stride 1, window 1):
         // A has none (gap at both), B: 1, 1 -> MSD 1. Lag 2 (window 2, start 0): A 4, B 4.
-        let tracks = RegularTracks {
-            dt: 1.0,
-            tracks: vec![line(&[Some(0.0), None, Some(2.0)]), line(&[Some(0.0), Some(1.0), Some(2.0)])],
-        };
+        let tracks = RegularTracks { dt: 1.0, tracks: vec![line(&[Some(0.0), None, Some(2.0)]), line(&[Some(0.0), Some(1.0), Some(2.0)])] };
         let m = mean_squared_displacement(&tracks, &MsdSettings { window_frames: 2, start_stride: 1 }).unwrap();
         assert_eq!(m.values, vec![1.0, 4.0]);
         assert_eq!(m.counts, vec![1, 2]);
@@ -201,7 +198,11 @@ mod tests {
         let m = pooled_mean_squared_displacement(&[a, b.clone()], &MsdSettings { window_frames: 1, start_stride: 1 }).unwrap();
         assert_eq!(m.values, vec![5.0 / 3.0]);
         let c = RegularTracks { dt: 0.5, ..b };
-        assert!(pooled_mean_squared_displacement(&[c.clone(), RegularTracks { dt: 1.0, ..c }], &MsdSettings { window_frames: 1, start_stride: 1 }).is_err());
+        assert!(pooled_mean_squared_displacement(
+            &[c.clone(), RegularTracks { dt: 1.0, ..c }],
+            &MsdSettings { window_frames: 1, start_stride: 1 }
+        )
+        .is_err());
     }
 
     #[test]

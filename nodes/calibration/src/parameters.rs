@@ -45,10 +45,16 @@ impl ParameterSpace {
                 return Err(CalibrationError::Setting(format!("parameter `{}` is listed twice", p.name)));
             }
             if !(p.lower.is_finite() && p.upper.is_finite() && p.lower < p.upper) {
-                return Err(CalibrationError::Setting(format!("parameter `{}`: bounds must be finite with lower < upper, got [{}, {}]", p.name, p.lower, p.upper)));
+                return Err(CalibrationError::Setting(format!(
+                    "parameter `{}`: bounds must be finite with lower < upper, got [{}, {}]",
+                    p.name, p.lower, p.upper
+                )));
             }
             if !(p.lower..=p.upper).contains(&p.initial) {
-                return Err(CalibrationError::Setting(format!("parameter `{}`: initial value {} is outside [{}, {}]", p.name, p.initial, p.lower, p.upper)));
+                return Err(CalibrationError::Setting(format!(
+                    "parameter `{}`: initial value {} is outside [{}, {}]",
+                    p.name, p.initial, p.lower, p.upper
+                )));
             }
         }
         Bounds::new(self.lower(), self.parameters.iter().map(|p| p.upper).collect())

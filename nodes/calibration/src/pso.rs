@@ -95,7 +95,9 @@ impl Bounds {
         }
         for (d, (lo, hi)) in lower.iter().zip(&upper).enumerate() {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-                return Err(CalibrationError::Setting(format!("bounds of dimension {d} must be finite with lower < upper, got [{lo}, {hi}]")));
+                return Err(CalibrationError::Setting(format!(
+                    "bounds of dimension {d} must be finite with lower < upper, got [{lo}, {hi}]"
+                )));
             }
         }
         Ok(Self { lower, upper })
@@ -107,7 +109,8 @@ impl Bounds {
     }
 
     fn contains(&self, position: &[f64]) -> bool {
-        position.len() == self.dimensions() && position.iter().zip(self.lower.iter().zip(&self.upper)).all(|(x, (lo, hi))| (lo..=hi).contains(&x))
+        position.len() == self.dimensions()
+            && position.iter().zip(self.lower.iter().zip(&self.upper)).all(|(x, (lo, hi))| (lo..=hi).contains(&x))
     }
 }
 
@@ -174,11 +177,19 @@ pub struct Swarm {
 impl Swarm {
     /// Iteration 1: places the particles uniformly in the bounds (particle 0 at
     /// `initial` when given), draws velocities in +-(bound width) and evaluates them.
-    pub fn initialise(settings: &PsoSettings, bounds: &Bounds, initial: Option<&[f64]>, objective: &impl Objective) -> Result<Self, CalibrationError> {
+    pub fn initialise(
+        settings: &PsoSettings,
+        bounds: &Bounds,
+        initial: Option<&[f64]>,
+        objective: &impl Objective,
+    ) -> Result<Self, CalibrationError> {
         settings.validate()?;
         if let Some(initial) = initial {
             if !bounds.contains(initial) {
-                return Err(CalibrationError::Setting(format!("initial position {initial:?} is not inside the bounds {:?} .. {:?}", bounds.lower, bounds.upper)));
+                return Err(CalibrationError::Setting(format!(
+                    "initial position {initial:?} is not inside the bounds {:?} .. {:?}",
+                    bounds.lower, bounds.upper
+                )));
             }
         }
         let mut rng = iteration_rng(settings.seed, 1);
@@ -274,8 +285,14 @@ impl Swarm {
     /// The personal best with the lowest mean fitness after `extra` more evaluations of
     /// every personal best (each mean also counts the evaluations it already had):
     /// `(position, mean fitness)`. With `extra = 0`, [`Self::best`].
-    pub fn select_by_reevaluation(&self, settings: &PsoSettings, objective: &impl Objective, extra: usize) -> Result<(Vec<f64>, f64), CalibrationError> {
-        let mut means: Vec<(f64, f64)> = self.particles.iter().map(|p| (p.best_fitness * f64::from(p.best_evaluations), f64::from(p.best_evaluations))).collect();
+    pub fn select_by_reevaluation(
+        &self,
+        settings: &PsoSettings,
+        objective: &impl Objective,
+        extra: usize,
+    ) -> Result<(Vec<f64>, f64), CalibrationError> {
+        let mut means: Vec<(f64, f64)> =
+            self.particles.iter().map(|p| (p.best_fitness * f64::from(p.best_evaluations), f64::from(p.best_evaluations))).collect();
         let bests: Vec<&[f64]> = self.particles.iter().map(|p| p.best_position.as_slice()).collect();
         for pass in 0..extra {
             let again = evaluate_all(objective, &bests, settings.seed, self.iteration + 1, 2 + pass as u64)?;
@@ -284,12 +301,8 @@ impl Swarm {
                 *n += 1.0;
             }
         }
-        let (index, mean) = means
-            .iter()
-            .map(|(sum, n)| sum / n)
-            .enumerate()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .unwrap_or((0, f64::INFINITY));
+        let (index, mean) =
+            means.iter().map(|(sum, n)| sum / n).enumerate().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap_or((0, f64::INFINITY));
         let position = self.particles.get(index).map_or_else(Vec::new, |p| p.best_position.clone());
         debug!(particle = index, mean, extra, "final selection by re-evaluation");
         Ok((position, mean))
@@ -298,7 +311,11 @@ impl Swarm {
     /// Errors when a checkpointed swarm does not match the settings it is resumed with.
     pub fn check_fits(&self, settings: &PsoSettings, bounds: &Bounds) -> Result<(), CalibrationError> {
         if self.particles.len() != settings.swarm_size {
-            return Err(CalibrationError::Setting(format!("swarm has {} particles but the settings ask for {}", self.particles.len(), settings.swarm_size)));
+            return Err(CalibrationError::Setting(format!(
+                "swarm has {} particles but the settings ask for {}",
+                self.particles.len(),
+                settings.swarm_size
+            )));
         }
         if self.particles.iter().any(|p| p.position.len() != bounds.dimensions()) {
             return Err(CalibrationError::Setting(format!("swarm dimensions differ from the {} bounded parameters", bounds.dimensions())));
@@ -311,11 +328,11 @@ impl Swarm {
         let mean_fitness = if finite.is_empty() { f64::INFINITY } else { finite.iter().sum::<f64>() / finite.len() as f64 };
         let evaluations = self.history.last().map_or(0, |r| r.evaluations) + (fitness.len() + reevaluated) as u64;
         let (best_position, best_fitness) = self.best();
-        let record = IterationRecord { iteration: self.iteration, best_fitness, mean_fitness, best_position: best_position.to_vec(), evaluations };
+        let record =
+            IterationRecord { iteration: self.iteration, best_fitness, mean_fitness, best_position: best_position.to_vec(), evaluations };
         debug!(iteration = record.iteration, best_fitness, mean_fitness, "pso iteration");
         self.history.push(record);
     }
-
 }
 
 /// Runs the optimisation to `settings.iterations`, starting from `resume` when given
@@ -369,7 +386,13 @@ pub fn evaluation_seed(seed: u64, iteration: usize, pass: u64, particle: usize) 
     z
 }
 
-fn evaluate_all(objective: &impl Objective, positions: &[&[f64]], seed: u64, iteration: usize, pass: u64) -> Result<Vec<f64>, CalibrationError> {
+fn evaluate_all(
+    objective: &impl Objective,
+    positions: &[&[f64]],
+    seed: u64,
+    iteration: usize,
+    pass: u64,
+) -> Result<Vec<f64>, CalibrationError> {
     positions
         .par_iter()
         .enumerate()
@@ -413,7 +436,10 @@ mod tests {
         let again = optimise(&settings, &bounds(3), None, &noisy, None, |_| Ok(ControlFlow::Continue(()))).unwrap();
         assert_eq!(full, again);
         // Stop after iteration 3 (a "kill"), then resume from that state.
-        let stopped = optimise(&settings, &bounds(3), None, &noisy, None, |s| Ok(if s.iteration == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })).unwrap();
+        let stopped = optimise(&settings, &bounds(3), None, &noisy, None, |s| {
+            Ok(if s.iteration == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+        })
+        .unwrap();
         assert_eq!(stopped.iteration, 3);
         let resumed = optimise(&settings, &bounds(3), None, &noisy, Some(stopped), |_| Ok(ControlFlow::Continue(()))).unwrap();
         assert_eq!(full, resumed);
@@ -457,7 +483,14 @@ mod tests {
         // but re-evaluates at 2.0. Plain best is B; with 3 extra evaluations B's mean is
         // (0.5 + 6) / 4 = 1.625 > 1.0, so A wins.
         let f = |x: &[f64], _: u64| -> Result<f64, CalibrationError> { Ok(if x[0] < 0.5 { 1.0 } else { 2.0 }) };
-        let particle = |x: f64, fit: f64| Particle { position: vec![x], velocity: vec![0.0], fitness: fit, best_position: vec![x], best_fitness: fit, best_evaluations: 1 };
+        let particle = |x: f64, fit: f64| Particle {
+            position: vec![x],
+            velocity: vec![0.0],
+            fitness: fit,
+            best_position: vec![x],
+            best_fitness: fit,
+            best_evaluations: 1,
+        };
         let swarm = Swarm { iteration: 3, particles: vec![particle(0.0, 1.0), particle(1.0, 0.5)], history: Vec::new() };
         let settings = PsoSettings { swarm_size: 2, ..PsoSettings::default() };
         assert_eq!(swarm.best().0, &[1.0]);
@@ -493,7 +526,14 @@ mod tests {
         let b = Bounds::new(vec![-10.0], vec![10.0]).unwrap();
         let mut swarm = Swarm {
             iteration: 1,
-            particles: vec![Particle { position: vec![0.0], velocity: vec![1.0], fitness: 1.0, best_position: vec![0.5], best_fitness: 0.0, best_evaluations: 1 }],
+            particles: vec![Particle {
+                position: vec![0.0],
+                velocity: vec![1.0],
+                fitness: 1.0,
+                best_position: vec![0.5],
+                best_fitness: 0.0,
+                best_evaluations: 1,
+            }],
             history: Vec::new(),
         };
         let mut rng = iteration_rng(settings.seed, 2);

@@ -124,13 +124,17 @@ impl CalibrationRequest {
         if evaluations > defaults.max_evaluations {
             return Err(field(
                 "iterations",
-                format!("{} iterations x swarm_size {} = {evaluations} simulations, more than the node's max_evaluations {}", pso.iterations, pso.swarm_size, defaults.max_evaluations),
+                format!(
+                    "{} iterations x swarm_size {} = {evaluations} simulations, more than the node's max_evaluations {}",
+                    pso.iterations, pso.swarm_size, defaults.max_evaluations
+                ),
             ));
         }
         self.apply_bounds(&mut settings)?;
         settings.validate()?;
 
-        let (world, base_parameters) = load_world(self.scenario_file.as_deref(), &defaults.scenario_node, defaults.balls).map_err(|e| field("scenario_file", e.to_string()))?;
+        let (world, base_parameters) = load_world(self.scenario_file.as_deref(), &defaults.scenario_node, defaults.balls)
+            .map_err(|e| field("scenario_file", e.to_string()))?;
         let simulator = TankSimulator { warmup: defaults.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
         let dt = simulator.frame_interval();
         if self.recording.as_os_str().is_empty() {
@@ -142,11 +146,15 @@ impl CalibrationRequest {
             return Err(field("window", format!("must be 0 (default) or at least two simulator steps ({} s), got {window} s", 2.0 * dt)));
         }
         if window >= recording.duration() {
-            return Err(field("window", format!("{window} s is not shorter than the recording {} ({} s)", self.recording.display(), recording.duration())));
+            return Err(field(
+                "window",
+                format!("{window} s is not shorter than the recording {} ({} s)", self.recording.display(), recording.duration()),
+            ));
         }
         settings.calibration.msd.window_frames = (window / dt).round() as usize;
         let recordings = vec![recording];
-        reference_msd(&recordings, &settings, dt).map_err(|e| field("window", format!("a {window} s window does not fit the recording {}: {e}", self.recording.display())))?;
+        reference_msd(&recordings, &settings, dt)
+            .map_err(|e| field("window", format!("a {window} s window does not fit the recording {}: {e}", self.recording.display())))?;
         let out_dir = match &self.output_dir {
             Some(dir) => dir.clone(),
             None => fresh_run_dir(&defaults.output_root, self.seed),
@@ -161,7 +169,10 @@ impl CalibrationRequest {
         let names = parameters.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
         for (name, values) in [("lower_bounds", &self.lower_bounds), ("upper_bounds", &self.upper_bounds)] {
             if !values.is_empty() && values.len() != parameters.len() {
-                return Err(field(name, format!("needs {} values ({names}) or none for the defaults, got {}", parameters.len(), values.len())));
+                return Err(field(
+                    name,
+                    format!("needs {} values ({names}) or none for the defaults, got {}", parameters.len(), values.len()),
+                ));
             }
         }
         for (k, p) in parameters.iter_mut().enumerate() {
@@ -279,7 +290,14 @@ mod tests {
     }
 
     fn goal(path: &Path) -> CalibrationRequest {
-        CalibrationRequest { recording: path.to_path_buf(), iterations: 2, swarm_size: 3, seed: 4, window: 2.0, ..CalibrationRequest::default() }
+        CalibrationRequest {
+            recording: path.to_path_buf(),
+            iterations: 2,
+            swarm_size: 3,
+            seed: 4,
+            window: 2.0,
+            ..CalibrationRequest::default()
+        }
     }
 
     fn refusal(request: &CalibrationRequest, defaults: &ServiceDefaults) -> String {
@@ -335,7 +353,13 @@ mod tests {
             assert!(message.contains(want), "`{message}` does not mention {want}");
         }
         // Bounds replace the defaults and pull the start value inside.
-        let job = CalibrationRequest { lower_bounds: vec![1.1, 0.1, 0.0, 0.0, 0.0], upper_bounds: vec![1.5, 4.0, 400.0, 0.9, 0.9], ..goal(&path) }.prepare(&defaults).unwrap();
+        let job = CalibrationRequest {
+            lower_bounds: vec![1.1, 0.1, 0.0, 0.0, 0.0],
+            upper_bounds: vec![1.5, 4.0, 400.0, 0.9, 0.9],
+            ..goal(&path)
+        }
+        .prepare(&defaults)
+        .unwrap();
         let kv = &job.settings.calibration.parameters.parameters[0];
         assert_eq!((kv.lower, kv.upper, kv.initial), (1.1, 1.5, 1.1));
     }
@@ -352,11 +376,20 @@ mod tests {
         assert!(dir.path().join("flow.normality.csv").exists());
         let e = FlowFieldRequest::default().run(&defaults).unwrap_err().to_string();
         assert!(e.contains("`recordings`"), "{e}");
-        let e = FlowFieldRequest { recordings: vec![path.clone(), dir.path().join("gone.csv")], ..FlowFieldRequest::default() }.run(&defaults).unwrap_err().to_string();
+        let e = FlowFieldRequest { recordings: vec![path.clone(), dir.path().join("gone.csv")], ..FlowFieldRequest::default() }
+            .run(&defaults)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`recordings`: [1]") && e.contains("gone.csv"), "{e}");
-        let e = FlowFieldRequest { recordings: vec![path.clone()], cells: 100_000, ..FlowFieldRequest::default() }.run(&defaults).unwrap_err().to_string();
+        let e = FlowFieldRequest { recordings: vec![path.clone()], cells: 100_000, ..FlowFieldRequest::default() }
+            .run(&defaults)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`cells`"), "{e}");
-        let e = FlowFieldRequest { recordings: vec![path], output_file: Some(dir.path().join("no/such/dir/f.csv")), cells: 0 }.run(&defaults).unwrap_err().to_string();
+        let e = FlowFieldRequest { recordings: vec![path], output_file: Some(dir.path().join("no/such/dir/f.csv")), cells: 0 }
+            .run(&defaults)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`output_file`"), "{e}");
     }
 }

@@ -41,7 +41,8 @@ pub fn load_world(path: Option<&Path>, node: &str, balls: usize) -> Result<(Worl
         return Ok((WorldConfig::default().with_modules(ModuleKind::PingPongBall, balls, "ball"), Mapping::new()));
     };
     let tree = load_file(path, &NodeIdentity::new(node, "/")).map_err(|e| CalibrationError::Setting(e.to_string()))?;
-    let config = WorldConfig::from_params(&Value::Mapping(tree.clone())).map_err(|e| CalibrationError::Setting(format!("world {}: {e}", path.display())))?;
+    let config = WorldConfig::from_params(&Value::Mapping(tree.clone()))
+        .map_err(|e| CalibrationError::Setting(format!("world {}: {e}", path.display())))?;
     if config.modules.is_empty() {
         return Err(CalibrationError::Setting(format!("world {} has no modules to track", path.display())));
     }
@@ -123,7 +124,11 @@ impl TankSimulator {
     /// The base world with `values` applied.
     pub fn configured(&self, values: &[f64]) -> Result<WorldConfig, CalibrationError> {
         if values.len() != self.parameters.len() {
-            return Err(CalibrationError::Setting(format!("the tank simulator takes {} parameters, got {}", self.parameters.len(), values.len())));
+            return Err(CalibrationError::Setting(format!(
+                "the tank simulator takes {} parameters, got {}",
+                self.parameters.len(),
+                values.len()
+            )));
         }
         let mut config = self.world.clone();
         for (parameter, value) in self.parameters.iter().zip(values) {
@@ -166,7 +171,12 @@ impl TankSimulator {
     pub fn drag_model(&self) -> Option<DragModel> {
         let group = self.world.modules.first()?;
         let spec = group.kind.spec();
-        Some(DragModel { mass: spec.mass, water_density: self.world.hydro.water_density, area: spec.frontal_area, drag_coefficient: spec.drag_coefficient })
+        Some(DragModel {
+            mass: spec.mass,
+            water_density: self.world.hydro.water_density,
+            area: spec.frontal_area,
+            drag_coefficient: spec.drag_coefficient,
+        })
     }
 
     fn advance(&self, world: &mut World) {
@@ -227,13 +237,21 @@ mod tests {
     fn worlds_load_from_parameter_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.yaml");
-        std::fs::write(&path, "tank_physics:\n  ros__parameters:\n    hydro: {kv: 1.5}\n    modules:\n      ball: {kind: ping_pong_ball, count: 3}\n").unwrap();
+        std::fs::write(
+            &path,
+            "tank_physics:\n  ros__parameters:\n    hydro: {kv: 1.5}\n    modules:\n      ball: {kind: ping_pong_ball, count: 3}\n",
+        )
+        .unwrap();
         let (config, tree) = load_world(Some(&path), "tank_physics", 24).unwrap();
         assert_eq!((config.hydro.kv, config.modules[0].count), (1.5, 3));
         assert!(tree.contains_key("modules"));
         std::fs::write(&path, "tank_physics:\n  ros__parameters:\n    hydro: {kv: 1.5}\n").unwrap();
         assert!(load_world(Some(&path), "tank_physics", 24).unwrap_err().to_string().contains("no modules"));
-        std::fs::write(&path, "tank_physics:\n  ros__parameters:\n    hydro: {kv: fast}\n    modules:\n      ball: {kind: ping_pong_ball, count: 3}\n").unwrap();
+        std::fs::write(
+            &path,
+            "tank_physics:\n  ros__parameters:\n    hydro: {kv: fast}\n    modules:\n      ball: {kind: ping_pong_ball, count: 3}\n",
+        )
+        .unwrap();
         assert!(load_world(Some(&path), "tank_physics", 24).unwrap_err().to_string().contains("hydro.kv"));
         let (config, tree) = load_world(None, "tank_physics", 5).unwrap();
         assert_eq!((config.modules[0].count, tree.len()), (5, 0));

@@ -54,9 +54,29 @@ fn too_short_recording_and_empty_bounds_are_rejected() {
 #[test]
 fn record_then_estimate_the_flow_field() {
     let dir = tempfile::tempdir().unwrap();
-    let out = calibrate(&["record", "--balls", "6", "--seconds", "4", "--warmup", "0.5", "--parameters", "1,1,0,0,0.5", "--out", "r.csv", "--flow-out", "known.csv"], dir.path());
+    let out = calibrate(
+        &[
+            "record",
+            "--balls",
+            "6",
+            "--seconds",
+            "4",
+            "--warmup",
+            "0.5",
+            "--parameters",
+            "1,1,0,0,0.5",
+            "--out",
+            "r.csv",
+            "--flow-out",
+            "known.csv",
+        ],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv", "--cells", "10", "--compare", "known.csv", "--min-count", "5"], dir.path());
+    let out = calibrate(
+        &["flow-field", "--recording", "r.csv", "--out", "f.csv", "--cells", "10", "--compare", "known.csv", "--min-count", "5"],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("rms_error"), "{stdout}");
@@ -65,7 +85,8 @@ fn record_then_estimate_the_flow_field() {
     }
     assert!(std::fs::read_to_string(dir.path().join("f.csv")).unwrap().starts_with("# flotilla_flow_field v1 nx=10"));
     // The physics loads the estimated field as its measured flow field.
-    let world = "tank_physics:\n  ros__parameters:\n    flow_field: {file: f.csv}\n    modules:\n      ball: {kind: ping_pong_ball, count: 2}\n";
+    let world =
+        "tank_physics:\n  ros__parameters:\n    flow_field: {file: f.csv}\n    modules:\n      ball: {kind: ping_pong_ball, count: 2}\n";
     std::fs::write(dir.path().join("world.yaml"), world).unwrap();
     let out = calibrate(&["record", "--world", "world.yaml", "--seconds", "1", "--warmup", "0", "--out", "again.csv"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
@@ -75,14 +96,37 @@ fn record_then_estimate_the_flow_field() {
 #[test]
 fn redirected_runs_print_progress_lines() {
     let dir = tempfile::tempdir().unwrap();
-    let out = calibrate(&["record", "--balls", "2", "--seconds", "3", "--warmup", "0", "--parameters", "1,1,50,0.3,0.5", "--out", "r.csv"], dir.path());
+    let out = calibrate(
+        &["record", "--balls", "2", "--seconds", "3", "--warmup", "0", "--parameters", "1,1,50,0.3,0.5", "--out", "r.csv"],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     std::fs::write(dir.path().join("s.yaml"), "calibration:\n  msd: {window_frames: 40, start_stride: 20}\n").unwrap();
-    let out = calibrate(&["noise", "--recording", "r.csv", "--balls", "2", "--warmup", "0", "--settings", "s.yaml", "--runs", "4"], dir.path());
+    let out =
+        calibrate(&["noise", "--recording", "r.csv", "--balls", "2", "--warmup", "0", "--settings", "s.yaml", "--runs", "4"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("fitness noise: 4/4 runs"), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("fitness over 4 runs"));
-    let out = calibrate(&["run", "--recording", "r.csv", "--balls", "2", "--warmup", "0", "--settings", "s.yaml", "--out", "o", "--iterations", "2", "--swarm-size", "3"], dir.path());
+    let out = calibrate(
+        &[
+            "run",
+            "--recording",
+            "r.csv",
+            "--balls",
+            "2",
+            "--warmup",
+            "0",
+            "--settings",
+            "s.yaml",
+            "--out",
+            "o",
+            "--iterations",
+            "2",
+            "--swarm-size",
+            "3",
+        ],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let e = stderr(&out);
     assert!(e.contains("calibrating: 1/2 iterations") && e.contains("calibrating: 2/2 iterations"), "{e}");

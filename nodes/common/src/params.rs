@@ -79,10 +79,7 @@ pub enum ParamError {
 impl ParamError {
     /// An [`ParamError::Invalid`] for `key`.
     pub fn invalid(key: impl Into<String>, message: impl fmt::Display) -> Self {
-        Self::Invalid {
-            key: key.into(),
-            message: message.to_string(),
-        }
+        Self::Invalid { key: key.into(), message: message.to_string() }
     }
 }
 
@@ -100,10 +97,7 @@ impl NodeIdentity {
     pub fn new(name: impl Into<String>, namespace: impl Into<String>) -> Self {
         let ns: String = namespace.into();
         let ns = if ns.starts_with('/') { ns } else { format!("/{ns}") };
-        Self {
-            name: name.into(),
-            namespace: ns,
-        }
+        Self { name: name.into(), namespace: ns }
     }
 
     /// `/ns/name`.
@@ -127,10 +121,7 @@ impl NodeIdentity {
 /// Reads `path` and returns the merged `ros__parameters` of every section that applies to
 /// `node` (wildcard sections first, so a section naming the node overrides them).
 pub fn load_file(path: &Path, node: &NodeIdentity) -> Result<Mapping, ParamError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ParamError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| ParamError::Read { path: path.to_owned(), source })?;
     parse_str(&text, path, node)
 }
 
@@ -145,16 +136,9 @@ pub fn parse_str(text: &str, path: &Path, node: &NodeIdentity) -> Result<Mapping
             message: e.to_string(),
         }
     })?;
-    let structure = |key: &str, message: String| ParamError::Structure {
-        path: path.to_owned(),
-        line: line_of_key(text, key),
-        message,
-    };
+    let structure = |key: &str, message: String| ParamError::Structure { path: path.to_owned(), line: line_of_key(text, key), message };
     let Value::Mapping(sections) = doc else {
-        return Err(structure(
-            "",
-            "a parameter file is a mapping of node names to `ros__parameters`".into(),
-        ));
+        return Err(structure("", "a parameter file is a mapping of node names to `ros__parameters`".into()));
     };
     let mut wildcard = Mapping::new();
     let mut specific = Mapping::new();
@@ -163,20 +147,13 @@ pub fn parse_str(text: &str, path: &Path, node: &NodeIdentity) -> Result<Mapping
             return Err(structure("", format!("node name {section:?} is not a string")));
         };
         let Some(params) = body.as_mapping().and_then(|m| m.get("ros__parameters")) else {
-            return Err(structure(
-                section,
-                format!("section `{section}` has no `ros__parameters` mapping"),
-            ));
+            return Err(structure(section, format!("section `{section}` has no `ros__parameters` mapping")));
         };
         let Value::Mapping(params) = params else {
-            return Err(structure(
-                section,
-                format!("`{section}.ros__parameters` must be a mapping"),
-            ));
+            return Err(structure(section, format!("`{section}.ros__parameters` must be a mapping")));
         };
-        check_rcl_compatible(params, "").map_err(|(key, why)| {
-            structure(key.rsplit('.').next().unwrap_or(&key), format!("`{key}`: {why}"))
-        })?;
+        check_rcl_compatible(params, "")
+            .map_err(|(key, why)| structure(key.rsplit('.').next().unwrap_or(&key), format!("`{key}`: {why}")))?;
         if !node.matches(section) {
             continue;
         }
@@ -189,10 +166,7 @@ pub fn parse_str(text: &str, path: &Path, node: &NodeIdentity) -> Result<Mapping
 
 /// Applies `name:=value` (dotted name, YAML value) to `tree`.
 pub fn apply_override(tree: &mut Mapping, text: &str) -> Result<(), ParamError> {
-    let err = |message: &str| ParamError::Override {
-        text: text.to_owned(),
-        message: message.to_owned(),
-    };
+    let err = |message: &str| ParamError::Override { text: text.to_owned(), message: message.to_owned() };
     let (name, value) = text.split_once(":=").ok_or_else(|| err("expected name:=value"))?;
     if name.is_empty() {
         return Err(err("empty parameter name"));
@@ -212,9 +186,7 @@ pub fn set_dotted(tree: &mut Mapping, dotted: &str, value: Value) {
             node.insert(key, value);
             return;
         }
-        let entry = node
-            .entry(key)
-            .or_insert_with(|| Value::Mapping(Mapping::new()));
+        let entry = node.entry(key).or_insert_with(|| Value::Mapping(Mapping::new()));
         if !entry.is_mapping() {
             *entry = Value::Mapping(Mapping::new());
         }
@@ -335,7 +307,12 @@ fn check_rcl_compatible(map: &Mapping, prefix: &str) -> Result<(), (String, Stri
                         (name.clone(), "ROS 2 parameter arrays hold scalars only (no lists of mappings or nested lists)".to_owned())
                     })?;
                     if k != first {
-                        return Err((name, format!("ROS 2 parameter arrays must be homogeneous; found {first} and {k} (write 1.0, not 1, in a double array)")));
+                        return Err((
+                            name,
+                            format!(
+                                "ROS 2 parameter arrays must be homogeneous; found {first} and {k} (write 1.0, not 1, in a double array)"
+                            ),
+                        ));
                     }
                 }
             }
@@ -407,10 +384,7 @@ mod tests {
     fn missing_ros_parameters_is_a_structure_error_with_line() {
         let text = "# comment\ntank_physics:\n  dt: 0.1\n";
         let err = parse_str(text, Path::new("p.yaml"), &node()).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "p.yaml:2: section `tank_physics` has no `ros__parameters` mapping"
-        );
+        assert_eq!(err.to_string(), "p.yaml:2: section `tank_physics` has no `ros__parameters` mapping");
     }
 
     #[test]
@@ -504,10 +478,7 @@ impl NodeArgs {
         };
         let mut in_ros = false;
         let mut it = args.into_iter();
-        let missing = |flag: &str| ParamError::Override {
-            text: flag.to_owned(),
-            message: "missing value after the flag".into(),
-        };
+        let missing = |flag: &str| ParamError::Override { text: flag.to_owned(), message: "missing value after the flag".into() };
         while let Some(arg) = it.next() {
             match (in_ros, arg.as_str()) {
                 (false, "--ros-args") => in_ros = true,
@@ -523,9 +494,7 @@ impl NodeArgs {
                     }
                 }
                 (true, "-p" | "--param") => out.overrides.push(it.next().ok_or_else(|| missing(&arg))?),
-                (true, "--params-file") => {
-                    out.params_files.push(PathBuf::from(it.next().ok_or_else(|| missing(&arg))?))
-                }
+                (true, "--params-file") => out.params_files.push(PathBuf::from(it.next().ok_or_else(|| missing(&arg))?)),
                 // Flags with one value that rcl handles (logging, enclave).
                 (true, "--log-level" | "-e" | "--enclave" | "--log-config-file") => {
                     it.next().ok_or_else(|| missing(&arg))?;
@@ -562,8 +531,20 @@ mod args_tests {
         let args = NodeArgs::parse(
             "tank_physics",
             strings(&[
-                "extra", "--ros-args", "-r", "__node:=physics", "-r", "__ns:=/sim", "--params-file",
-                "a.yaml", "-p", "dt:=0.01", "-r", "/tf:=/tf2", "--log-level", "debug",
+                "extra",
+                "--ros-args",
+                "-r",
+                "__node:=physics",
+                "-r",
+                "__ns:=/sim",
+                "--params-file",
+                "a.yaml",
+                "-p",
+                "dt:=0.01",
+                "-r",
+                "/tf:=/tf2",
+                "--log-level",
+                "debug",
             ]),
         )
         .unwrap();
@@ -578,11 +559,8 @@ mod args_tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("p.yaml");
         std::fs::write(&f, "tank_physics:\n  ros__parameters:\n    dt: 0.025\n    seed: 3\n").unwrap();
-        let args = NodeArgs::parse(
-            "tank_physics",
-            strings(&["--ros-args", "--params-file", f.to_str().unwrap(), "-p", "seed:=7"]),
-        )
-        .unwrap();
+        let args =
+            NodeArgs::parse("tank_physics", strings(&["--ros-args", "--params-file", f.to_str().unwrap(), "-p", "seed:=7"])).unwrap();
         let tree = args.load().unwrap();
         assert_eq!(get_dotted(&tree, "seed").unwrap().as_i64(), Some(7));
         assert_eq!(get_dotted(&tree, "dt").unwrap().as_f64(), Some(0.025));

@@ -20,8 +20,7 @@ use crate::params::{self, NodeArgs, ParamError};
 
 /// Logs to stderr through `tracing`; `RUST_LOG` selects the level (default `info`).
 pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // A second call (tests) keeps the first subscriber.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -49,9 +48,7 @@ impl Startup {
 
     /// `use_sim_time` from the parameters (default false).
     pub fn use_sim_time(&self) -> bool {
-        params::get_dotted(&self.params, "use_sim_time")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+        params::get_dotted(&self.params, "use_sim_time").and_then(Value::as_bool).unwrap_or(false)
     }
 
     /// Creates the r2r context and node (name and namespace from `--ros-args`).
@@ -117,11 +114,7 @@ where
             return ExitCode::from(EXIT_BAD_CONFIG);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");
@@ -214,14 +207,7 @@ impl LiveParams {
         validate: impl Fn(&Mapping) -> Result<(), String> + Send + 'static,
     ) -> (Self, tokio::sync::watch::Receiver<Mapping>) {
         let (updates, rx) = tokio::sync::watch::channel(tree.clone());
-        (
-            Self {
-                tree,
-                validate: Box::new(validate),
-                updates,
-            },
-            rx,
-        )
+        (Self { tree, validate: Box::new(validate), updates }, rx)
     }
 
     /// Serves `node`'s ROS parameters, starting from its start-up parameters, on a tokio
@@ -239,10 +225,7 @@ impl LiveParams {
     }
 
     fn candidate(&self, name: &str, value: &ParameterValue) -> r2r::Result<Mapping> {
-        let conv = |msg: String| r2r::Error::ParameterValueConv {
-            name: name.to_owned(),
-            msg,
-        };
+        let conv = |msg: String| r2r::Error::ParameterValueConv { name: name.to_owned(), msg };
         let yaml = param_to_yaml(value).ok_or_else(|| conv("unsupported parameter type".into()))?;
         let mut tree = self.tree.clone();
         params::set_dotted(&mut tree, name, yaml);
@@ -296,13 +279,9 @@ pub fn yaml_to_param(v: &Value) -> Option<ParameterValue> {
         Value::String(s) => ParameterValue::String(s.clone()),
         Value::Sequence(items) => match items.first()? {
             Value::Bool(_) => ParameterValue::BoolArray(items.iter().filter_map(Value::as_bool).collect()),
-            Value::Number(n) if n.is_i64() => {
-                ParameterValue::IntegerArray(items.iter().filter_map(Value::as_i64).collect())
-            }
+            Value::Number(n) if n.is_i64() => ParameterValue::IntegerArray(items.iter().filter_map(Value::as_i64).collect()),
             Value::Number(_) => ParameterValue::DoubleArray(items.iter().filter_map(Value::as_f64).collect()),
-            Value::String(_) => ParameterValue::StringArray(
-                items.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect(),
-            ),
+            Value::String(_) => ParameterValue::StringArray(items.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect()),
             _ => return None,
         },
         _ => return None,
@@ -318,9 +297,7 @@ pub fn param_to_yaml(v: &ParameterValue) -> Option<Value> {
         ParameterValue::Double(d) => num_f(*d),
         ParameterValue::String(s) => Value::String(s.clone()),
         ParameterValue::BoolArray(a) => Value::Sequence(a.iter().map(|b| Value::Bool(*b)).collect()),
-        ParameterValue::IntegerArray(a) => {
-            Value::Sequence(a.iter().map(|i| Value::Number(Number::from(*i))).collect())
-        }
+        ParameterValue::IntegerArray(a) => Value::Sequence(a.iter().map(|i| Value::Number(Number::from(*i))).collect()),
         ParameterValue::DoubleArray(a) => Value::Sequence(a.iter().map(|d| num_f(*d)).collect()),
         ParameterValue::StringArray(a) => Value::Sequence(a.iter().map(|s| Value::String(s.clone())).collect()),
         ParameterValue::NotSet | ParameterValue::ByteArray(_) => return None,
@@ -341,10 +318,7 @@ pub fn time_msg(seconds: f64) -> r2r::builtin_interfaces::msg::Time {
 
 /// A `std_msgs/Header` at `seconds` in `frame`.
 pub fn header(seconds: f64, frame: &str) -> r2r::std_msgs::msg::Header {
-    r2r::std_msgs::msg::Header {
-        stamp: time_msg(seconds),
-        frame_id: frame.to_owned(),
-    }
+    r2r::std_msgs::msg::Header { stamp: time_msg(seconds), frame_id: frame.to_owned() }
 }
 
 /// nalgebra pose as `geometry_msgs/Pose`.
@@ -360,26 +334,15 @@ pub fn pose_msg(pose: &Isometry3<f64>) -> r2r::geometry_msgs::msg::Pose {
 /// `geometry_msgs/Pose` as a nalgebra pose (the quaternion is normalised).
 pub fn pose_from_msg(p: &r2r::geometry_msgs::msg::Pose) -> Isometry3<f64> {
     let q = nalgebra::Quaternion::new(p.orientation.w, p.orientation.x, p.orientation.y, p.orientation.z);
-    let rotation = if q.norm() > 1e-12 {
-        nalgebra::UnitQuaternion::from_quaternion(q)
-    } else {
-        nalgebra::UnitQuaternion::identity()
-    };
-    Isometry3::from_parts(
-        nalgebra::Translation3::new(p.position.x, p.position.y, p.position.z),
-        rotation,
-    )
+    let rotation = if q.norm() > 1e-12 { nalgebra::UnitQuaternion::from_quaternion(q) } else { nalgebra::UnitQuaternion::identity() };
+    Isometry3::from_parts(nalgebra::Translation3::new(p.position.x, p.position.y, p.position.z), rotation)
 }
 
 /// nalgebra pose as `geometry_msgs/Transform`.
 pub fn transform_msg(pose: &Isometry3<f64>) -> r2r::geometry_msgs::msg::Transform {
     let p = pose_msg(pose);
     r2r::geometry_msgs::msg::Transform {
-        translation: r2r::geometry_msgs::msg::Vector3 {
-            x: p.position.x,
-            y: p.position.y,
-            z: p.position.z,
-        },
+        translation: r2r::geometry_msgs::msg::Vector3 { x: p.position.x, y: p.position.y, z: p.position.z },
         rotation: p.orientation,
     }
 }

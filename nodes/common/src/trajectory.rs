@@ -157,12 +157,8 @@ impl TrajectoryRecording {
 
     /// Reads and validates trajectory CSV text from any reader.
     pub fn from_reader(reader: impl Read) -> Result<Self, TrajectoryError> {
-        let mut csv_reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .comment(Some(b'#'))
-            .trim(csv::Trim::All)
-            .flexible(false)
-            .from_reader(reader);
+        let mut csv_reader =
+            csv::ReaderBuilder::new().has_headers(true).comment(Some(b'#')).trim(csv::Trim::All).flexible(false).from_reader(reader);
         let header = csv_reader.headers().map_err(TrajectoryError::from_csv)?.clone();
         let layout = ColumnLayout::from_header(&header)?;
 
@@ -183,7 +179,12 @@ impl TrajectoryRecording {
                 }
                 if sample.frame == previous.frame {
                     if sample.time != previous.time {
-                        return Err(TrajectoryError::TimeWithinFrame { line, frame: sample.frame, time: sample.time, frame_time: previous.time });
+                        return Err(TrajectoryError::TimeWithinFrame {
+                            line,
+                            frame: sample.frame,
+                            time: sample.time,
+                            frame_time: previous.time,
+                        });
                     }
                     if frame_ids.contains(&sample.id) {
                         return Err(TrajectoryError::DuplicateId { line, frame: sample.frame, id: sample.id });
@@ -324,8 +325,7 @@ impl<W: Write> TrajectoryWriter<W> {
     /// Wraps `out` and writes the header. Optional columns are emitted in the order of
     /// [`OptionalColumn::ALL`]; duplicates are ignored.
     pub fn new(mut out: W, optional_columns: &[OptionalColumn]) -> Result<Self, TrajectoryError> {
-        let optional_columns: Vec<OptionalColumn> =
-            OptionalColumn::ALL.into_iter().filter(|c| optional_columns.contains(c)).collect();
+        let optional_columns: Vec<OptionalColumn> = OptionalColumn::ALL.into_iter().filter(|c| optional_columns.contains(c)).collect();
         let mut header = REQUIRED_COLUMNS.join(",");
         for column in &optional_columns {
             header.push(',');
@@ -522,10 +522,9 @@ impl TrajectoryError {
         let line = error.position().map_or(0, |p| p.line());
         match error.into_kind() {
             csv::ErrorKind::Io(source) => TrajectoryError::Write(source),
-            csv::ErrorKind::UnequalLengths { expected_len, len, .. } => TrajectoryError::Csv {
-                line,
-                message: format!("row has {len} fields but the header has {expected_len}"),
-            },
+            csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+                TrajectoryError::Csv { line, message: format!("row has {len} fields but the header has {expected_len}") }
+            }
             other => TrajectoryError::Csv { line, message: format!("{other:?}") },
         }
     }
@@ -548,7 +547,8 @@ mod tests {
 
     #[test]
     fn reads_rows_gaps_and_comments() {
-        let rec = read("# recorded by test\nframe,time,id,x,y,heading\n0,0.0,0,0.1,0.2,0.3\n0,0.0,1,-0.1,-0.2,0\n2,0.05,1,-0.1,-0.25,0\n").unwrap();
+        let rec = read("# recorded by test\nframe,time,id,x,y,heading\n0,0.0,0,0.1,0.2,0.3\n0,0.0,1,-0.1,-0.2,0\n2,0.05,1,-0.1,-0.25,0\n")
+            .unwrap();
         assert_eq!(rec.samples.len(), 3);
         assert_eq!(rec.frame_count(), 2);
         assert!((rec.duration() - 0.05).abs() < 1e-15);

@@ -6,8 +6,8 @@ use flotilla_common::catalogue::{ModuleKind, Shape};
 use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::inertia::check;
 use flotilla_common::models::{
-    all_models, inlet_layout, module_model, parse_urdf, read_urdf, render_urdf, shape_geometry, ArenaModel,
-    ArenaOutline, Geometry, JointKind, Model,
+    all_models, inlet_layout, module_model, parse_urdf, read_urdf, render_urdf, shape_geometry, ArenaModel, ArenaOutline, Geometry,
+    JointKind, Model,
 };
 use nalgebra::{Matrix3, Vector3};
 use std::f64::consts::PI;
@@ -49,9 +49,7 @@ fn base_collision(model: &Model) -> Geometry {
 
 #[test]
 fn single_body_kinds_collide_and_weigh_as_the_catalogue_says() {
-    for kind in
-        [ModuleKind::Lily, ModuleKind::PingPongBall, ModuleKind::MhpSquare, ModuleKind::MhpCube, ModuleKind::Kilobot]
-    {
+    for kind in [ModuleKind::Lily, ModuleKind::PingPongBall, ModuleKind::MhpSquare, ModuleKind::MhpCube, ModuleKind::Kilobot] {
         let model = module_model(kind);
         let spec = kind.spec();
         assert_eq!(model.links[0].name, "base_link");
@@ -160,8 +158,7 @@ fn molemod_robot_is_the_final_model() {
     assert_eq!(count(|k| matches!(k, JointKind::Prismatic { .. })), 4);
     assert_eq!(count(|k| matches!(k, JointKind::Universal { .. })), 2);
     // Three main cubes touch the world; four immaterial joint cubes do not.
-    let colliding: Vec<&str> =
-        model.links.iter().filter(|l| !l.collisions.is_empty()).map(|l| l.name.as_str()).collect();
+    let colliding: Vec<&str> = model.links.iter().filter(|l| !l.collisions.is_empty()).map(|l| l.name.as_str()).collect();
     assert_eq!(colliding, ["base_link", "head_front", "head_rear"]);
     assert_eq!(model.links.iter().filter(|l| l.name.starts_with("joint_cube_")).count(), 4);
     // The catalogue's 40 x 40 mm cross-section.
@@ -227,10 +224,7 @@ fn molemod_block_lets_the_robot_through_both_tunnels() {
     for step in -30..=30 {
         let t = f64::from(step) * 0.002;
         for centre in [Vector3::new(t, 0.0, 0.0), Vector3::new(0.0, 0.0, t)] {
-            assert!(
-                !boxes.iter().any(|(c, s)| boxes_overlap(centre, robot, *c, *s)),
-                "robot at {centre} hits the block"
-            );
+            assert!(!boxes.iter().any(|(c, s)| boxes_overlap(centre, robot, *c, *s)), "robot at {centre} hits the block");
         }
     }
     // Not along y: that side is solid.
@@ -298,9 +292,8 @@ fn urdf_reads_back_as_the_model() {
         let read = parse_urdf(&text, Path::new("memory.urdf")).unwrap_or_else(|e| panic!("{e}"));
         // Same tree and names; numbers equal to the 12 digits the file keeps.
         let split = model.split_universal_joints();
-        let names = |m: &Model| -> Vec<String> {
-            m.links.iter().map(|l| l.name.clone()).chain(m.joints.iter().map(|j| j.name.clone())).collect()
-        };
+        let names =
+            |m: &Model| -> Vec<String> { m.links.iter().map(|l| l.name.clone()).chain(m.joints.iter().map(|j| j.name.clone())).collect() };
         assert_eq!(names(&read), names(&split), "{}", model.name);
         assert_eq!(render_urdf(&read), text, "{}", model.name);
         for (a, b) in read.links.iter().zip(&split.links) {

@@ -69,8 +69,7 @@ fn a_joint_naming_an_unknown_link() {
 
 #[test]
 fn a_missing_limit_on_a_revolute_joint() {
-    let (line, element, message) =
-        element_error(&GOOD.replace("    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n", ""));
+    let (line, element, message) = element_error(&GOOD.replace("    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n", ""));
     assert_eq!((line, element.as_str()), (7, "<joint name=\"arm_joint\">"));
     assert!(message.contains("missing <limit>"), "{message}");
 }
@@ -101,10 +100,8 @@ fn two_roots_and_a_second_parent() {
     let (_, element, message) = element_error(&two_roots);
     assert_eq!(element, "<robot name=\"r\">");
     assert!(message.contains("loose"), "{message}");
-    let second_parent = GOOD.replace(
-        "</robot>",
-        "  <joint name=\"again\" type=\"fixed\"><parent link=\"base_link\"/><child link=\"arm\"/></joint>\n</robot>",
-    );
+    let second_parent = GOOD
+        .replace("</robot>", "  <joint name=\"again\" type=\"fixed\"><parent link=\"base_link\"/><child link=\"arm\"/></joint>\n</robot>");
     let (line, element, message) = element_error(&second_parent);
     assert_eq!((line, element.as_str()), (13, "<joint name=\"again\">"));
     assert!(message.contains("already has a parent"), "{message}");

@@ -43,18 +43,13 @@ fn committed_files_are_up_to_date() {
     let expected = generated_files();
     for (name, text) in &expected {
         let path = urdf_dir().join(name);
-        let on_disk = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{} is missing ({e}); {regenerate}", path.display()));
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{} is missing ({e}); {regenerate}", path.display()));
         assert!(on_disk == *text, "{} is out of date with the catalogue; {regenerate}", path.display());
     }
     let names: BTreeSet<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
     for path in committed("urdf").into_iter().chain(committed("sdf")) {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        assert!(
-            names.contains(name),
-            "{} is not generated from the catalogue; delete it or add its model",
-            path.display()
-        );
+        assert!(names.contains(name), "{} is not generated from the catalogue; delete it or add its model", path.display());
     }
 }
 
@@ -116,12 +111,7 @@ fn sdf_checker() -> Option<PathBuf> {
         matches!((modified(b), modified(&source)), (Some(b), Some(s)) if b >= s)
     };
     if !fresh(&binary) {
-        let status = Command::new("c++")
-            .args(["-std=c++17", "-o"])
-            .arg(&binary)
-            .arg(&source)
-            .args(flags.split_whitespace())
-            .status();
+        let status = Command::new("c++").args(["-std=c++17", "-o"]).arg(&binary).arg(&source).args(flags.split_whitespace()).status();
         match status {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => panic!("running c++: {e}"),
@@ -145,15 +135,9 @@ fn parse_summaries(text: &str) -> Vec<(String, SdfSummary)> {
     for line in text.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
-            ["model", name, "static", s] => {
-                out.push((name.to_string(), SdfSummary { is_static: *s == "1", ..Default::default() }))
-            }
-            ["link", name, "mass", m] => {
-                out.last_mut().expect("model first").1.links.push((name.to_string(), m.parse().expect("mass")))
-            }
-            ["joint", name, kind] => {
-                out.last_mut().expect("model first").1.joints.push((name.to_string(), kind.to_string()))
-            }
+            ["model", name, "static", s] => out.push((name.to_string(), SdfSummary { is_static: *s == "1", ..Default::default() })),
+            ["link", name, "mass", m] => out.last_mut().expect("model first").1.links.push((name.to_string(), m.parse().expect("mass"))),
+            ["joint", name, kind] => out.last_mut().expect("model first").1.joints.push((name.to_string(), kind.to_string())),
             ["frame", name] => out.last_mut().expect("model first").1.frames.push(name.to_string()),
             _ => panic!("unexpected checker output line `{line}`"),
         }
@@ -173,10 +157,7 @@ fn expected_joint_kind(kind: &JointKind) -> &'static str {
 #[test]
 fn every_sdf_loads_in_libsdformat() {
     let Some(checker) = sdf_checker() else {
-        return skip_loudly(
-            "libsdformat (development files) or a C++ compiler",
-            "the Debian packages libsdformat-dev, pkg-config and g++",
-        );
+        return skip_loudly("libsdformat (development files) or a C++ compiler", "the Debian packages libsdformat-dev, pkg-config and g++");
     };
     let files = committed("sdf");
     assert_eq!(files.len(), all_models().len());
@@ -187,10 +168,8 @@ fn every_sdf_loads_in_libsdformat() {
     // What libsdformat understood must be what the model says: every massive link with its
     // mass, every joint with its type (universal joints native), every massless frame.
     for model in all_models() {
-        let (_, got) = summaries
-            .iter()
-            .find(|(n, _)| *n == model.name)
-            .unwrap_or_else(|| panic!("libsdformat did not report model {}", model.name));
+        let (_, got) =
+            summaries.iter().find(|(n, _)| *n == model.name).unwrap_or_else(|| panic!("libsdformat did not report model {}", model.name));
         assert_eq!(got.is_static, model.is_static, "{}", model.name);
         check_links_and_joints(&model, got);
     }
@@ -205,13 +184,7 @@ fn check_links_and_joints(model: &Model, got: &SdfSummary) {
                     .iter()
                     .find(|(n, _)| *n == link.name)
                     .unwrap_or_else(|| panic!("{}: link {} missing in libsdformat", model.name, link.name));
-                assert!(
-                    (mass - i.mass).abs() <= 1e-10 * i.mass,
-                    "{}: {} mass {mass} vs {}",
-                    model.name,
-                    link.name,
-                    i.mass
-                );
+                assert!((mass - i.mass).abs() <= 1e-10 * i.mass, "{}: {} mass {mass} vs {}", model.name, link.name, i.mass);
             }
             None if link.name == "base_link" => assert!(got.links.iter().any(|(n, _)| n == "base_link")),
             None => {

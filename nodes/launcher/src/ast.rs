@@ -187,11 +187,7 @@ impl LaunchFile {
     /// Every `arg` declared in this file, in order, looking inside groups but not includes.
     /// The flag tells whether the declaration sits under a condition.
     pub fn declared_arguments(&self) -> Vec<(&ArgDecl, bool, &Loc)> {
-        fn walk<'a>(
-            actions: &'a [Action],
-            conditional: bool,
-            out: &mut Vec<(&'a ArgDecl, bool, &'a Loc)>,
-        ) {
+        fn walk<'a>(actions: &'a [Action], conditional: bool, out: &mut Vec<(&'a ArgDecl, bool, &'a Loc)>) {
             for action in actions {
                 let conditional = conditional || action.condition.is_some();
                 match &action.kind {

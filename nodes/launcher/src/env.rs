@@ -17,21 +17,13 @@ impl LaunchEnv {
     /// The current process's environment and working directory (variables that are not
     /// valid UTF-8 are skipped).
     pub fn from_process() -> std::io::Result<Self> {
-        let vars = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
-        Ok(Self {
-            vars,
-            cwd: std::env::current_dir()?,
-        })
+        let vars = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+        Ok(Self { vars, cwd: std::env::current_dir()? })
     }
 
     /// An environment with only `vars`, working in `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        Self {
-            vars: BTreeMap::new(),
-            cwd: cwd.into(),
-        }
+        Self { vars: BTreeMap::new(), cwd: cwd.into() }
     }
 
     /// Builder: sets variable `name`.
@@ -49,11 +41,7 @@ impl LaunchEnv {
     /// (relative values taken from [`LaunchEnv::cwd`]).
     pub fn ros_log_root(&self) -> PathBuf {
         let nonempty = |name: &str| self.var(name).filter(|v| !v.is_empty());
-        let root = match (
-            nonempty("ROS_LOG_DIR"),
-            nonempty("ROS_HOME"),
-            nonempty("HOME"),
-        ) {
+        let root = match (nonempty("ROS_LOG_DIR"), nonempty("ROS_HOME"), nonempty("HOME")) {
             (Some(dir), _, _) => PathBuf::from(dir),
             (None, Some(home), _) => PathBuf::from(home).join("log"),
             (None, None, Some(home)) => PathBuf::from(home).join(".ros/log"),

@@ -68,10 +68,7 @@ pub enum LaunchError {
         given: String,
     },
     /// An argument without default was neither given on the command line nor by the includer.
-    #[error(
-        "{loc}: required launch argument '{name}' was not provided{}",
-        describe(description)
-    )]
+    #[error("{loc}: required launch argument '{name}' was not provided{}", describe(description))]
     MissingArgument {
         /// The argument.
         name: String,
@@ -93,10 +90,7 @@ pub enum LaunchError {
         loc: Loc,
     },
     /// No prefix in `AMENT_PREFIX_PATH` holds the package.
-    #[error(
-        "{loc}: package '{package}' not found in AMENT_PREFIX_PATH (searched: {})",
-        list_paths(searched)
-    )]
+    #[error("{loc}: package '{package}' not found in AMENT_PREFIX_PATH (searched: {})", list_paths(searched))]
     PackageNotFound {
         /// The package.
         package: String,
@@ -138,35 +132,22 @@ fn list_paths(paths: &[PathBuf]) -> String {
     if paths.is_empty() {
         return "none: AMENT_PREFIX_PATH is empty".to_owned();
     }
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
 impl LaunchError {
     /// An [`LaunchError::Invalid`] at `loc`.
     pub(crate) fn invalid(loc: &Loc, message: impl Into<String>) -> Self {
-        Self::Invalid {
-            loc: loc.clone(),
-            message: message.into(),
-        }
+        Self::Invalid { loc: loc.clone(), message: message.into() }
     }
 
     /// An [`LaunchError::Unsupported`] at `loc`.
     pub(crate) fn unsupported(loc: &Loc, what: impl Into<String>) -> Self {
-        Self::Unsupported {
-            loc: loc.clone(),
-            what: what.into(),
-        }
+        Self::Unsupported { loc: loc.clone(), what: what.into() }
     }
 
     /// A [`LaunchError::Substitution`] at `loc`.
     pub(crate) fn substitution(loc: &Loc, message: impl Into<String>) -> Self {
-        Self::Substitution {
-            loc: loc.clone(),
-            message: message.into(),
-        }
+        Self::Substitution { loc: loc.clone(), message: message.into() }
     }
 }

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use crate::ament::{is_executable_file, AmentIndex};
 use crate::ast::{
-    Action, ActionKind, ArgDecl, Condition, GroupDecl, IncludeDecl, InlineParam, LaunchFile,
-    NameValue, NodeDecl, ParamDecl, ParamValueDecl, Text,
+    Action, ActionKind, ArgDecl, Condition, GroupDecl, IncludeDecl, InlineParam, LaunchFile, NameValue, NodeDecl, ParamDecl,
+    ParamValueDecl, Text,
 };
 use crate::env::LaunchEnv;
 use crate::error::LaunchError;
@@ -43,18 +43,14 @@ pub struct LaunchPlan {
 }
 
 /// Splits command-line launch arguments `name:=value`.
-pub fn parse_launch_arguments<S: AsRef<str>>(
-    given: &[S],
-) -> Result<Vec<(String, String)>, LaunchError> {
+pub fn parse_launch_arguments<S: AsRef<str>>(given: &[S]) -> Result<Vec<(String, String)>, LaunchError> {
     given
         .iter()
         .map(|arg| {
             let arg = arg.as_ref();
             match arg.split_once(":=") {
                 Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
-                _ => Err(LaunchError::ArgumentSyntax {
-                    given: arg.to_owned(),
-                }),
+                _ => Err(LaunchError::ArgumentSyntax { given: arg.to_owned() }),
             }
         })
         .collect()
@@ -64,21 +60,9 @@ pub fn parse_launch_arguments<S: AsRef<str>>(
 ///
 /// Every argument name must be declared by an `arg` of `file` itself (in any group, not in
 /// included files).
-pub fn evaluate_launch(
-    file: &LaunchFile,
-    arguments: &[(String, String)],
-    env: &LaunchEnv,
-) -> Result<LaunchPlan, LaunchError> {
-    let declared: BTreeSet<&str> = file
-        .declared_arguments()
-        .iter()
-        .map(|(d, _, _)| d.name.as_str())
-        .collect();
-    let unknown: Vec<String> = arguments
-        .iter()
-        .filter(|(n, _)| !declared.contains(n.as_str()))
-        .map(|(n, _)| n.clone())
-        .collect();
+pub fn evaluate_launch(file: &LaunchFile, arguments: &[(String, String)], env: &LaunchEnv) -> Result<LaunchPlan, LaunchError> {
+    let declared: BTreeSet<&str> = file.declared_arguments().iter().map(|(d, _, _)| d.name.as_str()).collect();
+    let unknown: Vec<String> = arguments.iter().filter(|(n, _)| !declared.contains(n.as_str())).map(|(n, _)| n.clone()).collect();
     if !unknown.is_empty() {
         return Err(LaunchError::UnknownArguments {
             names: unknown,
@@ -94,9 +78,7 @@ pub fn evaluate_launch(
         processes: Vec::new(),
     };
     evaluator.run(&file.actions)?;
-    Ok(LaunchPlan {
-        processes: evaluator.processes,
-    })
+    Ok(LaunchPlan { processes: evaluator.processes })
 }
 
 struct Evaluator<'a> {
@@ -129,8 +111,7 @@ impl Evaluator<'_> {
                 ActionKind::PushRosNamespace(ns) => {
                     let pushed = self.eval(ns)?;
                     let previous = self.configs.get(ROS_NAMESPACE).map(String::as_str);
-                    let namespace =
-                        prefix_namespace(previous, Some(&pushed)).unwrap_or_else(|| "/".to_owned());
+                    let namespace = prefix_namespace(previous, Some(&pushed)).unwrap_or_else(|| "/".to_owned());
                     validate_namespace(&namespace).map_err(|m| LaunchError::invalid(&ns.loc, m))?;
                     self.configs.insert(ROS_NAMESPACE.to_owned(), namespace);
                 }
@@ -151,10 +132,7 @@ impl Evaluator<'_> {
             "false" | "0" => Ok(!wanted),
             _ => Err(LaunchError::invalid(
                 &text.loc,
-                format!(
-                    "condition \"{}\" gave '{value}'; expected true, false, 1 or 0",
-                    text.template
-                ),
+                format!("condition \"{}\" gave '{value}'; expected true, false, 1 or 0", text.template),
             )),
         }
     }
@@ -176,12 +154,7 @@ impl Evaluator<'_> {
             }
         };
         if !decl.choices.is_empty() && !decl.choices.contains(&value) {
-            return Err(LaunchError::InvalidChoice {
-                name: decl.name.clone(),
-                value,
-                choices: decl.choices.clone(),
-                loc: loc.clone(),
-            });
+            return Err(LaunchError::InvalidChoice { name: decl.name.clone(), value, choices: decl.choices.clone(), loc: loc.clone() });
         }
         Ok(())
     }
@@ -193,25 +166,15 @@ impl Evaluator<'_> {
         if self.files.iter().any(same) || self.files.len() >= MAX_INCLUDE_DEPTH {
             let mut chain: Vec<PathBuf> = self.files.iter().map(|f| f.to_path_buf()).collect();
             chain.push(path);
-            return Err(LaunchError::IncludeCycle {
-                chain,
-                loc: loc.clone(),
-            });
+            return Err(LaunchError::IncludeCycle { chain, loc: loc.clone() });
         }
         let included = match read_launch_file(&path) {
             Err(LaunchError::Read { path, source }) => {
-                return Err(LaunchError::invalid(
-                    loc,
-                    format!("cannot include {}: {source}", path.display()),
-                ))
+                return Err(LaunchError::invalid(loc, format!("cannot include {}: {source}", path.display())))
             }
             other => other?,
         };
-        let given: Vec<String> = include
-            .args
-            .iter()
-            .map(|a| self.eval(&a.name))
-            .collect::<Result<_, _>>()?;
+        let given: Vec<String> = include.args.iter().map(|a| self.eval(&a.name)).collect::<Result<_, _>>()?;
         for (decl, conditional, _) in included.declared_arguments() {
             if !conditional && decl.default.is_none() && !given.contains(&decl.name) {
                 return Err(LaunchError::MissingArgument {
@@ -234,11 +197,8 @@ impl Evaluator<'_> {
     fn group(&mut self, group: &GroupDecl) -> Result<(), LaunchError> {
         let saved = group.scoped.then(|| self.configs.clone());
         if group.scoped && !group.forwarding {
-            let keep: Vec<(String, String)> = group
-                .keep
-                .iter()
-                .map(|kv| Ok((self.eval(&kv.name)?, self.eval(&kv.value)?)))
-                .collect::<Result<_, LaunchError>>()?;
+            let keep: Vec<(String, String)> =
+                group.keep.iter().map(|kv| Ok((self.eval(&kv.name)?, self.eval(&kv.value)?))).collect::<Result<_, LaunchError>>()?;
             self.configs = keep.into_iter().collect();
         } else {
             for kv in &group.keep {
@@ -258,8 +218,7 @@ impl Evaluator<'_> {
             Some(package) => {
                 let package = self.eval(package)?;
                 let exec = self.eval(&node.executable)?;
-                self.ament
-                    .executable(&package, &exec, &node.executable.loc)?
+                self.ament.executable(&package, &exec, &node.executable.loc)?
             }
             None => self.executable_on_path(&node.executable)?,
         };
@@ -294,9 +253,7 @@ impl Evaluator<'_> {
             args.extend(["-r".into(), format!("__ns:={ns}")].map(CommandArg::Plain));
         }
         let node_key = match (&namespace, &name) {
-            (Some(ns), Some(name)) => {
-                prefix_namespace(Some(ns), Some(name)).unwrap_or_else(|| "/**".to_owned())
-            }
+            (Some(ns), Some(name)) => prefix_namespace(Some(ns), Some(name)).unwrap_or_else(|| "/**".to_owned()),
             _ => "/**".to_owned(),
         };
         let mut pending: Option<InlineParams> = None;
@@ -304,17 +261,11 @@ impl Evaluator<'_> {
             match param {
                 ParamDecl::File(path) => {
                     if let Some(inline) = pending.take() {
-                        args.extend([
-                            CommandArg::Plain("--params-file".into()),
-                            CommandArg::GeneratedParams(inline),
-                        ]);
+                        args.extend([CommandArg::Plain("--params-file".into()), CommandArg::GeneratedParams(inline)]);
                     }
                     let file = self.env.absolute(self.eval(path)?);
                     if !file.is_file() {
-                        return Err(LaunchError::invalid(
-                            &path.loc,
-                            format!("parameter file {} does not exist", file.display()),
-                        ));
+                        return Err(LaunchError::invalid(&path.loc, format!("parameter file {} does not exist", file.display())));
                     }
                     args.push(CommandArg::Plain("--params-file".into()));
                     args.push(CommandArg::Plain(file.display().to_string()));
@@ -326,10 +277,7 @@ impl Evaluator<'_> {
             }
         }
         if let Some(inline) = pending {
-            args.extend([
-                CommandArg::Plain("--params-file".into()),
-                CommandArg::GeneratedParams(inline),
-            ]);
+            args.extend([CommandArg::Plain("--params-file".into()), CommandArg::GeneratedParams(inline)]);
         }
         for remap in &node.remaps {
             let rule = format!("{}:={}", self.eval(&remap.from)?, self.eval(&remap.to)?);
@@ -340,12 +288,8 @@ impl Evaluator<'_> {
             None => OutputMode::default(),
             Some(text) => {
                 let value = self.eval(text)?;
-                OutputMode::parse(&value).ok_or_else(|| {
-                    LaunchError::invalid(
-                        &text.loc,
-                        format!("output '{value}' is not one of screen, log, both, own_log"),
-                    )
-                })?
+                OutputMode::parse(&value)
+                    .ok_or_else(|| LaunchError::invalid(&text.loc, format!("output '{value}' is not one of screen, log, both, own_log")))?
             }
         };
         let respawn = match &node.respawn {
@@ -354,30 +298,15 @@ impl Evaluator<'_> {
                 let value = self.eval(text)?;
                 match resolve_scalar(&value, true) {
                     Ok(Scalar::Bool(b)) => b,
-                    _ => {
-                        return Err(LaunchError::invalid(
-                            &text.loc,
-                            format!("respawn '{value}' is not true or false"),
-                        ))
-                    }
+                    _ => return Err(LaunchError::invalid(&text.loc, format!("respawn '{value}' is not true or false"))),
                 }
             }
         };
-        let env = node
-            .env
-            .iter()
-            .map(|kv| Ok((self.eval(&kv.name)?, self.eval(&kv.value)?)))
-            .collect::<Result<_, LaunchError>>()?;
-        let cwd = node
-            .cwd
-            .as_ref()
-            .map(|c| self.eval(c).map(|d| self.env.absolute(d)))
-            .transpose()?;
+        let env = node.env.iter().map(|kv| Ok((self.eval(&kv.name)?, self.eval(&kv.value)?))).collect::<Result<_, LaunchError>>()?;
+        let cwd = node.cwd.as_ref().map(|c| self.eval(c).map(|d| self.env.absolute(d))).transpose()?;
         let base_label = match &node.exec_name {
             Some(text) => self.eval(text)?,
-            None => executable
-                .file_name()
-                .map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
+            None => executable.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
         };
         Ok(ProcessSpec {
             label: format!("{base_label}-{}", self.processes.len() + 1),
@@ -403,10 +332,7 @@ impl Evaluator<'_> {
             return if is_executable_file(&path) {
                 Ok(path)
             } else {
-                Err(LaunchError::invalid(
-                    &exec.loc,
-                    format!("{} is not an executable file", path.display()),
-                ))
+                Err(LaunchError::invalid(&exec.loc, format!("{} is not an executable file", path.display())))
             };
         }
         let search = self.env.var("PATH").unwrap_or_default();
@@ -415,17 +341,10 @@ impl Evaluator<'_> {
             .filter(|d| !d.is_empty())
             .map(|dir| self.env.absolute(dir).join(&name))
             .find(|candidate| is_executable_file(candidate))
-            .ok_or_else(|| {
-                LaunchError::invalid(&exec.loc, format!("executable '{name}' not found in PATH"))
-            })
+            .ok_or_else(|| LaunchError::invalid(&exec.loc, format!("executable '{name}' not found in PATH")))
     }
 
-    fn inline_param(
-        &self,
-        param: &InlineParam,
-        prefix: &str,
-        out: &mut InlineParams,
-    ) -> Result<(), LaunchError> {
+    fn inline_param(&self, param: &InlineParam, prefix: &str, out: &mut InlineParams) -> Result<(), LaunchError> {
         let name = format!("{prefix}{}", self.eval(&param.name)?);
         let fail = |m: String| LaunchError::invalid(&param.loc, format!("parameter '{name}': {m}"));
         let value = match &param.value {
@@ -435,11 +354,8 @@ impl Evaluator<'_> {
                 }
                 return Ok(());
             }
-            ParamValueDecl::Native(scalar) => ParamValue::from_scalar(scalar.clone())
-                .ok_or_else(|| fail("value is null".into()))?,
-            ParamValueDecl::Substituted(template) => {
-                type_substituted(&self.eval_template(template, &param.loc)?).map_err(fail)?
-            }
+            ParamValueDecl::Native(scalar) => ParamValue::from_scalar(scalar.clone()).ok_or_else(|| fail("value is null".into()))?,
+            ParamValueDecl::Substituted(template) => type_substituted(&self.eval_template(template, &param.loc)?).map_err(fail)?,
             ParamValueDecl::List(items) => {
                 let mut scalars = Vec::with_capacity(items.len());
                 for item in items {
@@ -452,16 +368,10 @@ impl Evaluator<'_> {
                                 ParamValue::Integer(i) => Scalar::Int(i),
                                 ParamValue::Double(x) => Scalar::Float(x),
                                 ParamValue::String(s) => Scalar::Str(s),
-                                _ => {
-                                    return Err(fail(format!(
-                                        "list item \"{text}\" is itself a list"
-                                    )))
-                                }
+                                _ => return Err(fail(format!("list item \"{text}\" is itself a list"))),
                             }
                         }
-                        ParamValueDecl::List(_) | ParamValueDecl::Nested(_) => {
-                            return Err(fail("lists cannot be nested".into()))
-                        }
+                        ParamValueDecl::List(_) | ParamValueDecl::Nested(_) => return Err(fail("lists cannot be nested".into())),
                     });
                 }
                 uniform_list(scalars).map_err(|m| fail(format!("the list {m}")))?
@@ -487,18 +397,9 @@ impl Evaluator<'_> {
     }
 
     fn perform(&self, sub: &Substitution, loc: &Loc) -> Result<String, LaunchError> {
-        let arg = |i: usize| -> Result<Option<String>, LaunchError> {
-            sub.args
-                .get(i)
-                .map(|a| self.eval_template(a, loc))
-                .transpose()
-        };
+        let arg = |i: usize| -> Result<Option<String>, LaunchError> { sub.args.get(i).map(|a| self.eval_template(a, loc)).transpose() };
         let first = || -> Result<String, LaunchError> { Ok(arg(0)?.unwrap_or_default()) };
-        let current = self
-            .files
-            .last()
-            .map(|f| f.to_path_buf())
-            .unwrap_or_default();
+        let current = self.files.last().map(|f| f.to_path_buf()).unwrap_or_default();
         Ok(match sub.kind {
             SubstitutionKind::Var => {
                 let name = first()?;
@@ -506,15 +407,11 @@ impl Evaluator<'_> {
                     (Some(value), _) => value.clone(),
                     (None, Some(default)) => default,
                     (None, None) => {
-                        let mut known: Vec<&str> =
-                            self.configs.keys().map(String::as_str).collect();
+                        let mut known: Vec<&str> = self.configs.keys().map(String::as_str).collect();
                         known.sort_unstable();
                         return Err(LaunchError::substitution(
                             loc,
-                            format!(
-                                "$(var {name}): launch configuration '{name}' is not set (set: {})",
-                                known.join(", ")
-                            ),
+                            format!("$(var {name}): launch configuration '{name}' is not set (set: {})", known.join(", ")),
                         ));
                     }
                 }
@@ -526,19 +423,12 @@ impl Evaluator<'_> {
                     (None, Some(default)) => default,
                     (None, None) if sub.kind == SubstitutionKind::OptEnv => String::new(),
                     (None, None) => {
-                        return Err(LaunchError::substitution(
-                            loc,
-                            format!("$(env {name}): environment variable '{name}' is not set"),
-                        ))
+                        return Err(LaunchError::substitution(loc, format!("$(env {name}): environment variable '{name}' is not set")))
                     }
                 }
             }
-            SubstitutionKind::FindPkgShare => {
-                path_string(&self.ament.package_share(&first()?, loc)?)
-            }
-            SubstitutionKind::FindPkgPrefix => {
-                path_string(self.ament.package_prefix(&first()?, loc)?)
-            }
+            SubstitutionKind::FindPkgShare => path_string(&self.ament.package_share(&first()?, loc)?),
+            SubstitutionKind::FindPkgPrefix => path_string(self.ament.package_prefix(&first()?, loc)?),
             SubstitutionKind::ExecInPkg => {
                 let (exec, package) = (first()?, arg(1)?.unwrap_or_default());
                 path_string(&self.ament.executable(&package, &exec, loc)?)

@@ -15,16 +15,8 @@ pub fn prefix_namespace(base: Option<&str>, ns: Option<&str>) -> Option<String> 
             _ => ns.to_owned(),
         },
     };
-    let trimmed = if combined == "/" {
-        combined
-    } else {
-        combined.trim_end_matches('/').to_owned()
-    };
-    Some(if trimmed.starts_with('/') {
-        trimmed
-    } else {
-        format!("/{trimmed}")
-    })
+    let trimmed = if combined == "/" { combined } else { combined.trim_end_matches('/').to_owned() };
+    Some(if trimmed.starts_with('/') { trimmed } else { format!("/{trimmed}") })
 }
 
 /// Checks an absolute namespace: `/`, or `/`-separated tokens of letters, digits and `_`
@@ -51,9 +43,7 @@ fn validate_token(token: &str) -> Result<(), &'static str> {
     match token.chars().next() {
         None => Err("empty name or `//`"),
         Some(c) if c.is_ascii_digit() => Err("must not start with a digit"),
-        _ if !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-            Err("only letters, digits and `_` are allowed")
-        }
+        _ if !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => Err("only letters, digits and `_` are allowed"),
         _ if token.len() > 255 => Err("longer than 255 characters"),
         _ => Ok(()),
     }
@@ -68,26 +58,11 @@ mod tests {
         assert_eq!(prefix_namespace(None, None), None);
         assert_eq!(prefix_namespace(Some("/a"), None).as_deref(), Some("/a"));
         assert_eq!(prefix_namespace(None, Some("b")).as_deref(), Some("/b"));
-        assert_eq!(
-            prefix_namespace(Some("/a"), Some("b")).as_deref(),
-            Some("/a/b")
-        );
-        assert_eq!(
-            prefix_namespace(Some("a"), Some("b/")).as_deref(),
-            Some("/a/b")
-        );
-        assert_eq!(
-            prefix_namespace(Some("/a"), Some("/c")).as_deref(),
-            Some("/c")
-        );
-        assert_eq!(
-            prefix_namespace(Some("/"), Some("b")).as_deref(),
-            Some("/b")
-        );
-        assert_eq!(
-            prefix_namespace(Some("/a"), Some("")).as_deref(),
-            Some("/a")
-        );
+        assert_eq!(prefix_namespace(Some("/a"), Some("b")).as_deref(), Some("/a/b"));
+        assert_eq!(prefix_namespace(Some("a"), Some("b/")).as_deref(), Some("/a/b"));
+        assert_eq!(prefix_namespace(Some("/a"), Some("/c")).as_deref(), Some("/c"));
+        assert_eq!(prefix_namespace(Some("/"), Some("b")).as_deref(), Some("/b"));
+        assert_eq!(prefix_namespace(Some("/a"), Some("")).as_deref(), Some("/a"));
         assert_eq!(prefix_namespace(None, Some("")).as_deref(), Some("/"));
     }
 

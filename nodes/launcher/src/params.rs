@@ -78,37 +78,14 @@ pub fn uniform_list(items: Vec<Scalar>) -> Result<ParamValue, String> {
         return Err("is an empty list, whose element type cannot be known".to_owned());
     }
     if items.iter().all(|s| matches!(s, Scalar::Bool(_))) {
-        return Ok(ParamValue::BoolArray(
-            items
-                .into_iter()
-                .filter_map(|s| {
-                    if let Scalar::Bool(b) = s {
-                        Some(b)
-                    } else {
-                        None
-                    }
-                })
-                .collect(),
-        ));
+        return Ok(ParamValue::BoolArray(items.into_iter().filter_map(|s| if let Scalar::Bool(b) = s { Some(b) } else { None }).collect()));
     }
     if items.iter().all(|s| matches!(s, Scalar::Int(_))) {
         return Ok(ParamValue::IntegerArray(
-            items
-                .into_iter()
-                .filter_map(|s| {
-                    if let Scalar::Int(i) = s {
-                        Some(i)
-                    } else {
-                        None
-                    }
-                })
-                .collect(),
+            items.into_iter().filter_map(|s| if let Scalar::Int(i) = s { Some(i) } else { None }).collect(),
         ));
     }
-    if items
-        .iter()
-        .all(|s| matches!(s, Scalar::Int(_) | Scalar::Float(_)))
-    {
+    if items.iter().all(|s| matches!(s, Scalar::Int(_) | Scalar::Float(_))) {
         return Ok(ParamValue::DoubleArray(
             items
                 .into_iter()
@@ -122,16 +99,7 @@ pub fn uniform_list(items: Vec<Scalar>) -> Result<ParamValue, String> {
     }
     if items.iter().all(|s| matches!(s, Scalar::Str(_))) {
         return Ok(ParamValue::StringArray(
-            items
-                .into_iter()
-                .filter_map(|s| {
-                    if let Scalar::Str(t) = s {
-                        Some(t)
-                    } else {
-                        None
-                    }
-                })
-                .collect(),
+            items.into_iter().filter_map(|s| if let Scalar::Str(t) = s { Some(t) } else { None }).collect(),
         ));
     }
     Err("mixes element types; a parameter array holds one type".to_owned())
@@ -150,10 +118,7 @@ pub struct InlineParams {
 impl InlineParams {
     /// Empty parameters for `node_key`.
     pub fn new(node_key: impl Into<String>) -> Self {
-        Self {
-            node_key: node_key.into(),
-            entries: Vec::new(),
-        }
+        Self { node_key: node_key.into(), entries: Vec::new() }
     }
 
     /// Sets `name` (a later value replaces an earlier one).
@@ -198,26 +163,14 @@ fn render_double(x: f64) -> String {
         return ".nan".to_owned();
     }
     if x.is_infinite() {
-        return if x > 0.0 {
-            ".inf".to_owned()
-        } else {
-            "-.inf".to_owned()
-        };
+        return if x > 0.0 { ".inf".to_owned() } else { "-.inf".to_owned() };
     }
     let s = format!("{x:?}");
     match s.split_once('e') {
         None => s,
         Some((mantissa, exponent)) => {
-            let mantissa = if mantissa.contains('.') {
-                mantissa.to_owned()
-            } else {
-                format!("{mantissa}.0")
-            };
-            let exponent = if exponent.starts_with('-') {
-                exponent.to_owned()
-            } else {
-                format!("+{exponent}")
-            };
+            let mantissa = if mantissa.contains('.') { mantissa.to_owned() } else { format!("{mantissa}.0") };
+            let exponent = if exponent.starts_with('-') { exponent.to_owned() } else { format!("+{exponent}") };
             format!("{mantissa}e{exponent}")
         }
     }
@@ -255,26 +208,11 @@ mod tests {
         assert_eq!(type_substituted("0.25"), Ok(ParamValue::Double(0.25)));
         assert_eq!(type_substituted("false"), Ok(ParamValue::Bool(false)));
         assert_eq!(type_substituted("on"), Ok(ParamValue::Bool(true)));
-        assert_eq!(
-            type_substituted("/a/b.yaml"),
-            Ok(ParamValue::String("/a/b.yaml".into()))
-        );
-        assert_eq!(
-            type_substituted("'60'"),
-            Ok(ParamValue::String("60".into()))
-        );
-        assert_eq!(
-            type_substituted("[1, 2]"),
-            Ok(ParamValue::IntegerArray(vec![1, 2]))
-        );
-        assert_eq!(
-            type_substituted("[1, 2.5]"),
-            Ok(ParamValue::DoubleArray(vec![1.0, 2.5]))
-        );
-        assert_eq!(
-            type_substituted("[a, 'b']"),
-            Ok(ParamValue::StringArray(vec!["a".into(), "b".into()]))
-        );
+        assert_eq!(type_substituted("/a/b.yaml"), Ok(ParamValue::String("/a/b.yaml".into())));
+        assert_eq!(type_substituted("'60'"), Ok(ParamValue::String("60".into())));
+        assert_eq!(type_substituted("[1, 2]"), Ok(ParamValue::IntegerArray(vec![1, 2])));
+        assert_eq!(type_substituted("[1, 2.5]"), Ok(ParamValue::DoubleArray(vec![1.0, 2.5])));
+        assert_eq!(type_substituted("[a, 'b']"), Ok(ParamValue::StringArray(vec!["a".into(), "b".into()])));
         assert!(type_substituted("").unwrap_err().contains("is empty"));
         assert!(type_substituted("~").unwrap_err().contains("null"));
         assert!(type_substituted("a: 1").unwrap_err().contains("mapping"));
@@ -290,10 +228,7 @@ mod tests {
         assert_eq!(render_double(2.5e-12), "2.5e-12");
         assert_eq!(render_double(f64::NEG_INFINITY), "-.inf");
         for x in [1.0, -0.5, 1e300, 2.5e-12, 123456.789] {
-            assert_eq!(
-                type_substituted(&render_double(x)),
-                Ok(ParamValue::Double(x))
-            );
+            assert_eq!(type_substituted(&render_double(x)), Ok(ParamValue::Double(x)));
         }
     }
 
@@ -315,21 +250,12 @@ mod tests {
         let mut p = InlineParams::new("/**");
         p.set("s".into(), ParamValue::String("60".into()));
         p.set("d".into(), ParamValue::Double(3.0));
-        p.set(
-            "l".into(),
-            ParamValue::StringArray(vec!["yes".into(), "a\nb".into()]),
-        );
+        p.set("l".into(), ParamValue::StringArray(vec!["yes".into(), "a\nb".into()]));
         let yaml = p.to_yaml();
         let root = parse_document(&yaml, &Arc::from(Path::new("p.yaml"))).unwrap();
-        let YamlKind::Map(top) = root.kind else {
-            panic!()
-        };
-        let YamlKind::Map(ros) = &top[0].1.kind else {
-            panic!()
-        };
-        let YamlKind::Map(params) = &ros[0].1.kind else {
-            panic!()
-        };
+        let YamlKind::Map(top) = root.kind else { panic!() };
+        let YamlKind::Map(ros) = &top[0].1.kind else { panic!() };
+        let YamlKind::Map(params) = &ros[0].1.kind else { panic!() };
         let value = |i: usize| match &params[i].1.kind {
             YamlKind::Scalar { text, plain } => resolve_scalar(text, *plain).unwrap(),
             YamlKind::Seq(items) => Scalar::Str(format!("{} items", items.len())),

@@ -95,14 +95,8 @@ impl ProcessSpec {
                 CommandArg::Plain(s) => out.push(s.clone()),
                 CommandArg::GeneratedParams(params) => {
                     generated += 1;
-                    let path = dir.join(format!(
-                        "{}_params_{generated}.yaml",
-                        file_safe(&self.label)
-                    ));
-                    let header = format!(
-                        "# Parameters of '{}' from {}, written by flotilla launch\n",
-                        self.label, self.origin
-                    );
+                    let path = dir.join(format!("{}_params_{generated}.yaml", file_safe(&self.label)));
+                    let header = format!("# Parameters of '{}' from {}, written by flotilla launch\n", self.label, self.origin);
                     std::fs::write(&path, header + &params.to_yaml())?;
                     out.push(path.display().to_string());
                 }
@@ -113,16 +107,7 @@ impl ProcessSpec {
 }
 
 fn file_safe(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    label.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect()
 }
 
 #[cfg(test)]
@@ -157,20 +142,10 @@ mod tests {
         };
         let args = spec.materialize_args(dir.path()).unwrap();
         let file = dir.path().join("cam_era-1_params_1.yaml");
-        assert_eq!(
-            args,
-            vec![
-                "--ros-args".to_owned(),
-                "--params-file".into(),
-                file.display().to_string()
-            ]
-        );
+        assert_eq!(args, vec!["--ros-args".to_owned(), "--params-file".into(), file.display().to_string()]);
         let text = std::fs::read_to_string(file).unwrap();
         assert!(text.contains("\"rate\": 30"), "{text}");
-        assert!(
-            text.starts_with("# Parameters of 'cam/era-1' from a.launch.yaml:3:3"),
-            "{text}"
-        );
+        assert!(text.starts_with("# Parameters of 'cam/era-1' from a.launch.yaml:3:3"), "{text}");
     }
 
     #[test]

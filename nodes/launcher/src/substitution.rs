@@ -97,9 +97,7 @@ impl SubstitutionKind {
 impl Template {
     /// A template of literal text only.
     pub fn literal(text: impl Into<String>) -> Self {
-        Self {
-            parts: vec![Part::Text(text.into())],
-        }
+        Self { parts: vec![Part::Text(text.into())] }
     }
 
     /// The text, if the template has no substitution.
@@ -157,11 +155,7 @@ impl fmt::Display for TemplateError {
 
 /// Parses `text` into a [`Template`].
 pub fn parse_template(text: &str) -> Result<Template, TemplateError> {
-    let mut parser = TemplateParser {
-        chars: text.chars().collect(),
-        pos: 0,
-        source: text,
-    };
+    let mut parser = TemplateParser { chars: text.chars().collect(), pos: 0, source: text };
     let parts = parser.parse_top()?;
     Ok(Template { parts })
 }
@@ -186,11 +180,7 @@ impl TemplateParser<'_> {
     }
 
     fn syntax(&self, what: &str) -> TemplateError {
-        TemplateError::Syntax(format!(
-            "bad substitution syntax in \"{}\" at character {}: {what}",
-            self.source,
-            self.pos + 1
-        ))
+        TemplateError::Syntax(format!("bad substitution syntax in \"{}\" at character {}: {what}", self.source, self.pos + 1))
     }
 
     fn parse_top(&mut self) -> Result<Vec<Part>, TemplateError> {
@@ -242,19 +232,11 @@ impl TemplateParser<'_> {
                 Some(_) => return Err(self.syntax("expected a space or `)`")),
             }
         }
-        let kind = SubstitutionKind::from_name(&name).ok_or_else(|| {
-            TemplateError::Unsupported(format!(
-                "substitution `$({name} ...)` in \"{}\"",
-                self.source
-            ))
-        })?;
+        let kind = SubstitutionKind::from_name(&name)
+            .ok_or_else(|| TemplateError::Unsupported(format!("substitution `$({name} ...)` in \"{}\"", self.source)))?;
         let (min, max) = kind.arity();
         if args.len() < min || args.len() > max {
-            let expected = if min == max {
-                format!("{min}")
-            } else {
-                format!("{min} or {max}")
-            };
+            let expected = if min == max { format!("{min}") } else { format!("{min} or {max}") };
             return Err(TemplateError::Syntax(format!(
                 "`$({name} ...)` takes {expected} argument(s), got {} in \"{}\"",
                 args.len(),
@@ -317,9 +299,7 @@ impl TemplateParser<'_> {
                     flush(&mut text, &mut parts);
                     parts.push(Part::Sub(self.parse_substitution()?));
                 }
-                Some('(' | '\'' | '"') => {
-                    return Err(self.syntax("quotes and parentheses inside an argument need a `\\`"))
-                }
+                Some('(' | '\'' | '"') => return Err(self.syntax("quotes and parentheses inside an argument need a `\\`")),
                 Some(c) => {
                     text.push(c);
                     self.pos += 1;
@@ -342,23 +322,14 @@ mod tests {
     use super::*;
 
     fn sub(kind: SubstitutionKind, args: &[&str]) -> Part {
-        Part::Sub(Substitution {
-            kind,
-            args: args.iter().map(|a| Template::literal(*a)).collect(),
-        })
+        Part::Sub(Substitution { kind, args: args.iter().map(|a| Template::literal(*a)).collect() })
     }
 
     #[test]
     fn plain_text_and_escapes() {
         assert_eq!(parse_template("abc").unwrap(), Template::literal("abc"));
-        assert_eq!(
-            parse_template("a\\$(b)").unwrap(),
-            Template::literal("a$(b)")
-        );
-        assert_eq!(
-            parse_template("cost $5").unwrap(),
-            Template::literal("cost $5")
-        );
+        assert_eq!(parse_template("a\\$(b)").unwrap(), Template::literal("a$(b)"));
+        assert_eq!(parse_template("cost $5").unwrap(), Template::literal("cost $5"));
         assert_eq!(parse_template("").unwrap(), Template::default());
     }
 
@@ -375,10 +346,7 @@ mod tests {
             ]
         );
         assert!(t.has_substitutions());
-        assert_eq!(
-            t.to_string(),
-            "$(find-pkg-share flotilla)/config/$(var scenario).yaml"
-        );
+        assert_eq!(t.to_string(), "$(find-pkg-share flotilla)/config/$(var scenario).yaml");
     }
 
     #[test]
@@ -400,30 +368,12 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(matches!(
-            parse_template("$(var x"),
-            Err(TemplateError::Syntax(_))
-        ));
-        assert!(matches!(
-            parse_template("$(var  x)"),
-            Err(TemplateError::Syntax(_))
-        ));
-        assert!(matches!(
-            parse_template("$(var)"),
-            Err(TemplateError::Syntax(_))
-        ));
-        assert!(matches!(
-            parse_template("$(dirname x)"),
-            Err(TemplateError::Syntax(_))
-        ));
-        assert!(matches!(
-            parse_template("$(var a(b))"),
-            Err(TemplateError::Syntax(_))
-        ));
+        assert!(matches!(parse_template("$(var x"), Err(TemplateError::Syntax(_))));
+        assert!(matches!(parse_template("$(var  x)"), Err(TemplateError::Syntax(_))));
+        assert!(matches!(parse_template("$(var)"), Err(TemplateError::Syntax(_))));
+        assert!(matches!(parse_template("$(dirname x)"), Err(TemplateError::Syntax(_))));
+        assert!(matches!(parse_template("$(var a(b))"), Err(TemplateError::Syntax(_))));
         let e = parse_template("$(eval 1 + 2)").unwrap_err();
-        assert!(
-            matches!(&e, TemplateError::Unsupported(m) if m.contains("$(eval")),
-            "{e}"
-        );
+        assert!(matches!(&e, TemplateError::Unsupported(m) if m.contains("$(eval")), "{e}");
     }
 }

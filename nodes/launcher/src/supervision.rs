@@ -71,12 +71,7 @@ pub enum AfterExit {
 
 /// The decision for a process that ended while the launch was `shutting_down` or not.
 /// `respawn_delay` is in seconds.
-pub fn after_exit(
-    required: bool,
-    respawn: bool,
-    respawn_delay: f64,
-    shutting_down: bool,
-) -> AfterExit {
+pub fn after_exit(required: bool, respawn: bool, respawn_delay: f64, shutting_down: bool) -> AfterExit {
     if shutting_down {
         AfterExit::Continue
     } else if required {
@@ -156,9 +151,7 @@ impl ProcessRecord {
     /// True if nothing about this process makes the launch fail.
     pub fn ok(&self) -> bool {
         let last_ok = match self.last {
-            Some(t) if self.ended_in_shutdown => {
-                !self.killed_after_timeout && is_clean(t, self.sent_signal)
-            }
+            Some(t) if self.ended_in_shutdown => !self.killed_after_timeout && is_clean(t, self.sent_signal),
             _ => true,
         };
         self.failures == 0 && self.spawn_error.is_none() && last_ok
@@ -178,11 +171,7 @@ impl ProcessRecord {
             }
             (None, Some(t)) => t.to_string(),
         };
-        let mut line = format!(
-            "{}: {status}, ran {:.1} s",
-            self.label,
-            self.run_time.as_secs_f64()
-        );
+        let mut line = format!("{}: {status}, ran {:.1} s", self.label, self.run_time.as_secs_f64());
         if self.starts > 1 {
             line.push_str(&format!(" over {} starts", self.starts));
         }
@@ -235,10 +224,7 @@ mod tests {
     #[test]
     fn decisions() {
         assert_eq!(after_exit(true, true, 1.0, false), AfterExit::Shutdown);
-        assert_eq!(
-            after_exit(false, true, 0.5, false),
-            AfterExit::Respawn(Duration::from_millis(500))
-        );
+        assert_eq!(after_exit(false, true, 0.5, false), AfterExit::Respawn(Duration::from_millis(500)));
         assert_eq!(after_exit(false, true, 0.5, true), AfterExit::Continue);
         assert_eq!(after_exit(true, false, 0.0, true), AfterExit::Continue);
         assert_eq!(after_exit(false, false, 0.0, false), AfterExit::Continue);
@@ -253,10 +239,7 @@ mod tests {
         b.signal_sent(SIGINT);
         b.ended(Termination::Exited(0), Duration::from_secs(2), true);
         assert_eq!(launch_exit_code(&[a.clone(), b]), EXIT_OK);
-        assert_eq!(
-            a.summary(),
-            "n-1: killed by signal SIGINT (sent by the launcher), ran 2.0 s"
-        );
+        assert_eq!(a.summary(), "n-1: killed by signal SIGINT (sent by the launcher), ran 2.0 s");
     }
 
     #[test]
@@ -272,20 +255,13 @@ mod tests {
     #[test]
     fn failures() {
         let mut crashed = record(true);
-        crashed.ended(
-            Termination::Signaled(SIGSEGV),
-            Duration::from_secs(1),
-            false,
-        );
+        crashed.ended(Termination::Signaled(SIGSEGV), Duration::from_secs(1), false);
         assert_eq!(launch_exit_code(&[crashed]), EXIT_PROCESS_FAILED);
 
         let mut nonzero = record(false);
         nonzero.ended(Termination::Exited(3), Duration::from_secs(1), false);
         assert_eq!(launch_exit_code(&[nonzero.clone()]), EXIT_PROCESS_FAILED);
-        assert_eq!(
-            nonzero.summary(),
-            "n-1: exited with code 3, ran 1.0 s, 1 failed run(s) FAILED"
-        );
+        assert_eq!(nonzero.summary(), "n-1: exited with code 3, ran 1.0 s, 1 failed run(s) FAILED");
 
         let mut straggler = record(false);
         straggler.signal_sent(SIGINT);
@@ -296,23 +272,14 @@ mod tests {
         let mut bad_exit_in_shutdown = record(false);
         bad_exit_in_shutdown.signal_sent(SIGINT);
         bad_exit_in_shutdown.ended(Termination::Exited(1), Duration::from_secs(1), true);
-        assert_eq!(
-            launch_exit_code(&[bad_exit_in_shutdown]),
-            EXIT_PROCESS_FAILED
-        );
+        assert_eq!(launch_exit_code(&[bad_exit_in_shutdown]), EXIT_PROCESS_FAILED);
 
         let mut unstartable = ProcessRecord::new("x-1", false);
         unstartable.spawn_error = Some("permission denied".into());
         let never = ProcessRecord::new("y-2", false);
         assert_eq!(never.summary(), "y-2: not started, ran 0.0 s");
-        assert_eq!(
-            launch_exit_code(&[unstartable.clone(), never]),
-            EXIT_PROCESS_FAILED
-        );
-        assert_eq!(
-            unstartable.summary(),
-            "x-1: failed to start: permission denied, ran 0.0 s FAILED"
-        );
+        assert_eq!(launch_exit_code(&[unstartable.clone(), never]), EXIT_PROCESS_FAILED);
+        assert_eq!(unstartable.summary(), "x-1: failed to start: permission denied, ran 0.0 s FAILED");
     }
 
     #[test]
@@ -321,15 +288,8 @@ mod tests {
         r.ended(Termination::Exited(0), Duration::from_millis(1500), false);
         r.started();
         r.signal_sent(SIGTERM);
-        r.ended(
-            Termination::Signaled(SIGTERM),
-            Duration::from_millis(500),
-            true,
-        );
+        r.ended(Termination::Signaled(SIGTERM), Duration::from_millis(500), true);
         assert!(r.ok());
-        assert_eq!(
-            r.summary(),
-            "n-1: killed by signal SIGTERM (sent by the launcher), ran 2.0 s over 2 starts"
-        );
+        assert_eq!(r.summary(), "n-1: killed by signal SIGTERM (sent by the launcher), ran 2.0 s over 2 starts");
     }
 }

@@ -62,16 +62,9 @@ impl Setup {
         std::fs::write(index.join("fake"), "").unwrap();
         let lib = prefix.join("lib/fake");
         std::fs::create_dir_all(&lib).unwrap();
-        for (name, script) in [
-            ("talker", TALKER),
-            ("quitter", QUITTER),
-            ("stubborn", STUBBORN),
-            ("counter", COUNTER),
-            ("broken", BROKEN),
-        ] {
+        for (name, script) in [("talker", TALKER), ("quitter", QUITTER), ("stubborn", STUBBORN), ("counter", COUNTER), ("broken", BROKEN)] {
             std::fs::write(lib.join(name), script).unwrap();
-            std::fs::set_permissions(lib.join(name), std::fs::Permissions::from_mode(0o755))
-                .unwrap();
+            std::fs::set_permissions(lib.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         std::fs::create_dir_all(dir.path().join("marks")).unwrap();
         Self { dir }
@@ -110,20 +103,13 @@ impl Setup {
         let path = self.marks().join(file);
         let deadline = Instant::now() + TIMEOUT;
         while !path.exists() {
-            assert!(
-                Instant::now() < deadline,
-                "{} never appeared",
-                path.display()
-            );
+            assert!(Instant::now() < deadline, "{} never appeared", path.display());
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
     fn mark(&self, file: &str) -> String {
-        std::fs::read_to_string(self.marks().join(file))
-            .unwrap_or_default()
-            .trim()
-            .to_owned()
+        std::fs::read_to_string(self.marks().join(file)).unwrap_or_default().trim().to_owned()
     }
 }
 
@@ -145,11 +131,7 @@ impl Running {
     fn new(mut child: Child) -> Self {
         let stdout = read_all(child.stdout.take().unwrap());
         let stderr = read_all(child.stderr.take().unwrap());
-        Self {
-            child,
-            stdout,
-            stderr,
-        }
+        Self { child, stdout, stderr }
     }
 
     fn signal(&self, signal: Signal) {
@@ -169,11 +151,7 @@ impl Running {
             }
             std::thread::sleep(Duration::from_millis(20));
         };
-        (
-            status,
-            self.stdout.join().unwrap(),
-            self.stderr.join().unwrap(),
-        )
+        (status, self.stdout.join().unwrap(), self.stderr.join().unwrap())
     }
 }
 
@@ -188,12 +166,7 @@ fn header() -> &'static str {
 #[test]
 fn sigint_reaches_every_child_and_the_launcher_exits_zero() {
     let setup = Setup::new();
-    let text = format!(
-        "{}{}{}",
-        header(),
-        talker("alpha", ""),
-        talker("beta", ", namespace: swarm")
-    );
+    let text = format!("{}{}{}", header(), talker("alpha", ""), talker("beta", ", namespace: swarm"));
     setup.write("two.launch.yaml", &text);
     let run = setup.start(&["two.launch.yaml"]);
     setup.wait_for("alpha.ready");
@@ -206,27 +179,15 @@ fn sigint_reaches_every_child_and_the_launcher_exits_zero() {
     assert!(stdout.contains("[talker-1] alpha ready"), "{stdout}");
     assert!(stdout.contains("[talker-2] beta ready"), "{stdout}");
     assert!(stderr.contains("[talker-2] beta to stderr"), "{stderr}");
-    assert!(
-        stderr.contains("[launcher] shutting down (SIGINT received)"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("[launcher] process 'talker-1' exited with code 0"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("[launcher]   talker-2: exited with code 0, ran"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("[launcher] shutting down (SIGINT received)"), "{stderr}");
+    assert!(stderr.contains("[launcher] process 'talker-1' exited with code 0"), "{stderr}");
+    assert!(stderr.contains("[launcher]   talker-2: exited with code 0, ran"), "{stderr}");
 }
 
 #[test]
 fn sigterm_is_forwarded_as_sigterm() {
     let setup = Setup::new();
-    setup.write(
-        "one.launch.yaml",
-        &format!("{}{}", header(), talker("alpha", "")),
-    );
+    setup.write("one.launch.yaml", &format!("{}{}", header(), talker("alpha", "")));
     let run = setup.start(&["one.launch.yaml"]);
     setup.wait_for("alpha.ready");
     run.signal(Signal::SIGTERM);
@@ -247,14 +208,8 @@ fn a_failing_required_node_stops_the_others_and_fails_the_launch() {
     let (status, _, stderr) = setup.start(&["required.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert_eq!(setup.mark("alpha.signal"), "INT");
-    assert!(
-        stderr.contains("[launcher] process 'quitter-2' exited with code 3"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("shutting down (required process 'quitter-2' ended)"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("[launcher] process 'quitter-2' exited with code 3"), "{stderr}");
+    assert!(stderr.contains("shutting down (required process 'quitter-2' ended)"), "{stderr}");
     assert!(stderr.contains("quitter-2: exited with code 3"), "{stderr}");
     // Default output `log`: stderr still reaches the screen.
     assert!(stderr.contains("[quitter-2] quitting with 3"), "{stderr}");
@@ -277,76 +232,44 @@ fn a_required_node_ending_cleanly_ends_the_launch_cleanly() {
 #[test]
 fn a_node_failing_during_the_run_fails_the_launch() {
     let setup = Setup::new();
-    setup.write(
-        "fail.launch.yaml",
-        "launch:\n- node: {pkg: fake, exec: quitter, args: 'marks 4'}\n",
-    );
+    setup.write("fail.launch.yaml", "launch:\n- node: {pkg: fake, exec: quitter, args: 'marks 4'}\n");
     let (status, _, stderr) = setup.start(&["fail.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("process 'quitter-1' exited with code 4"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("process 'quitter-1' exited with code 4"), "{stderr}");
 }
 
 #[test]
 fn a_process_that_cannot_start_stops_the_launch() {
     let setup = Setup::new();
-    let text = format!(
-        "{}{}- node: {{pkg: fake, exec: broken}}\n",
-        header(),
-        talker("alpha", "")
-    );
+    let text = format!("{}{}- node: {{pkg: fake, exec: broken}}\n", header(), talker("alpha", ""));
     setup.write("broken.launch.yaml", &text);
     let run = setup.start(&["broken.launch.yaml"]);
     let (status, _, stderr) = run.finish();
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("process 'broken-2' could not start"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("shutting down (a process could not start)"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("process 'broken-2' could not start"), "{stderr}");
+    assert!(stderr.contains("shutting down (a process could not start)"), "{stderr}");
     assert!(stderr.contains("broken-2: failed to start"), "{stderr}");
 }
 
 #[test]
 fn stragglers_are_killed_after_the_shutdown_timeout() {
     let setup = Setup::new();
-    setup.write(
-        "stubborn.launch.yaml",
-        "launch:\n- node: {pkg: fake, exec: stubborn, args: marks, output: screen}\n",
-    );
+    setup.write("stubborn.launch.yaml", "launch:\n- node: {pkg: fake, exec: stubborn, args: marks, output: screen}\n");
     let run = setup.start(&["--shutdown-timeout", "0.5", "stubborn.launch.yaml"]);
     setup.wait_for("stubborn.ready");
     let sent = Instant::now();
     run.signal(Signal::SIGINT);
     let (status, _, stderr) = run.finish();
-    assert!(
-        sent.elapsed() < Duration::from_secs(5),
-        "took {:?}",
-        sent.elapsed()
-    );
+    assert!(sent.elapsed() < Duration::from_secs(5), "took {:?}", sent.elapsed());
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("shutdown timeout of 0.5 s passed: sending SIGKILL to 'stubborn-1'"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("killed by signal SIGKILL (after the shutdown timeout)"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("shutdown timeout of 0.5 s passed: sending SIGKILL to 'stubborn-1'"), "{stderr}");
+    assert!(stderr.contains("killed by signal SIGKILL (after the shutdown timeout)"), "{stderr}");
 }
 
 #[test]
 fn respawn_restarts_until_shutdown() {
     let setup = Setup::new();
-    setup.write(
-        "respawn.launch.yaml",
-        "launch:\n- node: {pkg: fake, exec: counter, args: marks, respawn: 'true', respawn_delay: 0.1}\n",
-    );
+    setup.write("respawn.launch.yaml", "launch:\n- node: {pkg: fake, exec: counter, args: marks, respawn: 'true', respawn_delay: 0.1}\n");
     let run = setup.start(&["respawn.launch.yaml"]);
     let deadline = Instant::now() + TIMEOUT;
     while setup.mark("runs").lines().count() < 3 {
@@ -356,46 +279,28 @@ fn respawn_restarts_until_shutdown() {
     run.signal(Signal::SIGINT);
     let (status, _, stderr) = run.finish();
     assert_eq!(status.code(), Some(0), "{stderr}");
-    assert!(
-        stderr.contains("respawning 'counter-1' in 0.1 s"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("respawning 'counter-1' in 0.1 s"), "{stderr}");
     assert!(stderr.contains("starts"), "{stderr}");
 }
 
 #[test]
 fn malformed_file_fails_with_file_and_line() {
     let setup = Setup::new();
-    setup.write(
-        "bad.launch.yaml",
-        "launch:\n- arg: {name: a, default: x}\n- node:\n    pkg: fake\n    name: n\n",
-    );
+    setup.write("bad.launch.yaml", "launch:\n- arg: {name: a, default: x}\n- node:\n    pkg: fake\n    name: n\n");
     let (status, stdout, stderr) = setup.start(&["bad.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(2));
     assert!(stdout.is_empty(), "{stdout}");
-    assert_eq!(
-        stderr.trim(),
-        "[launcher] error: bad.launch.yaml:4:5: `node` is missing required attribute `exec`"
-    );
+    assert_eq!(stderr.trim(), "[launcher] error: bad.launch.yaml:4:5: `node` is missing required attribute `exec`");
 
-    setup.write(
-        "syntax.launch.yaml",
-        "launch:\n- node: {pkg: fake, exec: talker\n",
-    );
+    setup.write("syntax.launch.yaml", "launch:\n- node: {pkg: fake, exec: talker\n");
     let (status, _, stderr) = setup.start(&["syntax.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(2));
     assert!(stderr.contains("syntax.launch.yaml:3:"), "{stderr}");
 
-    setup.write(
-        "args.launch.yaml",
-        "launch:\n- arg: {name: a, default: x}\n",
-    );
+    setup.write("args.launch.yaml", "launch:\n- arg: {name: a, default: x}\n");
     let (status, _, stderr) = setup.start(&["args.launch.yaml", "b:=1"]).finish();
     assert_eq!(status.code(), Some(2));
-    assert!(
-        stderr.contains("unknown launch argument(s) b: args.launch.yaml declares a"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("unknown launch argument(s) b: args.launch.yaml declares a"), "{stderr}");
 }
 
 #[test]
@@ -406,53 +311,29 @@ fn print_and_show_args() {
     setup.write("cam.launch.yaml", text);
     let (status, stdout, _) = setup.start(&["--show-args", "cam.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(0));
-    assert!(
-        stdout.contains("    'rate':\n        frames per second\n        (default: '30')\n"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("    'robots':\n        no description given\n        (required)\n"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("    'rate':\n        frames per second\n        (default: '30')\n"), "{stdout}");
+    assert!(stdout.contains("    'robots':\n        no description given\n        (required)\n"), "{stdout}");
 
-    let (status, stdout, stderr) = setup
-        .start(&["--print", "cam.launch.yaml", "robots:=2", "rate:=15"])
-        .finish();
+    let (status, stdout, stderr) = setup.start(&["--print", "cam.launch.yaml", "robots:=2", "rate:=15"]).finish();
     assert_eq!(status.code(), Some(0), "{stderr}");
     let exe = setup.dir.path().join("install/lib/fake/talker");
     let command = stdout.lines().nth(1).unwrap();
-    let expected_start = format!(
-        "{} --ros-args -r '__node:=cam' --params-file ",
-        exe.display()
-    );
+    let expected_start = format!("{} --ros-args -r '__node:=cam' --params-file ", exe.display());
     assert!(command.starts_with(&expected_start), "{stdout}");
     let params_file = command.rsplit(' ').next().unwrap();
     let params = std::fs::read_to_string(params_file).unwrap();
-    assert!(
-        params.contains("\"/**\":\n  ros__parameters:\n    \"rate\": 15\n"),
-        "{params}"
-    );
+    assert!(params.contains("\"/**\":\n  ros__parameters:\n    \"rate\": 15\n"), "{params}");
     std::fs::remove_dir_all(Path::new(params_file).parent().unwrap()).unwrap();
 
     let (status, _, stderr) = setup.start(&["--print", "cam.launch.yaml"]).finish();
     assert_eq!(status.code(), Some(2));
-    assert!(
-        stderr.contains("cam.launch.yaml:3:3: required launch argument 'robots' was not provided"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("cam.launch.yaml:3:3: required launch argument 'robots' was not provided"), "{stderr}");
 }
 
 #[test]
 fn output_log_goes_to_the_launch_log() {
     let setup = Setup::new();
-    setup.write(
-        "log.launch.yaml",
-        &format!(
-            "{}{}",
-            header(),
-            talker("alpha", "").replace(", output: screen", "")
-        ),
-    );
+    setup.write("log.launch.yaml", &format!("{}{}", header(), talker("alpha", "").replace(", output: screen", "")));
     let run = setup.start(&["log.launch.yaml"]);
     setup.wait_for("alpha.ready");
     run.signal(Signal::SIGINT);
@@ -460,16 +341,10 @@ fn output_log_goes_to_the_launch_log() {
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(!stdout.contains("alpha ready"), "{stdout}");
     assert!(stderr.contains("[talker-1] alpha to stderr"), "{stderr}");
-    let logs: Vec<PathBuf> = std::fs::read_dir(setup.dir.path().join("logs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let logs: Vec<PathBuf> = std::fs::read_dir(setup.dir.path().join("logs")).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(logs.len(), 1);
     let log = std::fs::read_to_string(logs[0].join("launch.log")).unwrap();
-    assert!(
-        log.contains("[talker-1] alpha ready") && log.contains("[talker-1] alpha to stderr"),
-        "{log}"
-    );
+    assert!(log.contains("[talker-1] alpha ready") && log.contains("[talker-1] alpha to stderr"), "{log}");
 }
 
 #[test]
@@ -478,27 +353,15 @@ fn calibrate_runs_the_tool_next_to_flotilla_with_the_arguments_unchanged() {
     let flotilla = dir.path().join("flotilla");
     std::fs::copy(env!("CARGO_BIN_EXE_flotilla"), &flotilla).unwrap();
     // Without the tool: a clear error naming it.
-    let out = Command::new(&flotilla)
-        .args(["calibrate", "run"])
-        .output()
-        .unwrap();
+    let out = Command::new(&flotilla).args(["calibrate", "run"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("flotilla-calibrate") && stderr.contains("cargo build"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("flotilla-calibrate") && stderr.contains("cargo build"), "{stderr}");
     // With it: flags (even --help) reach it, and its exit code is flotilla's.
     let tool = dir.path().join("flotilla-calibrate");
     std::fs::write(&tool, "#!/bin/sh\necho \"args: $*\"\nexit 3\n").unwrap();
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = Command::new(&flotilla)
-        .args(["calibrate", "run", "--recording", "a b.csv", "--help"])
-        .output()
-        .unwrap();
+    let out = Command::new(&flotilla).args(["calibrate", "run", "--recording", "a b.csv", "--help"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "args: run --recording a b.csv --help"
-    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "args: run --recording a b.csv --help");
 }

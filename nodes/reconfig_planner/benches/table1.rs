@@ -102,7 +102,13 @@ fn plot(path: &Path, optimal: &[Vec<f64>], weighted: &[Vec<f64>], weight: f64) -
             .label(label)
             .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())
 }
 

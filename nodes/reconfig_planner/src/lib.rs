@@ -22,10 +22,9 @@ pub mod wire;
 
 pub use lattice::{Cell, CellCode, Dims, Lattice, LatticeError, MAX_CELLS};
 pub use planner::{
-    plan, Budget, BudgetLimit, LatticeRole, Plan, PlanError, PlanRequest, RequestError, SearchStats, VerifyError,
-    MAX_ROBOTS,
+    plan, Budget, BudgetLimit, LatticeRole, Plan, PlanError, PlanRequest, RequestError, SearchStats, VerifyError, MAX_ROBOTS,
 };
-pub use rules::{all_steps, replay, StepOption, Action, ActionCosts, ActionKind, CostError, Replay, ReplayError, StepError};
+pub use rules::{all_steps, replay, Action, ActionCosts, ActionKind, CostError, Replay, ReplayError, StepError, StepOption};
 pub use search::HeuristicKind;
 pub use task::{Task, TaskError};
 pub use wire::{msgs_to_steps, steps_to_msgs, ActionMsg, LatticeMsg, WireError};

@@ -426,22 +426,15 @@ fn plan_with<const W: usize>(request: &PlanRequest) -> Result<Plan, PlanError> {
     let (start, goal) = (&request.start, &request.goal);
     let problem = Problem {
         geometry: Geometry::<W>::new(start.dims()),
-        start: State {
-            blocks: bits_of(start, start.block_cells()),
-            robots: bits_of(start, start.robots().iter().copied()),
-        },
+        start: State { blocks: bits_of(start, start.block_cells()), robots: bits_of(start, start.robots().iter().copied()) },
         goal_blocks: bits_of(goal, goal.block_cells()),
         goal_robots: (!goal.robots().is_empty()).then(|| bits_of(goal, goal.robots().iter().copied())),
         costs: request.costs,
     };
     let mut stats = SearchStats::default();
     let weight_permille = (request.weight * 1000.0).round() as u32;
-    let settings = SearchSettings {
-        heuristic: request.heuristic,
-        weight_permille,
-        decompose_above: request.decompose_above,
-        budget: request.budget,
-    };
+    let settings =
+        SearchSettings { heuristic: request.heuristic, weight_permille, decompose_above: request.decompose_above, budget: request.budget };
     match astar(&problem, &settings, &mut stats) {
         Ok(found) => label(start, found, stats),
         Err(Stop::Exhausted) => Err(PlanError::NoPlan { stats }),
@@ -452,8 +445,7 @@ fn plan_with<const W: usize>(request: &PlanRequest) -> Result<Plan, PlanError> {
 
 /// Turns bit-level steps into actions of numbered robots, following each robot.
 fn label<const W: usize>(start: &Lattice, found: Found<W>, stats: SearchStats) -> Result<Plan, PlanError> {
-    let mut positions: Vec<u16> =
-        start.robots().iter().filter_map(|c| start.index(c)).map(|i| i as u16).collect();
+    let mut positions: Vec<u16> = start.robots().iter().filter_map(|c| start.index(c)).map(|i| i as u16).collect();
     let robot_in = |positions: &[u16], cell: u16| {
         positions.iter().position(|&p| p == cell).ok_or_else(|| PlanError::Internal {
             reason: format!("no robot at cell {} while labelling the plan", start.cell_at(cell as usize)),

@@ -145,8 +145,7 @@ impl Task {
     /// Parses task YAML; `origin` names it in errors.
     pub fn from_yaml(text: &str, origin: &str) -> Result<Task, TaskError> {
         let origin = origin.to_string();
-        let file: TaskFile =
-            serde_yaml::from_str(text).map_err(|source| TaskError::Yaml { origin: origin.clone(), source })?;
+        let file: TaskFile = serde_yaml::from_str(text).map_err(|source| TaskError::Yaml { origin: origin.clone(), source })?;
         let lattice = |field: &'static str, picture: &Picture| {
             picture.lattice().map_err(|source| TaskError::Lattice { origin: origin.clone(), field, source })
         };
@@ -172,11 +171,7 @@ impl Task {
     /// The start state with the first `robots` robots of the list.
     pub fn start_with(&self, robots: usize) -> Result<Lattice, TaskError> {
         if robots > self.robots.len() {
-            return Err(TaskError::TooFewRobots {
-                origin: self.origin.clone(),
-                requested: robots,
-                available: self.robots.len(),
-            });
+            return Err(TaskError::TooFewRobots { origin: self.origin.clone(), requested: robots, available: self.robots.len() });
         }
         let mut start = self.start.clone();
         for (index, &cell) in self.robots[..robots].iter().enumerate() {

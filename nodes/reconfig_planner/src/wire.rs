@@ -153,13 +153,8 @@ mod tests {
     #[test]
     fn plan_round_trip_replays() {
         let start = Lattice::from_picture("...\n.1.\n0#.\n").unwrap();
-        let steps = vec![vec![Action {
-            robot: 0,
-            kind: ActionKind::CoopLift,
-            from: Cell::planar(0, 0),
-            to: Cell::planar(0, 1),
-            partner: Some(1),
-        }]];
+        let steps =
+            vec![vec![Action { robot: 0, kind: ActionKind::CoopLift, from: Cell::planar(0, 0), to: Cell::planar(0, 1), partner: Some(1) }]];
         let msgs = steps_to_msgs(&steps);
         assert_eq!(msgs[0].kind, 4);
         assert_eq!(msgs[0].partner, 1);
@@ -171,10 +166,7 @@ mod tests {
     #[test]
     fn rejects_malformed_lists() {
         let msg = ActionMsg { step: 0, robot: 0, kind: 0, from: [0, 0, 0], to: [1, 0, 0], partner: -1 };
-        assert!(matches!(
-            msgs_to_steps(&[ActionMsg { step: 1, ..msg }]),
-            Err(WireError::StepOrder { index: 0, step: 1, previous: -1 })
-        ));
+        assert!(matches!(msgs_to_steps(&[ActionMsg { step: 1, ..msg }]), Err(WireError::StepOrder { index: 0, step: 1, previous: -1 })));
         assert!(matches!(msgs_to_steps(&[ActionMsg { kind: 9, ..msg }]), Err(WireError::UnknownKind { code: 9, .. })));
         assert!(matches!(msgs_to_steps(&[ActionMsg { partner: -3, ..msg }]), Err(WireError::Partner { .. })));
         assert_eq!(msgs_to_steps(&[msg, msg, ActionMsg { step: 1, ..msg }]).unwrap().len(), 2);

@@ -2,8 +2,8 @@
 //! budget", never a hang or a panic.
 
 use reconfig_planner::{
-    plan, ActionCosts, ActionKind, Budget, CostError, BudgetLimit, Cell, Dims, Lattice, LatticeError, LatticeMsg, LatticeRole,
-    PlanError, PlanRequest, RequestError, Task, TaskError, MAX_CELLS,
+    plan, ActionCosts, ActionKind, Budget, BudgetLimit, Cell, CostError, Dims, Lattice, LatticeError, LatticeMsg, LatticeRole, PlanError,
+    PlanRequest, RequestError, Task, TaskError, MAX_CELLS,
 };
 use std::time::Duration;
 

@@ -47,9 +47,7 @@ fn check(start: &Lattice, goal: &Lattice, label: &str) -> u32 {
     let optimum = reference_cost(start, goal, &costs).unwrap_or_else(|| panic!("{label}: reference found no plan"));
     for heuristic in [HeuristicKind::Zero, HeuristicKind::Published, HeuristicKind::Improved] {
         for decompose in DECOMPOSITIONS {
-            let request = PlanRequest::new(start.clone(), goal.clone())
-                .with_heuristic(heuristic)
-                .with_decompose_above(decompose);
+            let request = PlanRequest::new(start.clone(), goal.clone()).with_heuristic(heuristic).with_decompose_above(decompose);
             let label = format!("{label} {heuristic:?} decompose above {decompose}");
             let found = plan(&request).unwrap_or_else(|e| panic!("{label}: {e}"));
             assert_eq!(found.cost, optimum, "{label}: A* cost differs from the exhaustive optimum");

@@ -36,7 +36,8 @@ fn summary_table(labels: &[String], results: &[RunResult]) -> String {
         let (y, sd) = mean_sd(&yields);
         let (lo, hi) = yields.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
         let firsts: Vec<f64> = runs.iter().filter_map(|r| r.summary.first_target_time).collect();
-        let first = if firsts.is_empty() { "none".to_owned() } else { format!("{:.0} ({} of {})", mean_sd(&firsts).0, firsts.len(), runs.len()) };
+        let first =
+            if firsts.is_empty() { "none".to_owned() } else { format!("{:.0} ({} of {})", mean_sd(&firsts).0, firsts.len(), runs.len()) };
         let per_run = |f: &dyn Fn(&RunResult) -> f64| runs.iter().map(|r| f(r)).sum::<f64>() / runs.len() as f64;
         out += &format!(
             "| {label} | {y:.1} % ± {sd:.1} ({lo:.0}-{hi:.0}) | {first} | {:.1} / {:.1} | {:.3} | {:.1} |\n",

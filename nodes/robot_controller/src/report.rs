@@ -34,7 +34,12 @@ pub fn plot_yield_panels(path: &Path, panels: &[(&str, &[YieldCurve])]) -> Resul
     root.present().map_err(|e| err(e.to_string()))
 }
 
-fn draw_panel(area: &DrawingArea<BitMapBackend, plotters::coord::Shift>, title: &str, curves: &[YieldCurve], colour_index: &mut usize) -> Result<(), String> {
+fn draw_panel(
+    area: &DrawingArea<BitMapBackend, plotters::coord::Shift>,
+    title: &str,
+    curves: &[YieldCurve],
+    colour_index: &mut usize,
+) -> Result<(), String> {
     let t_max = curves.iter().filter_map(|c| c.times.last()).copied().fold(1.0, f64::max);
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 24))

@@ -81,5 +81,3 @@ fn the_restarted_robot_lets_go_of_its_bonds() {
     let mine = structures(&run.world().bodies()).into_iter().find(|s| s.members.contains(&id)).unwrap();
     assert_eq!(mine.members, vec![id]);
 }
-
-

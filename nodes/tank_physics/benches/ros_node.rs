@@ -182,9 +182,7 @@ fn main() {
         ("15 Lilies (lily_15)", scenario("lily_15.yaml", "")),
         (
             "200 balls, 1.2 m tank",
-            scenario("pingpong_24.yaml", "")
-                .replace("count: 24", "count: 200")
-                .replace("diameter: 0.6 ", "diameter: 1.2 "),
+            scenario("pingpong_24.yaml", "").replace("count: 24", "count: 200").replace("diameter: 0.6 ", "diameter: 1.2 "),
         ),
     ];
     println!("{:<24} {:>10} {:>12} {:>12} {:>16}", "scenario", "library", "node wall", "node CPU", "states received");
@@ -192,9 +190,6 @@ fn main() {
         let library = in_process_ratio(&params);
         let run = run_node(&params);
         let expected = (SIM_SECONDS * 30.0) as usize;
-        println!(
-            "{label:<24} {library:>9.0}x {:>11.0}x {:>11.0}x {:>9} / {expected}",
-            run.wall_ratio, run.cpu_ratio, run.states_received
-        );
+        println!("{label:<24} {library:>9.0}x {:>11.0}x {:>11.0}x {:>9} / {expected}", run.wall_ratio, run.cpu_ratio, run.states_received);
     }
 }

@@ -72,8 +72,7 @@ fn main() {
     let balls = WorldConfig::default().with_modules(ModuleKind::PingPongBall, 24, "ball");
     report("24 balls, Lily tank", 24, time_run(&balls, false));
 
-    let lilies = WorldConfig { hydro: HydroParams::lily_published(), ..WorldConfig::default() }
-        .with_modules(ModuleKind::Lily, 15, "lily");
+    let lilies = WorldConfig { hydro: HydroParams::lily_published(), ..WorldConfig::default() }.with_modules(ModuleKind::Lily, 15, "lily");
     report("15 Lilies, latches on, Lily tank", 15, time_run(&lilies, true));
 
     for n in [50, 100, 200] {

@@ -49,8 +49,7 @@ mod tests {
     #[test]
     fn msd_by_hand() {
         // One particle moving 1 m per step along x, and one at rest: MSD(tau) = tau^2 / 2.
-        let frames: Vec<Vec<Point2<f64>>> =
-            (0..5).map(|t| vec![Point2::new(t as f64, 0.0), Point2::new(0.0, 3.0)]).collect();
+        let frames: Vec<Vec<Point2<f64>>> = (0..5).map(|t| vec![Point2::new(t as f64, 0.0), Point2::new(0.0, 3.0)]).collect();
         assert_eq!(msd(&frames, 2, 1), vec![0.0, 0.5, 2.0]);
         // A full window must fit.
         assert!(msd(&frames, 5, 1).is_empty());

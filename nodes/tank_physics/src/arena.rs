@@ -109,10 +109,7 @@ fn round_walls(c: &ArenaConfig) -> Vec<WallSegment> {
 fn rect_walls(c: &ArenaConfig) -> Vec<WallSegment> {
     let t = c.wall_thickness;
     let (hx, hy, hz) = (0.5 * c.size_x, 0.5 * c.size_y, 0.5 * c.depth.max(0.05));
-    let wall = |x: f64, y: f64, half: Vector3<f64>| WallSegment {
-        pose: Isometry3::translation(x, y, hz),
-        half_extents: half,
-    };
+    let wall = |x: f64, y: f64, half: Vector3<f64>| WallSegment { pose: Isometry3::translation(x, y, hz), half_extents: half };
     vec![
         wall(hx + 0.5 * t, 0.0, Vector3::new(0.5 * t, hy + t, hz)),
         wall(-hx - 0.5 * t, 0.0, Vector3::new(0.5 * t, hy + t, hz)),

@@ -87,11 +87,7 @@ impl Default for ArticulatedOptions {
             revolute_controller: FiveIntervalController::revolute(),
             friction: 0.5,
             motor_damping: 100.0,
-            collision_groups: InteractionGroups::new(
-                Group::GROUP_2,
-                Group::ALL.difference(Group::GROUP_2),
-                InteractionTestMode::And,
-            ),
+            collision_groups: InteractionGroups::new(Group::GROUP_2, Group::ALL.difference(Group::GROUP_2), InteractionTestMode::And),
         }
     }
 }
@@ -190,11 +186,9 @@ pub struct ArticulatedRobot {
 /// vectors), so a joint's free axes are its frame's x (and y).
 fn joint_axes(axis: &Vector3<f64>, axis2: Option<&Vector3<f64>>) -> UnitQuaternion<f64> {
     match axis2 {
-        Some(y) => UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[
-            *axis,
-            *y,
-            axis.cross(y),
-        ]))),
+        Some(y) => {
+            UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[*axis, *y, axis.cross(y)])))
+        }
         None => UnitQuaternion::rotation_between(&Vector3::x(), axis)
             // Only x -> -x has no unique shortest rotation: turn half a circle about z.
             .unwrap_or_else(|| UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::PI)),
@@ -203,14 +197,11 @@ fn joint_axes(axis: &Vector3<f64>, axis2: Option<&Vector3<f64>>) -> UnitQuaterni
 
 fn shape(geometry: &Geometry) -> (SharedShape, Isometry3<f64>) {
     match *geometry {
-        Geometry::Box { size } => {
-            (SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z), Isometry3::identity())
-        }
+        Geometry::Box { size } => (SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z), Isometry3::identity()),
         // Rapier's cylinder axis is y; the models' is z.
-        Geometry::Cylinder { radius, length } => (
-            SharedShape::cylinder(0.5 * length, radius),
-            Isometry3::rotation(Vector3::x() * std::f64::consts::FRAC_PI_2),
-        ),
+        Geometry::Cylinder { radius, length } => {
+            (SharedShape::cylinder(0.5 * length, radius), Isometry3::rotation(Vector3::x() * std::f64::consts::FRAC_PI_2))
+        }
         Geometry::Sphere { radius } => (SharedShape::ball(radius), Isometry3::identity()),
     }
 }
@@ -231,11 +222,7 @@ impl ArticulatedRobot {
         for joint in &model.joints {
             for link in [&joint.parent, &joint.child] {
                 if model.link(link).is_none() {
-                    return Err(ArticulatedError::UnknownLink {
-                        model: name,
-                        joint: joint.name.clone(),
-                        link: link.clone(),
-                    });
+                    return Err(ArticulatedError::UnknownLink { model: name, joint: joint.name.clone(), link: link.clone() });
                 }
             }
         }
@@ -261,11 +248,7 @@ impl ArticulatedRobot {
             if fixed && link.inertial.is_none() && link.collisions.is_empty() {
                 // A massless frame: nothing to simulate; nothing may hang from it.
                 if let Some(j) = model.joints.iter().find(|j| j.parent == *link_name) {
-                    return Err(ArticulatedError::JointOnFrame {
-                        model: name,
-                        joint: j.name.clone(),
-                        parent: link_name.clone(),
-                    });
+                    return Err(ArticulatedError::JointOnFrame { model: name, joint: j.name.clone(), parent: link_name.clone() });
                 }
                 continue;
             }
@@ -375,11 +358,7 @@ impl ArticulatedRobot {
 
     /// The rigid body of a link.
     pub fn body(&self, link: &str) -> Result<RigidBodyHandle, ArticulatedError> {
-        self.bodies
-            .iter()
-            .find(|(n, _)| n == link)
-            .map(|(_, h)| *h)
-            .ok_or_else(|| ArticulatedError::UnknownBody(link.to_owned()))
+        self.bodies.iter().find(|(n, _)| n == link).map(|(_, h)| *h).ok_or_else(|| ArticulatedError::UnknownBody(link.to_owned()))
     }
 
     /// World pose of a link's frame.
@@ -416,11 +395,7 @@ impl ArticulatedRobot {
 
     /// Sets the position a joint coordinate is driven to, m or rad (within its limits).
     pub fn set_target(&mut self, name: &str, target: f64) -> Result<(), ArticulatedError> {
-        let c = self
-            .coordinates
-            .iter_mut()
-            .find(|j| j.name == name)
-            .ok_or_else(|| ArticulatedError::UnknownJoint(name.to_owned()))?;
+        let c = self.coordinates.iter_mut().find(|j| j.name == name).ok_or_else(|| ArticulatedError::UnknownJoint(name.to_owned()))?;
         let JointLimits { lower, upper, .. } = c.limits;
         if !(lower..=upper).contains(&target) {
             return Err(ArticulatedError::TargetOutOfRange { joint: name.to_owned(), target, lower, upper });

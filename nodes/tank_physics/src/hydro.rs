@@ -124,9 +124,7 @@ pub fn drag(
     let horizontal = |v: Vector3<f64>| Vector3::new(v.x, v.y, 0.0);
     match model {
         DragModel::None => (Vector3::zeros(), Vector3::zeros()),
-        DragModel::Isotropic { area, c } => {
-            (quadratic_drag(horizontal(linvel - v_flow), *area, *c, kf, rho), Vector3::zeros())
-        }
+        DragModel::Isotropic { area, c } => (quadratic_drag(horizontal(linvel - v_flow), *area, *c, kf, rho), Vector3::zeros()),
         DragModel::Faces { sections, c } => {
             let mut force = Vector3::zeros();
             let mut torque = Vector3::zeros();

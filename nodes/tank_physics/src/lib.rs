@@ -15,8 +15,8 @@
 //! ```
 
 pub mod analysis;
-pub mod articulated;
 pub mod arena;
+pub mod articulated;
 pub mod config;
 pub mod flow;
 pub mod hydro;

@@ -46,11 +46,7 @@ impl Sim {
         let mut colliders = ColliderSet::new();
         let mut impulse_joints = ImpulseJointSet::new();
         let floor = bodies.insert(RigidBodyBuilder::fixed().translation(Vector3::new(0.0, 0.0, -0.05)).build());
-        colliders.insert_with_parent(
-            ColliderBuilder::cuboid(2.0, 2.0, 0.05).friction(GRIP).build(),
-            floor,
-            &mut bodies,
-        );
+        colliders.insert_with_parent(ColliderBuilder::cuboid(2.0, 2.0, 0.05).friction(GRIP).build(), floor, &mut bodies);
         let robot = ArticulatedRobot::build(
             model,
             Isometry3::translation(0.0, 0.0, 0.0201),
@@ -270,21 +266,14 @@ fn universal_joint_turns_the_robot() {
     sim.targets(&[("universal_0_axis1", 0.0), ("prismatic_0", 0.0)]);
     sim.run_to_targets(10.0);
     let turned = sim.heading("base_link") - heading0;
-    eprintln!(
-        "turn: body {turned:.5} rad, gripping head moved {:.5} rad",
-        sim.heading("head_front") - heading0 - angle
-    );
+    eprintln!("turn: body {turned:.5} rad, gripping head moved {:.5} rad", sim.heading("head_front") - heading0 - angle);
     assert!((turned - angle).abs() < 0.1 * angle, "turned {turned} rad, expected {angle}");
     // The pitch axes held (within the solver's compliance): the robot still lies flat.
     for joint in ["universal_0_axis2", "universal_1_axis2"] {
         assert!(sim.joint(joint).abs() <= 0.01, "{joint} at {}", sim.joint(joint));
     }
     // The gripping head held still while the body swung round to it.
-    assert!(
-        (sim.heading("head_front") - heading0 - angle).abs() < 0.01,
-        "head slipped to {}",
-        sim.heading("head_front")
-    );
+    assert!((sim.heading("head_front") - heading0 - angle).abs() < 0.01, "head slipped to {}", sim.heading("head_front"));
 }
 
 #[test]
@@ -292,15 +281,9 @@ fn bad_models_and_requests_are_named() {
     let mut model = module_model(ModuleKind::MolemodRobot);
     model.joints[0].child = "wheel".into();
     let (mut bodies, mut colliders, mut joints) = (RigidBodySet::new(), ColliderSet::new(), ImpulseJointSet::new());
-    let err = ArticulatedRobot::build(
-        &model,
-        Isometry3::identity(),
-        ArticulatedOptions::default(),
-        &mut bodies,
-        &mut colliders,
-        &mut joints,
-    )
-    .unwrap_err();
+    let err =
+        ArticulatedRobot::build(&model, Isometry3::identity(), ArticulatedOptions::default(), &mut bodies, &mut colliders, &mut joints)
+            .unwrap_err();
     assert!(matches!(&err, ArticulatedError::UnknownLink { link, .. } if link == "wheel"), "{err}");
     assert!(err.to_string().contains("molemod_robot"), "{err}");
 

@@ -25,14 +25,16 @@ fn same_seed_is_bit_identical_and_another_seed_differs() {
     let a = run(balls(24), 11, 400);
     let b = run(balls(24), 11, 400);
     let c = run(balls(24), 12, 400);
-    assert!(a.iter().zip(&b).all(|(p, q)| p.0.to_bits() == q.0.to_bits() && p.1.to_bits() == q.1.to_bits() && p.2.to_bits() == q.2.to_bits()));
+    assert!(a
+        .iter()
+        .zip(&b)
+        .all(|(p, q)| p.0.to_bits() == q.0.to_bits() && p.1.to_bits() == q.1.to_bits() && p.2.to_bits() == q.2.to_bits()));
     assert_ne!(a, c);
 }
 
 #[test]
 fn lilies_are_deterministic_too() {
-    let cfg = WorldConfig { hydro: HydroParams::lily_published(), ..WorldConfig::default() }
-        .with_modules(ModuleKind::Lily, 15, "lily");
+    let cfg = WorldConfig { hydro: HydroParams::lily_published(), ..WorldConfig::default() }.with_modules(ModuleKind::Lily, 15, "lily");
     assert_eq!(run(cfg.clone(), 3, 200), run(cfg, 3, 200));
 }
 
@@ -53,7 +55,8 @@ fn bodies_stay_at_their_draft_inside_the_tank_and_move() {
         assert!(r < 0.3 - 0.015 + 0.003, "{} at r = {r}", b.name);
         assert!(b.linvel.iter().all(|v| v.is_finite()));
     }
-    let moved: f64 = start.iter().zip(&end).map(|(a, b)| (a.pose.translation.vector - b.pose.translation.vector).norm()).sum::<f64>() / 24.0;
+    let moved: f64 =
+        start.iter().zip(&end).map(|(a, b)| (a.pose.translation.vector - b.pose.translation.vector).norm()).sum::<f64>() / 24.0;
     assert!(moved > 0.02, "mean displacement {moved} m");
     let ids: Vec<u32> = end.iter().map(|b| b.id).collect();
     assert_eq!(ids, (0..24).collect::<Vec<_>>());

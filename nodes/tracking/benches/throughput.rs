@@ -7,8 +7,8 @@
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use std::time::Duration;
 use std::hint::black_box;
+use std::time::Duration;
 use tracking::accuracy::{HarnessConfig, StirringConfig, SyntheticStirring};
 use tracking::{Arena, CameraModel, ImageView, RenderOptions, Renderer, SceneObject, Tracker};
 
@@ -127,12 +127,8 @@ fn bench_renderer(c: &mut Criterion<ThreadCpuTime>) {
         let objects = truth(&case, 0);
         for (setting, options) in [("clean", RenderOptions::default()), ("degraded", HarnessConfig::degraded().render)] {
             let mut renderer = Renderer::new(case.arena, case.camera.clone(), options).expect("valid renderer");
-            group.bench_function(format!("{}_{}_rgb8", case.name, setting), |b| {
-                b.iter(|| black_box(renderer.render_rgb(&objects, 0)))
-            });
-            group.bench_function(format!("{}_{}_mono8", case.name, setting), |b| {
-                b.iter(|| black_box(renderer.render_gray(&objects, 0)))
-            });
+            group.bench_function(format!("{}_{}_rgb8", case.name, setting), |b| b.iter(|| black_box(renderer.render_rgb(&objects, 0))));
+            group.bench_function(format!("{}_{}_mono8", case.name, setting), |b| b.iter(|| black_box(renderer.render_gray(&objects, 0))));
         }
     }
     group.finish();

@@ -40,9 +40,7 @@ impl Arena {
     pub fn boundary_distance(&self, x: f64, y: f64, grow: f64) -> f64 {
         match *self {
             Arena::RoundTank { radius } => (x * x + y * y).sqrt() - (radius + grow),
-            Arena::Rectangle { size_x, size_y } => {
-                (x.abs() - (size_x / 2.0 + grow)).max(y.abs() - (size_y / 2.0 + grow))
-            }
+            Arena::Rectangle { size_x, size_y } => (x.abs() - (size_x / 2.0 + grow)).max(y.abs() - (size_y / 2.0 + grow)),
         }
     }
 }

@@ -137,8 +137,7 @@ impl CameraNodeConfig {
         if !(raw.mount.height.is_finite() && raw.mount.height > 0.0) {
             return Err(ParamError::invalid("mount.height", format!("must be > 0 m above the water, got {}", raw.mount.height)));
         }
-        let mut camera = CameraModel::covering(&arena, raw.width, raw.height, raw.mount.height, raw.margin)
-            .with_distortion(raw.distortion);
+        let mut camera = CameraModel::covering(&arena, raw.width, raw.height, raw.mount.height, raw.margin).with_distortion(raw.distortion);
         camera.mount = raw.mount;
         camera.validate().map_err(|e| ParamError::invalid(camera_key(&e), e))?;
         raw.render.validate().map_err(|e| ParamError::invalid(render_key(&e), e))?;
@@ -245,7 +244,10 @@ impl TrackerNodeConfig {
             return Err(ParamError::invalid("plane_z", "must be finite"));
         }
         if !(raw.warn_interval.is_finite() && raw.warn_interval >= 0.0) {
-            return Err(ParamError::invalid("warn_interval", format!("must be a finite number of seconds >= 0, got {}", raw.warn_interval)));
+            return Err(ParamError::invalid(
+                "warn_interval",
+                format!("must be a finite number of seconds >= 0, got {}", raw.warn_interval),
+            ));
         }
         Ok(Self {
             image_topic: non_empty("image_topic", raw.image_topic)?,

@@ -270,9 +270,8 @@ impl ReplayTimeline {
     /// `start_time + k / rate`.
     pub fn new(frames: usize, recorded: Option<Vec<f64>>, start_time: f64, rate: f64) -> Self {
         let period = 1.0 / rate;
-        let stamps = recorded
-            .filter(|s| s.len() == frames)
-            .unwrap_or_else(|| (0..frames).map(|k| start_time + k as f64 * period).collect());
+        let stamps =
+            recorded.filter(|s| s.len() == frames).unwrap_or_else(|| (0..frames).map(|k| start_time + k as f64 * period).collect());
         Self { stamps, period }
     }
 

@@ -119,9 +119,8 @@ mod tests {
     #[test]
     fn setup_errors_name_the_setting() {
         let camera = CameraModel::lily_tank_default();
-        let err = Tracker::new(camera.clone(), DetectorConfig { edge_margin: 0, ..Default::default() }, TrackerConfig::default())
-            .err()
-            .unwrap();
+        let err =
+            Tracker::new(camera.clone(), DetectorConfig { edge_margin: 0, ..Default::default() }, TrackerConfig::default()).err().unwrap();
         assert!(err.to_string().contains("edge_margin"), "{err}");
         let err = Tracker::new(camera, DetectorConfig::default(), TrackerConfig { max_gate_distance: 0.001, ..Default::default() })
             .err()

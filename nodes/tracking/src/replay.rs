@@ -129,8 +129,7 @@ pub fn save_gray_frame(dir: impl AsRef<Path>, index: u64, image: &GrayImage) -> 
 /// Writes `dir/camera.yaml` so a replay uses the same camera model as the recording.
 pub fn write_camera(dir: impl AsRef<Path>, camera: &CameraModel) -> Result<(), ReplayError> {
     let path = dir.as_ref().join(CAMERA_FILE);
-    let text = serde_yaml::to_string(camera)
-        .map_err(|e| ReplayError::CameraFileFormat { path: path.clone(), message: e.to_string() })?;
+    let text = serde_yaml::to_string(camera).map_err(|e| ReplayError::CameraFileFormat { path: path.clone(), message: e.to_string() })?;
     std::fs::write(&path, text).map_err(|source| ReplayError::CameraFileIo { path, source })
 }
 
@@ -206,10 +205,7 @@ pub fn read_stamps(dir: impl AsRef<Path>, paths: &[PathBuf]) -> Result<Option<Ve
         };
         stamps.insert(file, stamp);
     }
-    Ok(paths
-        .iter()
-        .map(|p| p.file_name().and_then(|n| stamps.get(n.to_string_lossy().as_ref()).copied()))
-        .collect())
+    Ok(paths.iter().map(|p| p.file_name().and_then(|n| stamps.get(n.to_string_lossy().as_ref()).copied())).collect())
 }
 
 /// Sort key that orders digit runs by value: "f2" < "f10".

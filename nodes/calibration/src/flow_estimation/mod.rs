@@ -48,7 +48,9 @@ impl Default for DragModel {
 impl DragModel {
     /// Errors unless every constant is finite and > 0.
     pub fn validate(&self) -> Result<(), CalibrationError> {
-        for (name, value) in [("mass", self.mass), ("water_density", self.water_density), ("area", self.area), ("drag_coefficient", self.drag_coefficient)] {
+        for (name, value) in
+            [("mass", self.mass), ("water_density", self.water_density), ("area", self.area), ("drag_coefficient", self.drag_coefficient)]
+        {
             if !(value.is_finite() && value > 0.0) {
                 return Err(CalibrationError::Setting(format!("drag.{name} must be > 0, got {value}")));
             }
@@ -89,7 +91,14 @@ pub struct FlowEstimationSettings {
 impl Default for FlowEstimationSettings {
     fn default() -> Self {
         let d = DifferentiationSettings::default();
-        Self { grid: GridSpec::default(), drag: DragModel::default(), half_window: d.half_window, max_gap: d.max_gap, significance: 0.05, min_test_samples: 8 }
+        Self {
+            grid: GridSpec::default(),
+            drag: DragModel::default(),
+            half_window: d.half_window,
+            max_gap: d.max_gap,
+            significance: 0.05,
+            min_test_samples: 8,
+        }
     }
 }
 
@@ -129,7 +138,8 @@ impl FlowFieldEstimate {
     /// The estimate as the physics' flow-field grid (load it with `FlowGrid::read_csv`
     /// after [`FlowGrid::write_csv`]).
     pub fn to_flow_grid(&self) -> Result<FlowGrid, CalibrationError> {
-        let mut grid = FlowGrid::new(self.grid.nx, self.grid.ny, GridExtent::centred_square(self.grid.side)).map_err(|e| CalibrationError::Setting(e.to_string()))?;
+        let mut grid = FlowGrid::new(self.grid.nx, self.grid.ny, GridExtent::centred_square(self.grid.side))
+            .map_err(|e| CalibrationError::Setting(e.to_string()))?;
         for (slot, cell) in grid.cells_mut().iter_mut().zip(&self.cells) {
             *slot = FlowCell { mean: cell.mean, std: cell.std, count: cell.count };
         }
@@ -143,7 +153,10 @@ impl FlowFieldEstimate {
         let dx = self.grid.side / self.grid.nx as f64;
         let dy = self.grid.side / self.grid.ny as f64;
         for (i, cell) in self.cells.iter().enumerate() {
-            let centre = Point2::new(-0.5 * self.grid.side + ((i % self.grid.nx) as f64 + 0.5) * dx, -0.5 * self.grid.side + ((i / self.grid.nx) as f64 + 0.5) * dy);
+            let centre = Point2::new(
+                -0.5 * self.grid.side + ((i % self.grid.nx) as f64 + 0.5) * dx,
+                -0.5 * self.grid.side + ((i / self.grid.nx) as f64 + 0.5) * dy,
+            );
             let Some(known) = truth.sample_cell(centre) else { continue };
             if cell.count < min_count.max(1) {
                 continue;
@@ -185,7 +198,10 @@ pub struct FlowComparison {
 }
 
 /// Estimates the flow field from ball recordings, pooling all of them.
-pub fn estimate_flow_field(recordings: &[TrajectoryRecording], settings: &FlowEstimationSettings) -> Result<FlowFieldEstimate, CalibrationError> {
+pub fn estimate_flow_field(
+    recordings: &[TrajectoryRecording],
+    settings: &FlowEstimationSettings,
+) -> Result<FlowFieldEstimate, CalibrationError> {
     settings.grid.validate()?;
     settings.drag.validate()?;
     if !(settings.significance > 0.0 && settings.significance < 1.0) {

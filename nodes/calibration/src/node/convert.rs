@@ -50,7 +50,8 @@ pub fn job_result(summary: &JobSummary) -> Calibrate::Result {
             f.checkpoint.display()
         )
     };
-    let files = [&f.fitness_history, &f.msd_table, &f.msd_plot, &f.fitness_plot, &f.occupancy_plot, &f.velocity_plot, &f.summary, &f.checkpoint];
+    let files =
+        [&f.fitness_history, &f.msd_table, &f.msd_plot, &f.fitness_plot, &f.occupancy_plot, &f.velocity_plot, &f.summary, &f.checkpoint];
     Calibrate::Result {
         success: summary.completed,
         message,
@@ -63,7 +64,11 @@ pub fn job_result(summary: &JobSummary) -> Calibrate::Result {
 
 /// The service request as a library request.
 pub fn flow_request(req: &EstimateFlowField::Request) -> FlowFieldRequest {
-    FlowFieldRequest { recordings: req.recordings.iter().map(PathBuf::from).collect(), output_file: optional_path(&req.output_file), cells: req.cells as usize }
+    FlowFieldRequest {
+        recordings: req.recordings.iter().map(PathBuf::from).collect(),
+        output_file: optional_path(&req.output_file),
+        cells: req.cells as usize,
+    }
 }
 
 /// A successful estimation.

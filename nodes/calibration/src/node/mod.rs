@@ -63,9 +63,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let mut node = startup.create_node()?;
     let goals = node.create_action_server::<Calibrate::Action>("~/calibrate")?;
     let flow_requests = node.create_service::<EstimateFlowField::Service>("~/estimate_flow_field", QosProfile::default())?;
-    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
-        NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
-    })?;
+    let mut updates =
+        LiveParams::serve(&mut node, &startup.params, |tree| NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let (settings_tx, settings_rx) = watch::channel(settings.clone());
@@ -108,11 +107,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     }
     spinner.stop();
     drop(node);
-    Ok(format!(
-        "summary: {} calibration goals run in {:.1} s",
-        finished.load(Ordering::Relaxed),
-        started.elapsed().as_secs_f64()
-    ))
+    Ok(format!("summary: {} calibration goals run in {:.1} s", finished.load(Ordering::Relaxed), started.elapsed().as_secs_f64()))
 }
 
 /// Accepts and at once aborts a goal, so the client sees `reason`.
@@ -168,7 +163,8 @@ async fn serve_goals(
         };
         let pso = &job.settings.calibration.pso;
         info!(out_dir = %job.out_dir.display(), iterations = pso.iterations, swarm_size = pso.swarm_size, seed = pso.seed, "calibration goal accepted");
-        let handle = ActiveJob { out_dir: job.out_dir.clone(), iterations: pso.iterations, iteration: Arc::default(), cancel: Arc::default() };
+        let handle =
+            ActiveJob { out_dir: job.out_dir.clone(), iterations: pso.iterations, iteration: Arc::default(), cancel: Arc::default() };
         set_active(&slot, Some(handle.clone()));
         let (slot, finished) = (slot.clone(), finished.clone());
         tokio::spawn(async move {
@@ -243,7 +239,12 @@ async fn run_goal(
     }
     let sent = match worker.await {
         Ok(Ok(summary)) if summary.completed => {
-            info!(best_fitness = summary.best_fitness, relative_msd_error = summary.relative_msd_error, wall_time_s = summary.wall_time, "calibration goal done");
+            info!(
+                best_fitness = summary.best_fitness,
+                relative_msd_error = summary.relative_msd_error,
+                wall_time_s = summary.wall_time,
+                "calibration goal done"
+            );
             goal.succeed(convert::job_result(&summary))
         }
         Ok(Ok(summary)) if cancel_requested => goal.cancel(convert::job_result(&summary)),
@@ -263,7 +264,10 @@ async fn run_goal(
     }
 }
 
-async fn serve_flow_fields(mut requests: impl Stream<Item = r2r::ServiceRequest<EstimateFlowField::Service>> + Unpin, settings: watch::Receiver<NodeSettings>) {
+async fn serve_flow_fields(
+    mut requests: impl Stream<Item = r2r::ServiceRequest<EstimateFlowField::Service>> + Unpin,
+    settings: watch::Receiver<NodeSettings>,
+) {
     while let Some(req) = requests.next().await {
         let current = settings.borrow().clone();
         tokio::spawn(async move {

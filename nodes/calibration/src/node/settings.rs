@@ -92,7 +92,8 @@ impl NodeSettings {
         let job = if raw.job_settings_file.is_empty() {
             JobSettings::default()
         } else {
-            let text = std::fs::read_to_string(&raw.job_settings_file).map_err(|e| ParamError::invalid("job_settings_file", format!("cannot read {}: {e}", raw.job_settings_file)))?;
+            let text = std::fs::read_to_string(&raw.job_settings_file)
+                .map_err(|e| ParamError::invalid("job_settings_file", format!("cannot read {}: {e}", raw.job_settings_file)))?;
             serde_yaml::from_str(&text).map_err(|e| ParamError::invalid("job_settings_file", format!("{}: {e}", raw.job_settings_file)))?
         };
         let mut defaults = ServiceDefaults {
@@ -112,7 +113,10 @@ impl NodeSettings {
             }
         }
         if flow.cells == 0 || flow.cells > flow.max_cells {
-            return Err(ParamError::invalid("flow_field.cells", format!("must be in 1..=flow_field.max_cells ({}), got {}", flow.max_cells, flow.cells)));
+            return Err(ParamError::invalid(
+                "flow_field.cells",
+                format!("must be in 1..=flow_field.max_cells ({}), got {}", flow.max_cells, flow.cells),
+            ));
         }
         defaults.flow.grid.side = flow.side;
         defaults.flow.grid.nx = flow.cells;
@@ -122,7 +126,9 @@ impl NodeSettings {
         if !(raw.warmup.is_finite() && raw.warmup >= 0.0) {
             return Err(ParamError::invalid("warmup", format!("must be >= 0 s, got {}", raw.warmup)));
         }
-        for (key, value) in [("balls", raw.balls as u64), ("max_evaluations", raw.max_evaluations), ("flow_field.max_cells", flow.max_cells as u64)] {
+        for (key, value) in
+            [("balls", raw.balls as u64), ("max_evaluations", raw.max_evaluations), ("flow_field.max_cells", flow.max_cells as u64)]
+        {
             if value == 0 {
                 return Err(ParamError::invalid(key, "must be at least 1"));
             }

@@ -15,7 +15,13 @@ use crate::CalibrationError;
 /// Writes a `ros__parameters` file for `node` that the node loads directly: the `base`
 /// parameter tree (e.g. the world the calibration simulated) with every calibrated
 /// parameter set to its value (dotted names become nested keys).
-pub fn write_parameter_file(path: &Path, node: &str, base: &Mapping, space: &ParameterSpace, values: &[f64]) -> Result<(), CalibrationError> {
+pub fn write_parameter_file(
+    path: &Path,
+    node: &str,
+    base: &Mapping,
+    space: &ParameterSpace,
+    values: &[f64],
+) -> Result<(), CalibrationError> {
     let mut tree = base.clone();
     for (name, value) in space.named(values) {
         set_dotted(&mut tree, name, Value::from(value));
@@ -81,7 +87,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.yaml");
         let base: Mapping = serde_yaml::from_str("dt: 0.025\nhydro: {kv: 1.0, face_sections: 10}").unwrap();
-        let space = ParameterSpace { parameters: vec![ParameterRange::new("hydro.kv", "1", 0.5, 2.0, 1.0), ParameterRange::new("hydro.kf", "1", 0.1, 4.0, 1.0)] };
+        let space = ParameterSpace {
+            parameters: vec![ParameterRange::new("hydro.kv", "1", 0.5, 2.0, 1.0), ParameterRange::new("hydro.kf", "1", 0.1, 4.0, 1.0)],
+        };
         write_parameter_file(&path, "tank_physics", &base, &space, &[1.5, 2.25]).unwrap();
         let tree = flotilla_common::params::load_file(&path, &flotilla_common::params::NodeIdentity::new("tank_physics", "/")).unwrap();
         let get = |k: &str| flotilla_common::params::get_dotted(&tree, k).and_then(Value::as_f64);
@@ -95,7 +103,8 @@ mod tests {
     fn tables_by_hand() {
         let dir = tempfile::tempdir().unwrap();
         let space = ParameterSpace { parameters: vec![ParameterRange::new("a", "1", 0.0, 1.0, 0.5)] };
-        let history = vec![IterationRecord { iteration: 1, best_fitness: 2.0, mean_fitness: 3.0, best_position: vec![0.25], evaluations: 4 }];
+        let history =
+            vec![IterationRecord { iteration: 1, best_fitness: 2.0, mean_fitness: 3.0, best_position: vec![0.25], evaluations: 4 }];
         let path = dir.path().join("h.csv");
         write_fitness_history(&path, &space, &history).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "iteration,best_fitness,mean_fitness,evaluations,a\n1,2,3,4,0.25\n");

@@ -28,12 +28,7 @@ pub fn plot_msd(path: &Path, title: &str, curves: &[(&str, &MsdCurve)]) -> Resul
         .y_label_area_size(80)
         .build_cartesian_2d(0.0..t_max.max(1e-9), 0.0..(y_max * 1e4).max(1e-9))
         .map_err(|e| err(e.to_string()))?;
-    chart
-        .configure_mesh()
-        .x_desc("lag t (s)")
-        .y_desc("MSD (cm^2)")
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
+    chart.configure_mesh().x_desc("lag t (s)").y_desc("MSD (cm^2)").draw().map_err(|e| err(e.to_string()))?;
     for (k, (label, curve)) in curves.iter().enumerate() {
         let colour = Palette99::pick(k).to_rgba();
         let points = curve.lags().zip(curve.values.iter().map(|v| v * 1e4));
@@ -90,12 +85,7 @@ pub fn plot_fitness(path: &Path, history: &[IterationRecord]) -> Result<(), Cali
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
         chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, colour.filled()))).map_err(|e| err(e.to_string()))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
+    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| err(e.to_string()))?;
     root.present().map_err(|e| err(e.to_string()))
 }
 
@@ -160,7 +150,15 @@ pub struct HeatPanel<'a> {
 
 /// Heat maps side by side (`columns` per row) sharing one colour scale, with a colour
 /// bar labelled `unit`.
-pub fn plot_heat_maps(path: &Path, title: &str, grid: &GridSpec, panels: &[HeatPanel], columns: usize, scale: ColourScale, unit: &str) -> Result<(), CalibrationError> {
+pub fn plot_heat_maps(
+    path: &Path,
+    title: &str,
+    grid: &GridSpec,
+    panels: &[HeatPanel],
+    columns: usize,
+    scale: ColourScale,
+    unit: &str,
+) -> Result<(), CalibrationError> {
     let err = plot_error(path);
     let columns = columns.clamp(1, panels.len().max(1));
     let rows = panels.len().div_ceil(columns).max(1);
@@ -179,7 +177,15 @@ pub fn plot_heat_maps(path: &Path, title: &str, grid: &GridSpec, panels: &[HeatP
             .y_label_area_size(45)
             .build_cartesian_2d(-half..half, -half..half)
             .map_err(|e| err(e.to_string()))?;
-        chart.configure_mesh().disable_mesh().x_desc("x (m)").y_desc("y (m)").x_labels(5).y_labels(5).draw().map_err(|e| err(e.to_string()))?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc("x (m)")
+            .y_desc("y (m)")
+            .x_labels(5)
+            .y_labels(5)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
         let cells = panel.values.iter().enumerate().map(|(i, v)| {
             let (ix, iy) = ((i % grid.nx) as f64, (i / grid.nx) as f64);
             let corner = (-half + ix * dx, -half + iy * dy);
@@ -247,7 +253,13 @@ mod tests {
         let msd = dir.path().join("msd.png");
         plot_msd(&msd, "MSD", &[("real", &curve), ("simulated", &curve)]).unwrap();
         let history: Vec<IterationRecord> = (1..=5)
-            .map(|i| IterationRecord { iteration: i, best_fitness: 1.0 / i as f64, mean_fitness: 2.0, best_position: vec![1.0], evaluations: 10 * i as u64 })
+            .map(|i| IterationRecord {
+                iteration: i,
+                best_fitness: 1.0 / i as f64,
+                mean_fitness: 2.0,
+                best_position: vec![1.0],
+                evaluations: 10 * i as u64,
+            })
             .collect();
         let fitness = dir.path().join("fitness.png");
         plot_fitness(&fitness, &history).unwrap();

@@ -58,7 +58,9 @@ impl Simulator for OrnsteinUhlenbeck {
             return Err(CalibrationError::Setting(format!("the OU simulator takes 3 parameters, got {}", parameters.len())));
         };
         if !(k > 0.0 && gamma > 0.0 && sigma >= 0.0) {
-            return Err(CalibrationError::Setting(format!("OU parameters must have stiffness > 0, damping > 0, noise >= 0, got {parameters:?}")));
+            return Err(CalibrationError::Setting(format!(
+                "OU parameters must have stiffness > 0, damping > 0, noise >= 0, got {parameters:?}"
+            )));
         }
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut normal = || -> Vector2<f64> { Vector2::new(StandardNormal.sample(&mut rng), StandardNormal.sample(&mut rng)) };

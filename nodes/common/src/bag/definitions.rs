@@ -10,8 +10,8 @@ const SEPARATOR: &str = "=======================================================
 
 /// Built-in field types that have no definition of their own.
 const PRIMITIVES: &[&str] = &[
-    "bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-    "uint64", "string", "wstring",
+    "bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "string",
+    "wstring",
 ];
 
 /// Why a definition could not be put together.
@@ -93,9 +93,7 @@ impl MessageDefinitions {
             type_name: type_name.to_owned(),
             package: package.to_owned(),
             name: name.to_owned(),
-            searched: std::env::join_paths(&self.prefixes)
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            searched: std::env::join_paths(&self.prefixes).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
         })
     }
 }

@@ -130,12 +130,8 @@ impl BagWriter {
     pub fn write(&mut self, topic: TopicId, time_ns: u64, cdr: &[u8]) -> Result<(), BagError> {
         let entry = &mut self.topics[topic.0];
         entry.sequence += 1;
-        let header = mcap::records::MessageHeader {
-            channel_id: entry.channel,
-            sequence: entry.sequence,
-            log_time: time_ns,
-            publish_time: time_ns,
-        };
+        let header =
+            mcap::records::MessageHeader { channel_id: entry.channel, sequence: entry.sequence, log_time: time_ns, publish_time: time_ns };
         self.inner.write_to_known_channel(&header, cdr).map_err(|e| self.write_error(e))?;
         self.messages += 1;
         Ok(())

@@ -80,14 +80,7 @@ impl FromStr for ModuleKind {
     type Err = UnknownKind;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| UnknownKind {
-                given: s.to_owned(),
-                known: Self::known_names(),
-            })
+        Self::ALL.iter().copied().find(|k| k.name() == s).ok_or_else(|| UnknownKind { given: s.to_owned(), known: Self::known_names() })
     }
 }
 

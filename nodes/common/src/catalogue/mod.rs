@@ -8,7 +8,4 @@ mod kind;
 mod spec;
 
 pub use kind::{ModuleKind, UnknownKind};
-pub use spec::{
-    floating_mass, ActuatorKind, FaceSpec, LatchSpec, Medium, ModuleSpec, SensorKind, Shape,
-    ThrusterSpec, WATER_DENSITY,
-};
+pub use spec::{floating_mass, ActuatorKind, FaceSpec, LatchSpec, Medium, ModuleSpec, SensorKind, Shape, ThrusterSpec, WATER_DENSITY};

@@ -222,11 +222,7 @@ pub fn floating_mass(shape: &Shape, draft: f64) -> f64 {
 }
 
 /// The four side faces of a box, counter-clockwise from +x, with optional latch/thruster.
-fn box_side_faces(
-    half: Vector3<f64>,
-    latch: Option<LatchSpec>,
-    thruster: Option<ThrusterSpec>,
-) -> Vec<FaceSpec> {
+fn box_side_faces(half: Vector3<f64>, latch: Option<LatchSpec>, thruster: Option<ThrusterSpec>) -> Vec<FaceSpec> {
     let normals: [Vector3<f64>; 4] = [Vector3::x(), Vector3::y(), -Vector3::x(), -Vector3::y()];
     normals
         .iter()
@@ -247,11 +243,7 @@ fn box_side_faces(
 /// EPM latch of the Lily: grabs when the latch centres are within 4 mm and the faces
 /// within 20 deg of facing each other (assumed: the magnets' capture range), talks over
 /// 0.5 mm (SPEC 1).
-const LILY_LATCH: LatchSpec = LatchSpec {
-    capture_distance: 0.004,
-    capture_angle: 20.0 * PI / 180.0,
-    comm_range: 0.0005,
-};
+const LILY_LATCH: LatchSpec = LatchSpec { capture_distance: 0.004, capture_angle: 20.0 * PI / 180.0, comm_range: 0.0005 };
 
 impl ModuleKind {
     /// The physical description of this kind.

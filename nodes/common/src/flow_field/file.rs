@@ -21,28 +21,20 @@ const COLUMNS: &str = "ix,iy,mean_x,mean_y,std_x,std_y,count";
 impl FlowGrid {
     /// Reads a flow-field file.
     pub fn read_csv(path: &Path) -> Result<Self, FlowFieldError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FlowFieldError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|source| FlowFieldError::Io { path: path.display().to_string(), source })?;
         Self::from_csv_str(&text).map_err(|e| e.in_file(path))
     }
 
     /// Writes this grid as a flow-field file.
     pub fn write_csv(&self, path: &Path) -> Result<(), FlowFieldError> {
-        std::fs::write(path, self.to_csv_string()).map_err(|source| FlowFieldError::Io {
-            path: path.display().to_string(),
-            source,
-        })
+        std::fs::write(path, self.to_csv_string()).map_err(|source| FlowFieldError::Io { path: path.display().to_string(), source })
     }
 
     /// Parses the text of a flow-field file.
     pub fn from_csv_str(text: &str) -> Result<Self, FlowFieldError> {
         let mut lines = text.lines().enumerate();
         let (_, first) = lines.next().ok_or_else(|| parse_err(1, "empty file"))?;
-        let geometry = first
-            .strip_prefix(MAGIC)
-            .ok_or_else(|| parse_err(1, &format!("first line must start with `{MAGIC}`")))?;
+        let geometry = first.strip_prefix(MAGIC).ok_or_else(|| parse_err(1, &format!("first line must start with `{MAGIC}`")))?;
         let mut grid = parse_geometry(geometry)?;
         let mut seen_columns = false;
         let mut filled = vec![false; grid.nx() * grid.ny()];
@@ -61,9 +53,9 @@ impl FlowGrid {
             }
             let (ix, iy, cell) = parse_row(line, line_no)?;
             let nx = grid.nx();
-            let slot = grid.cell_mut(ix, iy).ok_or_else(|| {
-                parse_err(line_no, &format!("cell ({ix}, {iy}) is outside the {nx} x {} grid", filled.len() / nx))
-            })?;
+            let slot = grid
+                .cell_mut(ix, iy)
+                .ok_or_else(|| parse_err(line_no, &format!("cell ({ix}, {iy}) is outside the {nx} x {} grid", filled.len() / nx)))?;
             *slot = cell;
             if std::mem::replace(&mut filled[iy * nx + ix], true) {
                 return Err(parse_err(line_no, &format!("cell ({ix}, {iy}) given twice")));
@@ -91,11 +83,7 @@ impl FlowGrid {
             for ix in 0..self.nx() {
                 let c = &self.cells()[iy * self.nx() + ix];
                 // Writing to a String cannot fail.
-                let _ = writeln!(
-                    out,
-                    "{ix},{iy},{},{},{},{},{}",
-                    c.mean.x, c.mean.y, c.std.x, c.std.y, c.count
-                );
+                let _ = writeln!(out, "{ix},{iy},{},{},{},{},{}", c.mean.x, c.mean.y, c.std.x, c.std.y, c.count);
             }
         }
         out
@@ -112,18 +100,13 @@ fn parse_geometry(text: &str) -> Result<FlowGrid, FlowFieldError> {
     let mut ext = [None; 4];
     const EXT_KEYS: [&str; 4] = ["x_min", "x_max", "y_min", "y_max"];
     for token in text.split_whitespace() {
-        let (key, value) = token
-            .split_once('=')
-            .ok_or_else(|| parse_err(1, &format!("expected key=value, got `{token}`")))?;
+        let (key, value) = token.split_once('=').ok_or_else(|| parse_err(1, &format!("expected key=value, got `{token}`")))?;
         let bad = |what: &str| parse_err(1, &format!("`{key}` must be {what}, got `{value}`"));
         match key {
             "nx" => nx = Some(value.parse::<usize>().map_err(|_| bad("a positive integer"))?),
             "ny" => ny = Some(value.parse::<usize>().map_err(|_| bad("a positive integer"))?),
             _ => {
-                let slot = EXT_KEYS
-                    .iter()
-                    .position(|k| *k == key)
-                    .ok_or_else(|| parse_err(1, &format!("unknown key `{key}`")))?;
+                let slot = EXT_KEYS.iter().position(|k| *k == key).ok_or_else(|| parse_err(1, &format!("unknown key `{key}`")))?;
                 let v: f64 = value.parse().map_err(|_| bad("a number (m)"))?;
                 ext[slot] = Some(v);
             }
@@ -147,9 +130,7 @@ fn parse_row(line: &str, line_no: usize) -> Result<(usize, usize, FlowCell), Flo
         return Err(parse_err(line_no, &format!("expected 7 fields, got {}", fields.len())));
     }
     let index = |i: usize, name: &str| {
-        fields[i].parse::<usize>().map_err(|_| {
-            parse_err(line_no, &format!("`{name}` must be a non-negative integer, got `{}`", fields[i]))
-        })
+        fields[i].parse::<usize>().map_err(|_| parse_err(line_no, &format!("`{name}` must be a non-negative integer, got `{}`", fields[i])))
     };
     let number = |i: usize, name: &str| -> Result<f64, FlowFieldError> {
         match fields[i].parse::<f64>() {
@@ -161,9 +142,9 @@ fn parse_row(line: &str, line_no: usize) -> Result<(usize, usize, FlowCell), Flo
     if std.x < 0.0 || std.y < 0.0 {
         return Err(parse_err(line_no, "standard deviations must be >= 0"));
     }
-    let count = fields[6].parse::<u64>().map_err(|_| {
-        parse_err(line_no, &format!("`count` must be a non-negative integer, got `{}`", fields[6]))
-    })?;
+    let count = fields[6]
+        .parse::<u64>()
+        .map_err(|_| parse_err(line_no, &format!("`count` must be a non-negative integer, got `{}`", fields[6])))?;
     let cell = FlowCell { mean: Vector2::new(number(2, "mean_x")?, number(3, "mean_y")?), std, count };
     Ok((index(0, "ix")?, index(1, "iy")?, cell))
 }
@@ -175,11 +156,7 @@ mod tests {
     #[test]
     fn round_trip_through_text_and_file() {
         let mut g = FlowGrid::new(3, 2, GridExtent::centred_square(0.6)).unwrap();
-        *g.cell_mut(2, 1).unwrap() = FlowCell {
-            mean: Vector2::new(0.125, -0.5),
-            std: Vector2::new(0.01, 0.02),
-            count: 9,
-        };
+        *g.cell_mut(2, 1).unwrap() = FlowCell { mean: Vector2::new(0.125, -0.5), std: Vector2::new(0.01, 0.02), count: 9 };
         let back = FlowGrid::from_csv_str(&g.to_csv_string()).unwrap();
         assert_eq!(back, g);
         let dir = tempfile::tempdir().unwrap();

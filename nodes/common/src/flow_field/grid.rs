@@ -51,9 +51,7 @@ impl FlowGrid {
     /// An all-zero grid. Errors when a size is zero or the extent is empty or not finite.
     pub fn new(nx: usize, ny: usize, extent: GridExtent) -> Result<Self, FlowFieldError> {
         if nx == 0 || ny == 0 {
-            return Err(FlowFieldError::Invalid(format!(
-                "grid size must be at least 1 x 1, got {nx} x {ny}"
-            )));
+            return Err(FlowFieldError::Invalid(format!("grid size must be at least 1 x 1, got {nx} x {ny}")));
         }
         let GridExtent { x_min, x_max, y_min, y_max } = extent;
         let finite = [x_min, x_max, y_min, y_max].iter().all(|v| v.is_finite());
@@ -128,10 +126,7 @@ impl FlowGrid {
     /// Centre of cell (ix, iy), m.
     pub fn cell_centre(&self, ix: usize, iy: usize) -> Point2<f64> {
         let d = self.cell_size();
-        Point2::new(
-            self.extent.x_min + (ix as f64 + 0.5) * d.x,
-            self.extent.y_min + (iy as f64 + 0.5) * d.y,
-        )
+        Point2::new(self.extent.x_min + (ix as f64 + 0.5) * d.x, self.extent.y_min + (iy as f64 + 0.5) * d.y)
     }
 
     /// Multiplies every mean and standard deviation by `factor` (e.g. a pump power ratio).

@@ -38,11 +38,7 @@ pub enum FlowFieldError {
 impl FlowFieldError {
     fn in_file(self, path: &std::path::Path) -> Self {
         match self {
-            FlowFieldError::Parse { line, message, .. } => FlowFieldError::Parse {
-                file: Some(path.display().to_string()),
-                line,
-                message,
-            },
+            FlowFieldError::Parse { line, message, .. } => FlowFieldError::Parse { file: Some(path.display().to_string()), line, message },
             other => other,
         }
     }

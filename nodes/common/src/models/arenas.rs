@@ -75,8 +75,7 @@ pub struct ArenaGeometry {
 
 impl ArenaModel {
     /// Every arena.
-    pub const ALL: [ArenaModel; 4] =
-        [ArenaModel::LilyTank, ArenaModel::BlueswarmTank, ArenaModel::MhpTank, ArenaModel::KilobotTable];
+    pub const ALL: [ArenaModel; 4] = [ArenaModel::LilyTank, ArenaModel::BlueswarmTank, ArenaModel::MhpTank, ArenaModel::KilobotTable];
 
     /// The model (and file) name.
     pub fn name(self) -> &'static str {
@@ -99,12 +98,7 @@ impl ArenaModel {
                 depth: 0.3,
                 water_level: Some(-0.08),
                 wall_thickness: 0.1,
-                inlets: Some(InletGeometry {
-                    count: 7,
-                    deflection: 15.0_f64.to_radians(),
-                    nozzle_below_rim: 0.11,
-                    nozzle_diameter: 0.008,
-                }),
+                inlets: Some(InletGeometry { count: 7, deflection: 15.0_f64.to_radians(), nozzle_below_rim: 0.11, nozzle_diameter: 0.008 }),
             },
             // 1.78 x 1.78 x 1.17 m, water 0.91 m deep (SPEC 3).
             ArenaModel::BlueswarmTank => ArenaGeometry {
@@ -172,26 +166,10 @@ fn walls(g: &ArenaGeometry) -> Vec<WallBox> {
         ArenaOutline::Rectangle { size_x, size_y } => {
             let (hx, hy) = (0.5 * size_x, 0.5 * size_y);
             vec![
-                WallBox {
-                    centre: Vector3::new(hx + 0.5 * t, 0.0, hz),
-                    yaw: 0.0,
-                    size: Vector3::new(t, size_y + 2.0 * t, g.depth),
-                },
-                WallBox {
-                    centre: Vector3::new(-hx - 0.5 * t, 0.0, hz),
-                    yaw: 0.0,
-                    size: Vector3::new(t, size_y + 2.0 * t, g.depth),
-                },
-                WallBox {
-                    centre: Vector3::new(0.0, hy + 0.5 * t, hz),
-                    yaw: 0.0,
-                    size: Vector3::new(size_x + 2.0 * t, t, g.depth),
-                },
-                WallBox {
-                    centre: Vector3::new(0.0, -hy - 0.5 * t, hz),
-                    yaw: 0.0,
-                    size: Vector3::new(size_x + 2.0 * t, t, g.depth),
-                },
+                WallBox { centre: Vector3::new(hx + 0.5 * t, 0.0, hz), yaw: 0.0, size: Vector3::new(t, size_y + 2.0 * t, g.depth) },
+                WallBox { centre: Vector3::new(-hx - 0.5 * t, 0.0, hz), yaw: 0.0, size: Vector3::new(t, size_y + 2.0 * t, g.depth) },
+                WallBox { centre: Vector3::new(0.0, hy + 0.5 * t, hz), yaw: 0.0, size: Vector3::new(size_x + 2.0 * t, t, g.depth) },
+                WallBox { centre: Vector3::new(0.0, -hy - 0.5 * t, hz), yaw: 0.0, size: Vector3::new(size_x + 2.0 * t, t, g.depth) },
             ]
         }
     }
@@ -214,9 +192,7 @@ fn arena_model(name: &str, g: &ArenaGeometry) -> Model {
     let t = g.wall_thickness;
     let floor_geometry = match g.outline {
         ArenaOutline::Round { diameter, .. } => Geometry::Cylinder { radius: 0.5 * diameter + t, length: t },
-        ArenaOutline::Rectangle { size_x, size_y } => {
-            Geometry::Box { size: Vector3::new(size_x + 2.0 * t, size_y + 2.0 * t, t) }
-        }
+        ArenaOutline::Rectangle { size_x, size_y } => Geometry::Box { size: Vector3::new(size_x + 2.0 * t, size_y + 2.0 * t, t) },
     };
     let floor_pose = Pose::translation(0.0, 0.0, -0.5 * t);
     let floor_colour = if g.water_level.is_some() { GREY } else { WOOD };

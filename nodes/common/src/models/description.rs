@@ -40,10 +40,7 @@ impl Pose {
 
     /// As an isometry (child frame expressed in the parent frame).
     pub fn to_isometry(&self) -> Isometry3<f64> {
-        Isometry3::from_parts(
-            Translation3::from(self.xyz),
-            UnitQuaternion::from_euler_angles(self.rpy.x, self.rpy.y, self.rpy.z),
-        )
+        Isometry3::from_parts(Translation3::from(self.xyz), UnitQuaternion::from_euler_angles(self.rpy.x, self.rpy.y, self.rpy.z))
     }
 }
 
@@ -84,14 +81,7 @@ impl Inertial {
     /// The six independent tensor entries by their URDF/SDF names, kg m^2.
     pub fn inertia_entries(&self) -> [(&'static str, f64); 6] {
         let m = &self.inertia;
-        [
-            ("ixx", m[(0, 0)]),
-            ("ixy", m[(0, 1)]),
-            ("ixz", m[(0, 2)]),
-            ("iyy", m[(1, 1)]),
-            ("iyz", m[(1, 2)]),
-            ("izz", m[(2, 2)]),
-        ]
+        [("ixx", m[(0, 0)]), ("ixy", m[(0, 1)]), ("ixz", m[(0, 2)]), ("iyy", m[(1, 1)]), ("iyz", m[(1, 2)]), ("izz", m[(2, 2)])]
     }
 }
 
@@ -216,13 +206,7 @@ pub struct Joint {
 impl Joint {
     /// A fixed joint placing `child` at `origin` in `parent`.
     pub fn fixed(parent: &str, child: &str, origin: Pose) -> Self {
-        Self {
-            name: format!("{child}_joint"),
-            kind: JointKind::Fixed,
-            parent: parent.to_owned(),
-            child: child.to_owned(),
-            origin,
-        }
+        Self { name: format!("{child}_joint"), kind: JointKind::Fixed, parent: parent.to_owned(), child: child.to_owned(), origin }
     }
 }
 
@@ -332,8 +316,7 @@ impl Model {
             let (Some(j1), Some(j2)) = (model.joint(&first).cloned(), model.joint(&second).cloned()) else {
                 continue;
             };
-            let (JointKind::Revolute { axis, limits }, JointKind::Revolute { axis: axis2, .. }) = (j1.kind, j2.kind)
-            else {
+            let (JointKind::Revolute { axis, limits }, JointKind::Revolute { axis: axis2, .. }) = (j1.kind, j2.kind) else {
                 continue;
             };
             if j1.child != cross || j2.parent != cross || j2.origin != Pose::identity() {

@@ -41,11 +41,7 @@ pub fn combine(parts: &[(Inertial, Isometry3<f64>)]) -> Inertial {
     if mass <= 0.0 {
         return Inertial { mass: 0.0, centre_of_mass: Vector3::zeros(), inertia: Matrix3::zeros() };
     }
-    let com = parts
-        .iter()
-        .map(|(p, pose)| pose.transform_point(&p.centre_of_mass.into()).coords * p.mass)
-        .sum::<Vector3<f64>>()
-        / mass;
+    let com = parts.iter().map(|(p, pose)| pose.transform_point(&p.centre_of_mass.into()).coords * p.mass).sum::<Vector3<f64>>() / mass;
     let inertia = parts
         .iter()
         .map(|(p, pose)| {
@@ -129,8 +125,7 @@ mod tests {
         // Two 1 kg spheres of radius 0.01 m at x = +-0.5 m: Iyy = Izz = 2 * (0.4e-4 + 0.25)
         // = 0.50008, Ixx = 2 * 0.4e-4 = 8e-5; centre of mass at the origin.
         let ball = solid(&Geometry::Sphere { radius: 0.01 }, 1.0);
-        let combined =
-            combine(&[(ball, Isometry3::translation(0.5, 0.0, 0.0)), (ball, Isometry3::translation(-0.5, 0.0, 0.0))]);
+        let combined = combine(&[(ball, Isometry3::translation(0.5, 0.0, 0.0)), (ball, Isometry3::translation(-0.5, 0.0, 0.0))]);
         assert!((combined.mass - 2.0).abs() < 1e-15);
         assert!(combined.centre_of_mass.norm() < 1e-15);
         let d = combined.inertia.diagonal();
@@ -141,10 +136,8 @@ mod tests {
     fn rotating_a_part_rotates_its_tensor() {
         // A 1 x 2 x 3 m box of 12 kg turned 90 deg about z swaps Ixx and Iyy: (13, 10, 5) -> (10, 13, 5).
         let b = solid(&Geometry::Box { size: Vector3::new(1.0, 2.0, 3.0) }, 12.0);
-        let turned = Isometry3::from_parts(
-            Translation3::identity(),
-            UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2),
-        );
+        let turned =
+            Isometry3::from_parts(Translation3::identity(), UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2));
         let c = combine(&[(b, turned)]);
         assert!((c.inertia.diagonal() - Vector3::new(10.0, 13.0, 5.0)).norm() < 1e-9, "{}", c.inertia);
     }

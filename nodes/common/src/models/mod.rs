@@ -32,8 +32,7 @@ mod urdf;
 
 pub use arenas::{inlet_layout, ArenaGeometry, ArenaModel, ArenaOutline, InletGeometry};
 pub use description::{
-    Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual,
-    UNIVERSAL_CROSS_SUFFIX,
+    Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual, UNIVERSAL_CROSS_SUFFIX,
 };
 pub use modules::{module_model, shape_geometry};
 pub use reader::{parse_urdf, read_urdf, ModelFileError};
@@ -55,10 +54,7 @@ pub fn robot_description(kind: ModuleKind) -> String {
 
 /// Every generated file: (file name, contents), `<model>.urdf` and `<model>.sdf`.
 pub fn generated_files() -> Vec<(String, String)> {
-    all_models()
-        .iter()
-        .flat_map(|m| [(format!("{}.urdf", m.name), render_urdf(m)), (format!("{}.sdf", m.name), render_sdf(m))])
-        .collect()
+    all_models().iter().flat_map(|m| [(format!("{}.urdf", m.name), render_urdf(m)), (format!("{}.sdf", m.name), render_sdf(m))]).collect()
 }
 
 /// Writes every generated file into `dir` (created if missing); returns the paths written.

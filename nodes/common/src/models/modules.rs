@@ -1,9 +1,7 @@
 //! Models of the module kinds, built from the catalogue ([`ModuleKind::spec`]) plus the
 //! parts in [`super::dimensions`].
 
-use super::description::{
-    Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual,
-};
+use super::description::{Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual};
 use super::dimensions::{BluebotParts, FinSpec, KilobotParts};
 use super::inertia::solid;
 use super::molemod::{molemod_block, molemod_robot};
@@ -50,11 +48,7 @@ fn catalogue_base(spec: &ModuleSpec, colour: Colour) -> Link {
     let geometry = shape_geometry(&spec.shape);
     Link {
         name: "base_link".into(),
-        inertial: Some(Inertial {
-            mass: spec.mass,
-            centre_of_mass: Vector3::zeros(),
-            inertia: Matrix3::from_diagonal(&spec.inertia()),
-        }),
+        inertial: Some(Inertial { mass: spec.mass, centre_of_mass: Vector3::zeros(), inertia: Matrix3::from_diagonal(&spec.inertia()) }),
         visuals: vec![Visual { origin: Pose::identity(), geometry, colour }],
         collisions: vec![Collision { origin: Pose::identity(), geometry }],
     }
@@ -85,11 +79,7 @@ fn face_frame(centre: Vector3<f64>, normal: Vector3<f64>) -> Pose {
 
 /// A thin disc lying on a face, drawn in a frame whose x axis is the face normal.
 fn face_disc(radius: f64, colour: Colour) -> Visual {
-    Visual {
-        origin: Pose::identity().with_rpy(0.0, FRAC_PI_2, 0.0),
-        geometry: Geometry::Cylinder { radius, length: 0.002 },
-        colour,
-    }
+    Visual { origin: Pose::identity().with_rpy(0.0, FRAC_PI_2, 0.0), geometry: Geometry::Cylinder { radius, length: 0.002 }, colour }
 }
 
 fn face_marker(name: String, face: &FaceSpec, radius: f64, colour: Colour) -> (Link, Pose) {
@@ -100,11 +90,7 @@ fn face_marker(name: String, face: &FaceSpec, radius: f64, colour: Colour) -> (L
 
 fn top_marker(name: &str, position: Vector3<f64>, radius: f64, colour: Colour) -> (Link, Pose) {
     let mut link = Link::frame(name);
-    link.visuals.push(Visual {
-        origin: Pose::identity(),
-        geometry: Geometry::Cylinder { radius, length: 0.002 },
-        colour,
-    });
+    link.visuals.push(Visual { origin: Pose::identity(), geometry: Geometry::Cylinder { radius, length: 0.002 }, colour });
     (link, Pose { xyz: position, rpy: Vector3::zeros() })
 }
 
@@ -146,12 +132,7 @@ fn fin(name: &str, fin: &FinSpec, side: f64) -> (Link, Joint) {
         name: format!("{name}_joint"),
         kind: JointKind::Revolute {
             axis: fin.axis,
-            limits: JointLimits {
-                lower: -fin.amplitude,
-                upper: fin.amplitude,
-                effort: fin.torque,
-                velocity: fin.speed,
-            },
+            limits: JointLimits { lower: -fin.amplitude, upper: fin.amplitude, effort: fin.torque, velocity: fin.speed },
         },
         parent: "base_link".into(),
         child: name.to_owned(),
@@ -185,16 +166,8 @@ fn bluebot(spec: &ModuleSpec, parts: &BluebotParts) -> Model {
             geometry: Geometry::Cylinder { radius, length: 2.0 * (half_length - radius) },
             colour: WHITE,
         },
-        Visual {
-            origin: Pose::translation(half_length - radius, 0.0, 0.0),
-            geometry: Geometry::Sphere { radius },
-            colour: WHITE,
-        },
-        Visual {
-            origin: Pose::translation(radius - half_length, 0.0, 0.0),
-            geometry: Geometry::Sphere { radius },
-            colour: WHITE,
-        },
+        Visual { origin: Pose::translation(half_length - radius, 0.0, 0.0), geometry: Geometry::Sphere { radius }, colour: WHITE },
+        Visual { origin: Pose::translation(radius - half_length, 0.0, 0.0), geometry: Geometry::Sphere { radius }, colour: WHITE },
     ];
     // The LED mast.
     base.visuals.push(Visual {
@@ -222,11 +195,7 @@ fn bluebot(spec: &ModuleSpec, parts: &BluebotParts) -> Model {
             Pose::translation(p.x, side * p.y, p.z).with_rpy(0.0, 0.0, side * parts.camera_yaw),
         );
         // REP 103 optical frame: z along the optical axis, x right, y down.
-        attach(
-            Link::frame(format!("{camera}_optical")),
-            &camera,
-            Pose::identity().with_rpy(-FRAC_PI_2, 0.0, -FRAC_PI_2),
-        );
+        attach(Link::frame(format!("{camera}_optical")), &camera, Pose::identity().with_rpy(-FRAC_PI_2, 0.0, -FRAC_PI_2));
     }
     let led = Geometry::Sphere { radius: parts.led_radius };
     let m = parts.led_midpoint;

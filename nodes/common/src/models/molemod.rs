@@ -32,14 +32,9 @@ pub fn molemod_robot(spec: &ModuleSpec, g: &MolemodRobotGeometry) -> Model {
         visuals: vec![Visual { origin: Pose::identity(), geometry: small, colour: GREY }],
         collisions: Vec::new(),
     };
-    let prismatic_limits =
-        JointLimits { lower: 0.0, upper: g.prismatic_travel, effort: g.prismatic_force, velocity: g.prismatic_speed };
-    let universal_limits = JointLimits {
-        lower: -g.universal_range,
-        upper: g.universal_range,
-        effort: g.universal_torque,
-        velocity: g.universal_speed,
-    };
+    let prismatic_limits = JointLimits { lower: 0.0, upper: g.prismatic_travel, effort: g.prismatic_force, velocity: g.prismatic_speed };
+    let universal_limits =
+        JointLimits { lower: -g.universal_range, upper: g.universal_range, effort: g.universal_torque, velocity: g.universal_speed };
     let half_pitch = 0.5 * g.contracted_pitch;
     let mut joints = Vec::new();
     // side = +1 builds the front chain, -1 the rear chain (mirrored along x).
@@ -71,8 +66,7 @@ pub fn molemod_robot(spec: &ModuleSpec, g: &MolemodRobotGeometry) -> Model {
             origin: Pose::translation(side * half_pitch, 0.0, 0.0),
         });
     }
-    let mut links =
-        vec![main_link("base_link", WHITE), main_link("head_front", ORANGE), main_link("head_rear", YELLOW)];
+    let mut links = vec![main_link("base_link", WHITE), main_link("head_front", ORANGE), main_link("head_rear", YELLOW)];
     links.extend((0..4).map(joint_cube));
     Model { name: spec.kind.name().to_owned(), links, joints, is_static: false }
 }
@@ -112,18 +106,11 @@ pub fn molemod_block(spec: &ModuleSpec, g: &MolemodBlockGeometry) -> Model {
         inertial: Some(combine(&parts)),
         visuals: boxes
             .iter()
-            .map(|(c, s)| Visual {
-                origin: Pose { xyz: *c, rpy: Vector3::zeros() },
-                geometry: Geometry::Box { size: *s },
-                colour: GREY,
-            })
+            .map(|(c, s)| Visual { origin: Pose { xyz: *c, rpy: Vector3::zeros() }, geometry: Geometry::Box { size: *s }, colour: GREY })
             .collect(),
         collisions: boxes
             .iter()
-            .map(|(c, s)| Collision {
-                origin: Pose { xyz: *c, rpy: Vector3::zeros() },
-                geometry: Geometry::Box { size: *s },
-            })
+            .map(|(c, s)| Collision { origin: Pose { xyz: *c, rpy: Vector3::zeros() }, geometry: Geometry::Box { size: *s } })
             .collect(),
     };
     Model { name: spec.kind.name().to_owned(), links: vec![link], joints: Vec::new(), is_static: false }

@@ -1,9 +1,7 @@
 //! Reads a URDF file back into a [`Model`] (the split form: universal joints appear as two
 //! revolute joints), with errors that name the file, line and element.
 
-use super::description::{
-    Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual,
-};
+use super::description::{Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual};
 use nalgebra::{Matrix3, Vector3};
 use roxmltree::{Document, Node};
 use std::borrow::Cow;
@@ -49,8 +47,7 @@ pub enum ModelFileError {
 
 /// Reads and checks a URDF file.
 pub fn read_urdf(path: &Path) -> Result<Model, ModelFileError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| ModelFileError::Read { path: path.to_owned(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| ModelFileError::Read { path: path.to_owned(), source })?;
     parse_urdf(&text, path)
 }
 
@@ -100,9 +97,7 @@ impl<'input> Reader<'_, 'input> {
             .split_whitespace()
             .map(|t| t.parse::<f64>().ok().filter(|v| v.is_finite()))
             .collect::<Option<_>>()
-            .ok_or_else(|| {
-                self.error(node, format!("attribute `{name}=\"{text}\"` is not a list of finite numbers"))
-            })?;
+            .ok_or_else(|| self.error(node, format!("attribute `{name}=\"{text}\"` is not a list of finite numbers")))?;
         values.try_into().map_err(|_| self.error(node, format!("attribute `{name}=\"{text}\"` needs {N} numbers")))
     }
 
@@ -119,11 +114,7 @@ impl<'input> Reader<'_, 'input> {
         }
     }
 
-    fn optional<'n>(
-        &self,
-        node: Node<'n, 'input>,
-        tag: &'static str,
-    ) -> Result<Option<Node<'n, 'input>>, ModelFileError> {
+    fn optional<'n>(&self, node: Node<'n, 'input>, tag: &'static str) -> Result<Option<Node<'n, 'input>>, ModelFileError> {
         match children(node, tag).count() {
             0 => Ok(None),
             _ => self.one(node, tag).map(Some),
@@ -162,15 +153,9 @@ impl<'input> Reader<'_, 'input> {
                 }
                 Ok(Geometry::Box { size: Vector3::from(size) })
             }
-            "cylinder" => Ok(Geometry::Cylinder {
-                radius: self.positive(shape, "radius")?,
-                length: self.positive(shape, "length")?,
-            }),
+            "cylinder" => Ok(Geometry::Cylinder { radius: self.positive(shape, "radius")?, length: self.positive(shape, "length")? }),
             "sphere" => Ok(Geometry::Sphere { radius: self.positive(shape, "radius")? }),
-            other => {
-                Err(self
-                    .error(shape, format!("unsupported geometry <{other}>: expected <box>, <cylinder> or <sphere>")))
-            }
+            other => Err(self.error(shape, format!("unsupported geometry <{other}>: expected <box>, <cylinder> or <sphere>"))),
         }
     }
 
@@ -250,10 +235,7 @@ impl<'input> Reader<'_, 'input> {
             "fixed" => JointKind::Fixed,
             "revolute" => JointKind::Revolute { axis: axis()?, limits: limits()? },
             "prismatic" => JointKind::Prismatic { axis: axis()?, limits: limits()? },
-            other => {
-                return Err(self
-                    .error(node, format!("unsupported joint type `{other}`: expected fixed, revolute or prismatic")))
-            }
+            other => return Err(self.error(node, format!("unsupported joint type `{other}`: expected fixed, revolute or prismatic"))),
         };
         Ok(Joint { name, kind, parent, child, origin })
     }

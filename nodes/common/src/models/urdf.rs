@@ -30,11 +30,7 @@ pub(super) fn escape(s: &str) -> String {
 }
 
 fn origin(pose: &Pose) -> String {
-    format!(
-        "<origin xyz=\"{}\" rpy=\"{}\"/>",
-        triple(pose.xyz.x, pose.xyz.y, pose.xyz.z),
-        triple(pose.rpy.x, pose.rpy.y, pose.rpy.z)
-    )
+    format!("<origin xyz=\"{}\" rpy=\"{}\"/>", triple(pose.xyz.x, pose.xyz.y, pose.xyz.z), triple(pose.rpy.x, pose.rpy.y, pose.rpy.z))
 }
 
 fn geometry(g: &Geometry) -> String {
@@ -58,13 +54,7 @@ fn inertial(out: &mut String, i: &Inertial) {
 }
 
 fn limit(l: &JointLimits) -> String {
-    format!(
-        "<limit lower=\"{}\" upper=\"{}\" effort=\"{}\" velocity=\"{}\"/>",
-        num(l.lower),
-        num(l.upper),
-        num(l.effort),
-        num(l.velocity)
-    )
+    format!("<limit lower=\"{}\" upper=\"{}\" effort=\"{}\" velocity=\"{}\"/>", num(l.lower), num(l.upper), num(l.effort), num(l.velocity))
 }
 
 /// The model as URDF text.
@@ -82,13 +72,7 @@ pub fn render_urdf(model: &Model) -> String {
     }
     for c in &colours {
         let [r, g, b, a] = c.rgba;
-        emit!(
-            out,
-            "  <material name=\"{}\"><color rgba=\"{} {}\"/></material>",
-            escape(&c.name),
-            triple(r, g, b),
-            num(a)
-        );
+        emit!(out, "  <material name=\"{}\"><color rgba=\"{} {}\"/></material>", escape(&c.name), triple(r, g, b), num(a));
     }
     for link in &model.links {
         if link.inertial.is_none() && link.visuals.is_empty() && link.collisions.is_empty() {

@@ -18,14 +18,8 @@ impl Fixture {
         fake_package(&prefix, "flotilla", &["tank_physics", "tracker", "camera"]);
         std::fs::create_dir_all(prefix.join("share/flotilla/config")).unwrap();
         std::fs::create_dir_all(prefix.join("share/flotilla/launch")).unwrap();
-        std::fs::write(
-            prefix.join("share/flotilla/config/lily_15.yaml"),
-            "/**:\n  ros__parameters: {}\n",
-        )
-        .unwrap();
-        let env = LaunchEnv::new(dir.path())
-            .with_var("AMENT_PREFIX_PATH", prefix.display().to_string())
-            .with_var("HOME", "/home/tester");
+        std::fs::write(prefix.join("share/flotilla/config/lily_15.yaml"), "/**:\n  ros__parameters: {}\n").unwrap();
+        let env = LaunchEnv::new(dir.path()).with_var("AMENT_PREFIX_PATH", prefix.display().to_string()).with_var("HOME", "/home/tester");
         Self { dir, env }
     }
 
@@ -43,10 +37,7 @@ impl Fixture {
     fn eval(&self, text: &str, args: &[(&str, &str)]) -> Result<LaunchPlan, LaunchError> {
         let path = self.write("main.launch.yaml", text);
         let file = parse_launch_text(text, Arc::from(path.as_path()))?;
-        let args: Vec<(String, String)> = args
-            .iter()
-            .map(|(n, v)| ((*n).into(), (*v).into()))
-            .collect();
+        let args: Vec<(String, String)> = args.iter().map(|(n, v)| ((*n).into(), (*v).into())).collect();
         evaluate_launch(&file, &args, &self.env)
     }
 
@@ -66,16 +57,7 @@ fn plain_args(spec: &ProcessSpec) -> Vec<String> {
 }
 
 fn generated(spec: &ProcessSpec) -> Vec<&InlineParams> {
-    spec.args
-        .iter()
-        .filter_map(|a| {
-            if let CommandArg::GeneratedParams(p) = a {
-                Some(p)
-            } else {
-                None
-            }
-        })
-        .collect()
+    spec.args.iter().filter_map(|a| if let CommandArg::GeneratedParams(p) = a { Some(p) } else { None }).collect()
 }
 
 const PROJECT_PATTERN: &str = r#"launch:
@@ -119,31 +101,13 @@ fn project_pattern_builds_launch_ros_command_lines() {
     assert_eq!(physics.executable, fx.exe("tank_physics"));
     assert!(physics.required);
     assert_eq!(physics.output, OutputMode::Screen);
-    let scenario = fx
-        .prefix()
-        .join("share/flotilla/config/lily_15.yaml")
-        .display()
-        .to_string();
-    assert_eq!(
-        plain_args(physics),
-        vec![
-            "--ros-args",
-            "-r",
-            "__node:=tank_physics",
-            "--params-file",
-            &scenario,
-            "--params-file",
-            "</**>"
-        ]
-    );
+    let scenario = fx.prefix().join("share/flotilla/config/lily_15.yaml").display().to_string();
+    assert_eq!(plain_args(physics), vec!["--ros-args", "-r", "__node:=tank_physics", "--params-file", &scenario, "--params-file", "</**>"]);
     // No namespace given or pushed: launch_ros keys the generated file with `/**`.
     let inline = generated(physics)[0];
     assert_eq!(
         inline.entries,
-        vec![
-            ("use_sim_time".to_owned(), ParamValue::Bool(false)),
-            ("max_sim_time".to_owned(), ParamValue::Integer(60)),
-        ]
+        vec![("use_sim_time".to_owned(), ParamValue::Bool(false)), ("max_sim_time".to_owned(), ParamValue::Integer(60)),]
     );
 
     let tracker = &plan.processes[1];
@@ -151,15 +115,7 @@ fn project_pattern_builds_launch_ros_command_lines() {
     assert_eq!(tracker.namespace.as_deref(), Some("/tracking"));
     assert_eq!(
         plain_args(tracker),
-        vec![
-            "--ros-args",
-            "-r",
-            "__node:=tracker",
-            "-r",
-            "__ns:=/tracking",
-            "-r",
-            "image:=/overhead_camera/image_raw"
-        ]
+        vec!["--ros-args", "-r", "__node:=tracker", "-r", "__ns:=/tracking", "-r", "image:=/overhead_camera/image_raw"]
     );
     assert_eq!(tracker.output, OutputMode::Log);
     assert!(!tracker.required);
@@ -168,10 +124,7 @@ fn project_pattern_builds_launch_ros_command_lines() {
     assert_eq!(camera.label, "camera-3");
     // The scoped group ended: the camera is outside /tracking.
     assert_eq!(camera.namespace, None);
-    assert_eq!(
-        generated(camera)[0].entries,
-        vec![("rate".to_owned(), ParamValue::Integer(30))]
-    );
+    assert_eq!(generated(camera)[0].entries, vec![("rate".to_owned(), ParamValue::Integer(30))]);
 }
 
 #[test]
@@ -180,23 +133,14 @@ fn command_line_arguments_override_defaults() {
     fx.write("install/share/flotilla/launch/camera.launch.yaml", CAMERA);
     let plan = fx.eval(PROJECT_PATTERN, &[("duration", "0.5")]).unwrap();
     let inline = generated(&plan.processes[0])[0];
-    assert_eq!(
-        inline.entries[1],
-        ("max_sim_time".to_owned(), ParamValue::Double(0.5))
-    );
+    assert_eq!(inline.entries[1], ("max_sim_time".to_owned(), ParamValue::Double(0.5)));
 }
 
 #[test]
 fn unknown_command_line_argument_lists_the_known_ones() {
     let fx = Fixture::new();
-    let err = fx
-        .eval(PROJECT_PATTERN, &[("duraton", "5")])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.starts_with("unknown launch argument(s) duraton:"),
-        "{err}"
-    );
+    let err = fx.eval(PROJECT_PATTERN, &[("duraton", "5")]).unwrap_err().to_string();
+    assert!(err.starts_with("unknown launch argument(s) duraton:"), "{err}");
     assert!(err.ends_with("declares duration, scenario"), "{err}");
 }
 
@@ -215,14 +159,10 @@ fn missing_required_argument() {
 #[test]
 fn argument_choices() {
     let fx = Fixture::new();
-    let text =
-        "launch:\n- arg: {name: arena, default: round, choice: [{value: round}, {value: rect}]}\n";
+    let text = "launch:\n- arg: {name: arena, default: round, choice: [{value: round}, {value: rect}]}\n";
     assert!(fx.eval(text, &[("arena", "rect")]).is_ok());
     let err = fx.eval(text, &[("arena", "hex")]).unwrap_err().to_string();
-    assert!(
-        err.contains("argument 'arena' = 'hex' is not one of: round, rect"),
-        "{err}"
-    );
+    assert!(err.contains("argument 'arena' = 'hex' is not one of: round, rect"), "{err}");
 }
 
 #[test]
@@ -232,25 +172,11 @@ fn conditions_select_actions() {
                 - node: {pkg: flotilla, exec: tracker, if: $(var gui)}\n\
                 - node: {pkg: flotilla, exec: camera, unless: $(var gui)}\n\
                 - group: {if: '1', children: [{node: {pkg: flotilla, exec: tank_physics}}]}\n";
-    let labels = |plan: LaunchPlan| {
-        plan.processes
-            .into_iter()
-            .map(|p| p.label)
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(
-        labels(fx.eval(text, &[]).unwrap()),
-        vec!["camera-1", "tank_physics-2"]
-    );
-    assert_eq!(
-        labels(fx.eval(text, &[("gui", "true")]).unwrap()),
-        vec!["tracker-1", "tank_physics-2"]
-    );
+    let labels = |plan: LaunchPlan| plan.processes.into_iter().map(|p| p.label).collect::<Vec<_>>();
+    assert_eq!(labels(fx.eval(text, &[]).unwrap()), vec!["camera-1", "tank_physics-2"]);
+    assert_eq!(labels(fx.eval(text, &[("gui", "true")]).unwrap()), vec!["tracker-1", "tank_physics-2"]);
     let err = fx.eval(text, &[("gui", "maybe")]).unwrap_err().to_string();
-    assert!(
-        err.contains("main.launch.yaml:3:") && err.contains("gave 'maybe'"),
-        "{err}"
-    );
+    assert!(err.contains("main.launch.yaml:3:") && err.contains("gave 'maybe'"), "{err}");
 }
 
 #[test]
@@ -277,11 +203,7 @@ fn groups_scope_configurations_and_namespaces() {
     - node: {pkg: flotilla, exec: tracker, name: d, args: "$(var y) $(var x default)"}
 "#;
     let plan = fx.eval(text, &[]).unwrap();
-    let summary: Vec<(String, Option<String>)> = plan
-        .processes
-        .iter()
-        .map(|p| (plain_args(p)[0].clone(), p.namespace.clone()))
-        .collect();
+    let summary: Vec<(String, Option<String>)> = plan.processes.iter().map(|p| (plain_args(p)[0].clone(), p.namespace.clone())).collect();
     assert_eq!(
         summary,
         vec![
@@ -307,70 +229,29 @@ fn includes_share_configurations_like_launch() {
                 - include: {file: sub/inner.launch.yaml, arg: [{name: rate, value: '30'}]}\n\
                 - node: {pkg: flotilla, exec: tracker, args: \"$(var rate) $(var from_inner) $(dirname)\"}\n";
     let plan = fx.eval(text, &[]).unwrap();
-    let inner = fx
-        .dir
-        .path()
-        .join("sub/inner.launch.yaml")
-        .display()
-        .to_string();
+    let inner = fx.dir.path().join("sub/inner.launch.yaml").display().to_string();
     // The includer's `rate` is visible inside (the inner default does not apply) ...
-    assert_eq!(
-        plain_args(&plan.processes[0])[..2],
-        ["5".to_owned(), inner.clone()]
-    );
+    assert_eq!(plain_args(&plan.processes[0])[..2], ["5".to_owned(), inner.clone()]);
     assert_eq!(plain_args(&plan.processes[1])[0], "30");
     // ... and what the include set stays set afterwards; `$(dirname)` is back to the includer's.
     let here = fx.dir.path().display().to_string();
-    assert_eq!(
-        plain_args(&plan.processes[2])[..3],
-        ["30".to_owned(), format!("{here}/sub"), here]
-    );
+    assert_eq!(plain_args(&plan.processes[2])[..3], ["30".to_owned(), format!("{here}/sub"), here]);
 }
 
 #[test]
 fn include_errors() {
     let fx = Fixture::new();
     fx.write("needs.launch.yaml", "launch:\n- arg: {name: robots}\n");
-    let err = fx
-        .eval(
-            "launch:\n- arg: {name: a, default: x}\n- include: {file: needs.launch.yaml}\n",
-            &[],
-        )
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .ends_with("main.launch.yaml:3:3: required launch argument 'robots' was not provided"),
-        "{err}"
-    );
-    let err = fx
-        .eval("launch:\n- include: {file: missing.launch.yaml}\n", &[])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("main.launch.yaml:2:3: cannot include") && err.contains("missing.launch.yaml"),
-        "{err}"
-    );
-    fx.write(
-        "loop.launch.yaml",
-        "launch:\n- include: {file: main.launch.yaml}\n",
-    );
-    let err = fx
-        .eval("launch:\n- include: {file: loop.launch.yaml}\n", &[])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("include cycle") && err.contains("loop.launch.yaml:2:3"),
-        "{err}"
-    );
+    let err = fx.eval("launch:\n- arg: {name: a, default: x}\n- include: {file: needs.launch.yaml}\n", &[]).unwrap_err();
+    assert!(err.to_string().ends_with("main.launch.yaml:3:3: required launch argument 'robots' was not provided"), "{err}");
+    let err = fx.eval("launch:\n- include: {file: missing.launch.yaml}\n", &[]).unwrap_err().to_string();
+    assert!(err.contains("main.launch.yaml:2:3: cannot include") && err.contains("missing.launch.yaml"), "{err}");
+    fx.write("loop.launch.yaml", "launch:\n- include: {file: main.launch.yaml}\n");
+    let err = fx.eval("launch:\n- include: {file: loop.launch.yaml}\n", &[]).unwrap_err().to_string();
+    assert!(err.contains("include cycle") && err.contains("loop.launch.yaml:2:3"), "{err}");
     fx.write("bad.launch.yaml", "launch:\n- node: {pkg: flotilla}\n");
-    let err = fx
-        .eval("launch:\n- include: {file: bad.launch.yaml}\n", &[])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("bad.launch.yaml:2:10: `node` is missing required attribute `exec`"),
-        "{err}"
-    );
+    let err = fx.eval("launch:\n- include: {file: bad.launch.yaml}\n", &[]).unwrap_err().to_string();
+    assert!(err.contains("bad.launch.yaml:2:10: `node` is missing required attribute `exec`"), "{err}");
 }
 
 #[test]
@@ -396,16 +277,8 @@ fn params_keep_order_and_key_by_full_name() {
 "#;
     let plan = fx.eval(&format!("{text}- let: {{name: w, value: '640'}}\n"), &[]);
     // `w` is set after the node: evaluation order matters.
-    assert!(plan
-        .unwrap_err()
-        .to_string()
-        .contains("launch configuration 'w' is not set"));
-    let plan = fx
-        .eval(
-            &text.replacen("launch:\n", "launch:\n- let: {name: w, value: '640'}\n", 1),
-            &[],
-        )
-        .unwrap();
+    assert!(plan.unwrap_err().to_string().contains("launch configuration 'w' is not set"));
+    let plan = fx.eval(&text.replacen("launch:\n", "launch:\n- let: {name: w, value: '640'}\n", 1), &[]).unwrap();
     let node = &plan.processes[0];
     let file = fx.dir.path().join("a.yaml").display().to_string();
     assert_eq!(
@@ -425,21 +298,12 @@ fn params_keep_order_and_key_by_full_name() {
         ]
     );
     let files = generated(node);
-    assert_eq!(
-        files[0].entries,
-        vec![
-            ("a".to_owned(), ParamValue::Integer(1)),
-            ("b".to_owned(), ParamValue::DoubleArray(vec![1.0, 2.5]))
-        ]
-    );
+    assert_eq!(files[0].entries, vec![("a".to_owned(), ParamValue::Integer(1)), ("b".to_owned(), ParamValue::DoubleArray(vec![1.0, 2.5]))]);
     assert_eq!(
         files[1].entries,
         vec![
             ("a".to_owned(), ParamValue::String("/home/tester".into())),
-            (
-                "cam.size".to_owned(),
-                ParamValue::IntegerArray(vec![640, 480])
-            ),
+            ("cam.size".to_owned(), ParamValue::IntegerArray(vec![640, 480])),
             ("cam.id".to_owned(), ParamValue::Integer(7)),
             ("cam.mode".to_owned(), ParamValue::String("on".into())),
         ]
@@ -449,33 +313,13 @@ fn params_keep_order_and_key_by_full_name() {
 #[test]
 fn param_errors() {
     let fx = Fixture::new();
-    let node = |param: &str| {
-        format!("launch:\n- node:\n    pkg: flotilla\n    exec: tracker\n    param: [{param}]\n")
-    };
-    let err = fx
-        .eval(&node("{from: nope.yaml}"), &[])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("main.launch.yaml:5:") && err.contains("nope.yaml does not exist"),
-        "{err}"
-    );
-    let err = fx
-        .eval(&node("{name: l, value: [1, abc]}"), &[])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("parameter 'l': the list mixes element types"),
-        "{err}"
-    );
-    let err = fx
-        .eval(&node("{name: e, value: \"$(optenv NOPE)\"}"), &[])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("parameter 'e': substituted parameter value \"\" is empty"),
-        "{err}"
-    );
+    let node = |param: &str| format!("launch:\n- node:\n    pkg: flotilla\n    exec: tracker\n    param: [{param}]\n");
+    let err = fx.eval(&node("{from: nope.yaml}"), &[]).unwrap_err().to_string();
+    assert!(err.contains("main.launch.yaml:5:") && err.contains("nope.yaml does not exist"), "{err}");
+    let err = fx.eval(&node("{name: l, value: [1, abc]}"), &[]).unwrap_err().to_string();
+    assert!(err.contains("parameter 'l': the list mixes element types"), "{err}");
+    let err = fx.eval(&node("{name: e, value: \"$(optenv NOPE)\"}"), &[]).unwrap_err().to_string();
+    assert!(err.contains("parameter 'e': substituted parameter value \"\" is empty"), "{err}");
 }
 
 #[test]
@@ -498,25 +342,10 @@ fn substitutions() {
             "d v".into()
         ]
     );
-    let err = fx
-        .eval("launch:\n- let: {name: a, value: $(env NOPE)}\n", &[])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("main.launch.yaml:2:25: $(env NOPE): environment variable 'NOPE' is not set"),
-        "{err}"
-    );
-    let err = fx
-        .eval(
-            "launch:\n- let: {name: a, value: $(find-pkg-share nope)}\n",
-            &[],
-        )
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("package 'nope' not found in AMENT_PREFIX_PATH"),
-        "{err}"
-    );
+    let err = fx.eval("launch:\n- let: {name: a, value: $(env NOPE)}\n", &[]).unwrap_err().to_string();
+    assert!(err.contains("main.launch.yaml:2:25: $(env NOPE): environment variable 'NOPE' is not set"), "{err}");
+    let err = fx.eval("launch:\n- let: {name: a, value: $(find-pkg-share nope)}\n", &[]).unwrap_err().to_string();
+    assert!(err.contains("package 'nope' not found in AMENT_PREFIX_PATH"), "{err}");
 }
 
 #[test]
@@ -524,17 +353,13 @@ fn executables_and_process_options() {
     let fx = Fixture::new();
     let text = "launch:\n- node: {pkg: flotilla, exec: nope}\n";
     let err = fx.eval(text, &[]).unwrap_err().to_string();
-    assert!(
-        err.contains("main.launch.yaml:2:31: executable 'nope' not found in"),
-        "{err}"
-    );
+    assert!(err.contains("main.launch.yaml:2:31: executable 'nope' not found in"), "{err}");
 
     let bin = fx.dir.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::copy(fx.exe("camera"), bin.join("tool")).unwrap();
     let mut env = fx.env.clone();
-    env.vars
-        .insert("PATH".into(), format!("/nonexistent:{}", bin.display()));
+    env.vars.insert("PATH".into(), format!("/nonexistent:{}", bin.display()));
     let text = "launch:\n- node:\n    exec: tool\n    exec_name: helper\n    ros_args: '--log-level debug'\n    args: run\n    \
                 respawn: 'true'\n    respawn_delay: 1.5\n    output: own_log\n    cwd: sub\n    env: [{name: A, value: b}]\n";
     let path = fx.write("opts.launch.yaml", text);
@@ -542,50 +367,20 @@ fn executables_and_process_options() {
     let spec = &evaluate_launch(&file, &[], &env).unwrap().processes[0];
     assert_eq!(spec.executable, bin.join("tool"));
     assert_eq!(spec.label, "helper-1");
-    assert_eq!(
-        plain_args(spec),
-        vec!["run", "--ros-args", "--log-level", "debug", "--ros-args"]
-    );
+    assert_eq!(plain_args(spec), vec!["run", "--ros-args", "--log-level", "debug", "--ros-args"]);
     assert!(spec.respawn);
     assert_eq!(spec.respawn_delay, 1.5);
     assert_eq!(spec.output, OutputMode::OwnLog);
-    assert_eq!(
-        spec.cwd.as_deref(),
-        Some(fx.dir.path().join("sub").as_path())
-    );
+    assert_eq!(spec.cwd.as_deref(), Some(fx.dir.path().join("sub").as_path()));
     assert_eq!(spec.env, vec![("A".to_owned(), "b".to_owned())]);
 
-    let err = fx
-        .eval(
-            "launch:\n- node: {pkg: flotilla, exec: camera, output: console}\n",
-            &[],
-        )
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("output 'console' is not one of"),
-        "{err}"
-    );
-    let err = fx
-        .eval(
-            "launch:\n- node: {pkg: flotilla, exec: camera, respawn: 'maybe'}\n",
-            &[],
-        )
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("respawn 'maybe' is not true or false"),
-        "{err}"
-    );
-    let err = fx
-        .eval(
-            "launch:\n- node: {pkg: flotilla, exec: camera, name: 'a-b'}\n",
-            &[],
-        )
-        .unwrap_err();
+    let err = fx.eval("launch:\n- node: {pkg: flotilla, exec: camera, output: console}\n", &[]).unwrap_err();
+    assert!(err.to_string().contains("output 'console' is not one of"), "{err}");
+    let err = fx.eval("launch:\n- node: {pkg: flotilla, exec: camera, respawn: 'maybe'}\n", &[]).unwrap_err();
+    assert!(err.to_string().contains("respawn 'maybe' is not true or false"), "{err}");
+    let err = fx.eval("launch:\n- node: {pkg: flotilla, exec: camera, name: 'a-b'}\n", &[]).unwrap_err();
     assert!(err.to_string().contains("invalid node name 'a-b'"), "{err}");
-    let err = fx
-        .eval("launch:\n- push-ros-namespace: {namespace: '1x'}\n", &[])
-        .unwrap_err();
+    let err = fx.eval("launch:\n- push-ros-namespace: {namespace: '1x'}\n", &[]).unwrap_err();
     assert!(err.to_string().contains("invalid namespace '/1x'"), "{err}");
 }
 
@@ -593,15 +388,8 @@ fn executables_and_process_options() {
 fn launch_argument_syntax() {
     assert_eq!(
         parse_launch_arguments(&["a:=1", "b:=x:=y", "c:="]).unwrap(),
-        vec![
-            ("a".into(), "1".into()),
-            ("b".into(), "x:=y".into()),
-            ("c".into(), String::new())
-        ]
+        vec![("a".into(), "1".into()), ("b".into(), "x:=y".into()), ("c".into(), String::new())]
     );
-    assert!(parse_launch_arguments(&["a=1"])
-        .unwrap_err()
-        .to_string()
-        .contains("name:=value"));
+    assert!(parse_launch_arguments(&["a=1"]).unwrap_err().to_string().contains("name:=value"));
     assert!(parse_launch_arguments(&[":=1"]).is_err());
 }

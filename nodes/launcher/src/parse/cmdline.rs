@@ -19,12 +19,8 @@ pub fn split_command_line(text: &Text) -> Result<Vec<Text>, LaunchError> {
         match part {
             Part::Sub(_) => current.parts.push(part.clone()),
             Part::Text(t) => {
-                let tokens = shlex::split(t).ok_or_else(|| {
-                    LaunchError::invalid(
-                        &text.loc,
-                        format!("unbalanced quotes in arguments \"{t}\""),
-                    )
-                })?;
+                let tokens =
+                    shlex::split(t).ok_or_else(|| LaunchError::invalid(&text.loc, format!("unbalanced quotes in arguments \"{t}\"")))?;
                 let Some((first, rest)) = tokens.split_first() else {
                     push(&mut current, &mut args);
                     continue;
@@ -45,13 +41,7 @@ pub fn split_command_line(text: &Text) -> Result<Vec<Text>, LaunchError> {
         }
     }
     push(&mut current, &mut args);
-    Ok(args
-        .into_iter()
-        .map(|template| Text {
-            template,
-            loc: text.loc.clone(),
-        })
-        .collect())
+    Ok(args.into_iter().map(|template| Text { template, loc: text.loc.clone() }).collect())
 }
 
 #[cfg(test)]
@@ -64,15 +54,8 @@ mod tests {
     use crate::substitution::parse_template;
 
     fn split(s: &str) -> Vec<String> {
-        let text = Text {
-            template: parse_template(s).unwrap(),
-            loc: Loc::new(Arc::from(Path::new("f")), 1, 1),
-        };
-        split_command_line(&text)
-            .unwrap()
-            .iter()
-            .map(|t| t.template.to_string())
-            .collect()
+        let text = Text { template: parse_template(s).unwrap(), loc: Loc::new(Arc::from(Path::new("f")), 1, 1) };
+        split_command_line(&text).unwrap().iter().map(|t| t.template.to_string()).collect()
     }
 
     #[test]
@@ -83,10 +66,7 @@ mod tests {
 
     #[test]
     fn substitutions_stick_to_adjacent_text() {
-        assert_eq!(
-            split("$(find-pkg-share p)/a.yaml b c $(var x)"),
-            vec!["$(find-pkg-share p)/a.yaml", "b", "c", "$(var x)"]
-        );
+        assert_eq!(split("$(find-pkg-share p)/a.yaml b c $(var x)"), vec!["$(find-pkg-share p)/a.yaml", "b", "c", "$(var x)"]);
         assert_eq!(split("$(var a) $(var b)"), vec!["$(var a)", "$(var b)"]);
         assert_eq!(split("--file=$(var f)"), vec!["--file=$(var f)"]);
         assert_eq!(split("x $(var a)y z"), vec!["x", "$(var a)y", "z"]);
@@ -94,10 +74,7 @@ mod tests {
 
     #[test]
     fn unbalanced_quote_is_an_error() {
-        let text = Text {
-            template: parse_template("'a").unwrap(),
-            loc: Loc::new(Arc::from(Path::new("f.yaml")), 7, 3),
-        };
+        let text = Text { template: parse_template("'a").unwrap(), loc: Loc::new(Arc::from(Path::new("f.yaml")), 7, 3) };
         let err = split_command_line(&text).unwrap_err().to_string();
         assert!(err.starts_with("f.yaml:7:3"), "{err}");
     }

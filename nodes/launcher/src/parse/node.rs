@@ -20,42 +20,23 @@ pub(super) fn parse_node(fields: &mut Fields) -> Result<NodeDecl, LaunchError> {
     let mut remaps = Vec::new();
     for item in fields.list("remap")?.unwrap_or_default() {
         let mut remap = Fields::new(item, "remap")?;
-        remaps.push(Remap {
-            from: remap.required_text("from")?,
-            to: remap.required_text("to")?,
-        });
+        remaps.push(Remap { from: remap.required_text("from")?, to: remap.required_text("to")? });
         remap.finish()?;
     }
-    let args = fields
-        .text("args")?
-        .map(|t| split_command_line(&t))
-        .transpose()?
-        .unwrap_or_default();
-    let ros_args = fields
-        .text("ros_args")?
-        .map(|t| split_command_line(&t))
-        .transpose()?
-        .unwrap_or_default();
+    let args = fields.text("args")?.map(|t| split_command_line(&t)).transpose()?.unwrap_or_default();
+    let ros_args = fields.text("ros_args")?.map(|t| split_command_line(&t)).transpose()?.unwrap_or_default();
     let output = fields.text("output")?;
     let respawn = fields.text("respawn")?;
     let respawn_delay = fields.float("respawn_delay")?;
     if let Some(delay) = respawn_delay {
         if !(delay >= 0.0 && delay.is_finite()) {
-            return Err(LaunchError::invalid(
-                fields.loc(),
-                format!("`respawn_delay` must be >= 0, got {delay}"),
-            ));
+            return Err(LaunchError::invalid(fields.loc(), format!("`respawn_delay` must be >= 0, got {delay}")));
         }
     }
     let shutdown_on_exit = match fields.string("on_exit")? {
         None => false,
         Some((value, _)) if value == "shutdown" => true,
-        Some((value, loc)) => {
-            return Err(LaunchError::unsupported(
-                loc,
-                format!("`on_exit: {value}` (only `shutdown` is supported)"),
-            ))
-        }
+        Some((value, loc)) => return Err(LaunchError::unsupported(loc, format!("`on_exit: {value}` (only `shutdown` is supported)"))),
     };
     let env = parse_name_values(fields, "env")?;
     let cwd = fields.text("cwd")?;
@@ -84,10 +65,7 @@ fn parse_param_entry(item: &YamlNode) -> Result<ParamDecl, LaunchError> {
     let decl = match from {
         Some(path) => {
             if fields.take("name").is_some() {
-                return Err(LaunchError::invalid(
-                    fields.loc(),
-                    "`param` takes `from` or `name`, not both",
-                ));
+                return Err(LaunchError::invalid(fields.loc(), "`param` takes `from` or `name`, not both"));
             }
             ParamDecl::File(path)
         }
@@ -99,21 +77,13 @@ fn parse_param_entry(item: &YamlNode) -> Result<ParamDecl, LaunchError> {
 
 fn parse_inline_param(fields: &mut Fields) -> Result<InlineParam, LaunchError> {
     let loc = fields.loc().clone();
-    let name = fields.text("name")?.ok_or_else(|| {
-        LaunchError::invalid(
-            &loc,
-            "`param` needs `name` (with `value` or nested `param`) or `from`",
-        )
-    })?;
+    let name = fields
+        .text("name")?
+        .ok_or_else(|| LaunchError::invalid(&loc, "`param` needs `name` (with `value` or nested `param`) or `from`"))?;
     let value = fields.take("value");
     let nested = fields.list("param")?;
     let value = match (value, nested) {
-        (Some(_), Some(_)) => {
-            return Err(LaunchError::invalid(
-                &loc,
-                "`param` takes `value` or nested `param`, not both",
-            ))
-        }
+        (Some(_), Some(_)) => return Err(LaunchError::invalid(&loc, "`param` takes `value` or nested `param`, not both")),
         (Some(v), None) => parse_param_value(v, true)?,
         (None, Some(children)) => {
             let mut nested = Vec::with_capacity(children.len());
@@ -124,46 +94,27 @@ fn parse_inline_param(fields: &mut Fields) -> Result<InlineParam, LaunchError> {
             }
             ParamValueDecl::Nested(nested)
         }
-        (None, None) => {
-            return Err(LaunchError::invalid(
-                &loc,
-                "`param` needs a `value` or nested `param` list",
-            ))
-        }
+        (None, None) => return Err(LaunchError::invalid(&loc, "`param` needs a `value` or nested `param` list")),
     };
     Ok(InlineParam { name, value, loc })
 }
 
 fn parse_param_value(node: &YamlNode, list_allowed: bool) -> Result<ParamValueDecl, LaunchError> {
     match &node.kind {
-        YamlKind::Seq(items) if list_allowed => Ok(ParamValueDecl::List(
-            items
-                .iter()
-                .map(|i| parse_param_value(i, false))
-                .collect::<Result<_, _>>()?,
-        )),
-        YamlKind::Seq(_) => Err(LaunchError::invalid(
-            &node.loc,
-            "parameter lists cannot be nested",
-        )),
-        YamlKind::Map(_) => Err(LaunchError::invalid(
-            &node.loc,
-            "a parameter value cannot be a mapping: use nested `param` entries",
-        )),
+        YamlKind::Seq(items) if list_allowed => {
+            Ok(ParamValueDecl::List(items.iter().map(|i| parse_param_value(i, false)).collect::<Result<_, _>>()?))
+        }
+        YamlKind::Seq(_) => Err(LaunchError::invalid(&node.loc, "parameter lists cannot be nested")),
+        YamlKind::Map(_) => Err(LaunchError::invalid(&node.loc, "a parameter value cannot be a mapping: use nested `param` entries")),
         YamlKind::Scalar { .. } => match typed_scalar(node)? {
-            Some(Scalar::Null) | None => Err(LaunchError::invalid(
-                &node.loc,
-                "a parameter value cannot be empty",
-            )),
+            Some(Scalar::Null) | None => Err(LaunchError::invalid(&node.loc, "a parameter value cannot be empty")),
             Some(Scalar::Str(s)) => {
                 let text = text_at(&s, &node.loc)?;
                 Ok(if text.template.has_substitutions() {
                     ParamValueDecl::Substituted(text.template)
                 } else {
                     // Escapes are resolved even without substitutions, as launch does.
-                    ParamValueDecl::Native(Scalar::Str(
-                        text.template.as_literal().unwrap_or_default(),
-                    ))
+                    ParamValueDecl::Native(Scalar::Str(text.template.as_literal().unwrap_or_default()))
                 })
             }
             Some(other) => Ok(ParamValueDecl::Native(other)),

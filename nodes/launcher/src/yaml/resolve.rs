@@ -32,9 +32,7 @@ pub fn resolve_scalar(text: &str, plain: bool) -> Result<Scalar, String> {
         return Ok(Scalar::Bool(b));
     }
     if is_yaml11_int(text) {
-        return construct_int(text)
-            .map(Scalar::Int)
-            .ok_or_else(|| format!("integer `{text}` does not fit in 64 bits"));
+        return construct_int(text).map(Scalar::Int).ok_or_else(|| format!("integer `{text}` does not fit in 64 bits"));
     }
     if is_yaml11_float(text) {
         if let Some(x) = construct_float(text) {
@@ -85,10 +83,7 @@ fn base60_head_len(s: &str) -> Option<usize> {
     if b.is_empty() || !(b'1'..=b'9').contains(&b[0]) {
         return None;
     }
-    let head = b
-        .iter()
-        .take_while(|c| c.is_ascii_digit() || **c == b'_')
-        .count();
+    let head = b.iter().take_while(|c| c.is_ascii_digit() || **c == b'_').count();
     Some(head)
 }
 
@@ -124,9 +119,7 @@ fn construct_int(text: &str) -> Option<i64> {
     } else if s.starts_with('0') {
         i128::from_str_radix(s, 8).ok()?
     } else if s.contains(':') {
-        s.split(':').try_fold(0i128, |acc, d| {
-            Some(acc.checked_mul(60)? + d.parse::<i128>().ok()?)
-        })?
+        s.split(':').try_fold(0i128, |acc, d| Some(acc.checked_mul(60)? + d.parse::<i128>().ok()?))?
     } else {
         s.parse::<i128>().ok()?
     };
@@ -159,9 +152,7 @@ fn is_yaml11_float(text: &str) -> bool {
             return false;
         };
         let m = &frac.as_bytes()[..mantissa_len];
-        return !m.is_empty()
-            && m[0].is_ascii_digit()
-            && m.iter().all(|c| c.is_ascii_digit() || *c == b'_');
+        return !m.is_empty() && m[0].is_ascii_digit() && m.iter().all(|c| c.is_ascii_digit() || *c == b'_');
     }
     let Some(dot) = unsigned.find('.') else {
         return false;
@@ -171,31 +162,21 @@ fn is_yaml11_float(text: &str) -> bool {
     if ib.is_empty() || !ib[0].is_ascii_digit() {
         return false;
     }
-    let head = ib
-        .iter()
-        .take_while(|c| c.is_ascii_digit() || **c == b'_')
-        .count();
+    let head = ib.iter().take_while(|c| c.is_ascii_digit() || **c == b'_').count();
     if head == ib.len() {
         // `[0-9][0-9_]*\.[0-9_]*(exp)?`
         let Some(mantissa_len) = split_exponent(frac_part) else {
             return false;
         };
-        frac_part.as_bytes()[..mantissa_len]
-            .iter()
-            .all(|c| c.is_ascii_digit() || *c == b'_')
+        frac_part.as_bytes()[..mantissa_len].iter().all(|c| c.is_ascii_digit() || *c == b'_')
     } else {
         // `[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*`
-        is_base60_tail(&int_part[head..])
-            && frac_part.bytes().all(|c| c.is_ascii_digit() || c == b'_')
+        is_base60_tail(&int_part[head..]) && frac_part.bytes().all(|c| c.is_ascii_digit() || c == b'_')
     }
 }
 
 fn construct_float(text: &str) -> Option<f64> {
-    let cleaned: String = text
-        .chars()
-        .filter(|c| *c != '_')
-        .collect::<String>()
-        .to_lowercase();
+    let cleaned: String = text.chars().filter(|c| *c != '_').collect::<String>().to_lowercase();
     let (negative, s) = strip_sign(&cleaned);
     let sign = if negative { -1.0 } else { 1.0 };
     let magnitude = if s == ".inf" {
@@ -205,11 +186,7 @@ fn construct_float(text: &str) -> Option<f64> {
     } else if s.contains(':') {
         let mut parts: Vec<&str> = s.split(':').collect();
         let last: f64 = parts.pop()?.parse().ok()?;
-        parts
-            .iter()
-            .try_fold(0.0f64, |acc, d| Some(acc * 60.0 + d.parse::<f64>().ok()?))?
-            * 60.0
-            + last
+        parts.iter().try_fold(0.0f64, |acc, d| Some(acc * 60.0 + d.parse::<f64>().ok()?))? * 60.0 + last
     } else {
         s.parse::<f64>().ok()?
     };
@@ -268,9 +245,6 @@ mod tests {
         assert_eq!(r("~"), Scalar::Null);
         assert_eq!(r("hello"), Scalar::Str("hello".into()));
         assert_eq!(r("/a/b.yaml"), Scalar::Str("/a/b.yaml".into()));
-        assert_eq!(
-            resolve_scalar("60", false).unwrap(),
-            Scalar::Str("60".into())
-        );
+        assert_eq!(resolve_scalar("60", false).unwrap(), Scalar::Str("60".into()));
     }
 }

@@ -48,28 +48,15 @@ impl YamlNode {
 
 /// Parses the first YAML document of `text`, read from `file`; an empty document is an error.
 pub fn parse_document(text: &str, file: &Arc<Path>) -> Result<YamlNode, LaunchError> {
-    parse_optional_document(text, file)?
-        .ok_or_else(|| LaunchError::invalid(&Loc::new(file.clone(), 1, 1), "empty file"))
+    parse_optional_document(text, file)?.ok_or_else(|| LaunchError::invalid(&Loc::new(file.clone(), 1, 1), "empty file"))
 }
 
 /// Parses the first YAML document of `text`, read from `file`; `None` if there is none.
-pub fn parse_optional_document(
-    text: &str,
-    file: &Arc<Path>,
-) -> Result<Option<YamlNode>, LaunchError> {
-    let mut builder = TreeBuilder {
-        file: file.clone(),
-        stack: Vec::new(),
-        anchors: HashMap::new(),
-        root: None,
-        error: None,
-    };
+pub fn parse_optional_document(text: &str, file: &Arc<Path>) -> Result<Option<YamlNode>, LaunchError> {
+    let mut builder = TreeBuilder { file: file.clone(), stack: Vec::new(), anchors: HashMap::new(), root: None, error: None };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, false) {
-        return Err(LaunchError::Syntax {
-            loc: loc_of(file, e.marker()),
-            message: e.info().to_owned(),
-        });
+        return Err(LaunchError::Syntax { loc: loc_of(file, e.marker()), message: e.info().to_owned() });
     }
     if let Some(error) = builder.error {
         return Err(error);
@@ -83,17 +70,8 @@ fn loc_of(file: &Arc<Path>, marker: &Marker) -> Loc {
 }
 
 enum Frame {
-    Seq {
-        items: Vec<YamlNode>,
-        loc: Loc,
-        anchor: usize,
-    },
-    Map {
-        entries: Vec<(YamlNode, YamlNode)>,
-        key: Option<YamlNode>,
-        loc: Loc,
-        anchor: usize,
-    },
+    Seq { items: Vec<YamlNode>, loc: Loc, anchor: usize },
+    Map { entries: Vec<(YamlNode, YamlNode)>, key: Option<YamlNode>, loc: Loc, anchor: usize },
 }
 
 struct TreeBuilder {
@@ -138,9 +116,7 @@ impl TreeBuilder {
 fn str_tag(tag: &Option<Tag>) -> Result<bool, String> {
     match tag {
         None => Ok(false),
-        Some(t) if t.suffix == "str" && (t.handle == "!!" || t.handle == "tag:yaml.org,2002:") => {
-            Ok(true)
-        }
+        Some(t) if t.suffix == "str" && (t.handle == "!!" || t.handle == "tag:yaml.org,2002:") => Ok(true),
         Some(t) => Err(format!("unsupported YAML tag `{}{}`", t.handle, t.suffix)),
     }
 }
@@ -158,13 +134,7 @@ impl MarkedEventReceiver for TreeBuilder {
                     Err(message) => return self.fail(loc, message),
                 };
                 let plain = style == TScalarStyle::Plain && !forced_str;
-                self.finish(
-                    YamlNode {
-                        kind: YamlKind::Scalar { text, plain },
-                        loc,
-                    },
-                    anchor,
-                );
+                self.finish(YamlNode { kind: YamlKind::Scalar { text, plain }, loc }, anchor);
             }
             Event::SequenceStart(_, tag) | Event::MappingStart(_, tag) if tag.is_some() => {
                 let message = match str_tag(&tag) {
@@ -174,43 +144,17 @@ impl MarkedEventReceiver for TreeBuilder {
                 self.fail(loc, message);
             }
             Event::SequenceStart(anchor, _) => {
-                self.stack.push(Frame::Seq {
-                    items: Vec::new(),
-                    loc,
-                    anchor,
-                });
+                self.stack.push(Frame::Seq { items: Vec::new(), loc, anchor });
             }
             Event::MappingStart(anchor, _) => {
-                self.stack.push(Frame::Map {
-                    entries: Vec::new(),
-                    key: None,
-                    loc,
-                    anchor,
-                });
+                self.stack.push(Frame::Map { entries: Vec::new(), key: None, loc, anchor });
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let (node, anchor) = match self.stack.pop() {
-                    Some(Frame::Seq { items, loc, anchor }) => (
-                        YamlNode {
-                            kind: YamlKind::Seq(items),
-                            loc,
-                        },
-                        anchor,
-                    ),
-                    Some(Frame::Map {
-                        entries,
-                        loc,
-                        anchor,
-                        ..
-                    }) => {
+                    Some(Frame::Seq { items, loc, anchor }) => (YamlNode { kind: YamlKind::Seq(items), loc }, anchor),
+                    Some(Frame::Map { entries, loc, anchor, .. }) => {
                         let loc = entries.first().map_or(loc, |(k, _)| k.loc.clone());
-                        (
-                            YamlNode {
-                                kind: YamlKind::Map(entries),
-                                loc,
-                            },
-                            anchor,
-                        )
+                        (YamlNode { kind: YamlKind::Map(entries), loc }, anchor)
                     }
                     None => return,
                 };
@@ -218,19 +162,12 @@ impl MarkedEventReceiver for TreeBuilder {
             }
             Event::Alias(id) => match self.anchors.get(&id) {
                 Some(node) => {
-                    let node = YamlNode {
-                        loc,
-                        ..node.clone()
-                    };
+                    let node = YamlNode { loc, ..node.clone() };
                     self.finish(node, 0);
                 }
                 None => self.fail(loc, "alias to an unknown anchor".to_owned()),
             },
-            Event::Nothing
-            | Event::StreamStart
-            | Event::StreamEnd
-            | Event::DocumentStart
-            | Event::DocumentEnd => {}
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentStart | Event::DocumentEnd => {}
         }
     }
 }
@@ -246,49 +183,28 @@ mod tests {
     #[test]
     fn nodes_carry_line_and_column() {
         let root = parse("launch:\n- node:\n    pkg: a\n- arg: {name: x}\n").unwrap();
-        let YamlKind::Map(top) = &root.kind else {
-            panic!("not a map")
-        };
-        let YamlKind::Seq(actions) = &top[0].1.kind else {
-            panic!("not a list")
-        };
+        let YamlKind::Map(top) = &root.kind else { panic!("not a map") };
+        let YamlKind::Seq(actions) = &top[0].1.kind else { panic!("not a list") };
         assert_eq!((actions[0].loc.line, actions[0].loc.column), (2, 3));
         assert_eq!((actions[1].loc.line, actions[1].loc.column), (4, 3));
-        let YamlKind::Map(node) = &actions[0].kind else {
-            panic!()
-        };
-        let YamlKind::Map(fields) = &node[0].1.kind else {
-            panic!()
-        };
+        let YamlKind::Map(node) = &actions[0].kind else { panic!() };
+        let YamlKind::Map(fields) = &node[0].1.kind else { panic!() };
         assert_eq!(fields[0].1.loc.line, 3);
-        assert_eq!(
-            fields[0].1.kind,
-            YamlKind::Scalar {
-                text: "a".into(),
-                plain: true
-            }
-        );
+        assert_eq!(fields[0].1.kind, YamlKind::Scalar { text: "a".into(), plain: true });
     }
 
     #[test]
     fn quoted_and_tagged_scalars_are_not_plain() {
         let root = parse("[ '1', \"2\", !!str 3, 4 ]").unwrap();
-        let YamlKind::Seq(items) = root.kind else {
-            panic!()
-        };
-        let plain: Vec<bool> = items
-            .iter()
-            .map(|n| matches!(n.kind, YamlKind::Scalar { plain: true, .. }))
-            .collect();
+        let YamlKind::Seq(items) = root.kind else { panic!() };
+        let plain: Vec<bool> = items.iter().map(|n| matches!(n.kind, YamlKind::Scalar { plain: true, .. })).collect();
         assert_eq!(plain, vec![false, false, false, true]);
     }
 
     #[test]
     fn aliases_copy_the_anchored_node() {
         let root = parse("a: &x [1, 2]\nb: *x\n").unwrap();
-        let YamlKind::Map(entries) = root.kind else {
-            panic!()
-        };
+        let YamlKind::Map(entries) = root.kind else { panic!() };
         assert_eq!(entries[0].1.kind, entries[1].1.kind);
         assert_eq!(entries[1].1.loc.line, 2);
     }
@@ -296,9 +212,7 @@ mod tests {
     #[test]
     fn syntax_errors_name_the_line() {
         let err = parse("launch:\n- node: {pkg: a\n- x").unwrap_err();
-        let LaunchError::Syntax { loc, .. } = &err else {
-            panic!("{err}")
-        };
+        let LaunchError::Syntax { loc, .. } = &err else { panic!("{err}") };
         assert_eq!(loc.line, 4);
         assert!(err.to_string().starts_with("t.yaml:4:"), "{err}");
     }

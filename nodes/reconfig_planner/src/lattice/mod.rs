@@ -81,11 +81,7 @@ impl Cell {
 
     /// Offset by `(dx, dy, dz)` cells; `None` below zero.
     pub fn offset(&self, dx: isize, dy: isize, dz: isize) -> Option<Cell> {
-        Some(Cell {
-            x: self.x.checked_add_signed(dx)?,
-            y: self.y.checked_add_signed(dy)?,
-            z: self.z.checked_add_signed(dz)?,
-        })
+        Some(Cell { x: self.x.checked_add_signed(dx)?, y: self.y.checked_add_signed(dy)?, z: self.z.checked_add_signed(dz)? })
     }
 
     /// Manhattan distance to `other`, cells.
@@ -230,11 +226,7 @@ impl Lattice {
     pub fn from_codes(dims: Dims, codes: &[u8]) -> Result<Self, LatticeError> {
         let mut lattice = Self::new(dims)?;
         if codes.len() != lattice.blocks.len() {
-            return Err(LatticeError::CellCountMismatch {
-                dims,
-                expected: lattice.blocks.len(),
-                found: codes.len(),
-            });
+            return Err(LatticeError::CellCountMismatch { dims, expected: lattice.blocks.len(), found: codes.len() });
         }
         for (index, &code) in codes.iter().enumerate() {
             let cell = lattice.cell_at(index);
@@ -277,11 +269,7 @@ impl Lattice {
     /// Cell of a flat index (`index < cell count`).
     pub fn cell_at(&self, index: usize) -> Cell {
         let layer = self.dims.x * self.dims.y;
-        Cell {
-            x: index % self.dims.x,
-            y: (index % layer) / self.dims.x,
-            z: index / layer,
-        }
+        Cell { x: index % self.dims.x, y: (index % layer) / self.dims.x, z: index / layer }
     }
 
     /// True when `cell` lies inside the lattice.
@@ -315,11 +303,7 @@ impl Lattice {
 
     /// Cells holding blocks, in index order.
     pub fn block_cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.blocks
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b)
-            .map(|(i, _)| self.cell_at(i))
+        self.blocks.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| self.cell_at(i))
     }
 
     /// Puts a block into (or removes it from) `cell`.
@@ -376,13 +360,9 @@ impl Lattice {
 
     /// Face neighbours of `cell` that lie inside the lattice.
     pub fn neighbours(&self, cell: &Cell) -> impl Iterator<Item = Cell> + '_ {
-        const STEPS: [(isize, isize, isize); 6] =
-            [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)];
+        const STEPS: [(isize, isize, isize); 6] = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)];
         let cell = *cell;
-        STEPS
-            .iter()
-            .filter_map(move |&(dx, dy, dz)| cell.offset(dx, dy, dz))
-            .filter(|c| self.contains(c))
+        STEPS.iter().filter_map(move |&(dx, dy, dz)| cell.offset(dx, dy, dz)).filter(|c| self.contains(c))
     }
 
     /// Blocks not connected to the floor (see the module docs), in index order.
@@ -404,10 +384,7 @@ impl Lattice {
                 }
             }
         }
-        (0..self.blocks.len())
-            .filter(|&i| self.blocks[i] && !reached[i])
-            .map(|i| self.cell_at(i))
-            .collect()
+        (0..self.blocks.len()).filter(|&i| self.blocks[i] && !reached[i]).map(|i| self.cell_at(i)).collect()
     }
 
     /// `Ok` when every block is supported, else the first floating block.
@@ -469,15 +446,9 @@ mod tests {
     #[test]
     fn rejects_bad_sizes_and_codes() {
         assert!(matches!(Lattice::new(Dims::planar(0, 3)), Err(LatticeError::ZeroDimension { .. })));
-        assert!(matches!(
-            Lattice::new(Dims::new(100, 100, 100)),
-            Err(LatticeError::TooLarge { cells: 1_000_000, .. })
-        ));
+        assert!(matches!(Lattice::new(Dims::new(100, 100, 100)), Err(LatticeError::TooLarge { cells: 1_000_000, .. })));
         // Saturating count: no overflow panic on absurd sizes.
-        assert!(matches!(
-            Lattice::new(Dims::new(usize::MAX, 2, 2)),
-            Err(LatticeError::TooLarge { .. })
-        ));
+        assert!(matches!(Lattice::new(Dims::new(usize::MAX, 2, 2)), Err(LatticeError::TooLarge { .. })));
         assert!(matches!(
             Lattice::from_codes(Dims::planar(2, 2), &[0, 1, 0]),
             Err(LatticeError::CellCountMismatch { expected: 4, found: 3, .. })
@@ -488,22 +459,13 @@ mod tests {
 
     #[test]
     fn robots_must_sit_in_blocks_alone() {
-        let mut lattice = Lattice::new(Dims::planar(3, 2))
-            .unwrap()
-            .with_blocks([Cell::planar(0, 0)])
-            .unwrap();
+        let mut lattice = Lattice::new(Dims::planar(3, 2)).unwrap().with_blocks([Cell::planar(0, 0)]).unwrap();
         let err = lattice.add_robot(Cell::planar(1, 0)).unwrap_err();
         assert_eq!(err, LatticeError::RobotOutsideBlock { robot: 0, cell: Cell::planar(1, 0) });
         assert_eq!(lattice.add_robot(Cell::planar(0, 0)), Ok(0));
-        assert!(matches!(
-            lattice.add_robot(Cell::planar(0, 0)),
-            Err(LatticeError::RobotsShareCell { robot: 1, other: 0, .. })
-        ));
+        assert!(matches!(lattice.add_robot(Cell::planar(0, 0)), Err(LatticeError::RobotsShareCell { robot: 1, other: 0, .. })));
         assert!(matches!(lattice.add_robot(Cell::planar(5, 0)), Err(LatticeError::OutOfBounds { .. })));
-        assert!(matches!(
-            lattice.set_block(Cell::planar(0, 0), false),
-            Err(LatticeError::BlockHoldsRobot { robot: 0, .. })
-        ));
+        assert!(matches!(lattice.set_block(Cell::planar(0, 0), false), Err(LatticeError::BlockHoldsRobot { robot: 0, .. })));
     }
 
     #[test]
@@ -514,10 +476,7 @@ mod tests {
             .with_blocks([Cell::planar(0, 0), Cell::planar(0, 1), Cell::planar(1, 1), Cell::planar(3, 2)])
             .unwrap();
         assert_eq!(lattice.unsupported_blocks(), vec![Cell::planar(3, 2)]);
-        assert_eq!(
-            lattice.check_supported(),
-            Err(LatticeError::Unsupported { cell: Cell::planar(3, 2) })
-        );
+        assert_eq!(lattice.check_supported(), Err(LatticeError::Unsupported { cell: Cell::planar(3, 2) }));
         let mut fixed = lattice.clone();
         fixed.set_block(Cell::planar(3, 2), false).unwrap();
         assert_eq!(fixed.check_supported(), Ok(()));

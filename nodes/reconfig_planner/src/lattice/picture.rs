@@ -18,10 +18,8 @@ impl Lattice {
     /// Robots given by digits take those indices in order; `R` robots follow, in cell
     /// index order.
     pub fn from_layers<S: AsRef<str>>(layers: &[S]) -> Result<Lattice, LatticeError> {
-        let grids: Vec<Vec<&str>> = layers
-            .iter()
-            .map(|text| text.as_ref().lines().map(str::trim).filter(|l| !l.is_empty()).collect())
-            .collect();
+        let grids: Vec<Vec<&str>> =
+            layers.iter().map(|text| text.as_ref().lines().map(str::trim).filter(|l| !l.is_empty()).collect()).collect();
         let first = grids.first().ok_or_else(|| picture_error(1, 1, "no layers given"))?;
         let height = first.len();
         let width = first.first().map_or(0, |row| row.chars().count());
@@ -42,11 +40,7 @@ impl Lattice {
             for (line, row) in rows.iter().enumerate() {
                 let z = height - 1 - line;
                 if row.chars().count() != width {
-                    return Err(picture_error(
-                        line + 1,
-                        1,
-                        &format!("row has {} cells, the first row has {width}", row.chars().count()),
-                    ));
+                    return Err(picture_error(line + 1, 1, &format!("row has {} cells, the first row has {width}", row.chars().count())));
                 }
                 for (x, ch) in row.chars().enumerate() {
                     let cell = Cell::new(x, y, z);
@@ -56,11 +50,7 @@ impl Lattice {
                         'R' => Some(10),
                         d if d.is_ascii_digit() => Some(d as usize - '0' as usize),
                         other => {
-                            return Err(picture_error(
-                                line + 1,
-                                x + 1,
-                                &format!("unknown cell character {other:?} (use . # R or a digit)"),
-                            ))
+                            return Err(picture_error(line + 1, x + 1, &format!("unknown cell character {other:?} (use . # R or a digit)")))
                         }
                     };
                     lattice.set_block(cell, true)?;
@@ -147,10 +137,7 @@ mod tests {
         assert!(lattice.has_block(&Cell::planar(1, 2)));
         assert!(!lattice.has_block(&Cell::planar(0, 2)));
         // digit robots first (by digit), then R.
-        assert_eq!(
-            lattice.robots(),
-            &[Cell::planar(2, 0), Cell::planar(1, 1), Cell::planar(1, 0)]
-        );
+        assert_eq!(lattice.robots(), &[Cell::planar(2, 0), Cell::planar(1, 1), Cell::planar(1, 0)]);
         assert_eq!(lattice.picture(), ".#.\n#1#\n#20\n");
     }
 

@@ -6,8 +6,7 @@ use r2r::flotilla_msgs::action::ExecutePlan;
 use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
 use r2r::flotilla_msgs::srv::PlanReconfiguration;
 use reconfig_planner::{
-    msgs_to_steps, steps_to_msgs, Action, ActionMsg, HeuristicKind, Lattice, LatticeMsg as WireLattice, Plan,
-    PlanRequest,
+    msgs_to_steps, steps_to_msgs, Action, ActionMsg, HeuristicKind, Lattice, LatticeMsg as WireLattice, Plan, PlanRequest,
 };
 
 use super::NodeSettings;
@@ -44,11 +43,7 @@ pub fn plan_request(msg: &PlanReconfiguration::Request, settings: &NodeSettings)
     if !(msg.max_time >= 0.0 && msg.max_time.is_finite()) {
         return Err(format!("max_time must be a finite number of seconds >= 0, got {}", msg.max_time));
     }
-    let max_time = if msg.max_time == 0.0 {
-        cap.max_time
-    } else {
-        Duration::from_secs_f64(msg.max_time).min(cap.max_time)
-    };
+    let max_time = if msg.max_time == 0.0 { cap.max_time } else { Duration::from_secs_f64(msg.max_time).min(cap.max_time) };
     let request = PlanRequest::new(start, goal)
         .with_heuristic(heuristic)
         .with_weight(weight)
@@ -61,12 +56,7 @@ pub fn plan_request(msg: &PlanReconfiguration::Request, settings: &NodeSettings)
 pub fn success(plan: &Plan, seconds: f64) -> PlanReconfiguration::Response {
     PlanReconfiguration::Response {
         success: true,
-        message: format!(
-            "plan of {} steps, cost {}, {} states expanded",
-            plan.steps.len(),
-            plan.cost,
-            plan.stats.expanded
-        ),
+        message: format!("plan of {} steps, cost {}, {} states expanded", plan.steps.len(), plan.cost, plan.stats.expanded),
         actions: steps_to_msgs(&plan.steps).iter().map(action_msg).collect(),
         steps: plan.steps.len() as u32,
         cost: plan.cost,
@@ -81,14 +71,7 @@ pub fn failure(reason: String) -> PlanReconfiguration::Response {
 }
 
 fn action_msg(a: &ActionMsg) -> LatticeAction {
-    LatticeAction {
-        step: a.step,
-        robot: a.robot,
-        kind: a.kind,
-        from_cell: a.from.to_vec(),
-        to_cell: a.to.to_vec(),
-        partner: a.partner,
-    }
+    LatticeAction { step: a.step, robot: a.robot, kind: a.kind, from_cell: a.from.to_vec(), to_cell: a.to.to_vec(), partner: a.partner }
 }
 
 fn wire_action(a: &LatticeAction, index: usize) -> Result<ActionMsg, String> {
@@ -108,12 +91,7 @@ fn wire_action(a: &LatticeAction, index: usize) -> Result<ActionMsg, String> {
 /// A playback goal as its start lattice and plan steps.
 pub fn playback(goal: &ExecutePlan::Goal) -> Result<(Lattice, Vec<Vec<Action>>), String> {
     let start = lattice(&goal.start, "start")?;
-    let wire = goal
-        .actions
-        .iter()
-        .enumerate()
-        .map(|(i, a)| wire_action(a, i))
-        .collect::<Result<Vec<_>, _>>()?;
+    let wire = goal.actions.iter().enumerate().map(|(i, a)| wire_action(a, i)).collect::<Result<Vec<_>, _>>()?;
     let steps = msgs_to_steps(&wire).map_err(|e| e.to_string())?;
     if !(goal.step_period >= 0.0 && goal.step_period.is_finite()) {
         return Err(format!("step_period must be a finite number of seconds >= 0, got {}", goal.step_period));

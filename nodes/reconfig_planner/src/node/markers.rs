@@ -8,11 +8,7 @@ use reconfig_planner::{CellCode, Lattice};
 
 /// Markers of `lattice` (cells of side `cell` m, lattice origin at the frame origin).
 pub fn lattice_markers(lattice: &Lattice, frame: &str, cell: f64, t: f64) -> MarkerArray {
-    let mut markers = vec![Marker {
-        header: fros::header(t, frame),
-        action: Marker::DELETEALL as i32,
-        ..Default::default()
-    }];
+    let mut markers = vec![Marker { header: fros::header(t, frame), action: Marker::DELETEALL as i32, ..Default::default() }];
     for (index, &code) in lattice.codes().iter().enumerate() {
         if code == CellCode::Empty as u8 {
             continue;

@@ -63,11 +63,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let served = Arc::new(std::sync::atomic::AtomicU64::new(0));
     tokio::spawn(serve_plans(plans, settings.clone(), display.clone(), served.clone()));
     tokio::spawn(serve_playback(goals, settings.clone(), display));
-    info!(
-        max_expansions = settings.budget.max_expansions,
-        max_time = settings.budget.max_time.as_secs_f64(),
-        "reconfig_planner ready"
-    );
+    info!(max_expansions = settings.budget.max_expansions, max_time = settings.budget.max_time.as_secs_f64(), "reconfig_planner ready");
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
     info!(signal, "shutting down");
     spinner.stop();
@@ -141,11 +137,7 @@ async fn serve_playback(
                 continue;
             }
         };
-        let period = if req.goal.step_period > 0.0 {
-            Duration::from_secs_f64(req.goal.step_period)
-        } else {
-            settings.playback_period
-        };
+        let period = if req.goal.step_period > 0.0 { Duration::from_secs_f64(req.goal.step_period) } else { settings.playback_period };
         let (mut goal, mut cancel) = match req.accept() {
             Ok(g) => g,
             Err(e) => {
@@ -168,22 +160,14 @@ async fn serve_playback(
             }
             display.show(state, i as f64 * period.as_secs_f64());
             done = i;
-            let feedback = ExecutePlan::Feedback {
-                step: i as u32,
-                total: total as u32,
-                current: convert::lattice_msg(state),
-            };
+            let feedback = ExecutePlan::Feedback { step: i as u32, total: total as u32, current: convert::lattice_msg(state) };
             if let Err(e) = goal.publish_feedback(feedback) {
                 warn!("playback feedback: {e}");
             }
         }
         let result = ExecutePlan::Result {
             success: !cancelled,
-            message: if cancelled {
-                format!("cancelled after {done} of {total} steps")
-            } else {
-                format!("played {total} steps")
-            },
+            message: if cancelled { format!("cancelled after {done} of {total} steps") } else { format!("played {total} steps") },
             final_: convert::lattice_msg(&states[done]),
             steps_done: done as u32,
         };

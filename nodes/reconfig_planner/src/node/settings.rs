@@ -69,9 +69,7 @@ impl NodeSettings {
         let playback = positive("playback_period", raw.playback_period)?;
         let cell_size = positive("cell_size", raw.cell_size)?;
         Ok(Self {
-            budget: Budget::default()
-                .with_max_expansions(raw.max_expansions)
-                .with_max_time(Duration::from_secs_f64(max_time)),
+            budget: Budget::default().with_max_expansions(raw.max_expansions).with_max_time(Duration::from_secs_f64(max_time)),
             playback_period: Duration::from_secs_f64(playback),
             frame_id: raw.frame_id,
             cell_size,

@@ -41,12 +41,7 @@ fn candidates(state: &Lattice, robot: usize) -> Vec<Action> {
 /// (tests compare the planner's fast generator with it) and a tool for small states.
 pub fn all_steps(state: &Lattice, costs: &ActionCosts) -> Vec<StepOption> {
     let singles: Vec<Vec<Action>> = (0..state.robots().len())
-        .map(|robot| {
-            candidates(state, robot)
-                .into_iter()
-                .filter(|a| state.apply_step(std::slice::from_ref(a), costs).is_ok())
-                .collect()
-        })
+        .map(|robot| candidates(state, robot).into_iter().filter(|a| state.apply_step(std::slice::from_ref(a), costs).is_ok()).collect())
         .collect();
     let mut options = Vec::new();
     let mut chosen = Vec::new();
@@ -84,14 +79,9 @@ mod tests {
     fn one_robot_on_a_two_block_floor() {
         // Robot 0 in (0,0), a block at (1,0): it can move right or lift onto (1,1).
         let state = Lattice::from_picture("..\n0#\n").unwrap();
-        let mut found: Vec<(ActionKind, Cell, u32)> = all_steps(&state, &ActionCosts::default())
-            .into_iter()
-            .map(|o| (o.actions[0].kind, o.actions[0].to, o.cost))
-            .collect();
+        let mut found: Vec<(ActionKind, Cell, u32)> =
+            all_steps(&state, &ActionCosts::default()).into_iter().map(|o| (o.actions[0].kind, o.actions[0].to, o.cost)).collect();
         found.sort_by_key(|f| f.0.code());
-        assert_eq!(
-            found,
-            vec![(ActionKind::Move, Cell::planar(1, 0), 2), (ActionKind::Lift, Cell::planar(1, 1), 3)]
-        );
+        assert_eq!(found, vec![(ActionKind::Move, Cell::planar(1, 0), 2), (ActionKind::Lift, Cell::planar(1, 1), 3)]);
     }
 }

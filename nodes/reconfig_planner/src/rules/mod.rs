@@ -58,8 +58,7 @@ pub enum ActionKind {
 
 impl ActionKind {
     /// All kinds, in wire-code order.
-    pub const ALL: [ActionKind; 5] =
-        [ActionKind::Move, ActionKind::Lift, ActionKind::PutDown, ActionKind::Shift, ActionKind::CoopLift];
+    pub const ALL: [ActionKind; 5] = [ActionKind::Move, ActionKind::Lift, ActionKind::PutDown, ActionKind::Shift, ActionKind::CoopLift];
 
     /// The wire code (index in [`ActionKind::ALL`]).
     pub fn code(self) -> u8 {

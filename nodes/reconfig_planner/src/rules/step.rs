@@ -123,11 +123,7 @@ fn cell_at(lattice: &Lattice, from: &Cell, dx: isize, dy: isize, dz: isize) -> O
 
 /// Signed displacement `to - from`.
 fn delta(from: &Cell, to: &Cell) -> (isize, isize, isize) {
-    (
-        to.x as isize - from.x as isize,
-        to.y as isize - from.y as isize,
-        to.z as isize - from.z as isize,
-    )
+    (to.x as isize - from.x as isize, to.y as isize - from.y as isize, to.z as isize - from.z as isize)
 }
 
 fn is_horizontal_unit(dx: isize, dy: isize) -> bool {
@@ -177,11 +173,7 @@ impl Lattice {
     fn action_effect(&self, index: usize, action: &Action) -> Result<Effect, StepError> {
         let robots = self.robots();
         let robot = action.robot;
-        let at = *robots.get(robot).ok_or(StepError::UnknownRobot {
-            action: index,
-            robot,
-            robots: robots.len(),
-        })?;
+        let at = *robots.get(robot).ok_or(StepError::UnknownRobot { action: index, robot, robots: robots.len() })?;
         if at != action.from {
             return Err(StepError::NotAtFrom { action: index, robot, at, from: action.from });
         }
@@ -251,22 +243,16 @@ impl Lattice {
                 if (dx, dy, dz) != (0, 0, 1) {
                     return Err(bad());
                 }
-                let partner = action.partner.ok_or_else(|| StepError::Partner {
-                    action: index,
-                    reason: "a coop_lift needs a partner robot".to_string(),
-                })?;
-                let partner_at = *robots.get(partner).ok_or(StepError::UnknownRobot {
-                    action: index,
-                    robot: partner,
-                    robots: robots.len(),
-                })?;
+                let partner = action
+                    .partner
+                    .ok_or_else(|| StepError::Partner { action: index, reason: "a coop_lift needs a partner robot".to_string() })?;
+                let partner_at =
+                    *robots.get(partner).ok_or(StepError::UnknownRobot { action: index, robot: partner, robots: robots.len() })?;
                 let (px, py, pz) = delta(&to, &partner_at);
                 if partner == robot || !is_horizontal_unit(px, py) || pz != 0 {
                     return Err(StepError::Partner {
                         action: index,
-                        reason: format!(
-                            "partner robot {partner} at {partner_at} is not in a block beside the target {to}"
-                        ),
+                        reason: format!("partner robot {partner} at {partner_at} is not in a block beside the target {to}"),
                     });
                 }
                 check.empty(to)?;
@@ -443,13 +429,7 @@ mod tests {
     fn coop_lift_moves_straight_up_and_the_lifter_steps_aside() {
         // Robot 0 in (0,0); robot 1 in (1,1) above the anchor (1,0).
         let start = Lattice::from_picture("...\n.1.\n0#.\n").unwrap();
-        let lift = Action {
-            robot: 0,
-            kind: ActionKind::CoopLift,
-            from: Cell::planar(0, 0),
-            to: Cell::planar(0, 1),
-            partner: Some(1),
-        };
+        let lift = Action { robot: 0, kind: ActionKind::CoopLift, from: Cell::planar(0, 0), to: Cell::planar(0, 1), partner: Some(1) };
         let (next, cost) = start.apply_step(&[lift], &costs()).unwrap();
         assert_eq!(next.picture(), "...\n#1.\n.0.\n");
         assert_eq!(cost, 2 + 1);
@@ -483,10 +463,7 @@ mod tests {
     #[test]
     fn replay_reports_the_failing_step() {
         let start = Lattice::from_picture("...\n0#.\n").unwrap();
-        let steps = vec![
-            vec![act(0, ActionKind::Move, (0, 0), (1, 0))],
-            vec![act(0, ActionKind::Move, (1, 0), (2, 0))],
-        ];
+        let steps = vec![vec![act(0, ActionKind::Move, (0, 0), (1, 0))], vec![act(0, ActionKind::Move, (1, 0), (2, 0))]];
         let err = replay(&start, &steps, &costs()).unwrap_err();
         assert_eq!(err.step, 1);
         let ok = replay(&start, &steps[..1], &costs()).unwrap();

@@ -209,11 +209,7 @@ struct Search<'p, const W: usize> {
     stats: SearchStats,
 }
 
-pub(crate) fn astar<const W: usize>(
-    problem: &Problem<W>,
-    settings: &SearchSettings,
-    stats: &mut SearchStats,
-) -> Result<Found<W>, Stop> {
+pub(crate) fn astar<const W: usize>(problem: &Problem<W>, settings: &SearchSettings, stats: &mut SearchStats) -> Result<Found<W>, Stop> {
     let robots = problem.start.robots.count();
     let mut search = Search {
         problem,
@@ -307,13 +303,15 @@ impl<const W: usize> Search<'_, W> {
         if joint_steps(&choices) <= self.settings.decompose_above {
             let problem = self.problem;
             let mut failure = None;
-            let _ = walk(state, &problem.geometry, &choices, 0, begun, &mut Untracked, &mut |next, cost, _| {
-                match self.reach(next, top.g.saturating_add(cost), top.node) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(stop) => {
-                        failure = Some(stop);
-                        ControlFlow::Break(())
-                    }
+            let _ = walk(state, &problem.geometry, &choices, 0, begun, &mut Untracked, &mut |next, cost, _| match self.reach(
+                next,
+                top.g.saturating_add(cost),
+                top.node,
+            ) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(stop) => {
+                    failure = Some(stop);
+                    ControlFlow::Break(())
                 }
             });
             self.scratch = choices;
@@ -475,9 +473,8 @@ fn rebuild<const W: usize>(expander: &mut Expander<'_, W>, nodes: &[Node<W>], go
             }
             ControlFlow::Continue(())
         });
-        let actions = found.ok_or_else(|| {
-            Stop::Rebuild(format!("no step of cost {step_cost} joins search nodes {} and {}", pair[0], pair[1]))
-        })?;
+        let actions =
+            found.ok_or_else(|| Stop::Rebuild(format!("no step of cost {step_cost} joins search nodes {} and {}", pair[0], pair[1])))?;
         steps.push(actions);
     }
     Ok(Found { steps, cost: nodes[goal].g })

@@ -28,8 +28,7 @@ fn moves<const W: usize>(geometry: &Geometry<W>, cell: usize) -> impl Iterator<I
     let down_of = |c: u16| geometry.neighbours[c as usize][DOWN];
     let sideways = HORIZONTAL.into_iter().map(move |h| nb[h]).filter(move |&side| exists(side)).flat_map(move |side| {
         let lift = exists(up_of(side)).then(|| (up_of(side) as usize, ActionKind::Lift));
-        let put_down =
-            (exists(nb[DOWN]) && exists(down_of(side))).then(|| (down_of(side) as usize, ActionKind::PutDown));
+        let put_down = (exists(nb[DOWN]) && exists(down_of(side))).then(|| (down_of(side) as usize, ActionKind::PutDown));
         let shift = exists(down_of(side)).then_some((side as usize, ActionKind::Shift));
         [lift, put_down, shift].into_iter().flatten()
     });

@@ -65,14 +65,7 @@ pub(crate) struct PartialStep<const W: usize> {
 impl<const W: usize> PartialStep<W> {
     /// No action chosen yet; the step term is paid up front.
     pub fn empty(costs: &ActionCosts) -> Self {
-        Self {
-            footprint: Bits::EMPTY,
-            blocks_xor: Bits::EMPTY,
-            robots_xor: Bits::EMPTY,
-            cost: costs.step,
-            actions: 0,
-            block_moves: 0,
-        }
+        Self { footprint: Bits::EMPTY, blocks_xor: Bits::EMPTY, robots_xor: Bits::EMPTY, cost: costs.step, actions: 0, block_moves: 0 }
     }
 
     /// The step with `action` added, or `None` when it shares a cell with a chosen one.
@@ -103,8 +96,7 @@ impl<const W: usize> PartialStep<W> {
     #[inline]
     pub fn finish(&self, state: &State<W>, geometry: &Geometry<W>) -> Option<State<W>> {
         let next = self.applied(state);
-        let valid = self.actions > 0
-            && (self.block_moves < 2 || geometry.supported_after(next.blocks, state.blocks & !next.blocks));
+        let valid = self.actions > 0 && (self.block_moves < 2 || geometry.supported_after(next.blocks, state.blocks & !next.blocks));
         valid.then_some(next)
     }
 }

@@ -211,11 +211,7 @@ mod tests {
         for picture in ["....\n.##.\n.#..\n", "..#.\n.##.\n.#..\n", "#..#\n#..#\n#...\n", "#...\n....\n.#..\n"] {
             let lattice = Lattice::from_picture(picture).unwrap();
             let g = Geometry::<1>::new(lattice.dims());
-            assert_eq!(
-                g.supported(blocks_of(&lattice)),
-                lattice.unsupported_blocks().is_empty(),
-                "{picture}"
-            );
+            assert_eq!(g.supported(blocks_of(&lattice)), lattice.unsupported_blocks().is_empty(), "{picture}");
         }
         // 3-D: a block held only through a y-neighbour; and across word boundaries (W = 2).
         let lattice = Lattice::from_layers(&["#\n#\n", "#\n.\n"]).unwrap();

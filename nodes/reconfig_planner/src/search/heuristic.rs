@@ -221,19 +221,15 @@ impl<'g, const W: usize> Heuristic<'g, W> {
     fn published(&self, state: &State<W>) -> u32 {
         let misplaced = state.blocks & !self.goal;
         let vacant = self.goal & !state.blocks;
-        let distance: u32 = misplaced
-            .iter()
-            .map(|m| vacant.iter().map(|v| self.geometry.manhattan(m, v)).min().unwrap_or(0))
-            .sum();
+        let distance: u32 = misplaced.iter().map(|m| vacant.iter().map(|v| self.geometry.manhattan(m, v)).min().unwrap_or(0)).sum();
         distance + self.entries(state)
     }
 
     /// Sum over axes of the 1-D earth mover's distance between block and goal histograms:
     /// the sum over cuts of the blocks that must cross them.
     fn axis_transport(&self, blocks: Bits<W>) -> Transport {
-        let crossing = |cuts: &[(Bits<W>, u32)]| -> u32 {
-            cuts.iter().map(|(below, goal)| (blocks & *below).count().abs_diff(*goal)).sum()
-        };
+        let crossing =
+            |cuts: &[(Bits<W>, u32)]| -> u32 { cuts.iter().map(|(below, goal)| (blocks & *below).count().abs_diff(*goal)).sum() };
         let (horizontal, vertical) = self.cuts.split_at(self.horizontal_cuts);
         Transport { horizontal: crossing(horizontal), vertical: crossing(vertical) }
     }
@@ -308,11 +304,7 @@ impl<'g, const W: usize> Heuristic<'g, W> {
     /// Steps needed by the slowest single block: enter it (if no robot is inside), then
     /// carry it, one move of [`super::carry`] per step, to a goal cell.
     fn slowest_block_steps(&self, state: &State<W>) -> u32 {
-        (state.blocks & !self.goal)
-            .iter()
-            .map(|b| (!state.robots.contains(b)) as u32 + self.carry.goal_steps[b])
-            .max()
-            .unwrap_or(0)
+        (state.blocks & !self.goal).iter().map(|b| (!state.robots.contains(b)) as u32 + self.carry.goal_steps[b]).max().unwrap_or(0)
     }
 
     /// `(work, distance)`: lower bounds on the action costs still to pay,
@@ -326,10 +318,7 @@ impl<'g, const W: usize> Heuristic<'g, W> {
     /// Lower bound on the steps still needed, given the distance work and the
     /// block-moving actions still needed.
     fn steps(&self, state: &State<W>, distance: u32, block_moves: u32) -> u32 {
-        distance
-            .div_ceil(2 * self.robots)
-            .max(block_moves.div_ceil(self.block_moves_per_step))
-            .max(self.slowest_block_steps(state))
+        distance.div_ceil(2 * self.robots).max(block_moves.div_ceil(self.block_moves_per_step)).max(self.slowest_block_steps(state))
     }
 
     /// Lower bound on the steps needed after the current one, part-way through it with

@@ -98,9 +98,7 @@ mod tests {
 
     #[test]
     fn finds_what_it_stored_through_collisions_and_growth() {
-        let states: Vec<State<2>> = (0..5000u64)
-            .map(|i| State { blocks: Bits([i % 97, i / 97]), robots: Bits([i % 3, 0]) })
-            .collect();
+        let states: Vec<State<2>> = (0..5000u64).map(|i| State { blocks: Bits([i % 97, i / 97]), robots: Bits([i % 3, 0]) }).collect();
         let mut index = StateIndex::default();
         for (id, state) in states.iter().enumerate() {
             // Every third state also under a forced colliding hash: the state decides.

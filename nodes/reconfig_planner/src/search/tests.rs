@@ -58,8 +58,7 @@ fn compare<const W: usize>(lattice: &Lattice, costs: &ActionCosts) -> usize {
         count += 1;
         ControlFlow::Continue(())
     });
-    let reference: BTreeSet<_> =
-        all_steps(lattice, costs).into_iter().map(|o| (o.next.codes(), o.cost)).collect();
+    let reference: BTreeSet<_> = all_steps(lattice, costs).into_iter().map(|o| (o.next.codes(), o.cost)).collect();
     assert_eq!(fast, reference, "successors differ for\n{}", lattice.picture());
     count
 }
@@ -149,12 +148,7 @@ const ADMISSIBILITY_STATES: usize = 20_000;
 
 /// Exact cost to the goal blocks `goal` of every state reachable from `start` (by
 /// Dijkstra backwards over the explicit graph), or `None` above `limit` states.
-fn exact_costs_to_goal(
-    start: State<1>,
-    goal: Bits<1>,
-    expander: &mut Expander<'_, 1>,
-    limit: usize,
-) -> Option<FxHashMap<State<1>, u32>> {
+fn exact_costs_to_goal(start: State<1>, goal: Bits<1>, expander: &mut Expander<'_, 1>, limit: usize) -> Option<FxHashMap<State<1>, u32>> {
     let mut ids = FxHashMap::default();
     let mut states = vec![start];
     let mut into: Vec<Vec<(usize, u32)>> = vec![Vec::new()];

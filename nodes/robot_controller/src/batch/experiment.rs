@@ -103,7 +103,10 @@ impl Experiment {
         let dt = self.world.dt;
         let steps = (self.control_period / dt).round();
         if !(self.control_period.is_finite() && steps >= 1.0 && (steps * dt - self.control_period).abs() < 1e-9) {
-            return Err(invalid("control_period", format!("must be a whole number (>= 1) of physics steps of {dt} s, got {} s", self.control_period)));
+            return Err(invalid(
+                "control_period",
+                format!("must be a whole number (>= 1) of physics steps of {dt} s, got {} s", self.control_period),
+            ));
         }
         if !(self.duration.is_finite() && self.duration >= 0.0) {
             return Err(invalid("duration", format!("must be finite and >= 0 s, got {}", self.duration)));

@@ -32,7 +32,8 @@ impl YieldCurve {
     pub fn from_runs(label: &str, results: &[RunResult]) -> Self {
         let runs: Vec<&RunResult> = results.iter().filter(|r| r.label == label).collect();
         let len = runs.iter().map(|r| r.series.len()).min().unwrap_or(0);
-        let mut curve = YieldCurve { label: label.to_owned(), times: Vec::new(), mean: Vec::new(), min: Vec::new(), max: Vec::new(), runs: runs.len() };
+        let mut curve =
+            YieldCurve { label: label.to_owned(), times: Vec::new(), mean: Vec::new(), min: Vec::new(), max: Vec::new(), runs: runs.len() };
         for i in 0..len {
             let values: Vec<f64> = runs.iter().map(|r| r.series[i].yield_fraction).collect();
             curve.times.push(runs[0].series[i].time);

@@ -12,7 +12,11 @@ pub struct MhpReactive;
 impl Firmware for MhpReactive {
     fn step(&mut self, _time: f64, sensors: &Sensors, _outbox: &mut Outbox) -> RobotCommand {
         if sensors.contact.len() != sensors.target_seen.len() {
-            tracing::warn!(contact = sensors.contact.len(), target = sensors.target_seen.len(), "MHP reading with mismatched faces; holding");
+            tracing::warn!(
+                contact = sensors.contact.len(),
+                target = sensors.target_seen.len(),
+                "MHP reading with mismatched faces; holding"
+            );
             return RobotCommand::default();
         }
         let thrust = sensors.contact.iter().zip(&sensors.target_seen).map(|(&c, &t)| if c || t { 0.0 } else { 1.0 }).collect();
@@ -30,11 +34,8 @@ mod tests {
 
     #[test]
     fn fires_on_free_faces_that_do_not_see_the_target() {
-        let sensors = Sensors {
-            contact: vec![false, true, false, false],
-            target_seen: vec![true, false, false, false],
-            ..Sensors::default()
-        };
+        let sensors =
+            Sensors { contact: vec![false, true, false, false], target_seen: vec![true, false, false, false], ..Sensors::default() };
         // Face 0 sees the target, face 1 is connected: only faces 2 and 3 push.
         let cmd = MhpReactive.step(0.0, &sensors, &mut Outbox::new());
         assert_eq!(cmd.thrust, vec![0.0, 0.0, 1.0, 1.0]);

@@ -46,7 +46,9 @@ impl Selection {
         for (index, text) in robots.iter().enumerate() {
             let error = |message: &str| SelectionError { index, text: text.clone(), message: message.to_owned() };
             let parts: Vec<&str> = text.split(':').collect();
-            let valid_name = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !n.starts_with(|c: char| c.is_ascii_digit());
+            let valid_name = |n: &str| {
+                !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !n.starts_with(|c: char| c.is_ascii_digit())
+            };
             if !valid_name(parts[0]) {
                 return Err(error("a robot name is letters, digits and `_`, not starting with a digit"));
             }
@@ -105,7 +107,9 @@ mod tests {
 
     #[test]
     fn bad_entries_name_index_and_text() {
-        for (bad, why) in [("lily_0:lily", "number of"), ("lily_0:lily:x", "whole number"), ("0lily", "name"), ("", "name"), ("a::3", "number of")] {
+        for (bad, why) in
+            [("lily_0:lily", "number of"), ("lily_0:lily:x", "whole number"), ("0lily", "name"), ("", "name"), ("a::3", "number of")]
+        {
             let err = Selection::parse(&list(&["ok", bad]), "").unwrap_err().to_string();
             assert!(err.contains("robots[1]") && err.contains(why), "{bad}: {err}");
         }

@@ -205,7 +205,9 @@ impl LilyFirmware {
                 (Port::Face(face), message) => {
                     let Some(Link::Handshake(hs)) = self.links.get_mut(face as usize) else { continue };
                     match message {
-                        LilyMessage::Offer { state, face, robot } if hs.partner.is_none() => hs.partner = Some((Side { state, face }, robot)),
+                        LilyMessage::Offer { state, face, robot } if hs.partner.is_none() => {
+                            hs.partner = Some((Side { state, face }, robot))
+                        }
                         LilyMessage::Accept { to } if to == self.robot => hs.partner_accepted = true,
                         _ => {}
                     }

@@ -127,7 +127,9 @@ mod tests {
         assert_eq!(LilyMessage::Accept { to: 7 }.encode(), vec![2, 7, 0, 0, 0]);
         assert_eq!(LilyMessage::Report { state: 5, bonded: 0b1010 }.encode(), vec![3, 5, 10]);
         assert_eq!(LilyMessage::Command("go".into()).encode(), vec![4, b'g', b'o']);
-        for m in [offer, LilyMessage::Accept { to: 7 }, LilyMessage::Report { state: 1, bonded: 1 }, LilyMessage::Command("dissolve".into())] {
+        for m in
+            [offer, LilyMessage::Accept { to: 7 }, LilyMessage::Report { state: 1, bonded: 1 }, LilyMessage::Command("dissolve".into())]
+        {
             assert_eq!(LilyMessage::decode(&m.encode()), Ok(m));
         }
     }

@@ -132,9 +132,8 @@ impl LatticeShape {
         for _ in 0..4 {
             let anchor = turned[0];
             // Try placing the first cell on every target cell.
-            let fits = whole.cells.iter().any(|&[tx, ty]| {
-                turned.iter().all(|&[x, y]| target.contains(&[x - anchor[0] + tx, y - anchor[1] + ty]))
-            });
+            let fits =
+                whole.cells.iter().any(|&[tx, ty]| turned.iter().all(|&[x, y]| target.contains(&[x - anchor[0] + tx, y - anchor[1] + ty])));
             if fits {
                 return true;
             }

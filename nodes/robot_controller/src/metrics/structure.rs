@@ -44,7 +44,11 @@ pub fn structures(bodies: &[BodyState]) -> Vec<Structure> {
                 if !by_id.contains_key(&link.other_id) {
                     continue;
                 }
-                bonds.insert(if id < link.other_id { (id, face, link.other_id, link.other_face) } else { (link.other_id, link.other_face, id, face) });
+                bonds.insert(if id < link.other_id {
+                    (id, face, link.other_id, link.other_face)
+                } else {
+                    (link.other_id, link.other_face, id, face)
+                });
                 // Direction of this face on the lattice, and the partner's cell and turn
                 // (its face points back: turn + other_face = direction + 2).
                 let dir = (turn + face as i32).rem_euclid(4);

@@ -156,7 +156,8 @@ impl MetricsTracker {
                 bonds.insert(*bond);
             }
         }
-        let targets: BTreeSet<Vec<u32>> = present.iter().filter(|(_, since)| time - **since >= self.hold - 1e-9).map(|(m, _)| m.clone()).collect();
+        let targets: BTreeSet<Vec<u32>> =
+            present.iter().filter(|(_, since)| time - **since >= self.hold - 1e-9).map(|(m, _)| m.clone()).collect();
         for members in targets.difference(&self.targets) {
             self.targets_formed += 1;
             let since = present[members];

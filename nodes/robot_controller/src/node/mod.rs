@@ -120,7 +120,11 @@ impl Shared {
             return;
         }
         drop(tried);
-        let added = self.host.lock().map_err(|_| "controller host poisoned".to_owned()).and_then(|mut h| h.add(name, id, kind).map_err(|e| e.to_string()));
+        let added = self
+            .host
+            .lock()
+            .map_err(|_| "controller host poisoned".to_owned())
+            .and_then(|mut h| h.add(name, id, kind).map_err(|e| e.to_string()));
         if let Err(reason) = added {
             error!(robot = name, kind, "{reason}");
             if let Ok(mut refused) = self.refused.lock() {
@@ -170,9 +174,18 @@ async fn drive(name: String, mut readings: impl Stream<Item = RobotSensors> + Un
             target_seen: msg.target_seen,
             radio_rx: msg.radio_rx,
         };
-        let result = shared.host.lock().map_err(|_| "controller host poisoned".to_owned()).and_then(|mut h| h.tick(&name, stamp, &reading).map_err(|e| e.to_string()));
+        let result = shared
+            .host
+            .lock()
+            .map_err(|_| "controller host poisoned".to_owned())
+            .and_then(|mut h| h.tick(&name, stamp, &reading).map_err(|e| e.to_string()));
         let answer = match result {
-            Ok(Some(c)) => Some(CommandMsg { header: fros::header(stamp, &format!("{name}/base_link")), latch: c.latch, thrust: c.thrust, radio_tx: c.radio_tx }),
+            Ok(Some(c)) => Some(CommandMsg {
+                header: fros::header(stamp, &format!("{name}/base_link")),
+                latch: c.latch,
+                thrust: c.thrust,
+                radio_tx: c.radio_tx,
+            }),
             Ok(None) => None,
             Err(e) => {
                 warn!(robot = %name, "control step failed: {e}");
@@ -194,7 +207,11 @@ fn publish(cmd: &r2r::Publisher<CommandMsg>, msg: &CommandMsg, name: &str) {
 }
 
 /// `~/<robot>/enable`: false stops the robot's controller, true (re)starts a stopped one.
-async fn serve_enable(name: String, mut requests: impl Stream<Item = r2r::ServiceRequest<SetBool::Service>> + Unpin, host: Arc<Mutex<ControllerHost>>) {
+async fn serve_enable(
+    name: String,
+    mut requests: impl Stream<Item = r2r::ServiceRequest<SetBool::Service>> + Unpin,
+    host: Arc<Mutex<ControllerHost>>,
+) {
     while let Some(req) = requests.next().await {
         let outcome = host.lock().map_err(|_| "controller host poisoned".to_owned()).and_then(|mut h| {
             let running = h.is_running(&name).map_err(|e| e.to_string())?;

@@ -47,7 +47,12 @@ struct Station {
 
 impl Station {
     /// Observes one world state; returns the pump step to apply now, if one is due.
-    fn observe(&mut self, state: &TankState, settings: &NodeSettings, metrics: &r2r::Publisher<r2r::std_msgs::msg::String>) -> Option<usize> {
+    fn observe(
+        &mut self,
+        state: &TankState,
+        settings: &NodeSettings,
+        metrics: &r2r::Publisher<r2r::std_msgs::msg::String>,
+    ) -> Option<usize> {
         let t = state.sim_time;
         match self.last_time {
             Some(last) if t < last - 1e-9 => {
@@ -120,7 +125,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let (path, rules) = settings.ruleset.clone();
     let csv = match &settings.metrics_csv {
         Some(p) => {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating the metrics CSV {}", p.display()))?);
+            let mut w =
+                std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating the metrics CSV {}", p.display()))?);
             writeln!(w, "{METRICS_CSV_HEADER}").and_then(|_| w.flush()).with_context(|| format!("writing {}", p.display()))?;
             Some(w)
         }
@@ -181,7 +187,10 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let sender = station.clone();
     tokio::spawn(async move {
         while let Some(msg) = commands.next().await {
-            let payload = sender.lock().map_err(|_| "station poisoned".to_owned()).and_then(|s| s.radio.command(msg.data.trim()).map(|d| (d, s.last_time.unwrap_or(0.0))).map_err(|e| e.to_string()));
+            let payload = sender
+                .lock()
+                .map_err(|_| "station poisoned".to_owned())
+                .and_then(|s| s.radio.command(msg.data.trim()).map(|d| (d, s.last_time.unwrap_or(0.0))).map_err(|e| e.to_string()));
             match payload {
                 Ok((data, t)) => {
                     if let Err(e) = broadcast.publish(&Radio { header: fros::header(t, ""), robot: String::new(), data }) {

@@ -66,7 +66,10 @@ impl NodeSettings {
         }
         let RawStirring { times, power } = raw.stirring;
         if times.len() != power.len() {
-            return Err(ParamError::invalid("stirring", format!("times ({}) and power ({}) must have the same length", times.len(), power.len())));
+            return Err(ParamError::invalid(
+                "stirring",
+                format!("times ({}) and power ({}) must have the same length", times.len(), power.len()),
+            ));
         }
         let stirring = PumpSchedule { steps: times.into_iter().zip(power).map(|(at, p)| PumpStep { at, power: vec![p] }).collect() };
         stirring.validate().map_err(|e| ParamError::invalid("stirring", e))?;

@@ -27,9 +27,9 @@ pub fn bodies(state: &TankState) -> Vec<BodyState> {
                     FaceState {
                         has_latch: f.latch.is_some(),
                         latch_on: latch.is_some_and(|l| l.commanded_on),
-                        latched: latch
-                            .filter(|l| l.latched)
-                            .and_then(|l| ids.get(l.partner.as_str()).map(|&other_id| LatchLink { other_id, other_face: usize::from(l.partner_face) })),
+                        latched: latch.filter(|l| l.latched).and_then(|l| {
+                            ids.get(l.partner.as_str()).map(|&other_id| LatchLink { other_id, other_face: usize::from(l.partner_face) })
+                        }),
                         has_thruster: f.thruster.is_some(),
                         ..FaceState::default()
                     }

@@ -122,15 +122,7 @@ pub struct HydroParams {
 impl Default for HydroParams {
     /// The published ping-pong-ball calibration (SPEC 1, Table 1).
     fn default() -> Self {
-        Self {
-            kv: 1.24,
-            kf: 2.266,
-            sigma_stoch: 195.25,
-            d_linear: 0.3483,
-            d_angular: 0.2476,
-            face_sections: 10,
-            water_density: 1000.0,
-        }
+        Self { kv: 1.24, kf: 2.266, sigma_stoch: 195.25, d_linear: 0.3483, d_angular: 0.2476, face_sections: 10, water_density: 1000.0 }
     }
 }
 
@@ -153,15 +145,7 @@ impl HydroParams {
 
     /// Checks every value against [`Self::RANGES`]; the error names `hydro.<key>`.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let values = [
-            self.kv,
-            self.kf,
-            self.sigma_stoch,
-            self.d_linear,
-            self.d_angular,
-            self.face_sections as f64,
-            self.water_density,
-        ];
+        let values = [self.kv, self.kf, self.sigma_stoch, self.d_linear, self.d_angular, self.face_sections as f64, self.water_density];
         for ((key, min, max), v) in Self::RANGES.iter().zip(values) {
             check_range(&format!("hydro.{key}"), v, *min, *max)?;
         }
@@ -380,11 +364,7 @@ impl WorldConfig {
             Some(p) => {
                 return Err(ConfigError::Invalid {
                     path: s.key_path("power"),
-                    message: format!(
-                        "give one value or one per inlet ({}), got {}",
-                        arena.inlets.count,
-                        p.len()
-                    ),
+                    message: format!("give one value or one per inlet ({}), got {}", arena.inlets.count, p.len()),
                 })
             }
         };
@@ -436,14 +416,9 @@ fn read_arena(s: &mut Section) -> Result<ArenaConfig, ConfigError> {
     let d = ArenaConfig::default();
     let kind = match s.opt_string("kind")? {
         None => d.kind,
-        Some(name) => ArenaKind::NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k).ok_or_else(|| {
-            ConfigError::Invalid {
-                path: s.key_path("kind"),
-                message: format!(
-                    "unknown arena `{name}`; known: {}",
-                    ArenaKind::NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-                ),
-            }
+        Some(name) => ArenaKind::NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k).ok_or_else(|| ConfigError::Invalid {
+            path: s.key_path("kind"),
+            message: format!("unknown arena `{name}`; known: {}", ArenaKind::NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")),
         })?,
     };
     let (def_x, def_y) = match kind {
@@ -506,10 +481,7 @@ fn read_modules(s: &mut Section) -> Result<Vec<ModuleGroup>, ConfigError> {
             .opt_string("kind")?
             .ok_or_else(|| ConfigError::Invalid { path: kind_path.clone(), message: "missing".into() })?
             .parse()
-            .map_err(|e: flotilla_common::catalogue::UnknownKind| ConfigError::Invalid {
-                path: kind_path,
-                message: e.to_string(),
-            })?;
+            .map_err(|e: flotilla_common::catalogue::UnknownKind| ConfigError::Invalid { path: kind_path, message: e.to_string() })?;
         let poses = g.opt_f64_list("poses", -1e3, 1e3)?;
         let count = match (g.u64_in("count", 0, 0, 100_000)?, &poses) {
             (0, Some(p)) => p.len() / 3,

@@ -58,9 +58,7 @@ impl<'a> Section<'a> {
 
     /// The keys present, in file order.
     pub(crate) fn keys(&self) -> Vec<String> {
-        self.map
-            .map(|m| m.keys().map(|k| k.as_str().map(str::to_owned).unwrap_or_else(|| format!("{k:?}"))).collect())
-            .unwrap_or_default()
+        self.map.map(|m| m.keys().map(|k| k.as_str().map(str::to_owned).unwrap_or_else(|| format!("{k:?}"))).collect()).unwrap_or_default()
     }
 
     /// A nested mapping (an absent key reads as an empty mapping).
@@ -110,12 +108,7 @@ impl<'a> Section<'a> {
                     },
                 })?;
                 if x < min || x > max {
-                    return Err(ConfigError::OutOfRange {
-                        path: self.key_path(key),
-                        min: min as f64,
-                        max: max as f64,
-                        got: x as f64,
-                    });
+                    return Err(ConfigError::OutOfRange { path: self.key_path(key), min: min as f64, max: max as f64, got: x as f64 });
                 }
                 Ok(x)
             }
@@ -127,11 +120,7 @@ impl<'a> Section<'a> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(ConfigError::WrongType {
-                path: self.key_path(key),
-                expected: "a string",
-                got: type_name(other).into(),
-            }),
+            Some(other) => Err(ConfigError::WrongType { path: self.key_path(key), expected: "a string", got: type_name(other).into() }),
         }
     }
 

@@ -19,12 +19,7 @@ pub fn load_measured(config: &FlowConfig) -> Result<Option<FlowGrid>, ConfigErro
 
 /// The field in effect for the given pump powers (%): the measured one scaled by
 /// mean power / `measured_at_power`, or the parametric model.
-pub fn effective_field(
-    arena: &Arena,
-    pumps: &[f64],
-    config: &FlowConfig,
-    measured: Option<&FlowGrid>,
-) -> Result<FlowGrid, ConfigError> {
+pub fn effective_field(arena: &Arena, pumps: &[f64], config: &FlowConfig, measured: Option<&FlowGrid>) -> Result<FlowGrid, ConfigError> {
     match measured {
         Some(grid) => {
             let mean_power = if pumps.is_empty() { 0.0 } else { pumps.iter().sum::<f64>() / pumps.len() as f64 };

@@ -83,12 +83,7 @@ pub fn parametric_field(arena: &Arena, pumps: &[f64], config: &FlowConfig) -> Re
             if p.coords.norm() > radius {
                 continue;
             }
-            let jets: Vector2<f64> = arena
-                .inlets
-                .iter()
-                .zip(&speeds)
-                .map(|(inlet, &u0)| jet_velocity(inlet, u0, d, config, p))
-                .sum();
+            let jets: Vector2<f64> = arena.inlets.iter().zip(&speeds).map(|(inlet, &u0)| jet_velocity(inlet, u0, d, config, p)).sum();
             let mean = coupling * (jets + swirl_velocity(p, radius, tip_speed));
             let std = config.turbulence * mean.norm() + floor;
             if let Some(cell) = grid.cell_mut(ix, iy) {
@@ -114,8 +109,8 @@ mod tests {
     fn jet_by_hand() {
         let inlet = Inlet { position: Point2::new(0.3, 0.0), direction: Vector2::new(-1.0, 0.0), depth_below_surface: 0.0 };
         let cfg = FlowConfig::default(); // K = 6, spread = 0.15, reach = 0.15 m
-        // On the axis 0.096 m out: u0 K d / s = 2 * 6 * 0.008 / 0.096 = 1.0 m/s along -x,
-        // times the dive exp(-(0.096 / 0.15)^2) = exp(-0.4096) = 0.663916.
+                                         // On the axis 0.096 m out: u0 K d / s = 2 * 6 * 0.008 / 0.096 = 1.0 m/s along -x,
+                                         // times the dive exp(-(0.096 / 0.15)^2) = exp(-0.4096) = 0.663916.
         let v = jet_velocity(&inlet, 2.0, 0.008, &cfg, Point2::new(0.204, 0.0));
         assert!((v - Vector2::new(-0.663916, 0.0)).norm() < 1e-6, "{v}");
         // 0.0184 m off the axis: b = 0.004 + 0.15 * 0.096 = 0.0184, profile e^-1.

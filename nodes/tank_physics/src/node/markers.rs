@@ -33,11 +33,7 @@ fn marker(frame: &str, t: f64, ns: &str, id: i32, type_: i32, pose: &Isometry3<f
 /// disappear.
 pub fn world_markers(world: &World, frame: &str) -> MarkerArray {
     let t = world.time();
-    let mut markers = vec![Marker {
-        header: fros::header(t, frame),
-        action: Marker::DELETEALL as i32,
-        ..Default::default()
-    }];
+    let mut markers = vec![Marker { header: fros::header(t, frame), action: Marker::DELETEALL as i32, ..Default::default() }];
     let arena = world.arena();
     for (i, wall) in arena.walls.iter().enumerate() {
         let mut m = marker(frame, t, WALLS_NS, i as i32, Marker::CUBE as i32, &wall.pose);
@@ -52,10 +48,7 @@ pub fn world_markers(world: &World, frame: &str) -> MarkerArray {
             (Marker::CUBE as i32, arena.config.size_x, arena.config.size_y)
         };
         let thickness = 0.002;
-        let pose = Isometry3::from_parts(
-            Translation3::new(0.0, 0.0, surface - 0.5 * thickness),
-            UnitQuaternion::identity(),
-        );
+        let pose = Isometry3::from_parts(Translation3::new(0.0, 0.0, surface - 0.5 * thickness), UnitQuaternion::identity());
         let mut m = marker(frame, t, WATER_NS, 0, type_, &pose);
         m.scale = r2r::geometry_msgs::msg::Vector3 { x: sx, y: sy, z: thickness };
         m.color = color(0.2, 0.45, 0.9, 0.25);

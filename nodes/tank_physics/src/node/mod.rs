@@ -9,8 +9,8 @@
 
 mod flow;
 mod markers;
-mod robots;
 mod recording;
+mod robots;
 mod services;
 mod settings;
 
@@ -92,8 +92,7 @@ enum Control {
 
 /// Runs the node until SIGINT/SIGTERM or `run.max_sim_time`; returns the summary line.
 pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
-    let world = World::new(settings.world.clone(), settings.world.seed)
-        .context("building the world from the parameters")?;
+    let world = World::new(settings.world.clone(), settings.world.seed).context("building the world from the parameters")?;
     let recording = recording::Recording::open(&settings.record)?;
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
@@ -111,9 +110,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     };
     services::serve(&mut node, control_tx.clone())?;
     robot_io.sync(&mut node, &world.bodies());
-    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
-        NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
-    })?;
+    let mut updates =
+        LiveParams::serve(&mut node, &startup.params, |tree| NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let params_tx = control_tx.clone();
@@ -270,13 +268,10 @@ impl Sim {
                 Err(e) => warn!("parameter update refused: {e}"),
             },
             Control::Spawn { kind, name, pose, reply } => {
-                let result = kind
-                    .parse::<flotilla_common::catalogue::ModuleKind>()
-                    .map_err(|e| e.to_string())
-                    .and_then(|kind| {
-                        let name = if name.is_empty() { format!("{}_{}", kind.name(), self.world.body_count()) } else { name };
-                        self.world.spawn(kind, pose, &name).map(|id| (id, name)).map_err(|e| e.to_string())
-                    });
+                let result = kind.parse::<flotilla_common::catalogue::ModuleKind>().map_err(|e| e.to_string()).and_then(|kind| {
+                    let name = if name.is_empty() { format!("{}_{}", kind.name(), self.world.body_count()) } else { name };
+                    self.world.spawn(kind, pose, &name).map(|id| (id, name)).map_err(|e| e.to_string())
+                });
                 bodies_changed = result.is_ok();
                 let _ = reply.send(result);
             }
@@ -348,9 +343,8 @@ impl Sim {
         // the bodies' markers (hundreds of arrows at the marker rate cost more than physics).
         let frame = &self.settings.publish.frame_id;
         let z = self.world.arena().surface_z.unwrap_or(0.0);
-        let arrows = r2r::visualization_msgs::msg::MarkerArray {
-            markers: flow::flow_arrows(self.world.flow_field(), self.world.time(), frame, z),
-        };
+        let arrows =
+            r2r::visualization_msgs::msg::MarkerArray { markers: flow::flow_arrows(self.world.flow_field(), self.world.time(), frame, z) };
         if let Err(e) = self.out.flow_markers.publish(&arrows) {
             warn!("publishing /tank/flow_markers: {e}");
         }
@@ -409,7 +403,6 @@ fn due(rate_hz: f64, t: f64, dt: f64) -> bool {
     periods(t) > periods(t - dt)
 }
 
-
 fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> r2r::flotilla_msgs::msg::ModuleState {
     let max_thrust = b.kind.spec().faces.iter().filter_map(|f| f.thruster.map(|t| t.force)).fold(0.0, f64::max);
     r2r::flotilla_msgs::msg::ModuleState {
@@ -417,10 +410,7 @@ fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> 
         name: b.name.clone(),
         kind: b.kind.name().to_owned(),
         pose: fros::pose_msg(&b.pose),
-        twist: r2r::geometry_msgs::msg::Twist {
-            linear: fros::vector_msg(&b.linvel),
-            angular: fros::vector_msg(&b.angvel),
-        },
+        twist: r2r::geometry_msgs::msg::Twist { linear: fros::vector_msg(&b.linvel), angular: fros::vector_msg(&b.angvel) },
         latches: robots::latch_states(b, names),
         thrusters: b
             .faces

@@ -26,9 +26,8 @@ impl StateBag {
     fn create(path: &Path, definitions: &MessageDefinitions) -> anyhow::Result<Self> {
         let mut writer = BagWriter::create(path)?;
         let mut topic = |name: &str, type_name: &str, qos| -> anyhow::Result<TopicId> {
-            let definition = definitions
-                .full_definition(type_name)
-                .with_context(|| format!("message definition of {type_name} for {name}"))?;
+            let definition =
+                definitions.full_definition(type_name).with_context(|| format!("message definition of {type_name} for {name}"))?;
             Ok(writer.add_topic(name, type_name, &definition, qos)?)
         };
         let state = topic("/tank/state", "flotilla_msgs/msg/TankState", TopicQos::STREAM)?;
@@ -63,13 +62,8 @@ impl Recording {
     /// Opens the configured files; an unwritable path or a missing message definition is
     /// an error at start-up.
     pub fn open(settings: &RecordSettings) -> anyhow::Result<Self> {
-        let mut recording = Self {
-            settings: settings.clone(),
-            definitions: MessageDefinitions::from_env(),
-            csv: None,
-            bag: None,
-            resets: 0,
-        };
+        let mut recording =
+            Self { settings: settings.clone(), definitions: MessageDefinitions::from_env(), csv: None, bag: None, resets: 0 };
         recording.csv = recording.open_csv(settings.trajectory_csv.clone())?;
         recording.bag = recording.open_bag(settings.mcap.clone())?;
         Ok(recording)
@@ -84,10 +78,8 @@ impl Recording {
     }
 
     fn open_bag(&self, path: Option<PathBuf>) -> anyhow::Result<Option<StateBag>> {
-        path.map(|path| {
-            StateBag::create(&path, &self.definitions).with_context(|| format!("opening the bag {}", path.display()))
-        })
-        .transpose()
+        path.map(|path| StateBag::create(&path, &self.definitions).with_context(|| format!("opening the bag {}", path.display())))
+            .transpose()
     }
 
     /// The trajectory frame of this step, if one is due.
@@ -101,12 +93,7 @@ impl Recording {
     }
 
     /// The state and TF messages just published, then everything to disk.
-    pub fn state(
-        &mut self,
-        state: &r2r::flotilla_msgs::msg::TankState,
-        tf: &r2r::tf2_msgs::msg::TFMessage,
-        sim_time: f64,
-    ) {
+    pub fn state(&mut self, state: &r2r::flotilla_msgs::msg::TankState, tf: &r2r::tf2_msgs::msg::TFMessage, sim_time: f64) {
         self.with_bag(|bag| {
             bag.write(bag.state, state, sim_time)?;
             bag.write(bag.tf, tf, sim_time)?;

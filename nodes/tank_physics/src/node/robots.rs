@@ -230,7 +230,8 @@ impl RobotOutputs {
     /// of silent robots every [`RESEND`]; gives up on them after the lock-step timeout.
     pub fn waiting(&mut self, world: &mut World) -> Wait {
         let (Some(tick), Some(timeout)) = (&mut self.tick, self.lockstep) else { return Wait::No };
-        let missing: Vec<String> = tick.read.iter().filter(|(_, i)| !tick.answers.contains_key(&tick.bodies[**i].id)).map(|(n, _)| n.clone()).collect();
+        let missing: Vec<String> =
+            tick.read.iter().filter(|(_, i)| !tick.answers.contains_key(&tick.bodies[**i].id)).map(|(n, _)| n.clone()).collect();
         if tick.opened.elapsed() >= timeout {
             warn!(time = tick.time, missing = %missing.join(", "), timeout = timeout.as_secs_f64(), "lock step: no command from these robots; stepping on without them");
             if let Some(tick) = self.tick.take() {

@@ -30,13 +30,7 @@ pub struct RunSettings {
 
 impl Default for RunSettings {
     fn default() -> Self {
-        Self {
-            real_time_factor: 1.0,
-            max_sim_time: 0.0,
-            lockstep: false,
-            lockstep_timeout: 5.0,
-            start_paused: false,
-        }
+        Self { real_time_factor: 1.0, max_sim_time: 0.0, lockstep: false, lockstep_timeout: 5.0, start_paused: false }
     }
 }
 
@@ -56,12 +50,7 @@ pub struct PublishSettings {
 
 impl Default for PublishSettings {
     fn default() -> Self {
-        Self {
-            state_rate: 30.0,
-            marker_rate: 10.0,
-            sensor_rate: 10.0,
-            frame_id: "world".into(),
-        }
+        Self { state_rate: 30.0, marker_rate: 10.0, sensor_rate: 10.0, frame_id: "world".into() }
     }
 }
 
@@ -149,8 +138,7 @@ impl NodeSettings {
                 return Err(ParamError::invalid(key, format!("must be a positive rate in Hz, got {rate}")));
             }
         }
-        let world = WorldConfig::from_params(&Value::Mapping(world_tree))
-            .map_err(|e| ParamError::invalid(e.key(), e.reason()))?;
+        let world = WorldConfig::from_params(&Value::Mapping(world_tree)).map_err(|e| ParamError::invalid(e.key(), e.reason()))?;
         Ok(Self { world, run, publish, record })
     }
 

@@ -4,8 +4,8 @@
 //! without logic.
 
 use super::channel::{decode, Frame, FrameError};
-use serde::{Deserialize, Serialize};
 use crate::Command;
+use serde::{Deserialize, Serialize};
 
 /// One reading of a robot's own sensors (`<ns>/sensors`). Arrays are indexed by face in
 /// catalogue order and are empty when the robot lacks that sensor.

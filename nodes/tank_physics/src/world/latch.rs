@@ -51,9 +51,8 @@ impl World {
     }
 
     fn release_latches(&mut self) {
-        let (keep, drop): (Vec<LatchJoint>, Vec<LatchJoint>) = std::mem::take(&mut self.latches)
-            .into_iter()
-            .partition(|l| self.face_on(l.a) && self.face_on(l.b));
+        let (keep, drop): (Vec<LatchJoint>, Vec<LatchJoint>) =
+            std::mem::take(&mut self.latches).into_iter().partition(|l| self.face_on(l.a) && self.face_on(l.b));
         self.latches = keep;
         for latch in drop {
             self.physics.impulse_joints.remove(latch.joint, true);

@@ -17,8 +17,8 @@ use flotilla_common::flow_field::FlowGrid;
 use nalgebra::{Isometry3, Point2, Translation3, UnitQuaternion, Vector2, Vector3};
 use physics::Physics;
 use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 use rapier3d_f64::prelude::RigidBodyHandle;
 use std::collections::BTreeMap;
@@ -142,11 +142,8 @@ impl World {
             rb.set_angvel(angvel, true);
             if !matches!(body.model.drag, DragModel::None) {
                 let centre = Point2::new(pose.translation.x, pose.translation.y);
-                let v_flow = self
-                    .flow
-                    .sample_cell(centre)
-                    .map(|cell| hydro::sample_flow(cell, hydro.kv, z_flow))
-                    .unwrap_or_else(Vector3::zeros);
+                let v_flow =
+                    self.flow.sample_cell(centre).map(|cell| hydro::sample_flow(cell, hydro.kv, z_flow)).unwrap_or_else(Vector3::zeros);
                 let (f, t) = hydro::drag(&body.model.drag, &pose, linvel, angvel, v_flow, hydro.kf, hydro.water_density);
                 let rel_speed = Vector3::new(linvel.x - v_flow.x, linvel.y - v_flow.y, 0.0).norm();
                 force += hydro::limit_drag(f, rel_speed, mass, dt);
@@ -309,10 +306,8 @@ impl World {
         }
         let model = model_for(&mut self.models, kind, self.config.hydro.face_sections);
         let z = self.body_height(&model.spec)?;
-        let iso = Isometry3::from_parts(
-            Translation3::new(pose.x, pose.y, z),
-            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), pose.heading),
-        );
+        let iso =
+            Isometry3::from_parts(Translation3::new(pose.x, pose.y, z), UnitQuaternion::from_axis_angle(&Vector3::z_axis(), pose.heading));
         if !self.fits(&model.spec.shape, &iso, 0.0) {
             return Err(PhysicsError::OutsideArena { name: name.to_owned(), x: pose.x, y: pose.y });
         }
@@ -321,12 +316,7 @@ impl World {
         }
         let id = self.next_id;
         let handle = self.physics.add_module(&model.spec, iso, &self.config.contact, id);
-        let thrusters = model
-            .spec
-            .faces
-            .iter()
-            .map(|face| face.thruster.map(|_| self.draw_thruster(face.normal)))
-            .collect::<Vec<_>>();
+        let thrusters = model.spec.faces.iter().map(|face| face.thruster.map(|_| self.draw_thruster(face.normal))).collect::<Vec<_>>();
         let faces = model
             .spec
             .faces
@@ -479,9 +469,8 @@ fn model_for(cache: &mut BTreeMap<ModuleKind, Arc<KindModel>>, kind: ModuleKind,
 }
 
 fn check_name(name: &str) -> Result<(), PhysicsError> {
-    let ok = !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !name.starts_with(|c: char| c.is_ascii_digit());
+    let ok =
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with(|c: char| c.is_ascii_digit());
     if ok {
         Ok(())
     } else {

@@ -86,15 +86,9 @@ impl Physics {
             // One compound collider: the broad phase then sees a single static leaf
             // instead of one per wall box.
             let ground = physics.bodies.insert(RigidBodyBuilder::fixed().build());
-            let boxes = arena
-                .walls
-                .iter()
-                .map(|w| (w.pose, SharedShape::cuboid(w.half_extents.x, w.half_extents.y, w.half_extents.z)))
-                .collect();
-            let collider = ColliderBuilder::compound(boxes)
-                .friction(contact.friction)
-                .restitution(contact.restitution)
-                .build();
+            let boxes =
+                arena.walls.iter().map(|w| (w.pose, SharedShape::cuboid(w.half_extents.x, w.half_extents.y, w.half_extents.z))).collect();
+            let collider = ColliderBuilder::compound(boxes).friction(contact.friction).restitution(contact.restitution).build();
             physics.colliders.insert_with_parent(collider, ground, &mut physics.bodies);
         }
         physics
@@ -126,14 +120,7 @@ impl Physics {
 
     /// Removes a body with its collider and joints.
     pub(crate) fn remove(&mut self, handle: RigidBodyHandle) {
-        self.bodies.remove(
-            handle,
-            &mut self.islands,
-            &mut self.colliders,
-            &mut self.impulse_joints,
-            &mut self.multibody_joints,
-            true,
-        );
+        self.bodies.remove(handle, &mut self.islands, &mut self.colliders, &mut self.impulse_joints, &mut self.multibody_joints, true);
     }
 
     /// Advances rapier by one step with the forces already applied.

@@ -212,12 +212,7 @@ mod tests {
 
     #[test]
     fn diagonal_pixels_join_and_separate_blobs_do_not() {
-        let c = label(&[
-            "#....##.",
-            ".#...##.",
-            "..#.....",
-            "......#.",
-        ]);
+        let c = label(&["#....##.", ".#...##.", "..#.....", "......#."]);
         let blobs = c.blobs();
         assert_eq!(blobs.len(), 3);
         assert_eq!((blobs[0].pixels, blobs[0].u_min, blobs[0].u_max, blobs[0].v_min, blobs[0].v_max), (3, 0, 2, 0, 2));
@@ -228,11 +223,7 @@ mod tests {
     #[test]
     fn u_shape_merges_into_one_blob() {
         // Two arms joined only at the bottom: labels must merge late.
-        let c = label(&[
-            "#...#",
-            "#...#",
-            "#####",
-        ]);
+        let c = label(&["#...#", "#...#", "#####"]);
         assert_eq!(c.blobs().len(), 1);
         assert_eq!(c.blobs()[0].pixels, 9);
         let runs: Vec<Run> = c.blob_runs(&c.blobs()[0]).collect();

@@ -168,7 +168,13 @@ impl Detector {
     /// A detector with validated settings.
     pub fn new(config: DetectorConfig) -> Result<Self, DetectorConfigError> {
         config.validate()?;
-        Ok(Self { config, components: Components::default(), refiner: Refiner::default(), detections: Vec::new(), stats: DetectionStats::default() })
+        Ok(Self {
+            config,
+            components: Components::default(),
+            refiner: Refiner::default(),
+            detections: Vec::new(),
+            stats: DetectionStats::default(),
+        })
     }
 
     /// The settings.
@@ -234,10 +240,9 @@ impl Detector {
                 continue;
             }
             let centre = Point2::new(measure.u, measure.v);
-            let (Some(world), Some(jacobian)) = (
-                camera.pixel_to_world(centre, c.marker_height),
-                camera.pixel_to_world_jacobian(centre, c.marker_height),
-            ) else {
+            let (Some(world), Some(jacobian)) =
+                (camera.pixel_to_world(centre, c.marker_height), camera.pixel_to_world_jacobian(centre, c.marker_height))
+            else {
                 stats.rejected_contrast += 1;
                 continue;
             };
@@ -254,7 +259,15 @@ impl Detector {
                 .dot
                 .and_then(|(u, v)| camera.pixel_to_world(Point2::new(u, v), c.marker_height))
                 .map(|dot| (dot.y - world.y).atan2(dot.x - world.x));
-            self.detections.push(Detection { u: measure.u, v: measure.v, x: world.x, y: world.y, heading, diameter, contrast: measure.contrast });
+            self.detections.push(Detection {
+                u: measure.u,
+                v: measure.v,
+                x: world.x,
+                y: world.y,
+                heading,
+                diameter,
+                contrast: measure.contrast,
+            });
         }
         self.stats = stats;
         Ok(&self.detections)

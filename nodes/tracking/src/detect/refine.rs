@@ -236,9 +236,8 @@ impl Refiner {
                 } else if m & COMP != 0 {
                     brightest = brightest.max(level);
                     // Blob pixels never sit on the window border (it is padded).
-                    let interior = [i - w - 1, i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w, i + w + 1]
-                        .iter()
-                        .all(|&n| self.mask[n] & COMP != 0);
+                    let interior =
+                        [i - w - 1, i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w, i + w + 1].iter().all(|&n| self.mask[n] & COMP != 0);
                     if interior {
                         interior_sum += u64::from(level);
                         interior_count += 1;
@@ -270,11 +269,8 @@ impl Refiner {
                 }
                 let level = f64::from(image.gray(win.u0 + x as u32, win.v0 + y as u32));
                 let inside_marker = m & (COMP | HOLE) != 0;
-                let weight = if m & HOLE != 0 || (inside_marker && m & NEAR_DOT != 0) {
-                    1.0
-                } else {
-                    ((level - surround) * scale).clamp(0.0, 1.0)
-                };
+                let weight =
+                    if m & HOLE != 0 || (inside_marker && m & NEAR_DOT != 0) { 1.0 } else { ((level - surround) * scale).clamp(0.0, 1.0) };
                 let (xf, yf) = (x as f64, y as f64);
                 sum += weight;
                 sum_x += weight * xf;

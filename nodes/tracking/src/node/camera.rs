@@ -68,11 +68,11 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     let mut node = startup.create_node()?;
     let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, convert::image_qos())?;
     let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
-    let static_tf = node.create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", QosProfile::default().transient_local().keep_last(1))?;
+    let static_tf =
+        node.create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", QosProfile::default().transient_local().keep_last(1))?;
     let mut states = node.subscribe::<TankState>(&config.state_topic, QosProfile::default())?;
-    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
-        CameraNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
-    })?;
+    let mut updates =
+        LiveParams::serve(&mut node, &startup.params, |tree| CameraNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(

@@ -54,7 +54,11 @@ pub fn camera_info_msg(camera: &CameraModel, stamp: f64, frame_id: &str) -> Came
 }
 
 /// The confirmed tracks of one frame.
-pub fn track_array_msg(tracks: &[Track], stamp: &r2r::builtin_interfaces::msg::Time, frame_id: &str) -> r2r::flotilla_msgs::msg::TrackArray {
+pub fn track_array_msg(
+    tracks: &[Track],
+    stamp: &r2r::builtin_interfaces::msg::Time,
+    frame_id: &str,
+) -> r2r::flotilla_msgs::msg::TrackArray {
     r2r::flotilla_msgs::msg::TrackArray {
         header: r2r::std_msgs::msg::Header { stamp: stamp.clone(), frame_id: frame_id.to_owned() },
         tracks: tracks

@@ -147,9 +147,8 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
     let image_qos = if config.image_best_effort { QosProfile::sensor_data() } else { convert::image_qos() };
     let mut images = node.subscribe::<Image>(&config.image_topic, image_qos)?;
     let mut infos = node.subscribe::<CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
-    let mut updates = LiveParams::serve(&mut node, &startup.params, |tree| {
-        TrackerNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string())
-    })?;
+    let mut updates =
+        LiveParams::serve(&mut node, &startup.params, |tree| TrackerNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(image_topic = %config.image_topic, camera_info_topic = %config.camera_info_topic, tracks_topic = %config.tracks_topic, "tracker running");

@@ -63,11 +63,7 @@ impl RenderOptions {
 
     /// Checks every option; the error names the first bad one.
     pub fn validate(&self) -> Result<(), RenderError> {
-        let non_negative = [
-            ("noise_sigma", self.noise_sigma),
-            ("blur_sigma", self.blur_sigma),
-            ("rim_width", self.rim_width),
-        ];
+        let non_negative = [("noise_sigma", self.noise_sigma), ("blur_sigma", self.blur_sigma), ("rim_width", self.rim_width)];
         for (field, value) in non_negative {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(RenderError::InvalidOption { field, value, reason: "must be finite and >= 0" });

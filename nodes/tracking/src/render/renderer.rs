@@ -52,8 +52,7 @@ impl Renderer {
         }
         let planes = [vec![0.0; width * height], vec![0.0; width * height], vec![0.0; width * height]];
         let noise = post::NoiseTable::new(options.seed);
-        let mut renderer =
-            Self { arena, camera, options, rays, background: planes.clone(), planes, noise, scratch: Vec::new() };
+        let mut renderer = Self { arena, camera, options, rays, background: planes.clone(), planes, noise, scratch: Vec::new() };
         renderer.shade_background();
         tracing::debug!(width, height, "overhead camera renderer ready");
         Ok(renderer)
@@ -112,7 +111,14 @@ impl Renderer {
     /// Optics applied to one shaded plane: illumination gradient then blur.
     fn form_image(&mut self, plane: &mut [f32]) {
         let o = &self.options;
-        post::apply_gain(plane, self.camera.width as usize, self.camera.cx, self.camera.cy, o.illumination_gradient, o.illumination_direction);
+        post::apply_gain(
+            plane,
+            self.camera.width as usize,
+            self.camera.cx,
+            self.camera.cy,
+            o.illumination_gradient,
+            o.illumination_direction,
+        );
         post::gaussian_blur(plane, &mut self.scratch, self.camera.width as usize, o.blur_sigma);
     }
 
@@ -157,9 +163,7 @@ impl Renderer {
                 FLOOR
             }
         };
-        let clearance = |x: f64, y: f64| {
-            arena.boundary_distance(x, y, 0.0).abs().min(arena.boundary_distance(x, y, rim).abs())
-        };
+        let clearance = |x: f64, y: f64| arena.boundary_distance(x, y, 0.0).abs().min(arena.boundary_distance(x, y, rim).abs());
         let n = self.options.supersampling as usize;
         for v in 0..height {
             for u in 0..width {
@@ -235,11 +239,7 @@ impl Renderer {
 
     /// Pixel rectangle covering the object's bounding circle, clipped to the image;
     /// `None` when it is off-image.
-    fn pixel_bounds(
-        &self,
-        object: &SceneObject,
-        design: &MarkerDesign,
-    ) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    fn pixel_bounds(&self, object: &SceneObject, design: &MarkerDesign) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
         const SAMPLES: usize = 32;
         let radius = design.bounding_radius();
         let (mut u_min, mut u_max, mut v_min, mut v_max) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
@@ -316,7 +316,9 @@ mod tests {
         let ball = SceneObject::new(1, MarkerKind::Ball, 0.0123, -0.0456).with_size(0.06).with_top_height(0.0);
         let img = r.render_gray(&[ball], 0);
         let design = MarkerKind::Ball.design(0.06);
-        let outline = f64::from(design.outline_colour[0]) * 0.299 + f64::from(design.outline_colour[1]) * 0.587 + f64::from(design.outline_colour[2]) * 0.114;
+        let outline = f64::from(design.outline_colour[0]) * 0.299
+            + f64::from(design.outline_colour[1]) * 0.587
+            + f64::from(design.outline_colour[2]) * 0.114;
         let white = 245.0;
         let centre = cam.world_to_pixel(Point2::new(ball.x, ball.y), 0.0).unwrap();
         let (cu, cv) = (centre.x.round() as u32, centre.y.round() as u32);
@@ -343,9 +345,8 @@ mod tests {
 
     #[test]
     fn bad_options_are_named() {
-        let err = Renderer::new(Arena::lily_tank(), small_camera(), RenderOptions { supersampling: 0, ..Default::default() })
-            .err()
-            .unwrap();
+        let err =
+            Renderer::new(Arena::lily_tank(), small_camera(), RenderOptions { supersampling: 0, ..Default::default() }).err().unwrap();
         assert!(err.to_string().contains("supersampling"), "{err}");
         let mut cam = small_camera();
         cam.fx = f64::NAN;

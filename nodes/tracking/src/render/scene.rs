@@ -71,9 +71,7 @@ impl MarkerKind {
         let half = size / 2.0;
         // Dot radius 0.25 R at 0.45 R from the centre leaves 0.3 R of white beyond it,
         // enough for the detector's edge margin at the default resolution.
-        let dot = |marker_radius: f64| {
-            Some(HeadingDot { offset: 0.45 * marker_radius, radius: 0.25 * marker_radius })
-        };
+        let dot = |marker_radius: f64| Some(HeadingDot { offset: 0.45 * marker_radius, radius: 0.25 * marker_radius });
         match self {
             MarkerKind::Ball => MarkerDesign {
                 outline: Outline::Disc { radius: half },

@@ -87,7 +87,13 @@ mod tests {
     fn update_hand_computed() {
         // pp = 3, pv = 1, vv = 2, r = 1: S = 4, K = (0.75, 0.25).
         // Innovation 4 along x: x += 3, vx += 1. pp' = 0.75, pv' = 0.25, vv' = 1.75.
-        let mut f = ConstantVelocity { position: [0.0, 0.0], velocity: [0.0, 0.0], var_position: 3.0, cov_position_velocity: 1.0, var_velocity: 2.0 };
+        let mut f = ConstantVelocity {
+            position: [0.0, 0.0],
+            velocity: [0.0, 0.0],
+            var_position: 3.0,
+            cov_position_velocity: 1.0,
+            var_velocity: 2.0,
+        };
         f.update([4.0, 0.0], 1.0);
         assert_eq!(f.position, [3.0, 0.0]);
         assert_eq!(f.velocity, [1.0, 0.0]);

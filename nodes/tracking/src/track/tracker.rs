@@ -264,9 +264,10 @@ impl MultiTargetTracker {
             .filter(|&i| {
                 let t = &self.tracks[i];
                 t.missed_frames > 0
-                    && self.tracks.iter().any(|live| {
-                        live.missed_frames == 0 && (near(live.reported, t.reported) || near(live.reported, t.last_measured))
-                    })
+                    && self
+                        .tracks
+                        .iter()
+                        .any(|live| live.missed_frames == 0 && (near(live.reported, t.reported) || near(live.reported, t.last_measured)))
             })
             .collect()
     }

@@ -14,11 +14,7 @@ use tracing_subscriber::EnvFilter;
 /// Installs the subscriber; `FLOTILLA_LOG` (an env-filter directive) overrides `info`.
 pub fn init() {
     let filter = EnvFilter::try_from_env("FLOTILLA_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .event_format(LauncherFormat)
-        .init();
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).event_format(LauncherFormat).init();
 }
 
 struct LauncherFormat;
@@ -28,17 +24,9 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
     N: for<'a> FormatFields<'a> + 'static,
 {
-    fn format_event(
-        &self,
-        _ctx: &FmtContext<'_, S, N>,
-        mut writer: Writer<'_>,
-        event: &Event<'_>,
-    ) -> fmt::Result {
+    fn format_event(&self, _ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
         let level = *event.metadata().level();
-        let mut fields = Fields {
-            message: String::new(),
-            rest: String::new(),
-        };
+        let mut fields = Fields { message: String::new(), rest: String::new() };
         event.record(&mut fields);
         let prefix = match level {
             Level::ERROR => "error: ",

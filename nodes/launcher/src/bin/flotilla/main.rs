@@ -12,8 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::{Parser, Subcommand};
 use flotilla_launch::supervision::{EXIT_LAUNCH_ERROR, EXIT_OK, EXIT_PROCESS_FAILED};
 use flotilla_launch::{
-    evaluate_launch, parse_launch_arguments, read_launch_file, LaunchEnv, LaunchFile, LaunchPlan,
-    OutputMode, ProcessSpec,
+    evaluate_launch, parse_launch_arguments, read_launch_file, LaunchEnv, LaunchFile, LaunchPlan, OutputMode, ProcessSpec,
 };
 use tracing::{error, info};
 
@@ -33,11 +32,7 @@ enum Commands {
     #[command(disable_help_flag = true)]
     Calibrate {
         /// Passed to `flotilla-calibrate` unchanged.
-        #[arg(
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            value_name = "ARGS"
-        )]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<std::ffi::OsString>,
     },
 }
@@ -85,9 +80,7 @@ fn main() {
 /// subcommand), so its output, progress bar, exit code and signals are its own.
 fn dispatch(tool: &str, args: &[std::ffi::OsString]) -> i32 {
     use std::os::unix::process::CommandExt;
-    let dir = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let dir = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf));
     let Some(path) = dir.map(|d| d.join(tool)).filter(|p| p.is_file()) else {
         error!("`flotilla {}` needs the `{tool}` executable next to `flotilla`, and there is none; build it with `cargo build --release -p calibration`", tool.trim_start_matches("flotilla-"));
         return EXIT_PROCESS_FAILED;
@@ -116,9 +109,7 @@ fn launch(args: &LaunchArgs) -> i32 {
         print!("{}", describe_arguments(&file));
         return EXIT_OK;
     }
-    let plan = match parse_launch_arguments(&args.arguments)
-        .and_then(|a| evaluate_launch(&file, &a, &env))
-    {
+    let plan = match parse_launch_arguments(&args.arguments).and_then(|a| evaluate_launch(&file, &a, &env)) {
         Ok(plan) => plan,
         Err(e) => {
             error!(error = %e, "{e}");
@@ -144,21 +135,14 @@ fn run(plan: LaunchPlan, args: &LaunchArgs, env: &LaunchEnv) -> i32 {
             return EXIT_PROCESS_FAILED;
         }
     };
-    let params_dir = match tempfile::Builder::new()
-        .prefix("flotilla_launch_params_")
-        .tempdir()
-    {
+    let params_dir = match tempfile::Builder::new().prefix("flotilla_launch_params_").tempdir() {
         Ok(dir) => dir,
         Err(e) => {
             error!("cannot create a directory for parameter files: {e}");
             return EXIT_PROCESS_FAILED;
         }
     };
-    let logs = if plan
-        .processes
-        .iter()
-        .any(|p| p.output != OutputMode::Screen)
-    {
+    let logs = if plan.processes.iter().any(|p| p.output != OutputMode::Screen) {
         let dir = args.log_dir.clone().unwrap_or_else(|| default_log_dir(env));
         match output::LogDir::create(dir) {
             Ok(logs) => {
@@ -180,34 +164,25 @@ fn run(plan: LaunchPlan, args: &LaunchArgs, env: &LaunchEnv) -> i32 {
             return EXIT_PROCESS_FAILED;
         }
     };
-    let settings = supervisor::Settings {
-        shutdown_timeout: Duration::from_secs_f64(args.shutdown_timeout),
-    };
+    let settings = supervisor::Settings { shutdown_timeout: Duration::from_secs_f64(args.shutdown_timeout) };
     // `params_dir` lives until here: the files are removed once every process has ended.
     supervisor::run(prepared, signals, logs.as_ref(), &settings)
 }
 
-fn prepare(
-    processes: Vec<ProcessSpec>,
-    params_dir: &Path,
-) -> Result<Vec<supervisor::Prepared>, String> {
+fn prepare(processes: Vec<ProcessSpec>, params_dir: &Path) -> Result<Vec<supervisor::Prepared>, String> {
     processes
         .into_iter()
         .map(|spec| {
-            let args = spec
-                .materialize_args(params_dir)
-                .map_err(|e| format!("cannot write the parameter file of '{}': {e}", spec.label))?;
+            let args =
+                spec.materialize_args(params_dir).map_err(|e| format!("cannot write the parameter file of '{}': {e}", spec.label))?;
             Ok(supervisor::Prepared { spec, args })
         })
         .collect()
 }
 
 fn default_log_dir(env: &LaunchEnv) -> PathBuf {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    env.ros_log_root()
-        .join(format!("flotilla-launch-{secs}-{}", std::process::id()))
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    env.ros_log_root().join(format!("flotilla-launch-{secs}-{}", std::process::id()))
 }
 
 fn describe_arguments(file: &LaunchFile) -> String {
@@ -218,17 +193,10 @@ fn describe_arguments(file: &LaunchFile) -> String {
     let mut out = String::from("Arguments (pass arguments as '<name>:=<value>'):\n");
     for (decl, conditional, _) in declared {
         out.push_str(&format!("\n    '{}':\n", decl.name));
-        let description = decl
-            .description
-            .as_deref()
-            .filter(|d| !d.is_empty())
-            .unwrap_or("no description given");
+        let description = decl.description.as_deref().filter(|d| !d.is_empty()).unwrap_or("no description given");
         out.push_str(&format!("        {description}\n"));
         if !decl.choices.is_empty() {
-            out.push_str(&format!(
-                "        Valid choices are: {}\n",
-                decl.choices.join(", ")
-            ));
+            out.push_str(&format!("        Valid choices are: {}\n", decl.choices.join(", ")));
         }
         match &decl.default {
             Some(default) => out.push_str(&format!("        (default: '{}')\n", default.template)),
@@ -240,10 +208,7 @@ fn describe_arguments(file: &LaunchFile) -> String {
 }
 
 fn print_plan(plan: &LaunchPlan) -> i32 {
-    let dir = match tempfile::Builder::new()
-        .prefix("flotilla_launch_params_")
-        .tempdir()
-    {
+    let dir = match tempfile::Builder::new().prefix("flotilla_launch_params_").tempdir() {
         Ok(dir) => dir.keep(),
         Err(e) => {
             error!("cannot create a directory for parameter files: {e}");
@@ -259,10 +224,7 @@ fn print_plan(plan: &LaunchPlan) -> i32 {
                 return EXIT_PROCESS_FAILED;
             }
         };
-        generated |= spec
-            .args
-            .iter()
-            .any(|a| matches!(a, flotilla_launch::CommandArg::GeneratedParams(_)));
+        generated |= spec.args.iter().any(|a| matches!(a, flotilla_launch::CommandArg::GeneratedParams(_)));
         let mut notes = vec![format!("output={}", spec.output)];
         if spec.required {
             notes.push("required (on_exit: shutdown)".into());
@@ -270,12 +232,7 @@ fn print_plan(plan: &LaunchPlan) -> i32 {
         if spec.respawn {
             notes.push(format!("respawn after {} s", spec.respawn_delay));
         }
-        println!(
-            "# {} ({}) from {}",
-            spec.label,
-            notes.join(", "),
-            spec.origin
-        );
+        println!("# {} ({}) from {}", spec.label, notes.join(", "), spec.origin);
         let mut words: Vec<String> = Vec::new();
         if let Some(cwd) = &spec.cwd {
             words.push(format!("cd {} &&", quote(&cwd.display().to_string())));

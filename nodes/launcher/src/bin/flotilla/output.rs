@@ -48,32 +48,17 @@ pub struct Route {
 }
 
 /// The routes of a process's stdout and stderr for `mode`.
-pub fn routes(
-    mode: OutputMode,
-    label: &str,
-    logs: Option<&LogDir>,
-) -> std::io::Result<(Route, Route)> {
-    let shared = |screen: Option<Screen>| Route {
-        screen,
-        files: logs.map(|l| vec![l.launch_log.clone()]).unwrap_or_default(),
-    };
-    let screen_only = |screen: Screen| Route {
-        screen: Some(screen),
-        files: Vec::new(),
-    };
+pub fn routes(mode: OutputMode, label: &str, logs: Option<&LogDir>) -> std::io::Result<(Route, Route)> {
+    let shared = |screen: Option<Screen>| Route { screen, files: logs.map(|l| vec![l.launch_log.clone()]).unwrap_or_default() };
+    let screen_only = |screen: Screen| Route { screen: Some(screen), files: Vec::new() };
     Ok(match (mode, logs) {
-        (OutputMode::Screen, _) | (_, None) => {
-            (screen_only(Screen::Stdout), screen_only(Screen::Stderr))
-        }
+        (OutputMode::Screen, _) | (_, None) => (screen_only(Screen::Stdout), screen_only(Screen::Stderr)),
         (OutputMode::Log, Some(_)) => (shared(None), shared(Some(Screen::Stderr))),
         (OutputMode::Both, Some(_)) => (shared(Some(Screen::Stdout)), shared(Some(Screen::Stderr))),
         (OutputMode::OwnLog, Some(logs)) => {
             let own = |stream: &str| -> std::io::Result<Route> {
                 let file = append(&logs.dir.join(format!("{}-{stream}.log", file_safe(label))))?;
-                Ok(Route {
-                    screen: None,
-                    files: vec![Arc::new(Mutex::new(file))],
-                })
+                Ok(Route { screen: None, files: vec![Arc::new(Mutex::new(file))] })
             };
             (own("stdout")?, own("stderr")?)
         }
@@ -81,41 +66,26 @@ pub fn routes(
 }
 
 fn file_safe(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    label.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect()
 }
 
 /// Copies `pipe` to `route` line by line on a new thread; the thread ends at end of file.
-pub fn pump(
-    pipe: impl Read + Send + 'static,
-    label: String,
-    route: Route,
-) -> std::io::Result<JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name(format!("output {label}"))
-        .spawn(move || {
-            let mut reader = BufReader::new(pipe);
-            let mut raw = Vec::new();
-            loop {
-                raw.clear();
-                match reader.read_until(b'\n', &mut raw) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let text = String::from_utf8_lossy(&raw);
-                        let line = format!("[{label}] {}\n", text.trim_end_matches(['\n', '\r']));
-                        route.write(&line);
-                    }
+pub fn pump(pipe: impl Read + Send + 'static, label: String, route: Route) -> std::io::Result<JoinHandle<()>> {
+    std::thread::Builder::new().name(format!("output {label}")).spawn(move || {
+        let mut reader = BufReader::new(pipe);
+        let mut raw = Vec::new();
+        loop {
+            raw.clear();
+            match reader.read_until(b'\n', &mut raw) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let text = String::from_utf8_lossy(&raw);
+                    let line = format!("[{label}] {}\n", text.trim_end_matches(['\n', '\r']));
+                    route.write(&line);
                 }
             }
-        })
+        }
+    })
 }
 
 impl Route {

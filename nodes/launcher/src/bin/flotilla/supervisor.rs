@@ -12,9 +12,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use flotilla_launch::supervision::{
-    after_exit, launch_exit_code, signal_name, AfterExit, ProcessRecord, Termination,
-};
+use flotilla_launch::supervision::{after_exit, launch_exit_code, signal_name, AfterExit, ProcessRecord, Termination};
 use flotilla_launch::ProcessSpec;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -44,14 +42,8 @@ pub struct Prepared {
 }
 
 enum State {
-    Running {
-        child: Child,
-        started: Instant,
-        readers: Vec<JoinHandle<()>>,
-    },
-    WaitingRespawn {
-        at: Instant,
-    },
+    Running { child: Child, started: Instant, readers: Vec<JoinHandle<()>> },
+    WaitingRespawn { at: Instant },
     Done,
 }
 
@@ -66,25 +58,18 @@ struct Slot {
 pub fn listen_for_signals() -> std::io::Result<Receiver<i32>> {
     let mut signals = Signals::new([SIGINT, SIGTERM])?;
     let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            for signal in signals.forever() {
-                if tx.send(signal).is_err() {
-                    break;
-                }
+    std::thread::Builder::new().name("signals".into()).spawn(move || {
+        for signal in signals.forever() {
+            if tx.send(signal).is_err() {
+                break;
             }
-        })?;
+        }
+    })?;
     Ok(rx)
 }
 
 /// Runs `processes` until they have all ended; returns the launcher's exit code.
-pub fn run(
-    processes: Vec<Prepared>,
-    signals: Receiver<i32>,
-    logs: Option<&LogDir>,
-    settings: &Settings,
-) -> i32 {
+pub fn run(processes: Vec<Prepared>, signals: Receiver<i32>, logs: Option<&LogDir>, settings: &Settings) -> i32 {
     let mut slots: Vec<Slot> = processes
         .into_iter()
         .map(|prepared| Slot {
@@ -96,12 +81,7 @@ pub fn run(
     let mut shutdown: Option<Shutdown> = None;
     for i in 0..slots.len() {
         if !start(&mut slots[i], logs) {
-            shutdown = Some(Shutdown::begin(
-                &mut slots,
-                Signal::SIGINT,
-                settings,
-                "a process could not start",
-            ));
+            shutdown = Some(Shutdown::begin(&mut slots, Signal::SIGINT, settings, "a process could not start"));
             break;
         }
     }
@@ -130,9 +110,7 @@ pub fn run(
                     AfterExit::Shutdown => required_ended = Some(slot.record.label.clone()),
                     AfterExit::Respawn(delay) => {
                         info!(process = %slot.record.label, delay_s = delay.as_secs_f64(), "respawning '{}' in {:.1} s", slot.record.label, delay.as_secs_f64());
-                        slot.state = State::WaitingRespawn {
-                            at: Instant::now() + delay,
-                        };
+                        slot.state = State::WaitingRespawn { at: Instant::now() + delay };
                     }
                     AfterExit::Continue => {}
                 }
@@ -140,12 +118,7 @@ pub fn run(
         }
         if let (Some(label), None) = (&required_ended, &shutdown) {
             let reason = format!("required process '{label}' ended");
-            shutdown = Some(Shutdown::begin(
-                &mut slots,
-                Signal::SIGINT,
-                settings,
-                &reason,
-            ));
+            shutdown = Some(Shutdown::begin(&mut slots, Signal::SIGINT, settings, &reason));
         }
 
         let now = Instant::now();
@@ -154,25 +127,14 @@ pub fn run(
                 if shutdown.is_some() {
                     slots[i].state = State::Done;
                 } else if at <= now && !start(&mut slots[i], logs) {
-                    shutdown = Some(Shutdown::begin(
-                        &mut slots,
-                        Signal::SIGINT,
-                        settings,
-                        "a process could not restart",
-                    ));
+                    shutdown = Some(Shutdown::begin(&mut slots, Signal::SIGINT, settings, "a process could not restart"));
                 }
             }
         }
 
         if let Some(s) = &mut shutdown {
             if now >= s.deadline && !s.killed {
-                s.kill_all(
-                    &mut slots,
-                    &format!(
-                        "shutdown timeout of {:.1} s passed",
-                        settings.shutdown_timeout.as_secs_f64()
-                    ),
-                );
+                s.kill_all(&mut slots, &format!("shutdown timeout of {:.1} s passed", settings.shutdown_timeout.as_secs_f64()));
             }
         }
 
@@ -197,22 +159,14 @@ struct Shutdown {
 impl Shutdown {
     /// Sends `signal` to every running process; the shutdown timeout starts now.
     fn begin(slots: &mut [Slot], signal: Signal, settings: &Settings, reason: &str) -> Self {
-        info!(
-            reason,
-            signal = signal.as_str(),
-            "shutting down ({reason}): sending {} to all processes",
-            signal.as_str()
-        );
+        info!(reason, signal = signal.as_str(), "shutting down ({reason}): sending {} to all processes", signal.as_str());
         for slot in slots {
             if let State::Running { child, .. } = &slot.state {
                 send(child, signal);
                 slot.record.signal_sent(signal as i32);
             }
         }
-        Self {
-            deadline: Instant::now() + settings.shutdown_timeout,
-            killed: false,
-        }
+        Self { deadline: Instant::now() + settings.shutdown_timeout, killed: false }
     }
 
     fn kill_all(&mut self, slots: &mut [Slot], reason: &str) {
@@ -266,11 +220,7 @@ fn start(slot: &mut Slot, logs: Option<&LogDir>) -> bool {
         Ok((child, readers)) => {
             info!(process = %spec.label, pid = child.id(), "process '{}' started with pid {}", spec.label, child.id());
             slot.record.started();
-            slot.state = State::Running {
-                child,
-                started: Instant::now(),
-                readers,
-            };
+            slot.state = State::Running { child, started: Instant::now(), readers };
             true
         }
         Err(e) => {
@@ -284,12 +234,7 @@ fn start(slot: &mut Slot, logs: Option<&LogDir>) -> bool {
 
 /// Checks whether `slot`'s process has ended; if so records it and says what to do next.
 fn reap(slot: &mut Slot, shutting_down: bool) -> Option<AfterExit> {
-    let State::Running {
-        child,
-        started,
-        readers,
-    } = &mut slot.state
-    else {
+    let State::Running { child, started, readers } = &mut slot.state else {
         return None;
     };
     let status = match child.try_wait() {
@@ -310,12 +255,7 @@ fn reap(slot: &mut Slot, shutting_down: bool) -> Option<AfterExit> {
     info!(process = %slot.record.label, status = %termination, "process '{}' {termination}", slot.record.label);
     slot.state = State::Done;
     let spec = &slot.prepared.spec;
-    Some(after_exit(
-        spec.required,
-        spec.respawn,
-        spec.respawn_delay,
-        shutting_down,
-    ))
+    Some(after_exit(spec.required, spec.respawn, spec.respawn_delay, shutting_down))
 }
 
 fn termination(status: ExitStatus) -> Termination {

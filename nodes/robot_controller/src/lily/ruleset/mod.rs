@@ -229,7 +229,12 @@ struct Compiler<'a> {
 
 impl Compiler<'_> {
     fn invalid(&self, item: impl Into<String>, needle: &str, message: impl Into<String>) -> RulesetError {
-        RulesetError::Invalid { origin: self.origin.to_owned(), line: line_of(self.text, needle), item: item.into(), message: message.into() }
+        RulesetError::Invalid {
+            origin: self.origin.to_owned(),
+            line: line_of(self.text, needle),
+            item: item.into(),
+            message: message.into(),
+        }
     }
 
     fn compile(&self, file: RulesetFile) -> Result<Ruleset, RulesetError> {
@@ -273,11 +278,10 @@ impl Compiler<'_> {
             let pattern = |text: &str| -> Result<Pattern, RulesetError> {
                 let (state, face) = match text.split_once('@') {
                     Some((s, f)) => {
-                        let face = f
-                            .parse::<u8>()
-                            .ok()
-                            .filter(|f| *f < FACES)
-                            .ok_or_else(|| self.invalid(&item, &needle, format!("`{text}`: the face after @ must be 0..{}", FACES - 1)))?;
+                        let face =
+                            f.parse::<u8>().ok().filter(|f| *f < FACES).ok_or_else(|| {
+                                self.invalid(&item, &needle, format!("`{text}`: the face after @ must be 0..{}", FACES - 1))
+                            })?;
                         (s, Some(face))
                     }
                     None => (text, None),
@@ -291,7 +295,11 @@ impl Compiler<'_> {
                 _ => return Err(self.invalid(&item, &needle, "give exactly one of `become: [a, b]` or `release: true`")),
             };
             if let Some(earlier) = bonds.iter().find(|r| (r.a == a && r.b == b) || (r.a == b && r.b == a)) {
-                return Err(self.invalid(&item, &needle, format!("never applies: bonds rule `{}` matches the same pair first", earlier.name)));
+                return Err(self.invalid(
+                    &item,
+                    &needle,
+                    format!("never applies: bonds rule `{}` matches the same pair first", earlier.name),
+                ));
             }
             bonds.push(BondRule { name: rule.name.clone(), a, b, outcome });
         }
@@ -349,7 +357,9 @@ impl Compiler<'_> {
                 }
                 let mut open = [false; FACES as usize];
                 for &face in &state.open {
-                    let slot = open.get_mut(face as usize).ok_or_else(|| self.invalid(&item, &needle, format!("open face {face} is not in 0..{}", FACES - 1)))?;
+                    let slot = open
+                        .get_mut(face as usize)
+                        .ok_or_else(|| self.invalid(&item, &needle, format!("open face {face} is not in 0..{}", FACES - 1)))?;
                     if *slot {
                         return Err(self.invalid(&item, &needle, format!("open face {face} is listed twice")));
                     }

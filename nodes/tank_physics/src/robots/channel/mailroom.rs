@@ -4,8 +4,8 @@
 //! every robot. Delivered bytes wait in the receiver's inbox until its next reading.
 
 use super::frame::{decode, Frame, FrameError, Port};
-use std::collections::BTreeMap;
 use crate::BodyState;
+use std::collections::BTreeMap;
 
 /// Pending inboxes and the base-station uplink.
 #[derive(Clone, Debug, Default)]
@@ -69,9 +69,9 @@ impl Mailroom {
 mod tests {
     use super::*;
     use crate::robots::channel::encode;
+    use crate::{FaceState, LatchLink};
     use flotilla_common::catalogue::ModuleKind;
     use nalgebra::{Isometry3, Vector3};
-    use crate::{FaceState, LatchLink};
 
     fn lily(id: u32, links: [Option<LatchLink>; 4]) -> BodyState {
         BodyState {

@@ -1,8 +1,8 @@
 //! Planar geometry of faces and bodies for the sensors.
 
+use crate::BodyState;
 use flotilla_common::catalogue::Shape;
 use nalgebra::{Point3, Vector2, Vector3};
-use crate::BodyState;
 
 /// Centre (m) and outward unit normal of face `k` of `body` in the world plane.
 pub(crate) fn face_frame(body: &BodyState, k: usize) -> Option<(Vector2<f64>, Vector2<f64>)> {

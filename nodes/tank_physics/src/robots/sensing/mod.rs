@@ -5,11 +5,11 @@
 mod geometry;
 
 use super::io::Sensors;
+use crate::{BodyState, World};
 use flotilla_common::catalogue::SensorKind;
 use geometry::{face_frame, segment_hits_body};
 use nalgebra::Vector2;
 use serde::{Deserialize, Serialize};
-use crate::{BodyState, World};
 
 /// A disc of light the overhead projector throws on the water.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,13 +42,7 @@ pub struct SensingConfig {
 impl Default for SensingConfig {
     /// Dim uniform light, no target, contact within 5 mm and 20 deg.
     fn default() -> Self {
-        Self {
-            ambient_light: 0.2,
-            light_spots: Vec::new(),
-            target: None,
-            contact_range: 0.005,
-            contact_angle: 20f64.to_radians(),
-        }
+        Self { ambient_light: 0.2, light_spots: Vec::new(), target: None, contact_range: 0.005, contact_angle: 20f64.to_radians() }
     }
 }
 
@@ -107,11 +101,7 @@ impl SensingConfig {
 
     /// Light level at (x, y), 0..1.
     pub fn light_at(&self, x: f64, y: f64) -> f64 {
-        self.light_spots
-            .iter()
-            .filter(|s| (x - s.x).hypot(y - s.y) <= s.radius)
-            .map(|s| s.level)
-            .fold(self.ambient_light, f64::max)
+        self.light_spots.iter().filter(|s| (x - s.x).hypot(y - s.y) <= s.radius).map(|s| s.level).fold(self.ambient_light, f64::max)
     }
 }
 
@@ -159,9 +149,9 @@ fn face_in_contact(bodies: &[BodyState], index: usize, k: usize, config: &Sensin
         let reach = other.kind.spec().shape.horizontal_radius() + config.contact_range;
         let d = Vector2::new(other.pose.translation.x - centre.x, other.pose.translation.y - centre.y);
         d.norm() <= reach
-            && (0..other.faces.len()).filter_map(|m| face_frame(other, m)).any(|(c, n)| {
-                (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit
-            })
+            && (0..other.faces.len())
+                .filter_map(|m| face_frame(other, m))
+                .any(|(c, n)| (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit)
     })
 }
 

@@ -1,6 +1,6 @@
 use super::*;
-use flotilla_common::catalogue::ModuleKind;
 use crate::{Command, PlanarPose, WorldConfig};
+use flotilla_common::catalogue::ModuleKind;
 
 fn world() -> World {
     World::new(WorldConfig::default(), 3).unwrap()
@@ -10,10 +10,7 @@ fn world() -> World {
 fn light_is_the_brightest_covering_spot_or_ambient() {
     let config = SensingConfig {
         ambient_light: 0.1,
-        light_spots: vec![
-            LightSpot { x: 0.0, y: 0.0, radius: 0.05, level: 0.6 },
-            LightSpot { x: 0.04, y: 0.0, radius: 0.02, level: 0.9 },
-        ],
+        light_spots: vec![LightSpot { x: 0.0, y: 0.0, radius: 0.05, level: 0.6 }, LightSpot { x: 0.04, y: 0.0, radius: 0.02, level: 0.9 }],
         ..SensingConfig::default()
     };
     assert_eq!(config.light_at(0.2, 0.0), 0.1);
