@@ -1,11 +1,8 @@
-//! Per-robot controllers for Flotilla (SPEC 1 self-assembly; DESIGN `robot_controller`).
+//! Robot controller hosting for Flotilla (DESIGN `robot_controller`): many robots'
+//! firmware in one process, fed only their own readings, plus the Lily base station.
 //!
-//! - [`io`], [`channel`], [`sensing`]: the hardware contract ([`Sensors`], [`RobotCommand`]),
-//!   the framed latch-channel / radio bytes and the world-side sensing. They live in
-//!   `tank_physics::robots` (the physics node publishes the readings and delivers the
-//!   messages) and are re-exported here for the firmware.
-//! - [`firmware`]: the [`Firmware`] trait and the [`ControllerHost`] running many robots.
-//! - [`lily`]: YAML rulesets and the Lily firmware that runs them.
+//! - [`firmware`]: the [`ControllerHost`] running many robots' firmware (any system,
+//!   built through `flotilla_firmware::registry`) and the robot selection of a process.
 //! - [`station`]: the base station (radio broadcast, state collection) and the pump
 //!   schedule (centralised stirring).
 //! - [`metrics`]: structures recognised up to rotation, yield, assembly rate, wrong
@@ -13,22 +10,36 @@
 //! - [`batch`]: in-process runs (world + firmwares, seeded) and seed sweeps.
 //! - [`report`]: yield tables and plots.
 //!
-//! Pure library: no ROS; I/O only in the ruleset reader and the report writers.
+//! The hardware contract is `flotilla_contract`; the firmware is `flotilla_firmware`
+//! ([`lily`] is re-exported from it). Pure library: no ROS; I/O only in the ruleset reader
+//! and the report writers.
 
 pub mod batch;
 pub mod firmware;
-pub mod lily;
 pub mod metrics;
 pub mod report;
 pub mod station;
 
-pub use tank_physics::robots::{channel, io, sensing};
+pub use flotilla_firmware::lily;
 
 pub use batch::{Experiment, Run, RunResult};
-pub use channel::{Frame, Mailroom, Outbox, Port};
-pub use firmware::{ControllerError, ControllerHost, ControllerParams, Firmware};
-pub use io::{RobotCommand, Sensors};
+pub use firmware::{ControllerError, ControllerHost, ControllerParams};
 pub use lily::{LilyFirmware, Ruleset, RulesetError};
 pub use metrics::{LatticeShape, MetricsTracker, RunSummary, Snapshot};
-pub use sensing::{sensors_for, SensingConfig};
 pub use station::{BaseStation, PumpSchedule};
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use crate::Ruleset;
+    use std::path::PathBuf;
+
+    /// The rulesets shipped in the repository's `config/rulesets/`.
+    pub(crate) fn shipped(name: &str) -> Ruleset {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config/rulesets").join(format!("{name}.yaml"));
+        Ruleset::from_file(&path).unwrap()
+    }
+
+    pub(crate) fn chain4() -> Ruleset {
+        shipped("chain4")
+    }
+}

@@ -16,12 +16,12 @@
 
 pub mod analysis;
 pub mod arena;
-pub mod articulated;
 pub mod config;
 pub mod flow;
 pub mod hydro;
 pub mod recorder;
 pub mod robots;
+pub mod systems;
 pub mod world;
 
 pub use arena::{Arena, Inlet, WallSegment};

@@ -1,5 +1,6 @@
 //! The MoleMOD robot's final model, loaded from the committed URDF, built in rapier3d and
-//! driven by the five-interval position controller (SPEC 2): the joints expand and
+//! driven through its hardware contract by the five-interval joint-control firmware
+//! (SPEC 2), as a real mole would be: the joints expand and
 //! contract to within 50 um, the inchworm gait moves step length x iterations, and a
 //! universal joint turns the robot.
 
@@ -9,7 +10,9 @@ use flotilla_common::models::{module_model, read_urdf, render_urdf, JointKind, M
 use nalgebra::{Isometry3, Vector3};
 use rapier3d_f64::prelude::*;
 use std::path::Path;
-use tank_physics::articulated::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
+use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::{FiveIntervalController, JointAxis, JointControl};
+use tank_physics::systems::molemod::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
 
 const DT: f64 = 0.002;
 /// Friction of a cube that must hold still, and of one that must slide.
@@ -29,6 +32,10 @@ struct Sim {
     multibody_joints: MultibodyJointSet,
     ccd: CCDSolver,
     robot: ArticulatedRobot,
+    /// The mole's firmware: one axis per driven joint coordinate, in the robot's order.
+    firmware: JointControl,
+    /// Joint coordinate names, in the robot's order.
+    names: Vec<String>,
     /// Joints given a new target last.
     moving: Vec<String>,
     steps: usize,
@@ -56,7 +63,18 @@ impl Sim {
             &mut impulse_joints,
         )
         .expect("the model builds");
+        let names: Vec<String> = robot.joint_names().map(str::to_owned).collect();
+        let axes = names
+            .iter()
+            .map(|n| {
+                let prismatic = robot.is_prismatic(n).expect("joint");
+                let controller = if prismatic { FiveIntervalController::prismatic() } else { FiveIntervalController::revolute() };
+                JointAxis { controller, target: 0.0 }
+            })
+            .collect();
         let mut sim = Self {
+            firmware: JointControl { axes, head_grip: Vec::new() },
+            names,
             pipeline: PhysicsPipeline::new(),
             // Centimetre-sized bodies: rapier's tolerances and speculative-contact distance
             // scale with length_unit; at the default 1 m the links float on 2 mm contacts.
@@ -85,7 +103,9 @@ impl Sim {
     }
 
     fn step(&mut self) {
-        self.robot.control(&self.bodies, &mut self.impulse_joints);
+        let reading = self.robot.sensors(self.steps as f64 * DT, &self.bodies);
+        let command = self.firmware.step(reading.stamp, &reading);
+        self.robot.apply("mole", &command, &mut self.impulse_joints).expect("the firmware's command fits the robot");
         self.pipeline.step(
             &Vector3::new(0.0, 0.0, -9.81),
             &self.params,
@@ -115,7 +135,12 @@ impl Sim {
         let limit = (seconds / DT) as usize;
         for _ in 0..limit {
             self.step();
-            if self.moving.iter().all(|j| self.robot.at_target(j, &self.bodies).expect("joint")) {
+            let reading = self.robot.sensors(0.0, &self.bodies);
+            let at_target = |j: &String| {
+                let i = self.index(j);
+                self.firmware.axes[i].controller.reached(reading.joint_positions[i], self.firmware.axes[i].target)
+            };
+            if self.moving.iter().all(at_target) {
                 return;
             }
         }
@@ -130,7 +155,9 @@ impl Sim {
     fn targets(&mut self, targets: &[(&str, f64)]) {
         self.moving.clear();
         for (joint, target) in targets {
-            self.robot.set_target(joint, *target).expect("valid target");
+            self.robot.check_target(joint, *target).expect("valid target");
+            let i = self.index(joint);
+            self.firmware.axes[i].target = *target;
             self.moving.push((*joint).to_owned());
         }
     }
@@ -141,6 +168,10 @@ impl Sim {
             let mu = if gripping.contains(&cube) { GRIP } else { SLIDE };
             self.robot.set_friction(cube, mu, &self.bodies, &mut self.colliders).expect("cube");
         }
+    }
+
+    fn index(&self, joint: &str) -> usize {
+        self.names.iter().position(|n| n == joint).unwrap_or_else(|| panic!("no joint {joint}"))
     }
 
     fn pose(&self, link: &str) -> Isometry3<f64> {
@@ -288,9 +319,15 @@ fn bad_models_and_requests_are_named() {
     assert!(err.to_string().contains("molemod_robot"), "{err}");
 
     let mut sim = Sim::new(&committed_model());
-    let err = sim.robot.set_target("prismatic_0", 0.5).unwrap_err();
+    let err = sim.robot.check_target("prismatic_0", 0.5).unwrap_err();
     assert!(matches!(err, ArticulatedError::TargetOutOfRange { .. }), "{err}");
-    assert!(matches!(sim.robot.set_target("elbow", 0.0), Err(ArticulatedError::UnknownJoint(_))));
+    assert!(matches!(sim.robot.check_target("elbow", 0.0), Err(ArticulatedError::UnknownJoint(_))));
+    let too_few = flotilla_contract::molemod::MolemodCommand { joint_velocities: vec![0.0; 2], head_grip: Vec::new() };
+    let err = sim.robot.apply("mole", &too_few, &mut sim.impulse_joints).unwrap_err();
+    assert!(matches!(err, ArticulatedError::WrongAxisCount { given: 2, .. }), "{err}");
+    let too_fast = flotilla_contract::molemod::MolemodCommand { joint_velocities: vec![f64::NAN; sim.names.len()], head_grip: Vec::new() };
+    let err = sim.robot.apply("mole", &too_fast, &mut sim.impulse_joints).unwrap_err().to_string();
+    assert!(err.contains("mole") && err.contains("joint_velocities[0]"), "{err}");
     assert!(sim.robot.set_friction("tail", 0.1, &sim.bodies, &mut sim.colliders).is_err());
     // Only prismatic and revolute joints are driven in the URDF form.
     let split = committed_model();

@@ -1,5 +1,6 @@
 //! The closed set of module kinds and their configuration names.
 
+use flotilla_contract::System;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -51,6 +52,19 @@ impl ModuleKind {
             ModuleKind::Kilobot => "kilobot",
             ModuleKind::MolemodRobot => "molemod_robot",
             ModuleKind::MolemodBlock => "molemod_block",
+        }
+    }
+
+    /// The robot system whose hardware contract this kind's robots speak; `None` for a
+    /// passive object (balls, MoleMOD blocks).
+    pub fn system(self) -> Option<System> {
+        match self {
+            ModuleKind::Lily => Some(System::Lily),
+            ModuleKind::MhpSquare | ModuleKind::MhpCube => Some(System::Mhp),
+            ModuleKind::Bluebot => Some(System::Bluebot),
+            ModuleKind::Kilobot => Some(System::Kilobot),
+            ModuleKind::MolemodRobot => Some(System::Molemod),
+            ModuleKind::PingPongBall | ModuleKind::MolemodBlock => None,
         }
     }
 

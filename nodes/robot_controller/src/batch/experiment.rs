@@ -1,9 +1,9 @@
 //! What an in-process run is made of.
 
-use crate::channel::FrameError;
+use flotilla_contract::FrameError;
 use crate::firmware::ControllerError;
 use crate::lily::Ruleset;
-use crate::sensing::{SensingConfig, SensingError};
+use tank_physics::robots::{SensingConfig, SensingError};
 use crate::station::{PumpSchedule, StationError};
 use flotilla_common::catalogue::ModuleKind;
 use std::sync::Arc;

@@ -115,10 +115,12 @@ impl<'a> Run<'a> {
         let mut readings = Vec::with_capacity(self.robots.len());
         for (name, id) in &self.robots {
             let index = bodies.binary_search_by_key(id, |b| b.id).map_err(|_| tank_physics::PhysicsError::NoSuchBody { id: *id })?;
-            readings.push((name, index, self.bus.read(&bodies, index, time)));
+            if let Some(reading) = self.bus.read(&bodies, index, time) {
+                readings.push((name, index, reading));
+            }
         }
-        for (name, index, sensors) in readings {
-            if let Some(command) = robot_side.command(name, sensors.stamp, &sensors)? {
+        for (name, index, reading) in readings {
+            if let Some(command) = robot_side.command(name, reading.stamp(), &reading)? {
                 self.bus.apply(&mut self.world, &bodies[index], &command)?;
             }
         }

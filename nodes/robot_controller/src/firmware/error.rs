@@ -1,5 +1,6 @@
-use crate::channel::FrameError;
 use flotilla_common::catalogue::UnknownKind;
+use flotilla_contract::WrongSystem;
+use flotilla_firmware::registry::BuildError;
 
 /// Why a controller cannot be created or run.
 #[derive(Debug, thiserror::Error)]
@@ -12,19 +13,21 @@ pub enum ControllerError {
         /// The catalogue's error.
         source: UnknownKind,
     },
-    /// A catalogue kind without firmware (a passive object).
-    #[error("robot `{robot}`: kind `{kind}` has no firmware (passive module); controllers exist for: lily, mhp_square, mhp_cube")]
+    /// A catalogue kind of no robot system (a passive object).
+    #[error("robot `{robot}`: kind `{kind}` has no firmware (passive module)")]
     NoFirmware {
         /// Robot name.
         robot: String,
         /// Its kind.
         kind: String,
     },
-    /// A Lily without a ruleset.
-    #[error("robot `{robot}`: a Lily needs a ruleset and none was given")]
-    MissingRuleset {
+    /// The firmware registry could not build the robot's controller.
+    #[error("robot `{robot}`: {source}")]
+    Build {
         /// Robot name.
         robot: String,
+        /// The registry's error.
+        source: BuildError,
     },
     /// No hosted robot has that name.
     #[error("no controller for robot `{robot}` (hosted: {hosted})")]
@@ -40,12 +43,12 @@ pub enum ControllerError {
         /// The name.
         robot: String,
     },
-    /// The firmware's outgoing messages cannot be framed.
+    /// A reading of another system than the robot's firmware.
     #[error("robot `{robot}`: {source}")]
-    Outbox {
+    WrongReading {
         /// Robot name.
         robot: String,
-        /// The framing error.
-        source: FrameError,
+        /// Which systems.
+        source: WrongSystem,
     },
 }

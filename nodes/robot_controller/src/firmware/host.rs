@@ -1,39 +1,26 @@
 //! Many robots' controllers in one process, each fed only its own reading. A controller
 //! can be stopped and restarted without touching the others.
 
-use super::{ControllerError, Firmware, MhpReactive};
-use crate::channel::Outbox;
-use crate::io::{RobotCommand, Sensors};
-use crate::lily::{LilyFirmware, Ruleset};
+use super::ControllerError;
 use flotilla_common::catalogue::ModuleKind;
+use flotilla_contract::{Actuation, AnyFirmware, Reading};
+use flotilla_firmware::registry::{self, FirmwareParams};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
-/// What the controllers are built from.
-#[derive(Clone, Debug, Default)]
-pub struct ControllerParams {
-    /// Run seed; each robot's firmware draws from (seed, robot id).
-    pub seed: u64,
-    /// Ruleset of every Lily.
-    pub lily_ruleset: Option<Arc<Ruleset>>,
-}
+/// What the controllers are built from (the firmware registry's parameters).
+pub type ControllerParams = FirmwareParams;
 
-/// Whether modules of `kind` run firmware (the others are passive objects).
+/// Whether modules of `kind` run firmware built from configuration (the others are
+/// passive objects, or robots whose controllers come from elsewhere).
 pub fn has_firmware(kind: ModuleKind) -> bool {
-    matches!(kind, ModuleKind::Lily | ModuleKind::MhpSquare | ModuleKind::MhpCube)
+    kind.system().is_some_and(|s| registry::SYSTEMS_WITH_FIRMWARE.contains(&s))
 }
 
 /// The firmware for robot `robot` (name, for errors) with id `id` of catalogue kind `kind`.
-pub fn build_firmware(robot: &str, id: u32, kind: &str, params: &ControllerParams) -> Result<Box<dyn Firmware>, ControllerError> {
+pub fn build_firmware(robot: &str, id: u32, kind: &str, params: &ControllerParams) -> Result<Box<dyn AnyFirmware>, ControllerError> {
     let parsed: ModuleKind = kind.parse().map_err(|source| ControllerError::UnknownKind { robot: robot.to_owned(), source })?;
-    match parsed {
-        ModuleKind::Lily => {
-            let rules = params.lily_ruleset.clone().ok_or_else(|| ControllerError::MissingRuleset { robot: robot.to_owned() })?;
-            Ok(Box::new(LilyFirmware::new(rules, id, params.seed)))
-        }
-        ModuleKind::MhpSquare | ModuleKind::MhpCube => Ok(Box::new(MhpReactive)),
-        other => Err(ControllerError::NoFirmware { robot: robot.to_owned(), kind: other.name().to_owned() }),
-    }
+    let system = parsed.system().ok_or_else(|| ControllerError::NoFirmware { robot: robot.to_owned(), kind: parsed.name().to_owned() })?;
+    registry::build(system, id, params).map_err(|source| ControllerError::Build { robot: robot.to_owned(), source })
 }
 
 /// One hosted robot.
@@ -41,8 +28,7 @@ struct Hosted {
     id: u32,
     kind: String,
     /// `None` while stopped.
-    firmware: Option<Box<dyn Firmware>>,
-    outbox: Outbox,
+    firmware: Option<Box<dyn AnyFirmware>>,
 }
 
 /// Whatever answers robots' readings with commands: a [`ControllerHost`] in-process, or a
@@ -50,12 +36,12 @@ struct Hosted {
 pub trait RobotSide {
     /// The command of robot `robot` for its reading at `time` (s); `None` when its
     /// controller is down.
-    fn command(&mut self, robot: &str, time: f64, sensors: &Sensors) -> Result<Option<RobotCommand>, ControllerError>;
+    fn command(&mut self, robot: &str, time: f64, reading: &Reading) -> Result<Option<Actuation>, ControllerError>;
 }
 
 impl RobotSide for ControllerHost {
-    fn command(&mut self, robot: &str, time: f64, sensors: &Sensors) -> Result<Option<RobotCommand>, ControllerError> {
-        self.tick(robot, time, sensors)
+    fn command(&mut self, robot: &str, time: f64, reading: &Reading) -> Result<Option<Actuation>, ControllerError> {
+        self.tick(robot, time, reading)
     }
 }
 
@@ -78,7 +64,7 @@ impl ControllerHost {
         }
         let firmware = build_firmware(name, id, kind, &self.params)?;
         tracing::info!(robot = name, id, kind, controller = %firmware.status(), "controller started");
-        self.robots.insert(name.to_owned(), Hosted { id, kind: kind.to_owned(), firmware: Some(firmware), outbox: Outbox::new() });
+        self.robots.insert(name.to_owned(), Hosted { id, kind: kind.to_owned(), firmware: Some(firmware) });
         Ok(())
     }
 
@@ -89,20 +75,16 @@ impl ControllerHost {
 
     /// One control step of robot `name` from its reading. `None` while its controller is
     /// stopped (the robot's actuators keep their last command, like a real robot's).
-    pub fn tick(&mut self, name: &str, time: f64, sensors: &Sensors) -> Result<Option<RobotCommand>, ControllerError> {
+    pub fn tick(&mut self, name: &str, time: f64, reading: &Reading) -> Result<Option<Actuation>, ControllerError> {
         let hosted = self.hosted_mut(name)?;
         let Some(firmware) = hosted.firmware.as_mut() else { return Ok(None) };
-        let mut command = firmware.step(time, sensors, &mut hosted.outbox);
-        let bytes = hosted.outbox.drain_encoded().map_err(|source| ControllerError::Outbox { robot: name.to_owned(), source })?;
-        command.radio_tx.extend(bytes);
-        Ok(Some(command))
+        firmware.step(time, reading).map(Some).map_err(|source| ControllerError::WrongReading { robot: name.to_owned(), source })
     }
 
     /// Stops robot `name`'s controller (the others go on).
     pub fn stop(&mut self, name: &str) -> Result<(), ControllerError> {
         let hosted = self.hosted_mut(name)?;
         hosted.firmware = None;
-        hosted.outbox = Outbox::new();
         tracing::info!(robot = name, "controller stopped");
         Ok(())
     }
@@ -112,7 +94,6 @@ impl ControllerHost {
         let params = self.params.clone();
         let hosted = self.hosted_mut(name)?;
         hosted.firmware = Some(build_firmware(name, hosted.id, &hosted.kind, &params)?);
-        hosted.outbox = Outbox::new();
         tracing::info!(robot = name, "controller restarted");
         Ok(())
     }
@@ -153,8 +134,12 @@ fn no_such<'a>(name: &str, hosted: impl Iterator<Item = &'a String>) -> Controll
 mod tests {
     use super::*;
 
+    use crate::tests_support::chain4;
+    use flotilla_contract::lily::LilySensors;
+    use std::sync::Arc;
+
     fn params() -> ControllerParams {
-        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(crate::lily::tests_support::chain4())) }
+        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(chain4())) }
     }
 
     #[test]
@@ -166,10 +151,12 @@ mod tests {
         assert!(err.contains("frog_0") && err.contains("unknown module kind `frog`") && err.contains("lily"), "{err}");
         let err = host.add("ball_0", 3, "ping_pong_ball").unwrap_err().to_string();
         assert!(err.contains("no firmware"), "{err}");
+        let err = host.add("kb_0", 5, "kilobot").unwrap_err().to_string();
+        assert!(err.contains("kb_0") && err.contains("no firmware for kilobot"), "{err}");
         let err = host.add("lily_0", 4, "lily").unwrap_err().to_string();
         assert!(err.contains("already"), "{err}");
         let mut bare = ControllerHost::new(ControllerParams::default());
-        assert!(matches!(bare.add("lily_1", 0, "lily"), Err(ControllerError::MissingRuleset { .. })));
+        assert!(bare.add("lily_1", 0, "lily").unwrap_err().to_string().contains("needs a ruleset"));
         assert_eq!(host.robots().collect::<Vec<_>>(), vec![("lily_0", 0), ("mhp_0", 1)]);
         for kind in ModuleKind::ALL {
             assert_eq!(has_firmware(kind), build_firmware("r", 0, kind.name(), &params()).is_ok(), "{kind}");
@@ -181,8 +168,8 @@ mod tests {
         let mut host = ControllerHost::new(params());
         host.add("lily_0", 0, "lily").unwrap();
         host.add("lily_1", 1, "lily").unwrap();
-        let reading = Sensors { latched: vec![false; 4], ..Sensors::default() };
-        let cmd = host.tick("lily_0", 0.0, &reading).unwrap().unwrap();
+        let reading = Reading::Lily(LilySensors { latched: vec![false; 4], ..LilySensors::default() });
+        let Some(Actuation::Lily(cmd)) = host.tick("lily_0", 0.0, &reading).unwrap() else { panic!("a Lily command") };
         // A free chain4 Lily opens all faces and reports to the base station.
         assert_eq!(cmd.latch, vec![true; 4]);
         assert!(!cmd.radio_tx.is_empty());
@@ -196,6 +183,9 @@ mod tests {
         let err = host.tick("lily_9", 0.0, &reading).unwrap_err().to_string();
         assert!(err.contains("lily_9") && err.contains("lily_0, lily_1"), "{err}");
         assert!(host.stop("nobody").is_err() && host.restart("nobody").is_err() && host.remove("nobody").is_err());
+        let mhp = Reading::Mhp(Default::default());
+        let err = host.tick("lily_1", 0.2, &mhp).unwrap_err().to_string();
+        assert!(err.contains("lily_1") && err.contains("mhp reading cannot drive lily"), "{err}");
         host.remove("lily_1").unwrap();
     }
 }

@@ -2,10 +2,9 @@
 //! recognised up to rotation, yield of target structures over time, assembly rate and
 //! wrong attachments.
 
-mod shape;
 mod structure;
 mod tracker;
 
-pub use shape::{Cell, LatticeShape, ShapeError, MAX_SHAPE_CELLS};
+pub use flotilla_firmware::lily::shape::{Cell, LatticeShape, ShapeError, MAX_SHAPE_CELLS};
 pub use structure::{structures, Bond, Structure};
 pub use tracker::{classify, MetricsTracker, RunSummary, Snapshot, StructureClass, DEFAULT_TARGET_HOLD};

@@ -1,6 +1,6 @@
 //! Structures: the connected components of the world's latch graph, placed on the lattice.
 
-use super::shape::{Cell, LatticeShape, STEPS};
+use flotilla_firmware::lily::shape::{Cell, LatticeShape, STEPS};
 use std::collections::{BTreeMap, BTreeSet};
 use tank_physics::BodyState;
 

@@ -1,6 +1,6 @@
 //! Yield, assembly rate and wrong attachments of a run, from the latch graph over time.
 
-use super::shape::LatticeShape;
+use super::LatticeShape;
 use super::structure::{structures, Bond, Structure};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

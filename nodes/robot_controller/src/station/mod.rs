@@ -102,7 +102,7 @@ impl BaseStation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lily::tests_support::chain4;
+    use crate::tests_support::chain4;
 
     #[test]
     fn collects_reports_and_refuses_unknown_commands() {

@@ -1,12 +1,12 @@
-//! A robot's sensor reading derived from the world's ground truth: what the physics node
-//! publishes as `<ns>/sensors`. Only the sensors the module kind carries (catalogue) are
-//! filled; the others stay empty (arrays) or 0 (light).
+//! The sensor models' shared measurements, derived from the world's ground truth: light,
+//! latch state, face contact and target sight. Each robot system packs those its robots
+//! carry into its contract reading ([`crate::systems`]); the physics node publishes it as
+//! `<robot>/sensors`.
 
 mod geometry;
 
-use super::io::Sensors;
 use crate::{BodyState, World};
-use flotilla_common::catalogue::SensorKind;
+use flotilla_contract::Reading;
 use geometry::{face_frame, segment_hits_body};
 use nalgebra::Vector2;
 use serde::{Deserialize, Serialize};
@@ -105,8 +105,9 @@ impl SensingConfig {
     }
 }
 
-/// The reading of robot `id` at the world's current time, with the radio bytes waiting for it.
-pub fn sensors_for(world: &World, id: u32, radio_rx: Vec<u8>, config: &SensingConfig) -> Result<Sensors, SensingError> {
+/// The reading of robot `id` at the world's current time in its system's contract type,
+/// with the radio bytes waiting for it; `None` for a passive body (no sensors).
+pub fn sensors_for(world: &World, id: u32, radio_rx: Vec<u8>, config: &SensingConfig) -> Result<Option<Reading>, SensingError> {
     let bodies = world.bodies();
     let index = bodies.iter().position(|b| b.id == id).ok_or(SensingError::NoSuchRobot { id })?;
     Ok(sense(&bodies, index, world.time(), radio_rx, config))
@@ -114,27 +115,46 @@ pub fn sensors_for(world: &World, id: u32, radio_rx: Vec<u8>, config: &SensingCo
 
 /// The reading of `bodies[index]` at `time` (s); `bodies` is the whole world (for contact
 /// and occlusion). Use this to read many robots from one `World::bodies()` snapshot.
-pub fn sense(bodies: &[BodyState], index: usize, time: f64, radio_rx: Vec<u8>, config: &SensingConfig) -> Sensors {
-    let body = &bodies[index];
-    let spec = body.kind.spec();
-    let carries = |s: SensorKind| spec.sensors.contains(&s);
-    let mut sensors = Sensors { stamp: time, radio_rx, ..Sensors::default() };
-    if carries(SensorKind::LatchState) {
-        sensors.latched = body.faces.iter().map(|f| f.latched.is_some()).collect();
+/// `None` for a passive body.
+pub fn sense(bodies: &[BodyState], index: usize, time: f64, radio_rx: Vec<u8>, config: &SensingConfig) -> Option<Reading> {
+    crate::systems::read(&SensingContext { bodies, config }, index, time, radio_rx)
+}
+
+/// What every sensor model reads from: one snapshot of the world and the sensing
+/// configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct SensingContext<'a> {
+    /// Every body, ordered by id.
+    pub bodies: &'a [BodyState],
+    /// Light, target and contact settings.
+    pub config: &'a SensingConfig,
+}
+
+impl SensingContext<'_> {
+    /// Per face of `bodies[index]`: another body's face within contact range.
+    pub fn contacts(&self, index: usize) -> Vec<bool> {
+        (0..self.bodies[index].kind.spec().faces.len()).map(|k| face_in_contact(self.bodies, index, k, self.config)).collect()
     }
-    if carries(SensorKind::LightTop) {
-        sensors.light = config.light_at(body.pose.translation.x, body.pose.translation.y);
+
+    /// Per face of `bodies[index]`: the target in front of the face and in sight.
+    pub fn target_seen(&self, index: usize) -> Vec<bool> {
+        let faces = self.bodies[index].kind.spec().faces.len();
+        match self.config.target {
+            Some([x, y]) => (0..faces).map(|k| face_sees(self.bodies, index, k, Vector2::new(x, y))).collect(),
+            None => vec![false; faces],
+        }
     }
-    if carries(SensorKind::ConnectionPerFace) {
-        sensors.contact = (0..spec.faces.len()).map(|k| face_in_contact(bodies, index, k, config)).collect();
+
+    /// Per face of `bodies[index]`: latched to a neighbour.
+    pub fn latched(&self, index: usize) -> Vec<bool> {
+        self.bodies[index].faces.iter().map(|f| f.latched.is_some()).collect()
     }
-    if carries(SensorKind::TargetPerFace) {
-        sensors.target_seen = match config.target {
-            Some([x, y]) => (0..spec.faces.len()).map(|k| face_sees(bodies, index, k, Vector2::new(x, y))).collect(),
-            None => vec![false; spec.faces.len()],
-        };
+
+    /// Light level on top of `bodies[index]`, 0..1.
+    pub fn light(&self, index: usize) -> f64 {
+        let p = self.bodies[index].pose.translation;
+        self.config.light_at(p.x, p.y)
     }
-    sensors
 }
 
 /// Whether another body's face lies within contact range of face `k`, roughly facing it.

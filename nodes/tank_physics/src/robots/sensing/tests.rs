@@ -1,9 +1,25 @@
 use super::*;
 use crate::{Command, PlanarPose, WorldConfig};
 use flotilla_common::catalogue::ModuleKind;
+use flotilla_contract::lily::LilySensors;
+use flotilla_contract::mhp::MhpSensors;
 
 fn world() -> World {
     World::new(WorldConfig::default(), 3).unwrap()
+}
+
+fn lily(w: &World, id: u32, radio_rx: Vec<u8>, config: &SensingConfig) -> LilySensors {
+    match sensors_for(w, id, radio_rx, config).unwrap() {
+        Some(Reading::Lily(s)) => s,
+        other => panic!("not a Lily reading: {other:?}"),
+    }
+}
+
+fn mhp(w: &World, id: u32, config: &SensingConfig) -> MhpSensors {
+    match sensors_for(w, id, vec![], config).unwrap() {
+        Some(Reading::Mhp(s)) => s,
+        other => panic!("not an MHP reading: {other:?}"),
+    }
 }
 
 #[test]
@@ -29,16 +45,17 @@ fn lily_reports_latches_and_light_only() {
     }
     w.step();
     let config = SensingConfig { light_spots: vec![LightSpot { x: 0.0, y: 0.0, radius: 0.01, level: 0.8 }], ..SensingConfig::default() };
-    let sa = sensors_for(&w, a, vec![1, 0, 0], &config).unwrap();
+    let sa = lily(&w, a, vec![1, 0, 0], &config);
     assert_eq!(sa.latched, vec![true, false, false, false]);
-    assert!(sa.contact.is_empty() && sa.target_seen.is_empty(), "a Lily has neither sensor");
     assert_eq!(sa.radio_rx, vec![1, 0, 0]);
     assert!((sa.stamp - w.time()).abs() < 1e-12);
     assert!((sa.light - 0.8).abs() < 1e-12, "{}", sa.light);
-    let sb = sensors_for(&w, b, vec![], &config).unwrap();
+    let sb = lily(&w, b, vec![], &config);
     assert_eq!(sb.latched, vec![false, false, true, false]);
     assert!((sb.light - 0.2).abs() < 1e-12, "outside the spot: ambient");
     assert_eq!(sensors_for(&w, 99, vec![], &config), Err(SensingError::NoSuchRobot { id: 99 }));
+    let ball = w.spawn(ModuleKind::PingPongBall, PlanarPose::new(-0.1, 0.1, 0.0), "ball").unwrap();
+    assert_eq!(sensors_for(&w, ball, vec![], &config), Ok(None), "a passive body has no reading");
 }
 
 #[test]
@@ -49,17 +66,17 @@ fn mhp_contact_and_target_with_occlusion() {
     let b = w.spawn(ModuleKind::MhpSquare, PlanarPose::new(-0.017, 0.0, 0.0), "b").unwrap();
     let c = w.spawn(ModuleKind::MhpSquare, PlanarPose::new(-0.1, 0.15, 0.0), "c").unwrap();
     let config = SensingConfig { target: Some([0.2, 0.0]), ..SensingConfig::default() };
-    let sa = sensors_for(&w, a, vec![], &config).unwrap();
-    assert_eq!(sa.contact, vec![true, false, false, false]);
+    let sa = mhp(&w, a, &config);
+    assert_eq!(sa.connected, vec![true, false, false, false]);
     // Face 0 looks at the target, but `b` stands in the way.
     assert_eq!(sa.target_seen, vec![false, false, false, false]);
-    let sb = sensors_for(&w, b, vec![], &config).unwrap();
-    assert_eq!(sb.contact, vec![false, false, true, false]);
+    let sb = mhp(&w, b, &config);
+    assert_eq!(sb.connected, vec![false, false, true, false]);
     assert_eq!(sb.target_seen, vec![true, false, false, false]);
     // `c`: the target is ahead (+x) and below (-y): faces 0 and 3 see it.
-    let sc = sensors_for(&w, c, vec![], &config).unwrap();
+    let sc = mhp(&w, c, &config);
     assert_eq!(sc.target_seen, vec![true, false, false, true]);
-    assert_eq!(sc.contact, vec![false; 4]);
+    assert_eq!(sc.connected, vec![false; 4]);
 }
 
 #[test]

@@ -45,7 +45,7 @@ pub enum ShapeError {
 pub const MAX_SHAPE_CELLS: usize = 256;
 
 /// Unit steps along the four lattice directions, counter-clockwise from +x.
-pub(crate) const STEPS: [Cell; 4] = [[1, 0], [0, 1], [-1, 0], [0, -1]];
+pub const STEPS: [Cell; 4] = [[1, 0], [0, 1], [-1, 0], [0, -1]];
 
 fn rotate(cells: &[Cell]) -> Vec<Cell> {
     // 90 deg counter-clockwise: (x, y) -> (-y, x).
@@ -94,7 +94,7 @@ impl LatticeShape {
     }
 
     /// Canonical form of cells known to be distinct (connectivity not checked).
-    pub(crate) fn canonical(cells: Vec<Cell>) -> Self {
+    pub fn canonical(cells: Vec<Cell>) -> Self {
         let mut best = normalise(cells.clone());
         let mut turned = cells;
         for _ in 0..3 {

@@ -23,7 +23,7 @@ mod tests;
 
 pub use error::RulesetError;
 
-use crate::metrics::LatticeShape;
+use super::shape::LatticeShape;
 use file::RulesetFile;
 use std::collections::BTreeMap;
 use std::path::Path;

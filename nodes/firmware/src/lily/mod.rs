@@ -4,10 +4,12 @@
 mod firmware;
 mod protocol;
 pub mod ruleset;
+pub mod shape;
 
 pub use firmware::{LilyCounters, LilyFirmware};
 pub use protocol::{LilyMessage, MessageError};
 pub use ruleset::{BondDecision, Ruleset, RulesetError, Side, StateId};
+pub use shape::{Cell, LatticeShape, ShapeError, MAX_SHAPE_CELLS};
 
 #[cfg(test)]
 pub(crate) mod tests_support {

@@ -3,7 +3,7 @@
 //! channel); radio frames go up to the base station; base-station broadcasts go down to
 //! every robot. Delivered bytes wait in the receiver's inbox until its next reading.
 
-use super::frame::{decode, Frame, FrameError, Port};
+use flotilla_contract::{decode, Frame, FrameError, Port};
 use crate::BodyState;
 use std::collections::BTreeMap;
 
@@ -68,7 +68,7 @@ impl Mailroom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::robots::channel::encode;
+    use flotilla_contract::encode;
     use crate::{FaceState, LatchLink};
     use flotilla_common::catalogue::ModuleKind;
     use nalgebra::{Isometry3, Vector3};

@@ -1,6 +1,9 @@
-//! Articulated robots in rapier3d, built from the same model description the URDF/SDF
-//! files are generated from (`flotilla_common::models`), and driven by the MoleMOD joint
-//! position controller (SPEC 2).
+//! MoleMOD in the simulation: articulated robots in rapier3d, built from the same model
+//! description the URDF/SDF files are generated from (`flotilla_common::models`). The
+//! simulated robot speaks the MoleMOD hardware contract: it reports its joint positions
+//! ([`ArticulatedRobot::sensors`]) and takes joint velocities
+//! ([`ArticulatedRobot::apply`]); the five-interval position controller that computes them
+//! is firmware (`flotilla_firmware::molemod`).
 //!
 //! Each massive link becomes a dynamic body; each joint an impulse joint with a velocity
 //! motor per free axis; universal joints are native two-axis joints (a model read from URDF
@@ -13,62 +16,16 @@
 //! robots set it to about 0.01 m, or bodies rest on the 2 mm speculative-contact margin.
 
 use flotilla_common::models::{Geometry, JointKind, JointLimits, Model};
+use flotilla_contract::molemod::{MolemodCommand, MolemodSensors};
+use flotilla_contract::OutOfRange;
 use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
 use rapier3d_f64::prelude::*;
 use std::collections::{HashMap, VecDeque};
 use tracing::debug;
 
-/// The five-interval joint position controller of SPEC 2: full speed far from the target,
-/// half speed within `slow_zone` of it, zero within `accuracy`, and the reversed speeds past
-/// the target (so one controller both expands and contracts).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FiveIntervalController {
-    /// Full speed, m/s (prismatic) or rad/s (revolute).
-    pub speed: f64,
-    /// Distance to the target under which the speed is halved, m or rad.
-    pub slow_zone: f64,
-    /// Half-width of the dead band around the target, m or rad.
-    pub accuracy: f64,
-}
-
-impl FiveIntervalController {
-    /// Prismatic joints: 20 mm/s (assumed), half speed within 2 mm (assumed), 50 um
-    /// accuracy (SPEC 2).
-    pub fn prismatic() -> Self {
-        Self { speed: 0.02, slow_zone: 0.002, accuracy: 50e-6 }
-    }
-
-    /// Revolute joints: 0.5 rad/s, half speed within 0.05 rad (assumed); 2 mrad accuracy,
-    /// the 50 um of SPEC 2 at the 25 mm from a universal joint to its cube's centre.
-    pub fn revolute() -> Self {
-        Self { speed: 0.5, slow_zone: 0.05, accuracy: 50e-6 / 0.025 }
-    }
-
-    /// The commanded joint speed at `position` for `target`, m/s or rad/s.
-    pub fn command(&self, position: f64, target: f64) -> f64 {
-        let error = target - position;
-        if error.abs() <= self.accuracy {
-            0.0
-        } else if error.abs() <= self.slow_zone {
-            0.5 * self.speed * error.signum()
-        } else {
-            self.speed * error.signum()
-        }
-    }
-
-    /// Whether `position` is inside the dead band around `target`.
-    pub fn reached(&self, position: f64, target: f64) -> bool {
-        (target - position).abs() <= self.accuracy
-    }
-}
-
 /// How an articulated robot is put into rapier.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArticulatedOptions {
-    /// Controller of prismatic joints.
-    pub prismatic_controller: FiveIntervalController,
-    /// Controller of revolute joints.
-    pub revolute_controller: FiveIntervalController,
     /// Friction coefficient every collider starts with (combined with the other surface by
     /// taking the lower of the two, so the robot's own value rules on a rougher floor).
     pub friction: f64,
@@ -83,8 +40,6 @@ pub struct ArticulatedOptions {
 impl Default for ArticulatedOptions {
     fn default() -> Self {
         Self {
-            prismatic_controller: FiveIntervalController::prismatic(),
-            revolute_controller: FiveIntervalController::revolute(),
             friction: 0.5,
             motor_damping: 100.0,
             collision_groups: InteractionGroups::new(Group::GROUP_2, Group::ALL.difference(Group::GROUP_2), InteractionTestMode::And),
@@ -129,6 +84,17 @@ pub enum ArticulatedError {
     /// The robot has no body of this name.
     #[error("no body `{0}`")]
     UnknownBody(String),
+    /// A command value out of range.
+    #[error(transparent)]
+    Command(#[from] OutOfRange),
+    /// A command with another number of joint axes than the robot has.
+    #[error("the command drives {given} joint axes, the robot has {expected}")]
+    WrongAxisCount {
+        /// Axes of the robot.
+        expected: usize,
+        /// Velocities given.
+        given: usize,
+    },
     /// A target outside the joint's limits.
     #[error("target {target} for joint `{joint}` is outside its limits [{lower}, {upper}]")]
     TargetOutOfRange {
@@ -171,7 +137,6 @@ struct DrivenCoordinate {
     /// Joint frame in the child body at position zero.
     frame_in_child: Isometry3<f64>,
     handle: ImpulseJointHandle,
-    target: f64,
 }
 
 /// A robot built into rapier sets from a model.
@@ -344,7 +309,6 @@ impl ArticulatedRobot {
                     frame_in_parent,
                     frame_in_child: align,
                     handle,
-                    target: 0.0,
                 });
             }
         }
@@ -393,43 +357,43 @@ impl ArticulatedRobot {
         Ok(Self::position_of(self.coordinate(name)?, bodies))
     }
 
-    /// Sets the position a joint coordinate is driven to, m or rad (within its limits).
-    pub fn set_target(&mut self, name: &str, target: f64) -> Result<(), ArticulatedError> {
-        let c = self.coordinates.iter_mut().find(|j| j.name == name).ok_or_else(|| ArticulatedError::UnknownJoint(name.to_owned()))?;
-        let JointLimits { lower, upper, .. } = c.limits;
-        if !(lower..=upper).contains(&target) {
-            return Err(ArticulatedError::TargetOutOfRange { joint: name.to_owned(), target, lower, upper });
-        }
-        c.target = target;
-        Ok(())
-    }
-
-    fn controller(&self, c: &DrivenCoordinate) -> FiveIntervalController {
-        match c.coordinate {
-            Coordinate::Shift => self.options.prismatic_controller,
-            _ => self.options.revolute_controller,
+    /// Whether `target` lies within the limits of joint coordinate `name`.
+    pub fn check_target(&self, name: &str, target: f64) -> Result<(), ArticulatedError> {
+        let JointLimits { lower, upper, .. } = self.coordinate(name)?.limits;
+        if (lower..=upper).contains(&target) {
+            Ok(())
+        } else {
+            Err(ArticulatedError::TargetOutOfRange { joint: name.to_owned(), target, lower, upper })
         }
     }
 
-    /// One controller call for every coordinate: sets each motor's speed from the
-    /// five-interval controller (capped at the joint's speed limit). Call before each step.
-    pub fn control(&self, bodies: &RigidBodySet, impulse_joints: &mut ImpulseJointSet) {
-        for c in &self.coordinates {
-            let position = Self::position_of(c, bodies);
-            if !position.is_finite() {
-                continue;
-            }
-            let speed = self.controller(c).command(position, c.target).clamp(-c.limits.velocity, c.limits.velocity);
+    /// Whether joint coordinate `name` is prismatic (m) rather than revolute (rad).
+    pub fn is_prismatic(&self, name: &str) -> Result<bool, ArticulatedError> {
+        Ok(matches!(self.coordinate(name)?.coordinate, Coordinate::Shift))
+    }
+
+    /// The encoder reading at `time` (s): every driven coordinate, in [`Self::joint_names`] order.
+    pub fn sensors(&self, time: f64, bodies: &RigidBodySet) -> MolemodSensors {
+        MolemodSensors { stamp: time, joint_positions: self.coordinates.iter().map(|c| Self::position_of(c, bodies)).collect() }
+    }
+
+    /// Takes the firmware's command: each motor runs at its commanded velocity (capped at
+    /// the joint's speed limit); an empty velocity list keeps the last. Call before each step.
+    pub fn apply(&self, robot: &str, command: &MolemodCommand, impulse_joints: &mut ImpulseJointSet) -> Result<(), ArticulatedError> {
+        command.validate(robot).map_err(ArticulatedError::Command)?;
+        if command.joint_velocities.is_empty() {
+            return Ok(());
+        }
+        if command.joint_velocities.len() != self.coordinates.len() {
+            return Err(ArticulatedError::WrongAxisCount { expected: self.coordinates.len(), given: command.joint_velocities.len() });
+        }
+        for (c, &velocity) in self.coordinates.iter().zip(&command.joint_velocities) {
+            let speed = velocity.clamp(-c.limits.velocity, c.limits.velocity);
             if let Some(joint) = impulse_joints.get_mut(c.handle, true) {
                 joint.data.set_motor_velocity(c.axis, speed, self.options.motor_damping);
             }
         }
-    }
-
-    /// Whether a joint coordinate is inside its controller's dead band around its target.
-    pub fn at_target(&self, name: &str, bodies: &RigidBodySet) -> Result<bool, ArticulatedError> {
-        let c = self.coordinate(name)?;
-        Ok(self.controller(c).reached(Self::position_of(c, bodies), c.target))
+        Ok(())
     }
 
     /// Sets the friction coefficient of a link's colliders (the MoleMOD gait switches it).
@@ -454,25 +418,6 @@ impl ArticulatedRobot {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn five_intervals_by_hand() {
-        // speed 0.02 m/s, half speed within 2 mm, dead band 50 um; target 10 mm.
-        let c = FiveIntervalController::prismatic();
-        let target = 0.010;
-        assert_eq!(c.command(0.0, target), 0.02); // 10 mm short: full speed
-        assert_eq!(c.command(0.009, target), 0.01); // 1 mm short: half speed
-        assert_eq!(c.command(0.00996, target), 0.0); // 40 um short: inside the band
-        assert_eq!(c.command(0.01004, target), 0.0); // 40 um past: inside the band
-        assert_eq!(c.command(0.011, target), -0.01); // 1 mm past: half speed back
-        assert_eq!(c.command(0.02, target), -0.02); // 10 mm past: full speed back
-        assert!(c.reached(0.01005, target) && !c.reached(0.0101, target));
-    }
-
-    #[test]
-    fn revolute_accuracy_is_50_um_at_25_mm() {
-        assert!((FiveIntervalController::revolute().accuracy - 0.002).abs() < 1e-15);
-    }
 
     #[test]
     fn joint_axes_map_x_and_y() {

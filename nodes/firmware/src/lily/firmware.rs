@@ -9,9 +9,8 @@
 
 use super::protocol::LilyMessage;
 use super::ruleset::{BondDecision, Ruleset, Side, StateId, FACES};
-use crate::channel::{Outbox, Port};
-use crate::firmware::{robot_seed, Firmware};
-use crate::io::{RobotCommand, Sensors};
+use flotilla_contract::lily::{Lily, LilyCommand, LilySensors};
+use flotilla_contract::{robot_seed, Firmware, Outbox, Port};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -71,6 +70,8 @@ pub struct LilyFirmware {
     started: bool,
     last_report: Option<f64>,
     counters: LilyCounters,
+    /// Frames of the current step, encoded into the command's `radio_tx`.
+    outbox: Outbox,
 }
 
 impl LilyFirmware {
@@ -88,6 +89,7 @@ impl LilyFirmware {
             started: false,
             last_report: None,
             counters: LilyCounters::default(),
+            outbox: Outbox::new(),
         }
     }
 
@@ -183,7 +185,7 @@ impl LilyFirmware {
     }
 
     /// Latch-channel messages into the open handshake; radio commands returned.
-    fn receive(&mut self, sensors: &Sensors) -> Vec<String> {
+    fn receive(&mut self, sensors: &LilySensors) -> Vec<String> {
         let frames = match sensors.frames() {
             Ok(frames) => frames,
             Err(error) => {
@@ -299,11 +301,11 @@ impl LilyFirmware {
     }
 }
 
-impl Firmware for LilyFirmware {
-    fn step(&mut self, time: f64, sensors: &Sensors, outbox: &mut Outbox) -> RobotCommand {
+impl Firmware<Lily> for LilyFirmware {
+    fn step(&mut self, time: f64, sensors: &LilySensors) -> LilyCommand {
         let Ok(latched) = <[bool; N]>::try_from(sensors.latched.as_slice()) else {
             tracing::warn!(robot = self.robot, faces = sensors.latched.len(), "a Lily reading needs 4 latch faces; holding");
-            return RobotCommand::default();
+            return LilyCommand::default();
         };
         let before = self.state;
         if !self.started {
@@ -314,9 +316,10 @@ impl Firmware for LilyFirmware {
                 self.release(face, time);
             }
         }
-        self.track_latches(time, &latched, outbox);
+        let mut outbox = std::mem::take(&mut self.outbox);
+        self.track_latches(time, &latched, &mut outbox);
         let commands = self.receive(sensors);
-        self.progress_handshake(time, outbox);
+        self.progress_handshake(time, &mut outbox);
         self.apply_timeout(time);
         for command in commands {
             self.apply_command(time, &command);
@@ -325,7 +328,13 @@ impl Firmware for LilyFirmware {
             outbox.to_base_station(LilyMessage::Report { state: self.state, bonded: self.bonded_mask() }.encode());
             self.last_report = Some(time);
         }
-        RobotCommand { latch: self.latch_command(), ..RobotCommand::default() }
+        // Lily payloads are a few bytes and faces are 0..4: encoding cannot fail.
+        let radio_tx = outbox.drain_encoded().unwrap_or_else(|e| {
+            tracing::error!(robot = self.robot, "outgoing frames dropped: {e}");
+            Vec::new()
+        });
+        self.outbox = outbox;
+        LilyCommand { latch: self.latch_command(), radio_tx }
     }
 
     fn status(&self) -> String {

@@ -1,4 +1,4 @@
-//! Byte framing shared by `RobotCommand.radio_tx` and `RobotSensors.radio_rx`.
+//! Byte framing of the Lily radio: `LilyCommand::radio_tx` and `LilySensors::radio_rx`.
 //!
 //! A stream is a sequence of frames `[port: u8][length: u16 little-endian][payload]`.
 //! Port 0..=254 is a latch face (inductive channel to the latched neighbour; on receipt,
