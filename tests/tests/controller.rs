@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use flotilla_common::trajectory::TrajectoryRecording;
 use flotilla_e2e::{bin, repo_root, temp_file, Launch, RosProbe};
 use futures::{Stream, StreamExt};
-use r2r::flotilla_msgs::msg::{Radio, RobotCommand, TankState};
+use r2r::flotilla_msgs::msg::{LilyCommand, Radio, TankState};
 use r2r::std_srvs::srv::SetBool;
 use r2r::QosProfile;
 use robot_controller::{batch::Run, Experiment, Ruleset};
@@ -41,7 +41,7 @@ fn node(exec: &str, name: &str, params: &str) -> (tempfile::TempDir, Command) {
     (dir, cmd)
 }
 
-fn stamp(c: &RobotCommand) -> f64 {
+fn stamp(c: &LilyCommand) -> f64 {
     f64::from(c.header.stamp.sec) + f64::from(c.header.stamp.nanosec) * 1e-9
 }
 
@@ -51,7 +51,7 @@ async fn next<T>(stream: &mut (impl Stream<Item = T> + Unpin), timeout: Duration
 }
 
 /// Drains what is queued, then returns the stamp of the newest message within `window`.
-async fn latest_stamp(stream: &mut (impl Stream<Item = RobotCommand> + Unpin), window: Duration) -> Option<f64> {
+async fn latest_stamp(stream: &mut (impl Stream<Item = LilyCommand> + Unpin), window: Duration) -> Option<f64> {
     let deadline = Instant::now() + window;
     let mut newest = None;
     while Instant::now() < deadline {
@@ -101,8 +101,8 @@ async fn lily_15_launch_forms_a_target() {
 async fn killing_and_restarting_one_controller_does_not_stop_the_run() {
     let mut probe = RosProbe::new("probe_restart").unwrap();
     let mut clock = probe.subscribe::<r2r::rosgraph_msgs::msg::Clock>("/clock").unwrap();
-    let mut cmd3 = probe.subscribe::<RobotCommand>("/lily_3/cmd").unwrap();
-    let mut cmd5 = probe.subscribe::<RobotCommand>("/lily_5/cmd").unwrap();
+    let mut cmd3 = probe.subscribe::<LilyCommand>("/lily_3/cmd").unwrap();
+    let mut cmd5 = probe.subscribe::<LilyCommand>("/lily_5/cmd").unwrap();
     let enable5 = probe.with_node(|n| n.create_client::<SetBool::Service>("/controller_a/lily_5/enable", QosProfile::default())).unwrap();
     let ready = probe.with_node(|_| r2r::Node::is_available(&enable5)).unwrap();
     probe.spin();
@@ -234,7 +234,7 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gives_clear_errors_and_stops_nothing_else() {
     let mut probe = RosProbe::new("probe_bad_ctrl").unwrap();
-    let mut cmd0 = probe.subscribe::<RobotCommand>("/lily_0/cmd").unwrap();
+    let mut cmd0 = probe.subscribe::<LilyCommand>("/lily_0/cmd").unwrap();
     let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
     let radio = probe.with_node(|n| n.create_publisher::<Radio>("/radio/broadcast", QosProfile::default())).unwrap();
     probe.spin();
@@ -259,12 +259,12 @@ async fn bad_input_gives_clear_errors_and_stops_nothing_else() {
 
     // Radio for a robot that does not exist, and a command the world cannot take: the
     // tank says why and drops them.
-    let bad_cmd = probe.with_node(|n| n.create_publisher::<RobotCommand>("/lily_1/cmd", QosProfile::default())).unwrap();
+    let bad_cmd = probe.with_node(|n| n.create_publisher::<LilyCommand>("/lily_1/cmd", QosProfile::default())).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     let told = |out: &str| out.contains("does not exist") && out.contains("latch_on needs 4");
     while Instant::now() < deadline && !told(&tank.output()) {
         radio.publish(&Radio { robot: "ghost".into(), data: vec![4, b'x'], ..Default::default() }).unwrap();
-        bad_cmd.publish(&RobotCommand { latch: vec![true; 3], ..Default::default() }).unwrap();
+        bad_cmd.publish(&LilyCommand { latch: vec![true; 3], ..Default::default() }).unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let out = tank.output();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use flotilla_e2e::{temp_file, Launch, RosProbe};
 use futures::StreamExt;
-use r2r::flotilla_msgs::msg::{RobotCommand, RobotSensors, TankState};
+use r2r::flotilla_msgs::msg::{LilyCommand, LilySensors, TankState};
 use r2r::flotilla_msgs::srv::{RemoveModule, ResetWorld, SetPumps, SpawnModule, StepWorld};
 use r2r::geometry_msgs::msg::{Point, Pose};
 use r2r::std_srvs::srv::SetBool;
@@ -36,10 +36,10 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     let pumps = probe.with_node(|n| n.create_client::<SetPumps::Service>("/tank/set_pumps", qos())).unwrap();
     let pause = probe.with_node(|n| n.create_client::<SetBool::Service>("/tank/pause", qos())).unwrap();
     let step = probe.with_node(|n| n.create_client::<StepWorld::Service>("/tank/step", qos())).unwrap();
-    let cmd_a = probe.with_node(|n| n.create_publisher::<RobotCommand>("/lily_a/cmd", qos())).unwrap();
-    let cmd_b = probe.with_node(|n| n.create_publisher::<RobotCommand>("/lily_b/cmd", qos())).unwrap();
+    let cmd_a = probe.with_node(|n| n.create_publisher::<LilyCommand>("/lily_a/cmd", qos())).unwrap();
+    let cmd_b = probe.with_node(|n| n.create_publisher::<LilyCommand>("/lily_b/cmd", qos())).unwrap();
     let mut state = probe.subscribe::<TankState>("/tank/state").unwrap();
-    let mut sensors_a = probe.subscribe::<RobotSensors>("/lily_a/sensors").unwrap();
+    let mut sensors_a = probe.subscribe::<LilySensors>("/lily_a/sensors").unwrap();
     let mut description = probe.subscribe_latched::<r2r::std_msgs::msg::String>("/lily_a/robot_description").unwrap();
     let ready = probe.with_node(|_| r2r::Node::is_available(&step)).unwrap();
     probe.spin();
@@ -74,7 +74,7 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     assert!(!r.success && r.message.contains("nobody"), "{}", r.message);
 
     // Latch on both faces through the robots' cmd topics.
-    let latch = |faces: [bool; 4]| RobotCommand { latch: faces.to_vec(), ..Default::default() };
+    let latch = |faces: [bool; 4]| LilyCommand { latch: faces.to_vec(), ..Default::default() };
     let mut joined = false;
     for _ in 0..100 {
         cmd_a.publish(&latch([true, false, false, false])).unwrap();

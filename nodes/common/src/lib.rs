@@ -6,7 +6,8 @@
 //!   calibration share.
 //! - [`bag`]: ROS 2 bag-compatible MCAP recording that survives a crash.
 //! - [`params`]: `ros__parameters` files: loading, validation, clear errors.
-//! - `ros` (feature `ros`): node start-up, shutdown and parameter glue for r2r.
+//! - `ros` (feature `ros`): node start-up, shutdown and parameter glue for r2r;
+//!   `ros_contract`: each robot system's hardware contract as its `flotilla_msgs` messages.
 
 pub mod bag;
 pub mod catalogue;
@@ -17,3 +18,5 @@ pub mod trajectory;
 
 #[cfg(feature = "ros")]
 pub mod ros;
+#[cfg(feature = "ros")]
+pub mod ros_contract;

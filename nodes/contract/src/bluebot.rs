@@ -82,7 +82,12 @@ pub const MAX_FIN_FREQUENCY: f64 = 20.0;
 impl BluebotCommand {
     /// Checks every frequency is finite and in [0, [`MAX_FIN_FREQUENCY`]].
     pub fn validate(&self, robot: &str) -> Result<(), OutOfRange> {
-        let fins = [("caudal", self.caudal), ("pectoral_left", self.pectoral_left), ("pectoral_right", self.pectoral_right), ("dorsal", self.dorsal)];
+        let fins = [
+            ("caudal", self.caudal),
+            ("pectoral_left", self.pectoral_left),
+            ("pectoral_right", self.pectoral_right),
+            ("dorsal", self.dorsal),
+        ];
         for (field, value) in fins {
             check_range(robot, field, &[value], 0.0, MAX_FIN_FREQUENCY)?;
         }

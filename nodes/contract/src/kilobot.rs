@@ -64,7 +64,13 @@ impl KilobotCommand {
         check_range(robot, "led", &self.led, 0.0, 1.0)?;
         if self.message.len() > MESSAGE_BYTES {
             let len = self.message.len() as f64;
-            return Err(OutOfRange { robot: robot.to_owned(), field: "message length".into(), value: len, min: 0.0, max: MESSAGE_BYTES as f64 });
+            return Err(OutOfRange {
+                robot: robot.to_owned(),
+                field: "message length".into(),
+                value: len,
+                min: 0.0,
+                max: MESSAGE_BYTES as f64,
+            });
         }
         Ok(())
     }

@@ -33,7 +33,11 @@ mod tests {
 
     #[test]
     fn fires_on_free_faces_that_do_not_see_the_target() {
-        let sensors = MhpSensors { connected: vec![false, true, false, false], target_seen: vec![true, false, false, false], ..MhpSensors::default() };
+        let sensors = MhpSensors {
+            connected: vec![false, true, false, false],
+            target_seen: vec![true, false, false, false],
+            ..MhpSensors::default()
+        };
         // Face 0 sees the target, face 1 is connected: only faces 2 and 3 push.
         assert_eq!(MhpReactive.step(0.0, &sensors).thrust, vec![0.0, 0.0, 1.0, 1.0]);
     }

@@ -79,7 +79,11 @@ impl JointControl {
 impl Firmware<Molemod> for JointControl {
     fn step(&mut self, _time: f64, sensors: &MolemodSensors) -> MolemodCommand {
         if sensors.joint_positions.len() != self.axes.len() {
-            tracing::warn!(axes = self.axes.len(), reading = sensors.joint_positions.len(), "mole reading with the wrong joint count; stopping");
+            tracing::warn!(
+                axes = self.axes.len(),
+                reading = sensors.joint_positions.len(),
+                "mole reading with the wrong joint count; stopping"
+            );
             return MolemodCommand { joint_velocities: vec![0.0; self.axes.len()], head_grip: self.head_grip.clone() };
         }
         let joint_velocities = self.axes.iter().zip(&sensors.joint_positions).map(|(a, &p)| a.controller.command(p, a.target)).collect();

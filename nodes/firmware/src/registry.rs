@@ -47,10 +47,9 @@ pub fn build(system: System, id: u32, params: &FirmwareParams) -> Result<Box<dyn
         System::Mhp => Ok(erase::<Mhp>(MhpReactive)),
         // A mole's joint control is set up per motion (its targets come from the motion
         // being executed); Bluebot and Kilobot firmware come with their systems.
-        System::Molemod | System::Bluebot | System::Kilobot => Err(BuildError::NoFirmware {
-            system,
-            known: SYSTEMS_WITH_FIRMWARE.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),
-        }),
+        System::Molemod | System::Bluebot | System::Kilobot => {
+            Err(BuildError::NoFirmware { system, known: SYSTEMS_WITH_FIRMWARE.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ") })
+        }
     }
 }
 

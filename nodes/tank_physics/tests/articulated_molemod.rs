@@ -7,11 +7,11 @@
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::{module_model, read_urdf, render_urdf, JointKind, Model};
+use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::{FiveIntervalController, JointAxis, JointControl};
 use nalgebra::{Isometry3, Vector3};
 use rapier3d_f64::prelude::*;
 use std::path::Path;
-use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::{FiveIntervalController, JointAxis, JointControl};
 use tank_physics::systems::molemod::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
 
 const DT: f64 = 0.002;

@@ -1,13 +1,13 @@
 //! What an in-process run is made of.
 
-use flotilla_contract::FrameError;
 use crate::firmware::ControllerError;
 use crate::lily::Ruleset;
-use tank_physics::robots::{SensingConfig, SensingError};
 use crate::station::{PumpSchedule, StationError};
 use flotilla_common::catalogue::ModuleKind;
+use flotilla_contract::FrameError;
 use std::sync::Arc;
 use tank_physics::robots::RobotError;
+use tank_physics::robots::{SensingConfig, SensingError};
 use tank_physics::{ConfigError, HydroParams, PhysicsError, WorldConfig};
 
 /// A base-station broadcast at a given time.

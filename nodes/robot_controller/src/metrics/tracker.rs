@@ -1,7 +1,7 @@
 //! Yield, assembly rate and wrong attachments of a run, from the latch graph over time.
 
-use super::LatticeShape;
 use super::structure::{structures, Bond, Structure};
+use super::LatticeShape;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tank_physics::BodyState;

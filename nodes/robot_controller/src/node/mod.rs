@@ -1,5 +1,6 @@
 //! The `robot_controller` node: the firmware of one or many robots in one process, each
-//! reading only `/<robot>/sensors` and writing only `/<robot>/cmd`.
+//! reading only `/<robot>/sensors` and writing only `/<robot>/cmd`, in the message types
+//! of the robot's system (`flotilla_common::ros_contract`).
 //!
 //! A control step is triggered by a reading: the reading's stamp is sim time (the physics
 //! stamps it from its clock), and a robot steps when at least one control period has passed
@@ -22,13 +23,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
+use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
+use flotilla_common::ros_contract::RosHardware;
+use flotilla_contract::{bluebot::Bluebot, kilobot::Kilobot, lily::Lily, mhp::Mhp, molemod::Molemod, System};
 use futures::{Stream, StreamExt};
-use r2r::flotilla_msgs::msg::{RobotCommand as CommandMsg, RobotSensors, TankState};
+use r2r::flotilla_msgs::msg::TankState;
 use r2r::std_srvs::srv::SetBool;
 use r2r::QosProfile;
 use robot_controller::firmware::{ControllerParams, RobotEntry, Selection};
-use robot_controller::{ControllerHost, Sensors};
+use robot_controller::ControllerHost;
 use tracing::{error, info, warn};
 
 pub use settings::NodeSettings;
@@ -132,29 +136,49 @@ impl Shared {
             }
             return;
         }
-        if let Err(e) = self.connect(name) {
+        // The host built the controller, so the kind names a robot system.
+        let Some(system) = kind.parse::<ModuleKind>().ok().and_then(ModuleKind::system) else { return };
+        if let Err(e) = self.connect(name, system) {
             error!(robot = name, "cannot create the robot's topics: {e:#}");
         }
     }
 
-    fn connect(&self, name: &str) -> anyhow::Result<()> {
+    /// The robot's topics in the message types of its system: the one place this node
+    /// lists the systems whose robots it serves.
+    fn connect(&self, name: &str, system: System) -> anyhow::Result<()> {
+        match system {
+            System::Lily => self.connect_typed::<Lily>(name),
+            System::Mhp => self.connect_typed::<Mhp>(name),
+            System::Bluebot => self.connect_typed::<Bluebot>(name),
+            System::Kilobot => self.connect_typed::<Kilobot>(name),
+            System::Molemod => self.connect_typed::<Molemod>(name),
+        }
+    }
+
+    fn connect_typed<H: RosHardware>(&self, name: &str) -> anyhow::Result<()> {
         let mut node = self.node.lock().map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
-        let sensors = node.subscribe::<RobotSensors>(&format!("/{name}/sensors"), QosProfile::default())?;
-        let cmd = node.create_publisher::<CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
+        let sensors = node.subscribe::<H::SensorsMsg>(&format!("/{name}/sensors"), QosProfile::default())?;
+        let cmd = node.create_publisher::<H::CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
         let enable = node.create_service::<SetBool::Service>(&format!("~/{name}/enable"), QosProfile::default())?;
         drop(node);
-        tokio::spawn(drive(name.to_owned(), sensors, cmd, self.clone()));
+        tokio::spawn(drive::<H>(name.to_owned(), sensors, cmd, self.clone()));
         tokio::spawn(serve_enable(name.to_owned(), enable, self.host.clone()));
         Ok(())
     }
 }
 
 /// Answers robot `name`'s readings with its firmware's commands.
-async fn drive(name: String, mut readings: impl Stream<Item = RobotSensors> + Unpin, cmd: r2r::Publisher<CommandMsg>, shared: Shared) {
+async fn drive<H: RosHardware>(
+    name: String,
+    mut readings: impl Stream<Item = H::SensorsMsg> + Unpin,
+    cmd: r2r::Publisher<H::CommandMsg>,
+    shared: Shared,
+) {
     // The last reading stepped on and the command that answered it.
-    let mut last: Option<(f64, Option<CommandMsg>)> = None;
+    let mut last: Option<(f64, Option<H::CommandMsg>)> = None;
     while let Some(msg) = readings.next().await {
-        let stamp = f64::from(msg.header.stamp.sec) + f64::from(msg.header.stamp.nanosec) * 1e-9;
+        let sensors = H::sensors_from_msg(msg);
+        let stamp = H::stamp(&sensors);
         if let Some((t, answer)) = &last {
             if (stamp - t).abs() < 1e-6 {
                 if let Some(answer) = answer {
@@ -166,26 +190,14 @@ async fn drive(name: String, mut readings: impl Stream<Item = RobotSensors> + Un
                 continue;
             }
         }
-        let reading = Sensors {
-            stamp,
-            latched: msg.latched,
-            contact: msg.contact,
-            light: msg.light,
-            target_seen: msg.target_seen,
-            radio_rx: msg.radio_rx,
-        };
+        let reading = H::wrap_sensors(sensors);
         let result = shared
             .host
             .lock()
             .map_err(|_| "controller host poisoned".to_owned())
             .and_then(|mut h| h.tick(&name, stamp, &reading).map_err(|e| e.to_string()));
         let answer = match result {
-            Ok(Some(c)) => Some(CommandMsg {
-                header: fros::header(stamp, &format!("{name}/base_link")),
-                latch: c.latch,
-                thrust: c.thrust,
-                radio_tx: c.radio_tx,
-            }),
+            Ok(Some(actuation)) => H::command_of(&actuation).map(|c| H::command_msg(c, stamp)),
             Ok(None) => None,
             Err(e) => {
                 warn!(robot = %name, "control step failed: {e}");
@@ -200,7 +212,7 @@ async fn drive(name: String, mut readings: impl Stream<Item = RobotSensors> + Un
     }
 }
 
-fn publish(cmd: &r2r::Publisher<CommandMsg>, msg: &CommandMsg, name: &str) {
+fn publish<T: r2r::WrappedTypesupport + 'static>(cmd: &r2r::Publisher<T>, msg: &T, name: &str) {
     if let Err(e) = cmd.publish(msg) {
         warn!(robot = %name, "publishing cmd: {e}");
     }

@@ -85,7 +85,7 @@ enum Control {
     /// Advance a paused world.
     Step { steps: u32, reply: oneshot::Sender<Result<f64, String>> },
     /// A robot's command, stamped with the sim time of the reading it answers (s).
-    Command { name: String, stamp: f64, command: tank_physics::robots::RobotCommand },
+    Command { name: String, stamp: f64, command: flotilla_contract::Actuation },
     /// A base-station radio payload for one robot ("" = every robot).
     Radio { robot: String, payload: Vec<u8> },
 }

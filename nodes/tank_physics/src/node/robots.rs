@@ -1,6 +1,8 @@
-//! The hardware contract per robot: `<name>/cmd` in, `<name>/sensors` out, and the radio
-//! between the base station and the robots. Only modules with latches or thrusters are
-//! robots; passive bodies (balls) have neither topic.
+//! The hardware contract per robot: `<name>/cmd` in, `<name>/sensors` out, typed by the
+//! robot's system (`flotilla_msgs/LilySensors` + `LilyCommand`, `MhpSensors` +
+//! `MhpCommand`, ...; conversions in `flotilla_common::ros_contract`), and the radio
+//! between the base station and the robots. Only modules of a robot system are robots;
+//! passive bodies (balls) have neither topic.
 //!
 //! Readings and deliveries come from [`tank_physics::robots::RobotBus`], the code the
 //! in-process batch runs use: latched and contact faces, light, target sensors, and in
@@ -20,10 +22,13 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flotilla_common::ros as fros;
+use flotilla_common::ros_contract::RosHardware;
+use flotilla_contract::{bluebot::Bluebot, kilobot::Kilobot, lily::Lily, mhp::Mhp, molemod::Molemod};
+use flotilla_contract::{Actuation, Reading, System};
 use futures::StreamExt;
-use r2r::flotilla_msgs::msg::{LatchState, Radio, RobotCommand as CommandMsg, RobotSensors};
+use r2r::flotilla_msgs::msg::{LatchState, Radio};
 use r2r::QosProfile;
-use tank_physics::robots::{is_robot, RobotBus, RobotCommand, Sensors};
+use tank_physics::robots::{is_robot, RobotBus};
 use tank_physics::{BodyState, World};
 use tracing::{info, warn};
 
@@ -34,7 +39,7 @@ use super::Control;
 /// `frame_prefix: <name>/`), and each robot's `cmd` and `sensors`.
 pub struct RobotIo {
     control: mpsc::Sender<Control>,
-    sensors: Arc<Mutex<HashMap<String, r2r::Publisher<RobotSensors>>>>,
+    sensors: Arc<Mutex<HashMap<String, Box<dyn SensorTopic>>>>,
     commands: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     descriptions: Mutex<HashMap<String, r2r::Publisher<r2r::std_msgs::msg::String>>>,
 }
@@ -44,7 +49,7 @@ impl RobotIo {
     /// side. `lockstep`: wait up to this long (wall) for every robot's command of a tick.
     /// Needs a tokio runtime (subscription tasks).
     pub fn new(node: &mut r2r::Node, control: mpsc::Sender<Control>, lockstep: Option<Duration>) -> anyhow::Result<(Self, RobotOutputs)> {
-        let sensors: Arc<Mutex<HashMap<String, r2r::Publisher<RobotSensors>>>> = Arc::default();
+        let sensors: Arc<Mutex<HashMap<String, Box<dyn SensorTopic>>>> = Arc::default();
         let uplink = node.create_publisher::<Radio>("/radio/uplink", QosProfile::default())?;
         let mut broadcasts = node.subscribe::<Radio>("/radio/broadcast", QosProfile::default())?;
         let radio_control = control.clone();
@@ -65,7 +70,7 @@ impl RobotIo {
     /// Makes the per-robot topics match `bodies`. Needs a tokio runtime (command tasks).
     pub fn sync(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
         self.sync_descriptions(node, bodies);
-        let wanted: HashMap<&str, &BodyState> = bodies.iter().filter(|b| is_robot(b)).map(|b| (b.name.as_str(), b)).collect();
+        let wanted: HashMap<&str, System> = bodies.iter().filter_map(|b| Some((b.name.as_str(), b.kind.system()?))).collect();
         let (Ok(mut sensors), Ok(mut commands)) = (self.sensors.lock(), self.commands.lock()) else { return };
         sensors.retain(|name, _| wanted.contains_key(name.as_str()));
         commands.retain(|name, task| {
@@ -75,31 +80,16 @@ impl RobotIo {
             }
             keep
         });
-        for name in wanted.keys() {
-            if sensors.contains_key(*name) {
+        for (name, system) in wanted {
+            if sensors.contains_key(name) {
                 continue;
             }
-            let publisher = node.create_publisher::<RobotSensors>(&format!("/{name}/sensors"), QosProfile::default());
-            let subscription = node.subscribe::<CommandMsg>(&format!("/{name}/cmd"), QosProfile::default());
-            match (publisher, subscription) {
-                (Ok(p), Ok(mut s)) => {
-                    sensors.insert((*name).to_owned(), p);
-                    let control = self.control.clone();
-                    let robot = (*name).to_owned();
-                    commands.insert(
-                        robot.clone(),
-                        tokio::spawn(async move {
-                            while let Some(msg) = s.next().await {
-                                let stamp = f64::from(msg.header.stamp.sec) + f64::from(msg.header.stamp.nanosec) * 1e-9;
-                                let command = RobotCommand { latch: msg.latch, thrust: msg.thrust, radio_tx: msg.radio_tx };
-                                if control.send(Control::Command { name: robot.clone(), stamp, command }).is_err() {
-                                    break;
-                                }
-                            }
-                        }),
-                    );
+            match robot_topics(system, node, name, self.control.clone()) {
+                Ok((topic, task)) => {
+                    sensors.insert(name.to_owned(), topic);
+                    commands.insert(name.to_owned(), task);
                 }
-                (Err(e), _) | (_, Err(e)) => warn!(robot = %name, "cannot create the robot's topics: {e}"),
+                Err(e) => warn!(robot = %name, "cannot create the robot's topics: {e}"),
             }
         }
     }
@@ -137,9 +127,9 @@ struct OpenTick {
     /// Robots read (names) -> index in `bodies`.
     read: BTreeMap<String, usize>,
     /// Commands received, by robot id (applied in this order).
-    answers: BTreeMap<u32, RobotCommand>,
+    answers: BTreeMap<u32, Actuation>,
     /// The readings sent, by robot name (sent again to robots that have not answered).
-    sent: BTreeMap<String, RobotSensors>,
+    sent: BTreeMap<String, Reading>,
     opened: Instant,
     last_sent: Instant,
 }
@@ -162,7 +152,7 @@ const RESEND: Duration = Duration::from_millis(250);
 
 /// The stepping thread's side: readings out, commands and radio in.
 pub struct RobotOutputs {
-    publishers: Arc<Mutex<HashMap<String, r2r::Publisher<RobotSensors>>>>,
+    publishers: Arc<Mutex<HashMap<String, Box<dyn SensorTopic>>>>,
     uplink: r2r::Publisher<Radio>,
     bus: RobotBus,
     lockstep: Option<Duration>,
@@ -190,12 +180,12 @@ impl RobotOutputs {
         let mut sent = BTreeMap::new();
         for (index, b) in bodies.iter().enumerate() {
             let Some(publisher) = publishers.get(&b.name) else { continue };
-            let msg = sensors_msg(&self.bus.read(&bodies, index, t), &b.name);
-            if let Err(e) = publisher.publish(&msg) {
+            let Some(reading) = self.bus.read(&bodies, index, t) else { continue };
+            if let Err(e) = publisher.publish(&b.name, &reading) {
                 warn!(robot = %b.name, "publishing sensors: {e}");
             }
             read.insert(b.name.clone(), index);
-            sent.insert(b.name.clone(), msg);
+            sent.insert(b.name.clone(), reading);
         }
         drop(publishers);
         if self.lockstep.is_some() && !read.is_empty() {
@@ -206,7 +196,7 @@ impl RobotOutputs {
 
     /// A robot's command stamped `stamp` (sim s). In lock step, a command for the open tick
     /// waits for the others; any other command is applied at once.
-    pub fn command(&mut self, world: &mut World, name: &str, stamp: f64, command: RobotCommand) {
+    pub fn command(&mut self, world: &mut World, name: &str, stamp: f64, command: Actuation) {
         if let Some(tick) = &mut self.tick {
             if (stamp - tick.time).abs() < SAME_STAMP {
                 if let Some(&index) = tick.read.get(name) {
@@ -245,8 +235,8 @@ impl RobotOutputs {
         tick.last_sent = Instant::now();
         let Ok(publishers) = self.publishers.lock() else { return Wait::Yes };
         for name in &missing {
-            if let (Some(publisher), Some(msg)) = (publishers.get(name), tick.sent.get(name)) {
-                if let Err(e) = publisher.publish(msg) {
+            if let (Some(publisher), Some(reading)) = (publishers.get(name), tick.sent.get(name)) {
+                if let Err(e) = publisher.publish(name, reading) {
                     warn!(robot = %name, "publishing sensors: {e}");
                 }
             }
@@ -304,14 +294,57 @@ impl RobotOutputs {
     }
 }
 
-fn sensors_msg(s: &Sensors, name: &str) -> RobotSensors {
-    RobotSensors {
-        header: fros::header(s.stamp, &format!("{name}/base_link")),
-        latched: s.latched.clone(),
-        contact: s.contact.clone(),
-        light: s.light,
-        target_seen: s.target_seen.clone(),
-        radio_rx: s.radio_rx.clone(),
+/// A robot's `sensors` publisher, typed by its system.
+pub trait SensorTopic: Send {
+    /// Publishes `reading` of robot `name`; an error for a reading of another system.
+    fn publish(&self, name: &str, reading: &Reading) -> anyhow::Result<()>;
+}
+
+struct TypedSensorTopic<H: RosHardware>(r2r::Publisher<H::SensorsMsg>);
+
+impl<H: RosHardware> SensorTopic for TypedSensorTopic<H> {
+    fn publish(&self, name: &str, reading: &Reading) -> anyhow::Result<()> {
+        let sensors = H::sensors_of(reading).ok_or_else(|| anyhow::anyhow!("a {} reading on a {} topic", reading.system(), H::ID))?;
+        self.0.publish(&H::sensors_msg(sensors, &format!("{name}/base_link")))?;
+        Ok(())
+    }
+}
+
+/// Robot `name`'s `sensors` publisher and the task forwarding its `cmd` to the stepping
+/// thread, in the message types of system `H`.
+fn typed_topics<H: RosHardware>(
+    node: &mut r2r::Node,
+    name: &str,
+    control: mpsc::Sender<Control>,
+) -> anyhow::Result<(Box<dyn SensorTopic>, tokio::task::JoinHandle<()>)> {
+    let publisher = node.create_publisher::<H::SensorsMsg>(&format!("/{name}/sensors"), QosProfile::default())?;
+    let mut commands = node.subscribe::<H::CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
+    let robot = name.to_owned();
+    let task = tokio::spawn(async move {
+        while let Some(msg) = commands.next().await {
+            let (command, stamp) = H::command_from_msg(msg);
+            if control.send(Control::Command { name: robot.clone(), stamp, command: H::wrap_command(command) }).is_err() {
+                break;
+            }
+        }
+    });
+    Ok((Box::new(TypedSensorTopic::<H>(publisher)), task))
+}
+
+/// The per-robot topics of a robot of `system`: the one place this node lists the
+/// systems whose robots it serves.
+fn robot_topics(
+    system: System,
+    node: &mut r2r::Node,
+    name: &str,
+    control: mpsc::Sender<Control>,
+) -> anyhow::Result<(Box<dyn SensorTopic>, tokio::task::JoinHandle<()>)> {
+    match system {
+        System::Lily => typed_topics::<Lily>(node, name, control),
+        System::Mhp => typed_topics::<Mhp>(node, name, control),
+        System::Bluebot => typed_topics::<Bluebot>(node, name, control),
+        System::Kilobot => typed_topics::<Kilobot>(node, name, control),
+        System::Molemod => typed_topics::<Molemod>(node, name, control),
     }
 }
 

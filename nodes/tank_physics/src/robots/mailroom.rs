@@ -3,8 +3,8 @@
 //! channel); radio frames go up to the base station; base-station broadcasts go down to
 //! every robot. Delivered bytes wait in the receiver's inbox until its next reading.
 
-use flotilla_contract::{decode, Frame, FrameError, Port};
 use crate::BodyState;
+use flotilla_contract::{decode, Frame, FrameError, Port};
 use std::collections::BTreeMap;
 
 /// Pending inboxes and the base-station uplink.
@@ -68,9 +68,9 @@ impl Mailroom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flotilla_contract::encode;
     use crate::{FaceState, LatchLink};
     use flotilla_common::catalogue::ModuleKind;
+    use flotilla_contract::encode;
     use nalgebra::{Isometry3, Vector3};
 
     fn lily(id: u32, links: [Option<LatchLink>; 4]) -> BodyState {

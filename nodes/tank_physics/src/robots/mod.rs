@@ -174,9 +174,11 @@ mod tests {
         let mut bus = RobotBus::default();
         let err = bus.apply_named(&mut w, "ghost", &lily(LilyCommand::default())).unwrap_err().to_string();
         assert_eq!(err, "command for robot `ghost`: no such robot in the world");
-        let err = bus.apply_named(&mut w, "a", &lily(LilyCommand { latch: vec![true; 3], ..LilyCommand::default() })).unwrap_err().to_string();
+        let err =
+            bus.apply_named(&mut w, "a", &lily(LilyCommand { latch: vec![true; 3], ..LilyCommand::default() })).unwrap_err().to_string();
         assert!(err.contains('a') && err.contains("latch_on needs 4"), "{err}");
-        let err = bus.apply_named(&mut w, "b", &lily(LilyCommand { radio_tx: vec![0, 5], ..LilyCommand::default() })).unwrap_err().to_string();
+        let err =
+            bus.apply_named(&mut w, "b", &lily(LilyCommand { radio_tx: vec![0, 5], ..LilyCommand::default() })).unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
         let err = bus.apply_named(&mut w, "b", &Actuation::Mhp(MhpCommand { thrust: vec![1.0; 4] })).unwrap_err().to_string();
         assert!(err.ends_with("the robot is lily, the command is for mhp"), "{err}");
