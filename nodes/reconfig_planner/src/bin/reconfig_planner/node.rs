@@ -4,10 +4,8 @@
 //! Every plan runs on a blocking thread under the request's budget (capped by the node's),
 //! so a hard request can never stop the node from serving others.
 
-mod convert;
-mod markers;
-mod settings;
 
+use crate::{convert, markers, settings};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

@@ -8,9 +8,8 @@
 //! message, and a cancel request stops the run at the next iteration boundary with the
 //! checkpoint kept. Parameters changed with `ros2 param set` apply to the next goal.
 
-mod convert;
-mod settings;
 
+use crate::{convert, settings};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

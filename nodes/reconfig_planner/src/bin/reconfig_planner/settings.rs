@@ -79,7 +79,7 @@ impl NodeSettings {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::node::*;
 
     #[test]
     fn defaults_and_errors() {

@@ -9,7 +9,7 @@ use reconfig_planner::{
     msgs_to_steps, steps_to_msgs, Action, ActionMsg, HeuristicKind, Lattice, LatticeMsg as WireLattice, Plan, PlanRequest,
 };
 
-use super::NodeSettings;
+use crate::node::NodeSettings;
 
 /// A lattice message as a planner lattice.
 pub fn lattice(msg: &LatticeMsg, role: &str) -> Result<Lattice, String> {

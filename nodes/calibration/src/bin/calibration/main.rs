@@ -2,7 +2,9 @@
 //! estimation as a service. `main` only wires things up; the logic is in the library
 //! (`calibration::request`, `calibration::job`) and in [`node::run`].
 
+mod convert;
 mod node;
+mod settings;
 
 fn main() -> std::process::ExitCode {
     flotilla_common::ros::node_main("calibration", node::NodeSettings::from_tree, node::run)

@@ -7,13 +7,8 @@
 //! [`Control`] messages for the stepping thread, which answers through oneshot channels.
 //! Shutdown stops the physics thread, then the spinner, then drops the node.
 
-mod flow;
-mod markers;
-mod recording;
-mod robots;
-mod services;
-mod settings;
 
+use crate::{flow, markers, recording, robots, services, settings};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -14,7 +14,7 @@ use tank_physics::PlanarPose;
 use tokio::sync::oneshot;
 use tracing::warn;
 
-use super::Control;
+use crate::node::Control;
 
 const GONE: &str = "the physics has stopped";
 

@@ -32,7 +32,7 @@ use tank_physics::robots::{is_robot, RobotBus};
 use tank_physics::{BodyState, World};
 use tracing::{info, warn};
 
-use super::Control;
+use crate::node::Control;
 
 /// Per-module topics, created and dropped as modules come and go: every module's
 /// `<name>/robot_description` (its URDF, transient-local, for robot_state_publisher with

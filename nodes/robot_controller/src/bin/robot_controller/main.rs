@@ -2,6 +2,7 @@
 //! `main` only wires things up; the logic is in the library and in [`node::run`].
 
 mod node;
+mod settings;
 
 fn main() -> std::process::ExitCode {
     flotilla_common::ros::node_main("robot_controller", node::NodeSettings::from_tree, node::run)
