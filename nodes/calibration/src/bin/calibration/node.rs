@@ -8,7 +8,6 @@
 //! message, and a cancel request stops the run at the next iteration boundary with the
 //! checkpoint kept. Parameters changed with `ros2 param set` apply to the next goal.
 
-
 use crate::{convert, settings};
 use std::ops::ControlFlow;
 use std::path::PathBuf;

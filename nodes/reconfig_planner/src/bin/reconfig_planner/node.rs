@@ -4,7 +4,6 @@
 //! Every plan runs on a blocking thread under the request's budget (capped by the node's),
 //! so a hard request can never stop the node from serving others.
 
-
 use crate::{convert, markers, settings};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

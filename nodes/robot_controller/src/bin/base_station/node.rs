@@ -12,7 +12,6 @@
 //!   per reported state) and appended to the CSV (`metrics_csv`, flushed per row).
 //! - On shutdown the summary line gives the final yield and totals.
 
-
 use crate::{settings, world};
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};

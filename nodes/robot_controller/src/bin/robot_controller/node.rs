@@ -16,8 +16,7 @@
 //! Lily without a ruleset) is reported once and the others run. Per robot, the service
 //! `~/<robot>/enable` (std_srvs/SetBool) stops (false) or restarts (true) its controller.
 
-
-use crate::{settings};
+use crate::settings;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

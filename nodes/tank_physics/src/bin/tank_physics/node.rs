@@ -7,7 +7,6 @@
 //! [`Control`] messages for the stepping thread, which answers through oneshot channels.
 //! Shutdown stops the physics thread, then the spinner, then drops the node.
 
-
 use crate::{flow, markers, recording, robots, services, settings};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -64,7 +63,7 @@ impl std::fmt::Display for Summary {
 type Reply = oneshot::Sender<Result<String, String>>;
 
 /// Messages from ROS callbacks to the stepping thread.
-enum Control {
+pub(crate) enum Control {
     /// Validated new parameter tree.
     Params(Box<WorldConfig>),
     /// Add a module.

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use tank_physics::{TrajectoryRecorder, World};
 use tracing::{info, warn};
 
-use crate::node::settings::{numbered, RecordSettings};
+use crate::settings::{numbered, RecordSettings};
 
 /// The state topics in the bag.
 struct StateBag {
