@@ -142,7 +142,7 @@ impl NodeSettings {
 
 #[cfg(test)]
 mod tests {
-    use crate::node::*;
+    use super::*;
 
     fn tree(text: &str) -> Mapping {
         serde_yaml::from_str(text).unwrap()

@@ -79,7 +79,7 @@ impl NodeSettings {
 
 #[cfg(test)]
 mod tests {
-    use crate::node::*;
+    use super::*;
 
     #[test]
     fn defaults_and_errors() {
