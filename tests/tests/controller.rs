@@ -126,7 +126,8 @@ async fn killing_and_restarting_one_controller_does_not_stop_the_run() {
     assert!(!status.success());
     let killed_at = latest_stamp(&mut cmd3, Duration::from_millis(500)).await;
     let clock_after_kill = next(&mut clock, Duration::from_secs(2)).await.expect("/clock stopped").clock.sec;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Ten seconds of sim time (2 s of wall time at 5x) without a command from lily_3.
+    assert!(until_sim_time(&mut clock, f64::from(clock_after_kill) + 10.0, Duration::from_secs(20)).await, "/clock stopped after the kill");
     assert!(
         latest_stamp(&mut cmd3, Duration::from_millis(500)).await.is_none(),
         "lily_3 still commanded after its controller died (last {killed_at:?})"
@@ -140,7 +141,8 @@ async fn killing_and_restarting_one_controller_does_not_stop_the_run() {
     let r = enable5.request(&SetBool::Request { data: false }).unwrap().await.unwrap();
     assert!(r.success && r.message.contains("stopped"), "{}", r.message);
     latest_stamp(&mut cmd5, Duration::from_millis(500)).await;
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    let stopped_at = latest_clock(&mut clock).await;
+    assert!(until_sim_time(&mut clock, f64::from(stopped_at) + 5.0, Duration::from_secs(20)).await, "/clock stopped after the stop");
     assert!(latest_stamp(&mut cmd5, Duration::from_millis(500)).await.is_none(), "lily_5 commanded while stopped");
     let r = enable5.request(&SetBool::Request { data: true }).unwrap().await.unwrap();
     assert!(r.success && r.message.contains("restarted"), "{}", r.message);
@@ -167,6 +169,18 @@ async fn newest<T>(stream: &mut (impl Stream<Item = T> + Unpin), window: Duratio
         }
     }
     last
+}
+
+/// Waits until `/clock` reaches `seconds` of sim time (the condition a wall-clock sleep
+/// would only hope for); false if it does not within `timeout`.
+async fn until_sim_time(clock: &mut (impl Stream<Item = r2r::rosgraph_msgs::msg::Clock> + Unpin), seconds: f64, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while let Some(c) = next(clock, deadline.saturating_duration_since(Instant::now())).await {
+        if f64::from(c.clock.sec) + f64::from(c.clock.nanosec) * 1e-9 >= seconds {
+            return true;
+        }
+    }
+    false
 }
 
 /// The newest `/clock` second.
@@ -272,8 +286,11 @@ async fn bad_input_gives_clear_errors_and_stops_nothing_else() {
     assert!(out.contains("lily_1") && out.contains("latch_on needs 4"), "{out}");
     // Everything still runs.
     let t0 = next(&mut states, Duration::from_secs(5)).await.expect("/tank/state stopped").sim_time;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let t1 = newest(&mut states, Duration::from_millis(500)).await.map_or(t0, |s| s.sim_time);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut t1 = t0;
+    while t1 <= t0 && Instant::now() < deadline {
+        t1 = next(&mut states, Duration::from_millis(500)).await.map_or(t1, |s| s.sim_time);
+    }
     assert!(t1 > t0, "the physics stopped");
     assert!(latest_stamp(&mut cmd0, Duration::from_secs(2)).await.is_some(), "lily_0's controller stopped");
     let (status, out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
