@@ -10,12 +10,10 @@
 //!   schedule (centralised stirring).
 //! - [`metrics`]: structures recognised up to rotation, yield, assembly rate, wrong
 //!   attachments.
-//! - [`batch`]: in-process runs (world + firmwares, seeded) and seed sweeps.
-//! - [`report`]: yield tables and plots.
+//! - [`report`]: the metrics CSV the base station logs.
 //!
 //! Pure library: no ROS; I/O only in the ruleset reader and the report writers.
 
-pub mod batch;
 pub mod firmware;
 pub mod lily;
 pub mod metrics;
@@ -24,7 +22,6 @@ pub mod station;
 
 pub use tank_physics::robots::{channel, io, sensing};
 
-pub use batch::{Experiment, Run, RunResult};
 pub use channel::{Frame, Mailroom, Outbox, Port};
 pub use firmware::{ControllerError, ControllerHost, ControllerParams, Firmware};
 pub use io::{RobotCommand, Sensors};
