@@ -165,16 +165,13 @@ impl Options {
         Self::parse(specs, &[])
     }
 
-    /// Sets one option (checked like a command-line value).
-    pub fn set(&mut self, specs: &'static [OptionSpec], name: &str, value: &str) -> Result<(), ExperimentError> {
-        let spec = specs.iter().find(|s| s.name == name).ok_or_else(|| ExperimentError::option(name, "unknown option"))?;
-        spec.kind.check(value).map_err(|m| ExperimentError::option(name, m))?;
-        self.values.insert(spec.name, value.to_owned());
-        Ok(())
+    /// The text of option `name`, if the experiment has it.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
     }
 
     fn raw(&self, name: &str) -> Result<&str, ExperimentError> {
-        self.values.get(name).map(String::as_str).ok_or_else(|| ExperimentError::option(name, "not an option of this experiment"))
+        self.value(name).ok_or_else(|| ExperimentError::option(name, "not an option of this experiment"))
     }
 
     /// A [`OptionKind::Count`] option.

@@ -41,6 +41,8 @@ fn lily_yield_short_run() {
     assert_eq!(tables, ["yield_curves.csv", "runs.csv"]);
     assert_eq!(outcome.tables[1].rows.len(), 4, "one row per run");
     assert!(outcome.report.contains("| chain4 @ 68.6 % | 2 |"), "{}", outcome.report);
+    let command = "`flotilla experiment lily yield --seeds 2 --duration 120 --rulesets chain4,t4 --pumps 68.6 --out DIR` (4 runs";
+    assert!(outcome.report.contains(command), "{}", outcome.report);
     // Seeded: the same options give the same figures; another first seed other runs.
     assert_eq!(run("lily", "yield", &options).0.metrics, outcome.metrics);
     let other = run("lily", "yield", &[("seeds", "2"), ("seed", "3"), ("duration", "120"), ("rulesets", "chain4,t4"), ("pumps", "68.6")]);

@@ -141,17 +141,13 @@ impl Experiment for YieldStudy {
     }
 }
 
-/// The options that differ from the defaults, as command-line flags.
+/// The options that differ from their defaults, as command-line flags (the files and
+/// directories left out).
 fn command_options(options: &Options) -> String {
-    let defaults = Options::defaults(OPTIONS).ok();
     OPTIONS
         .iter()
-        .filter(|s| !matches!(s.name, "doc" | "rulesets_dir"))
-        .filter_map(|s| {
-            let value = options.to_json()[s.name].as_str().map(str::to_owned)?;
-            let default = defaults.as_ref().map(|d| d.to_json()[s.name].clone());
-            (default != Some(Value::String(value.clone()))).then(|| format!("--{} {value}", s.name))
-        })
+        .filter(|s| !matches!(s.kind, OptionKind::Path))
+        .filter_map(|s| options.value(s.name).filter(|v| *v != s.default).map(|v| format!("--{} {v}", s.name)))
         .chain(std::iter::once("--out DIR".to_owned()))
         .collect::<Vec<_>>()
         .join(" ")
