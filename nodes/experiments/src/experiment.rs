@@ -48,6 +48,15 @@ pub enum ExperimentError {
     /// An MSD could not be computed.
     #[error("MSD: {0}")]
     Msd(#[from] flotilla_common::msd::MsdError),
+    /// A MoleMOD task cannot be planned as asked.
+    #[error(transparent)]
+    Task(#[from] reconfig_planner::TaskError),
+    /// The planner failed.
+    #[error(transparent)]
+    Plan(#[from] reconfig_planner::PlanError),
+    /// A plan does not replay to its goal at its cost.
+    #[error("the plan does not replay: {0}")]
+    Verify(#[from] reconfig_planner::VerifyError),
     /// A plot could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),

@@ -4,7 +4,7 @@
 use crate::experiment::Experiment;
 
 /// The experiments of each system, in the order `flotilla experiment list` shows them.
-pub const SYSTEMS: &[&[&dyn Experiment]] = &[crate::lily::EXPERIMENTS];
+pub const SYSTEMS: &[&[&dyn Experiment]] = &[crate::lily::EXPERIMENTS, crate::molemod::EXPERIMENTS];
 
 /// Every experiment.
 pub fn all() -> impl Iterator<Item = &'static dyn Experiment> {
@@ -29,7 +29,7 @@ mod tests {
             Options::defaults(e.options()).unwrap_or_else(|err| panic!("{} {}: {err}", e.system(), e.name()));
             assert!(e.options().iter().all(|o| o.name != "out" && o.name != "help"), "reserved option names");
         }
-        assert!(find("lily", "yield").is_some() && find("lily", "msd").is_some());
+        assert!(find("lily", "yield").is_some() && find("lily", "msd").is_some() && find("molemod", "table1").is_some());
         assert!(find("lily", "nothing").is_none());
     }
 }

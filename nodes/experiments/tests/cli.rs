@@ -48,4 +48,5 @@ fn list_shows_systems_experiments_and_options() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(stdout.starts_with("lily\n"), "{stdout}");
     assert!(stdout.contains("  yield - ") && stdout.contains("  msd - ") && stdout.contains("--pumps (default `40,68.6`)"), "{stdout}");
+    assert!(stdout.contains("\nmolemod\n  table1 - "), "{stdout}");
 }

@@ -83,3 +83,26 @@ fn lily_msd_short_run_and_written_outcome() {
     assert_eq!(summary["plots"], serde_json::json!(["msd.png"]));
     assert_eq!(&std::fs::read(dir.path().join("msd.png")).unwrap()[1..4], b"PNG");
 }
+
+#[test]
+fn molemod_table1_short_run() {
+    let options = [("tasks", "task1,task3"), ("max_robots", "2"), ("repeats", "1")];
+    let (outcome, cells) = run("molemod", "table1", &options);
+    assert_eq!(cells, 3, "task1 with 1 robot, task3 with 1 and 2");
+    for (label, published) in [("task1 / 1 robots", 0.24), ("task3 / 1 robots", 3.08), ("task3 / 2 robots", 18.23)] {
+        let m = &outcome.metrics[label];
+        assert!(m["cost"].as_u64().unwrap() > 0 && m["actions"].as_u64().unwrap() >= m["steps"].as_u64().unwrap(), "{label}: {m}");
+        assert!(m["expanded"].as_u64().unwrap() >= 1 && m["generated"].as_u64() >= m["expanded"].as_u64(), "{label}: {m}");
+        let time = figure(m, "median_time_ms");
+        assert!(time > 0.0 && time < 10_000.0, "{label}: {m}");
+        assert_eq!(figure(m, "published_time_ms"), published);
+    }
+    assert_eq!(outcome.metrics["cells_compared_with_the_paper"], 3);
+    assert_eq!(outcome.tables[0].rows.len(), 3);
+    // Costs and search counts do not depend on timing: a second run gives the same plans.
+    let again = run("molemod", "table1", &options).0;
+    for label in ["task1 / 1 robots", "task3 / 2 robots"] {
+        assert_eq!(again.metrics[label]["cost"], outcome.metrics[label]["cost"]);
+        assert_eq!(again.metrics[label]["expanded"], outcome.metrics[label]["expanded"]);
+    }
+}
