@@ -20,7 +20,7 @@ fn figure(metrics: &Value, key: &str) -> f64 {
 
 #[test]
 fn lily_yield_short_run() {
-    let options = [("seeds", "2"), ("duration", "120"), ("rulesets", "chain4,t4"), ("pumps", "68.6")];
+    let options = [("seeds", "2"), ("duration", "150"), ("rulesets", "chain4,t4"), ("pumps", "68.6")];
     let (outcome, runs) = run("lily", "yield", &options);
     assert_eq!(runs, 4, "2 rulesets x 1 pump power x 2 seeds");
     assert_eq!(outcome.metrics.len(), 2);
@@ -30,9 +30,9 @@ fn lily_yield_short_run() {
         let (mean, lo, hi) = (figure(m, "final_yield_mean_pct"), figure(m, "final_yield_min_pct"), figure(m, "final_yield_max_pct"));
         assert!((0.0..=100.0).contains(&lo) && lo <= mean && mean <= hi && hi <= 100.0, "{label}: {m}");
         assert!(figure(m, "final_yield_sd_pct") >= 0.0);
-        assert!(m["mean_yield_pct_at_s"]["60"].is_number() && m["mean_yield_pct_at_s"]["120"].is_number(), "{m}");
+        assert!(m["mean_yield_pct_at_s"]["60"].is_number() && m["mean_yield_pct_at_s"]["150"].is_number(), "{m}");
         let rate = figure(m, "assembly_rate_per_min");
-        assert!((0.0..=3.0 / 2.0).contains(&rate), "at most 3 targets in 2 min: {rate}");
+        assert!((0.0..=3.0 / 2.5).contains(&rate), "at most 3 targets in 2.5 min: {rate}");
         assert!(figure(m, "wrong_attachments_per_run") >= 0.0 && figure(m, "targets_formed_per_run") >= 0.0);
     }
     let files: Vec<&str> = outcome.plots.iter().map(|p| p.file.as_str()).collect();
@@ -41,11 +41,12 @@ fn lily_yield_short_run() {
     assert_eq!(tables, ["yield_curves.csv", "runs.csv"]);
     assert_eq!(outcome.tables[1].rows.len(), 4, "one row per run");
     assert!(outcome.report.contains("| chain4 @ 68.6 % | 2 |"), "{}", outcome.report);
-    let command = "`flotilla experiment lily yield --seeds 2 --duration 120 --rulesets chain4,t4 --pumps 68.6 --out DIR` (4 runs";
+    let command = "`flotilla experiment lily yield --seeds 2 --duration 150 --rulesets chain4,t4 --pumps 68.6 --out DIR` (4 runs";
     assert!(outcome.report.contains(command), "{}", outcome.report);
+    assert_eq!(outcome.report.matches("yield at 150 s").count(), 1, "the duration is one of the fixed times: {}", outcome.report);
     // Seeded: the same options give the same figures; another first seed other runs.
     assert_eq!(run("lily", "yield", &options).0.metrics, outcome.metrics);
-    let other = run("lily", "yield", &[("seeds", "2"), ("seed", "3"), ("duration", "120"), ("rulesets", "chain4,t4"), ("pumps", "68.6")]);
+    let other = run("lily", "yield", &[("seeds", "2"), ("seed", "3"), ("duration", "150"), ("rulesets", "chain4,t4"), ("pumps", "68.6")]);
     assert_ne!(other.0.tables[1].rows, outcome.tables[1].rows);
 }
 

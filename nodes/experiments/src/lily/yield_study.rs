@@ -95,7 +95,9 @@ impl Experiment for YieldStudy {
         let results = sweep(&experiments, &seed_list, &|| progress.finished_one())?;
         let labels: Vec<String> = experiments.iter().map(|e| e.label.clone()).collect();
         let curves: Vec<YieldCurve> = labels.iter().map(|l| YieldCurve::from_runs(l, &results)).collect();
-        let times: Vec<f64> = [60.0, 150.0, 300.0, 600.0, duration].into_iter().filter(|t| *t <= duration).collect();
+        let mut times: Vec<f64> = [60.0, 150.0, 300.0, 600.0, duration].into_iter().filter(|t| *t <= duration).collect();
+        // A duration on one of the fixed times would give that column twice.
+        times.dedup();
         let mut outcome = Outcome { metrics: metrics(&labels, &curves, &results, &times), ..Outcome::default() };
         outcome.tables = vec![curve_table(&curves), run_table(&results)];
         let per_ruleset = powers.len();
