@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 
 use flotilla_common::trajectory::TrajectoryRecording;
 use flotilla_e2e::{bin, repo_root, temp_file, Launch, RosProbe};
+use flotilla_experiments::batch::{Run, TankExperiment};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::msg::{LilyCommand, Radio, TankState};
 use r2r::std_srvs::srv::SetBool;
 use r2r::QosProfile;
-use robot_controller::{batch::Run, Experiment, Ruleset};
+use robot_controller::Ruleset;
 
 fn ruleset_path(name: &str) -> PathBuf {
     repo_root().join("config/rulesets").join(format!("{name}.yaml"))
@@ -199,7 +200,7 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
     let tree: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
     let world = tank_physics::WorldConfig::from_params(&tree["tank_physics"]["ros__parameters"]).unwrap();
     let rules = Arc::new(Ruleset::from_file(&ruleset_path("chain4")).unwrap());
-    let mut experiment = Experiment::lily_tank(rules, 15, 68.6);
+    let mut experiment = TankExperiment::lily_tank(rules, 15, 68.6);
     experiment.world = world;
     experiment.duration = DURATION;
     let mut run = Run::new(&experiment, SEED).unwrap();

@@ -32,9 +32,9 @@ fn main() -> anyhow::Result<()> {
             .into_par_iter()
             .map(|k| {
                 let tracks = sim.simulate(p, frames, evaluation_seed(3, 0, 0, k))?;
-                pooled_mean_squared_displacement(&[tracks], &msd)?.relative_error(&reference)
+                Ok(pooled_mean_squared_displacement(&[tracks], &msd)?.relative_error(&reference)?)
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, calibration::CalibrationError>>()?;
         Ok(mean_and_std(&values))
     };
     println!("relative MSD error sum|MSD_sim - MSD_real| / sum MSD_real, {seeds} seeds, {seconds} s simulations");

@@ -116,7 +116,7 @@ pub fn calibrate(
     let objective = |position: &[f64], seed: u64| -> Result<f64, CalibrationError> {
         let tracks = simulator.simulate(position, frames, seed)?;
         let msd = mean_squared_displacement(&tracks, &settings.msd)?;
-        msd.absolute_difference_sum(reference)
+        Ok(msd.absolute_difference_sum(reference)?)
     };
     let started = Instant::now();
     let mut cancelled = false;

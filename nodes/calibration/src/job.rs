@@ -280,8 +280,9 @@ pub fn fitness_samples(
         .into_par_iter()
         .map(|k| {
             let tracks = simulator.simulate(parameters, frames, evaluation_seed(seed, 0, 9, k))?;
-            let fitness =
-                pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?.absolute_difference_sum(reference);
+            let fitness = pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?
+                .absolute_difference_sum(reference)
+                .map_err(CalibrationError::from);
             done(finished.fetch_add(1, Ordering::Relaxed) + 1);
             fitness
         })

@@ -170,13 +170,7 @@ impl TankSimulator {
     /// group), for estimating the flow field from its recordings.
     pub fn drag_model(&self) -> Option<DragModel> {
         let group = self.world.modules.first()?;
-        let spec = group.kind.spec();
-        Some(DragModel {
-            mass: spec.mass,
-            water_density: self.world.hydro.water_density,
-            area: spec.frontal_area,
-            drag_coefficient: spec.drag_coefficient,
-        })
+        Some(DragModel::of_module(&group.kind.spec(), self.world.hydro.water_density))
     }
 
     fn advance(&self, world: &mut World) {

@@ -2,6 +2,10 @@
 //!
 //! - [`catalogue`]: the module kinds (geometry, mass, draft, faces, actuators, sensors).
 //! - [`flow_field`]: the gridded per-cell flow statistics and their file format.
+//! - [`fluid`]: water density, floating mass and the quadratic drag law (forward and
+//!   inverted), shared by the physics and the flow estimation.
+//! - [`msd`]: the mean squared displacement of tracked or simulated objects, with its
+//!   first peak and plateau.
 //! - [`trajectory`]: the SwisTrack-like trajectory CSV that physics, tracker and
 //!   calibration share.
 //! - [`bag`]: ROS 2 bag-compatible MCAP recording that survives a crash.
@@ -12,7 +16,9 @@
 pub mod bag;
 pub mod catalogue;
 pub mod flow_field;
+pub mod fluid;
 pub mod models;
+pub mod msd;
 pub mod params;
 pub mod trajectory;
 

@@ -365,3 +365,20 @@ fn calibrate_runs_the_tool_next_to_flotilla_with_the_arguments_unchanged() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "args: run --recording a b.csv --help");
 }
+
+#[test]
+fn experiment_runs_the_tool_next_to_flotilla_with_the_arguments_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let flotilla = dir.path().join("flotilla");
+    std::fs::copy(env!("CARGO_BIN_EXE_flotilla"), &flotilla).unwrap();
+    let out = Command::new(&flotilla).args(["experiment", "list"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("flotilla-experiment") && stderr.contains("cargo build --release -p flotilla_experiments"), "{stderr}");
+    let tool = dir.path().join("flotilla-experiment");
+    std::fs::write(&tool, "#!/bin/sh\necho \"args: $*\"\nexit 2\n").unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(&flotilla).args(["experiment", "lily", "yield", "--seeds", "2", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "args: lily yield --seeds 2 --help");
+}

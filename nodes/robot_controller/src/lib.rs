@@ -7,14 +7,12 @@
 //!   schedule (centralised stirring).
 //! - [`metrics`]: structures recognised up to rotation, yield, assembly rate, wrong
 //!   attachments.
-//! - [`batch`]: in-process runs (world + firmwares, seeded) and seed sweeps.
-//! - [`report`]: yield tables and plots.
+//! - [`report`]: the metrics CSV the base station logs.
 //!
 //! The hardware contract is `flotilla_contract`; the firmware is `flotilla_firmware`
 //! ([`lily`] is re-exported from it). Pure library: no ROS; I/O only in the ruleset reader
 //! and the report writers.
 
-pub mod batch;
 pub mod firmware;
 pub mod metrics;
 pub mod report;
@@ -22,7 +20,6 @@ pub mod station;
 
 pub use flotilla_firmware::lily;
 
-pub use batch::{Experiment, Run, RunResult};
 pub use firmware::{ControllerError, ControllerHost, ControllerParams};
 pub use lily::{LilyFirmware, Ruleset, RulesetError};
 pub use metrics::{LatticeShape, MetricsTracker, RunSummary, Snapshot};

@@ -2,8 +2,7 @@
 //! `cargo run --release -p tank_physics --no-default-features --example msd_print [power %] [level m] [seconds] [seeds]`
 
 use flotilla_common::catalogue::ModuleKind;
-use nalgebra::Point2;
-use tank_physics::analysis::msd;
+use flotilla_common::msd::{pooled_mean_squared_displacement, MsdSettings, TrackSet};
 use tank_physics::{World, WorldConfig};
 
 fn main() {
@@ -16,20 +15,25 @@ fn main() {
     config.arena.water_level = level;
     let steps = (seconds / config.dt) as usize;
     let window = (60.0 / config.dt) as usize;
-    let mut total = vec![0.0; window + 1];
-    for seed in 0..seeds {
-        let mut world = World::new(config.clone(), seed).expect("scenario");
-        let mut frames = Vec::with_capacity(steps);
-        for _ in 0..steps {
-            world.step();
-            frames.push(world.bodies().iter().map(|b| Point2::new(b.pose.translation.x, b.pose.translation.y)).collect());
-        }
-        for (t, v) in total.iter_mut().zip(msd(&frames, window, 40)) {
-            *t += v / seeds as f64;
-        }
-    }
+    let runs: Vec<Vec<Vec<_>>> = (0..seeds)
+        .map(|seed| {
+            let mut world = World::new(config.clone(), seed).expect("scenario");
+            let mut tracks = (0..24).map(|_| Vec::with_capacity(steps)).collect::<Vec<_>>();
+            for _ in 0..steps {
+                world.step();
+                for (track, b) in tracks.iter_mut().zip(world.bodies()) {
+                    track.push(Some(b.pose.translation.vector.xy()));
+                }
+            }
+            tracks
+        })
+        .collect();
+    let sets: Vec<TrackSet<'_>> = runs.iter().map(|tracks| TrackSet { dt: config.dt, tracks }).collect();
+    let curve =
+        pooled_mean_squared_displacement(&sets, &MsdSettings { window_frames: window, start_stride: 40 }).expect("a run longer than 60 s");
     println!("t_s,msd_m2");
-    for (i, v) in total.iter().enumerate().step_by(40) {
-        println!("{},{v:.5}", i as f64 * config.dt);
+    println!("0,0.00000");
+    for (i, v) in curve.values.iter().enumerate().skip(39).step_by(40) {
+        println!("{},{v:.5}", curve.lag(i));
     }
 }

@@ -14,7 +14,6 @@
 //! assert!((world.time() - 1.0).abs() < 1e-9);
 //! ```
 
-pub mod analysis;
 pub mod arena;
 pub mod config;
 pub mod flow;

@@ -3,9 +3,8 @@
 //! lower plateau and a faster oscillation (an earlier first peak).
 
 use flotilla_common::catalogue::ModuleKind;
-use nalgebra::Point2;
+use flotilla_common::msd::{pooled_mean_squared_displacement, MsdSettings, TrackSet};
 use rayon::prelude::*;
-use tank_physics::analysis::{first_peak, msd, plateau};
 use tank_physics::{World, WorldConfig};
 
 const WINDOW: usize = 2400; // 60 s at 25 ms (SPEC 1)
@@ -15,6 +14,9 @@ const SEEDS: u64 = 2;
 struct Summary {
     plateau: f64,
     first_peak_s: f64,
+    /// Index of the first peak in `curve`.
+    peak: usize,
+    /// MSD at lags 1..=WINDOW steps, m^2.
     curve: Vec<f64>,
 }
 
@@ -22,24 +24,28 @@ fn summarise(power: f64, level: f64) -> Summary {
     let mut config = WorldConfig::default().with_modules(ModuleKind::PingPongBall, 24, "ball").with_pump_power(power);
     config.arena.water_level = level;
     let steps = (SECONDS / config.dt) as usize;
-    let mut curve = vec![0.0; WINDOW + 1];
-    for seed in 0..SEEDS {
-        let mut world = World::new(config.clone(), 1000 + seed).unwrap();
-        let mut frames = Vec::with_capacity(steps);
-        for _ in 0..steps {
-            world.step();
-            frames.push(world.bodies().iter().map(|b| Point2::new(b.pose.translation.x, b.pose.translation.y)).collect());
-        }
-        for (c, v) in curve.iter_mut().zip(msd(&frames, WINDOW, 40)) {
-            *c += v / SEEDS as f64;
-        }
-    }
-    let peak = first_peak(&curve, 1e-3).expect("the MSD oscillates");
-    Summary { plateau: plateau(&curve, 0.5), first_peak_s: peak as f64 * 0.025, curve }
+    // Seeds pooled: same length, no gaps, so the mean of their MSDs.
+    let runs: Vec<Vec<Vec<_>>> = (0..SEEDS)
+        .map(|seed| {
+            let mut world = World::new(config.clone(), 1000 + seed).unwrap();
+            let mut tracks = (0..24).map(|_| Vec::with_capacity(steps)).collect::<Vec<_>>();
+            for _ in 0..steps {
+                world.step();
+                for (track, b) in tracks.iter_mut().zip(world.bodies()) {
+                    track.push(Some(b.pose.translation.vector.xy()));
+                }
+            }
+            tracks
+        })
+        .collect();
+    let sets: Vec<TrackSet<'_>> = runs.iter().map(|tracks| TrackSet { dt: config.dt, tracks }).collect();
+    let curve = pooled_mean_squared_displacement(&sets, &MsdSettings { window_frames: WINDOW, start_stride: 40 }).unwrap();
+    let peak = curve.first_peak(1e-3).expect("the MSD oscillates");
+    Summary { plateau: curve.plateau(0.5), first_peak_s: curve.lag(peak), peak, curve: curve.values }
 }
 
 fn assert_shape(s: &Summary, label: &str) {
-    let peak = (s.first_peak_s / 0.025) as usize;
+    let peak = s.peak;
     // Oscillation: the first peak overshoots the plateau and the curve dips below it after.
     assert!(s.curve[peak] > 1.1 * s.plateau, "{label}: peak {} vs plateau {}", s.curve[peak], s.plateau);
     let dip = s.curve[peak..].iter().cloned().fold(f64::INFINITY, f64::min);

@@ -9,7 +9,9 @@ pub use normality::{kolmogorov_q, ks_normality_p_value, ks_statistic_normal, nor
 
 use std::path::Path;
 
+use flotilla_common::catalogue::{ModuleKind, ModuleSpec};
 use flotilla_common::flow_field::{FlowCell, FlowGrid, GridExtent};
+use flotilla_common::fluid::{QuadraticDrag, WATER_DENSITY};
 use flotilla_common::trajectory::TrajectoryRecording;
 use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
@@ -19,33 +21,41 @@ use crate::kinematics::{recording_kinematics, DifferentiationSettings};
 use crate::maps::GridSpec;
 use crate::CalibrationError;
 
-/// Mass of a sphere floating at `draft` (m) = mass of the water it displaces (kg):
-/// `rho pi h^2 (3 r - h) / 3`, the volume of a spherical cap of height h.
-pub fn floating_sphere_mass(radius: f64, draft: f64, water_density: f64) -> f64 {
-    water_density * std::f64::consts::PI * draft * draft * (3.0 * radius - draft) / 3.0
-}
-
-/// The quadratic drag on a tracked object, `|F| = 1/2 rho A C |v - v_flow|^2`.
+/// A tracked object and the quadratic drag on it, `|F| = 1/2 rho A C |v - v_flow|^2`
+/// ([`QuadraticDrag`], the law the physics applies).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DragModel {
-    /// Mass of the object (kg; default 0.01309, a 3 cm ball floating 25 mm deep).
+    /// Mass of the object (kg; default the catalogue's ping-pong ball, a 3 cm ball floating
+    /// 25 mm deep: 0.01309).
     pub mass: f64,
     /// Water density rho (kg/m^3; default 1000).
     pub water_density: f64,
-    /// Submerged cross-section A (m^2; default 7e-4).
+    /// Submerged cross-section A (m^2; default the ball's, 7e-4).
     pub area: f64,
-    /// Drag coefficient C (dimensionless; default 0.47, a sphere).
+    /// Drag coefficient C (dimensionless; default the ball's, 0.47).
     pub drag_coefficient: f64,
 }
 
 impl Default for DragModel {
     fn default() -> Self {
-        Self { mass: floating_sphere_mass(0.015, 0.025, 1000.0), water_density: 1000.0, area: 7e-4, drag_coefficient: 0.47 }
+        Self::of_module(&ModuleKind::PingPongBall.spec(), WATER_DENSITY)
     }
 }
 
 impl DragModel {
+    /// A catalogue module (its mass, frontal area and drag coefficient) in a fluid of
+    /// `water_density` kg/m^3.
+    pub fn of_module(spec: &ModuleSpec, water_density: f64) -> Self {
+        let law = QuadraticDrag::of_module(spec, water_density);
+        Self { mass: spec.mass, water_density: law.density, area: law.area, drag_coefficient: law.coefficient }
+    }
+
+    /// The drag law of the object.
+    pub fn law(&self) -> QuadraticDrag {
+        QuadraticDrag { area: self.area, coefficient: self.drag_coefficient, density: self.water_density }
+    }
+
     /// Errors unless every constant is finite and > 0.
     pub fn validate(&self) -> Result<(), CalibrationError> {
         for (name, value) in
@@ -65,8 +75,7 @@ impl DragModel {
         if magnitude == 0.0 {
             return v;
         }
-        let slip = (2.0 * self.mass * magnitude / (self.water_density * self.area * self.drag_coefficient)).sqrt();
-        v + a / magnitude * slip
+        v + a / magnitude * self.law().slip_speed(self.mass, magnitude)
     }
 }
 
@@ -261,9 +270,11 @@ mod tests {
     use flotilla_common::trajectory::TrajectorySample;
 
     #[test]
-    fn ball_mass_by_hand() {
-        // pi * 0.025^2 * (0.045 - 0.025) / 3 * 1000 = 0.0130900 kg.
-        assert!((floating_sphere_mass(0.015, 0.025, 1000.0) - 0.013_090_0).abs() < 1e-7);
+    fn default_object_is_the_catalogue_ball() {
+        let ball = ModuleKind::PingPongBall.spec();
+        let drag = DragModel::default();
+        assert_eq!((drag.mass, drag.area, drag.drag_coefficient, drag.water_density), (ball.mass, 7e-4, 0.47, 1000.0));
+        assert!((drag.mass - 0.013_090_0).abs() < 1e-7);
     }
 
     #[test]

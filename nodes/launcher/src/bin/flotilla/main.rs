@@ -1,6 +1,7 @@
 //! `flotilla launch FILE [name:=value ...]`: runs a ROS 2 YAML launch file without a ROS
 //! launch installation. `--show-args` lists its arguments, `--print` shows the commands.
-//! `flotilla calibrate ...` runs the `flotilla-calibrate` executable next to this one.
+//! `flotilla calibrate ...` runs the `flotilla-calibrate` executable next to this one,
+//! `flotilla experiment ...` the `flotilla-experiment` one.
 
 mod logging;
 mod output;
@@ -32,6 +33,15 @@ enum Commands {
     #[command(disable_help_flag = true)]
     Calibrate {
         /// Passed to `flotilla-calibrate` unchanged.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<std::ffi::OsString>,
+    },
+    /// Seeded batch experiments: `list`, or `<system> <name> [--option value ...] --out DIR`
+    /// (`flotilla experiment list`); runs the `flotilla-experiment` executable installed
+    /// next to `flotilla`.
+    #[command(disable_help_flag = true)]
+    Experiment {
+        /// Passed to `flotilla-experiment` unchanged.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<std::ffi::OsString>,
     },
@@ -71,18 +81,20 @@ fn main() {
     logging::init();
     let code = match cli.command {
         Commands::Launch(args) => launch(&args),
-        Commands::Calibrate { args } => dispatch("flotilla-calibrate", &args),
+        Commands::Calibrate { args } => dispatch("flotilla-calibrate", "calibration", &args),
+        Commands::Experiment { args } => dispatch("flotilla-experiment", "flotilla_experiments", &args),
     };
     std::process::exit(code);
 }
 
-/// Replaces this process with `tool` from this executable's directory (git-style
-/// subcommand), so its output, progress bar, exit code and signals are its own.
-fn dispatch(tool: &str, args: &[std::ffi::OsString]) -> i32 {
+/// Replaces this process with `tool` (built by cargo package `package`) from this
+/// executable's directory (git-style subcommand), so its output, progress bar, exit code
+/// and signals are its own.
+fn dispatch(tool: &str, package: &str, args: &[std::ffi::OsString]) -> i32 {
     use std::os::unix::process::CommandExt;
     let dir = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf));
     let Some(path) = dir.map(|d| d.join(tool)).filter(|p| p.is_file()) else {
-        error!("`flotilla {}` needs the `{tool}` executable next to `flotilla`, and there is none; build it with `cargo build --release -p calibration`", tool.trim_start_matches("flotilla-"));
+        error!("`flotilla {}` needs the `{tool}` executable next to `flotilla`, and there is none; build it with `cargo build --release -p {package}`", tool.trim_start_matches("flotilla-"));
         return EXIT_PROCESS_FAILED;
     };
     let e = std::process::Command::new(&path).args(args).exec();

@@ -13,7 +13,7 @@
 //!
 //! Lock step (`run.lockstep`): after each sensor publication the stepping thread waits for
 //! every robot's `cmd` stamped with that reading's time, then applies them in ascending id
-//! order against the snapshot the readings came from, like `robot_controller::batch::Run`;
+//! order against the snapshot the readings came from, like `flotilla_experiments::batch::Run`;
 //! the run is then as deterministic as the in-process one. A robot that does not answer
 //! within `run.lockstep_timeout` (wall s) is reported and the world steps on without it.
 

@@ -2,7 +2,8 @@
 //! poses and latches once per second match `tests/golden/lily_chain4_seed_4.csv`, recorded
 //! before the contract/firmware split. Re-record with `FLOTILLA_BLESS=1` only with a reason.
 
-use robot_controller::{batch::Run, Experiment, Ruleset};
+use flotilla_experiments::batch::{Run, TankExperiment};
+use robot_controller::Ruleset;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use std::sync::Arc;
 fn lily_firmware_run_follows_the_golden_file() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let ruleset = Arc::new(Ruleset::from_file(&root.join("config/rulesets/chain4.yaml")).unwrap());
-    let mut experiment = Experiment::lily_tank(ruleset, 15, 68.6);
+    let mut experiment = TankExperiment::lily_tank(ruleset, 15, 68.6);
     experiment.duration = 60.0;
     let mut run = Run::new(&experiment, 4).unwrap();
     let mut host = run.controller_host().unwrap();

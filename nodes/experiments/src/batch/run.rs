@@ -1,9 +1,9 @@
 //! One run: the tank side stepping with a robot side.
 
-use super::{BatchError, Experiment};
-use crate::firmware::{has_firmware, ControllerHost, ControllerParams, RobotSide};
-use crate::metrics::{MetricsTracker, RunSummary, Snapshot};
-use crate::station::BaseStation;
+use super::{BatchError, TankExperiment};
+use robot_controller::firmware::{has_firmware, ControllerHost, ControllerParams, RobotSide};
+use robot_controller::metrics::{MetricsTracker, RunSummary, Snapshot};
+use robot_controller::station::BaseStation;
 use std::collections::BTreeMap;
 use tank_physics::robots::RobotBus;
 use tank_physics::World;
@@ -29,7 +29,7 @@ pub struct RunResult {
 /// [`RobotBus`] the physics node uses (messages arrive with the next reading), and steps
 /// the physics by one control period. The node's lock-step mode keeps this order.
 pub struct Run<'a> {
-    experiment: &'a Experiment,
+    experiment: &'a TankExperiment,
     seed: u64,
     world: World,
     bus: RobotBus,
@@ -44,7 +44,7 @@ pub struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// Builds the world for `seed`.
-    pub fn new(experiment: &'a Experiment, seed: u64) -> Result<Self, BatchError> {
+    pub fn new(experiment: &'a TankExperiment, seed: u64) -> Result<Self, BatchError> {
         let steps_per_tick = experiment.validate()?;
         let world = World::new(experiment.world.clone(), seed)?;
         let robots = world.bodies().into_iter().filter(|b| has_firmware(b.kind)).map(|b| (b.name, b.id)).collect();
@@ -146,7 +146,7 @@ impl<'a> Run<'a> {
 }
 
 /// Runs `experiment` with seed `seed` and in-process controllers to its end.
-pub fn run(experiment: &Experiment, seed: u64) -> Result<RunResult, BatchError> {
+pub fn run(experiment: &TankExperiment, seed: u64) -> Result<RunResult, BatchError> {
     let mut run = Run::new(experiment, seed)?;
     let mut host = run.controller_host()?;
     while !run.is_done() {

@@ -1,8 +1,9 @@
 //! Self-assembly in the simulated Lily tank with the shipped rulesets (SPEC 1): 15 Lilies,
 //! level -8 cm, pumps at 68.6 %, the published Lily calibration, controllers at 10 Hz.
 
+use flotilla_experiments::batch::{Run, TankExperiment};
 use robot_controller::metrics::structures;
-use robot_controller::{batch::Run, Experiment, Ruleset};
+use robot_controller::Ruleset;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -13,7 +14,7 @@ fn ruleset(name: &str) -> Arc<Ruleset> {
 
 /// Sim time (s) of the first complete target, running at most `limit` s.
 fn first_target(name: &str, seed: u64, limit: f64) -> Option<f64> {
-    let mut experiment = Experiment::lily_tank(ruleset(name), 15, 68.6);
+    let mut experiment = TankExperiment::lily_tank(ruleset(name), 15, 68.6);
     experiment.duration = limit;
     let mut run = Run::new(&experiment, seed).unwrap();
     let mut host = run.controller_host().unwrap();
@@ -38,7 +39,7 @@ fn each_target_shape_forms_within_120_s_for_a_fixed_seed() {
 
 #[test]
 fn stopping_and_restarting_one_controller_does_not_stop_the_run() {
-    let mut experiment = Experiment::lily_tank(ruleset("chain4"), 15, 68.6);
+    let mut experiment = TankExperiment::lily_tank(ruleset("chain4"), 15, 68.6);
     experiment.duration = 240.0;
     let mut run = Run::new(&experiment, 2).unwrap();
     let mut host = run.controller_host().unwrap();
@@ -64,7 +65,7 @@ fn stopping_and_restarting_one_controller_does_not_stop_the_run() {
 #[test]
 fn the_restarted_robot_lets_go_of_its_bonds() {
     // Find a moment when lily_3 is latched, restart it there, and check its latches open.
-    let mut experiment = Experiment::lily_tank(ruleset("chain4"), 15, 68.6);
+    let mut experiment = TankExperiment::lily_tank(ruleset("chain4"), 15, 68.6);
     experiment.duration = 300.0;
     let mut run = Run::new(&experiment, 2).unwrap();
     let mut host = run.controller_host().unwrap();

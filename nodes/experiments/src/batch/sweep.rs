@@ -1,12 +1,19 @@
 //! Many runs in parallel, and their yield curves.
 
-use super::{run, BatchError, Experiment, RunResult};
+use super::{run, BatchError, RunResult, TankExperiment};
 use rayon::prelude::*;
 
 /// Every experiment with every seed (in parallel); results in experiment-major order.
-pub fn sweep(experiments: &[Experiment], seeds: &[u64]) -> Result<Vec<RunResult>, BatchError> {
-    let jobs: Vec<(&Experiment, u64)> = experiments.iter().flat_map(|e| seeds.iter().map(move |&s| (e, s))).collect();
-    jobs.par_iter().map(|(e, s)| run(e, *s)).collect()
+/// `on_finished` is called after each run (from the worker that ran it).
+pub fn sweep(experiments: &[TankExperiment], seeds: &[u64], on_finished: &(dyn Fn() + Sync)) -> Result<Vec<RunResult>, BatchError> {
+    let jobs: Vec<(&TankExperiment, u64)> = experiments.iter().flat_map(|e| seeds.iter().map(move |&s| (e, s))).collect();
+    jobs.par_iter()
+        .map(|(e, s)| {
+            let result = run(e, *s);
+            on_finished();
+            result
+        })
+        .collect()
 }
 
 /// Yield over time of one experiment across seeds.

@@ -1,10 +1,10 @@
 //! What an in-process run is made of.
 
-use crate::firmware::ControllerError;
-use crate::lily::Ruleset;
-use crate::station::{PumpSchedule, StationError};
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_contract::FrameError;
+use robot_controller::firmware::ControllerError;
+use robot_controller::lily::Ruleset;
+use robot_controller::station::{PumpSchedule, StationError};
 use std::sync::Arc;
 use tank_physics::robots::RobotError;
 use tank_physics::robots::{SensingConfig, SensingError};
@@ -21,7 +21,7 @@ pub struct Broadcast {
 
 /// One self-assembly experiment.
 #[derive(Clone, Debug)]
-pub struct Experiment {
+pub struct TankExperiment {
     /// Name in tables and plots.
     pub label: String,
     /// The world: arena, pumps, hydrodynamics, modules.
@@ -78,7 +78,7 @@ pub enum BatchError {
     },
 }
 
-impl Experiment {
+impl TankExperiment {
     /// `lilies` Lilies in the round Lily tank (level -8 cm, the published Lily calibration)
     /// with all pumps at `power` %, controlled at 10 Hz for 600 s, a snapshot every 5 s.
     pub fn lily_tank(ruleset: Arc<Ruleset>, lilies: usize, power: f64) -> Self {

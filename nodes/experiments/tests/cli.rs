@@ -1,0 +1,52 @@
+//! The `flotilla-experiment` binary: a tiny run into a directory, the listing, and usage
+//! errors (exit code 2, the option named).
+
+use std::process::Command;
+
+fn experiment(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_flotilla-experiment")).args(args).output().unwrap()
+}
+
+#[test]
+fn a_tiny_yield_run_writes_its_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("yield");
+    let args = ["lily", "yield", "--seeds", "1", "--duration=30", "--rulesets", "square4", "--pumps", "40", "--out", out.to_str().unwrap()];
+    let run = experiment(&args);
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    for file in ["summary.json", "yield_curves.csv", "runs.csv", "yield_square4.png", "yield.png", "report.md"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["metrics"]["square4 @ 40 %"]["runs"], 1);
+    assert_eq!(summary["options"]["duration"], "30");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("lily yield: 1 runs") && stdout.contains("summary.json"), "{stdout}");
+}
+
+#[test]
+fn bad_options_are_usage_errors_naming_the_option() {
+    for (args, named) in [
+        (&["lily", "yield", "--seeds", "many", "--out", "x"][..], "--seeds"),
+        (&["lily", "msd", "--pumps", "40,fast", "--out", "x"][..], "--pumps"),
+        (&["lily", "msd", "--speed", "3", "--out", "x"][..], "--speed"),
+        (&["lily", "yield", "--seeds", "1"][..], "--out"),
+        (&["lily", "yield", "--rulesets", "no_such_ruleset", "--out", "x"][..], "--rulesets"),
+        (&["kilobot", "yield", "--out", "x"][..], "kilobot yield"),
+    ] {
+        let run = experiment(args);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(named) && stderr.contains("usage:"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn list_shows_systems_experiments_and_options() {
+    let run = experiment(&["list"]);
+    assert_eq!(run.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.starts_with("lily\n"), "{stdout}");
+    assert!(stdout.contains("  yield - ") && stdout.contains("  msd - ") && stdout.contains("--pumps (default `40,68.6`)"), "{stdout}");
+    assert!(stdout.contains("\nmolemod\n  table1 - "), "{stdout}");
+}

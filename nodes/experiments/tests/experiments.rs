@@ -1,0 +1,109 @@
+//! Short seeded runs of every experiment through the library API: the summary has its
+//! keys, the figures are finite and plausible, the same options give the same outcome.
+
+use flotilla_experiments::registry::find;
+use flotilla_experiments::{Options, Outcome, Progress};
+use serde_json::Value;
+
+fn run(system: &str, name: &str, options: &[(&str, &str)]) -> (Outcome, u64) {
+    let experiment = find(system, name).unwrap();
+    let given: Vec<(String, String)> = options.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let options = Options::parse(experiment.options(), &given).unwrap();
+    let progress = Progress::hidden();
+    let outcome = experiment.run(&options, &progress).unwrap();
+    (outcome, progress.finished())
+}
+
+fn figure(metrics: &Value, key: &str) -> f64 {
+    metrics[key].as_f64().unwrap_or_else(|| panic!("{key} missing or not a number in {metrics}"))
+}
+
+#[test]
+fn lily_yield_short_run() {
+    let options = [("seeds", "2"), ("duration", "150"), ("rulesets", "chain4,t4"), ("pumps", "68.6")];
+    let (outcome, runs) = run("lily", "yield", &options);
+    assert_eq!(runs, 4, "2 rulesets x 1 pump power x 2 seeds");
+    assert_eq!(outcome.metrics.len(), 2);
+    for label in ["chain4 @ 68.6 %", "t4 @ 68.6 %"] {
+        let m = &outcome.metrics[label];
+        assert_eq!(m["runs"], 2, "{label}");
+        let (mean, lo, hi) = (figure(m, "final_yield_mean_pct"), figure(m, "final_yield_min_pct"), figure(m, "final_yield_max_pct"));
+        assert!((0.0..=100.0).contains(&lo) && lo <= mean && mean <= hi && hi <= 100.0, "{label}: {m}");
+        assert!(figure(m, "final_yield_sd_pct") >= 0.0);
+        assert!(m["mean_yield_pct_at_s"]["60"].is_number() && m["mean_yield_pct_at_s"]["150"].is_number(), "{m}");
+        let rate = figure(m, "assembly_rate_per_min");
+        assert!((0.0..=3.0 / 2.5).contains(&rate), "at most 3 targets in 2.5 min: {rate}");
+        assert!(figure(m, "wrong_attachments_per_run") >= 0.0 && figure(m, "targets_formed_per_run") >= 0.0);
+    }
+    let files: Vec<&str> = outcome.plots.iter().map(|p| p.file.as_str()).collect();
+    assert_eq!(files, ["yield_chain4.png", "yield_t4.png", "yield.png"], "yield.png: the chain4 panel (square4 not run)");
+    let tables: Vec<&str> = outcome.tables.iter().map(|t| t.file.as_str()).collect();
+    assert_eq!(tables, ["yield_curves.csv", "runs.csv"]);
+    assert_eq!(outcome.tables[1].rows.len(), 4, "one row per run");
+    assert!(outcome.report.contains("| chain4 @ 68.6 % | 2 |"), "{}", outcome.report);
+    let command = "`flotilla experiment lily yield --seeds 2 --duration 150 --rulesets chain4,t4 --pumps 68.6 --out DIR` (4 runs";
+    assert!(outcome.report.contains(command), "{}", outcome.report);
+    assert_eq!(outcome.report.matches("yield at 150 s").count(), 1, "the duration is one of the fixed times: {}", outcome.report);
+    // Seeded: the same options give the same figures; another first seed other runs.
+    assert_eq!(run("lily", "yield", &options).0.metrics, outcome.metrics);
+    let other = run("lily", "yield", &[("seeds", "2"), ("seed", "3"), ("duration", "150"), ("rulesets", "chain4,t4"), ("pumps", "68.6")]);
+    assert_ne!(other.0.tables[1].rows, outcome.tables[1].rows);
+}
+
+#[test]
+fn lily_msd_short_run_and_written_outcome() {
+    let options = [("seeds", "1"), ("duration", "90"), ("pumps", "68.6,90"), ("levels", "-8")];
+    let (outcome, runs) = run("lily", "msd", &options);
+    assert_eq!(runs, 2, "68.6 % and 90 % at -8 cm; the level setting repeats 68.6 % at -8 cm");
+    for label in ["68.6 %, level -8 cm", "90 %, level -8 cm"] {
+        let m = &outcome.metrics[label];
+        let plateau = figure(m, "plateau_m2");
+        // Bounded by the tank: at most its diameter (0.6 m) squared.
+        assert!(plateau > 1e-3 && plateau < 0.36, "{label}: {m}");
+        let peak = figure(m, "first_peak_s");
+        assert!(peak > 0.0 && peak < 60.0, "{label}: {m}");
+        assert!(figure(m, "first_peak_m2") >= plateau, "the first peak overshoots the plateau: {m}");
+        assert!(figure(m, "mean_speed_m_per_s") > 0.01 && figure(m, "mean_speed_m_per_s") < 1.0, "{m}");
+        assert!(figure(m, "mean_radius_m") > 0.0 && figure(m, "mean_radius_m") < 0.3, "{m}");
+        assert_eq!(figure(m, "pump_pct"), if label.starts_with("90") { 90.0 } else { 68.6 });
+    }
+    let table = &outcome.tables[0];
+    assert_eq!(table.rows.len(), 2400, "60 s of 25 ms lags");
+    assert_eq!(table.header, ["lag_s", "msd_m2_pump_68.6_pct_level_-8_cm", "msd_m2_pump_90_pct_level_-8_cm"]);
+    let experiment = find("lily", "msd").unwrap();
+    let given: Vec<(String, String)> = options.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let written = outcome.write(dir.path(), experiment, &Options::parse(experiment.options(), &given).unwrap()).unwrap();
+    assert_eq!(written.len(), 3, "msd.csv, msd.png, summary.json: {written:?}");
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["system"], "lily");
+    assert_eq!(summary["experiment"], "msd");
+    assert_eq!(summary["options"]["pumps"], "68.6,90");
+    assert_eq!(summary["options"]["balls"], "24", "defaults recorded too");
+    assert_eq!(summary["metrics"], Value::Object(outcome.metrics.clone()));
+    assert_eq!(summary["plots"], serde_json::json!(["msd.png"]));
+    assert_eq!(&std::fs::read(dir.path().join("msd.png")).unwrap()[1..4], b"PNG");
+}
+
+#[test]
+fn molemod_table1_short_run() {
+    let options = [("tasks", "task1,task3"), ("max_robots", "2"), ("repeats", "1")];
+    let (outcome, cells) = run("molemod", "table1", &options);
+    assert_eq!(cells, 3, "task1 with 1 robot, task3 with 1 and 2");
+    for (label, published) in [("task1 / 1 robots", 0.24), ("task3 / 1 robots", 3.08), ("task3 / 2 robots", 18.23)] {
+        let m = &outcome.metrics[label];
+        assert!(m["cost"].as_u64().unwrap() > 0 && m["actions"].as_u64().unwrap() >= m["steps"].as_u64().unwrap(), "{label}: {m}");
+        assert!(m["expanded"].as_u64().unwrap() >= 1 && m["generated"].as_u64() >= m["expanded"].as_u64(), "{label}: {m}");
+        let time = figure(m, "median_time_ms");
+        assert!(time > 0.0 && time < 10_000.0, "{label}: {m}");
+        assert_eq!(figure(m, "published_time_ms"), published);
+    }
+    assert_eq!(outcome.metrics["cells_compared_with_the_paper"], 3);
+    assert_eq!(outcome.tables[0].rows.len(), 3);
+    // Costs and search counts do not depend on timing: a second run gives the same plans.
+    let again = run("molemod", "table1", &options).0;
+    for label in ["task1 / 1 robots", "task3 / 2 robots"] {
+        assert_eq!(again.metrics[label]["cost"], outcome.metrics[label]["cost"]);
+        assert_eq!(again.metrics[label]["expanded"], outcome.metrics[label]["expanded"]);
+    }
+}
