@@ -1,6 +1,6 @@
 //! The hydrodynamic plugin of SPEC 1, term by term, as pure functions:
 //! flow sampling, quadratic drag (whole body or per face section), stochastic force,
-//! Webots-style damping. Buoyancy is the planar constraint in [`crate::World`].
+//! Webots-style damping. [`crate::medium::StirredTank`] applies them; buoyancy is its planar hold.
 
 use flotilla_common::catalogue::{ModuleSpec, Shape};
 use flotilla_common::flow_field::FlowCell;
@@ -167,7 +167,7 @@ mod tests {
         let f = quadratic_drag(Vector3::new(0.2, 0.0, 0.0), 7e-4, 0.47, 2.266, 1000.0);
         assert!((f - Vector3::new(-0.01491028, 0.0, 0.0)).norm() < 1e-9, "{f}");
         // Through the isotropic model: body at rest in a 0.2 m/s flow is pushed along it.
-        let ball = DragModel::new(&ModuleKind::PingPongBall.spec(), 10);
+        let ball = DragModel::new(ModuleKind::PingPongBall.spec(), 10);
         let (f, t) = drag(&ball, &Isometry3::identity(), Vector3::zeros(), Vector3::zeros(), Vector3::new(0.2, 0.0, 0.0), 2.266, 1000.0);
         assert!((f - Vector3::new(0.01491028, 0.0, 0.0)).norm() < 1e-9);
         assert_eq!(t, Vector3::zeros());
@@ -177,7 +177,7 @@ mod tests {
     fn lily_face_drag_translation_by_hand() {
         // Lily moving +x at 0.1 m/s: only the +x face (30 mm x 25 mm wet) faces the flow:
         // 1 * 0.5 * 1000 * 7.5e-4 * 1.05 * 0.01 = 0.0039375 N, no torque by symmetry.
-        let lily = DragModel::new(&ModuleKind::Lily.spec(), 10);
+        let lily = DragModel::new(ModuleKind::Lily.spec(), 10);
         let (f, t) = drag(&lily, &Isometry3::identity(), Vector3::new(0.1, 0.0, 0.0), Vector3::zeros(), Vector3::zeros(), 1.0, 1000.0);
         assert!((f - Vector3::new(-0.0039375, 0.0, 0.0)).norm() < 1e-12, "{f}");
         assert!(t.norm() < 1e-15, "{t}");
@@ -196,7 +196,7 @@ mod tests {
         // Force: 0.5 * 1000 * 1.05 * (0.015 * 0.025) * 0.4472136 * 2.8125e-4 = 2.476271e-5 N
         // along -u; torque z = -(0.015 * 0.8944272 + 0.0075 * 0.4472136) * 2.476271e-5
         // = -4.152832e-7 N m per face, four faces: -1.661133e-6 N m.
-        let lily = DragModel::new(&ModuleKind::Lily.spec(), 2);
+        let lily = DragModel::new(ModuleKind::Lily.spec(), 2);
         let (f, t) = drag(&lily, &Isometry3::identity(), Vector3::zeros(), Vector3::z(), Vector3::zeros(), 1.0, 1000.0);
         assert!(f.norm() < 1e-15, "{f}");
         assert!((t.z + 1.661133e-6).abs() < 1e-11, "{t}");
@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn sections_cover_the_wetted_faces() {
         let spec = ModuleKind::Lily.spec();
-        let DragModel::Faces { sections, .. } = DragModel::new(&spec, 10) else { panic!("faces") };
+        let DragModel::Faces { sections, .. } = DragModel::new(spec, 10) else { panic!("faces") };
         assert_eq!(sections.len(), 40);
         let area: f64 = sections.iter().map(|s| s.area).sum();
         assert!((area - 4.0 * 0.03 * 0.025).abs() < 1e-15);
