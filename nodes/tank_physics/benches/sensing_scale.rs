@@ -8,12 +8,15 @@
 //! (25 ms) and every robot is read at 10 Hz of sim time. Reported per N: the real-time
 //! factor of step + sensing, sensing cost per tick, step cost, and the cost per robot
 //! relative to N = 64 (1.0 = linear growth). Thread CPU time, so other load does not count.
+//! Sensing is timed from `World::bodies()` to the last reading, through one
+//! [`SensingIndex`] per tick (the figures before the index went through `RobotBus::read`).
 
 use flotilla_common::catalogue::ModuleKind;
 use std::hint::black_box;
 use std::time::Duration;
 use tank_physics::config::{ArenaKind, ModuleGroup};
-use tank_physics::robots::{LightSpot, RobotBus, SensingConfig};
+use tank_physics::robots::sensing::SensingIndex;
+use tank_physics::robots::{stamp_seconds, LightSpot, SensingConfig};
 use tank_physics::{Command, HydroParams, World, WorldConfig};
 
 /// Sim time per run, s.
@@ -90,7 +93,8 @@ fn run(swarm: Swarm, n: usize) -> Costs {
         let cmd = Command { latch_on: vec![matches!(swarm, Swarm::Lilies); body.faces.len()], ..Command::default() };
         world.command(body.id, &cmd).expect("latch command");
     }
-    let mut bus = RobotBus::new(sensing).expect("sensing config");
+    sensing.validate().expect("sensing config");
+    let mut index = SensingIndex::default();
     let steps_per_tick = (1.0 / (SENSING_HZ * dt)).round() as usize;
     let ticks = (SIM_SECONDS * SENSING_HZ).round() as usize;
     let mut costs = Costs { sim_seconds: 0.0, ticks: 0, step: Duration::ZERO, sensing: Duration::ZERO };
@@ -101,8 +105,10 @@ fn run(swarm: Swarm, n: usize) -> Costs {
         }
         let t1 = thread_cpu_time();
         let bodies = world.bodies();
-        for index in 0..bodies.len() {
-            black_box(bus.read(&bodies, index, world.time()));
+        let snapshot = index.snapshot(&bodies);
+        let stamp = stamp_seconds(world.time());
+        for i in 0..bodies.len() {
+            black_box(snapshot.sense(i, stamp, Vec::new(), &sensing));
         }
         let t2 = thread_cpu_time();
         costs.step += t1 - t0;

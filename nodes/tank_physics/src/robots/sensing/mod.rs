@@ -5,6 +5,7 @@
 mod geometry;
 
 use super::io::Sensors;
+use crate::spatial::{Disc, PlanarGrid};
 use crate::{BodyState, World};
 use flotilla_common::catalogue::SensorKind;
 use geometry::{face_frame, segment_hits_body};
@@ -113,11 +114,24 @@ pub fn sensors_for(world: &World, id: u32, radio_rx: Vec<u8>, config: &SensingCo
 }
 
 /// The reading of `bodies[index]` at `time` (s); `bodies` is the whole world (for contact
-/// and occlusion). Use this to read many robots from one `World::bodies()` snapshot.
+/// and occlusion). This indexes the whole snapshot for one reading; to read many robots
+/// of one snapshot, index it once ([`SensingIndex::snapshot`]) and read them all from it.
 pub fn sense(bodies: &[BodyState], index: usize, time: f64, radio_rx: Vec<u8>, config: &SensingConfig) -> Sensors {
-    let body = &bodies[index];
-    let spec = body.kind.spec();
-    let carries = |s: SensorKind| spec.sensors.contains(&s);
+    if senses_neighbours(&bodies[index]) {
+        SensingIndex::default().snapshot(bodies).sense(index, time, radio_rx, config)
+    } else {
+        own_sensors(&bodies[index], time, radio_rx, config)
+    }
+}
+
+/// Whether the body carries a sensor that looks at the other bodies.
+fn senses_neighbours(body: &BodyState) -> bool {
+    body.kind.spec().sensors.iter().any(|s| matches!(s, SensorKind::ConnectionPerFace | SensorKind::TargetPerFace))
+}
+
+/// The reading of the sensors that need nothing but the body itself (latches, light).
+fn own_sensors(body: &BodyState, time: f64, radio_rx: Vec<u8>, config: &SensingConfig) -> Sensors {
+    let carries = |s: SensorKind| body.kind.spec().sensors.contains(&s);
     let mut sensors = Sensors { stamp: time, radio_rx, ..Sensors::default() };
     if carries(SensorKind::LatchState) {
         sensors.latched = body.faces.iter().map(|f| f.latched.is_some()).collect();
@@ -125,44 +139,119 @@ pub fn sense(bodies: &[BodyState], index: usize, time: f64, radio_rx: Vec<u8>, c
     if carries(SensorKind::LightTop) {
         sensors.light = config.light_at(body.pose.translation.x, body.pose.translation.y);
     }
-    if carries(SensorKind::ConnectionPerFace) {
-        sensors.contact = (0..spec.faces.len()).map(|k| face_in_contact(bodies, index, k, config)).collect();
-    }
-    if carries(SensorKind::TargetPerFace) {
-        sensors.target_seen = match config.target {
-            Some([x, y]) => (0..spec.faces.len()).map(|k| face_sees(bodies, index, k, Vector2::new(x, y))).collect(),
-            None => vec![false; spec.faces.len()],
-        };
-    }
     sensors
 }
 
-/// Whether another body's face lies within contact range of face `k`, roughly facing it.
-fn face_in_contact(bodies: &[BodyState], index: usize, k: usize, config: &SensingConfig) -> bool {
-    let body = &bodies[index];
-    if body.faces.get(k).is_some_and(|f| f.latched.is_some()) {
-        return true;
-    }
-    let Some((centre, normal)) = face_frame(body, k) else { return false };
-    let cos_limit = config.contact_angle.cos();
-    bodies.iter().enumerate().filter(|(j, _)| *j != index).any(|(_, other)| {
-        let reach = other.kind.spec().shape.horizontal_radius() + config.contact_range;
-        let d = Vector2::new(other.pose.translation.x - centre.x, other.pose.translation.y - centre.y);
-        d.norm() <= reach
-            && (0..other.faces.len())
-                .filter_map(|m| face_frame(other, m))
-                .any(|(c, n)| (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit)
-    })
+/// Footprints are filed this much larger (m) than they are, so that a footprint touching a
+/// cell border exactly is found from either side.
+const FILING_SLACK: f64 = 1e-9;
+
+/// What the sensors need of one snapshot of the world, computed once for all readings of
+/// a tick: every face's frame and the bodies' footprints on a [`PlanarGrid`]. Keep one
+/// and rebuild it every tick: its buffers are reused.
+#[derive(Clone, Debug, Default)]
+pub struct SensingIndex {
+    /// Centre (m) and outward unit normal of every face in the plane, body after body.
+    faces: Vec<(Vector2<f64>, Vector2<f64>)>,
+    /// Where each body's faces start in `faces` (one more entry than bodies).
+    face_start: Vec<usize>,
+    /// Bounding discs of the bodies' footprints.
+    footprints: Vec<Disc>,
+    /// The footprints by cell.
+    grid: PlanarGrid,
 }
 
-/// Whether face `k` sees `target`: the target lies in front of the face (180 deg field of
-/// view) and no other body stands on the line between.
-fn face_sees(bodies: &[BodyState], index: usize, k: usize, target: Vector2<f64>) -> bool {
-    let Some((centre, normal)) = face_frame(&bodies[index], k) else { return false };
-    if (target - centre).dot(&normal) <= 0.0 {
-        return false;
+impl SensingIndex {
+    /// Indexes `bodies` (one snapshot of the whole world) and returns the snapshot to read
+    /// robots from.
+    pub fn snapshot<'a>(&'a mut self, bodies: &'a [BodyState]) -> SensingSnapshot<'a> {
+        self.faces.clear();
+        self.face_start.clear();
+        self.footprints.clear();
+        for body in bodies {
+            self.face_start.push(self.faces.len());
+            // BodyState has one face state per catalogue face: frames line up with them.
+            self.faces.extend((0..body.faces.len()).filter_map(|k| face_frame(body, k)));
+            let centre = Vector2::new(body.pose.translation.x, body.pose.translation.y);
+            self.footprints.push(Disc { centre, radius: body.kind.spec().shape.horizontal_radius() + FILING_SLACK });
+        }
+        self.face_start.push(self.faces.len());
+        self.grid.from_discs(&self.footprints);
+        SensingSnapshot { bodies, index: self }
     }
-    !bodies.iter().enumerate().any(|(j, other)| j != index && segment_hits_body(centre, target, other))
+}
+
+/// One indexed snapshot of the world: read any robot of it.
+#[derive(Clone, Copy, Debug)]
+pub struct SensingSnapshot<'a> {
+    bodies: &'a [BodyState],
+    index: &'a SensingIndex,
+}
+
+impl SensingSnapshot<'_> {
+    /// The bodies of the snapshot.
+    pub fn bodies(&self) -> &[BodyState] {
+        self.bodies
+    }
+
+    /// The reading of `bodies[index]` at `time` (s), with the radio bytes `radio_rx`.
+    pub fn sense(&self, index: usize, time: f64, radio_rx: Vec<u8>, config: &SensingConfig) -> Sensors {
+        let body = &self.bodies[index];
+        let spec = body.kind.spec();
+        let carries = |s: SensorKind| spec.sensors.contains(&s);
+        let mut sensors = own_sensors(body, time, radio_rx, config);
+        if carries(SensorKind::ConnectionPerFace) {
+            sensors.contact = (0..spec.faces.len()).map(|k| self.face_in_contact(index, k, config)).collect();
+        }
+        if carries(SensorKind::TargetPerFace) {
+            sensors.target_seen = match config.target {
+                Some([x, y]) => (0..spec.faces.len()).map(|k| self.face_sees(index, k, Vector2::new(x, y))).collect(),
+                None => vec![false; spec.faces.len()],
+            };
+        }
+        sensors
+    }
+
+    /// Frames of the faces of body `index`.
+    fn faces_of(&self, index: usize) -> &[(Vector2<f64>, Vector2<f64>)] {
+        &self.index.faces[self.index.face_start[index]..self.index.face_start[index + 1]]
+    }
+
+    /// Whether another body's face lies within contact range of face `k`, roughly facing it.
+    fn face_in_contact(&self, index: usize, k: usize, config: &SensingConfig) -> bool {
+        let body = &self.bodies[index];
+        if body.faces.get(k).is_some_and(|f| f.latched.is_some()) {
+            return true;
+        }
+        let Some(&(centre, normal)) = self.faces_of(index).get(k) else { return false };
+        let cos_limit = config.contact_angle.cos();
+        let range = Vector2::repeat(config.contact_range);
+        // A body with a face within range has its footprint within range too.
+        self.index.grid.any_in_box(centre - range, centre + range, |j| {
+            let j = j as usize;
+            if j == index {
+                return false;
+            }
+            let other = &self.bodies[j];
+            let reach = other.kind.spec().shape.horizontal_radius() + config.contact_range;
+            let d = Vector2::new(other.pose.translation.x - centre.x, other.pose.translation.y - centre.y);
+            d.norm() <= reach
+                && self.faces_of(j).iter().any(|&(c, n)| (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit)
+        })
+    }
+
+    /// Whether face `k` sees `target`: the target lies in front of the face (180 deg field
+    /// of view) and no other body stands on the line between.
+    fn face_sees(&self, index: usize, k: usize, target: Vector2<f64>) -> bool {
+        let Some(&(centre, normal)) = self.faces_of(index).get(k) else { return false };
+        if (target - centre).dot(&normal) <= 0.0 {
+            return false;
+        }
+        !self
+            .index
+            .grid
+            .any_on_segment(centre, target, |j| j as usize != index && segment_hits_body(centre, target, &self.bodies[j as usize]))
+    }
 }
 
 #[cfg(test)]
