@@ -374,14 +374,13 @@ impl ModuleKind {
                 }
             }
             ModuleKind::Bluebot => {
-                // 130 mm long, 235 cm^3 (SPEC 3): a 130 x 45 x 40 mm box (234 cm^3); slightly
-                // positively buoyant (SPEC 3): 1 % lighter than the water it displaces (assumed).
+                // 130 mm long, 235 cm^3 (SPEC 3): a 130 x 45 x 40 mm box; near neutral buoyancy.
                 let half = Vector3::new(0.065, 0.0225, 0.02);
                 let shape = Shape::Box { half_extents: half };
                 ModuleSpec {
                     kind: self,
                     shape,
-                    mass: 0.99 * floating_mass(&shape, f64::INFINITY),
+                    mass: WATER_DENSITY * 235.0e-6,
                     medium: Medium::Submerged,
                     drag_coefficient: 0.8,
                     frontal_area: 4.0 * half.y * half.z,
