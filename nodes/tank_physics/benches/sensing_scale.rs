@@ -128,9 +128,11 @@ fn main() {
         println!("sensing_scale: run with `cargo bench` for measurements");
         return;
     }
+    // `-- 1024` (any sizes) runs only those, e.g. under a profiler.
+    let only: Vec<usize> = std::env::args().filter_map(|a| a.parse().ok()).collect();
     for (swarm, label) in [(Swarm::Lilies, "Lilies, latches on"), (Swarm::MhpSquares, "MHP squares, target")] {
         let mut base_per_robot = None;
-        for n in [64, 256, 1024, 4096] {
+        for n in [64, 256, 1024, 4096].into_iter().filter(|n| only.is_empty() || only.contains(n)) {
             let c = run(swarm, n);
             let total = (c.step + c.sensing).as_secs_f64();
             let per_robot = total / (c.sim_seconds * n as f64);
