@@ -88,9 +88,20 @@ impl Physics {
             return physics;
         }
         let ground = physics.bodies.insert(RigidBodyBuilder::fixed().build());
-        if !arena.walls.is_empty() {
-            // One compound collider: the broad phase then sees a single static leaf
-            // instead of one per wall box.
+        if arena.walls.len() <= 4 {
+            // A rectangle's four walls as their own colliders: a compound's bounding box
+            // spans the whole arena, which made every body a broad-phase pair with it.
+            for w in &arena.walls {
+                let collider = ColliderBuilder::cuboid(w.half_extents.x, w.half_extents.y, w.half_extents.z)
+                    .position(w.pose)
+                    .friction(contact.friction)
+                    .restitution(contact.restitution)
+                    .build();
+                physics.colliders.insert_with_parent(collider, ground, &mut physics.bodies);
+            }
+        } else {
+            // The round tank's many wall boxes as one compound collider: the broad phase
+            // then sees a single static leaf instead of one per wall box.
             let boxes =
                 arena.walls.iter().map(|w| (w.pose, SharedShape::cuboid(w.half_extents.x, w.half_extents.y, w.half_extents.z))).collect();
             let collider = ColliderBuilder::compound(boxes).friction(contact.friction).restitution(contact.restitution).build();
