@@ -1,5 +1,6 @@
 //! Shared Flotilla types and helpers used by every node.
 //!
+//! - [`arena`]: the one geometric description of an arena (outline, walls, water, inlets).
 //! - [`catalogue`]: the module kinds (geometry, mass, draft, faces, actuators, sensors).
 //! - [`flow_field`]: the gridded per-cell flow statistics and their file format.
 //! - [`trajectory`]: the SwisTrack-like trajectory CSV that physics, tracker and
@@ -8,6 +9,7 @@
 //! - [`params`]: `ros__parameters` files: loading, validation, clear errors.
 //! - `ros` (feature `ros`): node start-up, shutdown and parameter glue for r2r.
 
+pub mod arena;
 pub mod bag;
 pub mod catalogue;
 pub mod flow_field;

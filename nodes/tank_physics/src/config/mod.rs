@@ -8,6 +8,7 @@ pub use error::ConfigError;
 pub(crate) use reader::check_range;
 
 use crate::medium::MediumKind;
+use flotilla_common::arena::{ArenaGeometry, ArenaOutline, InletGeometry};
 use flotilla_common::catalogue::ModuleKind;
 use reader::Section;
 use serde::{Deserialize, Serialize};
@@ -97,6 +98,32 @@ impl Default for ArenaConfig {
             wall_thickness: 0.1,
             wall_segments: 48,
             inlets: InletConfig::default(),
+        }
+    }
+}
+
+impl ArenaConfig {
+    /// The geometry this configuration describes: a round outline for the round tank, a
+    /// rectangle otherwise; walls except in open water; water except on a table; inlets
+    /// on the round tank.
+    pub fn geometry(&self) -> ArenaGeometry {
+        let outline = match self.kind {
+            ArenaKind::RoundTank => ArenaOutline::Round { diameter: self.diameter, wall_segments: self.wall_segments },
+            _ => ArenaOutline::Rectangle { size_x: self.size_x, size_y: self.size_y },
+        };
+        let inlets = InletGeometry {
+            count: self.inlets.count,
+            deflection: self.inlets.deflection_deg.to_radians(),
+            nozzle_below_rim: self.inlets.nozzle_below_rim,
+            nozzle_diameter: self.inlets.nozzle_diameter,
+        };
+        ArenaGeometry {
+            outline,
+            walled: self.kind != ArenaKind::OpenWater,
+            depth: self.depth,
+            water_level: (self.kind != ArenaKind::Table).then_some(self.water_level),
+            wall_thickness: self.wall_thickness,
+            inlets: (self.kind == ArenaKind::RoundTank).then_some(inlets),
         }
     }
 }
