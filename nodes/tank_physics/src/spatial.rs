@@ -69,18 +69,20 @@ impl PlanarGrid {
         let mut min = Vector2::repeat(f64::INFINITY);
         let mut max = Vector2::repeat(f64::NEG_INFINITY);
         let mut largest = 0.0f64;
-        for d in discs {
+        // Bounds from the finite discs; a body that has blown up (NaN) is filed in a border
+        // cell, where the exact tests never match it.
+        for d in discs.iter().filter(|d| d.centre.iter().all(|v| v.is_finite()) && d.radius.is_finite()) {
             min = min.inf(&(d.centre - Vector2::repeat(d.radius)));
             max = max.sup(&(d.centre + Vector2::repeat(d.radius)));
             largest = largest.max(d.radius);
         }
-        if discs.is_empty() || !(min.iter().chain(max.iter()).all(|v| v.is_finite())) {
+        if min.x > max.x {
             self.reset(Vector2::zeros(), Vector2::zeros(), 1.0);
-            return;
+        } else {
+            let size = max - min;
+            let spacing = (size.x * size.y / discs.len() as f64).sqrt();
+            self.reset(min, max, (2.0 * largest).max(spacing));
         }
-        let size = max - min;
-        let spacing = (size.x * size.y / discs.len() as f64).sqrt();
-        self.reset(min, max, (2.0 * largest).max(spacing));
         for (i, d) in discs.iter().enumerate() {
             self.insert(i as u32, d);
         }
@@ -244,6 +246,14 @@ mod tests {
         grid.insert(2, &disc(-3.0, 0.1, 0.01));
         assert!(grid.any_in_box(Vector2::new(-3.1, 0.0), Vector2::new(-2.9, 0.2), |i| i == 2));
         assert!(!grid.any_in_box(Vector2::new(0.8, 0.8), Vector2::new(0.9, 0.9), |_| true));
+    }
+
+    #[test]
+    fn a_blown_up_disc_hides_no_other() {
+        let mut grid = PlanarGrid::default();
+        grid.from_discs(&[disc(f64::NAN, 0.0, 0.01), disc(0.3, 0.2, 0.01), disc(-0.3, -0.2, 0.01)]);
+        assert!(grid.any_in_box(Vector2::new(0.29, 0.19), Vector2::new(0.31, 0.21), |i| i == 1));
+        assert!(grid.any_on_segment(Vector2::new(-1.0, -0.2), Vector2::new(1.0, -0.2), |i| i == 2));
     }
 
     #[test]
