@@ -19,7 +19,12 @@ pub fn sample_flow(cell: &FlowCell, kv: f64, z: Vector2<f64>) -> Vector3<f64> {
 
 /// `KF * 1/2 rho A C |v_rel|^2` against the relative velocity `v_rel` (m/s), N.
 pub fn quadratic_drag(v_rel: Vector3<f64>, area: f64, c: f64, kf: f64, rho: f64) -> Vector3<f64> {
-    -kf * 0.5 * rho * area * c * v_rel.norm() * v_rel
+    quadratic_drag_at_speed(v_rel, v_rel.norm(), area, c, kf, rho)
+}
+
+/// [`quadratic_drag`] with `speed` = |v_rel| already at hand (the same value, one root less).
+fn quadratic_drag_at_speed(v_rel: Vector3<f64>, speed: f64, area: f64, c: f64, kf: f64, rho: f64) -> Vector3<f64> {
+    -kf * 0.5 * rho * area * c * speed * v_rel
 }
 
 /// Stochastic force at the centre of mass: `sigma_stoch * z` per horizontal axis,
@@ -155,7 +160,7 @@ pub fn drag(
                     if facing <= 0.0 {
                         continue;
                     }
-                    let f = quadratic_drag(v_rel, s.area * facing, *c, kf, rho);
+                    let f = quadratic_drag_at_speed(v_rel, speed, s.area * facing, *c, kf, rho);
                     force += f;
                     torque += r.cross(&f);
                 }
