@@ -170,7 +170,7 @@ impl TankSimulator {
     /// group), for estimating the flow field from its recordings.
     pub fn drag_model(&self) -> Option<DragModel> {
         let group = self.world.modules.first()?;
-        Some(DragModel::of_module(&group.kind.spec(), self.world.hydro.water_density))
+        Some(DragModel::of_module(group.kind.spec(), self.world.hydro.water_density))
     }
 
     fn advance(&self, world: &mut World) {

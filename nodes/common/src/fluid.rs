@@ -32,7 +32,13 @@ impl QuadraticDrag {
     /// `gain` (dimensionless; 1 for the plain law, the model's K_F in the tank):
     /// `-gain 1/2 rho A C |v_rel| v_rel`, against the relative motion.
     pub fn force(&self, v_rel: Vector3<f64>, gain: f64) -> Vector3<f64> {
-        -gain * 0.5 * self.density * self.area * self.coefficient * v_rel.norm() * v_rel
+        self.force_at_speed(v_rel, v_rel.norm(), gain)
+    }
+
+    /// [`QuadraticDrag::force`] with `speed` = |v_rel| already at hand (one root less in a
+    /// per-section loop), N.
+    pub fn force_at_speed(&self, v_rel: Vector3<f64>, speed: f64, gain: f64) -> Vector3<f64> {
+        -gain * 0.5 * self.density * self.area * self.coefficient * speed * v_rel
     }
 
     /// The relative speed (m/s) at which drag alone gives a body of `mass` kg an
@@ -69,7 +75,7 @@ mod tests {
     #[test]
     fn slip_speed_inverts_the_force() {
         let ball = ModuleKind::PingPongBall.spec();
-        let drag = QuadraticDrag::of_module(&ball, WATER_DENSITY);
+        let drag = QuadraticDrag::of_module(ball, WATER_DENSITY);
         for speed in [0.01, 0.2, 1.5] {
             let a = drag.force(Vector3::new(speed, 0.0, 0.0), 1.0).norm() / ball.mass;
             assert!((drag.slip_speed(ball.mass, a) - speed).abs() < 1e-12 * speed.max(1.0), "{speed}");

@@ -1,5 +1,6 @@
 //! Shared Flotilla types and helpers used by every node.
 //!
+//! - [`arena`]: the one geometric description of an arena (outline, walls, water, inlets).
 //! - [`catalogue`]: the module kinds (geometry, mass, draft, faces, actuators, sensors).
 //! - [`flow_field`]: the gridded per-cell flow statistics and their file format.
 //! - [`fluid`]: water density, floating mass and the quadratic drag law (forward and
@@ -13,6 +14,7 @@
 //! - `ros` (feature `ros`): node start-up, shutdown and parameter glue for r2r;
 //!   `ros_contract`: each robot system's hardware contract as its `flotilla_msgs` messages.
 
+pub mod arena;
 pub mod bag;
 pub mod catalogue;
 pub mod flow_field;

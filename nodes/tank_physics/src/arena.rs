@@ -1,11 +1,12 @@
-//! Arena geometry: walls (as box colliders), water surface, inlets, spawn area.
+//! The physics' arena: the walls (as box colliders), water surface and inlets of the
+//! configured [`ArenaGeometry`] (`flotilla_common::arena`, shared with the models).
 //!
 //! World frame: origin at the centre of the tank floor (or the table top), z up.
 
 use crate::config::{ArenaConfig, ArenaKind};
+use flotilla_common::arena::ArenaGeometry;
 use nalgebra::{Isometry3, Point2, Translation3, UnitQuaternion, Vector2, Vector3};
 use serde::{Deserialize, Serialize};
-use std::f64::consts::PI;
 
 /// One straight wall piece: a box.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,6 +35,8 @@ pub struct Arena {
     pub kind: ArenaKind,
     /// The configuration it was built from.
     pub config: ArenaConfig,
+    /// Its geometry (the description the URDF/SDF models draw too).
+    pub geometry: ArenaGeometry,
     /// Height of the water surface above the floor, m; None for a table.
     pub surface_z: Option<f64>,
     /// Wall boxes (empty for open water).
@@ -45,95 +48,34 @@ pub struct Arena {
 impl Arena {
     /// Builds the geometry from a (validated) configuration.
     pub fn new(config: &ArenaConfig) -> Self {
-        let c = config;
-        let surface_z = match c.kind {
-            ArenaKind::Table => None,
-            _ => Some(c.depth + c.water_level),
-        };
-        let walls = match c.kind {
-            ArenaKind::RoundTank => round_walls(c),
-            ArenaKind::RectTank | ArenaKind::Table => rect_walls(c),
-            ArenaKind::OpenWater => Vec::new(),
-        };
-        let inlets = match c.kind {
-            ArenaKind::RoundTank => round_inlets(c),
-            _ => Vec::new(),
-        };
-        Self { kind: c.kind, config: c.clone(), surface_z, walls, inlets }
+        let geometry = config.geometry();
+        let walls = geometry
+            .walls()
+            .into_iter()
+            .map(|w| WallSegment {
+                pose: Isometry3::from_parts(Translation3::from(w.centre), UnitQuaternion::from_axis_angle(&Vector3::z_axis(), w.yaw)),
+                half_extents: w.half_extents,
+            })
+            .collect();
+        let depth_below_surface = (config.inlets.nozzle_below_rim + config.water_level).max(0.0);
+        let inlets = geometry
+            .inlet_layout()
+            .into_iter()
+            .map(|(position, direction)| Inlet { position: Point2::from(position), direction, depth_below_surface })
+            .collect();
+        Self { kind: config.kind, config: config.clone(), surface_z: geometry.surface_z(), geometry, walls, inlets }
     }
 
     /// Whether a disc of radius `radius` m centred at `p` lies inside the free area,
     /// at least `margin` m from every wall.
     pub fn contains_disc(&self, p: Point2<f64>, radius: f64, margin: f64) -> bool {
-        let c = &self.config;
-        let r = radius + margin;
-        match self.kind {
-            ArenaKind::RoundTank => p.coords.norm() + r <= 0.5 * c.diameter,
-            ArenaKind::RectTank | ArenaKind::Table | ArenaKind::OpenWater => {
-                p.x.abs() + r <= 0.5 * c.size_x && p.y.abs() + r <= 0.5 * c.size_y
-            }
-        }
+        self.geometry.contains_disc(p, radius, margin)
     }
 
     /// Half extents of the rectangle random spawns are drawn from, m.
     pub fn spawn_half_extents(&self) -> Vector2<f64> {
-        match self.kind {
-            ArenaKind::RoundTank => Vector2::repeat(0.5 * self.config.diameter),
-            _ => Vector2::new(0.5 * self.config.size_x, 0.5 * self.config.size_y),
-        }
+        self.geometry.half_extents()
     }
-}
-
-fn round_walls(c: &ArenaConfig) -> Vec<WallSegment> {
-    let n = c.wall_segments;
-    let r_inner = 0.5 * c.diameter;
-    let half_t = 0.5 * c.wall_thickness;
-    // Segment half length covers the chord at the inner radius with a small overlap so
-    // that no ball slips between neighbours.
-    let half_len = r_inner * (PI / n as f64).tan() + half_t;
-    (0..n)
-        .map(|i| {
-            let angle = 2.0 * PI * i as f64 / n as f64;
-            let rc = r_inner + half_t;
-            WallSegment {
-                pose: Isometry3::from_parts(
-                    Translation3::new(rc * angle.cos(), rc * angle.sin(), 0.5 * c.depth),
-                    UnitQuaternion::from_axis_angle(&Vector3::z_axis(), angle),
-                ),
-                half_extents: Vector3::new(half_t, half_len, 0.5 * c.depth),
-            }
-        })
-        .collect()
-}
-
-fn rect_walls(c: &ArenaConfig) -> Vec<WallSegment> {
-    let t = c.wall_thickness;
-    let (hx, hy, hz) = (0.5 * c.size_x, 0.5 * c.size_y, 0.5 * c.depth.max(0.05));
-    let wall = |x: f64, y: f64, half: Vector3<f64>| WallSegment { pose: Isometry3::translation(x, y, hz), half_extents: half };
-    vec![
-        wall(hx + 0.5 * t, 0.0, Vector3::new(0.5 * t, hy + t, hz)),
-        wall(-hx - 0.5 * t, 0.0, Vector3::new(0.5 * t, hy + t, hz)),
-        wall(0.0, hy + 0.5 * t, Vector3::new(hx + t, 0.5 * t, hz)),
-        wall(0.0, -hy - 0.5 * t, Vector3::new(hx + t, 0.5 * t, hz)),
-    ]
-}
-
-fn round_inlets(c: &ArenaConfig) -> Vec<Inlet> {
-    let n = c.inlets.count;
-    let r = 0.5 * c.diameter;
-    let deflection = c.inlets.deflection_deg.to_radians();
-    let depth_below_surface = (c.inlets.nozzle_below_rim + c.water_level).max(0.0);
-    (0..n)
-        .map(|i| {
-            let angle = 2.0 * PI * i as f64 / n as f64;
-            let outward = Vector2::new(angle.cos(), angle.sin());
-            let (s, co) = deflection.sin_cos();
-            let inward = -outward;
-            // Rotate the inward radial direction counter-clockwise by the deflection.
-            let direction = Vector2::new(co * inward.x - s * inward.y, s * inward.x + co * inward.y);
-            Inlet { position: Point2::from(outward * r), direction, depth_below_surface }
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! The Flotilla world: floating and swimming modules as rapier3d bodies in an arena, under
-//! the Lily tank's hydrodynamic model (SPEC 1): per-cell flow sampling, quadratic drag per
-//! face section, stochastic force, Webots damping, buoyancy at the draft (planar model).
+//! The Flotilla world: floating, swimming and crawling modules as rapier3d bodies in an
+//! arena, in a [`medium`] chosen by configuration (the Lily tank's stirred water of SPEC 1,
+//! 3-D still water, unbounded fluid, a dry table), pushed by actuator [`actuation`] models.
+//! Neighbour queries (sensing, latches, spawning) go through a uniform grid ([`spatial`]).
 //!
 //! Pure library: no ROS, no I/O except the explicit flow-field and trajectory files.
 //!
@@ -14,16 +15,20 @@
 //! assert!((world.time() - 1.0).abs() < 1e-9);
 //! ```
 
+pub mod actuation;
 pub mod arena;
 pub mod config;
 pub mod flow;
 pub mod hydro;
+pub mod medium;
 pub mod recorder;
 pub mod robots;
+pub mod spatial;
 pub mod systems;
 pub mod world;
 
 pub use arena::{Arena, Inlet, WallSegment};
 pub use config::{ArenaConfig, ArenaKind, ConfigError, FlowConfig, HydroParams, WorldConfig};
+pub use medium::MediumKind;
 pub use recorder::TrajectoryRecorder;
-pub use world::{BodyState, Command, FaceState, LatchLink, PhysicsError, PlanarPose, World};
+pub use world::{BodyState, Command, FaceState, LatchLink, PhysicsError, PlanarPose, Thruster, World};

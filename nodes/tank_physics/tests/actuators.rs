@@ -2,7 +2,7 @@
 //! direction error, failures).
 
 use flotilla_common::catalogue::ModuleKind;
-use tank_physics::{ArenaKind, Command, HydroParams, LatchLink, PlanarPose, World, WorldConfig};
+use tank_physics::{ArenaKind, Command, HydroParams, LatchLink, MediumKind, PlanarPose, World, WorldConfig};
 
 fn latch_command(on: [bool; 4]) -> Command {
     Command { latch_on: on.to_vec(), ..Command::default() }
@@ -70,6 +70,9 @@ fn still_open_water() -> WorldConfig {
         ..WorldConfig::default()
     };
     config.arena.kind = ArenaKind::OpenWater;
+    // The stirred tank's planar model (drag with the step limiter), still: the hand
+    // computation below is for it.
+    config.medium = Some(MediumKind::StirredTank);
     config.arena.size_x = 2.0;
     config.arena.size_y = 2.0;
     config.arena.inlets.count = 0;
@@ -96,6 +99,24 @@ fn thruster_pushes_along_the_inward_normal_by_hand() {
     }
     let v = world.bodies()[0].linvel.x;
     assert!((v - 0.0385628).abs() < 1e-6, "{v}");
+}
+
+#[test]
+fn thruster_reaches_the_unbounded_fluid_terminal_speed() {
+    let mut config = still_open_water();
+    config.medium = None;
+    assert_eq!(config.medium_kind(), MediumKind::UnboundedFluid, "open water's usual medium");
+    let mut world = World::new(config, 1).unwrap();
+    world.spawn(ModuleKind::MhpSquare, PlanarPose::new(0.0, 0.0, 0.0), "mhp_0").unwrap();
+    world.command(0, &Command { thruster_on: vec![false, false, true, false], ..Command::default() }).unwrap();
+    for _ in 0..4000 {
+        world.step();
+    }
+    // sqrt(2 F / (rho A C)) with F = 6.4 mN, A = 0.08 m * 0.09 m across x, C = 0.8:
+    // sqrt(0.0128 / 5.76) = 0.0471405 m/s.
+    let b = &world.bodies()[0];
+    assert!((b.linvel.x - 0.0471405).abs() < 1e-7, "{}", b.linvel);
+    assert!(b.linvel.yz().norm() < 1e-12 && b.angvel.norm() < 1e-12, "straight on: {} {}", b.linvel, b.angvel);
 }
 
 #[test]

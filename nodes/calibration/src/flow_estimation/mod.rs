@@ -39,7 +39,7 @@ pub struct DragModel {
 
 impl Default for DragModel {
     fn default() -> Self {
-        Self::of_module(&ModuleKind::PingPongBall.spec(), WATER_DENSITY)
+        Self::of_module(ModuleKind::PingPongBall.spec(), WATER_DENSITY)
     }
 }
 

@@ -41,6 +41,14 @@ impl ModuleKind {
         ModuleKind::MolemodBlock,
     ];
 
+    /// Number of kinds.
+    pub const COUNT: usize = Self::ALL.len();
+
+    /// Position of this kind in [`Self::ALL`] (for per-kind tables).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The configuration name, e.g. `ping_pong_ball`.
     pub fn name(self) -> &'static str {
         match self {
@@ -106,6 +114,13 @@ mod tests {
     fn names_round_trip() {
         for kind in ModuleKind::ALL {
             assert_eq!(kind.name().parse::<ModuleKind>(), Ok(kind));
+        }
+    }
+
+    #[test]
+    fn index_is_the_position_in_all() {
+        for (i, kind) in ModuleKind::ALL.iter().enumerate() {
+            assert_eq!(kind.index(), i);
         }
     }
 

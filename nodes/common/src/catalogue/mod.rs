@@ -8,4 +8,7 @@ mod kind;
 mod spec;
 
 pub use kind::{ModuleKind, UnknownKind};
-pub use spec::{floating_mass, ActuatorKind, FaceSpec, LatchSpec, Medium, ModuleSpec, SensorKind, Shape, ThrusterSpec, WATER_DENSITY};
+pub use spec::{
+    floating_box_metacentric_height, floating_mass, ActuatorKind, FaceSpec, LatchSpec, Medium, ModuleSpec, SensorKind, Shape, ThrusterSpec,
+    WATER_DENSITY,
+};

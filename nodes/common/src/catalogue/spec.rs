@@ -8,6 +8,7 @@ use super::ModuleKind;
 use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
+use std::sync::LazyLock;
 
 /// Density of fresh water, kg/m^3 (SPEC 1).
 pub const WATER_DENSITY: f64 = 1000.0;
@@ -60,6 +61,18 @@ impl Shape {
             Shape::Sphere { radius } => PI * h * h * (3.0 * radius - h) / 3.0,
             Shape::Box { half_extents } => 4.0 * half_extents.x * half_extents.y * h,
             Shape::Cylinder { radius, .. } => PI * radius * radius * h,
+        }
+    }
+
+    /// Area of the shape's shadow across each body axis (x, y, z), m^2.
+    pub fn projected_areas(&self) -> Vector3<f64> {
+        match *self {
+            Shape::Sphere { radius } => Vector3::repeat(PI * radius * radius),
+            Shape::Box { half_extents: e } => Vector3::new(4.0 * e.y * e.z, 4.0 * e.x * e.z, 4.0 * e.x * e.y),
+            Shape::Cylinder { radius, half_height } => {
+                let side = 4.0 * radius * half_height;
+                Vector3::new(side, side, PI * radius * radius)
+            }
         }
     }
 
@@ -187,6 +200,12 @@ pub struct ModuleSpec {
     pub drag_coefficient: f64,
     /// Submerged frontal area used for the drag of a body without faces (spheres), m^2.
     pub frontal_area: f64,
+    /// Added mass when fully submerged, per body axis, as a fraction of the displaced
+    /// water's mass (dimensionless; 0 for kinds that never meet water).
+    pub added_mass: Vector3<f64>,
+    /// Height of the point buoyancy acts at above the centre of mass (metacentric height),
+    /// m: tilted by an angle a, the body feels a righting torque rho g V GM sin a.
+    pub metacentric_height: f64,
     /// Side faces, in order (face 0 along +x, then counter-clockwise seen from above).
     pub faces: Vec<FaceSpec>,
     /// Sensors carried.
@@ -221,6 +240,13 @@ pub fn floating_mass(shape: &Shape, draft: f64) -> f64 {
     WATER_DENSITY * shape.volume_below(draft)
 }
 
+/// Metacentric height of a floating box, m: centre of buoyancy at half the `draft` plus
+/// the metacentric radius `width^2 / (12 draft)`, minus the centre of mass
+/// `centre_of_mass_height` above the bottom (all m).
+pub fn floating_box_metacentric_height(width: f64, draft: f64, centre_of_mass_height: f64) -> f64 {
+    0.5 * draft + width * width / (12.0 * draft) - centre_of_mass_height
+}
+
 /// The four side faces of a box, counter-clockwise from +x, with optional latch/thruster.
 fn box_side_faces(half: Vector3<f64>, latch: Option<LatchSpec>, thruster: Option<ThrusterSpec>) -> Vec<FaceSpec> {
     let normals: [Vector3<f64>; 4] = [Vector3::x(), Vector3::y(), -Vector3::x(), -Vector3::y()];
@@ -245,9 +271,23 @@ fn box_side_faces(half: Vector3<f64>, latch: Option<LatchSpec>, thruster: Option
 /// 0.5 mm (SPEC 1).
 const LILY_LATCH: LatchSpec = LatchSpec { capture_distance: 0.004, capture_angle: 20.0 * PI / 180.0, comm_range: 0.0005 };
 
+/// Added-mass fraction of a sphere in potential flow (exact).
+const SPHERE_ADDED_MASS: f64 = 0.5;
+
+/// Added-mass fraction of a cube, taken as the sphere's (assumed: compact bodies of the
+/// same volume are close to it).
+const COMPACT_ADDED_MASS: f64 = SPHERE_ADDED_MASS;
+
+/// Every kind's entry, built once, by [`ModuleKind::index`].
+static CATALOGUE: LazyLock<Vec<ModuleSpec>> = LazyLock::new(|| ModuleKind::ALL.iter().map(|k| k.build_spec()).collect());
+
 impl ModuleKind {
-    /// The physical description of this kind.
-    pub fn spec(self) -> ModuleSpec {
+    /// The physical description of this kind (built once, shared).
+    pub fn spec(self) -> &'static ModuleSpec {
+        &CATALOGUE[self.index()]
+    }
+
+    fn build_spec(self) -> ModuleSpec {
         match self {
             ModuleKind::PingPongBall => {
                 // 3 cm ball weighted to float 25 mm deep; A and C from SPEC 1.
@@ -260,6 +300,11 @@ impl ModuleKind {
                     medium: Medium::Surface { draft },
                     drag_coefficient: 0.47,
                     frontal_area: 7.0e-4,
+                    added_mass: Vector3::repeat(SPHERE_ADDED_MASS),
+                    // The ballast that sinks it to 25 mm (~10.4 g of 13.1 g, assumed) sits ~11 mm below
+                    // the centre, the 2.7 g shell around it: the centre of mass is ~9 mm low, and a
+                    // sphere's buoyancy always acts through its centre.
+                    metacentric_height: 0.009,
                     faces: Vec::new(),
                     sensors: Vec::new(),
                     actuators: Vec::new(),
@@ -279,6 +324,9 @@ impl ModuleKind {
                     medium: Medium::Surface { draft },
                     drag_coefficient: 1.05,
                     frontal_area: 4.0 * half.y * draft,
+                    added_mass: Vector3::repeat(COMPACT_ADDED_MASS),
+                    // Electronics and EPMs low: centre of mass 10 mm above the bottom (assumed).
+                    metacentric_height: floating_box_metacentric_height(2.0 * half.x, draft, 0.010),
                     faces: box_side_faces(half, Some(LILY_LATCH), None),
                     sensors: vec![SensorKind::LatchState, SensorKind::LightTop, SensorKind::Radio],
                     actuators: vec![ActuatorKind::Latches],
@@ -297,6 +345,9 @@ impl ModuleKind {
                     medium: Medium::Surface { draft },
                     drag_coefficient: 0.8,
                     frontal_area: 2.0 * half.y * draft,
+                    added_mass: Vector3::repeat(COMPACT_ADDED_MASS),
+                    // Pumps and battery low: centre of mass 35 mm above the bottom (assumed).
+                    metacentric_height: floating_box_metacentric_height(2.0 * half.x, draft, 0.035),
                     faces: box_side_faces(half, None, Some(ThrusterSpec { force: 6.4e-3 })),
                     sensors: vec![SensorKind::ConnectionPerFace, SensorKind::TargetPerFace],
                     actuators: vec![ActuatorKind::Thrusters],
@@ -314,6 +365,9 @@ impl ModuleKind {
                     medium: Medium::Submerged,
                     drag_coefficient: 0.8,
                     frontal_area: 4.0 * half.y * half.z,
+                    added_mass: Vector3::repeat(COMPACT_ADDED_MASS),
+                    // Uniform: no preferred orientation (SPEC 5 starts from uniformly random ones).
+                    metacentric_height: 0.0,
                     faces: box_side_faces(half, None, Some(ThrusterSpec { force: 6.4e-3 })),
                     sensors: vec![SensorKind::ConnectionPerFace, SensorKind::TargetPerFace],
                     actuators: vec![ActuatorKind::Thrusters],
@@ -330,6 +384,10 @@ impl ModuleKind {
                     medium: Medium::Submerged,
                     drag_coefficient: 0.8,
                     frontal_area: 4.0 * half.y * half.z,
+                    // Prolate spheroid of length/diameter 3 (Lamb): along 0.122, across 0.803.
+                    added_mass: Vector3::new(0.122, 0.803, 0.803),
+                    // Passively stable in roll and pitch (SPEC 3): 5 mm (assumed).
+                    metacentric_height: 0.005,
                     faces: box_side_faces(half, None, None),
                     sensors: vec![SensorKind::Cameras],
                     actuators: vec![ActuatorKind::Fins, ActuatorKind::Leds],
@@ -345,6 +403,8 @@ impl ModuleKind {
                     medium: Medium::Ground,
                     drag_coefficient: 0.0,
                     frontal_area: 0.0,
+                    added_mass: Vector3::zeros(),
+                    metacentric_height: 0.0,
                     faces: Vec::new(),
                     sensors: vec![SensorKind::InfraRedRange, SensorKind::LightTop],
                     actuators: vec![ActuatorKind::VibrationMotors, ActuatorKind::Leds],
@@ -360,6 +420,8 @@ impl ModuleKind {
                     medium: Medium::Ground,
                     drag_coefficient: 0.0,
                     frontal_area: 0.0,
+                    added_mass: Vector3::zeros(),
+                    metacentric_height: 0.0,
                     faces: box_side_faces(half, None, None),
                     sensors: Vec::new(),
                     actuators: Vec::new(),
@@ -377,6 +439,8 @@ impl ModuleKind {
                     medium: Medium::Ground,
                     drag_coefficient: 0.0,
                     frontal_area: 0.0,
+                    added_mass: Vector3::zeros(),
+                    metacentric_height: 0.0,
                     faces: Vec::new(),
                     sensors: vec![SensorKind::JointPositions],
                     actuators: vec![ActuatorKind::JointMotors],
@@ -405,6 +469,32 @@ mod tests {
         // Displaced water 13.09 cm^3 -> 13.09 g.
         let ball = ModuleKind::PingPongBall.spec();
         assert!((ball.mass - 0.01308997).abs() < 1e-7, "{}", ball.mass);
+    }
+
+    #[test]
+    fn metacentric_height_by_hand() {
+        // Lily: 30 mm wide, 25 mm draft, centre of mass 10 mm up:
+        // 12.5 mm + 0.9 / 0.3 mm = 3 mm - 10 mm = 5.5 mm.
+        assert!((floating_box_metacentric_height(0.03, 0.025, 0.010) - 0.0055).abs() < 1e-15);
+        assert!((ModuleKind::Lily.spec().metacentric_height - 0.0055).abs() < 1e-15);
+    }
+
+    #[test]
+    fn projected_areas_by_hand() {
+        // Box 0.2 x 0.4 x 0.6: across x 0.4 * 0.6, across y 0.2 * 0.6, across z 0.2 * 0.4.
+        let b = Shape::Box { half_extents: Vector3::new(0.1, 0.2, 0.3) }.projected_areas();
+        assert!((b - Vector3::new(0.24, 0.12, 0.08)).norm() < 1e-15, "{b}");
+        // Cylinder r = 0.1, h = 0.4: side 0.2 * 0.4 = 0.08, top pi 0.01.
+        let c = Shape::Cylinder { radius: 0.1, half_height: 0.2 }.projected_areas();
+        assert!((c - Vector3::new(0.08, 0.08, PI * 0.01)).norm() < 1e-15, "{c}");
+    }
+
+    #[test]
+    fn the_catalogue_is_built_once_in_kind_order() {
+        for kind in ModuleKind::ALL {
+            assert_eq!(kind.spec().kind, kind);
+            assert!(std::ptr::eq(kind.spec(), kind.spec()), "{kind}: one shared entry");
+        }
     }
 
     #[test]

@@ -24,13 +24,13 @@ pub(super) const GREEN: Colour = Colour { name: Cow::Borrowed("green"), rgba: [0
 pub fn module_model(kind: ModuleKind) -> Model {
     let spec = kind.spec();
     match kind {
-        ModuleKind::Lily => lily(&spec),
-        ModuleKind::PingPongBall => single_body(&spec, ORANGE, Vec::new()),
-        ModuleKind::Bluebot => bluebot(&spec, &BluebotParts::default()),
-        ModuleKind::MhpSquare | ModuleKind::MhpCube => mhp(&spec),
-        ModuleKind::Kilobot => kilobot(&spec, &KilobotParts::default()),
-        ModuleKind::MolemodRobot => molemod_robot(&spec, &Default::default()),
-        ModuleKind::MolemodBlock => molemod_block(&spec, &Default::default()),
+        ModuleKind::Lily => lily(spec),
+        ModuleKind::PingPongBall => single_body(spec, ORANGE, Vec::new()),
+        ModuleKind::Bluebot => bluebot(spec, &BluebotParts::default()),
+        ModuleKind::MhpSquare | ModuleKind::MhpCube => mhp(spec),
+        ModuleKind::Kilobot => kilobot(spec, &KilobotParts::default()),
+        ModuleKind::MolemodRobot => molemod_robot(spec, &Default::default()),
+        ModuleKind::MolemodBlock => molemod_block(spec, &Default::default()),
     }
 }
 

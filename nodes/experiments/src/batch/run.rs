@@ -112,14 +112,14 @@ impl<'a> Run<'a> {
         let bodies = self.world.bodies();
         // Every reading first, so a message sent in this tick reaches every receiver with
         // its next reading, whatever the ids (the physics node's order too).
-        let mut readings = Vec::with_capacity(self.robots.len());
-        for (name, id) in &self.robots {
-            let index = bodies.binary_search_by_key(id, |b| b.id).map_err(|_| tank_physics::PhysicsError::NoSuchBody { id: *id })?;
-            if let Some(reading) = self.bus.read(&bodies, index, time) {
-                readings.push((name, index, reading));
-            }
-        }
-        for (name, index, reading) in readings {
+        let indices = self
+            .robots
+            .iter()
+            .map(|(_, id)| bodies.binary_search_by_key(id, |b| b.id).map_err(|_| tank_physics::PhysicsError::NoSuchBody { id: *id }))
+            .collect::<Result<Vec<_>, _>>()?;
+        let names: BTreeMap<usize, &String> = indices.iter().zip(&self.robots).map(|(&i, (name, _))| (i, name)).collect();
+        for (index, reading) in self.bus.read_tick(&bodies, indices, time) {
+            let name = names[&index];
             if let Some(command) = robot_side.command(name, reading.stamp(), &reading)? {
                 self.bus.apply(&mut self.world, &bodies[index], &command)?;
             }

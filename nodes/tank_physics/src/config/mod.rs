@@ -7,6 +7,8 @@ mod reader;
 pub use error::ConfigError;
 pub(crate) use reader::check_range;
 
+use crate::medium::MediumKind;
+use flotilla_common::arena::{ArenaGeometry, ArenaOutline, InletGeometry};
 use flotilla_common::catalogue::ModuleKind;
 use reader::Section;
 use serde::{Deserialize, Serialize};
@@ -96,6 +98,32 @@ impl Default for ArenaConfig {
             wall_thickness: 0.1,
             wall_segments: 48,
             inlets: InletConfig::default(),
+        }
+    }
+}
+
+impl ArenaConfig {
+    /// The geometry this configuration describes: a round outline for the round tank, a
+    /// rectangle otherwise; walls except in open water; water except on a table; inlets
+    /// on the round tank.
+    pub fn geometry(&self) -> ArenaGeometry {
+        let outline = match self.kind {
+            ArenaKind::RoundTank => ArenaOutline::Round { diameter: self.diameter, wall_segments: self.wall_segments },
+            _ => ArenaOutline::Rectangle { size_x: self.size_x, size_y: self.size_y },
+        };
+        let inlets = InletGeometry {
+            count: self.inlets.count,
+            deflection: self.inlets.deflection_deg.to_radians(),
+            nozzle_below_rim: self.inlets.nozzle_below_rim,
+            nozzle_diameter: self.inlets.nozzle_diameter,
+        };
+        ArenaGeometry {
+            outline,
+            walled: self.kind != ArenaKind::OpenWater,
+            depth: self.depth,
+            water_level: (self.kind != ArenaKind::Table).then_some(self.water_level),
+            wall_thickness: self.wall_thickness,
+            inlets: (self.kind == ArenaKind::RoundTank).then_some(inlets),
         }
     }
 }
@@ -286,6 +314,9 @@ pub struct WorldConfig {
     pub seed: u64,
     /// Arena geometry.
     pub arena: ArenaConfig,
+    /// What the bodies live in (key `medium`); `None`: the arena's usual medium
+    /// ([`MediumKind::default_for`]).
+    pub medium: Option<MediumKind>,
     /// Power of each pump, % of the maximum flow (one per inlet).
     pub pumps: Vec<f64>,
     /// Hydrodynamic model parameters.
@@ -313,6 +344,7 @@ impl Default for WorldConfig {
             seed: 0,
             pumps: vec![68.6; arena.inlets.count],
             arena,
+            medium: None,
             hydro: HydroParams::default(),
             flow: FlowConfig::default(),
             modules: Vec::new(),
@@ -329,6 +361,11 @@ impl WorldConfig {
     pub fn with_modules(mut self, kind: ModuleKind, count: usize, prefix: &str) -> Self {
         self.modules.push(ModuleGroup { prefix: prefix.to_owned(), kind, count, poses: None });
         self
+    }
+
+    /// The medium in effect: the configured one or the arena's usual one.
+    pub fn medium_kind(&self) -> MediumKind {
+        self.medium.unwrap_or_else(|| MediumKind::default_for(self.arena.kind))
     }
 
     /// Number of modules spawned at start-up and on reset.
@@ -355,6 +392,20 @@ impl WorldConfig {
         let mut s = root.section("arena")?;
         let arena = read_arena(&mut s)?;
         s.finish()?;
+
+        let medium = match root.opt_string("medium")? {
+            None => None,
+            Some(name) => {
+                Some(MediumKind::NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k).ok_or_else(|| ConfigError::Invalid {
+                    path: root.key_path("medium"),
+                    message: format!(
+                        "unknown medium `{name}`; known: {}",
+                        MediumKind::NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                    ),
+                })?)
+            }
+        };
+        check_medium(medium.unwrap_or_else(|| MediumKind::default_for(arena.kind)), &arena)?;
 
         let mut s = root.section("pumps")?;
         let pumps = match s.opt_f64_list("power", 0.0, 100.0)? {
@@ -408,8 +459,19 @@ impl WorldConfig {
         s.finish()?;
         root.finish()?;
 
-        Ok(Self { dt, seed, arena, pumps, hydro, flow, modules, spawn, contact, thrusters, solver_iterations })
+        Ok(Self { dt, seed, arena, medium, pumps, hydro, flow, modules, spawn, contact, thrusters, solver_iterations })
     }
+}
+
+/// Whether `medium` can exist in `arena`: a water medium needs water.
+pub(crate) fn check_medium(medium: MediumKind, arena: &ArenaConfig) -> Result<(), ConfigError> {
+    if medium.needs_water() && arena.kind == ArenaKind::Table {
+        return Err(ConfigError::Invalid {
+            path: "medium".into(),
+            message: format!("{medium} needs water; the {} arena has none", arena.kind.name()),
+        });
+    }
+    Ok(())
 }
 
 fn read_arena(s: &mut Section) -> Result<ArenaConfig, ConfigError> {

@@ -15,7 +15,7 @@ mod mailroom;
 pub mod sensing;
 
 pub use mailroom::Mailroom;
-pub use sensing::{sense, sensors_for, LightSpot, SensingConfig, SensingContext, SensingError};
+pub use sensing::{sense, sensors_for, LightSpot, SensingConfig, SensingContext, SensingError, SensingIndex, SensingSnapshot};
 
 use crate::{BodyState, PhysicsError, World};
 use flotilla_contract::{Actuation, FrameError, OutOfRange, Reading, System};
@@ -61,13 +61,15 @@ pub fn is_robot(body: &BodyState) -> bool {
 pub struct RobotBus {
     mailroom: Mailroom,
     sensing: SensingConfig,
+    /// Reused for every tick's snapshot.
+    index: SensingIndex,
 }
 
 impl RobotBus {
     /// A bus with the given sensing (validated).
     pub fn new(sensing: SensingConfig) -> Result<Self, SensingError> {
         sensing.validate()?;
-        Ok(Self { mailroom: Mailroom::new(), sensing })
+        Ok(Self { mailroom: Mailroom::new(), sensing, index: SensingIndex::default() })
     }
 
     /// The sensing configuration.
@@ -77,11 +79,26 @@ impl RobotBus {
 
     /// The reading of `bodies[index]` at `time` (s), with the bytes waiting for it (they
     /// are handed over once); `None` for a passive body. `bodies` is one snapshot of the
-    /// whole world. The stamp is `time` as a ROS stamp carries it
+    /// whole world, indexed for this one reading: to read many robots, use
+    /// [`Self::read_tick`]. The stamp is `time` as a ROS stamp carries it
     /// ([`flotilla_contract::stamp_seconds`]).
     pub fn read(&mut self, bodies: &[BodyState], index: usize, time: f64) -> Option<Reading> {
-        let inbox = self.mailroom.take_inbox(bodies[index].id);
-        sense(bodies, index, flotilla_contract::stamp_seconds(time), inbox, &self.sensing)
+        self.read_tick(bodies, [index], time).pop().map(|(_, reading)| reading)
+    }
+
+    /// The readings of `bodies[i]` for every `i` of `robots` at `time` (s), from one
+    /// indexed snapshot (neighbour queries cost about as much per robot whatever the
+    /// world's size): (index, reading) for each robot that has sensors, in the order given.
+    pub fn read_tick(&mut self, bodies: &[BodyState], robots: impl IntoIterator<Item = usize>, time: f64) -> Vec<(usize, Reading)> {
+        let stamp = flotilla_contract::stamp_seconds(time);
+        let ctx = SensingContext { snapshot: self.index.snapshot(bodies), config: &self.sensing };
+        robots
+            .into_iter()
+            .filter_map(|i| {
+                let inbox = self.mailroom.take_inbox(bodies[i].id);
+                crate::systems::read(&ctx, i, stamp, inbox).map(|reading| (i, reading))
+            })
+            .collect()
     }
 
     /// Applies `body`'s command: actuators to the world and, for Lilies, `radio_tx` frames

@@ -18,7 +18,7 @@ use flotilla_contract::{Actuation, Reading, System};
 /// The reading of `ctx.bodies[index]` at `time` (s) in its system's contract type, with
 /// the radio bytes waiting for it; `None` for a body of no system the world senses.
 pub fn read(ctx: &SensingContext, index: usize, time: f64, inbox: Vec<u8>) -> Option<Reading> {
-    match ctx.bodies[index].kind.system()? {
+    match ctx.bodies()[index].kind.system()? {
         System::Lily => Some(Reading::Lily(lily::read(ctx, index, time, inbox))),
         System::Mhp => Some(Reading::Mhp(mhp::read(ctx, index, time))),
         // Moles are articulated robots outside the module world (see `molemod`);

@@ -64,6 +64,14 @@ pub enum PhysicsError {
         /// The arena's name.
         arena: &'static str,
     },
+    /// A kind the configured medium cannot hold (a floater on a dry table in a tank).
+    #[error("{kind} cannot live in the {medium} medium")]
+    WrongMedium {
+        /// The kind.
+        kind: ModuleKind,
+        /// The medium's configuration name.
+        medium: &'static str,
+    },
     /// No body has that id.
     #[error("no body with id {id}")]
     NoSuchBody {

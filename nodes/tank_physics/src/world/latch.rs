@@ -3,7 +3,8 @@
 //! angle), broken as soon as either is commanded off.
 
 use super::{LatchLink, World};
-use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use crate::spatial::{Disc, PlanarGrid};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector2, Vector3};
 use rapier3d_f64::prelude::{FixedJointBuilder, ImpulseJointHandle};
 
 /// A made latch.
@@ -15,6 +16,75 @@ pub(crate) struct LatchJoint {
     pub(crate) b: (u32, usize),
     /// The rapier joint holding them.
     pub(crate) joint: ImpulseJointHandle,
+}
+
+/// A latch face commanded on and not yet latched, in world coordinates.
+#[derive(Clone, Copy, Debug)]
+struct OpenFace {
+    /// Index of its body in the world's list.
+    body: usize,
+    /// Face index.
+    face: usize,
+    /// Centre, m.
+    centre: Vector3<f64>,
+    /// Outward unit normal.
+    normal: Vector3<f64>,
+    /// Capture distance of its latch, m.
+    reach: f64,
+    /// Capture angle of its latch, rad.
+    angle: f64,
+}
+
+/// Buffers of the capture search, kept between steps so that it does not allocate.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LatchSearch {
+    open: Vec<OpenFace>,
+    points: Vec<Disc>,
+    used: Vec<bool>,
+    grid: PlanarGrid,
+}
+
+impl LatchSearch {
+    /// Pairs of open faces that latch: each face in list order takes the first later face
+    /// that is free, on another body and meets it ([`faces_meet`]); candidates come from
+    /// a grid of the face centres. Returns ((body, face), (body, face)) pairs in that order.
+    fn pairs(&mut self) -> Vec<((usize, usize), (usize, usize))> {
+        self.points.clear();
+        self.points.extend(self.open.iter().map(|f| Disc { centre: Vector2::new(f.centre.x, f.centre.y), radius: 0.0 }));
+        self.grid.from_discs(&self.points);
+        self.used.clear();
+        self.used.resize(self.open.len(), false);
+        let mut made = Vec::new();
+        for x in 0..self.open.len() {
+            if self.used[x] {
+                continue;
+            }
+            let a = self.open[x];
+            // The pair's capture distance is the smaller one: at most a's, and the planar
+            // distance is at most the 3-D one.
+            let reach = Vector2::repeat(a.reach);
+            let centre = Vector2::new(a.centre.x, a.centre.y);
+            let mut partner: Option<usize> = None;
+            let (open, used) = (&self.open, &self.used);
+            self.grid.any_in_box(centre - reach, centre + reach, |y| {
+                let y = y as usize;
+                if y <= x || used[y] || partner.is_some_and(|p| p <= y) {
+                    return false;
+                }
+                let b = open[y];
+                if a.body != b.body && faces_meet(a.centre, a.normal, b.centre, b.normal, a.reach.min(b.reach), a.angle.min(b.angle)) {
+                    partner = Some(y);
+                }
+                false
+            });
+            if let Some(y) = partner {
+                self.used[x] = true;
+                self.used[y] = true;
+                made.push(((a.body, a.face), (self.open[y].body, self.open[y].face)));
+            }
+        }
+        made
+    }
 }
 
 /// Whether two faces can latch: centres (m, world) within `distance` m and outward normals
@@ -72,33 +142,27 @@ impl World {
     }
 
     fn capture_latches(&mut self) {
-        // Open latch faces in world coordinates: (body index, face, centre, normal, reach, angle).
-        let mut open = Vec::new();
+        let mut search = std::mem::take(&mut self.latch_search);
+        search.open.clear();
         for (i, body) in self.bodies.iter().enumerate() {
             let Some(rb) = self.physics.bodies.get(body.handle) else { continue };
             let pose = rb.position();
             for (k, (face, state)) in body.model.spec.faces.iter().zip(&body.faces).enumerate() {
                 if let (true, None, Some(latch)) = (state.latch_on, state.latched, face.latch) {
                     let centre = pose * nalgebra::Point3::from(face.centre);
-                    open.push((i, k, centre.coords, pose.rotation * face.normal, latch.capture_distance, latch.capture_angle));
+                    search.open.push(OpenFace {
+                        body: i,
+                        face: k,
+                        centre: centre.coords,
+                        normal: pose.rotation * face.normal,
+                        reach: latch.capture_distance,
+                        angle: latch.capture_angle,
+                    });
                 }
             }
         }
-        let mut made = Vec::new();
-        let mut used = vec![false; open.len()];
-        for x in 0..open.len() {
-            for y in x + 1..open.len() {
-                let (a, b) = (open[x], open[y]);
-                if used[x] || used[y] || a.0 == b.0 {
-                    continue;
-                }
-                if faces_meet(a.2, a.3, b.2, b.3, a.4.min(b.4), a.5.min(b.5)) {
-                    used[x] = true;
-                    used[y] = true;
-                    made.push(((a.0, a.1), (b.0, b.1)));
-                }
-            }
-        }
+        let made = search.pairs();
+        self.latch_search = search;
         for ((ia, fa), (ib, fb)) in made {
             let (body_a, body_b) = (&self.bodies[ia], &self.bodies[ib]);
             let face_a = &body_a.model.spec.faces[fa];

@@ -8,37 +8,43 @@ mod state;
 pub use error::PhysicsError;
 pub use state::{BodyState, Command, FaceState, LatchLink, PlanarPose};
 
+use crate::actuation::{ActuatedBody, ForceModel, Thrusters};
 use crate::arena::Arena;
 use crate::config::{check_range, ConfigError, HydroParams, WorldConfig};
 use crate::flow;
-use crate::hydro::{self, DragModel};
-use flotilla_common::catalogue::{Medium, ModuleKind, ModuleSpec, Shape};
+use crate::medium::{BodyMotion, Hold, Medium, MediumKind, Surroundings, Wrench};
+use crate::spatial::{Disc, PlanarGrid};
+use flotilla_common::catalogue::{ModuleKind, ModuleSpec, Shape};
 use flotilla_common::flow_field::FlowGrid;
 use nalgebra::{Isometry3, Point2, Translation3, UnitQuaternion, Vector2, Vector3};
 use physics::Physics;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::StandardNormal;
-use rapier3d_f64::prelude::RigidBodyHandle;
+use rapier3d_f64::prelude::{RigidBodyHandle, SharedShape};
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
 use std::sync::Arc;
 
-/// A module kind as the world uses it: the catalogue entry and its drag model.
+/// A module kind as this world uses it: the catalogue entry, how the medium holds it, and
+/// what the step needs of it, computed once.
 struct KindModel {
-    spec: ModuleSpec,
-    drag: DragModel,
+    spec: &'static ModuleSpec,
+    hold: Hold,
     ccd: physics::CcdGate,
+    /// Collision shape (for spawn overlap tests).
+    collider: SharedShape,
+    /// Principal moments of inertia, kg m^2.
+    inertia: Vector3<f64>,
 }
 
 /// Per-thruster imperfection drawn at spawn.
-#[derive(Clone, Copy, Debug)]
-struct Thruster {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thruster {
     /// Unit thrust direction in the body frame (inward normal plus direction error).
-    direction: Vector3<f64>,
+    pub direction: Vector3<f64>,
     /// Broken for good.
-    failed: bool,
+    pub failed: bool,
 }
 
 /// One simulated module.
@@ -67,6 +73,20 @@ pub struct World {
     models: BTreeMap<ModuleKind, Arc<KindModel>>,
     latches: Vec<latch::LatchJoint>,
     physics: Physics,
+    medium: Box<dyn Medium>,
+    force_models: Vec<Box<dyn ForceModel>>,
+    /// Bodies' footprints for spawn overlap tests; `None` once bodies have moved.
+    spawn_index: Option<SpawnIndex>,
+    /// Reused buffers of the latch capture search.
+    latch_search: latch::LatchSearch,
+}
+
+/// The bodies' footprints on a grid over the arena, kept up to date while bodies are added
+/// between steps (a world's start-up spawns them all at once).
+struct SpawnIndex {
+    grid: PlanarGrid,
+    /// Cell size the grid was built with, m.
+    cell: f64,
 }
 
 impl World {
@@ -81,7 +101,8 @@ impl World {
     fn build(config: WorldConfig, seed: u64, measured_flow: Option<FlowGrid>) -> Result<Self, PhysicsError> {
         let arena = Arena::new(&config.arena);
         let flow = flow::effective_field(&arena, &config.pumps, &config.flow, measured_flow.as_ref())?;
-        let physics = Physics::new(config.dt, config.solver_iterations, &arena, &config.contact);
+        let medium = config.medium_kind().build(&config.hydro, config.dt);
+        let physics = Physics::new(config.dt, config.solver_iterations, &arena, &config.contact, medium.as_ref());
         let mut world = Self {
             arena,
             measured_flow,
@@ -95,6 +116,10 @@ impl World {
             models: BTreeMap::new(),
             latches: Vec::new(),
             physics,
+            medium,
+            force_models: vec![Box::new(Thrusters)],
+            spawn_index: None,
+            latch_search: latch::LatchSearch::default(),
             config,
         };
         let groups = world.config.modules.clone();
@@ -116,66 +141,57 @@ impl World {
         Ok(world)
     }
 
-    /// Advances one `config.dt` (s): latches made/broken per the commands, hydrodynamic
-    /// and thruster forces on every body, then rapier.
+    /// Advances one `config.dt` (s): latches made/broken per the commands; per body the
+    /// medium's forces, the actuators' ([`ForceModel`]s in registration order), the
+    /// medium's finishing terms; then rapier.
     pub fn step(&mut self) {
         self.update_latches();
+        self.spawn_index = None;
         let dt = self.config.dt;
-        let hydro = &self.config.hydro;
-        let lin_keep = hydro::damping_factor(hydro.d_linear, dt);
-        let ang_keep = hydro::damping_factor(hydro.d_angular, dt);
+        let surroundings = Surroundings { arena: &self.arena, flow: &self.flow };
         for body in &self.bodies {
             let Some(rb) = self.physics.bodies.get_mut(body.handle) else { continue };
-            // Draws happen for every body in id order, whatever its medium, so that a
-            // seed fixes the whole run.
-            let z_flow = Vector2::new(self.rng.sample(StandardNormal), self.rng.sample(StandardNormal));
-            let z_stoch = Vector2::new(self.rng.sample(StandardNormal), self.rng.sample(StandardNormal));
+            let model = &body.model;
             let pose = *rb.position();
-            let mass = body.model.spec.mass;
-            let inertia_z = body.model.spec.inertia().z;
-            let mut force = Vector3::zeros();
-            let mut torque = Vector3::zeros();
-            // Webots damping acts on every body, in water or not.
-            let linvel = *rb.linvel() * lin_keep;
-            let angvel = *rb.angvel() * ang_keep;
-            rb.set_linvel(linvel, true);
-            rb.set_angvel(angvel, true);
-            if !matches!(body.model.drag, DragModel::None) {
-                let centre = Point2::new(pose.translation.x, pose.translation.y);
-                let v_flow =
-                    self.flow.sample_cell(centre).map(|cell| hydro::sample_flow(cell, hydro.kv, z_flow)).unwrap_or_else(Vector3::zeros);
-                let (f, t) = hydro::drag(&body.model.drag, &pose, linvel, angvel, v_flow, hydro.kf, hydro.water_density);
-                let rel_speed = Vector3::new(linvel.x - v_flow.x, linvel.y - v_flow.y, 0.0).norm();
-                force += hydro::limit_drag(f, rel_speed, mass, dt);
-                // The same limiter on the spin: drag torque cannot more than stop it in a step.
-                torque += hydro::limit_drag(t, angvel.z.abs(), inertia_z, dt);
-                force += hydro::stochastic_force(hydro.sigma_stoch, z_stoch);
+            let mut motion = BodyMotion { spec: model.spec, pose, linvel: *rb.linvel(), angvel: *rb.angvel() };
+            let mut wrench = Wrench::default();
+            self.medium.act(&surroundings, &mut motion, &mut self.rng, &mut wrench);
+            rb.set_linvel(motion.linvel, true);
+            rb.set_angvel(motion.angvel, true);
+            let actuated = ActuatedBody { spec: model.spec, pose: &pose, faces: &body.faces, thrusters: &body.thrusters };
+            for force_model in &self.force_models {
+                force_model.apply(&actuated, &mut wrench);
             }
-            for (face, (state, thruster)) in body.model.spec.faces.iter().zip(body.faces.iter().zip(&body.thrusters)) {
-                if let (true, Some(t), Some(spec)) = (state.thruster_on, thruster, face.thruster) {
-                    if !t.failed {
-                        let f = pose.rotation * (t.direction * spec.force);
-                        let r = pose.rotation * face.centre;
-                        force += f;
-                        torque += r.cross(&f);
-                    }
-                }
-            }
-            let speed = (linvel + force * (dt / mass)).norm();
-            let spin = (angvel.z + torque.z * dt / inertia_z).abs();
-            let gate = &body.model.ccd;
+            self.medium.finish(&surroundings, &motion, &mut wrench);
+            let speed = (motion.linvel + wrench.force * (dt / model.spec.mass)).norm();
+            let spin = if model.hold.is_planar() {
+                (motion.angvel.z + wrench.torque.z * dt / model.inertia.z).abs()
+            } else {
+                (motion.angvel + wrench.torque.component_div(&model.inertia) * dt).norm()
+            };
+            let gate = &model.ccd;
             let travel = gate.travel(speed, spin, dt);
             let centre = Point2::new(pose.translation.x, pose.translation.y);
             let near_wall = !self.arena.contains_disc(centre, gate.radius(), 2.0 * travel);
             rb.enable_ccd(near_wall && gate.is_fast(travel));
             rb.reset_forces(false);
             rb.reset_torques(false);
-            rb.add_force(force, true);
-            rb.add_torque(torque, true);
+            rb.add_force(wrench.force, true);
+            rb.add_torque(wrench.torque, true);
         }
-        self.physics.step();
+        self.physics.step(&self.medium.gravity());
         self.step_count += 1;
         self.time = self.step_count as f64 * dt;
+    }
+
+    /// Registers another source of actuator forces, applied after those already registered.
+    pub fn add_force_model(&mut self, model: Box<dyn ForceModel>) {
+        self.force_models.push(model);
+    }
+
+    /// The medium the bodies live in.
+    pub fn medium(&self) -> MediumKind {
+        self.medium.kind()
     }
 
     /// Simulated time since creation or the last reset, s.
@@ -251,14 +267,8 @@ impl World {
     /// Replaces the hydrodynamic parameters while running.
     pub fn set_hydro(&mut self, params: HydroParams) -> Result<(), ConfigError> {
         params.validate()?;
-        let rebuild = params.face_sections != self.config.hydro.face_sections;
         self.config.hydro = params;
-        if rebuild {
-            self.models.clear();
-            for body in &mut self.bodies {
-                body.model = model_for(&mut self.models, body.kind, self.config.hydro.face_sections);
-            }
-        }
+        self.medium = self.medium.kind().build(&self.config.hydro, self.config.dt);
         tracing::info!(hydro = ?self.config.hydro, "hydrodynamic parameters changed");
         Ok(())
     }
@@ -304,18 +314,19 @@ impl World {
         if ![pose.x, pose.y, pose.heading].iter().all(|v| v.is_finite()) {
             return Err(PhysicsError::NonFinitePose { name: name.to_owned() });
         }
-        let model = model_for(&mut self.models, kind, self.config.hydro.face_sections);
-        let z = self.body_height(&model.spec)?;
-        let iso =
-            Isometry3::from_parts(Translation3::new(pose.x, pose.y, z), UnitQuaternion::from_axis_angle(&Vector3::z_axis(), pose.heading));
+        let model = self.model_for(kind)?;
+        let iso = Isometry3::from_parts(
+            Translation3::new(pose.x, pose.y, model.hold.spawn_z),
+            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), pose.heading),
+        );
         if !self.fits(&model.spec.shape, &iso, 0.0) {
             return Err(PhysicsError::OutsideArena { name: name.to_owned(), x: pose.x, y: pose.y });
         }
-        if let Some(other) = self.overlapping(&model.spec.shape, &iso, 0.0) {
+        if let Some(other) = self.overlapping(&model, &iso, 0.0) {
             return Err(PhysicsError::Overlap { name: name.to_owned(), other });
         }
         let id = self.next_id;
-        let handle = self.physics.add_module(&model.spec, iso, &self.config.contact, id);
+        let handle = self.physics.add_module(model.spec, &model.hold, iso, &self.config.contact, id);
         let thrusters = model.spec.faces.iter().map(|face| face.thruster.map(|_| self.draw_thruster(face.normal))).collect::<Vec<_>>();
         let faces = model
             .spec
@@ -330,6 +341,10 @@ impl World {
             })
             .collect();
         self.next_id += 1;
+        let index = self.bodies.len() as u32;
+        if let Some(spawned) = &mut self.spawn_index {
+            spawned.grid.insert(index, &Disc { centre: Vector2::new(pose.x, pose.y), radius: model.spec.shape.horizontal_radius() });
+        }
         self.bodies.push(Body { id, name: name.to_owned(), kind, model, handle, faces, thrusters });
         tracing::debug!(id, name, kind = kind.name(), x = pose.x, y = pose.y, "spawned");
         Ok(id)
@@ -337,7 +352,7 @@ impl World {
 
     /// Adds a module of `kind` at a random free pose (uniform in the arena).
     pub fn spawn_random(&mut self, kind: ModuleKind, name: &str) -> Result<u32, PhysicsError> {
-        let model = model_for(&mut self.models, kind, self.config.hydro.face_sections);
+        let model = self.model_for(kind)?;
         let radius = model.spec.shape.horizontal_radius();
         let half = self.arena.spawn_half_extents();
         let spawn = self.config.spawn.clone();
@@ -345,9 +360,7 @@ impl World {
             let p = Point2::new(self.rng.gen_range(-half.x..=half.x), self.rng.gen_range(-half.y..=half.y));
             let heading = self.rng.gen_range(-PI..PI);
             let iso = Isometry3::new(Vector3::new(p.x, p.y, 0.0), Vector3::z() * heading);
-            if self.arena.contains_disc(p, radius, spawn.wall_margin)
-                && self.overlapping(&model.spec.shape, &iso, spawn.min_separation).is_none()
-            {
+            if self.arena.contains_disc(p, radius, spawn.wall_margin) && self.overlapping(&model, &iso, spawn.min_separation).is_none() {
                 return self.spawn(kind, PlanarPose::new(p.x, p.y, heading), name);
             }
         }
@@ -359,6 +372,7 @@ impl World {
         let index = self.find(id)?;
         let state = self.state_of(&self.bodies[index]).ok_or(PhysicsError::NoSuchBody { id })?;
         let body = self.bodies.remove(index);
+        self.spawn_index = None;
         self.physics.remove(body.handle);
         self.forget_latches_of(id);
         tracing::debug!(id, name = body.name, "removed");
@@ -411,36 +425,81 @@ impl World {
         })
     }
 
-    /// Height of the body centre for its medium in this arena, m.
-    fn body_height(&self, spec: &ModuleSpec) -> Result<f64, PhysicsError> {
-        let half = spec.shape.half_height();
-        match (spec.medium, self.arena.surface_z) {
-            (Medium::Surface { draft }, Some(surface)) => Ok(surface - draft + half),
-            (Medium::Submerged, Some(surface)) => Ok(0.5 * surface),
-            (Medium::Ground, _) => Ok(half),
-            (_, None) => Err(PhysicsError::NeedsWater { kind: spec.kind, arena: self.arena.kind.name() }),
+    /// The model of `kind` in this world (built on first use): fails when the medium
+    /// cannot hold the kind in this arena.
+    fn model_for(&mut self, kind: ModuleKind) -> Result<Arc<KindModel>, PhysicsError> {
+        if let Some(model) = self.models.get(&kind) {
+            return Ok(model.clone());
         }
+        let spec = kind.spec();
+        let model = Arc::new(KindModel {
+            spec,
+            hold: self.medium.hold(spec, &self.arena)?,
+            ccd: physics::CcdGate::for_shape(&spec.shape),
+            collider: physics::collision_shape(&spec.shape),
+            inertia: spec.inertia(),
+        });
+        self.models.insert(kind, model.clone());
+        Ok(model)
     }
 
-    /// Name of a body whose collision shape comes closer than `gap` m to `shape` at `pose`.
-    fn overlapping(&self, shape: &Shape, pose: &Isometry3<f64>, gap: f64) -> Option<String> {
-        let radius = shape.horizontal_radius();
-        let probe = physics::collision_shape(shape);
-        self.bodies.iter().find_map(|b| {
-            let rb = self.physics.bodies.get(b.handle)?;
+    /// Name of the first body (in id order) whose collision shape comes closer than `gap` m
+    /// to a body of `model` at `pose`. Candidates come from the spawn index.
+    fn overlapping(&mut self, model: &KindModel, pose: &Isometry3<f64>, gap: f64) -> Option<String> {
+        let radius = model.spec.shape.horizontal_radius();
+        let index = self.take_spawn_index(radius);
+        let centre = Vector2::new(pose.translation.x, pose.translation.y);
+        // Every candidate's footprint is within its bounding radius of its centre.
+        let reach = Vector2::repeat(radius + gap);
+        let mut first: Option<usize> = None;
+        let bodies = &self.bodies;
+        let rapier = &self.physics.bodies;
+        index.grid.any_in_box(centre - reach, centre + reach, |i| {
+            let i = i as usize;
+            if first.is_some_and(|f| f <= i) {
+                return false;
+            }
+            let b = &bodies[i];
+            let Some(rb) = rapier.get(b.handle) else { return false };
             let q = rb.translation();
             let reach = radius + b.model.spec.shape.horizontal_radius() + gap;
             if (pose.translation.x - q.x).hypot(pose.translation.y - q.y) >= reach {
-                return None;
+                return false;
             }
-            let other = physics::collision_shape(&b.model.spec.shape);
             // Same-height probe: overlap in the plane is what matters.
             let mut level = *pose;
             level.translation.z = q.z;
-            let distance = rapier3d_f64::parry::query::distance(&level, probe.as_ref(), rb.position(), other.as_ref()).unwrap_or(0.0);
+            let distance = rapier3d_f64::parry::query::distance(&level, model.collider.as_ref(), rb.position(), b.model.collider.as_ref())
+                .unwrap_or(0.0);
             // parry reports 0 for touching and for intersecting shapes.
-            (distance <= 0.0 || distance < gap).then(|| b.name.clone())
-        })
+            if distance <= 0.0 || distance < gap {
+                first = Some(i);
+            }
+            false
+        });
+        self.spawn_index = Some(index);
+        first.map(|i| self.bodies[i].name.clone())
+    }
+
+    /// The spawn index (to be put back), rebuilt when bodies have moved since it was made or
+    /// when a body of bounding radius `radius` m wants cells of another size.
+    fn take_spawn_index(&mut self, radius: f64) -> SpawnIndex {
+        let cell = 2.0 * radius;
+        match self.spawn_index.take() {
+            Some(index) if index.cell <= 2.0 * cell && index.cell >= 0.5 * cell => index,
+            stale => {
+                let mut grid = stale.map(|s| s.grid).unwrap_or_default();
+                let half = self.arena.spawn_half_extents();
+                grid.reset(-half, half, cell);
+                for (i, b) in self.bodies.iter().enumerate() {
+                    if let Some(rb) = self.physics.bodies.get(b.handle) {
+                        let q = rb.translation();
+                        grid.insert(i as u32, &Disc { centre: Vector2::new(q.x, q.y), radius: b.model.spec.shape.horizontal_radius() });
+                    }
+                }
+                SpawnIndex { grid, cell }
+            }
+        }
     }
 
     /// A thruster on a face with outward normal `normal`: pushes along -normal, with a
@@ -454,18 +513,6 @@ impl World {
         let direction = (-normal + along * (sign * length)).normalize();
         Thruster { direction, failed }
     }
-}
-
-fn model_for(cache: &mut BTreeMap<ModuleKind, Arc<KindModel>>, kind: ModuleKind, sections: usize) -> Arc<KindModel> {
-    cache
-        .entry(kind)
-        .or_insert_with(|| {
-            let spec = kind.spec();
-            let drag = DragModel::new(&spec, sections);
-            let ccd = physics::CcdGate::for_shape(&spec.shape);
-            Arc::new(KindModel { spec, drag, ccd })
-        })
-        .clone()
 }
 
 fn check_name(name: &str) -> Result<(), PhysicsError> {
@@ -486,6 +533,7 @@ fn validate(config: &WorldConfig) -> Result<(), ConfigError> {
     check_range("dt", config.dt, 1e-4, 0.1)?;
     config.hydro.validate()?;
     check_range("arena.water_level", config.arena.water_level, -config.arena.depth + 0.03, 0.0)?;
+    crate::config::check_medium(config.medium_kind(), &config.arena)?;
     if config.pumps.len() != config.arena.inlets.count {
         return Err(ConfigError::Invalid {
             path: "pumps.power".into(),

@@ -2,6 +2,7 @@
 
 use crate::arena::Arena;
 use crate::config::ContactConfig;
+use crate::medium::{Hold, Medium};
 use flotilla_common::catalogue::{ModuleSpec, Shape};
 use nalgebra::{Isometry3, Vector3};
 use rapier3d_f64::prelude::*;
@@ -66,8 +67,9 @@ pub(crate) struct Physics {
 }
 
 impl Physics {
-    /// Empty sets plus the arena's walls as colliders of one fixed body.
-    pub(crate) fn new(dt: f64, solver_iterations: usize, arena: &Arena, contact: &ContactConfig) -> Self {
+    /// Empty sets plus the arena's walls as colliders of one fixed body, and a floor at
+    /// z = 0 when the medium lets bodies rest on one.
+    pub(crate) fn new(dt: f64, solver_iterations: usize, arena: &Arena, contact: &ContactConfig, medium: &dyn Medium) -> Self {
         let mut params = IntegrationParameters { dt, ..IntegrationParameters::default() };
         params.num_solver_iterations = solver_iterations;
         let mut physics = Self {
@@ -82,26 +84,51 @@ impl Physics {
             multibody_joints: MultibodyJointSet::new(),
             ccd: CCDSolver::new(),
         };
-        if !arena.walls.is_empty() {
-            // One compound collider: the broad phase then sees a single static leaf
-            // instead of one per wall box.
-            let ground = physics.bodies.insert(RigidBodyBuilder::fixed().build());
+        if arena.walls.is_empty() && !medium.has_floor() {
+            return physics;
+        }
+        let ground = physics.bodies.insert(RigidBodyBuilder::fixed().build());
+        if arena.walls.len() <= 4 {
+            // A rectangle's four walls as their own colliders: a compound's bounding box
+            // spans the whole arena, which made every body a broad-phase pair with it.
+            for w in &arena.walls {
+                let collider = ColliderBuilder::cuboid(w.half_extents.x, w.half_extents.y, w.half_extents.z)
+                    .position(w.pose)
+                    .friction(contact.friction)
+                    .restitution(contact.restitution)
+                    .build();
+                physics.colliders.insert_with_parent(collider, ground, &mut physics.bodies);
+            }
+        } else {
+            // The round tank's many wall boxes as one compound collider: the broad phase
+            // then sees a single static leaf instead of one per wall box.
             let boxes =
                 arena.walls.iter().map(|w| (w.pose, SharedShape::cuboid(w.half_extents.x, w.half_extents.y, w.half_extents.z))).collect();
             let collider = ColliderBuilder::compound(boxes).friction(contact.friction).restitution(contact.restitution).build();
             physics.colliders.insert_with_parent(collider, ground, &mut physics.bodies);
         }
+        if medium.has_floor() {
+            let floor = ColliderBuilder::halfspace(Vector3::z_axis()).friction(contact.friction).restitution(contact.restitution).build();
+            physics.colliders.insert_with_parent(floor, ground, &mut physics.bodies);
+        }
         physics
     }
 
-    /// A planar dynamic body for `spec` at `pose`: z, roll and pitch locked (buoyancy holds
-    /// it at its draft), gravity cancelled by buoyancy, no built-in damping (the hydro
-    /// model applies Webots damping itself), never asleep so forces always apply.
-    pub(crate) fn add_module(&mut self, spec: &ModuleSpec, pose: Isometry3<f64>, contact: &ContactConfig, id: u32) -> RigidBodyHandle {
+    /// A dynamic body for `spec` at `pose`, held as the medium says (`hold`: locked axes,
+    /// gravity scale), no built-in damping (media apply their own), never asleep so forces
+    /// always apply.
+    pub(crate) fn add_module(
+        &mut self,
+        spec: &ModuleSpec,
+        hold: &Hold,
+        pose: Isometry3<f64>,
+        contact: &ContactConfig,
+        id: u32,
+    ) -> RigidBodyHandle {
         let body = RigidBodyBuilder::dynamic()
             .pose(pose)
-            .locked_axes(LockedAxes::TRANSLATION_LOCKED_Z | LockedAxes::ROTATION_LOCKED_X | LockedAxes::ROTATION_LOCKED_Y)
-            .gravity_scale(0.0)
+            .locked_axes(hold.locked_axes)
+            .gravity_scale(hold.gravity_scale)
             .can_sleep(false)
             // Switched on per step by `CcdGate` when the body moves fast.
             .ccd_enabled(false)
@@ -123,10 +150,10 @@ impl Physics {
         self.bodies.remove(handle, &mut self.islands, &mut self.colliders, &mut self.impulse_joints, &mut self.multibody_joints, true);
     }
 
-    /// Advances rapier by one step with the forces already applied.
-    pub(crate) fn step(&mut self) {
+    /// Advances rapier by one step with the forces already applied, under `gravity` m/s^2.
+    pub(crate) fn step(&mut self, gravity: &Vector3<f64>) {
         self.pipeline.step(
-            &Vector3::zeros(),
+            gravity,
             &self.params,
             &mut self.islands,
             &mut self.broad_phase,

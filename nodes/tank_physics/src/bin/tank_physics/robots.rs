@@ -178,9 +178,10 @@ impl RobotOutputs {
         let bodies = world.bodies();
         let mut read = BTreeMap::new();
         let mut sent = BTreeMap::new();
-        for (index, b) in bodies.iter().enumerate() {
+        let robots: Vec<usize> = (0..bodies.len()).filter(|&i| publishers.contains_key(&bodies[i].name)).collect();
+        for (index, reading) in self.bus.read_tick(&bodies, robots, t) {
+            let b = &bodies[index];
             let Some(publisher) = publishers.get(&b.name) else { continue };
-            let Some(reading) = self.bus.read(&bodies, index, t) else { continue };
             if let Err(e) = publisher.publish(&b.name, &reading) {
                 warn!(robot = %b.name, "publishing sensors: {e}");
             }

@@ -5,6 +5,7 @@
 
 mod geometry;
 
+use crate::spatial::{Disc, PlanarGrid};
 use crate::{BodyState, World};
 use flotilla_contract::Reading;
 use geometry::{face_frame, segment_hits_body};
@@ -114,75 +115,149 @@ pub fn sensors_for(world: &World, id: u32, radio_rx: Vec<u8>, config: &SensingCo
 }
 
 /// The reading of `bodies[index]` at `time` (s); `bodies` is the whole world (for contact
-/// and occlusion). Use this to read many robots from one `World::bodies()` snapshot.
+/// and occlusion). This indexes the whole snapshot for one reading; to read many robots
+/// of one snapshot, index it once ([`SensingIndex::snapshot`]) and read them all from it.
 /// `None` for a passive body.
 pub fn sense(bodies: &[BodyState], index: usize, time: f64, radio_rx: Vec<u8>, config: &SensingConfig) -> Option<Reading> {
-    crate::systems::read(&SensingContext { bodies, config }, index, time, radio_rx)
+    let mut sensing = SensingIndex::default();
+    let ctx = SensingContext { snapshot: sensing.snapshot(bodies), config };
+    crate::systems::read(&ctx, index, time, radio_rx)
 }
 
-/// What every sensor model reads from: one snapshot of the world and the sensing
+/// What every sensor model reads from: one indexed snapshot of the world and the sensing
 /// configuration.
 #[derive(Clone, Copy, Debug)]
 pub struct SensingContext<'a> {
-    /// Every body, ordered by id.
-    pub bodies: &'a [BodyState],
+    /// The indexed snapshot.
+    pub snapshot: SensingSnapshot<'a>,
     /// Light, target and contact settings.
     pub config: &'a SensingConfig,
 }
 
 impl SensingContext<'_> {
+    /// Every body of the snapshot, ordered by id.
+    pub fn bodies(&self) -> &[BodyState] {
+        self.snapshot.bodies
+    }
+
     /// Per face of `bodies[index]`: another body's face within contact range.
     pub fn contacts(&self, index: usize) -> Vec<bool> {
-        (0..self.bodies[index].kind.spec().faces.len()).map(|k| face_in_contact(self.bodies, index, k, self.config)).collect()
+        (0..self.bodies()[index].kind.spec().faces.len()).map(|k| self.snapshot.face_in_contact(index, k, self.config)).collect()
     }
 
     /// Per face of `bodies[index]`: the target in front of the face and in sight.
     pub fn target_seen(&self, index: usize) -> Vec<bool> {
-        let faces = self.bodies[index].kind.spec().faces.len();
+        let faces = self.bodies()[index].kind.spec().faces.len();
         match self.config.target {
-            Some([x, y]) => (0..faces).map(|k| face_sees(self.bodies, index, k, Vector2::new(x, y))).collect(),
+            Some([x, y]) => (0..faces).map(|k| self.snapshot.face_sees(index, k, Vector2::new(x, y))).collect(),
             None => vec![false; faces],
         }
     }
 
     /// Per face of `bodies[index]`: latched to a neighbour.
     pub fn latched(&self, index: usize) -> Vec<bool> {
-        self.bodies[index].faces.iter().map(|f| f.latched.is_some()).collect()
+        self.bodies()[index].faces.iter().map(|f| f.latched.is_some()).collect()
     }
 
     /// Light level on top of `bodies[index]`, 0..1.
     pub fn light(&self, index: usize) -> f64 {
-        let p = self.bodies[index].pose.translation;
+        let p = self.bodies()[index].pose.translation;
         self.config.light_at(p.x, p.y)
     }
 }
 
-/// Whether another body's face lies within contact range of face `k`, roughly facing it.
-fn face_in_contact(bodies: &[BodyState], index: usize, k: usize, config: &SensingConfig) -> bool {
-    let body = &bodies[index];
-    if body.faces.get(k).is_some_and(|f| f.latched.is_some()) {
-        return true;
-    }
-    let Some((centre, normal)) = face_frame(body, k) else { return false };
-    let cos_limit = config.contact_angle.cos();
-    bodies.iter().enumerate().filter(|(j, _)| *j != index).any(|(_, other)| {
-        let reach = other.kind.spec().shape.horizontal_radius() + config.contact_range;
-        let d = Vector2::new(other.pose.translation.x - centre.x, other.pose.translation.y - centre.y);
-        d.norm() <= reach
-            && (0..other.faces.len())
-                .filter_map(|m| face_frame(other, m))
-                .any(|(c, n)| (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit)
-    })
+/// Footprints are filed this much larger (m) than they are, so that a footprint touching a
+/// cell border exactly is found from either side.
+const FILING_SLACK: f64 = 1e-9;
+
+/// What the sensors need of one snapshot of the world, computed once for all readings of
+/// a tick: every face's frame and the bodies' footprints on a [`PlanarGrid`]. Keep one
+/// and rebuild it every tick: its buffers are reused.
+#[derive(Clone, Debug, Default)]
+pub struct SensingIndex {
+    /// Centre (m) and outward unit normal of every face in the plane, body after body.
+    faces: Vec<(Vector2<f64>, Vector2<f64>)>,
+    /// Where each body's faces start in `faces` (one more entry than bodies).
+    face_start: Vec<usize>,
+    /// Bounding discs of the bodies' footprints.
+    footprints: Vec<Disc>,
+    /// The footprints by cell.
+    grid: PlanarGrid,
 }
 
-/// Whether face `k` sees `target`: the target lies in front of the face (180 deg field of
-/// view) and no other body stands on the line between.
-fn face_sees(bodies: &[BodyState], index: usize, k: usize, target: Vector2<f64>) -> bool {
-    let Some((centre, normal)) = face_frame(&bodies[index], k) else { return false };
-    if (target - centre).dot(&normal) <= 0.0 {
-        return false;
+impl SensingIndex {
+    /// Indexes `bodies` (one snapshot of the whole world) and returns the snapshot to read
+    /// robots from.
+    pub fn snapshot<'a>(&'a mut self, bodies: &'a [BodyState]) -> SensingSnapshot<'a> {
+        self.faces.clear();
+        self.face_start.clear();
+        self.footprints.clear();
+        for body in bodies {
+            self.face_start.push(self.faces.len());
+            // BodyState has one face state per catalogue face: frames line up with them.
+            self.faces.extend((0..body.faces.len()).filter_map(|k| face_frame(body, k)));
+            let centre = Vector2::new(body.pose.translation.x, body.pose.translation.y);
+            self.footprints.push(Disc { centre, radius: body.kind.spec().shape.horizontal_radius() + FILING_SLACK });
+        }
+        self.face_start.push(self.faces.len());
+        self.grid.from_discs(&self.footprints);
+        SensingSnapshot { bodies, index: self }
     }
-    !bodies.iter().enumerate().any(|(j, other)| j != index && segment_hits_body(centre, target, other))
+}
+
+/// One indexed snapshot of the world: read any robot of it.
+#[derive(Clone, Copy, Debug)]
+pub struct SensingSnapshot<'a> {
+    bodies: &'a [BodyState],
+    index: &'a SensingIndex,
+}
+
+impl SensingSnapshot<'_> {
+    /// The bodies of the snapshot.
+    pub fn bodies(&self) -> &[BodyState] {
+        self.bodies
+    }
+
+    /// Frames of the faces of body `index`.
+    fn faces_of(&self, index: usize) -> &[(Vector2<f64>, Vector2<f64>)] {
+        &self.index.faces[self.index.face_start[index]..self.index.face_start[index + 1]]
+    }
+
+    /// Whether another body's face lies within contact range of face `k`, roughly facing it.
+    fn face_in_contact(&self, index: usize, k: usize, config: &SensingConfig) -> bool {
+        let body = &self.bodies[index];
+        if body.faces.get(k).is_some_and(|f| f.latched.is_some()) {
+            return true;
+        }
+        let Some(&(centre, normal)) = self.faces_of(index).get(k) else { return false };
+        let cos_limit = config.contact_angle.cos();
+        let range = Vector2::repeat(config.contact_range);
+        // A body with a face within range has its footprint within range too.
+        self.index.grid.any_in_box(centre - range, centre + range, |j| {
+            let j = j as usize;
+            if j == index {
+                return false;
+            }
+            let other = &self.bodies[j];
+            let reach = other.kind.spec().shape.horizontal_radius() + config.contact_range;
+            let d = Vector2::new(other.pose.translation.x - centre.x, other.pose.translation.y - centre.y);
+            d.norm() <= reach
+                && self.faces_of(j).iter().any(|&(c, n)| (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit)
+        })
+    }
+
+    /// Whether face `k` sees `target`: the target lies in front of the face (180 deg field
+    /// of view) and no other body stands on the line between.
+    fn face_sees(&self, index: usize, k: usize, target: Vector2<f64>) -> bool {
+        let Some(&(centre, normal)) = self.faces_of(index).get(k) else { return false };
+        if (target - centre).dot(&normal) <= 0.0 {
+            return false;
+        }
+        !self
+            .index
+            .grid
+            .any_on_segment(centre, target, |j| j as usize != index && segment_hits_body(centre, target, &self.bodies[j as usize]))
+    }
 }
 
 #[cfg(test)]

@@ -99,3 +99,106 @@ fn invalid_sensing_values_name_the_key() {
     assert!(bad.validate().unwrap_err().to_string().contains("contact_range"));
     assert!(SensingConfig::default().validate().is_ok());
 }
+
+/// The O(N^2) search the index replaced, kept as the reference: every other body, every face.
+mod brute_force {
+    use super::super::geometry::{face_frame, segment_hits_body};
+    use super::*;
+
+    pub(super) fn face_in_contact(bodies: &[BodyState], index: usize, k: usize, config: &SensingConfig) -> bool {
+        let body = &bodies[index];
+        if body.faces.get(k).is_some_and(|f| f.latched.is_some()) {
+            return true;
+        }
+        let Some((centre, normal)) = face_frame(body, k) else { return false };
+        let cos_limit = config.contact_angle.cos();
+        bodies.iter().enumerate().filter(|(j, _)| *j != index).any(|(_, other)| {
+            let reach = other.kind.spec().shape.horizontal_radius() + config.contact_range;
+            let d = Vector2::new(other.pose.translation.x - centre.x, other.pose.translation.y - centre.y);
+            d.norm() <= reach
+                && (0..other.faces.len())
+                    .filter_map(|m| face_frame(other, m))
+                    .any(|(c, n)| (c - centre).norm() <= config.contact_range && normal.dot(&n) <= -cos_limit)
+        })
+    }
+
+    pub(super) fn face_sees(bodies: &[BodyState], index: usize, k: usize, target: Vector2<f64>) -> bool {
+        let Some((centre, normal)) = face_frame(&bodies[index], k) else { return false };
+        if (target - centre).dot(&normal) <= 0.0 {
+            return false;
+        }
+        !bodies.iter().enumerate().any(|(j, other)| j != index && segment_hits_body(centre, target, other))
+    }
+}
+
+/// A body of `kind` at (x, y) turned by `heading`, with no latches made.
+fn body_at(id: u32, kind: ModuleKind, x: f64, y: f64, heading: f64) -> BodyState {
+    use nalgebra::{Isometry3, Vector3};
+    BodyState {
+        id,
+        name: format!("b_{id}"),
+        kind,
+        pose: Isometry3::new(Vector3::new(x, y, 0.2), Vector3::z() * heading),
+        linvel: Vector3::zeros(),
+        angvel: Vector3::zeros(),
+        faces: vec![crate::FaceState::default(); kind.spec().faces.len()],
+    }
+}
+
+#[test]
+fn indexed_sensing_matches_the_brute_force_search_face_for_face() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    let kinds = [ModuleKind::MhpSquare, ModuleKind::MhpSquare, ModuleKind::Lily, ModuleKind::PingPongBall, ModuleKind::Bluebot];
+    let (mut contacts, mut seen, mut blocked) = (0, 0, 0);
+    for world in 0..40 {
+        let n = rng.gen_range(2..120);
+        // Lattices of 80 mm modules with gaps of 0..6 mm (contacts), some turned, some
+        // placed anywhere; coordinates on exact multiples too (cell borders).
+        let pitch = 0.08 + rng.gen_range(0.0..0.006);
+        let bodies: Vec<BodyState> = (0..n)
+            .map(|i| {
+                let kind = kinds[rng.gen_range(0..kinds.len())];
+                let (x, y) = if world % 3 == 0 {
+                    (rng.gen_range(-0.6..0.6), rng.gen_range(-0.4..0.4))
+                } else {
+                    ((i % 10) as f64 * pitch, (i / 10) as f64 * pitch)
+                };
+                let heading = if rng.gen_bool(0.7) { 0.0 } else { rng.gen_range(-0.3..0.3) };
+                body_at(i as u32, kind, x, y, heading)
+            })
+            .collect();
+        let target = match world % 4 {
+            0 => [5.0, 0.1],
+            1 => [rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)],
+            2 => [0.4, 0.4],
+            _ => [-3.0, rng.gen_range(-3.0..3.0)],
+        };
+        let config = SensingConfig { target: Some(target), contact_range: rng.gen_range(0.001..0.008), ..SensingConfig::default() };
+        let mut index = SensingIndex::default();
+        let ctx = SensingContext { snapshot: index.snapshot(&bodies), config: &config };
+        for (i, body) in bodies.iter().enumerate() {
+            if !body.kind.spec().sensors.contains(&flotilla_common::catalogue::SensorKind::ConnectionPerFace) {
+                continue;
+            }
+            let (contact_faces, seen_faces) = (ctx.contacts(i), ctx.target_seen(i));
+            for k in 0..body.faces.len() {
+                let contact = brute_force::face_in_contact(&bodies, i, k, &config);
+                let sees = brute_force::face_sees(&bodies, i, k, Vector2::new(target[0], target[1]));
+                assert_eq!(contact_faces[k], contact, "world {world}, body {i}, face {k}: contact");
+                assert_eq!(seen_faces[k], sees, "world {world}, body {i}, face {k}: target");
+                contacts += contact as usize;
+                seen += sees as usize;
+                let (centre, normal) = super::geometry::face_frame(body, k).unwrap();
+                blocked += (!sees && (Vector2::new(target[0], target[1]) - centre).dot(&normal) > 0.0) as usize;
+            }
+            // The one-off path gives the same reading.
+            let reading = flotilla_contract::mhp::MhpSensors { stamp: 1.0, connected: contact_faces, target_seen: seen_faces };
+            if body.kind.system() == Some(flotilla_contract::System::Mhp) {
+                assert_eq!(sense(&bodies, i, 1.0, Vec::new(), &config), Some(Reading::Mhp(reading)));
+            }
+        }
+    }
+    // The worlds exercised both answers of both sensors.
+    assert!(contacts > 100 && seen > 100 && blocked > 100, "contacts {contacts}, seen {seen}, blocked {blocked}");
+}
