@@ -396,7 +396,7 @@ fn main() -> anyhow::Result<()> {
         for v in [&mut ticks, &mut exchange, &mut plain] {
             v.sort_by(f64::total_cmp);
         }
-        let wall = (at[&(to - 1)] - at[&from]).as_secs_f64();
+        let wall = gap(from, to - 1).context("no /clock samples at the window's ends")? / 1e3;
         println!(
             "lock-step ticks ({} measured, {} without /clock samples; {:.1} s sim in {:.1} s wall = {:.2}x real time):",
             ticks.len(),
@@ -419,6 +419,16 @@ fn main() -> anyhow::Result<()> {
                 v.last().copied().unwrap_or(f64::NAN)
             );
         }
+        // Stalls come in a few discrete lengths (a resend, a DDS repair): how many ticks each.
+        let over = |ms: f64| ticks.iter().filter(|t| **t > ms).count();
+        println!(
+            "  ticks over 250 ms: {}, over 1 s: {}, over 2 s: {} (of {}); exchange steps over 250 ms (sorted, ms): {}",
+            over(250.0),
+            over(1000.0),
+            over(2000.0),
+            ticks.len(),
+            exchange.iter().filter(|t| **t > 250.0).map(|t| format!("{t:.0}")).collect::<Vec<_>>().join(" ")
+        );
     }
     println!("processes (after discovery at {:.1} s / after the ticks):", discovered_at.as_secs_f64());
     println!(

@@ -340,6 +340,9 @@ fn main() -> anyhow::Result<()> {
         std::env::set_var("ROS_DOMAIN_ID", "94");
     }
     let mut probe = Probe::new()?;
+    // The machine is shared: the load beside the figures says how far to trust wall times.
+    let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    println!("load average at the start: {}", load());
     println!(
         "sensing robots through tank_physics: {} m^2 per robot, sensors {} Hz, /tank/state + /tf {} Hz, markers {} Hz (sim time); {}",
         AREA_PER_ROBOT,
@@ -403,9 +406,9 @@ fn main() -> anyhow::Result<()> {
         );
     }
     println!(
-        "sim s: reached (* = stopped at the {:.0} s wall bound before {}); start s: spawn to resumed, incl. 0.5 s settle",
+        "sim s: reached (* = stopped at the {:.0} s wall bound before the run's length); start s: spawn to resumed, incl. 0.5 s settle; load average at the end: {}",
         options.timeout.as_secs_f64(),
-        "the run's length"
+        load()
     );
     Ok(())
 }
