@@ -307,6 +307,9 @@ fn main() -> anyhow::Result<()> {
         load()
     );
 
+    if let Some(profile) = std::env::var_os("FASTRTPS_DEFAULT_PROFILES_FILE") {
+        println!("Fast DDS profiles: {}", profile.to_string_lossy());
+    }
     let started = Instant::now();
     let physics = Launch::spawn(node_cmd("tank_physics"), &domain)?;
     let controller = Launch::spawn(node_cmd("robot_controller"), &domain)?;

@@ -19,7 +19,8 @@
 //! Options: `--n 64,256` (default 64,256,1024,4096), `--sim-seconds S` (default
 //! 7680 / N clamped to [2, 60]), `--timeout S` (wall bound per run, default 240),
 //! `--state-rate HZ` (30), `--marker-rate HZ` (10), `--sensor-rate HZ` (10),
-//! `--params FILE` (default config/bench_sensing.yaml), `--no-library`.
+//! `--params FILE` (default config/bench_sensing.yaml), `--no-library`, `--idle S` (how
+//! long the node's CPU is sampled while paused before resuming, default 3; 0 = skip).
 
 use std::cell::RefCell;
 use std::io::Write as _;
@@ -48,6 +49,7 @@ struct Options {
     sensor_rate: f64,
     params: std::path::PathBuf,
     library: bool,
+    idle: Duration,
 }
 
 impl Options {
@@ -61,6 +63,7 @@ impl Options {
             sensor_rate: 10.0,
             params: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/bench_sensing.yaml"),
             library: true,
+            idle: Duration::from_secs(3),
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -80,6 +83,7 @@ impl Options {
                 "--sensor-rate" => o.sensor_rate = number("--sensor-rate", value("--sensor-rate")?)?,
                 "--params" => o.params = value("--params")?.into(),
                 "--no-library" => o.library = false,
+                "--idle" => o.idle = Duration::from_secs_f64(number("--idle", value("--idle")?)?),
                 other => bail!("unknown option {other} (see the bench's header comment)"),
             }
         }
@@ -167,6 +171,9 @@ fn library_ratio(tree: &Value, sim_seconds: f64, sensor_rate: f64, bound: Durati
 /// One run of the node.
 struct NodeRun {
     startup: Duration,
+    /// Node CPU share while paused (no stepping, nothing published): the per-endpoint
+    /// cost of merely spinning, NaN when not sampled.
+    idle_cpu: f64,
     sim_reached: f64,
     wall: Duration,
     cpu: Duration,
@@ -220,7 +227,22 @@ impl Probe {
     }
 }
 
-fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration) -> anyhow::Result<NodeRun> {
+/// `/tank/pause` with `paused`; the answer's success, None if none came by `deadline`.
+fn ask(probe: &mut Probe, paused: bool, deadline: Instant) -> anyhow::Result<Option<bool>> {
+    let answer = Rc::new(RefCell::new(None));
+    let slot = answer.clone();
+    let reply = probe.pause.request(&r2r::std_srvs::srv::SetBool::Request { data: paused })?;
+    probe.pool.spawner().spawn_local(async move {
+        *slot.borrow_mut() = Some(reply.await.map(|r| r.success).unwrap_or(false));
+    })?;
+    while answer.borrow().is_none() && Instant::now() < deadline {
+        probe.spin();
+    }
+    let result = *answer.borrow();
+    Ok(result)
+}
+
+fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, idle: Duration) -> anyhow::Result<NodeRun> {
     let mut file = tempfile::NamedTempFile::new().context("temp parameter file")?;
     file.write_all(serde_yaml::to_string(tree)?.as_bytes()).context("writing the parameter file")?;
     // The node's log goes to a file: a pipe nobody reads could fill and block it.
@@ -275,28 +297,27 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration) 
     while Instant::now() < settle {
         probe.spin();
     }
-    let answer = Rc::new(RefCell::new(None));
-    {
-        let answer = answer.clone();
-        let resumed = probe.pause.request(&r2r::std_srvs::srv::SetBool::Request { data: false })?;
-        spawner.spawn_local(async move {
-            *answer.borrow_mut() = Some(resumed.await.map(|r| r.success).unwrap_or(false));
-        })?;
-    }
-    // The node answers once it spins, i.e. after every per-robot topic exists.
-    while answer.borrow().is_none() {
-        if spawned.elapsed() > bound {
-            let log = stop(&mut child)?;
-            bail!("tank_physics did not answer /tank/pause within {bound:?}:\n{log}");
-        }
-        probe.spin();
-    }
-    if answer.borrow().as_ref() != Some(&true) {
+    // The node answers once it spins, i.e. after every per-robot topic exists: a first
+    // "pause" (it starts paused) marks the end of start-up.
+    if ask(probe, true, spawned + bound)? != Some(true) {
         let log = stop(&mut child)?;
-        bail!("tank_physics refused to resume:\n{log}");
+        bail!("tank_physics did not answer /tank/pause within {bound:?}:\n{log}");
+    }
+    let ready = spawned.elapsed();
+    let mut idle_cpu = f64::NAN;
+    if !idle.is_zero() {
+        let (from, cpu_from) = (Instant::now(), process_cpu(pid)?);
+        while Instant::now() < from + idle {
+            probe.spin();
+        }
+        idle_cpu = (process_cpu(pid)? - cpu_from).as_secs_f64() / from.elapsed().as_secs_f64();
+    }
+    if ask(probe, false, Instant::now() + bound)? != Some(true) {
+        let log = stop(&mut child)?;
+        bail!("tank_physics did not resume:\n{log}");
     }
     let start = Instant::now();
-    let startup = start - spawned;
+    let startup = ready;
     *seen.borrow_mut() = Seen::default();
     let cpu_start = process_cpu(pid)?;
     let complete = loop {
@@ -325,7 +346,7 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration) 
     while Instant::now() < drain {
         probe.spin();
     }
-    Ok(NodeRun { startup, sim_reached, wall, cpu, states, rss_mib, hwm_mib, threads, complete })
+    Ok(NodeRun { startup, idle_cpu, sim_reached, wall, cpu, states, rss_mib, hwm_mib, threads, complete })
 }
 
 fn main() -> anyhow::Result<()> {
@@ -352,11 +373,12 @@ fn main() -> anyhow::Result<()> {
         options.params.display()
     );
     println!(
-        "{:>5} {:>6} {:>6} {:>8} {:>9} {:>9} {:>9} {:>13} {:>14} {:>8} {:>8} {:>8} {:>7}",
+        "{:>5} {:>6} {:>6} {:>8} {:>7} {:>9} {:>9} {:>9} {:>13} {:>14} {:>8} {:>8} {:>8} {:>7}",
         "N",
         "tank m",
         "sim s",
         "start s",
+        "idle %",
         "wall x",
         "CPU x",
         "library x",
@@ -382,18 +404,19 @@ fn main() -> anyhow::Result<()> {
             "{{state_rate: {}, sensor_rate: {}, marker_rate: {}}}",
             options.state_rate, options.sensor_rate, options.marker_rate
         ))?;
-        let run = run_node(&mut probe, &tree, sim_seconds, options.timeout).with_context(|| format!("N = {n}"))?;
+        let run = run_node(&mut probe, &tree, sim_seconds, options.timeout, options.idle).with_context(|| format!("N = {n}"))?;
         let sim = run.sim_reached;
         // Node CPU per sim second per robot: flat when the cost is linear in N.
         let per_robot = run.cpu.as_secs_f64() / sim.max(1e-9) / n as f64 * 1e3;
         let first = *first_per_robot.get_or_insert(per_robot);
         let expected = (sim * options.state_rate + 1e-6).floor() as usize;
         println!(
-            "{:>5} {:>6.2} {:>6} {:>8.1} {:>8.2}x {:>8.2}x {:>8}x {:>13} {:>14.3} {:>7.2}x {:>8.0} {:>8.0} {:>7}",
+            "{:>5} {:>6.2} {:>6} {:>8.1} {:>7.1} {:>8.2}x {:>8.2}x {:>8}x {:>13} {:>14.3} {:>7.2}x {:>8.0} {:>8.0} {:>7}",
             n,
             tank_side(n),
             if run.complete { format!("{sim:.1}") } else { format!("{sim:.1}*") },
             run.startup.as_secs_f64(),
+            run.idle_cpu * 100.0,
             sim / run.wall.as_secs_f64(),
             sim / run.cpu.as_secs_f64().max(1e-9),
             library,
@@ -406,7 +429,7 @@ fn main() -> anyhow::Result<()> {
         );
     }
     println!(
-        "sim s: reached (* = stopped at the {:.0} s wall bound before the run's length); start s: spawn to resumed, incl. 0.5 s settle; load average at the end: {}",
+        "sim s: reached (* = stopped at the {:.0} s wall bound before the run's length); start s: spawn to the node answering /tank/pause (every topic created); idle %: node CPU while paused; load average at the end: {}",
         options.timeout.as_secs_f64(),
         load()
     );
