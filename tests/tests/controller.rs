@@ -1,7 +1,7 @@
 //! The Lily controllers and the base station through ROS: the lily_15 scenario assembles a
 //! target; killing and restarting one robot's controller process (and stopping one through
 //! its service) leaves the run going; the lock-step ROS run equals the in-process run for
-//! the same seed; bad input gives clear errors and stops nothing else; the base station
+//! the same seed, on per-robot and on batched topics; bad input gives clear errors and stops nothing else; the base station
 //! sets the pumps on schedule, broadcasts ruleset commands and publishes the metrics.
 
 use std::path::PathBuf;
@@ -13,6 +13,8 @@ use flotilla_common::trajectory::TrajectoryRecording;
 use flotilla_e2e::{bin, repo_root, temp_file, Launch, RosProbe};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::msg::{LilyCommand, Radio, TankState};
+use r2r::rcl_interfaces::msg::{Parameter, ParameterType, ParameterValue};
+use r2r::rcl_interfaces::srv::SetParameters;
 use r2r::std_srvs::srv::SetBool;
 use r2r::QosProfile;
 use robot_controller::{batch::Run, Experiment, Ruleset};
@@ -176,6 +178,45 @@ async fn latest_clock(clock: &mut (impl Stream<Item = r2r::rosgraph_msgs::msg::C
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lock_step_ros_run_equals_the_in_process_run() {
+    let (_probe, controllers) = lock_step_run_equals_the_in_process_run("probe_lockstep", "per_robot").await;
+    let (status, c_out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "controller exit {status:?}:\n{c_out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_lock_step_run_equals_the_in_process_run() {
+    // The same run with one /lily/sensors batch per tick and /lily/cmd batches: the same
+    // final poses as in process, hence as the per-robot lock-step run.
+    let (probe, controllers) = lock_step_run_equals_the_in_process_run("probe_batched", "batched").await;
+    let out = controllers.output();
+    assert!(out.contains("batched topics /lily/sensors, /lily/cmd"), "{out}");
+    // One ~/enable for every robot: parameter name = robot, bool value = run.
+    let enable = probe.with_node(|n| n.create_client::<SetParameters::Service>("/robot_controller/enable", QosProfile::default())).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&enable)).unwrap();
+    tokio::time::timeout(Duration::from_secs(20), ready).await.expect("~/enable did not come up").unwrap();
+    let param = |name: &str, value: ParameterValue| Parameter { name: name.into(), value };
+    let boolean = |b: bool| ParameterValue { type_: ParameterType::PARAMETER_BOOL as u8, bool_value: b, ..Default::default() };
+    let request = SetParameters::Request {
+        parameters: vec![
+            param("lily_3", boolean(false)),
+            param("lily_3", boolean(true)),
+            param("ghost", boolean(false)),
+            param("lily_4", ParameterValue { type_: ParameterType::PARAMETER_INTEGER as u8, integer_value: 1, ..Default::default() }),
+        ],
+    };
+    let results = enable.request(&request).unwrap().await.unwrap().results;
+    let outcome: Vec<(bool, &str)> = results.iter().map(|r| (r.successful, r.reason.as_str())).collect();
+    assert!(outcome[0].0 && outcome[0].1.contains("stopped"), "{outcome:?}");
+    assert!(outcome[1].0 && outcome[1].1.contains("restarted"), "{outcome:?}");
+    assert!(!outcome[2].0 && outcome[2].1.contains("ghost"), "{outcome:?}");
+    assert!(!outcome[3].0 && outcome[3].1.contains("must be a bool"), "{outcome:?}");
+    let (status, c_out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "controller exit {status:?}:\n{c_out}");
+}
+
+/// Lock step through ROS with the robots' `interface` (`per_robot` | `batched`, both nodes)
+/// against the in-process run; returns the probe and the still-running controller host.
+async fn lock_step_run_equals_the_in_process_run(probe_name: &str, interface: &str) -> (RosProbe, Launch) {
     // Same world (config/lily_15.yaml), seed, ruleset and control period (10 Hz = the
     // tank's sensor rate); the tank waits for every robot's command of a tick (lock step)
     // and applies them in ascending id order, as batch::Run does.
@@ -197,7 +238,7 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
     let result = run.finish();
     assert!(result.summary.attachments > 0, "the Lilies must latch within the run for the comparison to mean anything");
 
-    let probe = RosProbe::new("probe_lockstep").unwrap();
+    let probe = RosProbe::new(probe_name).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("trajectory.csv");
     let overrides = [
@@ -207,16 +248,15 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
         "run.lockstep:=true".into(),
         "run.lockstep_timeout:=60.0".into(),
         format!("record.trajectory_csv:={}", csv.display()),
+        format!("robots.interface:={interface}"),
     ];
-    let (_c_dir, c_cmd) =
-        node("robot_controller", "robot_controller", &format!("kind: lily\nruleset: {}\nseed: {SEED}", ruleset_path("chain4").display()));
+    let params = format!("kind: lily\nruleset: {}\nseed: {SEED}\ninterface: {interface}", ruleset_path("chain4").display());
+    let (_c_dir, c_cmd) = node("robot_controller", "robot_controller", &params);
     let controllers = Launch::spawn(c_cmd, &probe.domain).unwrap();
     let tank = Launch::spawn(tank(&overrides), &probe.domain).unwrap();
     let (status, output) = tank.wait(Duration::from_secs(150)).unwrap();
     assert!(status.success(), "tank exit {status:?}:\n{output}");
     assert!(!output.contains("stepping on without them"), "a robot missed a tick:\n{output}");
-    let (status, c_out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
-    assert!(status.success(), "controller exit {status:?}:\n{c_out}");
 
     let recording = TrajectoryRecording::read(&csv).unwrap();
     let last_time = recording.samples.iter().map(|s| s.time).fold(0.0, f64::max);
@@ -225,10 +265,11 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
     for body in &in_process {
         let s = recording.samples.iter().find(|s| s.id == body.id && s.time == last_time).unwrap();
         let (x, y) = (body.pose.translation.x, body.pose.translation.y);
-        assert_eq!((s.x, s.y, s.heading), (x, y, body.heading()), "{} differs at {DURATION} s", body.name);
+        assert_eq!((s.x, s.y, s.heading), (x, y, body.heading()), "{} differs at {DURATION} s ({interface})", body.name);
         compared += 1;
     }
     assert_eq!(compared, 15);
+    (probe, controllers)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

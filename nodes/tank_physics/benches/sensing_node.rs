@@ -19,7 +19,8 @@
 //! Options: `--n 64,256` (default 64,256,1024,4096), `--sim-seconds S` (default
 //! 7680 / N clamped to [2, 60]), `--timeout S` (wall bound per run, default 240),
 //! `--state-rate HZ` (30), `--marker-rate HZ` (10), `--sensor-rate HZ` (10),
-//! `--params FILE` (default config/bench_sensing.yaml), `--no-library`, `--idle S` (how
+//! `--params FILE` (default config/bench_sensing.yaml; config/bench_sensing_batched.yaml
+//! for the batched interface), `--no-library`, `--idle S` (how
 //! long the node's CPU is sampled while paused before resuming, default 3; 0 = skip).
 
 use std::cell::RefCell;
@@ -400,10 +401,10 @@ fn main() -> anyhow::Result<()> {
         };
         let params = &mut tree["tank_physics"]["ros__parameters"];
         params["run"] = serde_yaml::from_str("{real_time_factor: 0.0, max_sim_time: 0.0, start_paused: true}")?;
-        params["publish"] = serde_yaml::from_str(&format!(
-            "{{state_rate: {}, sensor_rate: {}, marker_rate: {}}}",
-            options.state_rate, options.sensor_rate, options.marker_rate
-        ))?;
+        // The rates are the bench's; the file's other publish keys (robot_descriptions) stay.
+        for (key, rate) in [("state_rate", options.state_rate), ("sensor_rate", options.sensor_rate), ("marker_rate", options.marker_rate)] {
+            params["publish"][key] = rate.into();
+        }
         let run = run_node(&mut probe, &tree, sim_seconds, options.timeout, options.idle).with_context(|| format!("N = {n}"))?;
         let sim = run.sim_reached;
         // Node CPU per sim second per robot: flat when the cost is linear in N.

@@ -3,7 +3,7 @@
 //!
 //! Threads: the physics steps on its own thread (CPU bound, paced to the requested real
 //! time factor) and publishes directly; the node is spun on the [`Spinner`] thread; tokio
-//! serves the services and the per-robot `cmd` subscriptions and turns them into
+//! serves the services and the robots' `cmd` subscriptions and turns them into
 //! [`Control`] messages for the stepping thread, which answers through oneshot channels.
 //! Shutdown stops the physics thread, then the spinner, then drops the node.
 
@@ -92,7 +92,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let latched = QosProfile::default().transient_local().keep_last(1);
     let (control_tx, control_rx) = mpsc::channel();
     let lockstep = settings.run.lockstep.then(|| Duration::from_secs_f64(settings.run.lockstep_timeout));
-    let (robot_io, robot_outputs) = robots::RobotIo::new(&mut node, control_tx.clone(), lockstep)?;
+    let (robot_io, robot_outputs) =
+        robots::RobotIo::new(&mut node, control_tx.clone(), lockstep, settings.robots.interface, settings.publish.robot_descriptions)?;
     let outputs = Outputs {
         clock: node.create_publisher("/clock", QosProfile::default())?,
         state: node.create_publisher("/tank/state", QosProfile::default())?,
