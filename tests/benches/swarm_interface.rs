@@ -225,7 +225,7 @@ fn publishers_per_node(node: &r2r::Node) -> anyhow::Result<(usize, BTreeMap<Stri
 fn in_process_ticks(sc: &Scenario, ticks: usize) -> anyhow::Result<Vec<f64>> {
     let mut world = sc.world.clone();
     if let Some(m) = world.as_mapping_mut() {
-        for section in ["run", "publish", "record"] {
+        for section in ["run", "publish", "record", "robots"] {
             m.remove(section);
         }
     }

@@ -21,7 +21,9 @@
 //! `--state-rate HZ` (30), `--marker-rate HZ` (10), `--sensor-rate HZ` (10),
 //! `--params FILE` (default config/bench_sensing.yaml; config/bench_sensing_batched.yaml
 //! for the batched interface), `--no-library`, `--idle S` (how
-//! long the node's CPU is sampled while paused before resuming, default 3; 0 = skip).
+//! long the node's CPU is sampled while paused before resuming, default 3; 0 = skip),
+//! `--viewer` (also subscribe to `/tf` and `/tank/markers`, as rviz would: the node makes
+//! those only for a subscriber).
 
 use std::cell::RefCell;
 use std::io::Write as _;
@@ -51,6 +53,7 @@ struct Options {
     params: std::path::PathBuf,
     library: bool,
     idle: Duration,
+    viewer: bool,
 }
 
 impl Options {
@@ -65,6 +68,7 @@ impl Options {
             params: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/bench_sensing.yaml"),
             library: true,
             idle: Duration::from_secs(3),
+            viewer: false,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -85,6 +89,7 @@ impl Options {
                 "--params" => o.params = value("--params")?.into(),
                 "--no-library" => o.library = false,
                 "--idle" => o.idle = Duration::from_secs_f64(number("--idle", value("--idle")?)?),
+                "--viewer" => o.viewer = true,
                 other => bail!("unknown option {other} (see the bench's header comment)"),
             }
         }
@@ -179,17 +184,20 @@ struct NodeRun {
     wall: Duration,
     cpu: Duration,
     states: usize,
+    viewer: usize,
     rss_mib: f64,
     hwm_mib: f64,
     threads: u64,
     complete: bool,
 }
 
-/// What the state subscription has seen.
+/// What the state subscription (and the viewer's, with `--viewer`) has seen.
 #[derive(Default)]
 struct Seen {
     states: usize,
     last_sim_time: f64,
+    /// `/tf` and `/tank/markers` messages.
+    viewer: usize,
 }
 
 /// The bench's ROS side, kept across runs: one state subscription and one pause client.
@@ -201,7 +209,7 @@ struct Probe {
 }
 
 impl Probe {
-    fn new() -> anyhow::Result<Self> {
+    fn new(viewer: bool) -> anyhow::Result<Self> {
         let ctx = r2r::Context::create().context("ROS context")?;
         let mut node = r2r::Node::create(ctx, "sensing_node_bench", "").context("bench node")?;
         let pool = futures::executor::LocalPool::new();
@@ -218,6 +226,21 @@ impl Probe {
                 }
             }
         })?;
+        if viewer {
+            let mut tf = node.subscribe::<r2r::tf2_msgs::msg::TFMessage>("/tf", r2r::QosProfile::default())?;
+            let mut markers = node.subscribe::<r2r::visualization_msgs::msg::MarkerArray>("/tank/markers", r2r::QosProfile::default())?;
+            let (on_tf, on_markers) = (seen.clone(), seen.clone());
+            pool.spawner().spawn_local(async move {
+                while tf.next().await.is_some() {
+                    on_tf.borrow_mut().viewer += 1;
+                }
+            })?;
+            pool.spawner().spawn_local(async move {
+                while markers.next().await.is_some() {
+                    on_markers.borrow_mut().viewer += 1;
+                }
+            })?;
+        }
         let pause = node.create_client::<r2r::std_srvs::srv::SetBool::Service>("/tank/pause", r2r::QosProfile::default())?;
         Ok(Self { node, pool, seen, pause })
     }
@@ -337,7 +360,7 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, 
     let cpu = process_cpu(pid)? - cpu_start;
     let (rss_mib, hwm_mib, threads) = process_memory(pid)?;
     let sim_reached = seen.borrow().last_sim_time;
-    let states = seen.borrow().states;
+    let (states, viewer) = (seen.borrow().states, seen.borrow().viewer);
     let log = stop(&mut child)?;
     if log.contains("panicked") {
         bail!("tank_physics panicked:\n{log}");
@@ -347,7 +370,7 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, 
     while Instant::now() < drain {
         probe.spin();
     }
-    Ok(NodeRun { startup, idle_cpu, sim_reached, wall, cpu, states, rss_mib, hwm_mib, threads, complete })
+    Ok(NodeRun { startup, idle_cpu, sim_reached, wall, cpu, states, viewer, rss_mib, hwm_mib, threads, complete })
 }
 
 fn main() -> anyhow::Result<()> {
@@ -361,20 +384,21 @@ fn main() -> anyhow::Result<()> {
     if std::env::var_os("ROS_DOMAIN_ID").is_none() {
         std::env::set_var("ROS_DOMAIN_ID", "94");
     }
-    let mut probe = Probe::new()?;
+    let mut probe = Probe::new(options.viewer)?;
     // The machine is shared: the load beside the figures says how far to trust wall times.
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ");
     println!("load average at the start: {}", load());
     println!(
-        "sensing robots through tank_physics: {} m^2 per robot, sensors {} Hz, /tank/state + /tf {} Hz, markers {} Hz (sim time); {}",
+        "sensing robots through tank_physics: {} m^2 per robot, sensors {} Hz, /tank/state + /tf {} Hz, markers {} Hz (sim time); {}; {}",
         AREA_PER_ROBOT,
         options.sensor_rate,
         options.state_rate,
         options.marker_rate,
-        options.params.display()
+        options.params.display(),
+        if options.viewer { "/tf and /tank/markers subscribed (viewer)" } else { "/tank/state subscribed only" }
     );
     println!(
-        "{:>5} {:>6} {:>6} {:>8} {:>7} {:>9} {:>9} {:>9} {:>13} {:>14} {:>8} {:>8} {:>8} {:>7}",
+        "{:>5} {:>6} {:>6} {:>8} {:>7} {:>9} {:>9} {:>9} {:>13} {:>7} {:>14} {:>8} {:>8} {:>8} {:>7}",
         "N",
         "tank m",
         "sim s",
@@ -384,6 +408,7 @@ fn main() -> anyhow::Result<()> {
         "CPU x",
         "library x",
         "states",
+        "viewer",
         "CPU ms/sim s/N",
         "vs first",
         "RSS MiB",
@@ -402,7 +427,8 @@ fn main() -> anyhow::Result<()> {
         let params = &mut tree["tank_physics"]["ros__parameters"];
         params["run"] = serde_yaml::from_str("{real_time_factor: 0.0, max_sim_time: 0.0, start_paused: true}")?;
         // The rates are the bench's; the file's other publish keys (robot_descriptions) stay.
-        for (key, rate) in [("state_rate", options.state_rate), ("sensor_rate", options.sensor_rate), ("marker_rate", options.marker_rate)] {
+        for (key, rate) in [("state_rate", options.state_rate), ("sensor_rate", options.sensor_rate), ("marker_rate", options.marker_rate)]
+        {
             params["publish"][key] = rate.into();
         }
         let run = run_node(&mut probe, &tree, sim_seconds, options.timeout, options.idle).with_context(|| format!("N = {n}"))?;
@@ -412,7 +438,7 @@ fn main() -> anyhow::Result<()> {
         let first = *first_per_robot.get_or_insert(per_robot);
         let expected = (sim * options.state_rate + 1e-6).floor() as usize;
         println!(
-            "{:>5} {:>6.2} {:>6} {:>8.1} {:>7.1} {:>8.2}x {:>8.2}x {:>8}x {:>13} {:>14.3} {:>7.2}x {:>8.0} {:>8.0} {:>7}",
+            "{:>5} {:>6.2} {:>6} {:>8.1} {:>7.1} {:>8.2}x {:>8.2}x {:>8}x {:>13} {:>7} {:>14.3} {:>7.2}x {:>8.0} {:>8.0} {:>7}",
             n,
             tank_side(n),
             if run.complete { format!("{sim:.1}") } else { format!("{sim:.1}*") },
@@ -422,6 +448,7 @@ fn main() -> anyhow::Result<()> {
             sim / run.cpu.as_secs_f64().max(1e-9),
             library,
             format!("{} / {}", run.states, expected),
+            run.viewer,
             per_robot,
             per_robot / first,
             run.rss_mib,
