@@ -1,8 +1,9 @@
 //! The Lily controllers and the base station through ROS: the lily_15 scenario assembles a
 //! target; killing and restarting one robot's controller process (and stopping one through
 //! its service) leaves the run going; the lock-step ROS run equals the in-process run for
-//! the same seed, on per-robot and on batched topics; bad input gives clear errors and stops nothing else; the base station
-//! sets the pumps on schedule, broadcasts ruleset commands and publishes the metrics.
+//! the same seed, and the batched interface's lock-step run the per-robot one; bad input
+//! gives clear errors and stops nothing else; the base station sets the pumps on schedule,
+//! broadcasts ruleset commands and publishes the metrics.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -178,45 +179,6 @@ async fn latest_clock(clock: &mut (impl Stream<Item = r2r::rosgraph_msgs::msg::C
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lock_step_ros_run_equals_the_in_process_run() {
-    let (_probe, controllers) = lock_step_run_equals_the_in_process_run("probe_lockstep", "per_robot").await;
-    let (status, c_out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
-    assert!(status.success(), "controller exit {status:?}:\n{c_out}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn batched_lock_step_run_equals_the_in_process_run() {
-    // The same run with one /lily/sensors batch per tick and /lily/cmd batches: the same
-    // final poses as in process, hence as the per-robot lock-step run.
-    let (probe, controllers) = lock_step_run_equals_the_in_process_run("probe_batched", "batched").await;
-    let out = controllers.output();
-    assert!(out.contains("batched topics /lily/sensors, /lily/cmd"), "{out}");
-    // One ~/enable for every robot: parameter name = robot, bool value = run.
-    let enable = probe.with_node(|n| n.create_client::<SetParameters::Service>("/robot_controller/enable", QosProfile::default())).unwrap();
-    let ready = probe.with_node(|_| r2r::Node::is_available(&enable)).unwrap();
-    tokio::time::timeout(Duration::from_secs(20), ready).await.expect("~/enable did not come up").unwrap();
-    let param = |name: &str, value: ParameterValue| Parameter { name: name.into(), value };
-    let boolean = |b: bool| ParameterValue { type_: ParameterType::PARAMETER_BOOL as u8, bool_value: b, ..Default::default() };
-    let request = SetParameters::Request {
-        parameters: vec![
-            param("lily_3", boolean(false)),
-            param("lily_3", boolean(true)),
-            param("ghost", boolean(false)),
-            param("lily_4", ParameterValue { type_: ParameterType::PARAMETER_INTEGER as u8, integer_value: 1, ..Default::default() }),
-        ],
-    };
-    let results = enable.request(&request).unwrap().await.unwrap().results;
-    let outcome: Vec<(bool, &str)> = results.iter().map(|r| (r.successful, r.reason.as_str())).collect();
-    assert!(outcome[0].0 && outcome[0].1.contains("stopped"), "{outcome:?}");
-    assert!(outcome[1].0 && outcome[1].1.contains("restarted"), "{outcome:?}");
-    assert!(!outcome[2].0 && outcome[2].1.contains("ghost"), "{outcome:?}");
-    assert!(!outcome[3].0 && outcome[3].1.contains("must be a bool"), "{outcome:?}");
-    let (status, c_out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
-    assert!(status.success(), "controller exit {status:?}:\n{c_out}");
-}
-
-/// Lock step through ROS with the robots' `interface` (`per_robot` | `batched`, both nodes)
-/// against the in-process run; returns the probe and the still-running controller host.
-async fn lock_step_run_equals_the_in_process_run(probe_name: &str, interface: &str) -> (RosProbe, Launch) {
     // Same world (config/lily_15.yaml), seed, ruleset and control period (10 Hz = the
     // tank's sensor rate); the tank waits for every robot's command of a tick (lock step)
     // and applies them in ascending id order, as batch::Run does.
@@ -238,7 +200,7 @@ async fn lock_step_run_equals_the_in_process_run(probe_name: &str, interface: &s
     let result = run.finish();
     assert!(result.summary.attachments > 0, "the Lilies must latch within the run for the comparison to mean anything");
 
-    let probe = RosProbe::new(probe_name).unwrap();
+    let probe = RosProbe::new("probe_lockstep").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("trajectory.csv");
     let overrides = [
@@ -248,15 +210,16 @@ async fn lock_step_run_equals_the_in_process_run(probe_name: &str, interface: &s
         "run.lockstep:=true".into(),
         "run.lockstep_timeout:=60.0".into(),
         format!("record.trajectory_csv:={}", csv.display()),
-        format!("robots.interface:={interface}"),
     ];
-    let params = format!("kind: lily\nruleset: {}\nseed: {SEED}\ninterface: {interface}", ruleset_path("chain4").display());
-    let (_c_dir, c_cmd) = node("robot_controller", "robot_controller", &params);
+    let (_c_dir, c_cmd) =
+        node("robot_controller", "robot_controller", &format!("kind: lily\nruleset: {}\nseed: {SEED}", ruleset_path("chain4").display()));
     let controllers = Launch::spawn(c_cmd, &probe.domain).unwrap();
     let tank = Launch::spawn(tank(&overrides), &probe.domain).unwrap();
     let (status, output) = tank.wait(Duration::from_secs(150)).unwrap();
     assert!(status.success(), "tank exit {status:?}:\n{output}");
     assert!(!output.contains("stepping on without them"), "a robot missed a tick:\n{output}");
+    let (status, c_out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "controller exit {status:?}:\n{c_out}");
 
     let recording = TrajectoryRecording::read(&csv).unwrap();
     let last_time = recording.samples.iter().map(|s| s.time).fold(0.0, f64::max);
@@ -265,11 +228,10 @@ async fn lock_step_run_equals_the_in_process_run(probe_name: &str, interface: &s
     for body in &in_process {
         let s = recording.samples.iter().find(|s| s.id == body.id && s.time == last_time).unwrap();
         let (x, y) = (body.pose.translation.x, body.pose.translation.y);
-        assert_eq!((s.x, s.y, s.heading), (x, y, body.heading()), "{} differs at {DURATION} s ({interface})", body.name);
+        assert_eq!((s.x, s.y, s.heading), (x, y, body.heading()), "{} differs at {DURATION} s", body.name);
         compared += 1;
     }
     assert_eq!(compared, 15);
-    (probe, controllers)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -376,4 +338,67 @@ async fn base_station_sets_pumps_broadcasts_and_publishes_metrics() {
     assert!(status.success() && out.contains("summary: yield"), "exit {status:?}:\n{out}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("time_s,targets,yield") && text.lines().count() >= 3, "{text}");
+}
+
+/// A lock-step run (config/lily_15.yaml, chain4) through ROS with both nodes on the robots'
+/// `interface`: every robot's (id, x, y, heading) at the end, and the controller host, still
+/// running.
+async fn lock_step_final_poses(probe: &RosProbe, interface: &str, seed: u64, duration: f64) -> (Vec<(u32, f64, f64, f64)>, Launch) {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("trajectory.csv");
+    let overrides = [
+        format!("seed:={seed}"),
+        "run.real_time_factor:=0.0".into(),
+        format!("run.max_sim_time:={duration}"),
+        "run.lockstep:=true".into(),
+        "run.lockstep_timeout:=60.0".into(),
+        format!("record.trajectory_csv:={}", csv.display()),
+        format!("robots.interface:={interface}"),
+    ];
+    let params = format!("kind: lily\nruleset: {}\nseed: {seed}\ninterface: {interface}", ruleset_path("chain4").display());
+    let (_c_dir, c_cmd) = node("robot_controller", "robot_controller", &params);
+    let controllers = Launch::spawn(c_cmd, &probe.domain).unwrap();
+    let tank = Launch::spawn(tank(&overrides), &probe.domain).unwrap();
+    let (status, output) = tank.wait(Duration::from_secs(150)).unwrap();
+    assert!(status.success(), "tank exit {status:?} ({interface}):\n{output}");
+    assert!(!output.contains("stepping on without them"), "a robot missed a tick ({interface}):\n{output}");
+    let recording = TrajectoryRecording::read(&csv).unwrap();
+    let last_time = recording.samples.iter().map(|s| s.time).fold(0.0, f64::max);
+    assert!((last_time - duration).abs() < 1e-9, "recording ends at {last_time} ({interface})");
+    let poses = recording.samples.iter().filter(|s| s.time == last_time).map(|s| (s.id, s.x, s.y, s.heading)).collect();
+    (poses, controllers)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_lock_step_run_equals_the_per_robot_run() {
+    // The world, seed and duration of the lock-step test above (the Lilies latch within
+    // it); the batched topics (/lily/sensors, /lily/cmd) must give the same final poses.
+    const SEED: u64 = 4;
+    const DURATION: f64 = 60.0;
+    let probe = RosProbe::new("probe_batched").unwrap();
+    let (per_robot, controllers) = lock_step_final_poses(&probe, "per_robot", SEED, DURATION).await;
+    let (status, out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "controller exit {status:?}:\n{out}");
+    assert_eq!(per_robot.len(), 15);
+    let (batched, controllers) = lock_step_final_poses(&probe, "batched", SEED, DURATION).await;
+    assert_eq!(batched, per_robot, "batched and per-robot lock step differ at {DURATION} s");
+
+    // One ~/enable for every robot: parameter name = robot, bool value = run.
+    let enable = probe.with_node(|n| n.create_client::<SetParameters::Service>("/robot_controller/enable", QosProfile::default())).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&enable)).unwrap();
+    tokio::time::timeout(Duration::from_secs(20), ready).await.expect("~/enable did not come up").unwrap();
+    let boolean = |b: bool| ParameterValue { type_: ParameterType::PARAMETER_BOOL as u8, bool_value: b, ..Default::default() };
+    let integer = ParameterValue { type_: ParameterType::PARAMETER_INTEGER as u8, integer_value: 1, ..Default::default() };
+    let parameters = [("lily_3", boolean(false)), ("lily_3", boolean(true)), ("ghost", boolean(false)), ("lily_4", integer)]
+        .map(|(name, value)| Parameter { name: name.into(), value })
+        .to_vec();
+    let results = enable.request(&SetParameters::Request { parameters }).unwrap().await.unwrap().results;
+    let outcome: Vec<(bool, &str)> = results.iter().map(|r| (r.successful, r.reason.as_str())).collect();
+    assert!(outcome.len() == 4 && outcome[0].0 && outcome[0].1.contains("stopped"), "{outcome:?}");
+    assert!(outcome[1].0 && outcome[1].1.contains("restarted"), "{outcome:?}");
+    assert!(!outcome[2].0 && outcome[2].1.contains("ghost"), "{outcome:?}");
+    assert!(!outcome[3].0 && outcome[3].1.contains("must be a bool"), "{outcome:?}");
+    let (status, out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "controller exit {status:?}:\n{out}");
+    assert!(out.contains("batched topics /lily/sensors, /lily/cmd") && out.contains("15 robots controlled"), "{out}");
 }

@@ -154,7 +154,14 @@ fn process_memory(pid: u32) -> anyhow::Result<(f64, f64, u64)> {
 /// Sim seconds per wall second of the library on the same world: physics steps and every
 /// robot's reading at the sensor rate, up to `sim_seconds` or the wall bound.
 fn library_ratio(tree: &Value, sim_seconds: f64, sensor_rate: f64, bound: Duration) -> anyhow::Result<f64> {
-    let config = WorldConfig::from_params(&tree["tank_physics"]["ros__parameters"]).context("bench world parameters")?;
+    let mut world_tree = tree["tank_physics"]["ros__parameters"].clone();
+    // The node's own sections are not the world's.
+    if let Some(m) = world_tree.as_mapping_mut() {
+        for section in ["run", "publish", "record", "robots"] {
+            m.remove(section);
+        }
+    }
+    let config = WorldConfig::from_params(&world_tree).context("bench world parameters")?;
     let mut world = World::new(config, 1).context("building the bench world")?;
     let mut bus = RobotBus::default();
     let dt = world.config().dt;
