@@ -375,7 +375,7 @@ async fn batched_lock_step_run_equals_the_per_robot_run() {
     // it); the batched topics (/lily/sensors, /lily/cmd) must give the same final poses.
     const SEED: u64 = 4;
     const DURATION: f64 = 60.0;
-    let probe = RosProbe::new("probe_batched").unwrap();
+    let mut probe = RosProbe::new("probe_batched").unwrap();
     let (per_robot, controllers) = lock_step_final_poses(&probe, "per_robot", SEED, DURATION).await;
     let (status, out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "controller exit {status:?}:\n{out}");
@@ -386,6 +386,7 @@ async fn batched_lock_step_run_equals_the_per_robot_run() {
     // One ~/enable for every robot: parameter name = robot, bool value = run.
     let enable = probe.with_node(|n| n.create_client::<SetParameters::Service>("/robot_controller/enable", QosProfile::default())).unwrap();
     let ready = probe.with_node(|_| r2r::Node::is_available(&enable)).unwrap();
+    probe.spin();
     tokio::time::timeout(Duration::from_secs(20), ready).await.expect("~/enable did not come up").unwrap();
     let boolean = |b: bool| ParameterValue { type_: ParameterType::PARAMETER_BOOL as u8, bool_value: b, ..Default::default() };
     let integer = ParameterValue { type_: ParameterType::PARAMETER_INTEGER as u8, integer_value: 1, ..Default::default() };
