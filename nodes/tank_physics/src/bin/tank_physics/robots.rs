@@ -23,7 +23,7 @@
 //! the run is then as deterministic as the in-process one. A robot that does not answer
 //! within `run.lockstep_timeout` (wall s) is reported and the world steps on without it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -127,7 +127,8 @@ impl RobotIo {
 
     fn sync_descriptions(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
         let Some(Ok(mut descriptions)) = self.descriptions.as_ref().map(Mutex::lock) else { return };
-        descriptions.retain(|name, _| bodies.iter().any(|b| &b.name == name));
+        let present: HashSet<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
+        descriptions.retain(|name, _| present.contains(name.as_str()));
         let latched = QosProfile::default().transient_local().keep_last(1);
         for b in bodies {
             if descriptions.contains_key(&b.name) {
