@@ -1,8 +1,9 @@
 //! The Lily controllers and the base station through ROS: the lily_15 scenario assembles a
 //! target; killing and restarting one robot's controller process (and stopping one through
 //! its service) leaves the run going; the lock-step ROS run equals the in-process run for
-//! the same seed; bad input gives clear errors and stops nothing else; the base station
-//! sets the pumps on schedule, broadcasts ruleset commands and publishes the metrics.
+//! the same seed, and the batched interface's lock-step run the per-robot one; bad input
+//! gives clear errors and stops nothing else; the base station sets the pumps on schedule,
+//! broadcasts ruleset commands and publishes the metrics.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -14,6 +15,8 @@ use flotilla_e2e::{bin, repo_root, temp_file, Launch, RosProbe};
 use flotilla_experiments::batch::{Run, TankExperiment};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::msg::{LilyCommand, Radio, TankState};
+use r2r::rcl_interfaces::msg::{Parameter, ParameterType, ParameterValue};
+use r2r::rcl_interfaces::srv::SetParameters;
 use r2r::std_srvs::srv::SetBool;
 use r2r::QosProfile;
 use robot_controller::Ruleset;
@@ -353,4 +356,68 @@ async fn base_station_sets_pumps_broadcasts_and_publishes_metrics() {
     assert!(status.success() && out.contains("summary: yield"), "exit {status:?}:\n{out}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("time_s,targets,yield") && text.lines().count() >= 3, "{text}");
+}
+
+/// A lock-step run (config/lily_15.yaml, chain4) through ROS with both nodes on the robots'
+/// `interface`: every robot's (id, x, y, heading) at the end, and the controller host, still
+/// running.
+async fn lock_step_final_poses(probe: &RosProbe, interface: &str, seed: u64, duration: f64) -> (Vec<(u32, f64, f64, f64)>, Launch) {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("trajectory.csv");
+    let overrides = [
+        format!("seed:={seed}"),
+        "run.real_time_factor:=0.0".into(),
+        format!("run.max_sim_time:={duration}"),
+        "run.lockstep:=true".into(),
+        "run.lockstep_timeout:=60.0".into(),
+        format!("record.trajectory_csv:={}", csv.display()),
+        format!("robots.interface:={interface}"),
+    ];
+    let params = format!("kind: lily\nruleset: {}\nseed: {seed}\ninterface: {interface}", ruleset_path("chain4").display());
+    let (_c_dir, c_cmd) = node("robot_controller", "robot_controller", &params);
+    let controllers = Launch::spawn(c_cmd, &probe.domain).unwrap();
+    let tank = Launch::spawn(tank(&overrides), &probe.domain).unwrap();
+    let (status, output) = tank.wait(Duration::from_secs(150)).unwrap();
+    assert!(status.success(), "tank exit {status:?} ({interface}):\n{output}");
+    assert!(!output.contains("stepping on without them"), "a robot missed a tick ({interface}):\n{output}");
+    let recording = TrajectoryRecording::read(&csv).unwrap();
+    let last_time = recording.samples.iter().map(|s| s.time).fold(0.0, f64::max);
+    assert!((last_time - duration).abs() < 1e-9, "recording ends at {last_time} ({interface})");
+    let poses = recording.samples.iter().filter(|s| s.time == last_time).map(|s| (s.id, s.x, s.y, s.heading)).collect();
+    (poses, controllers)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_lock_step_run_equals_the_per_robot_run() {
+    // The world, seed and duration of the lock-step test above (the Lilies latch within
+    // it); the batched topics (/lily/sensors, /lily/cmd) must give the same final poses.
+    const SEED: u64 = 4;
+    const DURATION: f64 = 60.0;
+    let mut probe = RosProbe::new("probe_batched").unwrap();
+    let (per_robot, controllers) = lock_step_final_poses(&probe, "per_robot", SEED, DURATION).await;
+    let (status, out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "controller exit {status:?}:\n{out}");
+    assert_eq!(per_robot.len(), 15);
+    let (batched, controllers) = lock_step_final_poses(&probe, "batched", SEED, DURATION).await;
+    assert_eq!(batched, per_robot, "batched and per-robot lock step differ at {DURATION} s");
+
+    // One ~/enable for every robot: parameter name = robot, bool value = run.
+    let enable = probe.with_node(|n| n.create_client::<SetParameters::Service>("/robot_controller/enable", QosProfile::default())).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&enable)).unwrap();
+    probe.spin();
+    tokio::time::timeout(Duration::from_secs(20), ready).await.expect("~/enable did not come up").unwrap();
+    let boolean = |b: bool| ParameterValue { type_: ParameterType::PARAMETER_BOOL as u8, bool_value: b, ..Default::default() };
+    let integer = ParameterValue { type_: ParameterType::PARAMETER_INTEGER as u8, integer_value: 1, ..Default::default() };
+    let parameters = [("lily_3", boolean(false)), ("lily_3", boolean(true)), ("ghost", boolean(false)), ("lily_4", integer)]
+        .map(|(name, value)| Parameter { name: name.into(), value })
+        .to_vec();
+    let results = enable.request(&SetParameters::Request { parameters }).unwrap().await.unwrap().results;
+    let outcome: Vec<(bool, &str)> = results.iter().map(|r| (r.successful, r.reason.as_str())).collect();
+    assert!(outcome.len() == 4 && outcome[0].0 && outcome[0].1.contains("stopped"), "{outcome:?}");
+    assert!(outcome[1].0 && outcome[1].1.contains("restarted"), "{outcome:?}");
+    assert!(!outcome[2].0 && outcome[2].1.contains("ghost"), "{outcome:?}");
+    assert!(!outcome[3].0 && outcome[3].1.contains("must be a bool"), "{outcome:?}");
+    let (status, out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "controller exit {status:?}:\n{out}");
+    assert!(out.contains("batched topics /lily/sensors, /lily/cmd") && out.contains("15 robots controlled"), "{out}");
 }

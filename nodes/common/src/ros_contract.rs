@@ -1,7 +1,9 @@
 //! The hardware contract on ROS: each robot system's sensor and command types
 //! (`flotilla_contract`) as their `flotilla_msgs` messages, field for field. A real
 //! robot's driver publishes the sensor message and obeys the command message; the physics
-//! node and the controller host convert with [`RosHardware`] and nothing else.
+//! node and the controller host convert with [`RosHardware`] and nothing else. Systems
+//! of swarms of small robots also have batched messages ([`RosBatch`]): every robot's
+//! reading of a tick in one message, commands of many robots in one message.
 
 use crate::ros::header;
 use flotilla_contract::bluebot::{Blob, Bluebot, BluebotCommand, BluebotSensors, Camera};
@@ -29,6 +31,56 @@ pub trait RosHardware: SystemHardware {
     /// A command message as the command and the stamp of the reading it answers, s.
     fn command_from_msg(msg: Self::CommandMsg) -> (Self::Command, f64);
 }
+
+/// A system whose readings and commands also travel batched: one `/<system>/sensors`
+/// message per tick for every robot, one `/<system>/cmd` message for many robots' commands
+/// (each element keeps its own header: a command's stamp names the reading it answers).
+pub trait RosBatch: RosHardware {
+    /// The `/<system>/sensors` message.
+    type SensorsBatchMsg: r2r::WrappedTypesupport + Clone + Send + 'static;
+    /// The `/<system>/cmd` message.
+    type CommandBatchMsg: r2r::WrappedTypesupport + Clone + Send + 'static;
+
+    /// Readings of the tick at `stamp` (s), by robot name.
+    fn sensors_batch_msg(stamp: f64, readings: Vec<(String, Self::SensorsMsg)>) -> Self::SensorsBatchMsg;
+    /// A sensor batch as its tick's stamp (s) and (robot, reading message) pairs.
+    fn sensors_from_batch(msg: Self::SensorsBatchMsg) -> (f64, Vec<(String, Self::SensorsMsg)>);
+    /// Commands answering readings of the tick at `stamp` (s), by robot name.
+    fn command_batch_msg(stamp: f64, commands: Vec<(String, Self::CommandMsg)>) -> Self::CommandBatchMsg;
+    /// A command batch as (robot, command message) pairs.
+    fn commands_from_batch(msg: Self::CommandBatchMsg) -> Vec<(String, Self::CommandMsg)>;
+}
+
+/// [`RosBatch`] for a system whose batch messages are `{ header, robots, <items> }`.
+macro_rules! batch {
+    ($hardware:ty, $sensors:ident, $commands:ident) => {
+        impl RosBatch for $hardware {
+            type SensorsBatchMsg = m::$sensors;
+            type CommandBatchMsg = m::$commands;
+
+            fn sensors_batch_msg(stamp: f64, readings: Vec<(String, Self::SensorsMsg)>) -> m::$sensors {
+                let (robots, readings) = readings.into_iter().unzip();
+                m::$sensors { header: header(stamp, ""), robots, readings }
+            }
+
+            fn sensors_from_batch(msg: m::$sensors) -> (f64, Vec<(String, Self::SensorsMsg)>) {
+                (stamp_of(&msg.header), msg.robots.into_iter().zip(msg.readings).collect())
+            }
+
+            fn command_batch_msg(stamp: f64, commands: Vec<(String, Self::CommandMsg)>) -> m::$commands {
+                let (robots, commands) = commands.into_iter().unzip();
+                m::$commands { header: header(stamp, ""), robots, commands }
+            }
+
+            fn commands_from_batch(msg: m::$commands) -> Vec<(String, Self::CommandMsg)> {
+                msg.robots.into_iter().zip(msg.commands).collect()
+            }
+        }
+    };
+}
+
+batch!(Lily, LilySensorsBatch, LilyCommandBatch);
+batch!(Kilobot, KilobotSensorsBatch, KilobotCommandBatch);
 
 /// A header's stamp in seconds, read the way every receiver reads it.
 pub fn stamp_of(h: &Header) -> f64 {
@@ -192,6 +244,18 @@ mod tests {
         let (c, stamp) = H::command_from_msg(H::command_msg(&command, 2.5));
         assert_eq!(c, command);
         assert_eq!(stamp, 2.5);
+    }
+
+    #[test]
+    fn batches_keep_robots_and_their_items_paired() {
+        let reading = |light| Lily::sensors_msg(&LilySensors { stamp: 0.5, light, ..LilySensors::default() }, "");
+        let batch = Lily::sensors_batch_msg(0.5, vec![("a".into(), reading(0.1)), ("b".into(), reading(0.2))]);
+        let (stamp, back) = Lily::sensors_from_batch(batch);
+        assert_eq!(stamp, 0.5);
+        assert_eq!(back.iter().map(|(n, r)| (n.as_str(), r.light)).collect::<Vec<_>>(), vec![("a", 0.1), ("b", 0.2)]);
+        let command = Kilobot::command_msg(&KilobotCommand { motor_left: 1.0, ..KilobotCommand::default() }, 0.5);
+        let back = Kilobot::commands_from_batch(Kilobot::command_batch_msg(0.5, vec![("k".into(), command)]));
+        assert_eq!((back[0].0.as_str(), back[0].1.motor_left), ("k", 1.0));
     }
 
     #[test]

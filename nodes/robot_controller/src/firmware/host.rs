@@ -98,6 +98,11 @@ impl ControllerHost {
         Ok(())
     }
 
+    /// Whether robot `name` is hosted here (running or stopped).
+    pub fn hosts(&self, name: &str) -> bool {
+        self.robots.contains_key(name)
+    }
+
     /// Whether robot `name`'s controller runs.
     pub fn is_running(&self, name: &str) -> Result<bool, ControllerError> {
         self.robots.get(name).map(|h| h.firmware.is_some()).ok_or_else(|| self.no_such(name))
@@ -179,6 +184,7 @@ mod tests {
         assert!(host.tick("lily_1", 0.1, &reading).unwrap().is_some(), "the others go on");
         host.restart("lily_0").unwrap();
         assert!(host.is_running("lily_0").unwrap());
+        assert!(host.hosts("lily_0") && !host.hosts("lily_9"));
         assert_eq!(host.status("lily_0").unwrap(), "chain4:free");
         let err = host.tick("lily_9", 0.0, &reading).unwrap_err().to_string();
         assert!(err.contains("lily_9") && err.contains("lily_0, lily_1"), "{err}");

@@ -15,19 +15,29 @@
 //! `/tank/state`). A robot whose controller cannot be built (unknown kind, passive kind,
 //! Lily without a ruleset) is reported once and the others run. Per robot, the service
 //! `~/<robot>/enable` (std_srvs/SetBool) stops (false) or restarts (true) its controller.
+//!
+//! With `interface: batched` (the physics' `robots.interface: batched`), a system with
+//! batch messages (Lily, Kilobot) is read from `/<system>/sensors` (every robot of a tick
+//! in one message): each hosted robot in the batch steps by the same rule, and their
+//! commands go out as one `/<system>/cmd` batch per batch received; robots hosted
+//! elsewhere are left to their own process. Instead of a service per robot, one
+//! `~/enable` (rcl_interfaces/SetParameters: parameter name = robot, bool value = run)
+//! stops and restarts any hosted robots (docs/swarm_scale.md).
 
-use crate::settings;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::settings::{self, Interface};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
-use flotilla_common::ros_contract::RosHardware;
+use flotilla_common::ros_contract::{RosBatch, RosHardware};
 use flotilla_contract::{bluebot::Bluebot, kilobot::Kilobot, lily::Lily, mhp::Mhp, molemod::Molemod, System};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::msg::TankState;
+use r2r::rcl_interfaces::msg::{ParameterType, SetParametersResult};
+use r2r::rcl_interfaces::srv::SetParameters;
 use r2r::std_srvs::srv::SetBool;
 use r2r::QosProfile;
 use robot_controller::firmware::{ControllerParams, RobotEntry, Selection};
@@ -43,6 +53,9 @@ struct Shared {
     host: Arc<Mutex<ControllerHost>>,
     /// Control period, s of sim time.
     period: f64,
+    interface: Interface,
+    /// Systems whose batched topics are connected.
+    batched: Arc<Mutex<BTreeSet<System>>>,
     /// Robots seen so far (hosted or refused), so each is tried once.
     tried: Arc<Mutex<BTreeSet<String>>>,
     /// Robots whose controller could not be built, with the reason.
@@ -62,10 +75,20 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         node: Arc::new(Mutex::new(node)),
         host: Arc::new(Mutex::new(ControllerHost::new(params))),
         period: settings.period,
+        interface: settings.interface,
+        batched: Arc::default(),
         tried: Arc::default(),
         refused: Arc::default(),
         commands: Arc::default(),
     };
+    if settings.interface == Interface::Batched {
+        let enable = shared
+            .node
+            .lock()
+            .map_err(|_| anyhow::anyhow!("node lock poisoned"))?
+            .create_service::<SetParameters::Service>("~/enable", QosProfile::default())?;
+        tokio::spawn(serve_enable_all(enable, shared.host.clone()));
+    }
     let spinner = Spinner::start(shared.node.clone());
     for entry in &settings.selection.entries {
         if let RobotEntry::Full { name, kind, id } = entry {
@@ -77,6 +100,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         ruleset = %settings.ruleset.as_ref().map_or_else(|| "none".to_owned(), |(p, r)| format!("{} ({})", r.name, p.display())),
         seed = settings.seed,
         control_rate = 1.0 / settings.period,
+        interface = ?settings.interface,
         robots = ?settings.selection.entries.iter().map(RobotEntry::name).collect::<Vec<_>>(),
         kind = settings.selection.kind.as_deref().unwrap_or(""),
         "robot_controller running"
@@ -137,9 +161,47 @@ impl Shared {
         }
         // The host built the controller, so the kind names a robot system.
         let Some(system) = kind.parse::<ModuleKind>().ok().and_then(ModuleKind::system) else { return };
+        if self.interface == Interface::Batched {
+            let Ok(mut batched) = self.batched.lock() else { return };
+            if batched.contains(&system) {
+                return;
+            }
+            match self.connect_batch(system) {
+                Some(Ok(())) => {
+                    info!(system = system.name(), "batched topics /{0}/sensors, /{0}/cmd", system.name());
+                    batched.insert(system);
+                    return;
+                }
+                Some(Err(e)) => {
+                    error!(robot = name, system = system.name(), "cannot create the system's batched topics: {e:#}");
+                    return;
+                }
+                None => info!(robot = name, system = system.name(), "no batch messages for this system: the robot stays on its own topics"),
+            }
+        }
         if let Err(e) = self.connect(name, system) {
             error!(robot = name, "cannot create the robot's topics: {e:#}");
         }
+    }
+
+    /// A system's batched topics, `None` for a system without batch messages: the one
+    /// place this node lists them.
+    fn connect_batch(&self, system: System) -> Option<anyhow::Result<()>> {
+        match system {
+            System::Lily => Some(self.connect_batch_typed::<Lily>()),
+            System::Kilobot => Some(self.connect_batch_typed::<Kilobot>()),
+            System::Mhp | System::Bluebot | System::Molemod => None,
+        }
+    }
+
+    fn connect_batch_typed<H: RosBatch>(&self) -> anyhow::Result<()> {
+        let system = H::ID.name();
+        let mut node = self.node.lock().map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
+        let batches = node.subscribe::<H::SensorsBatchMsg>(&format!("/{system}/sensors"), QosProfile::default())?;
+        let cmd = node.create_publisher::<H::CommandBatchMsg>(&format!("/{system}/cmd"), QosProfile::default())?;
+        drop(node);
+        tokio::spawn(drive_batch::<H>(batches, cmd, self.clone()));
+        Ok(())
     }
 
     /// The robot's topics in the message types of its system: the one place this node
@@ -158,12 +220,50 @@ impl Shared {
         let mut node = self.node.lock().map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
         let sensors = node.subscribe::<H::SensorsMsg>(&format!("/{name}/sensors"), QosProfile::default())?;
         let cmd = node.create_publisher::<H::CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
-        let enable = node.create_service::<SetBool::Service>(&format!("~/{name}/enable"), QosProfile::default())?;
+        // Batched, one `~/enable` serves every robot.
+        if self.interface == Interface::PerRobot {
+            let enable = node.create_service::<SetBool::Service>(&format!("~/{name}/enable"), QosProfile::default())?;
+            tokio::spawn(serve_enable(name.to_owned(), enable, self.host.clone()));
+        }
         drop(node);
         tokio::spawn(drive::<H>(name.to_owned(), sensors, cmd, self.clone()));
-        tokio::spawn(serve_enable(name.to_owned(), enable, self.host.clone()));
         Ok(())
     }
+}
+
+/// A robot's last control step: the reading's stamp and the command that answered it.
+type Last<M> = Option<(f64, Option<M>)>;
+
+/// Robot `name`'s answer to its reading `msg`, given its last step (updated): the command
+/// and whether it is new (else the answer again, to a reading the physics resent). A
+/// reading within a control period of the last step gets none.
+fn answer<H: RosHardware>(
+    host: &mut ControllerHost,
+    period: f64,
+    name: &str,
+    last: &mut Last<H::CommandMsg>,
+    msg: H::SensorsMsg,
+) -> Option<(H::CommandMsg, bool)> {
+    let sensors = H::sensors_from_msg(msg);
+    let stamp = H::stamp(&sensors);
+    if let Some((t, answer)) = last {
+        if (stamp - *t).abs() < 1e-6 {
+            return answer.clone().map(|a| (a, false));
+        }
+        if stamp > *t && stamp < *t + period - 1e-6 {
+            return None;
+        }
+    }
+    let answer = match host.tick(name, stamp, &H::wrap_sensors(sensors)) {
+        Ok(Some(actuation)) => H::command_of(&actuation).map(|c| H::command_msg(c, stamp)),
+        Ok(None) => None,
+        Err(e) => {
+            warn!(robot = %name, "control step failed: {e}");
+            None
+        }
+    };
+    *last = Some((stamp, answer.clone()));
+    answer.map(|a| (a, true))
 }
 
 /// Answers robot `name`'s readings with its firmware's commands.
@@ -173,41 +273,56 @@ async fn drive<H: RosHardware>(
     cmd: r2r::Publisher<H::CommandMsg>,
     shared: Shared,
 ) {
-    // The last reading stepped on and the command that answered it.
-    let mut last: Option<(f64, Option<H::CommandMsg>)> = None;
+    let mut last = None;
     while let Some(msg) = readings.next().await {
-        let sensors = H::sensors_from_msg(msg);
-        let stamp = H::stamp(&sensors);
-        if let Some((t, answer)) = &last {
-            if (stamp - t).abs() < 1e-6 {
-                if let Some(answer) = answer {
-                    publish(&cmd, answer, &name);
-                }
-                continue;
-            }
-            if stamp > *t && stamp < t + shared.period - 1e-6 {
-                continue;
-            }
-        }
-        let reading = H::wrap_sensors(sensors);
-        let result = shared
-            .host
-            .lock()
-            .map_err(|_| "controller host poisoned".to_owned())
-            .and_then(|mut h| h.tick(&name, stamp, &reading).map_err(|e| e.to_string()));
-        let answer = match result {
-            Ok(Some(actuation)) => H::command_of(&actuation).map(|c| H::command_msg(c, stamp)),
-            Ok(None) => None,
-            Err(e) => {
-                warn!(robot = %name, "control step failed: {e}");
-                None
-            }
+        let Ok(mut host) = shared.host.lock() else {
+            error!(robot = %name, "controller host poisoned; the robot's controller ends");
+            return;
         };
-        if let Some(answer) = &answer {
-            publish(&cmd, answer, &name);
-            shared.commands.fetch_add(1, Ordering::Relaxed);
+        let answer = answer::<H>(&mut host, shared.period, &name, &mut last, msg);
+        drop(host);
+        if let Some((command, new)) = answer {
+            publish(&cmd, &command, &name);
+            if new {
+                shared.commands.fetch_add(1, Ordering::Relaxed);
+            }
         }
-        last = Some((stamp, answer));
+    }
+}
+
+/// Answers system `H`'s sensor batches: every robot hosted here steps on its reading, their
+/// commands go out in one batch.
+async fn drive_batch<H: RosBatch>(
+    mut batches: impl Stream<Item = H::SensorsBatchMsg> + Unpin,
+    cmd: r2r::Publisher<H::CommandBatchMsg>,
+    shared: Shared,
+) {
+    let system = H::ID.name();
+    let mut last: HashMap<String, Last<H::CommandMsg>> = HashMap::new();
+    while let Some(batch) = batches.next().await {
+        let (stamp, readings) = H::sensors_from_batch(batch);
+        let Ok(mut host) = shared.host.lock() else {
+            error!(system, "controller host poisoned; the system's controllers end");
+            return;
+        };
+        let mut commands = Vec::new();
+        let mut new = 0;
+        for (name, msg) in readings {
+            if !host.hosts(&name) {
+                continue;
+            }
+            let robot_last = last.entry(name.clone()).or_default();
+            if let Some((command, fresh)) = answer::<H>(&mut host, shared.period, &name, robot_last, msg) {
+                commands.push((name, command));
+                new += u64::from(fresh);
+            }
+        }
+        drop(host);
+        if commands.is_empty() {
+            continue;
+        }
+        publish(&cmd, &H::command_batch_msg(stamp, commands), system);
+        shared.commands.fetch_add(new, Ordering::Relaxed);
     }
 }
 
@@ -217,6 +332,18 @@ fn publish<T: r2r::WrappedTypesupport + 'static>(cmd: &r2r::Publisher<T>, msg: &
     }
 }
 
+/// Robot `name`'s controller stopped (`enabled` false) or (re)started; the outcome in words.
+fn set_enabled(host: &Mutex<ControllerHost>, name: &str, enabled: bool) -> Result<String, String> {
+    let mut h = host.lock().map_err(|_| "controller host poisoned".to_owned())?;
+    let running = h.is_running(name).map_err(|e| e.to_string())?;
+    match (enabled, running) {
+        (false, _) => h.stop(name).map(|_| format!("{name}: controller stopped")),
+        (true, true) => Ok(format!("{name}: controller already running")),
+        (true, false) => h.restart(name).map(|_| format!("{name}: controller restarted")),
+    }
+    .map_err(|e| e.to_string())
+}
+
 /// `~/<robot>/enable`: false stops the robot's controller, true (re)starts a stopped one.
 async fn serve_enable(
     name: String,
@@ -224,21 +351,39 @@ async fn serve_enable(
     host: Arc<Mutex<ControllerHost>>,
 ) {
     while let Some(req) = requests.next().await {
-        let outcome = host.lock().map_err(|_| "controller host poisoned".to_owned()).and_then(|mut h| {
-            let running = h.is_running(&name).map_err(|e| e.to_string())?;
-            match (req.message.data, running) {
-                (false, _) => h.stop(&name).map(|_| format!("{name}: controller stopped")),
-                (true, true) => Ok(format!("{name}: controller already running")),
-                (true, false) => h.restart(&name).map(|_| format!("{name}: controller restarted")),
-            }
-            .map_err(|e| e.to_string())
-        });
-        let response = match outcome {
+        let response = match set_enabled(&host, &name, req.message.data) {
             Ok(message) => SetBool::Response { success: true, message },
             Err(message) => SetBool::Response { success: false, message },
         };
         if let Err(e) = req.respond(response) {
             warn!(robot = %name, "answering ~/enable: {e}");
+        }
+    }
+}
+
+/// `~/enable` (batched interface): each parameter names a hosted robot, its bool value
+/// stops (false) or (re)starts (true) the robot's controller; one result per parameter.
+async fn serve_enable_all(
+    mut requests: impl Stream<Item = r2r::ServiceRequest<SetParameters::Service>> + Unpin,
+    host: Arc<Mutex<ControllerHost>>,
+) {
+    while let Some(req) = requests.next().await {
+        let results = req
+            .message
+            .parameters
+            .iter()
+            .map(|p| {
+                let outcome = if p.value.type_ == ParameterType::PARAMETER_BOOL as u8 {
+                    set_enabled(&host, &p.name, p.value.bool_value)
+                } else {
+                    Err(format!("{}: the value must be a bool (true = run, false = stop)", p.name))
+                };
+                let successful = outcome.is_ok();
+                SetParametersResult { successful, reason: outcome.unwrap_or_else(|e| e) }
+            })
+            .collect();
+        if let Err(e) = req.respond(SetParameters::Response { results }) {
+            warn!("answering ~/enable: {e}");
         }
     }
 }

@@ -23,12 +23,32 @@ struct Raw {
     seed: u64,
     /// Control steps per second of sim time. Default 10.
     control_rate: f64,
+    /// `per_robot` (default) or `batched`, as the physics node's `robots.interface`.
+    interface: Interface,
 }
 
 impl Default for Raw {
     fn default() -> Self {
-        Self { robots: Vec::new(), kind: String::new(), ruleset: String::new(), seed: 1, control_rate: 10.0 }
+        Self {
+            robots: Vec::new(),
+            kind: String::new(),
+            ruleset: String::new(),
+            seed: 1,
+            control_rate: 10.0,
+            interface: Interface::PerRobot,
+        }
     }
+}
+
+/// How the hosted robots' readings and commands travel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interface {
+    /// `/<robot>/sensors` in, `/<robot>/cmd` out, `~/<robot>/enable` per robot.
+    PerRobot,
+    /// `/<system>/sensors` batches in, one `/<system>/cmd` batch out per batch received,
+    /// one `~/enable` for every robot; systems without batch messages stay per robot.
+    Batched,
 }
 
 /// Validated node settings.
@@ -42,6 +62,8 @@ pub struct NodeSettings {
     pub seed: u64,
     /// Control period, s of sim time.
     pub period: f64,
+    /// The robots' topics.
+    pub interface: Interface,
 }
 
 impl NodeSettings {
@@ -62,6 +84,6 @@ impl NodeSettings {
             let rules = Ruleset::from_file(&path).map_err(|e| ParamError::invalid("ruleset", e))?;
             Some((path, Arc::new(rules)))
         };
-        Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate })
+        Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate, interface: raw.interface })
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Threads: the physics steps on its own thread (CPU bound, paced to the requested real
 //! time factor) and publishes directly; the node is spun on the [`Spinner`] thread; tokio
-//! serves the services and the per-robot `cmd` subscriptions and turns them into
+//! serves the services and the robots' `cmd` subscriptions and turns them into
 //! [`Control`] messages for the stepping thread, which answers through oneshot channels.
 //! Shutdown stops the physics thread, then the spinner, then drops the node.
 
@@ -92,7 +92,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let latched = QosProfile::default().transient_local().keep_last(1);
     let (control_tx, control_rx) = mpsc::channel();
     let lockstep = settings.run.lockstep.then(|| Duration::from_secs_f64(settings.run.lockstep_timeout));
-    let (robot_io, robot_outputs) = robots::RobotIo::new(&mut node, control_tx.clone(), lockstep)?;
+    let (robot_io, robot_outputs) =
+        robots::RobotIo::new(&mut node, control_tx.clone(), lockstep, settings.robots.interface, settings.publish.robot_descriptions)?;
     let outputs = Outputs {
         clock: node.create_publisher("/clock", QosProfile::default())?,
         state: node.create_publisher("/tank/state", QosProfile::default())?,
@@ -248,7 +249,9 @@ impl Sim {
         if due(p.sensor_rate, t, dt) {
             self.out.robots.publish(&mut self.world, t);
         }
-        if due(p.marker_rate, t, dt) {
+        // Markers are for a viewer: with no subscriber (a swarm run without rviz) the
+        // thousands of markers are not made (docs/swarm_scale.md).
+        if due(p.marker_rate, t, dt) && listened(&self.out.markers) {
             self.publish_markers();
         }
         self.recording.step(&self.world);
@@ -301,6 +304,10 @@ impl Sim {
             }
             Control::Pause { paused: p, reply } => {
                 *paused = p;
+                // Markers made only for subscribers: the latched copy is current while paused.
+                if p {
+                    self.publish_markers();
+                }
                 *pace = (Instant::now(), self.world.time());
                 let _ = reply.send(Ok(if p { "paused" } else { "running" }.to_owned()));
             }
@@ -344,40 +351,30 @@ impl Sim {
         }
     }
 
+    /// `/tank/state` and `/tf`, each made only when someone listens or the bag records it
+    /// (every module at 30 Hz costs more than the physics of a swarm: docs/swarm_scale.md).
     fn publish_state(&mut self) {
+        let recording = self.recording.records_states();
+        let (state_wanted, tf_wanted) = (recording || listened(&self.out.state), recording || listened(&self.out.tf));
+        if !state_wanted && !tf_wanted {
+            return;
+        }
         let world = &self.world;
         let frame = &self.settings.publish.frame_id;
         let t = world.time();
         let bodies = world.bodies();
         let header = fros::header(t, frame);
-        let state = r2r::flotilla_msgs::msg::TankState {
-            header: header.clone(),
-            step: world.step_count(),
-            sim_time: t,
-            water_level: world.config().arena.water_level,
-            pump_power: world.pump_power().to_vec(),
-            modules: {
-                let names: std::collections::HashMap<u32, &str> = bodies.iter().map(|b| (b.id, b.name.as_str())).collect();
-                bodies.iter().map(|b| module_state(b, &names)).collect()
-            },
-        };
-        if let Err(e) = self.out.state.publish(&state) {
+        let state = state_wanted.then(|| tank_state(world, &bodies, header.clone()));
+        let tf = tf_wanted.then(|| tf_message(&bodies, &header));
+        if let Some(Err(e)) = state.as_ref().map(|m| self.out.state.publish(m)) {
             warn!("publishing /tank/state: {e}");
         }
-        let tf = r2r::tf2_msgs::msg::TFMessage {
-            transforms: bodies
-                .iter()
-                .map(|b| r2r::geometry_msgs::msg::TransformStamped {
-                    header: header.clone(),
-                    child_frame_id: format!("{}/base_link", b.name),
-                    transform: fros::transform_msg(&b.pose),
-                })
-                .collect(),
-        };
-        if let Err(e) = self.out.tf.publish(&tf) {
+        if let Some(Err(e)) = tf.as_ref().map(|m| self.out.tf.publish(m)) {
             warn!("publishing /tf: {e}");
         }
-        self.recording.state(&state, &tf, t);
+        if let (true, Some(state), Some(tf)) = (recording, &state, &tf) {
+            self.recording.state(state, tf, t);
+        }
     }
 
     fn publish_markers(&self) {
@@ -385,6 +382,42 @@ impl Sim {
         if let Err(e) = self.out.markers.publish(&msg) {
             warn!("publishing /tank/markers: {e}");
         }
+    }
+}
+
+/// Whether a subscriber outside this process listens on `publisher` (an unknown count
+/// counts as listening).
+fn listened<T: r2r::WrappedTypesupport + 'static>(publisher: &r2r::Publisher<T>) -> bool {
+    publisher.get_inter_process_subscription_count().map_or(true, |n| n > 0)
+}
+
+/// `/tank/state`: every module of `world` (`bodies`).
+fn tank_state(world: &World, bodies: &[BodyState], header: r2r::std_msgs::msg::Header) -> r2r::flotilla_msgs::msg::TankState {
+    let t = world.time();
+    r2r::flotilla_msgs::msg::TankState {
+        header,
+        step: world.step_count(),
+        sim_time: t,
+        water_level: world.config().arena.water_level,
+        pump_power: world.pump_power().to_vec(),
+        modules: {
+            let names: std::collections::HashMap<u32, &str> = bodies.iter().map(|b| (b.id, b.name.as_str())).collect();
+            bodies.iter().map(|b| module_state(b, &names)).collect()
+        },
+    }
+}
+
+/// `/tf`: `world` -> `<name>/base_link` of every module.
+fn tf_message(bodies: &[BodyState], header: &r2r::std_msgs::msg::Header) -> r2r::tf2_msgs::msg::TFMessage {
+    r2r::tf2_msgs::msg::TFMessage {
+        transforms: bodies
+            .iter()
+            .map(|b| r2r::geometry_msgs::msg::TransformStamped {
+                header: header.clone(),
+                child_frame_id: format!("{}/base_link", b.name),
+                transform: fros::transform_msg(&b.pose),
+            })
+            .collect(),
     }
 }
 

@@ -118,6 +118,12 @@ impl Recording {
         }
     }
 
+    /// Whether the bag takes the states (then `/tank/state` and `/tf` are made whoever
+    /// listens).
+    pub fn records_states(&self) -> bool {
+        self.bag.is_some()
+    }
+
     /// Closes the current files and continues in `<stem>.<n>.<ext>` after a reset.
     pub fn restart(&mut self) {
         self.finish();

@@ -4,6 +4,12 @@
 //! between the base station and the robots. Only modules of a robot system are robots;
 //! passive bodies (balls) have neither topic.
 //!
+//! With `robots.interface: batched`, a system with batch messages (Lily, Kilobot) has one
+//! `/<system>/sensors` (every robot of the system read in the tick, `robots[i]` +
+//! `readings[i]`) and one `/<system>/cmd` subscription (`robots[i]` + `commands[i]`, any
+//! number of batches per tick) instead of two topics per robot; the other systems stay
+//! per robot. Lock step works the same on both: it counts robots' commands, not messages.
+//!
 //! Readings and deliveries come from [`tank_physics::robots::RobotBus`], the code the
 //! in-process batch runs use: latched and contact faces, light, target sensors, and in
 //! `radio_rx` the latch-channel frames of latched neighbours plus base-station radio
@@ -17,12 +23,12 @@
 //! the run is then as deterministic as the in-process one. A robot that does not answer
 //! within `run.lockstep_timeout` (wall s) is reported and the world steps on without it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flotilla_common::ros as fros;
-use flotilla_common::ros_contract::RosHardware;
+use flotilla_common::ros_contract::{RosBatch, RosHardware};
 use flotilla_contract::{bluebot::Bluebot, kilobot::Kilobot, lily::Lily, mhp::Mhp, molemod::Molemod};
 use flotilla_contract::{Actuation, Reading, System};
 use futures::StreamExt;
@@ -33,23 +39,35 @@ use tank_physics::{BodyState, World};
 use tracing::{info, warn};
 
 use crate::node::Control;
+use crate::settings::Interface;
 
 /// Per-module topics, created and dropped as modules come and go: every module's
 /// `<name>/robot_description` (its URDF, transient-local, for robot_state_publisher with
-/// `frame_prefix: <name>/`), and each robot's `cmd` and `sensors`.
+/// `frame_prefix: <name>/`; unless `publish.robot_descriptions` is false), and each
+/// robot's `cmd` and `sensors`, or its system's batched pair.
 pub struct RobotIo {
     control: mpsc::Sender<Control>,
-    sensors: Arc<Mutex<HashMap<String, Box<dyn SensorTopic>>>>,
+    interface: Interface,
+    sinks: Arc<Mutex<Sinks>>,
+    /// Per-robot command subscription tasks, by robot name (a batched system's task runs
+    /// for the node's life).
     commands: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
-    descriptions: Mutex<HashMap<String, r2r::Publisher<r2r::std_msgs::msg::String>>>,
+    /// `None` when `publish.robot_descriptions` is false.
+    descriptions: Option<Mutex<HashMap<String, r2r::Publisher<r2r::std_msgs::msg::String>>>>,
 }
 
 impl RobotIo {
     /// Creates the radio topics and returns the topic manager and the stepping thread's
     /// side. `lockstep`: wait up to this long (wall) for every robot's command of a tick.
     /// Needs a tokio runtime (subscription tasks).
-    pub fn new(node: &mut r2r::Node, control: mpsc::Sender<Control>, lockstep: Option<Duration>) -> anyhow::Result<(Self, RobotOutputs)> {
-        let sensors: Arc<Mutex<HashMap<String, Box<dyn SensorTopic>>>> = Arc::default();
+    pub fn new(
+        node: &mut r2r::Node,
+        control: mpsc::Sender<Control>,
+        lockstep: Option<Duration>,
+        interface: Interface,
+        descriptions: bool,
+    ) -> anyhow::Result<(Self, RobotOutputs)> {
+        let sinks: Arc<Mutex<Sinks>> = Arc::default();
         let uplink = node.create_publisher::<Radio>("/radio/uplink", QosProfile::default())?;
         let mut broadcasts = node.subscribe::<Radio>("/radio/broadcast", QosProfile::default())?;
         let radio_control = control.clone();
@@ -63,16 +81,24 @@ impl RobotIo {
         if let Some(timeout) = lockstep {
             info!(timeout = timeout.as_secs_f64(), "lock step: every sensor tick waits for all robots' commands");
         }
-        let outputs = RobotOutputs { publishers: sensors.clone(), uplink, bus: RobotBus::default(), lockstep, tick: None };
-        Ok((Self { control, sensors, commands: Mutex::default(), descriptions: Mutex::default() }, outputs))
+        if interface == Interface::Batched {
+            let (batched, single): (Vec<System>, Vec<System>) = System::ALL.iter().partition(|s| batch_topics(**s).is_some());
+            let names = |systems: Vec<System>| systems.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ");
+            info!(batched = %names(batched), per_robot = %names(single), "batched robot interface: /<system>/sensors and /<system>/cmd; systems without batch messages stay per robot");
+        }
+        let outputs = RobotOutputs { sinks: sinks.clone(), uplink, bus: RobotBus::default(), lockstep, tick: None };
+        let descriptions = descriptions.then(Mutex::default);
+        Ok((Self { control, interface, sinks, commands: Mutex::default(), descriptions }, outputs))
     }
 
-    /// Makes the per-robot topics match `bodies`. Needs a tokio runtime (command tasks).
+    /// Makes the robot topics match `bodies`. Needs a tokio runtime (command tasks).
     pub fn sync(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
         self.sync_descriptions(node, bodies);
         let wanted: HashMap<&str, System> = bodies.iter().filter_map(|b| Some((b.name.as_str(), b.kind.system()?))).collect();
-        let (Ok(mut sensors), Ok(mut commands)) = (self.sensors.lock(), self.commands.lock()) else { return };
-        sensors.retain(|name, _| wanted.contains_key(name.as_str()));
+        let (Ok(mut sinks), Ok(mut commands)) = (self.sinks.lock(), self.commands.lock()) else { return };
+        // Batched topics stay once created (their system's robots may come back); per-robot
+        // ones follow the robots.
+        sinks.per_robot.retain(|name, _| wanted.contains_key(name.as_str()));
         commands.retain(|name, task| {
             let keep = wanted.contains_key(name.as_str());
             if !keep {
@@ -81,22 +107,28 @@ impl RobotIo {
             keep
         });
         for (name, system) in wanted {
-            if sensors.contains_key(name) {
-                continue;
-            }
-            match robot_topics(system, node, name, self.control.clone()) {
-                Ok((topic, task)) => {
-                    sensors.insert(name.to_owned(), topic);
+            let batch = if self.interface == Interface::Batched { batch_topics(system) } else { None };
+            let created = match batch {
+                Some(_) if sinks.batched.contains_key(&system) => continue,
+                Some(make) => make(node, self.control.clone()).map(|topic| {
+                    sinks.batched.insert(system, topic);
+                }),
+                None if sinks.per_robot.contains_key(name) => continue,
+                None => robot_topics(system, node, name, self.control.clone()).map(|(topic, task)| {
+                    sinks.per_robot.insert(name.to_owned(), topic);
                     commands.insert(name.to_owned(), task);
-                }
-                Err(e) => warn!(robot = %name, "cannot create the robot's topics: {e}"),
+                }),
+            };
+            if let Err(e) = created {
+                warn!(robot = %name, system = system.name(), "cannot create the robot's topics: {e}");
             }
         }
     }
 
     fn sync_descriptions(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
-        let Ok(mut descriptions) = self.descriptions.lock() else { return };
-        descriptions.retain(|name, _| bodies.iter().any(|b| &b.name == name));
+        let Some(Ok(mut descriptions)) = self.descriptions.as_ref().map(Mutex::lock) else { return };
+        let present: HashSet<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
+        descriptions.retain(|name, _| present.contains(name.as_str()));
         let latched = QosProfile::default().transient_local().keep_last(1);
         for b in bodies {
             if descriptions.contains_key(&b.name) {
@@ -112,6 +144,48 @@ impl RobotIo {
                     descriptions.insert(b.name.clone(), p);
                 }
                 Err(e) => warn!(%topic, "cannot create the robot description topic: {e}"),
+            }
+        }
+    }
+}
+
+/// Where readings go: robots on their own topics, and systems on batched ones.
+#[derive(Default)]
+struct Sinks {
+    /// Each robot's `sensors` publisher, by robot name.
+    per_robot: HashMap<String, Box<dyn SensorTopic>>,
+    /// Each batched system's `/<system>/sensors` publisher.
+    batched: HashMap<System, Box<dyn BatchTopic>>,
+}
+
+impl Sinks {
+    fn is_empty(&self) -> bool {
+        self.per_robot.is_empty() && self.batched.is_empty()
+    }
+
+    /// Whether robot `b` has a topic for its readings.
+    fn serves(&self, b: &BodyState) -> bool {
+        self.per_robot.contains_key(&b.name) || b.kind.system().is_some_and(|s| self.batched.contains_key(&s))
+    }
+
+    /// Publishes the readings of the tick at `t`, (robot name, reading): on each robot's
+    /// own topic, or in one batch per system.
+    fn publish<'a>(&self, t: f64, readings: impl Iterator<Item = (&'a str, &'a Reading)>) {
+        let mut batches: BTreeMap<System, Vec<(&str, &Reading)>> = BTreeMap::new();
+        for (name, reading) in readings {
+            match self.per_robot.get(name) {
+                Some(publisher) => {
+                    if let Err(e) = publisher.publish(name, reading) {
+                        warn!(robot = %name, "publishing sensors: {e}");
+                    }
+                }
+                None => batches.entry(reading.system()).or_default().push((name, reading)),
+            }
+        }
+        for (system, readings) in batches {
+            let Some(topic) = self.batched.get(&system) else { continue };
+            if let Err(e) = topic.publish(t, &readings) {
+                warn!(system = system.name(), robots = readings.len(), "publishing the sensor batch: {e}");
             }
         }
     }
@@ -152,7 +226,7 @@ const RESEND: Duration = Duration::from_millis(250);
 
 /// The stepping thread's side: readings out, commands and radio in.
 pub struct RobotOutputs {
-    publishers: Arc<Mutex<HashMap<String, Box<dyn SensorTopic>>>>,
+    sinks: Arc<Mutex<Sinks>>,
     uplink: r2r::Publisher<Radio>,
     bus: RobotBus,
     lockstep: Option<Duration>,
@@ -171,24 +245,21 @@ impl RobotOutputs {
             self.apply_tick(world, tick);
         }
         self.flush_uplink(world, t);
-        let Ok(publishers) = self.publishers.lock() else { return };
-        if publishers.is_empty() {
+        let Ok(sinks) = self.sinks.lock() else { return };
+        if sinks.is_empty() {
             return;
         }
         let bodies = world.bodies();
         let mut read = BTreeMap::new();
         let mut sent = BTreeMap::new();
-        let robots: Vec<usize> = (0..bodies.len()).filter(|&i| publishers.contains_key(&bodies[i].name)).collect();
+        let robots: Vec<usize> = (0..bodies.len()).filter(|&i| sinks.serves(&bodies[i])).collect();
         for (index, reading) in self.bus.read_tick(&bodies, robots, t) {
             let b = &bodies[index];
-            let Some(publisher) = publishers.get(&b.name) else { continue };
-            if let Err(e) = publisher.publish(&b.name, &reading) {
-                warn!(robot = %b.name, "publishing sensors: {e}");
-            }
             read.insert(b.name.clone(), index);
             sent.insert(b.name.clone(), reading);
         }
-        drop(publishers);
+        sinks.publish(t, sent.iter().map(|(name, reading)| (name.as_str(), reading)));
+        drop(sinks);
         if self.lockstep.is_some() && !read.is_empty() {
             let now = Instant::now();
             self.tick = Some(OpenTick { time: t, bodies, read, answers: BTreeMap::new(), sent, opened: now, last_sent: now });
@@ -221,27 +292,25 @@ impl RobotOutputs {
     /// of silent robots every [`RESEND`]; gives up on them after the lock-step timeout.
     pub fn waiting(&mut self, world: &mut World) -> Wait {
         let (Some(tick), Some(timeout)) = (&mut self.tick, self.lockstep) else { return Wait::No };
-        let missing: Vec<String> =
-            tick.read.iter().filter(|(_, i)| !tick.answers.contains_key(&tick.bodies[**i].id)).map(|(n, _)| n.clone()).collect();
-        if tick.opened.elapsed() >= timeout {
+        // Called after every command received: the list of the silent is made only when
+        // it is used (a scan of every robot per command is quadratic in a swarm).
+        let timed_out = tick.opened.elapsed() >= timeout;
+        if !timed_out && tick.last_sent.elapsed() < RESEND {
+            return Wait::Yes;
+        }
+        let missing: Vec<&str> =
+            tick.read.iter().filter(|(_, i)| !tick.answers.contains_key(&tick.bodies[**i].id)).map(|(n, _)| n.as_str()).collect();
+        if timed_out {
             warn!(time = tick.time, missing = %missing.join(", "), timeout = timeout.as_secs_f64(), "lock step: no command from these robots; stepping on without them");
             if let Some(tick) = self.tick.take() {
                 self.apply_tick(world, tick);
             }
             return Wait::No;
         }
-        if tick.last_sent.elapsed() < RESEND {
-            return Wait::Yes;
-        }
+        let Ok(sinks) = self.sinks.lock() else { return Wait::Yes };
+        sinks.publish(tick.time, missing.iter().filter_map(|name| Some((*name, tick.sent.get(*name)?))));
+        drop(sinks);
         tick.last_sent = Instant::now();
-        let Ok(publishers) = self.publishers.lock() else { return Wait::Yes };
-        for name in &missing {
-            if let (Some(publisher), Some(reading)) = (publishers.get(name), tick.sent.get(name)) {
-                if let Err(e) = publisher.publish(name, reading) {
-                    warn!(robot = %name, "publishing sensors: {e}");
-                }
-            }
-        }
         Wait::Resent
     }
 
@@ -346,6 +415,59 @@ fn robot_topics(
         System::Bluebot => typed_topics::<Bluebot>(node, name, control),
         System::Kilobot => typed_topics::<Kilobot>(node, name, control),
         System::Molemod => typed_topics::<Molemod>(node, name, control),
+    }
+}
+
+/// A batched system's `/<system>/sensors` publisher.
+pub trait BatchTopic: Send {
+    /// Publishes the readings of the tick at `stamp` (s), (robot name, reading), as one
+    /// message; an error for a reading of another system.
+    fn publish(&self, stamp: f64, readings: &[(&str, &Reading)]) -> anyhow::Result<()>;
+}
+
+struct TypedBatchTopic<H: RosBatch>(r2r::Publisher<H::SensorsBatchMsg>);
+
+impl<H: RosBatch> BatchTopic for TypedBatchTopic<H> {
+    fn publish(&self, stamp: f64, readings: &[(&str, &Reading)]) -> anyhow::Result<()> {
+        let mut items = Vec::with_capacity(readings.len());
+        for (name, reading) in readings {
+            let sensors = H::sensors_of(reading).ok_or_else(|| anyhow::anyhow!("a {} reading in a {} batch", reading.system(), H::ID))?;
+            items.push(((*name).to_owned(), H::sensors_msg(sensors, &format!("{name}/base_link"))));
+        }
+        self.0.publish(&H::sensors_batch_msg(stamp, items))?;
+        Ok(())
+    }
+}
+
+/// System `H`'s `/<system>/sensors` publisher; a task (for the node's life) forwards every
+/// command of its `/<system>/cmd` batches to the stepping thread.
+fn typed_batch<H: RosBatch>(node: &mut r2r::Node, control: mpsc::Sender<Control>) -> anyhow::Result<Box<dyn BatchTopic>> {
+    let system = H::ID.name();
+    let publisher = node.create_publisher::<H::SensorsBatchMsg>(&format!("/{system}/sensors"), QosProfile::default())?;
+    let mut batches = node.subscribe::<H::CommandBatchMsg>(&format!("/{system}/cmd"), QosProfile::default())?;
+    tokio::spawn(async move {
+        while let Some(msg) = batches.next().await {
+            for (name, command) in H::commands_from_batch(msg) {
+                let (command, stamp) = H::command_from_msg(command);
+                if control.send(Control::Command { name, stamp, command: H::wrap_command(command) }).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    Ok(Box::new(TypedBatchTopic::<H>(publisher)))
+}
+
+/// Creates a batched system's topics.
+type BatchMaker = fn(&mut r2r::Node, mpsc::Sender<Control>) -> anyhow::Result<Box<dyn BatchTopic>>;
+
+/// The batched topics of `system`, `None` for a system without batch messages: the one
+/// place this node lists them.
+fn batch_topics(system: System) -> Option<BatchMaker> {
+    match system {
+        System::Lily => Some(typed_batch::<Lily>),
+        System::Kilobot => Some(typed_batch::<Kilobot>),
+        System::Mhp | System::Bluebot | System::Molemod => None,
     }
 }
 

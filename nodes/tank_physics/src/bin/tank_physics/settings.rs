@@ -1,5 +1,6 @@
 //! The node's parameters: the world's (validated by [`WorldConfig::from_params`]) plus
-//! `run.*` (time control) and `publish.*` (topic rates), which only the node uses.
+//! `run.*` (time control), `publish.*` (topic rates) and `robots.*` (how robots' readings
+//! and commands travel), which only the node uses.
 
 use flotilla_common::params::{self, ParamError};
 use std::path::{Path, PathBuf};
@@ -46,12 +47,36 @@ pub struct PublishSettings {
     pub sensor_rate: f64,
     /// Fixed frame of every pose. Default `world`.
     pub frame_id: String,
+    /// Every module's latched `/<name>/robot_description` (its URDF). Default true; a
+    /// swarm turns it off (one publisher per module: docs/swarm_scale.md).
+    pub robot_descriptions: bool,
 }
 
 impl Default for PublishSettings {
     fn default() -> Self {
-        Self { state_rate: 30.0, marker_rate: 10.0, sensor_rate: 10.0, frame_id: "world".into() }
+        Self { state_rate: 30.0, marker_rate: 10.0, sensor_rate: 10.0, frame_id: "world".into(), robot_descriptions: true }
     }
+}
+
+/// How robots' readings and commands travel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interface {
+    /// Each robot its own `/<robot>/sensors` and `/<robot>/cmd` (a robot with its own
+    /// computer).
+    #[default]
+    PerRobot,
+    /// One `/<system>/sensors` batch per tick and one `/<system>/cmd` subscription per
+    /// system (swarms of small robots); systems without batch messages stay per robot.
+    Batched,
+}
+
+/// The robots' interface.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RobotSettings {
+    /// `per_robot` (default) or `batched`.
+    pub interface: Interface,
 }
 
 /// Recording of every body's trajectory.
@@ -99,6 +124,8 @@ pub struct NodeSettings {
     pub publish: PublishSettings,
     /// Trajectory recording.
     pub record: RecordSettings,
+    /// The robots' interface.
+    pub robots: RobotSettings,
 }
 
 impl NodeSettings {
@@ -108,6 +135,7 @@ impl NodeSettings {
         let run = take_section::<RunSettings>(&mut world_tree, "run")?;
         let publish = take_section::<PublishSettings>(&mut world_tree, "publish")?;
         let record = take_section::<RecordSettings>(&mut world_tree, "record")?;
+        let robots = take_section::<RobotSettings>(&mut world_tree, "robots")?;
         if record.every_steps == 0 {
             return Err(ParamError::invalid("record.every_steps", "must be at least 1"));
         }
@@ -139,7 +167,7 @@ impl NodeSettings {
             }
         }
         let world = WorldConfig::from_params(&Value::Mapping(world_tree)).map_err(|e| ParamError::invalid(e.key(), e.reason()))?;
-        Ok(Self { world, run, publish, record })
+        Ok(Self { world, run, publish, record, robots })
     }
 
     /// Modules the scenario spawns at start.
