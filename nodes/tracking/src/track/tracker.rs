@@ -207,6 +207,15 @@ impl MultiTargetTracker {
         };
         self.last_stamp = Some(stamp);
         let (acceleration_noise, max_coast_time) = (self.config.acceleration_noise, self.config.max_coast_time);
+        // Prune before predicting and gating: after a hole in the frames, a track whose
+        // last hit is older than the coast time would otherwise grab another body.
+        self.tracks.retain(|t| {
+            let alive = stamp - t.last_hit_stamp <= max_coast_time;
+            if !alive && t.confirmed {
+                tracing::debug!(id = t.id, stamp, last_hit = t.last_hit_stamp, "track lost in a gap between frames");
+            }
+            alive
+        });
         for track in &mut self.tracks {
             track.filter.predict(dt, acceleration_noise);
         }
@@ -411,6 +420,31 @@ mod tests {
             }
         }
         assert!(ids.is_some());
+    }
+
+    #[test]
+    fn a_gap_in_the_frames_does_not_hand_ids_to_other_bodies() {
+        // Body A runs along +x at 0.3 m/s; body B sits 0.33 m ahead of it. After a 1.1 s
+        // hole in the frames A's stale prediction lands on B: a track older than the
+        // coast time must be pruned before it is gated, not after.
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        let dt = 1.0 / 30.0;
+        let a_start = -0.2;
+        let mut a_id = None;
+        for k in 0..10 {
+            let t = dt * f64::from(k);
+            let tracks = tracker.update(&[det(a_start + 0.3 * t, 0.0)], t).unwrap();
+            a_id = tracks.first().map(|tr| tr.id);
+        }
+        let a_id = a_id.unwrap();
+        let resume = 9.0 * dt + 1.1;
+        // B sits 2 mm from A's prediction -0.2 + 0.3 * (9 dt + 1.1) = 0.22 m.
+        let b = det(a_start + 0.3 * resume + 0.002, 0.001);
+        for k in 0..3 {
+            let t = resume + dt * f64::from(k);
+            let tracks = tracker.update(&[b], t).unwrap();
+            assert!(tracks.iter().all(|tr| tr.id != a_id), "body B took A's id {a_id} after the gap: {tracks:?}");
+        }
     }
 
     #[test]
