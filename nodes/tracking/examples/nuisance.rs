@@ -50,6 +50,9 @@ struct Args {
     /// Save the frames (PNG, camera.yaml, stamps.csv) of the last scene for image_replay.
     #[arg(long)]
     save_frames: Option<PathBuf>,
+    /// Print every miss, false detection and error above 1 mm, and the detector's rejections.
+    #[arg(long)]
+    verbose: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -70,7 +73,7 @@ fn main() -> anyhow::Result<()> {
             Some(dir) => Some(replay::FrameSaver::create(dir, tracker.camera())?),
             None => None,
         };
-        let mut scores = score::Scores::default();
+        let mut scores = score::Scores { verbose: args.verbose, ..Default::default() };
         let (mut render_time, mut track_time) = (0.0, 0.0);
         for _ in 0..args.frames {
             let started = Instant::now();
@@ -87,6 +90,12 @@ fn main() -> anyhow::Result<()> {
             };
             let tracks = tracker.process(&view, frame.stamp)?.to_vec();
             track_time += started.elapsed().as_secs_f64();
+            if args.verbose {
+                println!("frame {} {:?}", frame.index, tracker.detection_stats());
+                let mut widths: Vec<f64> = tracker.detections().iter().map(|d| d.edge_width).collect();
+                widths.sort_by(f64::total_cmp);
+                println!("frame {} edge widths {widths:.2?}", frame.index);
+            }
             scores.add(&frame.truth, tracker.detections(), &tracks);
             if let Some(saver) = saver.as_mut() {
                 saver.save(frame.index as u64, frame.stamp, &image)?;

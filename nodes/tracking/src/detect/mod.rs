@@ -1,10 +1,14 @@
-//! Marker detection: threshold, connected components, sub-pixel centroids, size
-//! gating, heading from the marker dot, and pixel-to-world mapping.
+//! Marker detection: an illumination model with thresholds relative to it (or one fixed
+//! threshold), connected components, a per-candidate split into marker blobs, sub-pixel
+//! centroids, size, shape and edge gating, heading from the marker dot, classification
+//! by marker kind, and pixel-to-world mapping on each kind's plane.
 
+mod adaptive;
 mod components;
 mod refine;
 
-pub use components::{Blob, Components, Run};
+pub use adaptive::{Illumination, SplitLevels, Splitter};
+pub use components::{Blob, Components, Run, TileThresholds, TILE};
 
 use crate::arena::Arena;
 use crate::camera::CameraModel;
@@ -39,12 +43,40 @@ pub struct SizeMismatch {
     pub camera_height: u32,
 }
 
+/// One kind of marker in the tank (a closed set of objects has a few kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkerSpec {
+    /// Diameter of the bright marker disc, m (seen from above).
+    pub diameter: f64,
+    /// Height of the marker plane above the water, m: for a flat sticker its height; for
+    /// a sticker of radius `a` curved over a ball of radius `R` whose top is `h` above the
+    /// water, `h - a^2 / (4 R)` (its area-weighted mean height).
+    pub height: f64,
+    /// True when the marker carries a dark heading dot.
+    pub heading_dot: bool,
+}
+
 /// Detector settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DetectorConfig {
-    /// Grey level at or above which a pixel belongs to a marker, 8-bit level.
+    /// Thresholds relative to a per-tile illumination model, each candidate cut at its own
+    /// level (true), or one fixed `threshold` (false).
+    pub adaptive: bool,
+    /// Fixed grey level at or above which a pixel belongs to a marker (`adaptive: false`), 8-bit level.
     pub threshold: u8,
+    /// Candidates stand this far above their tile's background (`adaptive: true`), 8-bit levels.
+    pub candidate_contrast: f64,
+    /// Largest edge width of a marker, as a multiple of the typical marker edge width of
+    /// the scene (soft lamp reflections and glints are wider; 0 disables), ratio.
+    pub max_edge_ratio: f64,
+    /// The kinds of marker in the tank; empty: one kind between `min_marker_diameter` and
+    /// `max_marker_diameter` on the `marker_height` plane.
+    pub markers: Vec<MarkerSpec>,
+    /// Largest relative difference between a blob's diameter and its kind's, fraction
+    /// (0.25 accepts markers down to 56 % visible).
+    pub diameter_tolerance: f64,
     /// Smallest accepted marker diameter (equivalent disc), m.
     pub min_marker_diameter: f64,
     /// Largest accepted marker diameter (equivalent disc), m.
@@ -69,7 +101,12 @@ pub struct DetectorConfig {
 impl Default for DetectorConfig {
     fn default() -> Self {
         Self {
+            adaptive: true,
             threshold: 180,
+            candidate_contrast: 25.0,
+            max_edge_ratio: 2.0,
+            markers: Vec::new(),
+            diameter_tolerance: 0.25,
             min_marker_diameter: 0.008,
             max_marker_diameter: 0.035,
             marker_height: 0.005,
@@ -89,6 +126,23 @@ impl DetectorConfig {
         let bad = |field, value, reason| Err(DetectorConfigError { field, value, reason });
         if self.threshold == 0 {
             return bad("threshold", 0.0, "must be > 0");
+        }
+        if !(self.candidate_contrast.is_finite() && self.candidate_contrast >= 1.0 && self.candidate_contrast <= 254.0) {
+            return bad("candidate_contrast", self.candidate_contrast, "must be in [1, 254]");
+        }
+        if !(self.max_edge_ratio.is_finite() && (self.max_edge_ratio == 0.0 || self.max_edge_ratio >= 1.0)) {
+            return bad("max_edge_ratio", self.max_edge_ratio, "must be 0 (off) or finite and >= 1");
+        }
+        if !(self.diameter_tolerance.is_finite() && self.diameter_tolerance > 0.0 && self.diameter_tolerance < 1.0) {
+            return bad("diameter_tolerance", self.diameter_tolerance, "must be in (0, 1)");
+        }
+        for spec in &self.markers {
+            if !(spec.diameter.is_finite() && spec.diameter > 0.0) {
+                return bad("markers.diameter", spec.diameter, "must be finite and > 0");
+            }
+            if !spec.height.is_finite() {
+                return bad("markers.height", spec.height, "must be finite");
+            }
         }
         if !(self.min_marker_diameter.is_finite() && self.min_marker_diameter > 0.0) {
             return bad("min_marker_diameter", self.min_marker_diameter, "must be finite and > 0");
@@ -136,6 +190,13 @@ pub struct Detection {
     pub diameter: f64,
     /// Marker level minus surround level, 8-bit levels.
     pub contrast: f64,
+    /// Index of the marker kind in `DetectorConfig::markers` (`None` without kinds).
+    pub kind: Option<usize>,
+    /// Measured over expected marker area (1 without kinds): below 1 the marker is partly
+    /// hidden and its centre less certain, fraction.
+    pub coverage: f64,
+    /// Width of the marker's edge (partial-coverage pixels per pixel of perimeter), px.
+    pub edge_width: f64,
 }
 
 /// How many blobs of the last frame were dropped, and why.
@@ -153,13 +214,37 @@ pub struct DetectionStats {
     pub rejected_shape: usize,
     /// Dropped: centred outside the detection region.
     pub rejected_region: usize,
+    /// Dropped: edge far softer than the scene's markers (lamp reflection, glint).
+    pub rejected_soft: usize,
 }
+
+/// Splits of a candidate allowed when its bright class is still larger than a marker
+/// (a marker on a body top on water in a tile whose background is darker than the water).
+const MAX_SPLIT_DEPTH: usize = 3;
+/// A bright blob nested in a marker-sized blob is the marker when it covers less than
+/// this fraction of it, fraction.
+const NESTED_FRACTION: f64 = 0.7;
+
+/// Weight of a frame's median edge width in the scene's typical one, fraction.
+const EDGE_WIDTH_RATE: f64 = 0.1;
+/// Candidates needed in a frame to measure its median edge width.
+const EDGE_WIDTH_SAMPLES: usize = 3;
 
 /// Finds markers in frames. Reuses its buffers between frames.
 pub struct Detector {
     config: DetectorConfig,
     components: Components,
+    illumination: Illumination,
+    /// One splitter per split depth.
+    splitters: Vec<Splitter>,
+    /// The camera the illumination model's active tiles were computed for.
+    tiles_camera: Option<CameraModel>,
+    fixed_thresholds: TileThresholds,
     refiner: Refiner,
+    candidates: Vec<Detection>,
+    edge_widths: Vec<f64>,
+    /// Typical marker edge width of the scene (running), px.
+    typical_edge_width: Option<f64>,
     detections: Vec<Detection>,
     stats: DetectionStats,
 }
@@ -171,7 +256,14 @@ impl Detector {
         Ok(Self {
             config,
             components: Components::default(),
+            illumination: Illumination::default(),
+            splitters: (0..MAX_SPLIT_DEPTH).map(|_| Splitter::default()).collect(),
+            tiles_camera: None,
+            fixed_thresholds: TileThresholds::default(),
             refiner: Refiner::default(),
+            candidates: Vec::new(),
+            edge_widths: Vec::new(),
+            typical_edge_width: None,
             detections: Vec::new(),
             stats: DetectionStats::default(),
         })
@@ -202,76 +294,305 @@ impl Detector {
                 camera_height: camera.height,
             });
         }
-        let c = &self.config;
         self.detections.clear();
-        self.components.label(image, c.threshold);
-        let mut stats = DetectionStats { components: self.components.blobs().len(), ..Default::default() };
-        // Pixel-count pre-gate from the nominal scale, loose enough for distortion,
-        // blur and the dot hole; the measured size is gated exactly below.
-        let px_per_m = camera.pixels_per_metre(c.marker_height);
-        let disc_pixels = |d: f64| std::f64::consts::FRAC_PI_4 * (d * px_per_m).powi(2);
-        let (min_pixels, max_pixels) = (0.25 * disc_pixels(c.min_marker_diameter), 4.0 * disc_pixels(c.max_marker_diameter) + 4.0);
-        let limits = RefineLimits {
-            edge_margin: c.edge_margin,
-            min_dot_fraction: c.min_dot_fraction,
-            max_dot_fraction: c.max_dot_fraction,
-            min_contrast: c.min_contrast,
-        };
-        for blob in self.components.blobs() {
-            let pixels = f64::from(blob.pixels);
-            if pixels < min_pixels || pixels > max_pixels {
-                stats.rejected_size += 1;
-                continue;
+        self.candidates.clear();
+        let gates = Gates::new(&self.config, camera);
+        let mut stats = DetectionStats::default();
+        if self.config.adaptive {
+            if self.tiles_camera.as_ref() != Some(camera) || !self.illumination.fits(image.width(), image.height()) {
+                self.illumination.reset(image.width(), image.height(), active_tiles(&self.config, camera));
+                self.tiles_camera = Some(camera.clone());
             }
-            if blob.u_min == 0 || blob.v_min == 0 || blob.u_max + 1 >= image.width() || blob.v_max + 1 >= image.height() {
-                stats.rejected_border += 1;
-                continue;
-            }
-            let bounds = (blob.u_min, blob.u_max, blob.v_min, blob.v_max);
-            let measure = match self.refiner.measure(image, self.components.blob_runs(blob), bounds, &limits) {
-                Ok(measure) => measure,
-                Err(RefineReject::LowContrast) => {
-                    stats.rejected_contrast += 1;
+            let thresholds = self.illumination.update(image, self.config.candidate_contrast);
+            self.components.label(image, thresholds);
+            stats.components = self.components.blobs().len();
+            for blob in self.components.blobs() {
+                if f64::from(blob.pixels) < gates.min_pixels {
+                    stats.rejected_size += 1;
                     continue;
                 }
-            };
-            if measure.elongation > c.max_elongation {
-                stats.rejected_shape += 1;
-                continue;
+                let mut parts = Parts { config: &self.config, gates: &gates, refiner: &mut self.refiner, image, camera, stats: &mut stats };
+                parts.split(&mut self.splitters, self.components.blob_runs(blob), &mut self.candidates);
             }
-            let centre = Point2::new(measure.u, measure.v);
-            let (Some(world), Some(jacobian)) =
-                (camera.pixel_to_world(centre, c.marker_height), camera.pixel_to_world_jacobian(centre, c.marker_height))
-            else {
-                stats.rejected_contrast += 1;
-                continue;
-            };
-            if c.region.is_some_and(|region| region.boundary_distance(world.x, world.y, 0.0) >= 0.0) {
-                stats.rejected_region += 1;
-                continue;
+        } else {
+            if !(self.fixed_thresholds.columns == (image.width() as usize).div_ceil(TILE)
+                && self.fixed_thresholds.rows == (image.height() as usize).div_ceil(TILE))
+            {
+                self.fixed_thresholds = TileThresholds::uniform(image.width(), image.height(), self.config.threshold);
             }
-            let diameter = 2.0 * (measure.area * jacobian.determinant().abs() / std::f64::consts::PI).sqrt();
-            if diameter < c.min_marker_diameter || diameter > c.max_marker_diameter {
-                stats.rejected_size += 1;
-                continue;
+            self.components.label(image, &self.fixed_thresholds);
+            stats.components = self.components.blobs().len();
+            for blob in self.components.blobs() {
+                if let Some(c) = gates.measure(&self.config, &mut self.refiner, image, camera, &self.components, blob, &mut stats) {
+                    self.candidates.push(c);
+                }
             }
-            let heading = measure
-                .dot
-                .and_then(|(u, v)| camera.pixel_to_world(Point2::new(u, v), c.marker_height))
-                .map(|dot| (dot.y - world.y).atan2(dot.x - world.x));
-            self.detections.push(Detection {
-                u: measure.u,
-                v: measure.v,
-                x: world.x,
-                y: world.y,
-                heading,
-                diameter,
-                contrast: measure.contrast,
-            });
         }
+        self.gate_soft_edges(&mut stats);
         self.stats = stats;
         Ok(&self.detections)
     }
+
+    /// Keeps candidates whose edge is not far softer than the scene's markers: the
+    /// typical edge width follows the frames' medians (markers outnumber glints and
+    /// reflections), so it adapts to the optics, blur and motion of each camera.
+    fn gate_soft_edges(&mut self, stats: &mut DetectionStats) {
+        self.edge_widths.clear();
+        self.edge_widths.extend(self.candidates.iter().map(|c| c.edge_width));
+        if self.edge_widths.len() >= EDGE_WIDTH_SAMPLES {
+            let mid = self.edge_widths.len() / 2;
+            let median = *self.edge_widths.select_nth_unstable_by(mid, f64::total_cmp).1;
+            self.typical_edge_width = Some(match self.typical_edge_width {
+                Some(typical) => typical + EDGE_WIDTH_RATE * (median - typical),
+                None => median,
+            });
+        }
+        let limit = match (self.config.max_edge_ratio, self.typical_edge_width) {
+            (ratio, Some(typical)) if ratio > 0.0 => ratio * typical.max(1.0),
+            _ => f64::INFINITY,
+        };
+        for c in &self.candidates {
+            if c.edge_width > limit {
+                stats.rejected_soft += 1;
+            } else {
+                self.detections.push(*c);
+            }
+        }
+    }
+}
+
+/// Tiles (row-major, [`TILE`] px) that can hold a marker centred inside the region.
+fn active_tiles(config: &DetectorConfig, camera: &CameraModel) -> Vec<bool> {
+    let (columns, rows) = ((camera.width as usize).div_ceil(TILE), (camera.height as usize).div_ceil(TILE));
+    let Some(region) = config.region else { return vec![true; columns * rows] };
+    let heights: Vec<f64> =
+        if config.markers.is_empty() { vec![config.marker_height] } else { config.markers.iter().map(|m| m.height).collect() };
+    let largest = config.markers.iter().map(|m| m.diameter * (1.0 + config.diameter_tolerance)).fold(config.max_marker_diameter, f64::max);
+    let half_diagonal = std::f64::consts::SQRT_2 * TILE as f64 / 2.0;
+    let mut active = vec![false; columns * rows];
+    for (t, flag) in active.iter_mut().enumerate() {
+        let (column, row) = (t % columns, t / columns);
+        let centre = Point2::new(
+            ((column * TILE) as f64 + TILE as f64 / 2.0).min(f64::from(camera.width) - 1.0),
+            ((row * TILE) as f64 + TILE as f64 / 2.0).min(f64::from(camera.height) - 1.0),
+        );
+        *flag = heights.iter().any(|&h| {
+            // Distortion can stretch a tile: twice the nominal scale is a safe reach.
+            let reach = 2.0 * half_diagonal / camera.pixels_per_metre(h) + largest;
+            camera.pixel_to_world(centre, h).is_some_and(|w| region.boundary_distance(w.x, w.y, reach) < 0.0)
+        });
+    }
+    active
+}
+
+/// The per-frame limits derived from the settings and the camera.
+struct Gates {
+    /// Pixels of the largest marker kind at its largest accepted size (with kinds) or of
+    /// the largest marker (without), px.
+    largest_marker_pixels: f64,
+    min_pixels: f64,
+    max_pixels: f64,
+    limits: RefineLimits,
+}
+
+impl Gates {
+    fn new(c: &DetectorConfig, camera: &CameraModel) -> Self {
+        // Pixel-count pre-gate from the nominal scale, loose enough for distortion,
+        // blur and the dot hole; the measured size is gated exactly later.
+        let (mut smallest, mut largest) = (c.min_marker_diameter, c.max_marker_diameter);
+        let mut px_per_m = camera.pixels_per_metre(c.marker_height);
+        if !c.markers.is_empty() {
+            smallest = c.markers.iter().map(|m| m.diameter * (1.0 - c.diameter_tolerance)).fold(f64::INFINITY, f64::min);
+            largest = c.markers.iter().map(|m| m.diameter * (1.0 + c.diameter_tolerance)).fold(0.0, f64::max);
+            px_per_m = c.markers.iter().map(|m| camera.pixels_per_metre(m.height)).fold(px_per_m, f64::max);
+        }
+        let disc_pixels = |d: f64| std::f64::consts::FRAC_PI_4 * (d * px_per_m).powi(2);
+        Self {
+            largest_marker_pixels: disc_pixels(largest),
+            min_pixels: 0.25 * disc_pixels(smallest),
+            max_pixels: 4.0 * disc_pixels(largest) + 4.0,
+            limits: RefineLimits {
+                edge_margin: c.edge_margin,
+                min_dot_fraction: c.min_dot_fraction,
+                max_dot_fraction: c.max_dot_fraction,
+                min_contrast: c.min_contrast,
+            },
+        }
+    }
+
+    /// Measures one blob of `blobs` and applies every gate but the edge gate.
+    #[allow(clippy::too_many_arguments)] // The detector's parts, borrowed separately.
+    fn measure(
+        &self,
+        c: &DetectorConfig,
+        refiner: &mut Refiner,
+        image: &ImageView,
+        camera: &CameraModel,
+        blobs: &Components,
+        blob: &Blob,
+        stats: &mut DetectionStats,
+    ) -> Option<Detection> {
+        let pixels = f64::from(blob.pixels);
+        if pixels < self.min_pixels || pixels > self.max_pixels {
+            stats.rejected_size += 1;
+            return None;
+        }
+        if blob.u_min == 0 || blob.v_min == 0 || blob.u_max + 1 >= image.width() || blob.v_max + 1 >= image.height() {
+            stats.rejected_border += 1;
+            return None;
+        }
+        let bounds = (blob.u_min, blob.u_max, blob.v_min, blob.v_max);
+        let measure = match refiner.measure(image, blobs.blob_runs(blob), bounds, &self.limits) {
+            Ok(measure) => measure,
+            Err(RefineReject::LowContrast) => {
+                stats.rejected_contrast += 1;
+                return None;
+            }
+        };
+        if measure.elongation > c.max_elongation {
+            stats.rejected_shape += 1;
+            return None;
+        }
+        let centre = Point2::new(measure.u, measure.v);
+        let Some(placed) = place(c, camera, centre, measure.area, measure.dot.is_some()) else {
+            stats.rejected_contrast += 1;
+            return None;
+        };
+        if c.region.is_some_and(|region| region.boundary_distance(placed.world.x, placed.world.y, 0.0) >= 0.0) {
+            stats.rejected_region += 1;
+            return None;
+        }
+        if !placed.size_ok {
+            stats.rejected_size += 1;
+            return None;
+        }
+        // The dot must sit inside the marker, off its centre: a hole at the centre or at
+        // the rim (a partial blob, a glint's shadow) says nothing about the heading.
+        let radius = (measure.area / std::f64::consts::PI).sqrt();
+        let heading_dot = placed.kind.is_none_or(|k| c.markers[k].heading_dot);
+        let heading = measure
+            .dot
+            .filter(|&(u, v)| heading_dot && (0.15 * radius..=0.85 * radius).contains(&(u - measure.u).hypot(v - measure.v)))
+            .and_then(|(u, v)| camera.pixel_to_world(Point2::new(u, v), placed.height))
+            .map(|dot| (dot.y - placed.world.y).atan2(dot.x - placed.world.x));
+        Some(Detection {
+            u: measure.u,
+            v: measure.v,
+            x: placed.world.x,
+            y: placed.world.y,
+            heading,
+            diameter: placed.diameter,
+            contrast: measure.contrast,
+            kind: placed.kind,
+            coverage: placed.coverage,
+            edge_width: measure.edge_width,
+        })
+    }
+}
+
+/// What a recursive split needs besides the splitters.
+struct Parts<'a, 'i> {
+    config: &'a DetectorConfig,
+    gates: &'a Gates,
+    refiner: &'a mut Refiner,
+    image: &'a ImageView<'i>,
+    camera: &'a CameraModel,
+    stats: &'a mut DetectionStats,
+}
+
+impl Parts<'_, '_> {
+    /// Cuts a candidate at its own level; bright blobs larger than any marker are cut
+    /// again (up to [`MAX_SPLIT_DEPTH`]), the others measured and gated into `out`,
+    /// unless a markedly smaller, brighter blob nests inside them: the marker is the
+    /// brightest structure (a sticker on a body top that itself stands above the water).
+    fn split(&mut self, splitters: &mut [Splitter], runs: impl Iterator<Item = Run> + Clone, out: &mut Vec<Detection>) {
+        let Some((splitter, deeper)) = splitters.split_first_mut() else {
+            self.stats.rejected_size += 1;
+            return;
+        };
+        let Some(levels) = splitter.split(self.image, runs) else {
+            self.stats.rejected_contrast += 1;
+            return;
+        };
+        let markers = splitter.blobs();
+        for marker in markers.blobs().iter().filter(|m| m.peak >= levels.high) {
+            if f64::from(marker.pixels) > self.gates.largest_marker_pixels {
+                self.split(deeper, markers.blob_runs(marker), out);
+            } else if !self.nested(deeper, markers.blob_runs(marker), marker.pixels, out) {
+                if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, markers, marker, self.stats) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+
+    /// Measures the bright blobs nested in a blob of `pixels` px made of `runs` when they
+    /// are distinctly brighter and cover less than [`NESTED_FRACTION`] of it (a blurred
+    /// marker's own core covers more); true when one of them was a marker.
+    fn nested(&mut self, deeper: &mut [Splitter], runs: impl Iterator<Item = Run> + Clone, pixels: u32, out: &mut Vec<Detection>) -> bool {
+        let Some(splitter) = deeper.first_mut() else { return false };
+        let Some(levels) = splitter.split(self.image, runs) else { return false };
+        if levels.bright - levels.dark < self.config.min_contrast {
+            return false;
+        }
+        let inner = splitter.blobs();
+        let bright = || inner.blobs().iter().filter(|b| b.peak >= levels.high && f64::from(b.pixels) >= self.gates.min_pixels);
+        let inner_pixels: u32 = bright().map(|b| b.pixels).sum();
+        if inner_pixels == 0 || f64::from(inner_pixels) >= NESTED_FRACTION * f64::from(pixels) {
+            return false;
+        }
+        let before = out.len();
+        for blob in bright() {
+            if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, inner, blob, self.stats) {
+                out.push(d);
+            }
+        }
+        out.len() > before
+    }
+}
+
+/// A blob placed on its kind's plane.
+struct Placed {
+    world: Point2<f64>,
+    height: f64,
+    diameter: f64,
+    kind: Option<usize>,
+    coverage: f64,
+    size_ok: bool,
+}
+
+/// Classifies a blob of `area` px^2 centred at `centre` by marker kind (the dot first,
+/// then the diameter) and maps it onto that kind's plane; `None` outside the lens model.
+fn place(c: &DetectorConfig, camera: &CameraModel, centre: Point2<f64>, area: f64, has_dot: bool) -> Option<Placed> {
+    let diameter_at = |height: f64| -> Option<(Point2<f64>, f64)> {
+        let world = camera.pixel_to_world(centre, height)?;
+        let jacobian = camera.pixel_to_world_jacobian(centre, height)?;
+        Some((world, 2.0 * (area * jacobian.determinant().abs() / std::f64::consts::PI).sqrt()))
+    };
+    if c.markers.is_empty() {
+        let (world, diameter) = diameter_at(c.marker_height)?;
+        let size_ok = (c.min_marker_diameter..=c.max_marker_diameter).contains(&diameter);
+        return Some(Placed { world, height: c.marker_height, diameter, kind: None, coverage: 1.0, size_ok });
+    }
+    let mut best: Option<(bool, f64, usize, Point2<f64>, f64)> = None;
+    for (k, spec) in c.markers.iter().enumerate() {
+        let (world, diameter) = diameter_at(spec.height)?;
+        let error = (diameter / spec.diameter - 1.0).abs();
+        let dot_differs = spec.heading_dot != has_dot;
+        if best.is_none_or(|(b_differs, b_error, ..)| (dot_differs, error) < (b_differs, b_error)) {
+            best = Some((dot_differs, error, k, world, diameter));
+        }
+    }
+    let (_, error, k, world, diameter) = best?;
+    let spec = &c.markers[k];
+    Some(Placed {
+        world,
+        height: spec.height,
+        diameter,
+        kind: Some(k),
+        coverage: (diameter / spec.diameter).powi(2).min(1.0),
+        size_ok: error <= c.diameter_tolerance,
+    })
 }
 
 #[cfg(test)]
@@ -316,7 +637,7 @@ mod tests {
         let config = DetectorConfig { min_marker_diameter: 0.02, ..DetectorConfig::default() };
         let mut strict = Detector::new(config).unwrap();
         assert!(strict.detect(&ImageView::from_gray(&image), &cam).unwrap().is_empty());
-        assert_eq!(strict.stats().rejected_size, 1);
+        assert!(strict.stats().rejected_size >= 1, "{:?}", strict.stats());
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub struct Scores {
     pub false_tracks: usize,
     /// Truth body-frames (visible) without a published track.
     pub missed_tracks: usize,
+    /// Print every miss and false detection.
+    pub verbose: bool,
     #[doc(hidden)]
     pub last_track_of: HashMap<u32, u32>,
     #[doc(hidden)]
@@ -94,6 +96,25 @@ impl Scores {
         }
         self.missed += truth.iter().zip(&found).filter(|(t, f)| detectable(t) && !**f).count();
         self.false_detections += detections.len() - matched.len();
+        if self.verbose {
+            for (t, _) in truth.iter().zip(&found).filter(|(t, f)| detectable(t) && !**f) {
+                println!("frame {} miss {:?} at ({:.4}, {:.4}) visible {:.2}", self.frames, t.kind, t.x, t.y, t.visible);
+            }
+            for (e, d) in detections.iter().enumerate().filter(|(e, _)| !matched.iter().any(|m| m.1 == *e)) {
+                let _ = e;
+                println!("frame {} false {d:?}", self.frames);
+            }
+            for &(t, e, dist) in matched.iter().filter(|m| m.2 > 0.001) {
+                println!(
+                    "frame {} error {:.2} mm {:?} visible {:.2} {:?}",
+                    self.frames,
+                    dist * 1e3,
+                    truth[t].kind,
+                    truth[t].visible,
+                    detections[e]
+                );
+            }
+        }
         let live: Vec<&Track> = tracks.iter().filter(|t| t.missed_frames == 0).collect();
         let points: Vec<_> = live.iter().map(|t| (t.x, t.y)).collect();
         let matched = pairs(truth, &points, RADIUS);

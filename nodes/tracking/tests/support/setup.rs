@@ -3,7 +3,8 @@
 
 #![allow(dead_code)] // Shared by the test and the example; each uses part of it.
 
-use super::nuisance::{SceneConfig, BALL_TOP};
+use super::nuisance::{SceneConfig, BALL_RADIUS, BALL_STICKER_RADIUS, BALL_TOP, LILY_STICKER_RADIUS, LILY_TOP};
+use tracking::detect::MarkerSpec;
 use tracking::{Arena, CameraModel, CameraMount, DetectorConfig, Distortion, SetupError, Tracker, TrackerConfig};
 
 /// The camera model the tracker gets (CameraInfo K and D, plus the mount).
@@ -22,10 +23,25 @@ pub fn camera_model(config: &SceneConfig) -> CameraModel {
     }
 }
 
+/// The marker kinds of the scene, as a user would write them from the objects' sizes:
+/// the ball's sticker is curved, its plane is its area-weighted mean height
+/// `top - a^2 / (4 R)`.
+pub fn marker_specs(config: &SceneConfig) -> Vec<MarkerSpec> {
+    let ball = MarkerSpec {
+        diameter: 2.0 * BALL_STICKER_RADIUS,
+        height: BALL_TOP - BALL_STICKER_RADIUS.powi(2) / (4.0 * BALL_RADIUS),
+        heading_dot: false,
+    };
+    let lily = MarkerSpec { diameter: 2.0 * LILY_STICKER_RADIUS, height: LILY_TOP, heading_dot: true };
+    [(config.balls > 0, ball), (config.lilies > 0, lily)].into_iter().filter(|(present, _)| *present).map(|(_, spec)| spec).collect()
+}
+
 /// Detector and tracker settings for the scene.
 pub fn tracker_for(config: &SceneConfig) -> Result<Tracker, SetupError> {
-    let marker_height = if config.balls > 0 { BALL_TOP } else { super::nuisance::LILY_TOP };
-    let detector =
-        DetectorConfig { marker_height, region: Some(Arena::RoundTank { radius: config.tank_radius }), ..DetectorConfig::default() };
+    let detector = DetectorConfig {
+        markers: marker_specs(config),
+        region: Some(Arena::RoundTank { radius: config.tank_radius }),
+        ..DetectorConfig::default()
+    };
     Tracker::new(camera_model(config), detector, TrackerConfig::default())
 }
