@@ -1,7 +1,7 @@
 //! Detection that adapts to the scene's light.
 //!
 //! 1. [`Illumination`]: a background level per [`TILE`] x [`TILE`] tile (a low percentile
-//!    of a sparse sample of the tile, then the least of the 3 x 3 tiles around it, so
+//!    of a sparse sample of the tile, then the median of the 3 x 3 tiles around it, so
 //!    markers and bodies covering a tile do not count), refreshed a quarter of the tile
 //!    rows per frame. Candidates are whatever
 //!    stands `candidate_contrast` above its tile's background: a marker with its body top,
@@ -14,10 +14,12 @@
 //!    itself, wherever it sits in a vignetted, graded or dimmed frame.
 
 use super::components::{Components, Run, TileThresholds, TILE, TILE_OFF};
-use crate::frame::ImageView;
+use crate::frame::{luma, Encoding, ImageView};
 
 /// Sparse sampling step inside a tile, px (an 8 x 8 sample of a 32 px tile).
-const SAMPLE_STEP: usize = 4;
+pub const SAMPLE_STEP: usize = 4;
+/// Background samples along a tile side.
+pub const SAMPLES_PER_SIDE: usize = TILE / SAMPLE_STEP;
 /// Percentile of a tile's samples taken as its background: markers and bodies may cover
 /// up to three quarters of a tile.
 const BACKGROUND_PERCENTILE: f64 = 0.25;
@@ -29,6 +31,9 @@ const REFRESH_STRIDE: usize = 4;
 pub struct Illumination {
     /// Tiles that can hold a marker (inside the region, grown by a marker).
     active: Vec<bool>,
+    /// Per tile, which of its 8 x 8 background samples see the region itself (bit
+    /// `row * 8 + column`): the floor beyond the wall is not the water's background.
+    sample_masks: Vec<u64>,
     /// Background level per tile, 8-bit levels.
     background: Vec<f32>,
     thresholds: TileThresholds,
@@ -40,10 +45,13 @@ pub struct Illumination {
 impl Illumination {
     /// Starts over for an image of `width` x `height` px in which only `active` tiles
     /// (row-major, [`TILE`] px) are looked at.
-    pub fn reset(&mut self, width: u32, height: u32, active: Vec<bool>) {
+    /// `sample_masks` says which samples of each tile are background (all: `u64::MAX`).
+    pub fn reset(&mut self, width: u32, height: u32, active: Vec<bool>, sample_masks: Vec<u64>) {
         let (columns, rows) = ((width as usize).div_ceil(TILE), (height as usize).div_ceil(TILE));
         debug_assert_eq!(active.len(), columns * rows);
+        debug_assert_eq!(sample_masks.len(), columns * rows);
         self.active = active;
+        self.sample_masks = sample_masks;
         self.background = vec![0.0; columns * rows];
         self.thresholds = TileThresholds { columns, rows, values: vec![TILE_OFF; columns * rows] };
         self.frames = 0;
@@ -65,14 +73,16 @@ impl Illumination {
             }
             for column in 0..columns {
                 let t = row * columns + column;
-                if !self.active[t] {
+                if !self.active[t] || self.sample_masks[t] == 0 {
                     continue;
                 }
                 self.samples.clear();
                 let (u0, v0) = (column * TILE, row * TILE);
-                for v in (v0 + SAMPLE_STEP / 2..(v0 + TILE).min(height)).step_by(SAMPLE_STEP) {
-                    for u in (u0 + SAMPLE_STEP / 2..(u0 + TILE).min(width)).step_by(SAMPLE_STEP) {
-                        self.samples.push(image.gray(u as u32, v as u32));
+                for (j, v) in (v0 + SAMPLE_STEP / 2..(v0 + TILE).min(height)).step_by(SAMPLE_STEP).enumerate() {
+                    for (i, u) in (u0 + SAMPLE_STEP / 2..(u0 + TILE).min(width)).step_by(SAMPLE_STEP).enumerate() {
+                        if self.sample_masks[t] & (1 << (j * SAMPLES_PER_SIDE + i)) != 0 {
+                            self.samples.push(image.gray(u as u32, v as u32));
+                        }
                     }
                 }
                 if self.samples.is_empty() {
@@ -82,21 +92,28 @@ impl Illumination {
                 self.background[t] = f32::from(*self.samples.select_nth_unstable(k).1);
             }
         }
-        // A body can cover a whole tile, never 3 x 3 of them.
+        // A body can cover a whole tile, never most of the 3 x 3 around it; the median
+        // (not the least) keeps a darker floor beyond the wall out of the water's tiles.
+        let mut around = [0f32; 9];
         for row in 0..rows {
             for column in 0..columns {
                 let t = row * columns + column;
                 if !self.active[t] {
                     continue;
                 }
-                let mut level = f32::MAX;
+                let mut n = 0;
                 for r in row.saturating_sub(1)..(row + 2).min(rows) {
                     for c in column.saturating_sub(1)..(column + 2).min(columns) {
-                        if self.active[r * columns + c] {
-                            level = level.min(self.background[r * columns + c]);
+                        if self.active[r * columns + c] && self.sample_masks[r * columns + c] != 0 {
+                            around[n] = self.background[r * columns + c];
+                            n += 1;
                         }
                     }
                 }
+                if n == 0 {
+                    continue;
+                }
+                let level = *around[..n].select_nth_unstable_by(n / 2, f32::total_cmp).1;
                 self.thresholds.values[t] = (f64::from(level) + contrast).ceil().clamp(1.0, 255.0) as u16;
             }
         }
@@ -127,6 +144,9 @@ pub struct SplitLevels {
 #[derive(Default)]
 pub struct Splitter {
     histogram: Vec<u32>,
+    /// The candidate's runs and their grey levels, run after run.
+    source: Vec<Run>,
+    levels: Vec<u8>,
     runs: Vec<Run>,
     peaks: Vec<u8>,
     blobs: Components,
@@ -136,13 +156,18 @@ impl Splitter {
     /// Splits the candidate made of `runs` (sorted by row); a candidate whose pixels all
     /// share one level stays whole. The marker blobs are in [`Splitter::blobs`]; `None`
     /// for an empty candidate.
-    pub fn split(&mut self, image: &ImageView, runs: impl Iterator<Item = Run> + Clone) -> Option<SplitLevels> {
+    pub fn split(&mut self, image: &ImageView, runs: impl Iterator<Item = Run>) -> Option<SplitLevels> {
         self.histogram.clear();
         self.histogram.resize(256, 0);
-        for run in runs.clone() {
-            for u in run.start..run.end {
-                self.histogram[usize::from(image.gray(u, run.v))] += 1;
+        self.levels.clear();
+        self.source.clear();
+        for run in runs {
+            let start = self.levels.len();
+            gray_span(image, run, &mut self.levels);
+            for &level in &self.levels[start..] {
+                self.histogram[usize::from(level)] += 1;
             }
+            self.source.push(run);
         }
         let levels = match otsu(&self.histogram) {
             Some(levels) => levels,
@@ -153,23 +178,22 @@ impl Splitter {
         };
         self.runs.clear();
         self.peaks.clear();
-        for run in runs {
-            let mut u = run.start;
-            while u < run.end {
-                if image.gray(u, run.v) < levels.low {
-                    u += 1;
+        let mut offset = 0;
+        for run in &self.source {
+            let row = &self.levels[offset..offset + (run.end - run.start) as usize];
+            offset += row.len();
+            let mut i = 0;
+            while i < row.len() {
+                if row[i] < levels.low {
+                    i += 1;
                     continue;
                 }
-                let (start, mut peak) = (u, 0u8);
-                while u < run.end {
-                    let level = image.gray(u, run.v);
-                    if level < levels.low {
-                        break;
-                    }
-                    peak = peak.max(level);
-                    u += 1;
+                let (start, mut peak) = (i, 0u8);
+                while i < row.len() && row[i] >= levels.low {
+                    peak = peak.max(row[i]);
+                    i += 1;
                 }
-                self.runs.push(Run { v: run.v, start, end: u });
+                self.runs.push(Run { v: run.v, start: run.start + start as u32, end: run.start + i as u32 });
                 self.peaks.push(peak);
             }
         }
@@ -180,6 +204,17 @@ impl Splitter {
     /// The marker blobs of the last split (check [`super::Blob::peak`] against the seed level).
     pub fn blobs(&self) -> &Components {
         &self.blobs
+    }
+}
+
+/// Appends the grey levels of one run.
+fn gray_span(image: &ImageView, run: Run, out: &mut Vec<u8>) {
+    let (start, end) = (run.start as usize, run.end as usize);
+    let row = image.row(run.v);
+    match image.encoding() {
+        Encoding::Mono8 => out.extend_from_slice(&row[start..end]),
+        Encoding::Rgb8 => out.extend(row[3 * start..3 * end].chunks_exact(3).map(|p| luma(p[0], p[1], p[2]))),
+        Encoding::Bgr8 => out.extend(row[3 * start..3 * end].chunks_exact(3).map(|p| luma(p[2], p[1], p[0]))),
     }
 }
 
@@ -241,12 +276,12 @@ mod tests {
         }
         let image = ImageView::new(20, 20, 20, "mono8", &pixels).unwrap();
         let mut illumination = Illumination::default();
-        illumination.reset(20, 20, vec![true]);
+        illumination.reset(20, 20, vec![true], vec![u64::MAX]);
         let thresholds = illumination.update(&image, 25.0).clone();
         // Background: the 25th percentile of the samples is water (20): threshold 45.
         assert_eq!(thresholds.values, vec![45]);
         let mut candidates = Components::default();
-        candidates.label(&image, &thresholds);
+        candidates.label(&image, &thresholds, &[]);
         assert_eq!(candidates.blobs().len(), 1);
         assert_eq!(candidates.blobs()[0].pixels, 144);
         let mut splitter = Splitter::default();

@@ -82,8 +82,10 @@ pub struct Components {
 }
 
 impl Components {
-    /// Labels the pixels of `image` whose grey level is at or above their tile's threshold.
-    pub fn label(&mut self, image: &ImageView, thresholds: &TileThresholds) {
+    /// Labels the pixels of `image` whose grey level is at or above their tile's
+    /// threshold, looking only at columns `spans[v].0..spans[v].1` of each row `v` (all
+    /// columns when `spans` is shorter than the image).
+    pub fn label(&mut self, image: &ImageView, thresholds: &TileThresholds, spans: &[(u32, u32)]) {
         self.runs.clear();
         self.peaks.clear();
         self.parent.clear();
@@ -91,14 +93,20 @@ impl Components {
         for v in 0..image.height() {
             let row_start = self.runs.len();
             let tiles = thresholds.row(v);
-            let gray = match image.encoding() {
-                Encoding::Mono8 => image.row(v),
-                encoding => {
-                    colour_row_to_gray(image.row(v), encoding, tiles, &mut self.gray_row);
-                    &self.gray_row
-                }
-            };
-            push_runs(gray, v, tiles, &mut self.runs, &mut self.peaks);
+            let (lo, hi) = spans.get(v as usize).map_or((0, image.width() as usize), |&(lo, hi)| (lo as usize, hi as usize));
+            if lo < hi {
+                // Whole tiles, so that chunks stay aligned with their thresholds.
+                let (lo, hi) = (lo / TILE * TILE, hi.div_ceil(TILE).saturating_mul(TILE).min(image.width() as usize));
+                let gray = match image.encoding() {
+                    Encoding::Mono8 => &image.row(v)[lo..hi],
+                    encoding => {
+                        let bytes = encoding.bytes_per_pixel() as usize;
+                        colour_row_to_gray(&image.row(v)[lo * bytes..hi * bytes], encoding, &tiles[lo / TILE..], &mut self.gray_row);
+                        &self.gray_row
+                    }
+                };
+                push_runs(gray, v, lo as u32, &tiles[lo / TILE..], &mut self.runs, &mut self.peaks);
+            }
             for i in row_start..self.runs.len() {
                 self.parent.push(i as u32);
             }
@@ -229,7 +237,7 @@ impl Components {
 fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut Vec<u8>) {
     out.resize(row.len() / 3, 0);
     for ((chunk, gray), &threshold) in row.chunks(3 * SKIP_CHUNK).zip(out.chunks_mut(SKIP_CHUNK)).zip(tiles) {
-        if threshold >= TILE_OFF || u16::from(chunk.iter().fold(0u8, |m, &b| m.max(b))) < threshold {
+        if threshold >= TILE_OFF || u16::from(luma_bound(chunk, encoding)) < threshold {
             gray.fill(0);
             continue;
         }
@@ -242,9 +250,26 @@ fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut V
     }
 }
 
-/// Appends the runs of pixels at or above their tile's threshold in one grey row, with
-/// the brightest level of each run.
-fn push_runs(row: &[u8], v: u32, tiles: &[u16], runs: &mut Vec<Run>, peaks: &mut Vec<u8>) {
+/// An upper bound of the luma of every pixel of a colour chunk: the luma of the
+/// per-channel maxima (tighter than the largest byte on coloured backgrounds such as
+/// blue water, whose blue channel alone would cross a low threshold).
+fn luma_bound(chunk: &[u8], encoding: Encoding) -> u8 {
+    let mut max = [0u8; 3];
+    for px in chunk.chunks_exact(3) {
+        for (m, &b) in max.iter_mut().zip(px) {
+            *m = (*m).max(b);
+        }
+    }
+    match encoding {
+        Encoding::Bgr8 => luma(max[2], max[1], max[0]),
+        _ => luma(max[0], max[1], max[2]),
+    }
+}
+
+/// Appends the runs of pixels at or above their tile's threshold in one grey row (or the
+/// part of it from column `offset`, a multiple of [`TILE`]), with the brightest level of
+/// each run.
+fn push_runs(row: &[u8], v: u32, offset: u32, tiles: &[u16], runs: &mut Vec<Run>, peaks: &mut Vec<u8>) {
     let n = row.len();
     let above = |u: usize| u16::from(row[u]) >= tiles[u / SKIP_CHUNK];
     let mut u = 0;
@@ -270,7 +295,7 @@ fn push_runs(row: &[u8], v: u32, tiles: &[u16], runs: &mut Vec<Run>, peaks: &mut
             peak = peak.max(row[u]);
             u += 1;
         }
-        runs.push(Run { v, start: start as u32, end: u as u32 });
+        runs.push(Run { v, start: offset + start as u32, end: offset + u as u32 });
         peaks.push(peak);
     }
 }
@@ -284,7 +309,7 @@ mod tests {
         let data: Vec<u8> = rows.iter().flat_map(|r| r.bytes().map(|b| if b == b'#' { 255 } else { 0 })).collect();
         let image = ImageView::new(width, rows.len() as u32, width, "mono8", &data).unwrap();
         let mut c = Components::default();
-        c.label(&image, &TileThresholds::uniform(width, rows.len() as u32, 128));
+        c.label(&image, &TileThresholds::uniform(width, rows.len() as u32, 128), &[]);
         c
     }
 
@@ -316,12 +341,12 @@ mod tests {
         row[32] = 200;
         row[99] = 200;
         let (mut runs, mut peaks) = (Vec::new(), Vec::new());
-        push_runs(&row, 0, &[128; 4], &mut runs, &mut peaks);
+        push_runs(&row, 0, 0, &[128; 4], &mut runs, &mut peaks);
         assert_eq!(runs, vec![Run { v: 0, start: 31, end: 33 }, Run { v: 0, start: 99, end: 100 }]);
         assert_eq!(peaks, vec![200, 200]);
         // Tiles left out and tiles with their own threshold.
         let (mut runs, mut peaks) = (Vec::new(), Vec::new());
-        push_runs(&row, 0, &[TILE_OFF, 201, 128, 128], &mut runs, &mut peaks);
+        push_runs(&row, 0, 0, &[TILE_OFF, 201, 128, 128], &mut runs, &mut peaks);
         assert_eq!(runs, vec![Run { v: 0, start: 99, end: 100 }]);
     }
 
@@ -331,7 +356,7 @@ mod tests {
         let data = [255u8, 0, 0, 255, 255, 255, 0, 0, 255];
         let image = ImageView::new(3, 1, 9, "rgb8", &data).unwrap();
         let mut c = Components::default();
-        c.label(&image, &TileThresholds::uniform(3, 1, 128));
+        c.label(&image, &TileThresholds::uniform(3, 1, 128), &[]);
         assert_eq!(c.blobs().len(), 1);
         assert_eq!(c.blobs()[0].u_min, 1);
     }

@@ -221,6 +221,8 @@ pub struct DetectionStats {
 /// Splits of a candidate allowed when its bright class is still larger than a marker
 /// (a marker on a body top on water in a tile whose background is darker than the water).
 const MAX_SPLIT_DEPTH: usize = 3;
+/// Widest candidate looked into, in largest-marker diameters.
+const MAX_STRUCTURE_MARKERS: f64 = 64.0;
 /// A bright blob nested in a marker-sized blob is the marker when it covers less than
 /// this fraction of it, fraction.
 const NESTED_FRACTION: f64 = 0.7;
@@ -237,8 +239,10 @@ pub struct Detector {
     illumination: Illumination,
     /// One splitter per split depth.
     splitters: Vec<Splitter>,
-    /// The camera the illumination model's active tiles were computed for.
+    /// The camera the illumination model's active tiles and the row spans were computed for.
     tiles_camera: Option<CameraModel>,
+    /// Columns of each row where a marker centred inside the region can have pixels.
+    row_spans: Vec<(u32, u32)>,
     fixed_thresholds: TileThresholds,
     refiner: Refiner,
     candidates: Vec<Detection>,
@@ -259,6 +263,7 @@ impl Detector {
             illumination: Illumination::default(),
             splitters: (0..MAX_SPLIT_DEPTH).map(|_| Splitter::default()).collect(),
             tiles_camera: None,
+            row_spans: Vec::new(),
             fixed_thresholds: TileThresholds::default(),
             refiner: Refiner::default(),
             candidates: Vec::new(),
@@ -300,11 +305,17 @@ impl Detector {
         let mut stats = DetectionStats::default();
         if self.config.adaptive {
             if self.tiles_camera.as_ref() != Some(camera) || !self.illumination.fits(image.width(), image.height()) {
-                self.illumination.reset(image.width(), image.height(), active_tiles(&self.config, camera));
+                self.illumination.reset(
+                    image.width(),
+                    image.height(),
+                    active_tiles(&self.config, camera),
+                    sample_masks(&self.config, camera),
+                );
+                self.row_spans = row_spans(&self.config, camera);
                 self.tiles_camera = Some(camera.clone());
             }
             let thresholds = self.illumination.update(image, self.config.candidate_contrast);
-            self.components.label(image, thresholds);
+            self.components.label(image, thresholds, &self.row_spans);
             stats.components = self.components.blobs().len();
             for blob in self.components.blobs() {
                 if f64::from(blob.pixels) < gates.min_pixels {
@@ -320,7 +331,7 @@ impl Detector {
             {
                 self.fixed_thresholds = TileThresholds::uniform(image.width(), image.height(), self.config.threshold);
             }
-            self.components.label(image, &self.fixed_thresholds);
+            self.components.label(image, &self.fixed_thresholds, &[]);
             stats.components = self.components.blobs().len();
             for blob in self.components.blobs() {
                 if let Some(c) = gates.measure(&self.config, &mut self.refiner, image, camera, &self.components, blob, &mut stats) {
@@ -385,11 +396,87 @@ fn active_tiles(config: &DetectorConfig, camera: &CameraModel) -> Vec<bool> {
     active
 }
 
+/// Per tile, the background samples that see the region itself (bit `row * 8 + column`
+/// of the tile's 8 x 8 sample grid); all of them without a region.
+fn sample_masks(config: &DetectorConfig, camera: &CameraModel) -> Vec<u64> {
+    let (columns, rows) = ((camera.width as usize).div_ceil(TILE), (camera.height as usize).div_ceil(TILE));
+    let Some(region) = config.region else { return vec![u64::MAX; columns * rows] };
+    let mut masks = vec![0u64; columns * rows];
+    for (t, mask) in masks.iter_mut().enumerate() {
+        let (u0, v0) = ((t % columns) * TILE, (t / columns) * TILE);
+        for j in 0..adaptive::SAMPLES_PER_SIDE {
+            for i in 0..adaptive::SAMPLES_PER_SIDE {
+                let (u, v) = (
+                    u0 + adaptive::SAMPLE_STEP / 2 + i * adaptive::SAMPLE_STEP,
+                    v0 + adaptive::SAMPLE_STEP / 2 + j * adaptive::SAMPLE_STEP,
+                );
+                if u >= camera.width as usize || v >= camera.height as usize {
+                    continue;
+                }
+                // The water plane: backgrounds lie on it whatever the markers' heights.
+                let inside = camera
+                    .pixel_to_world(Point2::new(u as f64, v as f64), 0.0)
+                    .is_some_and(|w| region.boundary_distance(w.x, w.y, 0.0) < 0.0);
+                if inside {
+                    *mask |= 1 << (j * adaptive::SAMPLES_PER_SIDE + i);
+                }
+            }
+        }
+    }
+    masks
+}
+
+/// Per image row, the columns where a marker centred inside the region can have pixels
+/// (found by bisection from the region's centre; the region is convex and the lens
+/// keeps rows monotonic); empty without a region.
+fn row_spans(config: &DetectorConfig, camera: &CameraModel) -> Vec<(u32, u32)> {
+    let Some(region) = config.region else { return Vec::new() };
+    let heights: Vec<f64> =
+        if config.markers.is_empty() { vec![config.marker_height] } else { config.markers.iter().map(|m| m.height).collect() };
+    let largest = config.markers.iter().map(|m| m.diameter * (1.0 + config.diameter_tolerance)).fold(config.max_marker_diameter, f64::max);
+    let inside = |u: f64, v: f64| {
+        heights.iter().any(|&h| {
+            // Half the largest marker plus two pixels of blur beyond the region's edge.
+            let reach = largest / 2.0 + 2.0 / camera.pixels_per_metre(h);
+            camera.pixel_to_world(Point2::new(u, v), h).is_some_and(|w| region.boundary_distance(w.x, w.y, reach) < 0.0)
+        })
+    };
+    let Some(centre) = camera.world_to_pixel(Point2::new(0.0, 0.0), heights[0]) else { return vec![(0, 0); camera.height as usize] };
+    let last = f64::from(camera.width) - 1.0;
+    let u_centre = centre.x.round().clamp(0.0, last);
+    (0..camera.height)
+        .map(|v| {
+            let v = f64::from(v);
+            if !inside(u_centre, v) {
+                return (0, 0);
+            }
+            // Bisect for the last inside column on each side.
+            let edge = |outward: f64| {
+                let (mut good, mut bad) = (u_centre, if outward > 0.0 { last + 1.0 } else { -1.0 });
+                while (bad - good).abs() > 1.0 {
+                    let mid = ((good + bad) / 2.0).floor();
+                    let mid = if mid == good { good + outward } else { mid };
+                    if inside(mid, v) {
+                        good = mid;
+                    } else {
+                        bad = mid;
+                    }
+                }
+                good
+            };
+            (edge(-1.0) as u32, edge(1.0) as u32 + 1)
+        })
+        .collect()
+}
+
 /// The per-frame limits derived from the settings and the camera.
 struct Gates {
     /// Pixels of the largest marker kind at its largest accepted size (with kinds) or of
     /// the largest marker (without), px.
     largest_marker_pixels: f64,
+    /// Widest candidate looked into, px: [`MAX_STRUCTURE_MARKERS`] of the largest marker
+    /// (beyond it, no marker: a uniform glare, the floor).
+    largest_structure: f64,
     min_pixels: f64,
     max_pixels: f64,
     limits: RefineLimits,
@@ -409,6 +496,7 @@ impl Gates {
         let disc_pixels = |d: f64| std::f64::consts::FRAC_PI_4 * (d * px_per_m).powi(2);
         Self {
             largest_marker_pixels: disc_pixels(largest),
+            largest_structure: MAX_STRUCTURE_MARKERS * largest * px_per_m,
             min_pixels: 0.25 * disc_pixels(smallest),
             max_pixels: 4.0 * disc_pixels(largest) + 4.0,
             limits: RefineLimits {
@@ -517,7 +605,14 @@ impl Parts<'_, '_> {
         let markers = splitter.blobs();
         for marker in markers.blobs().iter().filter(|m| m.peak >= levels.high) {
             if f64::from(marker.pixels) > self.gates.largest_marker_pixels {
-                self.split(deeper, markers.blob_runs(marker), out);
+                // Cut again only where this cut found structure (a uniform one stays as it
+                // is) and what can still be a group of bodies (not the tank's rim).
+                let span = f64::from((marker.u_max - marker.u_min).max(marker.v_max - marker.v_min));
+                if levels.bright - levels.dark >= self.config.min_contrast && span <= self.gates.largest_structure {
+                    self.split(deeper, markers.blob_runs(marker), out);
+                } else {
+                    self.stats.rejected_size += 1;
+                }
             } else if !self.nested(deeper, markers.blob_runs(marker), marker.pixels, out) {
                 if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, markers, marker, self.stats) {
                     out.push(d);
@@ -659,9 +754,15 @@ mod tests {
         let balls = [SceneObject::new(0, MarkerKind::Ball, 0.0, 0.0), SceneObject::new(1, MarkerKind::Ball, 0.2, 0.0)];
         let image = renderer.render_gray(&balls, 0);
         let config = DetectorConfig { region: Some(Arena::RoundTank { radius: 0.1 }), ..DetectorConfig::default() };
-        let mut detector = Detector::new(config).unwrap();
-        assert_eq!(detector.detect(&ImageView::from_gray(&image), &cam).unwrap().len(), 1);
-        assert_eq!(detector.stats().rejected_region, 1);
+        let mut detector = Detector::new(config.clone()).unwrap();
+        let found = detector.detect(&ImageView::from_gray(&image), &cam).unwrap();
+        assert_eq!(found.len(), 1);
+        assert!(found[0].x.abs() < 1e-3, "{found:?}");
+        // The adaptive detector does not even look beyond the region; the fixed threshold
+        // looks everywhere and drops the ball by its centre.
+        let mut fixed = Detector::new(DetectorConfig { adaptive: false, ..config }).unwrap();
+        assert_eq!(fixed.detect(&ImageView::from_gray(&image), &cam).unwrap().len(), 1);
+        assert_eq!(fixed.stats().rejected_region, 1);
         // A bright 3:1 bar is not a marker.
         let mut bar = image::GrayImage::new(512, 512);
         for v in 250..260 {

@@ -324,7 +324,7 @@ mod tests {
     fn measure(width: u32, height: u32, pixels: &[u8]) -> Result<BlobMeasure, RefineReject> {
         let image = ImageView::new(width, height, width, "mono8", pixels).unwrap();
         let mut components = Components::default();
-        components.label(&image, &TileThresholds::uniform(width, height, 128));
+        components.label(&image, &TileThresholds::uniform(width, height, 128), &[]);
         let blob = components.blobs()[0];
         Refiner::default().measure(&image, components.blob_runs(&blob), (blob.u_min, blob.u_max, blob.v_min, blob.v_max), &LIMITS)
     }
