@@ -44,6 +44,10 @@ struct Args {
     frames: usize,
     #[arg(long, value_enum, default_value = "rgb8")]
     encoding: Encoding,
+    /// Frames of the empty tank shown to the tracker first (not scored): the static
+    /// reflection map is learned on them.
+    #[arg(long, default_value_t = 0)]
+    empty_frames: usize,
     /// Scene seed.
     #[arg(long, default_value_t = 7)]
     seed: u64,
@@ -74,6 +78,12 @@ fn main() -> anyhow::Result<()> {
             None => None,
         };
         let mut scores = score::Scores { verbose: args.verbose, ..Default::default() };
+        let period = 1.0 / config.rate;
+        for k in 0..args.empty_frames {
+            let frame = generator.empty_frame();
+            let stamp = (k as f64 - args.empty_frames as f64) * period;
+            tracker.process(&ImageView::from_rgb(&frame.rgb), stamp)?;
+        }
         let (mut render_time, mut track_time) = (0.0, 0.0);
         for _ in 0..args.frames {
             let started = Instant::now();

@@ -253,6 +253,8 @@ pub struct Scene {
     rng: ChaCha8Rng,
     frame: usize,
     background: Vec<Rgb>,
+    /// Render the empty tank (the bodies not yet put in).
+    empty: bool,
 }
 
 /// A rendered frame and its truth.
@@ -293,7 +295,7 @@ impl Scene {
         }
         assert_eq!(bodies.len(), config.balls + config.lilies, "bodies do not fit the tank");
         let background = render_background(&config);
-        Self { config, bodies, rng, frame: 0, background }
+        Self { config, bodies, rng, frame: 0, background, empty: false }
     }
 
     fn advance(&mut self, dt: f64) {
@@ -367,10 +369,24 @@ impl Scene {
         }
     }
 
+    /// Renders the empty tank under the scene's (undimmed) light: what a lab films before
+    /// putting the bodies in. The truth is empty.
+    pub fn empty_frame(&mut self) -> Frame {
+        self.empty = true;
+        let saved = self.frame;
+        // Frame indices past the dim episode keep the light steady.
+        self.frame = usize::MAX / 2;
+        let mut frame = self.next_frame();
+        self.frame = saved;
+        self.empty = false;
+        frame.truth.clear();
+        frame
+    }
+
     /// Renders the next frame (advancing the motion by one frame period first, except
     /// for frame 0).
     pub fn next_frame(&mut self) -> Frame {
-        if self.frame > 0 {
+        if self.frame > 0 && !self.empty {
             self.advance(1.0 / self.config.rate);
         }
         let k = self.frame;
@@ -451,7 +467,7 @@ impl Scene {
             splat(&mut radiance, &covered, (w, h), (pu, pv, r_px * 1.6), |d| peak / (1.0 + (d / r_px).powi(8)));
         }
         // Specular glints on balls (moving with them, flickering).
-        for b in &self.bodies {
+        for b in self.bodies.iter().filter(|_| !self.empty) {
             if b.kind != Kind::Ball || self.rng.gen::<f64>() > n.glint_probability {
                 continue;
             }
@@ -525,6 +541,7 @@ impl Scene {
             .bodies
             .iter()
             .enumerate()
+            .filter(|_| !self.empty)
             .map(|(i, b)| {
                 let reach = b.radius() * 1.3 + b.vx.hypot(b.vy) * self.config.nuisances.exposure;
                 let top = if b.kind == Kind::Ball { BALL_TOP } else { LILY_TOP };

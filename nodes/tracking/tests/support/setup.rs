@@ -43,5 +43,7 @@ pub fn tracker_for(config: &SceneConfig) -> Result<Tracker, SetupError> {
         region: Some(Arena::RoundTank { radius: config.tank_radius }),
         ..DetectorConfig::default()
     };
-    Tracker::new(camera_model(config), detector, TrackerConfig::default())
+    // The set of objects is closed and known: lost tracks are re-identified.
+    let tracker = TrackerConfig { object_count: (config.balls + config.lilies) as u32, ..TrackerConfig::default() };
+    Tracker::new(camera_model(config), detector, tracker)
 }
