@@ -48,6 +48,10 @@ struct Args {
     /// reflection map is learned on them.
     #[arg(long, default_value_t = 0)]
     empty_frames: usize,
+    /// Shift of the ball marker plane from the curved-sticker formula, m (a plane
+    /// calibrated from the radial bias the run prints: dh = -bias x (H - h)).
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    ball_plane_offset: f64,
     /// Scene seed.
     #[arg(long, default_value_t = 7)]
     seed: u64,
@@ -71,13 +75,14 @@ fn main() -> anyhow::Result<()> {
             Scene::Lilies1024 => nuisance::SceneConfig::lilies_1024(args.seed),
             _ => nuisance::SceneConfig::mixed_2048(args.seed),
         };
-        let mut tracker = setup::tracker_for(&config)?;
+        let mut tracker = setup::tracker_for(&config, args.ball_plane_offset)?;
         let mut generator = nuisance::Scene::new(config.clone());
         let mut saver = match &args.save_frames {
             Some(dir) => Some(replay::FrameSaver::create(dir, tracker.camera())?),
             None => None,
         };
-        let mut scores = score::Scores { verbose: args.verbose, ..Default::default() };
+        let mut scores =
+            score::Scores { verbose: args.verbose, nadir: (config.camera.mount[0], config.camera.mount[1]), ..Default::default() };
         let period = 1.0 / config.rate;
         for k in 0..args.empty_frames {
             let frame = generator.empty_frame();

@@ -51,7 +51,8 @@ pub struct MarkerSpec {
     pub diameter: f64,
     /// Height of the marker plane above the water, m: for a flat sticker its height; for
     /// a sticker of radius `a` curved over a ball of radius `R` whose top is `h` above the
-    /// water, `h - a^2 / (4 R)` (its area-weighted mean height).
+    /// water, the height of its rim, `h - (R - sqrt(R^2 - a^2))` (the outline the camera
+    /// sees; 2.3 mm below the top for a 16 mm sticker on a 30 mm ball).
     pub height: f64,
     /// True when the marker carries a dark heading dot.
     pub heading_dot: bool,

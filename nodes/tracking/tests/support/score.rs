@@ -38,6 +38,10 @@ pub struct Scores {
     pub missed_tracks: usize,
     /// Print every miss and false detection.
     pub verbose: bool,
+    /// Camera nadir (x, y), m: radial errors are measured from it.
+    pub nadir: (f64, f64),
+    /// Per kind (ball, Lily): sum of radial error x radius, m^2, and of radius^2, m^2.
+    pub radial: [(f64, f64); 2],
     #[doc(hidden)]
     pub last_track_of: HashMap<u32, u32>,
     #[doc(hidden)]
@@ -88,6 +92,14 @@ impl Scores {
             }
             self.matched += 1;
             self.squared_error_sum += d * d;
+            let (rx, ry) = (truth[t].x - self.nadir.0, truth[t].y - self.nadir.1);
+            let r = rx.hypot(ry);
+            if r > 1e-6 {
+                let radial_error = ((detections[e].x - truth[t].x) * rx + (detections[e].y - truth[t].y) * ry) / r;
+                let slot = &mut self.radial[usize::from(truth[t].kind == Kind::Lily)];
+                slot.0 += radial_error * r;
+                slot.1 += r * r;
+            }
             self.max_error = self.max_error.max(d);
             if truth[t].kind == Kind::Lily {
                 let error = detections[e].heading.map_or(std::f64::consts::PI, |h| wrap(h - truth[t].heading).abs());
@@ -139,6 +151,12 @@ impl Scores {
         self.track_ids = self.seen_ids.len();
     }
 
+    /// Radial error per metre from the nadir, per kind (ball, Lily), m/m: a marker plane
+    /// `dh` too high gives `-dh / (H - h)`.
+    pub fn radial_slope(&self) -> [f64; 2] {
+        self.radial.map(|(er, r2)| if r2 > 0.0 { er / r2 } else { 0.0 })
+    }
+
     pub fn rmse(&self) -> f64 {
         if self.matched == 0 {
             0.0
@@ -171,8 +189,10 @@ impl fmt::Display for Scores {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "frames {} | RMSE {:.3} mm (max {:.2}) | missed {} of {} ({:.3} %) | false {} of {} ({:.3} %) | heading p99 {} | id switches {} transfers {} | ids {} | false tracks {} missed tracks {}",
+            "frames {} | radial bias ball {:.2} Lily {:.2} mm/m | RMSE {:.3} mm (max {:.2}) | missed {} of {} ({:.3} %) | false {} of {} ({:.3} %) | heading p99 {} | id switches {} transfers {} | ids {} | false tracks {} missed tracks {}",
             self.frames,
+            self.radial_slope()[0] * 1e3,
+            self.radial_slope()[1] * 1e3,
             self.rmse() * 1e3,
             self.max_error * 1e3,
             self.missed,

@@ -24,12 +24,13 @@ pub fn camera_model(config: &SceneConfig) -> CameraModel {
 }
 
 /// The marker kinds of the scene, as a user would write them from the objects' sizes:
-/// the ball's sticker is curved, its plane is its area-weighted mean height
-/// `top - a^2 / (4 R)`.
-pub fn marker_specs(config: &SceneConfig) -> Vec<MarkerSpec> {
+/// the ball's sticker is curved, its plane is the height of its rim (its outline seen
+/// from above) `top - (R - sqrt(R^2 - a^2))`.
+/// `ball_plane_offset` (m) shifts the ball's plane (a calibrated plane).
+pub fn marker_specs(config: &SceneConfig, ball_plane_offset: f64) -> Vec<MarkerSpec> {
     let ball = MarkerSpec {
         diameter: 2.0 * BALL_STICKER_RADIUS,
-        height: BALL_TOP - BALL_STICKER_RADIUS.powi(2) / (4.0 * BALL_RADIUS),
+        height: BALL_TOP - (BALL_RADIUS - (BALL_RADIUS.powi(2) - BALL_STICKER_RADIUS.powi(2)).sqrt()) + ball_plane_offset,
         heading_dot: false,
     };
     let lily = MarkerSpec { diameter: 2.0 * LILY_STICKER_RADIUS, height: LILY_TOP, heading_dot: true };
@@ -37,9 +38,9 @@ pub fn marker_specs(config: &SceneConfig) -> Vec<MarkerSpec> {
 }
 
 /// Detector and tracker settings for the scene.
-pub fn tracker_for(config: &SceneConfig) -> Result<Tracker, SetupError> {
+pub fn tracker_for(config: &SceneConfig, ball_plane_offset: f64) -> Result<Tracker, SetupError> {
     let detector = DetectorConfig {
-        markers: marker_specs(config),
+        markers: marker_specs(config, ball_plane_offset),
         region: Some(Arena::RoundTank { radius: config.tank_radius }),
         ..DetectorConfig::default()
     };
