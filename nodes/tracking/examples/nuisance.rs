@@ -52,6 +52,9 @@ struct Args {
     /// calibrated from the radial bias the run prints: dh = -bias x (H - h)).
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     ball_plane_offset: f64,
+    /// Treat the set of objects as open (no re-identification of lost tracks).
+    #[arg(long)]
+    open_set: bool,
     /// Scene seed.
     #[arg(long, default_value_t = 7)]
     seed: u64,
@@ -75,7 +78,7 @@ fn main() -> anyhow::Result<()> {
             Scene::Lilies1024 => nuisance::SceneConfig::lilies_1024(args.seed),
             _ => nuisance::SceneConfig::mixed_2048(args.seed),
         };
-        let mut tracker = setup::tracker_for(&config, args.ball_plane_offset)?;
+        let mut tracker = setup::tracker_for(&config, args.ball_plane_offset, !args.open_set)?;
         let mut generator = nuisance::Scene::new(config.clone());
         let mut saver = match &args.save_frames {
             Some(dir) => Some(replay::FrameSaver::create(dir, tracker.camera())?),

@@ -42,7 +42,7 @@ fn short_dim(mut config: SceneConfig) -> SceneConfig {
 #[test]
 fn balls_under_real_lighting_keep_every_marker_and_identity() {
     let config = short_dim(SceneConfig::balls_1024(21));
-    let adaptive = setup::tracker_for(&config, 0.0).expect("valid tracker");
+    let adaptive = setup::tracker_for(&config, 0.0, true).expect("valid tracker");
     // What the tracker did before: one fixed threshold, one plane, an open set.
     let fixed = Tracker::new(
         setup::camera_model(&config),
@@ -69,7 +69,7 @@ fn balls_under_real_lighting_keep_every_marker_and_identity() {
 #[test]
 fn lilies_under_real_lighting_keep_heading_and_identity() {
     let config = short_dim(SceneConfig::lilies_1024(22));
-    let tracker = setup::tracker_for(&config, 0.0).expect("valid tracker");
+    let tracker = setup::tracker_for(&config, 0.0, true).expect("valid tracker");
     let scores = run(config, &mut [tracker], 60);
     let now = &scores[0];
     println!("{now}");

@@ -38,13 +38,15 @@ pub fn marker_specs(config: &SceneConfig, ball_plane_offset: f64) -> Vec<MarkerS
 }
 
 /// Detector and tracker settings for the scene.
-pub fn tracker_for(config: &SceneConfig, ball_plane_offset: f64) -> Result<Tracker, SetupError> {
+/// `closed_set`: the tracker knows how many objects are in the tank.
+pub fn tracker_for(config: &SceneConfig, ball_plane_offset: f64, closed_set: bool) -> Result<Tracker, SetupError> {
     let detector = DetectorConfig {
         markers: marker_specs(config, ball_plane_offset),
         region: Some(Arena::RoundTank { radius: config.tank_radius }),
         ..DetectorConfig::default()
     };
     // The set of objects is closed and known: lost tracks are re-identified.
-    let tracker = TrackerConfig { object_count: (config.balls + config.lilies) as u32, ..TrackerConfig::default() };
+    let object_count = if closed_set { (config.balls + config.lilies) as u32 } else { 0 };
+    let tracker = TrackerConfig { object_count, ..TrackerConfig::default() };
     Tracker::new(camera_model(config), detector, tracker)
 }
