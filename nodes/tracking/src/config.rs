@@ -294,6 +294,8 @@ struct RawReplay {
     repeat: bool,
     wait_for_subscribers: u32,
     linger: f64,
+    done_topic: String,
+    done_timeout: f64,
 }
 
 impl Default for RawReplay {
@@ -310,6 +312,8 @@ impl Default for RawReplay {
             repeat: false,
             wait_for_subscribers: 0,
             linger: 1.0,
+            done_topic: String::new(),
+            done_timeout: 10.0,
         }
     }
 }
@@ -340,6 +344,12 @@ pub struct ReplayNodeConfig {
     pub wait_for_subscribers: u32,
     /// Time to stay up after the last frame so subscribers receive it, s.
     pub linger: Duration,
+    /// A flotilla_msgs/TrackArray topic (the tracker's output) whose message stamped with
+    /// the last frame's stamp proves that frame was tracked: the replay waits for it
+    /// (up to `done_timeout`) before lingering and ending; `None`: no wait.
+    pub done_topic: Option<String>,
+    /// Longest wait for `done_topic`, s.
+    pub done_timeout: Duration,
 }
 
 impl ReplayNodeConfig {
@@ -364,6 +374,9 @@ impl ReplayNodeConfig {
         if !(raw.start_time.is_finite() && raw.start_time >= 0.0) {
             return Err(ParamError::invalid("start_time", format!("must be a finite time >= 0 s, got {}", raw.start_time)));
         }
+        if !(raw.done_timeout.is_finite() && raw.done_timeout >= 0.0) {
+            return Err(ParamError::invalid("done_timeout", format!("must be a finite time >= 0 s, got {}", raw.done_timeout)));
+        }
         if !(raw.linger.is_finite() && raw.linger >= 0.0) {
             return Err(ParamError::invalid("linger", format!("must be a finite time >= 0 s, got {}", raw.linger)));
         }
@@ -379,6 +392,8 @@ impl ReplayNodeConfig {
             repeat: raw.repeat,
             wait_for_subscribers: raw.wait_for_subscribers,
             linger: Duration::from_secs_f64(raw.linger),
+            done_topic: (!raw.done_topic.is_empty()).then_some(raw.done_topic),
+            done_timeout: Duration::from_secs_f64(raw.done_timeout),
         })
     }
 }
@@ -517,7 +532,11 @@ mod tests {
         let d = dir.path().display();
         let r = ReplayNodeConfig::from_tree(&tree(&format!("directory: {d}\nspeed: 0.0\nstamps: wall\nloop: true"))).unwrap();
         assert_eq!((r.speed, r.stamps, r.repeat, r.rate), (0.0, ReplayStamps::Wall, true, 30.0));
+        assert_eq!(r.done_topic, None);
+        let r = ReplayNodeConfig::from_tree(&tree(&format!("directory: {d}\ndone_topic: /tracking/tracks\ndone_timeout: 3.0"))).unwrap();
+        assert_eq!((r.done_topic.as_deref(), r.done_timeout), (Some("/tracking/tracks"), Duration::from_secs(3)));
         for (text, key) in [
+            (format!("directory: {d}\ndone_timeout: -1.0"), "done_timeout"),
             (String::new(), "directory"),
             ("directory: /no/such/folder".to_owned(), "/no/such/folder"),
             (format!("directory: {d}\nstamps: later"), "stamps"),

@@ -163,6 +163,58 @@ pub enum FrameOutcome {
     },
 }
 
+/// Counts frames lost before they reached the tracker (sensor_msgs/Image has no sequence
+/// number in ROS 2): the frame period is the median of the recent stamp intervals, and a
+/// gap of `n` periods means `n - 1` frames missing.
+#[derive(Clone, Debug, Default)]
+pub struct DropCounter {
+    last_stamp: Option<f64>,
+    intervals: std::collections::VecDeque<f64>,
+    lost: u64,
+}
+
+/// Stamp intervals the frame period is measured over.
+const PERIOD_SAMPLES: usize = 31;
+/// Intervals needed before gaps are counted.
+const MIN_PERIOD_SAMPLES: usize = 5;
+
+impl DropCounter {
+    /// Takes the next frame's stamp (s); returns how many frames are missing before it.
+    pub fn observe(&mut self, stamp: f64) -> u64 {
+        let Some(last) = self.last_stamp.replace(stamp) else { return 0 };
+        let interval = stamp - last;
+        if interval <= 0.0 {
+            // A restart or a repeated stamp: measure the period afresh.
+            self.intervals.clear();
+            return 0;
+        }
+        let missing = self.period().map_or(0, |period| ((interval / period).round() as u64).saturating_sub(1));
+        if missing == 0 {
+            if self.intervals.len() == PERIOD_SAMPLES {
+                self.intervals.pop_front();
+            }
+            self.intervals.push_back(interval);
+        }
+        self.lost += missing;
+        missing
+    }
+
+    /// The frame period, s, once enough intervals were seen.
+    pub fn period(&self) -> Option<f64> {
+        if self.intervals.len() < MIN_PERIOD_SAMPLES {
+            return None;
+        }
+        let mut sorted: Vec<f64> = self.intervals.iter().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        Some(sorted[sorted.len() / 2])
+    }
+
+    /// Frames lost so far.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+}
+
 /// The `tracker` node's state: the latest CameraInfo and the tracker built on it.
 pub struct LiveTracker {
     detector: DetectorConfig,
@@ -413,5 +465,23 @@ mod tests {
         // Stamps for a different number of files are ignored.
         let rate = ReplayTimeline::new(3, Some(vec![1.0]), 2.0, 10.0);
         assert!((rate.stamp(2) - 2.2).abs() < 1e-12 && rate.len() == 3);
+    }
+
+    #[test]
+    fn drop_counter_counts_the_frames_a_stamp_gap_skips() {
+        let mut drops = DropCounter::default();
+        let period = 1.0 / 30.0;
+        for k in 0..10 {
+            assert_eq!(drops.observe(f64::from(k) * period), 0);
+        }
+        assert!((drops.period().unwrap() - period).abs() < 1e-12);
+        // Frames 10, 11 and 12 never came.
+        assert_eq!(drops.observe(13.0 * period), 3);
+        assert_eq!(drops.observe(14.0 * period), 0);
+        // A little jitter is not a loss; time going back starts over.
+        assert_eq!(drops.observe(15.3 * period), 0);
+        assert_eq!(drops.observe(0.2), 0);
+        assert_eq!(drops.observe(0.2 + 5.0 * period), 0, "no period yet after a restart");
+        assert_eq!(drops.lost(), 3);
     }
 }

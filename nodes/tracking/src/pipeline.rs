@@ -30,10 +30,74 @@ pub enum SkipReason {
     Stamp(#[from] StampError),
 }
 
+/// A place where a detection has not moved at all for a while.
+#[derive(Clone, Copy, Debug)]
+struct Spot {
+    x: f64,
+    y: f64,
+    first_stamp: f64,
+    last_stamp: f64,
+}
+
+/// The static reflection map, learned online: a detection that stays put to within
+/// `static_tolerance` for `static_time` is a reflection of a fixed light (or a mark on the
+/// tank), not a floating body, which the water always moves; detections there are
+/// dropped until the spot has been empty for `static_time`. Learned fastest on the empty
+/// tank.
+#[derive(Default)]
+struct ReflectionMap {
+    candidates: Vec<Spot>,
+    spots: Vec<Spot>,
+    kept: Vec<Detection>,
+    dropped: usize,
+}
+
+impl ReflectionMap {
+    /// Keeps the detections that are not on a mapped spot; learns new spots.
+    fn filter(&mut self, detections: &[Detection], stamp: f64, config: &TrackerConfig) -> &[Detection] {
+        self.kept.clear();
+        self.dropped = 0;
+        if config.static_time <= 0.0 {
+            self.kept.extend_from_slice(detections);
+            return &self.kept;
+        }
+        let (tolerance, time) = (config.static_tolerance, config.static_time);
+        // A marker passing over a spot merges with it: drop only what sits on it.
+        let on_spot = 2.0 * tolerance;
+        for d in detections {
+            if let Some(spot) = self.spots.iter_mut().find(|s| (s.x - d.x).hypot(s.y - d.y) <= on_spot) {
+                spot.last_stamp = stamp;
+                self.dropped += 1;
+                continue;
+            }
+            match self.candidates.iter_mut().find(|s| (s.x - d.x).hypot(s.y - d.y) <= tolerance) {
+                Some(spot) => spot.last_stamp = stamp,
+                None => self.candidates.push(Spot { x: d.x, y: d.y, first_stamp: stamp, last_stamp: stamp }),
+            }
+            self.kept.push(*d);
+        }
+        // A candidate must be seen in every frame; a spot is forgotten once empty for long.
+        self.candidates.retain(|s| s.last_stamp == stamp);
+        for s in self.candidates.iter().filter(|s| stamp - s.first_stamp >= time) {
+            tracing::info!(x = s.x, y = s.y, stamp, "static reflection mapped; detections there are dropped");
+            self.spots.push(*s);
+        }
+        self.candidates.retain(|s| stamp - s.first_stamp < time);
+        self.spots.retain(|s| stamp - s.last_stamp <= time);
+        if !self.spots.is_empty() {
+            // Tracks of a newly mapped spot get no more detections and coast out.
+            let spots = &self.spots;
+            self.kept.retain(|d| spots.iter().all(|s| (s.x - d.x).hypot(s.y - d.y) > on_spot));
+        }
+        &self.kept
+    }
+}
+
 /// Detector plus multi-target tracker for one camera.
 pub struct Tracker {
     camera: CameraModel,
     detector: Detector,
+    reflections: ReflectionMap,
     targets: MultiTargetTracker,
     last_stamp: Option<f64>,
 }
@@ -42,7 +106,13 @@ impl Tracker {
     /// A tracker for `camera` with validated settings.
     pub fn new(camera: CameraModel, detector: DetectorConfig, tracker: TrackerConfig) -> Result<Self, SetupError> {
         camera.validate()?;
-        Ok(Self { camera, detector: Detector::new(detector)?, targets: MultiTargetTracker::new(tracker)?, last_stamp: None })
+        Ok(Self {
+            camera,
+            detector: Detector::new(detector)?,
+            reflections: ReflectionMap::default(),
+            targets: MultiTargetTracker::new(tracker)?,
+            last_stamp: None,
+        })
     }
 
     /// The camera model in use.
@@ -71,7 +141,13 @@ impl Tracker {
         }
         let detections = self.detector.detect(image, &self.camera)?;
         self.last_stamp = Some(stamp);
+        let detections = self.reflections.filter(detections, stamp, self.targets.config());
         Ok(self.targets.update(detections, stamp)?)
+    }
+
+    /// Detections of the last frame dropped on mapped static reflections.
+    pub fn static_reflection_hits(&self) -> usize {
+        self.reflections.dropped
     }
 
     /// The tracks published for the last processed frame.
@@ -79,9 +155,9 @@ impl Tracker {
         self.targets.tracks()
     }
 
-    /// The detections of the last processed frame.
+    /// The detections of the last processed frame (without those on static reflections).
     pub fn detections(&self) -> &[Detection] {
-        self.detector.last_detections()
+        &self.reflections.kept
     }
 
     /// What the detector dropped in the last frame.
@@ -114,6 +190,43 @@ mod tests {
         // The track survived both rejected frames unchanged.
         let tracks = tracker.process(&ImageView::from_gray(&frame), 1.2).unwrap();
         assert_eq!((tracks.len(), tracks[0].id, tracks[0].missed_frames), (1, 1, 0));
+    }
+
+    #[test]
+    fn a_static_reflection_is_mapped_and_dropped_while_bodies_move_on() {
+        let det = |x: f64, y: f64| Detection {
+            u: 0.0,
+            v: 0.0,
+            x,
+            y,
+            heading: None,
+            diameter: 0.015,
+            contrast: 100.0,
+            kind: None,
+            coverage: 1.0,
+            edge_width: 2.0,
+        };
+        let config = TrackerConfig { static_time: 0.5, static_tolerance: 0.0002, ..TrackerConfig::default() };
+        let mut map = ReflectionMap::default();
+        let dt = 1.0 / 30.0;
+        for k in 0..30 {
+            let t = f64::from(k) * dt;
+            // A reflection jittering by 0.05 mm, a body crawling at 0.03 m/s (1 mm per frame).
+            let reflection = det(0.1 + 5e-5 * f64::from(k % 2), 0.1);
+            let body = det(-0.1 + 0.03 * t, 0.0);
+            let kept = map.filter(&[reflection, body], t, &config).to_vec();
+            if t < 0.5 - 1e-9 {
+                assert_eq!(kept.len(), 2, "frame {k}: nothing mapped before 0.5 s");
+            } else {
+                assert_eq!(kept, vec![body], "frame {k}: the reflection is dropped, the body kept");
+                assert_eq!(map.dropped, usize::from(t > 0.5 + 1e-9));
+            }
+        }
+        // Gone for longer than static_time: forgotten, so it must be learned again.
+        map.filter(&[], 1.0 + 0.6, &config);
+        assert!(map.spots.is_empty());
+        let off = TrackerConfig { static_time: 0.0, ..config };
+        assert_eq!(map.filter(&[det(0.1, 0.1)], 2.0, &off).len(), 1);
     }
 
     #[test]

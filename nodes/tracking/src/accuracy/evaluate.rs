@@ -156,7 +156,7 @@ mod tests {
     use crate::render::MarkerKind;
 
     fn det(x: f64, y: f64, heading: Option<f64>) -> Detection {
-        Detection { u: 0.0, v: 0.0, x, y, heading, diameter: 0.015, contrast: 100.0 }
+        Detection { u: 0.0, v: 0.0, x, y, heading, diameter: 0.015, contrast: 100.0, kind: None, coverage: 1.0, edge_width: 2.0 }
     }
 
     fn track(id: u32, x: f64, y: f64) -> Track {

@@ -1,10 +1,14 @@
-//! Marker detection: threshold, connected components, sub-pixel centroids, size
-//! gating, heading from the marker dot, and pixel-to-world mapping.
+//! Marker detection: an illumination model with thresholds relative to it (or one fixed
+//! threshold), connected components, a per-candidate split into marker blobs, sub-pixel
+//! centroids, size, shape and edge gating, heading from the marker dot, classification
+//! by marker kind, and pixel-to-world mapping on each kind's plane.
 
+mod adaptive;
 mod components;
 mod refine;
 
-pub use components::{Blob, Components, Run};
+pub use adaptive::{Illumination, SplitLevels, Splitter};
+pub use components::{Blob, Components, Run, TileThresholds, TILE};
 
 use crate::arena::Arena;
 use crate::camera::CameraModel;
@@ -39,12 +43,41 @@ pub struct SizeMismatch {
     pub camera_height: u32,
 }
 
+/// One kind of marker in the tank (a closed set of objects has a few kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkerSpec {
+    /// Diameter of the bright marker disc, m (seen from above).
+    pub diameter: f64,
+    /// Height of the marker plane above the water, m: for a flat sticker its height; for
+    /// a sticker of radius `a` curved over a ball of radius `R` whose top is `h` above the
+    /// water, the height of its rim, `h - (R - sqrt(R^2 - a^2))` (the outline the camera
+    /// sees; 2.3 mm below the top for a 16 mm sticker on a 30 mm ball).
+    pub height: f64,
+    /// True when the marker carries a dark heading dot.
+    pub heading_dot: bool,
+}
+
 /// Detector settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DetectorConfig {
-    /// Grey level at or above which a pixel belongs to a marker, 8-bit level.
+    /// Thresholds relative to a per-tile illumination model, each candidate cut at its own
+    /// level (true), or one fixed `threshold` (false).
+    pub adaptive: bool,
+    /// Fixed grey level at or above which a pixel belongs to a marker (`adaptive: false`), 8-bit level.
     pub threshold: u8,
+    /// Candidates stand this far above their tile's background (`adaptive: true`), 8-bit levels.
+    pub candidate_contrast: f64,
+    /// Largest edge width of a marker, as a multiple of the typical marker edge width of
+    /// the scene (soft lamp reflections and glints are wider; 0 disables), ratio.
+    pub max_edge_ratio: f64,
+    /// The kinds of marker in the tank; empty: one kind between `min_marker_diameter` and
+    /// `max_marker_diameter` on the `marker_height` plane.
+    pub markers: Vec<MarkerSpec>,
+    /// Largest relative difference between a blob's diameter and its kind's, fraction
+    /// (0.25 accepts markers down to 56 % visible).
+    pub diameter_tolerance: f64,
     /// Smallest accepted marker diameter (equivalent disc), m.
     pub min_marker_diameter: f64,
     /// Largest accepted marker diameter (equivalent disc), m.
@@ -69,7 +102,12 @@ pub struct DetectorConfig {
 impl Default for DetectorConfig {
     fn default() -> Self {
         Self {
+            adaptive: true,
             threshold: 180,
+            candidate_contrast: 25.0,
+            max_edge_ratio: 2.0,
+            markers: Vec::new(),
+            diameter_tolerance: 0.25,
             min_marker_diameter: 0.008,
             max_marker_diameter: 0.035,
             marker_height: 0.005,
@@ -89,6 +127,23 @@ impl DetectorConfig {
         let bad = |field, value, reason| Err(DetectorConfigError { field, value, reason });
         if self.threshold == 0 {
             return bad("threshold", 0.0, "must be > 0");
+        }
+        if !(self.candidate_contrast.is_finite() && self.candidate_contrast >= 1.0 && self.candidate_contrast <= 254.0) {
+            return bad("candidate_contrast", self.candidate_contrast, "must be in [1, 254]");
+        }
+        if !(self.max_edge_ratio.is_finite() && (self.max_edge_ratio == 0.0 || self.max_edge_ratio >= 1.0)) {
+            return bad("max_edge_ratio", self.max_edge_ratio, "must be 0 (off) or finite and >= 1");
+        }
+        if !(self.diameter_tolerance.is_finite() && self.diameter_tolerance > 0.0 && self.diameter_tolerance < 1.0) {
+            return bad("diameter_tolerance", self.diameter_tolerance, "must be in (0, 1)");
+        }
+        for spec in &self.markers {
+            if !(spec.diameter.is_finite() && spec.diameter > 0.0) {
+                return bad("markers.diameter", spec.diameter, "must be finite and > 0");
+            }
+            if !spec.height.is_finite() {
+                return bad("markers.height", spec.height, "must be finite");
+            }
         }
         if !(self.min_marker_diameter.is_finite() && self.min_marker_diameter > 0.0) {
             return bad("min_marker_diameter", self.min_marker_diameter, "must be finite and > 0");
@@ -136,6 +191,13 @@ pub struct Detection {
     pub diameter: f64,
     /// Marker level minus surround level, 8-bit levels.
     pub contrast: f64,
+    /// Index of the marker kind in `DetectorConfig::markers` (`None` without kinds).
+    pub kind: Option<usize>,
+    /// Measured over expected marker area (1 without kinds): below 1 the marker is partly
+    /// hidden and its centre less certain, fraction.
+    pub coverage: f64,
+    /// Width of the marker's edge (partial-coverage pixels per pixel of perimeter), px.
+    pub edge_width: f64,
 }
 
 /// How many blobs of the last frame were dropped, and why.
@@ -153,13 +215,41 @@ pub struct DetectionStats {
     pub rejected_shape: usize,
     /// Dropped: centred outside the detection region.
     pub rejected_region: usize,
+    /// Dropped: edge far softer than the scene's markers (lamp reflection, glint).
+    pub rejected_soft: usize,
 }
+
+/// Splits of a candidate allowed when its bright class is still larger than a marker
+/// (a marker on a body top on water in a tile whose background is darker than the water).
+const MAX_SPLIT_DEPTH: usize = 3;
+/// Widest candidate looked into, in largest-marker diameters.
+const MAX_STRUCTURE_MARKERS: f64 = 64.0;
+/// A bright blob nested in a marker-sized blob is the marker when it covers less than
+/// this fraction of it, fraction.
+const NESTED_FRACTION: f64 = 0.7;
+
+/// Weight of a frame's median edge width in the scene's typical one, fraction.
+const EDGE_WIDTH_RATE: f64 = 0.1;
+/// Candidates needed in a frame to measure its median edge width.
+const EDGE_WIDTH_SAMPLES: usize = 3;
 
 /// Finds markers in frames. Reuses its buffers between frames.
 pub struct Detector {
     config: DetectorConfig,
     components: Components,
+    illumination: Illumination,
+    /// One splitter per split depth.
+    splitters: Vec<Splitter>,
+    /// The camera the illumination model's active tiles and the row spans were computed for.
+    tiles_camera: Option<CameraModel>,
+    /// Columns of each row where a marker centred inside the region can have pixels.
+    row_spans: Vec<(u32, u32)>,
+    fixed_thresholds: TileThresholds,
     refiner: Refiner,
+    candidates: Vec<Detection>,
+    edge_widths: Vec<f64>,
+    /// Typical marker edge width of the scene (running), px.
+    typical_edge_width: Option<f64>,
     detections: Vec<Detection>,
     stats: DetectionStats,
 }
@@ -171,7 +261,15 @@ impl Detector {
         Ok(Self {
             config,
             components: Components::default(),
+            illumination: Illumination::default(),
+            splitters: (0..MAX_SPLIT_DEPTH).map(|_| Splitter::default()).collect(),
+            tiles_camera: None,
+            row_spans: Vec::new(),
+            fixed_thresholds: TileThresholds::default(),
             refiner: Refiner::default(),
+            candidates: Vec::new(),
+            edge_widths: Vec::new(),
+            typical_edge_width: None,
             detections: Vec::new(),
             stats: DetectionStats::default(),
         })
@@ -202,76 +300,395 @@ impl Detector {
                 camera_height: camera.height,
             });
         }
-        let c = &self.config;
         self.detections.clear();
-        self.components.label(image, c.threshold);
-        let mut stats = DetectionStats { components: self.components.blobs().len(), ..Default::default() };
-        // Pixel-count pre-gate from the nominal scale, loose enough for distortion,
-        // blur and the dot hole; the measured size is gated exactly below.
-        let px_per_m = camera.pixels_per_metre(c.marker_height);
-        let disc_pixels = |d: f64| std::f64::consts::FRAC_PI_4 * (d * px_per_m).powi(2);
-        let (min_pixels, max_pixels) = (0.25 * disc_pixels(c.min_marker_diameter), 4.0 * disc_pixels(c.max_marker_diameter) + 4.0);
-        let limits = RefineLimits {
-            edge_margin: c.edge_margin,
-            min_dot_fraction: c.min_dot_fraction,
-            max_dot_fraction: c.max_dot_fraction,
-            min_contrast: c.min_contrast,
-        };
-        for blob in self.components.blobs() {
-            let pixels = f64::from(blob.pixels);
-            if pixels < min_pixels || pixels > max_pixels {
-                stats.rejected_size += 1;
-                continue;
+        self.candidates.clear();
+        let gates = Gates::new(&self.config, camera);
+        let mut stats = DetectionStats::default();
+        if self.config.adaptive {
+            if self.tiles_camera.as_ref() != Some(camera) || !self.illumination.fits(image.width(), image.height()) {
+                self.illumination.reset(
+                    image.width(),
+                    image.height(),
+                    active_tiles(&self.config, camera),
+                    sample_masks(&self.config, camera),
+                );
+                self.row_spans = row_spans(&self.config, camera);
+                self.tiles_camera = Some(camera.clone());
             }
-            if blob.u_min == 0 || blob.v_min == 0 || blob.u_max + 1 >= image.width() || blob.v_max + 1 >= image.height() {
-                stats.rejected_border += 1;
-                continue;
-            }
-            let bounds = (blob.u_min, blob.u_max, blob.v_min, blob.v_max);
-            let measure = match self.refiner.measure(image, self.components.blob_runs(blob), bounds, &limits) {
-                Ok(measure) => measure,
-                Err(RefineReject::LowContrast) => {
-                    stats.rejected_contrast += 1;
+            let thresholds = self.illumination.update(image, self.config.candidate_contrast);
+            self.components.label(image, thresholds, &self.row_spans);
+            stats.components = self.components.blobs().len();
+            for blob in self.components.blobs() {
+                if f64::from(blob.pixels) < gates.min_pixels {
+                    stats.rejected_size += 1;
                     continue;
                 }
-            };
-            if measure.elongation > c.max_elongation {
-                stats.rejected_shape += 1;
-                continue;
+                let mut parts = Parts { config: &self.config, gates: &gates, refiner: &mut self.refiner, image, camera, stats: &mut stats };
+                parts.split(&mut self.splitters, self.components.blob_runs(blob), &mut self.candidates);
             }
-            let centre = Point2::new(measure.u, measure.v);
-            let (Some(world), Some(jacobian)) =
-                (camera.pixel_to_world(centre, c.marker_height), camera.pixel_to_world_jacobian(centre, c.marker_height))
-            else {
-                stats.rejected_contrast += 1;
-                continue;
-            };
-            if c.region.is_some_and(|region| region.boundary_distance(world.x, world.y, 0.0) >= 0.0) {
-                stats.rejected_region += 1;
-                continue;
+        } else {
+            if !(self.fixed_thresholds.columns == (image.width() as usize).div_ceil(TILE)
+                && self.fixed_thresholds.rows == (image.height() as usize).div_ceil(TILE))
+            {
+                self.fixed_thresholds = TileThresholds::uniform(image.width(), image.height(), self.config.threshold);
             }
-            let diameter = 2.0 * (measure.area * jacobian.determinant().abs() / std::f64::consts::PI).sqrt();
-            if diameter < c.min_marker_diameter || diameter > c.max_marker_diameter {
-                stats.rejected_size += 1;
-                continue;
+            self.components.label(image, &self.fixed_thresholds, &[]);
+            stats.components = self.components.blobs().len();
+            for blob in self.components.blobs() {
+                if let Some(c) = gates.measure(&self.config, &mut self.refiner, image, camera, &self.components, blob, &mut stats) {
+                    self.candidates.push(c);
+                }
             }
-            let heading = measure
-                .dot
-                .and_then(|(u, v)| camera.pixel_to_world(Point2::new(u, v), c.marker_height))
-                .map(|dot| (dot.y - world.y).atan2(dot.x - world.x));
-            self.detections.push(Detection {
-                u: measure.u,
-                v: measure.v,
-                x: world.x,
-                y: world.y,
-                heading,
-                diameter,
-                contrast: measure.contrast,
-            });
         }
+        self.gate_soft_edges(&mut stats);
         self.stats = stats;
         Ok(&self.detections)
     }
+
+    /// Keeps candidates whose edge is not far softer than the scene's markers: the
+    /// typical edge width follows the frames' medians (markers outnumber glints and
+    /// reflections), so it adapts to the optics, blur and motion of each camera.
+    fn gate_soft_edges(&mut self, stats: &mut DetectionStats) {
+        self.edge_widths.clear();
+        self.edge_widths.extend(self.candidates.iter().map(|c| c.edge_width));
+        if self.edge_widths.len() >= EDGE_WIDTH_SAMPLES {
+            let mid = self.edge_widths.len() / 2;
+            let median = *self.edge_widths.select_nth_unstable_by(mid, f64::total_cmp).1;
+            self.typical_edge_width = Some(match self.typical_edge_width {
+                Some(typical) => typical + EDGE_WIDTH_RATE * (median - typical),
+                None => median,
+            });
+        }
+        let limit = match (self.config.max_edge_ratio, self.typical_edge_width) {
+            (ratio, Some(typical)) if ratio > 0.0 => ratio * typical.max(1.0),
+            _ => f64::INFINITY,
+        };
+        for c in &self.candidates {
+            if c.edge_width > limit {
+                stats.rejected_soft += 1;
+            } else {
+                self.detections.push(*c);
+            }
+        }
+    }
+}
+
+/// Tiles (row-major, [`TILE`] px) that can hold a marker centred inside the region.
+fn active_tiles(config: &DetectorConfig, camera: &CameraModel) -> Vec<bool> {
+    let (columns, rows) = ((camera.width as usize).div_ceil(TILE), (camera.height as usize).div_ceil(TILE));
+    let Some(region) = config.region else { return vec![true; columns * rows] };
+    let heights: Vec<f64> =
+        if config.markers.is_empty() { vec![config.marker_height] } else { config.markers.iter().map(|m| m.height).collect() };
+    let largest = config.markers.iter().map(|m| m.diameter * (1.0 + config.diameter_tolerance)).fold(config.max_marker_diameter, f64::max);
+    let half_diagonal = std::f64::consts::SQRT_2 * TILE as f64 / 2.0;
+    let mut active = vec![false; columns * rows];
+    for (t, flag) in active.iter_mut().enumerate() {
+        let (column, row) = (t % columns, t / columns);
+        let centre = Point2::new(
+            ((column * TILE) as f64 + TILE as f64 / 2.0).min(f64::from(camera.width) - 1.0),
+            ((row * TILE) as f64 + TILE as f64 / 2.0).min(f64::from(camera.height) - 1.0),
+        );
+        *flag = heights.iter().any(|&h| {
+            // Distortion can stretch a tile: twice the nominal scale is a safe reach.
+            let reach = 2.0 * half_diagonal / camera.pixels_per_metre(h) + largest;
+            camera.pixel_to_world(centre, h).is_some_and(|w| region.boundary_distance(w.x, w.y, reach) < 0.0)
+        });
+    }
+    active
+}
+
+/// Per tile, the background samples that see the region itself (bit `row * 8 + column`
+/// of the tile's 8 x 8 sample grid); all of them without a region.
+fn sample_masks(config: &DetectorConfig, camera: &CameraModel) -> Vec<u64> {
+    let (columns, rows) = ((camera.width as usize).div_ceil(TILE), (camera.height as usize).div_ceil(TILE));
+    let Some(region) = config.region else { return vec![u64::MAX; columns * rows] };
+    let mut masks = vec![0u64; columns * rows];
+    for (t, mask) in masks.iter_mut().enumerate() {
+        let (u0, v0) = ((t % columns) * TILE, (t / columns) * TILE);
+        for j in 0..adaptive::SAMPLES_PER_SIDE {
+            for i in 0..adaptive::SAMPLES_PER_SIDE {
+                let (u, v) = (
+                    u0 + adaptive::SAMPLE_STEP / 2 + i * adaptive::SAMPLE_STEP,
+                    v0 + adaptive::SAMPLE_STEP / 2 + j * adaptive::SAMPLE_STEP,
+                );
+                if u >= camera.width as usize || v >= camera.height as usize {
+                    continue;
+                }
+                // The water plane: backgrounds lie on it whatever the markers' heights.
+                let inside = camera
+                    .pixel_to_world(Point2::new(u as f64, v as f64), 0.0)
+                    .is_some_and(|w| region.boundary_distance(w.x, w.y, 0.0) < 0.0);
+                if inside {
+                    *mask |= 1 << (j * adaptive::SAMPLES_PER_SIDE + i);
+                }
+            }
+        }
+    }
+    masks
+}
+
+/// Per image row, the columns where a marker centred inside the region can have pixels
+/// (found by bisection from the region's centre; the region is convex and the lens
+/// keeps rows monotonic); empty without a region.
+fn row_spans(config: &DetectorConfig, camera: &CameraModel) -> Vec<(u32, u32)> {
+    let Some(region) = config.region else { return Vec::new() };
+    let heights: Vec<f64> =
+        if config.markers.is_empty() { vec![config.marker_height] } else { config.markers.iter().map(|m| m.height).collect() };
+    let largest = config.markers.iter().map(|m| m.diameter * (1.0 + config.diameter_tolerance)).fold(config.max_marker_diameter, f64::max);
+    let inside = |u: f64, v: f64| {
+        heights.iter().any(|&h| {
+            // Half the largest marker plus two pixels of blur beyond the region's edge.
+            let reach = largest / 2.0 + 2.0 / camera.pixels_per_metre(h);
+            camera.pixel_to_world(Point2::new(u, v), h).is_some_and(|w| region.boundary_distance(w.x, w.y, reach) < 0.0)
+        })
+    };
+    let Some(centre) = camera.world_to_pixel(Point2::new(0.0, 0.0), heights[0]) else { return vec![(0, 0); camera.height as usize] };
+    let last = f64::from(camera.width) - 1.0;
+    let u_centre = centre.x.round().clamp(0.0, last);
+    (0..camera.height)
+        .map(|v| {
+            let v = f64::from(v);
+            if !inside(u_centre, v) {
+                return (0, 0);
+            }
+            // Bisect for the last inside column on each side.
+            let edge = |outward: f64| {
+                let (mut good, mut bad) = (u_centre, if outward > 0.0 { last + 1.0 } else { -1.0 });
+                while (bad - good).abs() > 1.0 {
+                    let mid = ((good + bad) / 2.0).floor();
+                    let mid = if mid == good { good + outward } else { mid };
+                    if inside(mid, v) {
+                        good = mid;
+                    } else {
+                        bad = mid;
+                    }
+                }
+                good
+            };
+            (edge(-1.0) as u32, edge(1.0) as u32 + 1)
+        })
+        .collect()
+}
+
+/// The per-frame limits derived from the settings and the camera.
+struct Gates {
+    /// Pixels of the largest marker kind at its largest accepted size (with kinds) or of
+    /// the largest marker (without), px.
+    largest_marker_pixels: f64,
+    /// Widest candidate looked into, px: [`MAX_STRUCTURE_MARKERS`] of the largest marker
+    /// (beyond it, no marker: a uniform glare, the floor).
+    largest_structure: f64,
+    min_pixels: f64,
+    max_pixels: f64,
+    limits: RefineLimits,
+}
+
+impl Gates {
+    fn new(c: &DetectorConfig, camera: &CameraModel) -> Self {
+        // Pixel-count pre-gate from the nominal scale, loose enough for distortion,
+        // blur and the dot hole; the measured size is gated exactly later.
+        let (mut smallest, mut largest) = (c.min_marker_diameter, c.max_marker_diameter);
+        let mut px_per_m = camera.pixels_per_metre(c.marker_height);
+        if !c.markers.is_empty() {
+            smallest = c.markers.iter().map(|m| m.diameter * (1.0 - c.diameter_tolerance)).fold(f64::INFINITY, f64::min);
+            largest = c.markers.iter().map(|m| m.diameter * (1.0 + c.diameter_tolerance)).fold(0.0, f64::max);
+            px_per_m = c.markers.iter().map(|m| camera.pixels_per_metre(m.height)).fold(px_per_m, f64::max);
+        }
+        let disc_pixels = |d: f64| std::f64::consts::FRAC_PI_4 * (d * px_per_m).powi(2);
+        Self {
+            largest_marker_pixels: disc_pixels(largest),
+            largest_structure: MAX_STRUCTURE_MARKERS * largest * px_per_m,
+            min_pixels: 0.25 * disc_pixels(smallest),
+            max_pixels: 4.0 * disc_pixels(largest) + 4.0,
+            limits: RefineLimits {
+                edge_margin: c.edge_margin,
+                min_dot_fraction: c.min_dot_fraction,
+                max_dot_fraction: c.max_dot_fraction,
+                min_contrast: c.min_contrast,
+            },
+        }
+    }
+
+    /// Measures one blob of `blobs` and applies every gate but the edge gate.
+    #[allow(clippy::too_many_arguments)] // The detector's parts, borrowed separately.
+    fn measure(
+        &self,
+        c: &DetectorConfig,
+        refiner: &mut Refiner,
+        image: &ImageView,
+        camera: &CameraModel,
+        blobs: &Components,
+        blob: &Blob,
+        stats: &mut DetectionStats,
+    ) -> Option<Detection> {
+        let pixels = f64::from(blob.pixels);
+        if pixels < self.min_pixels || pixels > self.max_pixels {
+            stats.rejected_size += 1;
+            return None;
+        }
+        if blob.u_min == 0 || blob.v_min == 0 || blob.u_max + 1 >= image.width() || blob.v_max + 1 >= image.height() {
+            stats.rejected_border += 1;
+            return None;
+        }
+        let bounds = (blob.u_min, blob.u_max, blob.v_min, blob.v_max);
+        let measure = match refiner.measure(image, blobs.blob_runs(blob), bounds, &self.limits) {
+            Ok(measure) => measure,
+            Err(RefineReject::LowContrast) => {
+                stats.rejected_contrast += 1;
+                return None;
+            }
+        };
+        if measure.elongation > c.max_elongation {
+            stats.rejected_shape += 1;
+            return None;
+        }
+        let centre = Point2::new(measure.u, measure.v);
+        let Some(placed) = place(c, camera, centre, measure.area, measure.dot.is_some()) else {
+            stats.rejected_contrast += 1;
+            return None;
+        };
+        if c.region.is_some_and(|region| region.boundary_distance(placed.world.x, placed.world.y, 0.0) >= 0.0) {
+            stats.rejected_region += 1;
+            return None;
+        }
+        if !placed.size_ok {
+            stats.rejected_size += 1;
+            return None;
+        }
+        // The dot must sit inside the marker, off its centre: a hole at the centre or at
+        // the rim (a partial blob, a glint's shadow) says nothing about the heading.
+        let radius = (measure.area / std::f64::consts::PI).sqrt();
+        let heading_dot = placed.kind.is_none_or(|k| c.markers[k].heading_dot);
+        let heading = measure
+            .dot
+            .filter(|&(u, v)| heading_dot && (0.15 * radius..=0.85 * radius).contains(&(u - measure.u).hypot(v - measure.v)))
+            .and_then(|(u, v)| camera.pixel_to_world(Point2::new(u, v), placed.height))
+            .map(|dot| (dot.y - placed.world.y).atan2(dot.x - placed.world.x));
+        Some(Detection {
+            u: measure.u,
+            v: measure.v,
+            x: placed.world.x,
+            y: placed.world.y,
+            heading,
+            diameter: placed.diameter,
+            contrast: measure.contrast,
+            kind: placed.kind,
+            coverage: placed.coverage,
+            edge_width: measure.edge_width,
+        })
+    }
+}
+
+/// What a recursive split needs besides the splitters.
+struct Parts<'a, 'i> {
+    config: &'a DetectorConfig,
+    gates: &'a Gates,
+    refiner: &'a mut Refiner,
+    image: &'a ImageView<'i>,
+    camera: &'a CameraModel,
+    stats: &'a mut DetectionStats,
+}
+
+impl Parts<'_, '_> {
+    /// Cuts a candidate at its own level; bright blobs larger than any marker are cut
+    /// again (up to [`MAX_SPLIT_DEPTH`]), the others measured and gated into `out`,
+    /// unless a markedly smaller, brighter blob nests inside them: the marker is the
+    /// brightest structure (a sticker on a body top that itself stands above the water).
+    fn split(&mut self, splitters: &mut [Splitter], runs: impl Iterator<Item = Run> + Clone, out: &mut Vec<Detection>) {
+        let Some((splitter, deeper)) = splitters.split_first_mut() else {
+            self.stats.rejected_size += 1;
+            return;
+        };
+        let Some(levels) = splitter.split(self.image, runs) else {
+            self.stats.rejected_contrast += 1;
+            return;
+        };
+        let markers = splitter.blobs();
+        for marker in markers.blobs().iter().filter(|m| m.peak >= levels.high) {
+            if f64::from(marker.pixels) > self.gates.largest_marker_pixels {
+                // Cut again only where this cut found structure (a uniform one stays as it
+                // is) and what can still be a group of bodies (not the tank's rim).
+                let span = f64::from((marker.u_max - marker.u_min).max(marker.v_max - marker.v_min));
+                if levels.bright - levels.dark >= self.config.min_contrast && span <= self.gates.largest_structure {
+                    self.split(deeper, markers.blob_runs(marker), out);
+                } else {
+                    self.stats.rejected_size += 1;
+                }
+            } else if !self.nested(deeper, markers.blob_runs(marker), marker.pixels, out) {
+                if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, markers, marker, self.stats) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+
+    /// Measures the bright blobs nested in a blob of `pixels` px made of `runs` when they
+    /// are distinctly brighter and cover less than [`NESTED_FRACTION`] of it (a blurred
+    /// marker's own core covers more); true when one of them was a marker.
+    fn nested(&mut self, deeper: &mut [Splitter], runs: impl Iterator<Item = Run> + Clone, pixels: u32, out: &mut Vec<Detection>) -> bool {
+        let Some(splitter) = deeper.first_mut() else { return false };
+        let Some(levels) = splitter.split(self.image, runs) else { return false };
+        if levels.bright - levels.dark < self.config.min_contrast {
+            return false;
+        }
+        let inner = splitter.blobs();
+        let bright = || inner.blobs().iter().filter(|b| b.peak >= levels.high && f64::from(b.pixels) >= self.gates.min_pixels);
+        let inner_pixels: u32 = bright().map(|b| b.pixels).sum();
+        if inner_pixels == 0 || f64::from(inner_pixels) >= NESTED_FRACTION * f64::from(pixels) {
+            return false;
+        }
+        let before = out.len();
+        for blob in bright() {
+            if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, inner, blob, self.stats) {
+                out.push(d);
+            }
+        }
+        out.len() > before
+    }
+}
+
+/// A blob placed on its kind's plane.
+struct Placed {
+    world: Point2<f64>,
+    height: f64,
+    diameter: f64,
+    kind: Option<usize>,
+    coverage: f64,
+    size_ok: bool,
+}
+
+/// Classifies a blob of `area` px^2 centred at `centre` by marker kind (the dot first,
+/// then the diameter) and maps it onto that kind's plane; `None` outside the lens model.
+fn place(c: &DetectorConfig, camera: &CameraModel, centre: Point2<f64>, area: f64, has_dot: bool) -> Option<Placed> {
+    let diameter_at = |height: f64| -> Option<(Point2<f64>, f64)> {
+        let world = camera.pixel_to_world(centre, height)?;
+        let jacobian = camera.pixel_to_world_jacobian(centre, height)?;
+        Some((world, 2.0 * (area * jacobian.determinant().abs() / std::f64::consts::PI).sqrt()))
+    };
+    if c.markers.is_empty() {
+        let (world, diameter) = diameter_at(c.marker_height)?;
+        let size_ok = (c.min_marker_diameter..=c.max_marker_diameter).contains(&diameter);
+        return Some(Placed { world, height: c.marker_height, diameter, kind: None, coverage: 1.0, size_ok });
+    }
+    let mut best: Option<(bool, f64, usize, Point2<f64>, f64)> = None;
+    for (k, spec) in c.markers.iter().enumerate() {
+        let (world, diameter) = diameter_at(spec.height)?;
+        let error = (diameter / spec.diameter - 1.0).abs();
+        let dot_differs = spec.heading_dot != has_dot;
+        if best.is_none_or(|(b_differs, b_error, ..)| (dot_differs, error) < (b_differs, b_error)) {
+            best = Some((dot_differs, error, k, world, diameter));
+        }
+    }
+    let (_, error, k, world, diameter) = best?;
+    let spec = &c.markers[k];
+    Some(Placed {
+        world,
+        height: spec.height,
+        diameter,
+        kind: Some(k),
+        coverage: (diameter / spec.diameter).powi(2).min(1.0),
+        size_ok: error <= c.diameter_tolerance,
+    })
 }
 
 #[cfg(test)]
@@ -316,7 +733,7 @@ mod tests {
         let config = DetectorConfig { min_marker_diameter: 0.02, ..DetectorConfig::default() };
         let mut strict = Detector::new(config).unwrap();
         assert!(strict.detect(&ImageView::from_gray(&image), &cam).unwrap().is_empty());
-        assert_eq!(strict.stats().rejected_size, 1);
+        assert!(strict.stats().rejected_size >= 1, "{:?}", strict.stats());
     }
 
     #[test]
@@ -338,9 +755,15 @@ mod tests {
         let balls = [SceneObject::new(0, MarkerKind::Ball, 0.0, 0.0), SceneObject::new(1, MarkerKind::Ball, 0.2, 0.0)];
         let image = renderer.render_gray(&balls, 0);
         let config = DetectorConfig { region: Some(Arena::RoundTank { radius: 0.1 }), ..DetectorConfig::default() };
-        let mut detector = Detector::new(config).unwrap();
-        assert_eq!(detector.detect(&ImageView::from_gray(&image), &cam).unwrap().len(), 1);
-        assert_eq!(detector.stats().rejected_region, 1);
+        let mut detector = Detector::new(config.clone()).unwrap();
+        let found = detector.detect(&ImageView::from_gray(&image), &cam).unwrap();
+        assert_eq!(found.len(), 1);
+        assert!(found[0].x.abs() < 1e-3, "{found:?}");
+        // The adaptive detector does not even look beyond the region; the fixed threshold
+        // looks everywhere and drops the ball by its centre.
+        let mut fixed = Detector::new(DetectorConfig { adaptive: false, ..config }).unwrap();
+        assert_eq!(fixed.detect(&ImageView::from_gray(&image), &cam).unwrap().len(), 1);
+        assert_eq!(fixed.stats().rejected_region, 1);
         // A bright 3:1 bar is not a marker.
         let mut bar = image::GrayImage::new(512, 512);
         for v in 250..260 {

@@ -54,6 +54,10 @@ pub struct BlobMeasure {
     pub contrast: f64,
     /// Ratio of the major to the minor axis of the covered area (1 for a disc).
     pub elongation: f64,
+    /// Width of the marker's edge, px: pixels of partial coverage (0.1..0.9) per pixel of
+    /// perimeter. A blurred marker edge is about 2.5 blur sigmas wide; a soft lamp
+    /// reflection or a glint is all edge.
+    pub edge_width: f64,
 }
 
 /// Why a blob could not be measured.
@@ -261,6 +265,7 @@ impl Refiner {
         let (mut sum, mut sum_x, mut sum_y) = (0.0, 0.0, 0.0);
         let (mut sum_xx, mut sum_xy, mut sum_yy) = (0.0, 0.0, 0.0);
         let (mut dot_sum, mut dot_x, mut dot_y) = (0.0, 0.0, 0.0);
+        let mut partial = 0usize;
         for y in 0..win.height {
             for x in 0..w {
                 let m = self.mask[y * w + x];
@@ -271,6 +276,7 @@ impl Refiner {
                 let inside_marker = m & (COMP | HOLE) != 0;
                 let weight =
                     if m & HOLE != 0 || (inside_marker && m & NEAR_DOT != 0) { 1.0 } else { ((level - surround) * scale).clamp(0.0, 1.0) };
+                partial += usize::from(weight > 0.1 && weight < 0.9);
                 let (xf, yf) = (x as f64, y as f64);
                 sum += weight;
                 sum_x += weight * xf;
@@ -290,7 +296,8 @@ impl Refiner {
         let dot = (has_dot && dot_sum > 0.0).then(|| (u0 + dot_x / dot_sum, v0 + dot_y / dot_sum));
         let (mean_x, mean_y) = (sum_x / sum, sum_y / sum);
         let elongation = axis_ratio(sum_xx / sum - mean_x * mean_x, sum_xy / sum - mean_x * mean_y, sum_yy / sum - mean_y * mean_y);
-        BlobMeasure { u: u0 + mean_x, v: v0 + mean_y, area: sum, dot, contrast: marker - surround, elongation }
+        let edge_width = partial as f64 / (2.0 * (std::f64::consts::PI * sum).sqrt()).max(1.0);
+        BlobMeasure { u: u0 + mean_x, v: v0 + mean_y, area: sum, dot, contrast: marker - surround, elongation, edge_width }
     }
 }
 
@@ -310,14 +317,14 @@ fn axis_ratio(xx: f64, xy: f64, yy: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::components::Components;
+    use crate::detect::components::{Components, TileThresholds};
 
     const LIMITS: RefineLimits = RefineLimits { edge_margin: 2, min_dot_fraction: 0.02, max_dot_fraction: 0.3, min_contrast: 20.0 };
 
     fn measure(width: u32, height: u32, pixels: &[u8]) -> Result<BlobMeasure, RefineReject> {
         let image = ImageView::new(width, height, width, "mono8", pixels).unwrap();
         let mut components = Components::default();
-        components.label(&image, 128);
+        components.label(&image, &TileThresholds::uniform(width, height, 128), &[]);
         let blob = components.blobs()[0];
         Refiner::default().measure(&image, components.blob_runs(&blob), (blob.u_min, blob.u_max, blob.v_min, blob.v_max), &LIMITS)
     }

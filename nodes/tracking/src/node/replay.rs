@@ -11,6 +11,7 @@ use crate::live::ReplayTimeline;
 use crate::replay;
 use anyhow::{bail, Context as _};
 use flotilla_common::ros::{self as fros, Spinner, Startup};
+use futures::StreamExt;
 use image::{GrayImage, RgbImage};
 use r2r::QosProfile;
 use std::sync::{Arc, Mutex};
@@ -35,20 +36,29 @@ pub async fn run(startup: Startup, config: ReplayNodeConfig) -> anyhow::Result<S
     let mut node = startup.create_node()?;
     let images = node.create_publisher::<r2r::sensor_msgs::msg::Image>(&config.image_topic, convert::image_qos())?;
     let infos = node.create_publisher::<r2r::sensor_msgs::msg::CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
+    let done = match &config.done_topic {
+        Some(topic) => Some(node.subscribe::<r2r::flotilla_msgs::msg::TrackArray>(topic, QosProfile::default())?),
+        None => None,
+    };
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(frames = paths.len(), dir = %dir.display(), image_topic = %config.image_topic, "image_replay running");
     let outcome = tokio::select! {
         signal = fros::shutdown_signal() => {
             info!(signal = signal.context("installing signal handlers")?, "shutting down");
-            Ok((0, 0))
+            Ok((0, 0, false))
         }
-        done = publish_all(&config, &paths, &camera, &timeline, &images, &infos) => done,
+        done = publish_all(&config, &paths, &camera, &timeline, &images, &infos, done) => done,
     };
     spinner.stop();
     drop(node);
-    let (published, bad) = outcome?;
-    Ok(format!("summary: {published} frames published from {}, {bad} unreadable", dir.display()))
+    let (published, bad, confirmed) = outcome?;
+    let confirmation = match (&config.done_topic, confirmed) {
+        (Some(topic), true) => format!(", last frame tracked (seen on {topic})"),
+        (Some(topic), false) => format!(", last frame NOT confirmed on {topic} within {:.1} s", config.done_timeout.as_secs_f64()),
+        (None, _) => String::new(),
+    };
+    Ok(format!("summary: {published} frames published from {}, {bad} unreadable{confirmation}", dir.display()))
 }
 
 async fn publish_all(
@@ -58,13 +68,15 @@ async fn publish_all(
     timeline: &ReplayTimeline,
     images: &r2r::Publisher<r2r::sensor_msgs::msg::Image>,
     infos: &r2r::Publisher<r2r::sensor_msgs::msg::CameraInfo>,
-) -> anyhow::Result<(u64, u64)> {
+    done: Option<impl futures::Stream<Item = r2r::flotilla_msgs::msg::TrackArray> + Unpin>,
+) -> anyhow::Result<(u64, u64, bool)> {
     let wanted = config.wait_for_subscribers as usize;
     while images.get_inter_process_subscription_count()? < wanted || infos.get_inter_process_subscription_count()? < wanted {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let start = Instant::now();
     let (mut published, mut bad) = (0u64, 0u64);
+    let mut last_stamp = None;
     for k in 0u64.. {
         let i = (k % paths.len() as u64) as usize;
         if k >= paths.len() as u64 && !config.repeat {
@@ -97,7 +109,28 @@ async fn publish_all(
         images.publish(&convert::image_msg(&rendered, stamp, &config.frame_id))?;
         infos.publish(&convert::camera_info_msg(camera, stamp, &config.frame_id))?;
         published += 1;
+        last_stamp = Some(stamp);
     }
+    // Under load the consumer may still be working through its queue: wait until it
+    // shows the last frame tracked, so that ending the launch does not cut the tail off.
+    let confirmed = match (done, last_stamp) {
+        (Some(mut tracks), Some(last)) => {
+            let seen = async {
+                while let Some(msg) = tracks.next().await {
+                    if convert::seconds(&msg.header.stamp) >= last - 1e-6 {
+                        return true;
+                    }
+                }
+                false
+            };
+            let confirmed = tokio::time::timeout(config.done_timeout, seen).await.unwrap_or(false);
+            if !confirmed {
+                warn!(stamp = last, timeout_s = config.done_timeout.as_secs_f64(), "the last frame was not seen tracked");
+            }
+            confirmed
+        }
+        _ => false,
+    };
     tokio::time::sleep(config.linger).await;
-    Ok((published, bad))
+    Ok((published, bad, confirmed))
 }

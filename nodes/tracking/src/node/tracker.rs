@@ -8,7 +8,7 @@
 
 use super::convert;
 use crate::config::TrackerNodeConfig;
-use crate::live::{FrameIssue, FrameOutcome, LiveTracker, WarnLimiter};
+use crate::live::{DropCounter, FrameIssue, FrameOutcome, LiveTracker, WarnLimiter};
 use crate::recording::{numbered_path, TrackRecorder};
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
@@ -26,6 +26,8 @@ use tracing::{info, warn};
 struct Stats {
     tracked: u64,
     skipped: u64,
+    /// Frames that never arrived (stamp gaps).
+    lost: u64,
     processing: Duration,
     max_processing: Duration,
     first: Option<Instant>,
@@ -34,7 +36,7 @@ struct Stats {
 
 impl Stats {
     fn summary(&self) -> String {
-        let mut s = format!("summary: {} frames tracked, {} skipped", self.tracked, self.skipped);
+        let mut s = format!("summary: {} frames tracked, {} skipped, {} lost before arrival", self.tracked, self.skipped, self.lost);
         if self.tracked > 0 {
             s += &format!(
                 ", processing {:.2} ms per frame (max {:.2} ms)",
@@ -64,6 +66,8 @@ struct Outputs {
     /// Times the stamps went back (numbers the continued recordings).
     restarts: u32,
     limiter: WarnLimiter,
+    /// Counts frames that never arrived, from the image stamps.
+    drops: DropCounter,
     stats: Stats,
 }
 
@@ -72,6 +76,13 @@ impl Outputs {
     fn image(&mut self, live: &mut LiveTracker, msg: &Image) {
         let received = Instant::now();
         let stamp = convert::seconds(&msg.header.stamp);
+        let missing = self.drops.observe(stamp);
+        if missing > 0 {
+            self.stats.lost += missing;
+            if let Some(held_back) = self.limiter.admit("frames_lost", Instant::now()) {
+                warn!(topic = %self.config.image_topic, missing, lost_total = self.stats.lost, held_back, stamp, "frames lost before reaching the tracker (gap in the image stamps)");
+            }
+        }
         let tracks = match live.frame(msg.width, msg.height, msg.step, &msg.encoding, &msg.data, stamp) {
             Ok((outcome, tracks)) => {
                 if let FrameOutcome::Restarted { previous } = outcome {
@@ -153,7 +164,8 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
     let spinner = Spinner::start(node.clone());
     info!(image_topic = %config.image_topic, camera_info_topic = %config.camera_info_topic, tracks_topic = %config.tracks_topic, "tracker running");
     let limiter = WarnLimiter::new(config.warn_interval);
-    let mut out = Outputs { config, tracks, markers, recorder, restarts: 0, limiter, stats: Stats::default() };
+    let mut out =
+        Outputs { config, tracks, markers, recorder, restarts: 0, limiter, drops: DropCounter::default(), stats: Stats::default() };
     let mut pending: VecDeque<Image> = VecDeque::new();
     let mut parameters_served = true;
     let signal = fros::shutdown_signal();

@@ -45,6 +45,8 @@ pub struct TrackerConfig {
     pub min_gate_distance: f64,
     /// Largest gate radius, m: how far a body may land from its prediction and keep
     /// its track (neighbours inside a gate are told apart by the optimal assignment).
+    /// A track with a known velocity gates at most `min_gate_distance` plus twice the
+    /// distance it covers at its speed since its last hit (a head-on reversal).
     pub max_gate_distance: f64,
     /// Also match a detection against where the track was last seen (a stopped body),
     /// not only against the constant-velocity prediction: keeps identities through
@@ -60,6 +62,18 @@ pub struct TrackerConfig {
     pub max_coast_time: f64,
     /// Weight of the newest frame in the confidence (exponential average), fraction.
     pub confidence_rate: f64,
+    /// A detection that stays within `static_tolerance` of one place this long is a
+    /// static reflection and is dropped there (floating bodies never stay put), s; 0 = off.
+    pub static_time: f64,
+    /// How far a static reflection's detections wander, m.
+    pub static_tolerance: f64,
+    /// Number of objects in the tank when the set is closed and known (0: open set).
+    /// A new track then takes the id of a lost one (the nearest of its marker kind that
+    /// could have got there at `max_speed`, else the nearest of its kind), so a dim
+    /// episode does not renumber the tank; at most this many ids are ever issued.
+    pub object_count: u32,
+    /// Fastest a body moves, m/s: how far a lost body can be found again.
+    pub max_speed: f64,
 }
 
 impl Default for TrackerConfig {
@@ -76,6 +90,10 @@ impl Default for TrackerConfig {
             confirm_hits: 2,
             max_coast_time: 0.5,
             confidence_rate: 0.2,
+            static_time: 1.0,
+            static_tolerance: 0.0002,
+            object_count: 0,
+            max_speed: 0.6,
         }
     }
 }
@@ -107,6 +125,15 @@ impl TrackerConfig {
         }
         if !(self.max_coast_time.is_finite() && self.max_coast_time >= 0.0) {
             return bad("max_coast_time", self.max_coast_time, "must be finite and >= 0");
+        }
+        if !(self.max_speed.is_finite() && self.max_speed > 0.0) {
+            return bad("max_speed", self.max_speed, "must be finite and > 0");
+        }
+        if !(self.static_time.is_finite() && self.static_time >= 0.0) {
+            return bad("static_time", self.static_time, "must be finite and >= 0");
+        }
+        if !(self.static_tolerance.is_finite() && self.static_tolerance > 0.0) {
+            return bad("static_tolerance", self.static_tolerance, "must be finite and > 0");
         }
         if !(self.confidence_rate > 0.0 && self.confidence_rate <= 1.0) {
             return bad("confidence_rate", self.confidence_rate, "must be in (0, 1]");
@@ -140,7 +167,11 @@ pub struct Track {
 
 #[derive(Clone, Debug)]
 struct TrackState {
-    id: u32,
+    /// Published identity, given once the track is confirmed (and, for a closed set, an
+    /// id is free).
+    id: Option<u32>,
+    /// Marker kind of the last detection (index into the detector's kinds).
+    kind: Option<usize>,
     filter: ConstantVelocity,
     heading: Option<f64>,
     hits: u32,
@@ -154,10 +185,21 @@ struct TrackState {
     last_measured: [f64; 2],
 }
 
+/// A confirmed track that died: its id waits to be given to the body when it returns.
+#[derive(Clone, Copy, Debug)]
+struct LostTrack {
+    id: u32,
+    kind: Option<usize>,
+    position: [f64; 2],
+    /// Stamp of its last detection, s.
+    stamp: f64,
+}
+
 /// Keeps identities of targets across frames.
 pub struct MultiTargetTracker {
     config: TrackerConfig,
     tracks: Vec<TrackState>,
+    lost: Vec<LostTrack>,
     next_id: u32,
     last_stamp: Option<f64>,
     assigner: Assigner,
@@ -173,6 +215,7 @@ impl MultiTargetTracker {
         Ok(Self {
             config,
             tracks: Vec::new(),
+            lost: Vec::new(),
             next_id: 1,
             last_stamp: None,
             assigner: Assigner::default(),
@@ -192,9 +235,20 @@ impl MultiTargetTracker {
         &self.output
     }
 
-    /// Drops every track (e.g. after a time jump); ids keep counting up.
+    /// Drops every track (e.g. after a time jump); ids keep counting up (for a closed set
+    /// the tracks' ids go back to the pool, found again by their kind and position).
     pub fn reset(&mut self) {
-        self.tracks.clear();
+        for t in self.tracks.drain(..) {
+            if let Some(id) = t.id {
+                self.lost.push(LostTrack { id, kind: t.kind, position: t.last_measured, stamp: f64::NEG_INFINITY });
+            }
+        }
+        for lost in &mut self.lost {
+            lost.stamp = f64::NEG_INFINITY;
+        }
+        if self.config.object_count == 0 {
+            self.lost.clear();
+        }
         self.last_stamp = None;
     }
 
@@ -207,10 +261,21 @@ impl MultiTargetTracker {
         };
         self.last_stamp = Some(stamp);
         let (acceleration_noise, max_coast_time) = (self.config.acceleration_noise, self.config.max_coast_time);
+        // Prune before predicting and gating: after a hole in the frames, a track whose
+        // last hit is older than the coast time would otherwise grab another body.
+        let mut died = Vec::new();
+        self.tracks.retain(|t| {
+            let alive = stamp - t.last_hit_stamp <= max_coast_time;
+            if !alive && t.id.is_some() {
+                tracing::debug!(id = t.id, stamp, last_hit = t.last_hit_stamp, "track lost in a gap between frames");
+                died.push(t.clone());
+            }
+            alive
+        });
         for track in &mut self.tracks {
             track.filter.predict(dt, acceleration_noise);
         }
-        self.gate(detections);
+        self.gate(detections, stamp);
         let pairs = self.assigner.solve(self.tracks.len(), detections.len(), &self.candidates, &self.miss_cost);
         let mut detection_used = vec![false; detections.len()];
         let mut track_hit = vec![false; self.tracks.len()];
@@ -230,8 +295,9 @@ impl MultiTargetTracker {
             let is_shadowed = shadowed.contains(&index);
             index += 1;
             let alive = if t.confirmed { stamp - t.last_hit_stamp <= max_coast_time } else { t.missed_frames == 0 };
-            if t.confirmed && (is_shadowed || !alive) {
+            if t.id.is_some() && (is_shadowed || !alive) {
                 tracing::debug!(id = t.id, stamp, shadowed = is_shadowed, "track lost");
+                died.push(t.clone());
             }
             alive && !is_shadowed
         });
@@ -240,9 +306,15 @@ impl MultiTargetTracker {
                 self.birth(&detections[d], stamp);
             }
         }
+        if self.config.object_count > 0 {
+            self.lost.extend(
+                died.iter().filter_map(|t| Some(LostTrack { id: t.id?, kind: t.kind, position: t.last_measured, stamp: t.last_hit_stamp })),
+            );
+        }
+        self.assign_ids(stamp);
         self.output.clear();
-        self.output.extend(self.tracks.iter().filter(|t| t.confirmed).map(|t| Track {
-            id: t.id,
+        self.output.extend(self.tracks.iter().filter_map(|t| Some((t.id?, t))).map(|(id, t)| Track {
+            id,
             x: t.reported[0],
             y: t.reported[1],
             vx: t.filter.velocity[0],
@@ -273,13 +345,21 @@ impl MultiTargetTracker {
     }
 
     /// Builds the candidate pairs within each track's gate and the miss costs.
-    fn gate(&mut self, detections: &[Detection]) {
+    fn gate(&mut self, detections: &[Detection], stamp: f64) {
         let c = &self.config;
         self.candidates.clear();
         self.miss_cost.clear();
         for (t, track) in self.tracks.iter().enumerate() {
             let sigma = track.filter.innovation_variance(c.measurement_sigma).sqrt();
-            let radius = (c.gate_sigmas * sigma).clamp(c.min_gate_distance, c.max_gate_distance);
+            let mut radius = (c.gate_sigmas * sigma).clamp(c.min_gate_distance, c.max_gate_distance);
+            if track.hits > c.confirm_hits {
+                // Velocity-aware: since its last hit a body can have gone at most a full
+                // reversal (a head-on collision) off its prediction, so a slow body's gate
+                // stays small and a glint or a neighbour beyond it cannot take the track.
+                let [vx, vy] = track.filter.velocity;
+                let reversal = 2.0 * vx.hypot(vy) * (stamp - track.last_hit_stamp);
+                radius = radius.min(c.min_gate_distance + reversal);
+            }
             let radius2 = radius * radius;
             self.miss_cost.push(radius2);
             let [px, py] = track.filter.position;
@@ -300,6 +380,52 @@ impl MultiTargetTracker {
         }
     }
 
+    /// Gives ids to newly confirmed tracks: a fresh one in an open set; in a closed set
+    /// the lost track of the same kind that could have got there (nearest first), else
+    /// (every id issued) the nearest lost one of that kind, else a fresh one while fewer
+    /// than `object_count` were issued; otherwise the track waits unpublished.
+    fn assign_ids(&mut self, stamp: f64) {
+        let (count, max_speed, reach) = (self.config.object_count, self.config.max_speed, self.config.max_gate_distance);
+        for t in 0..self.tracks.len() {
+            let track = &self.tracks[t];
+            if !track.confirmed || track.id.is_some() {
+                continue;
+            }
+            if count == 0 {
+                self.tracks[t].id = Some(self.next_id);
+                self.next_id = self.next_id.wrapping_add(1);
+                continue;
+            }
+            let [x, y] = track.last_measured;
+            let distance = |l: &LostTrack| (l.position[0] - x).hypot(l.position[1] - y);
+            let same_kind = |l: &&LostTrack| track.kind.is_none() || l.kind.is_none() || l.kind == track.kind;
+            let nearest = |plausible_only: bool| {
+                self.lost
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| same_kind(l))
+                    .filter(|(_, l)| !plausible_only || distance(l) <= max_speed * (stamp - l.stamp) + reach)
+                    .min_by(|a, b| distance(a.1).total_cmp(&distance(b.1)))
+                    .map(|(i, _)| i)
+            };
+            let issued = self.next_id - 1;
+            let chosen = nearest(true).or_else(|| if issued >= count { nearest(false) } else { None });
+            let id = match chosen {
+                Some(i) => {
+                    let lost = self.lost.swap_remove(i);
+                    tracing::debug!(id = lost.id, x, y, stamp, lost_at = lost.stamp, "track re-identified");
+                    lost.id
+                }
+                None if issued < count => {
+                    self.next_id += 1;
+                    issued + 1
+                }
+                None => continue,
+            };
+            self.tracks[t].id = Some(id);
+        }
+    }
+
     fn hit(&mut self, t: usize, detection: &Detection, stamp: f64) {
         let c = &self.config;
         let track = &mut self.tracks[t];
@@ -307,6 +433,7 @@ impl MultiTargetTracker {
         track.reported = [detection.x, detection.y];
         track.last_measured = track.reported;
         track.heading = detection.heading.or(track.heading);
+        track.kind = detection.kind.or(track.kind);
         track.hits += 1;
         track.missed_frames = 0;
         track.last_hit_stamp = stamp;
@@ -327,10 +454,9 @@ impl MultiTargetTracker {
 
     fn birth(&mut self, detection: &Detection, stamp: f64) {
         let c = &self.config;
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1);
         let mut track = TrackState {
-            id,
+            id: None,
+            kind: detection.kind,
             filter: ConstantVelocity::new([detection.x, detection.y], c.measurement_sigma, c.initial_velocity_sigma),
             heading: detection.heading,
             hits: 1,
@@ -343,7 +469,7 @@ impl MultiTargetTracker {
         };
         if c.confirm_hits <= 1 {
             track.confirmed = true;
-            tracing::debug!(id, x = detection.x, y = detection.y, stamp, "track confirmed");
+            tracing::debug!(x = detection.x, y = detection.y, stamp, "track confirmed");
         }
         self.tracks.push(track);
     }
@@ -354,7 +480,7 @@ mod tests {
     use super::*;
 
     fn det(x: f64, y: f64) -> Detection {
-        Detection { u: 0.0, v: 0.0, x, y, heading: None, diameter: 0.015, contrast: 100.0 }
+        Detection { u: 0.0, v: 0.0, x, y, heading: None, diameter: 0.015, contrast: 100.0, kind: None, coverage: 1.0, edge_width: 2.0 }
     }
 
     #[test]
@@ -411,6 +537,70 @@ mod tests {
             }
         }
         assert!(ids.is_some());
+    }
+
+    #[test]
+    fn a_gap_in_the_frames_does_not_hand_ids_to_other_bodies() {
+        // Body A runs along +x at 0.3 m/s; body B sits 0.33 m ahead of it. After a 1.1 s
+        // hole in the frames A's stale prediction lands on B: a track older than the
+        // coast time must be pruned before it is gated, not after.
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        let dt = 1.0 / 30.0;
+        let a_start = -0.2;
+        let mut a_id = None;
+        for k in 0..10 {
+            let t = dt * f64::from(k);
+            let tracks = tracker.update(&[det(a_start + 0.3 * t, 0.0)], t).unwrap();
+            a_id = tracks.first().map(|tr| tr.id);
+        }
+        let a_id = a_id.unwrap();
+        let resume = 9.0 * dt + 1.1;
+        // B sits 2 mm from A's prediction -0.2 + 0.3 * (9 dt + 1.1) = 0.22 m.
+        let b = det(a_start + 0.3 * resume + 0.002, 0.001);
+        for k in 0..3 {
+            let t = resume + dt * f64::from(k);
+            let tracks = tracker.update(&[b], t).unwrap();
+            assert!(tracks.iter().all(|tr| tr.id != a_id), "body B took A's id {a_id} after the gap: {tracks:?}");
+        }
+    }
+
+    #[test]
+    fn a_closed_set_gets_its_ids_back_after_a_dim_episode() {
+        // Three bodies drift; every detection vanishes for 1 s (lights dimmed), then the
+        // bodies return a little further on: each gets its own id back, no new ids.
+        let config = TrackerConfig { object_count: 3, ..TrackerConfig::default() };
+        let mut tracker = MultiTargetTracker::new(config).unwrap();
+        let dt = 1.0 / 30.0;
+        let at = |t: f64| [det(-0.1 + 0.05 * t, 0.0), det(0.1, 0.05 * t), det(0.0, 0.15 - 0.05 * t)];
+        let id_near = |tracks: &[Track], d: &Detection| tracks.iter().find(|t| (t.x - d.x).hypot(t.y - d.y) < 0.005).map(|t| t.id);
+        let mut before = Vec::new();
+        for k in 0..30 {
+            let t = dt * f64::from(k);
+            let bodies = at(t);
+            let tracks = tracker.update(&bodies, t).unwrap().to_vec();
+            before = bodies.iter().map(|d| id_near(&tracks, d)).collect();
+        }
+        assert_eq!(before, vec![Some(1), Some(2), Some(3)]);
+        for k in 30..60 {
+            tracker.update(&[], dt * f64::from(k)).unwrap();
+        }
+        assert!(tracker.tracks().is_empty());
+        for k in 60..64 {
+            let t = dt * f64::from(k);
+            let bodies = at(t);
+            let tracks = tracker.update(&bodies, t).unwrap().to_vec();
+            if k >= 61 {
+                let after: Vec<_> = bodies.iter().map(|d| id_near(&tracks, d)).collect();
+                assert_eq!(after, before, "frame {k}");
+            }
+        }
+        // An open set numbers returning bodies anew.
+        let mut open = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        for k in (0..30).chain(60..62) {
+            let t = dt * f64::from(k);
+            open.update(&at(t), t).unwrap();
+        }
+        assert!(open.tracks().iter().all(|t| t.id > 3), "{:?}", open.tracks());
     }
 
     #[test]

@@ -1,0 +1,295 @@
+//! Detection that adapts to the scene's light.
+//!
+//! 1. [`Illumination`]: a background level per [`TILE`] x [`TILE`] tile (a low percentile
+//!    of a sparse sample of the tile, then the median of the 3 x 3 tiles around it, so
+//!    markers and bodies covering a tile do not count), refreshed a quarter of the tile
+//!    rows per frame. Candidates are whatever
+//!    stands `candidate_contrast` above its tile's background: a marker with its body top,
+//!    a glint, a reflection. Tiles that cannot hold a marker (outside the detection
+//!    region) are not read at all.
+//! 2. [`Splitter`]: each candidate is cut at its own level: Otsu's threshold between its
+//!    dark class (body top, blurred rim) and its bright class (the marker), with
+//!    hysteresis: blobs grow down to halfway between the threshold and the dark class but
+//!    must reach the threshold somewhere. The marker level is thus measured on the marker
+//!    itself, wherever it sits in a vignetted, graded or dimmed frame.
+
+use super::components::{Components, Run, TileThresholds, TILE, TILE_OFF};
+use crate::frame::{luma, Encoding, ImageView};
+
+/// Sparse sampling step inside a tile, px (an 8 x 8 sample of a 32 px tile).
+pub const SAMPLE_STEP: usize = 4;
+/// Background samples along a tile side.
+pub const SAMPLES_PER_SIDE: usize = TILE / SAMPLE_STEP;
+/// Percentile of a tile's samples taken as its background: markers and bodies may cover
+/// up to three quarters of a tile.
+const BACKGROUND_PERCENTILE: f64 = 0.25;
+/// Tile rows refreshed per frame: one in this many, in turn.
+const REFRESH_STRIDE: usize = 4;
+
+/// Per-tile background levels and the candidate thresholds derived from them.
+#[derive(Default)]
+pub struct Illumination {
+    /// Tiles that can hold a marker (inside the region, grown by a marker).
+    active: Vec<bool>,
+    /// Per tile, which of its 8 x 8 background samples see the region itself (bit
+    /// `row * 8 + column`): the floor beyond the wall is not the water's background.
+    sample_masks: Vec<u64>,
+    /// Background level per tile, 8-bit levels.
+    background: Vec<f32>,
+    thresholds: TileThresholds,
+    /// Frames since the model was (re)built.
+    frames: usize,
+    samples: Vec<u8>,
+}
+
+impl Illumination {
+    /// Starts over for an image of `width` x `height` px in which only `active` tiles
+    /// (row-major, [`TILE`] px) are looked at.
+    /// `sample_masks` says which samples of each tile are background (all: `u64::MAX`).
+    pub fn reset(&mut self, width: u32, height: u32, active: Vec<bool>, sample_masks: Vec<u64>) {
+        let (columns, rows) = ((width as usize).div_ceil(TILE), (height as usize).div_ceil(TILE));
+        debug_assert_eq!(active.len(), columns * rows);
+        debug_assert_eq!(sample_masks.len(), columns * rows);
+        self.active = active;
+        self.sample_masks = sample_masks;
+        self.background = vec![0.0; columns * rows];
+        self.thresholds = TileThresholds { columns, rows, values: vec![TILE_OFF; columns * rows] };
+        self.frames = 0;
+    }
+
+    /// True once [`Illumination::reset`] was called for this size.
+    pub fn fits(&self, width: u32, height: u32) -> bool {
+        self.thresholds.columns == (width as usize).div_ceil(TILE) && self.thresholds.rows == (height as usize).div_ceil(TILE)
+    }
+
+    /// Refreshes part of the background from `image` (all of it on the first frame) and
+    /// returns the candidate thresholds: background + `contrast` levels.
+    pub fn update(&mut self, image: &ImageView, contrast: f64) -> &TileThresholds {
+        let (columns, rows) = (self.thresholds.columns, self.thresholds.rows);
+        let (width, height) = (image.width() as usize, image.height() as usize);
+        for row in 0..rows {
+            if self.frames > 0 && row % REFRESH_STRIDE != self.frames % REFRESH_STRIDE {
+                continue;
+            }
+            for column in 0..columns {
+                let t = row * columns + column;
+                if !self.active[t] || self.sample_masks[t] == 0 {
+                    continue;
+                }
+                self.samples.clear();
+                let (u0, v0) = (column * TILE, row * TILE);
+                for (j, v) in (v0 + SAMPLE_STEP / 2..(v0 + TILE).min(height)).step_by(SAMPLE_STEP).enumerate() {
+                    for (i, u) in (u0 + SAMPLE_STEP / 2..(u0 + TILE).min(width)).step_by(SAMPLE_STEP).enumerate() {
+                        if self.sample_masks[t] & (1 << (j * SAMPLES_PER_SIDE + i)) != 0 {
+                            self.samples.push(image.gray(u as u32, v as u32));
+                        }
+                    }
+                }
+                if self.samples.is_empty() {
+                    continue;
+                }
+                let k = ((self.samples.len() - 1) as f64 * BACKGROUND_PERCENTILE) as usize;
+                self.background[t] = f32::from(*self.samples.select_nth_unstable(k).1);
+            }
+        }
+        // A body can cover a whole tile, never most of the 3 x 3 around it; the median
+        // (not the least) keeps a darker floor beyond the wall out of the water's tiles.
+        let mut around = [0f32; 9];
+        for row in 0..rows {
+            for column in 0..columns {
+                let t = row * columns + column;
+                if !self.active[t] {
+                    continue;
+                }
+                let mut n = 0;
+                for r in row.saturating_sub(1)..(row + 2).min(rows) {
+                    for c in column.saturating_sub(1)..(column + 2).min(columns) {
+                        if self.active[r * columns + c] && self.sample_masks[r * columns + c] != 0 {
+                            around[n] = self.background[r * columns + c];
+                            n += 1;
+                        }
+                    }
+                }
+                if n == 0 {
+                    continue;
+                }
+                let level = *around[..n].select_nth_unstable_by(n / 2, f32::total_cmp).1;
+                self.thresholds.values[t] = (f64::from(level) + contrast).ceil().clamp(1.0, 255.0) as u16;
+            }
+        }
+        self.frames += 1;
+        &self.thresholds
+    }
+
+    /// The candidate thresholds of the last update.
+    pub fn thresholds(&self) -> &TileThresholds {
+        &self.thresholds
+    }
+}
+
+/// Levels of one candidate after the split, 8-bit levels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitLevels {
+    /// Mean of the dark class (body top, blurred rim).
+    pub dark: f64,
+    /// Mean of the bright class (the marker).
+    pub bright: f64,
+    /// Seed threshold: a marker blob must reach it.
+    pub high: u8,
+    /// Growth threshold: a marker blob extends over connected pixels at or above it.
+    pub low: u8,
+}
+
+/// Cuts candidates into marker blobs. Reuses its buffers.
+#[derive(Default)]
+pub struct Splitter {
+    histogram: Vec<u32>,
+    /// The candidate's runs and their grey levels, run after run.
+    source: Vec<Run>,
+    levels: Vec<u8>,
+    runs: Vec<Run>,
+    peaks: Vec<u8>,
+    blobs: Components,
+}
+
+impl Splitter {
+    /// Splits the candidate made of `runs` (sorted by row); a candidate whose pixels all
+    /// share one level stays whole. The marker blobs are in [`Splitter::blobs`]; `None`
+    /// for an empty candidate.
+    pub fn split(&mut self, image: &ImageView, runs: impl Iterator<Item = Run>) -> Option<SplitLevels> {
+        self.histogram.clear();
+        self.histogram.resize(256, 0);
+        self.levels.clear();
+        self.source.clear();
+        for run in runs {
+            let start = self.levels.len();
+            gray_span(image, run, &mut self.levels);
+            for &level in &self.levels[start..] {
+                self.histogram[usize::from(level)] += 1;
+            }
+            self.source.push(run);
+        }
+        let levels = match otsu(&self.histogram) {
+            Some(levels) => levels,
+            None => {
+                let level = self.histogram.iter().position(|&c| c > 0)?;
+                SplitLevels { dark: level as f64, bright: level as f64, high: level as u8, low: level as u8 }
+            }
+        };
+        self.runs.clear();
+        self.peaks.clear();
+        let mut offset = 0;
+        for run in &self.source {
+            let row = &self.levels[offset..offset + (run.end - run.start) as usize];
+            offset += row.len();
+            let mut i = 0;
+            while i < row.len() {
+                if row[i] < levels.low {
+                    i += 1;
+                    continue;
+                }
+                let (start, mut peak) = (i, 0u8);
+                while i < row.len() && row[i] >= levels.low {
+                    peak = peak.max(row[i]);
+                    i += 1;
+                }
+                self.runs.push(Run { v: run.v, start: run.start + start as u32, end: run.start + i as u32 });
+                self.peaks.push(peak);
+            }
+        }
+        self.blobs.label_runs(&self.runs, &self.peaks);
+        Some(levels)
+    }
+
+    /// The marker blobs of the last split (check [`super::Blob::peak`] against the seed level).
+    pub fn blobs(&self) -> &Components {
+        &self.blobs
+    }
+}
+
+/// Appends the grey levels of one run.
+fn gray_span(image: &ImageView, run: Run, out: &mut Vec<u8>) {
+    let (start, end) = (run.start as usize, run.end as usize);
+    let row = image.row(run.v);
+    match image.encoding() {
+        Encoding::Mono8 => out.extend_from_slice(&row[start..end]),
+        Encoding::Rgb8 => out.extend(row[3 * start..3 * end].chunks_exact(3).map(|p| luma(p[0], p[1], p[2]))),
+        Encoding::Bgr8 => out.extend(row[3 * start..3 * end].chunks_exact(3).map(|p| luma(p[2], p[1], p[0]))),
+    }
+}
+
+/// Otsu's threshold of a 256-bin histogram with the means of both classes and the
+/// hysteresis levels; `None` when all pixels share one level.
+fn otsu(histogram: &[u32]) -> Option<SplitLevels> {
+    let total: f64 = histogram.iter().map(|&c| f64::from(c)).sum();
+    let sum_all: f64 = histogram.iter().enumerate().map(|(level, &c)| level as f64 * f64::from(c)).sum();
+    let (mut weight_dark, mut sum_dark) = (0.0, 0.0);
+    let mut best: Option<(f64, usize, f64, f64)> = None;
+    for (level, &count) in histogram.iter().enumerate().take(255) {
+        weight_dark += f64::from(count);
+        sum_dark += level as f64 * f64::from(count);
+        let weight_bright = total - weight_dark;
+        if weight_dark == 0.0 || weight_bright == 0.0 {
+            continue;
+        }
+        let (dark, bright) = (sum_dark / weight_dark, (sum_all - sum_dark) / weight_bright);
+        let between = weight_dark * weight_bright * (bright - dark).powi(2);
+        if best.is_none_or(|(b, ..)| between > b) {
+            best = Some((between, level, dark, bright));
+        }
+    }
+    let (_, level, dark, bright) = best?;
+    let high = (level + 1) as u8;
+    let low = ((f64::from(high) + dark) / 2.0).ceil().clamp(1.0, f64::from(high)) as u8;
+    Some(SplitLevels { dark, bright, high, low })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn otsu_splits_two_levels_and_sets_hysteresis() {
+        // 60 pixels at 100 (a body top), 40 at 200 (the marker).
+        let mut histogram = vec![0u32; 256];
+        histogram[100] = 60;
+        histogram[200] = 40;
+        let levels = otsu(&histogram).unwrap();
+        assert_eq!((levels.dark, levels.bright), (100.0, 200.0));
+        // Every cut in 100..200 separates the classes equally well; the first is kept.
+        assert_eq!(levels.high, 101);
+        assert_eq!(levels.low, 101);
+        let mut flat = vec![0u32; 256];
+        flat[77] = 10;
+        assert!(otsu(&flat).is_none());
+    }
+
+    #[test]
+    fn a_dim_marker_on_a_dim_top_is_cut_at_its_own_level() {
+        // A 12 x 12 "top" at 60 with a 6 x 6 "marker" at 110 (a dimmed scene where a fixed
+        // threshold of 180 sees nothing), on water at 20.
+        let mut pixels = vec![20u8; 20 * 20];
+        for v in 4..16 {
+            for u in 4..16 {
+                pixels[v * 20 + u] = if (7..13).contains(&v) && (7..13).contains(&u) { 110 } else { 60 };
+            }
+        }
+        let image = ImageView::new(20, 20, 20, "mono8", &pixels).unwrap();
+        let mut illumination = Illumination::default();
+        illumination.reset(20, 20, vec![true], vec![u64::MAX]);
+        let thresholds = illumination.update(&image, 25.0).clone();
+        // Background: the 25th percentile of the samples is water (20): threshold 45.
+        assert_eq!(thresholds.values, vec![45]);
+        let mut candidates = Components::default();
+        candidates.label(&image, &thresholds, &[]);
+        assert_eq!(candidates.blobs().len(), 1);
+        assert_eq!(candidates.blobs()[0].pixels, 144);
+        let mut splitter = Splitter::default();
+        let blob = candidates.blobs()[0];
+        let levels = splitter.split(&image, candidates.blob_runs(&blob)).unwrap();
+        assert_eq!((levels.dark, levels.bright), (60.0, 110.0));
+        let markers = splitter.blobs().blobs();
+        assert_eq!(markers.len(), 1);
+        assert_eq!((markers[0].pixels, markers[0].u_min, markers[0].v_max), (36, 7, 12));
+    }
+}
