@@ -63,7 +63,9 @@ pub struct TrackerConfig {
     /// Weight of the newest frame in the confidence (exponential average), fraction.
     pub confidence_rate: f64,
     /// A detection that stays within `static_tolerance` of one place this long is a
-    /// static reflection and is dropped there (floating bodies never stay put), s; 0 = off.
+    /// static reflection and is dropped there, s; 0 = off (the default: a body that truly
+    /// stops, a robot on a table or a repeated frame, would vanish; floating bodies never
+    /// stay put, so a stirred tank can turn it on).
     pub static_time: f64,
     /// How far a static reflection's detections wander, m.
     pub static_tolerance: f64,
@@ -90,7 +92,7 @@ impl Default for TrackerConfig {
             confirm_hits: 2,
             max_coast_time: 0.5,
             confidence_rate: 0.2,
-            static_time: 1.0,
+            static_time: 0.0,
             static_tolerance: 0.0002,
             object_count: 0,
             max_speed: 0.6,

@@ -47,6 +47,7 @@ pub fn tracker_for(config: &SceneConfig, ball_plane_offset: f64, closed_set: boo
     };
     // The set of objects is closed and known: lost tracks are re-identified.
     let object_count = if closed_set { (config.balls + config.lilies) as u32 } else { 0 };
-    let tracker = TrackerConfig { object_count, ..TrackerConfig::default() };
+    // Stirred bodies never stay put: a detection that does not move for 1 s is a reflection.
+    let tracker = TrackerConfig { object_count, static_time: 1.0, ..TrackerConfig::default() };
     Tracker::new(camera_model(config), detector, tracker)
 }
