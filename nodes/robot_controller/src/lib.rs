@@ -27,16 +27,7 @@ pub use station::{BaseStation, PumpSchedule};
 
 #[cfg(test)]
 pub(crate) mod tests_support {
-    use crate::Ruleset;
-    use std::path::PathBuf;
-
-    /// The rulesets shipped in the repository's `config/rulesets/`.
-    pub(crate) fn shipped(name: &str) -> Ruleset {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config/rulesets").join(format!("{name}.yaml"));
-        Ruleset::from_file(&path).unwrap()
-    }
-
-    pub(crate) fn chain4() -> Ruleset {
-        shipped("chain4")
+    pub(crate) fn chain4() -> crate::Ruleset {
+        crate::Ruleset::shipped("chain4").unwrap()
     }
 }

@@ -17,7 +17,7 @@ use crate::experiment::Experiment;
 pub const EXPERIMENTS: &[&dyn Experiment] = &[&YieldStudy, &MsdStudy];
 
 /// The rulesets shipped in the repository (`config/rulesets/`).
-pub const RULESETS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/rulesets");
+pub const RULESETS_DIR: &str = robot_controller::lily::SHIPPED_RULESETS;
 
 /// Reads ruleset `name` (`<dir>/<name>.yaml`).
 pub fn ruleset(dir: &Path, name: &str) -> Result<Ruleset, RulesetError> {
@@ -27,5 +27,5 @@ pub fn ruleset(dir: &Path, name: &str) -> Result<Ruleset, RulesetError> {
 /// A ruleset shipped in the repository.
 #[cfg(test)]
 pub(crate) fn shipped_ruleset(name: &str) -> Ruleset {
-    ruleset(Path::new(RULESETS_DIR), name).unwrap()
+    Ruleset::shipped(name).unwrap()
 }

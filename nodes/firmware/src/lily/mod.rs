@@ -8,18 +8,15 @@ pub mod shape;
 
 pub use firmware::{LilyCounters, LilyFirmware};
 pub use protocol::{LilyMessage, MessageError};
-pub use ruleset::{BondDecision, Ruleset, RulesetError, Side, StateId};
+pub use ruleset::{BondDecision, Ruleset, RulesetError, Side, StateId, SHIPPED_RULESETS};
 pub use shape::{Cell, LatticeShape, ShapeError, MAX_SHAPE_CELLS};
 
 #[cfg(test)]
 pub(crate) mod tests_support {
     use super::Ruleset;
-    use std::path::PathBuf;
 
-    /// The rulesets shipped in the repository's `config/rulesets/`.
     pub(crate) fn shipped(name: &str) -> Ruleset {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config/rulesets").join(format!("{name}.yaml"));
-        Ruleset::from_file(&path).unwrap()
+        Ruleset::shipped(name).unwrap()
     }
 
     pub(crate) fn chain4() -> Ruleset {

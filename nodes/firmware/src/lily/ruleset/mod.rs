@@ -163,7 +163,16 @@ pub struct Ruleset {
     pub radio: Vec<RadioRule>,
 }
 
+/// The rulesets shipped in this repository's `config/rulesets/` (as built from the source
+/// tree: the default of tools and tests run from it).
+pub const SHIPPED_RULESETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/rulesets");
+
 impl Ruleset {
+    /// The shipped ruleset `name` (`chain4`, `square4`, ...) from [`SHIPPED_RULESETS`].
+    pub fn shipped(name: &str) -> Result<Self, RulesetError> {
+        Self::from_file(&Path::new(SHIPPED_RULESETS).join(format!("{name}.yaml")))
+    }
+
     /// Reads and validates a ruleset file.
     pub fn from_file(path: &Path) -> Result<Self, RulesetError> {
         let text = std::fs::read_to_string(path).map_err(|source| RulesetError::Read { path: path.to_path_buf(), source })?;
