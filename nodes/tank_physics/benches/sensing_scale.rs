@@ -27,16 +27,9 @@ const CPU_BUDGET: f64 = 30.0;
 /// Area per robot, m^2.
 const AREA_PER_ROBOT: f64 = 0.01;
 
-/// CPU time consumed by this thread so far.
-fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec into the valid pointer we pass.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu_time;
 
 #[derive(Clone, Copy)]
 enum Swarm {

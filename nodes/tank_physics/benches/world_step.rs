@@ -15,16 +15,9 @@ use tank_physics::{Command, HydroParams, World, WorldConfig};
 const SIM_SECONDS: f64 = 60.0;
 const REPEATS: u64 = 5;
 
-/// CPU time consumed by this thread so far.
-fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec into the valid pointer we pass.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu_time;
 
 /// Best-of-`REPEATS` (wall time, thread CPU time) for 60 s of sim time.
 fn time_run(config: &WorldConfig, latch_all: bool) -> (Duration, Duration) {
