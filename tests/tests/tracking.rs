@@ -197,9 +197,9 @@ fn image(width: u32, height: u32, step: u32, encoding: &str, data: Vec<u8>, stam
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tracker_warns_about_bad_images_and_keeps_tracking() {
-    use tracking::{Arena, CameraModel, MarkerKind, RenderOptions, Renderer, SceneObject};
-    let camera = CameraModel::covering(&Arena::lily_tank(), 512, 512, 1.0, 0.03);
-    let mut renderer = Renderer::new(Arena::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
+    use tracking::{ArenaOutline, CameraModel, MarkerKind, RenderOptions, Renderer, SceneObject};
+    let camera = CameraModel::covering(&ArenaOutline::lily_tank(), 512, 512, 1.0, 0.03);
+    let mut renderer = Renderer::new(ArenaOutline::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
     let balls: Vec<SceneObject> = (0..3).map(|k| SceneObject::new(k, MarkerKind::Ball, -0.1 + 0.1 * k as f64, 0.05)).collect();
     let good = renderer.render_rgb(&balls, 0).into_raw();
     let fields = camera.camera_info();
@@ -233,21 +233,28 @@ async fn tracker_warns_about_bad_images_and_keeps_tracking() {
     {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    // Matched on the publisher side; give the tracker's side a moment too.
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let pace = || tokio::time::sleep(Duration::from_millis(30));
     let mut stamp = 1.0;
     let mut send = |msg: Image| {
         stamp += 0.1;
         images.publish(&Image { header: flotilla_common::ros::header(stamp, "cam"), ..msg }).unwrap();
     };
+    // Waits (sending `resend` meanwhile, if any) until the tracker's log holds `text`
+    // `count` times.
+    async fn logged(tracker: &Launch, text: &str, count: usize, mut resend: impl FnMut()) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while tracker.output().matches(text).count() < count {
+            assert!(Instant::now() < deadline, "tracker never logged `{text}` x{count}:\n{}", tracker.output());
+            resend();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    const MODEL: &str = "camera model from CameraInfo";
 
-    // Before any CameraInfo.
-    send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
-    // Image and CameraInfo travel on different topics: let the image arrive first.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Before any CameraInfo: sent until the tracker says so (its subscription is live then).
+    logged(&tracker, "no valid CameraInfo received yet", 1, || send(image(512, 512, 1536, "rgb8", good.clone(), 0.0))).await;
     infos.publish(&info(512, "plumb_bob")).unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    logged(&tracker, MODEL, 1, || ()).await;
     // Five of each bad kind: one warning per kind within warn_interval.
     for _ in 0..5 {
         send(image(512, 512, 1536, "yuv422", good.clone(), 0.0));
@@ -258,20 +265,20 @@ async fn tracker_warns_about_bad_images_and_keeps_tracking() {
         pace().await;
     }
     send(image(0, 0, 0, "rgb8", Vec::new(), 0.0));
-    pace().await;
+    logged(&tracker, "image size 0x0 is empty", 1, || ()).await;
     // A CameraInfo of another size (accepted, frames then refused), and an invalid one
     // (refused, previous kept).
     infos.publish(&info(640, "plumb_bob")).unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    logged(&tracker, MODEL, 2, || ()).await;
     send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
-    pace().await;
+    logged(&tracker, "image is 512x512 but the camera model is 640x512", 1, || ()).await;
     infos.publish(&info(512, "equidistant")).unwrap();
-    pace().await;
+    logged(&tracker, "is not supported", 1, || ()).await;
     send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
     pace().await;
     // A consistent CameraInfo again: good frames are tracked.
     infos.publish(&info(512, "plumb_bob")).unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    logged(&tracker, MODEL, 3, || ()).await;
     for _ in 0..5 {
         send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
         pace().await;

@@ -8,23 +8,76 @@ use nalgebra::{Point2, Vector2, Vector3};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
-/// Outline of an arena's floor, centred on the origin.
+/// Outline of an arena's floor, centred on the origin. In YAML: `{kind: round_tank,
+/// diameter: 0.6}` or `{kind: rect_tank, size_x: 1.26, size_y: 0.68}` (`table` and
+/// `rectangle` are accepted for `rect_tank`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", deny_unknown_fields)]
 pub enum ArenaOutline {
     /// A circle approximated by straight wall boxes.
+    #[serde(rename = "round_tank")]
     Round {
         /// Inner diameter, m.
         diameter: f64,
-        /// Number of straight wall boxes.
+        /// Number of straight wall boxes (the physics' walls; a camera draws the circle).
+        #[serde(default = "default_wall_segments")]
         wall_segments: usize,
     },
     /// A rectangle.
+    #[serde(rename = "rect_tank", alias = "table", alias = "rectangle")]
     Rectangle {
         /// Inner length along x, m.
         size_x: f64,
         /// Inner width along y, m.
         size_y: f64,
     },
+}
+
+fn default_wall_segments() -> usize {
+    ArenaOutline::DEFAULT_WALL_SEGMENTS
+}
+
+impl ArenaOutline {
+    /// Straight wall boxes of a round outline unless a configuration says otherwise.
+    pub const DEFAULT_WALL_SEGMENTS: usize = 48;
+
+    /// A round outline of `diameter` m with the default number of wall boxes.
+    pub fn round(diameter: f64) -> Self {
+        ArenaOutline::Round { diameter, wall_segments: Self::DEFAULT_WALL_SEGMENTS }
+    }
+
+    /// The 0.60 m diameter Lily tank (SPEC 1).
+    pub fn lily_tank() -> Self {
+        Self::round(0.6)
+    }
+
+    /// Half sizes of the outline's bounding box, m.
+    pub fn half_extents(&self) -> Vector2<f64> {
+        match *self {
+            ArenaOutline::Round { diameter, .. } => Vector2::repeat(0.5 * diameter),
+            ArenaOutline::Rectangle { size_x, size_y } => Vector2::new(0.5 * size_x, 0.5 * size_y),
+        }
+    }
+
+    /// Whether a disc of radius `radius` m centred at `p` lies inside the outline, at least
+    /// `margin` m from it.
+    pub fn contains_disc(&self, p: Point2<f64>, radius: f64, margin: f64) -> bool {
+        let r = radius + margin;
+        match *self {
+            ArenaOutline::Round { diameter, .. } => p.coords.norm() + r <= 0.5 * diameter,
+            ArenaOutline::Rectangle { size_x, size_y } => p.x.abs() + r <= 0.5 * size_x && p.y.abs() + r <= 0.5 * size_y,
+        }
+    }
+
+    /// Signed distance bound from (x, y) to the outline grown by `grow` m: negative inside,
+    /// positive outside; its magnitude never exceeds the true distance. A round outline is
+    /// taken as its circle (the wall boxes' inner faces touch it).
+    pub fn boundary_distance(&self, x: f64, y: f64, grow: f64) -> f64 {
+        match *self {
+            ArenaOutline::Round { diameter, .. } => (x * x + y * y).sqrt() - (0.5 * diameter + grow),
+            ArenaOutline::Rectangle { size_x, size_y } => (x.abs() - (size_x / 2.0 + grow)).max(y.abs() - (size_y / 2.0 + grow)),
+        }
+    }
 }
 
 /// Peripheral inlets on a round tank's wall.
@@ -113,29 +166,19 @@ impl ArenaGeometry {
 
     /// Half sizes of the outline's bounding box, m.
     pub fn half_extents(&self) -> Vector2<f64> {
-        match self.outline {
-            ArenaOutline::Round { diameter, .. } => Vector2::repeat(0.5 * diameter),
-            ArenaOutline::Rectangle { size_x, size_y } => Vector2::new(0.5 * size_x, 0.5 * size_y),
-        }
+        self.outline.half_extents()
     }
 
     /// Whether a disc of radius `radius` m centred at `p` lies inside the outline, at least
     /// `margin` m from it.
     pub fn contains_disc(&self, p: Point2<f64>, radius: f64, margin: f64) -> bool {
-        let r = radius + margin;
-        match self.outline {
-            ArenaOutline::Round { diameter, .. } => p.coords.norm() + r <= 0.5 * diameter,
-            ArenaOutline::Rectangle { size_x, size_y } => p.x.abs() + r <= 0.5 * size_x && p.y.abs() + r <= 0.5 * size_y,
-        }
+        self.outline.contains_disc(p, radius, margin)
     }
 
     /// Signed distance bound from (x, y) to the outline grown by `grow` m: negative inside,
     /// positive outside; its magnitude never exceeds the true distance.
     pub fn boundary_distance(&self, x: f64, y: f64, grow: f64) -> f64 {
-        match self.outline {
-            ArenaOutline::Round { diameter, .. } => (x * x + y * y).sqrt() - (0.5 * diameter + grow),
-            ArenaOutline::Rectangle { size_x, size_y } => (x.abs() - (size_x / 2.0 + grow)).max(y.abs() - (size_y / 2.0 + grow)),
-        }
+        self.outline.boundary_distance(x, y, grow)
     }
 
     /// Position on the inner wall (x, y) and unit jet direction of each inlet (none unless
@@ -185,6 +228,29 @@ mod tests {
         // Inlet 1 at (-0.3, 0): inward +x turned 90 deg counter-clockwise: +y.
         let (p, d) = g.inlet_layout()[1];
         assert!((p - Vector2::new(-0.3, 0.0)).norm() < 1e-12 && (d - Vector2::new(0.0, 1.0)).norm() < 1e-12, "{p} {d}");
+    }
+
+    #[test]
+    fn round_outline_distance_by_hand() {
+        let tank = ArenaOutline::lily_tank();
+        assert!((tank.boundary_distance(0.3, 0.4, 0.0) - 0.2).abs() < 1e-15);
+        assert!((tank.boundary_distance(0.0, 0.1, 0.01) + 0.21).abs() < 1e-15);
+        assert_eq!(tank.half_extents(), Vector2::new(0.3, 0.3));
+        // Outside a rectangle's corner the bound max(0.1, 0.05) stays under the true 0.1118.
+        let rect = ArenaOutline::Rectangle { size_x: 1.0, size_y: 0.5 };
+        assert!((rect.boundary_distance(0.6, 0.3, 0.0) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn outlines_read_from_yaml() {
+        let round: ArenaOutline = serde_yaml::from_str("{kind: round_tank, diameter: 0.6}").unwrap();
+        assert_eq!(round, ArenaOutline::lily_tank());
+        let table: ArenaOutline = serde_yaml::from_str("{kind: table, size_x: 1.7, size_y: 1.2}").unwrap();
+        assert_eq!(table, ArenaOutline::Rectangle { size_x: 1.7, size_y: 1.2 });
+        let err = serde_yaml::from_str::<ArenaOutline>("{kind: round_tank, radius: 0.3}").unwrap_err().to_string();
+        assert!(err.contains("radius"), "{err}");
+        let err = serde_yaml::from_str::<ArenaOutline>("{kind: pond, diameter: 1}").unwrap_err().to_string();
+        assert!(err.contains("pond") && err.contains("round_tank"), "{err}");
     }
 
     #[test]

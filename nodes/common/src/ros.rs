@@ -121,7 +121,10 @@ where
             return ExitCode::FAILURE;
         }
     };
-    let outcome = runtime.block_on(run(startup, settings));
+    let outcome = runtime.block_on(async {
+        catch_shutdown_signals().map_err(|e| anyhow::anyhow!("installing signal handlers: {e}"))?;
+        run(startup, settings).await
+    });
     // Blocking tasks (e.g. a long plan) must not keep the process alive after shutdown.
     runtime.shutdown_timeout(Duration::from_millis(500));
     match outcome {
@@ -140,8 +143,11 @@ where
     }
 }
 
-/// Resolves when the process receives SIGINT or SIGTERM.
-pub async fn shutdown_signal() -> std::io::Result<&'static str> {
+/// The first SIGINT or SIGTERM since [`catch_shutdown_signals`] (`None` until then).
+static SHUTDOWN: std::sync::OnceLock<tokio::sync::watch::Receiver<Option<&'static str>>> = std::sync::OnceLock::new();
+
+/// Waits for the first SIGINT or SIGTERM.
+async fn first_signal() -> std::io::Result<&'static str> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt())?;
     let mut term = signal(SignalKind::terminate())?;
@@ -149,6 +155,39 @@ pub async fn shutdown_signal() -> std::io::Result<&'static str> {
         _ = int.recv() => "SIGINT",
         _ = term.recv() => "SIGTERM",
     })
+}
+
+/// Installs the SIGINT/SIGTERM handlers now (inside a tokio runtime) and keeps the first
+/// signal for [`shutdown_signal`]: [`node_main`] calls it before the node is built, so a
+/// signal that arrives while a node starts ends it cleanly instead of killing it.
+pub fn catch_shutdown_signals() -> std::io::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    if SHUTDOWN.get().is_some() {
+        return Ok(());
+    }
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let (caught, watch) = tokio::sync::watch::channel(None);
+    tokio::spawn(async move {
+        let name = tokio::select! {
+            _ = int.recv() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        };
+        let _ = caught.send(Some(name));
+        // Keep the sender: a later wait must still see the signal.
+        std::future::pending::<()>().await;
+    });
+    let _ = SHUTDOWN.set(watch);
+    Ok(())
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM (at once when one already came
+/// after [`catch_shutdown_signals`]).
+pub async fn shutdown_signal() -> std::io::Result<&'static str> {
+    let Some(watch) = SHUTDOWN.get() else { return first_signal().await };
+    let mut watch = watch.clone();
+    let caught = watch.wait_for(Option::is_some).await.map_err(|_| std::io::Error::other("the signal watcher stopped"))?;
+    Ok((*caught).unwrap_or("SIGINT"))
 }
 
 /// A node spun on its own thread until [`Spinner::stop`].

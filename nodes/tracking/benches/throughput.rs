@@ -10,7 +10,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use tracking::accuracy::{HarnessConfig, StirringConfig, SyntheticStirring};
-use tracking::{Arena, CameraModel, ImageView, RenderOptions, Renderer, SceneObject, Tracker};
+use tracking::{ArenaOutline, CameraModel, ImageView, RenderOptions, Renderer, SceneObject, Tracker};
 
 const RATE: f64 = 30.0;
 
@@ -55,18 +55,18 @@ impl Measurement for ThreadCpuTime {
     }
 }
 
-/// Arena, camera and stirred bodies of one benchmark case.
+/// ArenaOutline, camera and stirred bodies of one benchmark case.
 struct Case {
     name: &'static str,
-    arena: Arena,
+    arena: ArenaOutline,
     camera: CameraModel,
     motion: SyntheticStirring,
 }
 
 fn cases() -> Vec<Case> {
-    let small = Arena::lily_tank();
+    let small = ArenaOutline::lily_tank();
     // 200 balls need a larger tank; 2048 px over 1.26 m keeps ~0.62 mm per pixel.
-    let large = Arena::RoundTank { radius: 0.6 };
+    let large = ArenaOutline::round(1.2);
     let stirring = |count, radius, seed| {
         SyntheticStirring::new(StirringConfig { count, tank_radius: radius, ..StirringConfig::ping_pong_24(seed) })
             .expect("benchmark bodies fit")

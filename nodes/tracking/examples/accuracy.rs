@@ -17,7 +17,7 @@ use std::time::Instant;
 use tank_physics::{ArenaKind, World, WorldConfig};
 use tracking::accuracy::{AccuracyReport, Harness, HarnessConfig, RenderedFrame, StirringConfig, SyntheticStirring};
 use tracking::recording::TrackRecorder;
-use tracking::{replay, Arena, MarkerKind, SceneObject};
+use tracking::{replay, ArenaOutline, MarkerKind, SceneObject};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Bodies {
@@ -73,7 +73,7 @@ struct Args {
 /// Ground truth sampled at camera times: (stamp of the state, objects).
 trait GroundTruth {
     fn at(&mut self, time: f64) -> anyhow::Result<(f64, Vec<SceneObject>)>;
-    fn arena(&self) -> Arena;
+    fn arena(&self) -> ArenaOutline;
 }
 
 impl GroundTruth for SyntheticStirring {
@@ -81,8 +81,8 @@ impl GroundTruth for SyntheticStirring {
         Ok((time, self.objects_at(time)))
     }
 
-    fn arena(&self) -> Arena {
-        Arena::RoundTank { radius: self.config().tank_radius }
+    fn arena(&self) -> ArenaOutline {
+        ArenaOutline::round(2.0 * self.config().tank_radius)
     }
 }
 
@@ -122,11 +122,11 @@ impl GroundTruth for Physics {
         Ok((self.world.time(), objects))
     }
 
-    fn arena(&self) -> Arena {
+    fn arena(&self) -> ArenaOutline {
         let c = &self.world.config().arena;
         match c.kind {
-            ArenaKind::RoundTank => Arena::RoundTank { radius: c.diameter / 2.0 },
-            _ => Arena::Rectangle { size_x: c.size_x, size_y: c.size_y },
+            ArenaKind::RoundTank => ArenaOutline::round(c.diameter),
+            _ => ArenaOutline::Rectangle { size_x: c.size_x, size_y: c.size_y },
         }
     }
 }

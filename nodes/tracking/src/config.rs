@@ -4,12 +4,12 @@
 //! Every key is optional (defaults below); unknown keys, wrong types and values out of
 //! range are errors naming the dotted key.
 
-use crate::arena::Arena;
 use crate::camera::{CameraModel, CameraMount, Distortion};
 use crate::detect::DetectorConfig;
 use crate::frame::Encoding;
 use crate::render::RenderOptions;
 use crate::track::TrackerConfig;
+use flotilla_common::arena::ArenaOutline;
 use flotilla_common::params::{self, ParamError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
@@ -104,7 +104,7 @@ pub struct CameraNodeConfig {
     /// rgb8 or mono8.
     pub encoding: Encoding,
     /// The arena drawn under the modules.
-    pub arena: Arena,
+    pub arena: ArenaOutline,
     /// Floor to rim of a tank, m; `None` for a table (the reference plane is the floor).
     pub tank_depth: Option<f64>,
     /// Lens, resolution and mount.
@@ -398,16 +398,16 @@ impl ReplayNodeConfig {
     }
 }
 
-fn arena_from(raw: &RawArena) -> Result<(Arena, Option<f64>), ParamError> {
+fn arena_from(raw: &RawArena) -> Result<(ArenaOutline, Option<f64>), ParamError> {
     let depth = || positive("arena.depth", raw.depth);
     Ok(match raw.kind.as_str() {
-        "round_tank" => (Arena::RoundTank { radius: positive("arena.diameter", raw.diameter)? / 2.0 }, Some(depth()?)),
+        "round_tank" => (ArenaOutline::round(positive("arena.diameter", raw.diameter)?), Some(depth()?)),
         "rect_tank" => (
-            Arena::Rectangle { size_x: positive("arena.size_x", raw.size_x)?, size_y: positive("arena.size_y", raw.size_y)? },
+            ArenaOutline::Rectangle { size_x: positive("arena.size_x", raw.size_x)?, size_y: positive("arena.size_y", raw.size_y)? },
             Some(depth()?),
         ),
         "table" => {
-            (Arena::Rectangle { size_x: positive("arena.size_x", raw.size_x)?, size_y: positive("arena.size_y", raw.size_y)? }, None)
+            (ArenaOutline::Rectangle { size_x: positive("arena.size_x", raw.size_x)?, size_y: positive("arena.size_y", raw.size_y)? }, None)
         }
         other => return Err(ParamError::invalid("arena.kind", format!("must be round_tank, rect_tank or table, got `{other}`"))),
     })
@@ -477,7 +477,7 @@ mod tests {
         assert_eq!((c.camera.width, c.camera.height, c.encoding), (512, 256, Encoding::Mono8));
         assert_eq!((c.camera.mount.x, c.camera.mount.y, c.camera.mount.height), (0.01, 0.0, 2.0));
         assert_eq!((c.camera.distortion.k1, c.render.noise_sigma, c.render.seed), (-0.1, 4.0, 9));
-        assert_eq!(c.arena, Arena::Rectangle { size_x: 2.0, size_y: 1.0 });
+        assert_eq!(c.arena, ArenaOutline::Rectangle { size_x: 2.0, size_y: 1.0 });
         assert_eq!(c.reference_z(-0.08), 0.0);
         assert_eq!(c.save_frames_dir, Some(PathBuf::from("/tmp/f")));
     }
@@ -504,13 +504,13 @@ mod tests {
     #[test]
     fn tracker_settings_and_errors() {
         let t = TrackerNodeConfig::from_tree(&tree(
-            "image_topic: /cam/image\ndetector: {marker_height: 0.01, region: {shape: round_tank, radius: 0.3}}\n\
+            "image_topic: /cam/image\ndetector: {marker_height: 0.01, region: {kind: round_tank, diameter: 0.6}}\n\
              tracker: {confirm_hits: 3}\ntracks_csv: out.csv\nwarn_interval: 2.0",
         ))
         .unwrap();
         assert_eq!(t.image_topic, "/cam/image");
         assert_eq!(t.detector.marker_height, 0.01);
-        assert_eq!(t.detector.region, Some(Arena::RoundTank { radius: 0.3 }));
+        assert_eq!(t.detector.region, Some(ArenaOutline::round(0.6)));
         assert_eq!(t.tracker.confirm_hits, 3);
         assert_eq!((t.tracks_csv, t.warn_interval), (Some(PathBuf::from("out.csv")), Duration::from_secs(2)));
         for (text, key) in [

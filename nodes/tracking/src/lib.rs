@@ -20,7 +20,6 @@
 //!   `image_replay` binaries.
 
 pub mod accuracy;
-pub mod arena;
 pub mod camera;
 pub mod config;
 pub mod detect;
@@ -34,9 +33,9 @@ pub mod render;
 pub mod replay;
 pub mod track;
 
-pub use arena::Arena;
 pub use camera::{CameraError, CameraInfoFields, CameraModel, CameraMount, Distortion};
 pub use detect::{Detection, DetectionStats, Detector, DetectorConfig};
+pub use flotilla_common::arena::ArenaOutline;
 pub use frame::{Encoding, FrameError, ImageView, OwnedFrame};
 pub use pipeline::{SetupError, SkipReason, Tracker};
 pub use render::{MarkerKind, RenderOptions, Renderer, SceneObject};

@@ -356,8 +356,8 @@ impl ReplayTimeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::Arena;
     use crate::render::{MarkerKind, RenderOptions};
+    use flotilla_common::arena::ArenaOutline;
 
     #[test]
     fn frame_clock_follows_sim_time() {
@@ -396,14 +396,14 @@ mod tests {
     }
 
     fn small_camera() -> CameraModel {
-        CameraModel::covering(&Arena::lily_tank(), 256, 256, 1.0, 0.03)
+        CameraModel::covering(&ArenaOutline::lily_tank(), 256, 256, 1.0, 0.03)
     }
 
     #[test]
     fn live_tracker_skips_bad_input_and_keeps_tracking() {
         let camera = small_camera();
         let info = camera.camera_info();
-        let mut renderer = Renderer::new(Arena::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
+        let mut renderer = Renderer::new(ArenaOutline::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
         let ball = [SceneObject::new(0, MarkerKind::Ball, 0.05, 0.05).with_size(0.06)];
         let frame = renderer.render_rgb(&ball, 0);
         let config = TrackerConfig { confirm_hits: 1, ..TrackerConfig::default() };

@@ -169,13 +169,13 @@ impl Tracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::Arena;
     use crate::render::{MarkerKind, RenderOptions, Renderer, SceneObject};
+    use flotilla_common::arena::ArenaOutline;
 
     #[test]
     fn skipped_frames_leave_the_tracks_alone() {
-        let camera = CameraModel::covering(&Arena::lily_tank(), 256, 256, 1.0, 0.03);
-        let mut renderer = Renderer::new(Arena::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
+        let camera = CameraModel::covering(&ArenaOutline::lily_tank(), 256, 256, 1.0, 0.03);
+        let mut renderer = Renderer::new(ArenaOutline::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
         let config = TrackerConfig { confirm_hits: 1, ..TrackerConfig::default() };
         let mut tracker = Tracker::new(camera, DetectorConfig::default(), config).unwrap();
         let ball = [SceneObject::new(0, MarkerKind::Ball, 0.05, 0.05).with_size(0.06)];

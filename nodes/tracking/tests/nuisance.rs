@@ -49,7 +49,7 @@ fn balls_under_real_lighting_keep_every_marker_and_identity() {
         DetectorConfig {
             adaptive: false,
             marker_height: support::nuisance::BALL_TOP,
-            region: Some(tracking::Arena::RoundTank { radius: config.tank_radius }),
+            region: Some(tracking::ArenaOutline::round(2.0 * config.tank_radius)),
             ..DetectorConfig::default()
         },
         TrackerConfig::default(),

@@ -1,13 +1,13 @@
 //! Render -> track -> compare, one frame at a time.
 
 use super::evaluate::{AccuracyReport, Evaluator};
-use crate::arena::Arena;
 use crate::camera::{CameraModel, Distortion};
 use crate::detect::DetectorConfig;
 use crate::frame::{Encoding, ImageView};
 use crate::pipeline::{SetupError, SkipReason, Tracker};
 use crate::render::{RenderError, RenderOptions, Renderer, SceneObject};
 use crate::track::{Track, TrackerConfig};
+use flotilla_common::arena::ArenaOutline;
 use image::{GrayImage, RgbImage};
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +29,7 @@ pub enum HarnessError {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HarnessConfig {
     /// The arena.
-    pub arena: Arena,
+    pub arena: ArenaOutline,
     /// The camera (shared by renderer and tracker, as CameraInfo would be).
     pub camera: CameraModel,
     /// Image formation.
@@ -48,7 +48,7 @@ impl HarnessConfig {
     /// Default camera over the Lily tank, sharp and noiseless, rgb8.
     /// The detector only looks inside the water.
     pub fn clean() -> Self {
-        let arena = Arena::lily_tank();
+        let arena = ArenaOutline::lily_tank();
         Self {
             arena,
             camera: CameraModel::lily_tank_default(),

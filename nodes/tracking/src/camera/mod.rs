@@ -10,7 +10,7 @@ mod distortion;
 
 pub use distortion::Distortion;
 
-use crate::arena::Arena;
+use flotilla_common::arena::ArenaOutline;
 use nalgebra::{Isometry3, Matrix2, Point2, Translation3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
@@ -92,8 +92,9 @@ pub struct CameraModel {
 impl CameraModel {
     /// A distortion-free camera centred above the arena whose square field of view
     /// spans the arena plus `margin` (m) on every side at the water plane.
-    pub fn covering(arena: &Arena, width: u32, height: u32, mount_height: f64, margin: f64) -> Self {
-        let (half_x, half_y) = arena.half_extent();
+    pub fn covering(arena: &ArenaOutline, width: u32, height: u32, mount_height: f64, margin: f64) -> Self {
+        let half = arena.half_extents();
+        let (half_x, half_y) = (half.x, half.y);
         let span_x = (half_x + margin) / mount_height;
         let span_y = (half_y + margin) / mount_height;
         let focal = (f64::from(width) / 2.0 / span_x).min(f64::from(height) / 2.0 / span_y);
@@ -112,7 +113,7 @@ impl CameraModel {
     /// The default emulated camera: 1024 x 1024 px, 1 m above the 0.6 m Lily tank,
     /// 3 cm margin (about 0.64 mm per pixel).
     pub fn lily_tank_default() -> Self {
-        Self::covering(&Arena::lily_tank(), 1024, 1024, 1.0, 0.03)
+        Self::covering(&ArenaOutline::lily_tank(), 1024, 1024, 1.0, 0.03)
     }
 
     /// Replaces the lens distortion (builder style).

@@ -10,9 +10,9 @@ mod refine;
 pub use adaptive::{Illumination, SplitLevels, Splitter};
 pub use components::{Blob, Components, Run, TileThresholds, TILE};
 
-use crate::arena::Arena;
 use crate::camera::CameraModel;
 use crate::frame::ImageView;
+use flotilla_common::arena::ArenaOutline;
 use nalgebra::Point2;
 use refine::{RefineLimits, RefineReject, Refiner};
 use serde::{Deserialize, Serialize};
@@ -96,7 +96,7 @@ pub struct DetectorConfig {
     pub max_elongation: f64,
     /// World region where markers can be (e.g. the tank's water), like SwisTrack's
     /// mask; blobs centred outside it (rim, floor) are dropped. `None`: everywhere.
-    pub region: Option<Arena>,
+    pub region: Option<ArenaOutline>,
 }
 
 impl Default for DetectorConfig {
@@ -694,18 +694,18 @@ fn place(c: &DetectorConfig, camera: &CameraModel, centre: Point2<f64>, area: f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::Arena;
     use crate::camera::Distortion;
     use crate::render::{MarkerKind, RenderOptions, Renderer, SceneObject};
+    use flotilla_common::arena::ArenaOutline;
 
     fn camera() -> CameraModel {
-        CameraModel::covering(&Arena::lily_tank(), 512, 512, 1.0, 0.03)
+        CameraModel::covering(&ArenaOutline::lily_tank(), 512, 512, 1.0, 0.03)
     }
 
     #[test]
     fn finds_a_rendered_lily_with_heading() {
         let cam = camera().with_distortion(Distortion::radial(-0.1, 0.01));
-        let mut renderer = Renderer::new(Arena::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
+        let mut renderer = Renderer::new(ArenaOutline::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
         let lily = SceneObject::new(3, MarkerKind::Lily, 0.1234, -0.0567).with_heading(2.0).with_size(0.05);
         let image = renderer.render_rgb(&[lily], 0);
         let config = DetectorConfig { marker_height: lily.top_height, ..DetectorConfig::default() };
@@ -723,7 +723,7 @@ mod tests {
     #[test]
     fn ball_has_no_heading_and_is_size_gated() {
         let cam = camera();
-        let mut renderer = Renderer::new(Arena::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
+        let mut renderer = Renderer::new(ArenaOutline::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
         let ball = SceneObject::new(0, MarkerKind::Ball, -0.05, 0.07);
         let image = renderer.render_gray(&[ball], 0);
         let mut detector = Detector::new(DetectorConfig::default()).unwrap();
@@ -751,10 +751,10 @@ mod tests {
     #[test]
     fn region_and_shape_gates() {
         let cam = camera();
-        let mut renderer = Renderer::new(Arena::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
+        let mut renderer = Renderer::new(ArenaOutline::lily_tank(), cam.clone(), RenderOptions::default()).unwrap();
         let balls = [SceneObject::new(0, MarkerKind::Ball, 0.0, 0.0), SceneObject::new(1, MarkerKind::Ball, 0.2, 0.0)];
         let image = renderer.render_gray(&balls, 0);
-        let config = DetectorConfig { region: Some(Arena::RoundTank { radius: 0.1 }), ..DetectorConfig::default() };
+        let config = DetectorConfig { region: Some(ArenaOutline::round(0.2)), ..DetectorConfig::default() };
         let mut detector = Detector::new(config.clone()).unwrap();
         let found = detector.detect(&ImageView::from_gray(&image), &cam).unwrap();
         assert_eq!(found.len(), 1);

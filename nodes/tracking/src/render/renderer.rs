@@ -4,8 +4,8 @@
 use super::options::{RenderError, RenderOptions};
 use super::post;
 use super::scene::{Colour, MarkerDesign, SceneObject};
-use crate::arena::Arena;
 use crate::camera::CameraModel;
+use flotilla_common::arena::ArenaOutline;
 use image::{GrayImage, RgbImage};
 use nalgebra::Point2;
 use rand::SeedableRng;
@@ -22,7 +22,7 @@ const LUMA: [f32; 3] = [0.299, 0.587, 0.114];
 
 /// Renders frames of one arena through one camera. Reuses its buffers between frames.
 pub struct Renderer {
-    arena: Arena,
+    arena: ArenaOutline,
     camera: CameraModel,
     options: RenderOptions,
     /// Normalized undistorted image coordinates of every pixel centre (NaN where the
@@ -39,7 +39,7 @@ pub struct Renderer {
 
 impl Renderer {
     /// Prepares the per-pixel ray table and the empty arena image.
-    pub fn new(arena: Arena, camera: CameraModel, options: RenderOptions) -> Result<Self, RenderError> {
+    pub fn new(arena: ArenaOutline, camera: CameraModel, options: RenderOptions) -> Result<Self, RenderError> {
         camera.validate()?;
         options.validate()?;
         let (width, height) = (camera.width as usize, camera.height as usize);
@@ -293,12 +293,12 @@ mod tests {
     use crate::render::scene::MarkerKind;
 
     fn small_camera() -> CameraModel {
-        CameraModel::covering(&Arena::lily_tank(), 256, 256, 1.0, 0.03)
+        CameraModel::covering(&ArenaOutline::lily_tank(), 256, 256, 1.0, 0.03)
     }
 
     #[test]
     fn background_shows_water_rim_and_floor() {
-        let mut r = Renderer::new(Arena::lily_tank(), small_camera(), RenderOptions::default()).unwrap();
+        let mut r = Renderer::new(ArenaOutline::lily_tank(), small_camera(), RenderOptions::default()).unwrap();
         let img = r.render_rgb(&[], 0);
         assert_eq!(img.get_pixel(128, 128).0, [30, 60, 90]);
         assert_eq!(img.get_pixel(0, 0).0, [20, 20, 24]);
@@ -312,7 +312,8 @@ mod tests {
     fn marker_coverage_equals_disc_area() {
         // The summed marker coverage in pixels must equal the disc area in pixels.
         let cam = small_camera();
-        let mut r = Renderer::new(Arena::lily_tank(), cam.clone(), RenderOptions { supersampling: 8, ..Default::default() }).unwrap();
+        let mut r =
+            Renderer::new(ArenaOutline::lily_tank(), cam.clone(), RenderOptions { supersampling: 8, ..Default::default() }).unwrap();
         let ball = SceneObject::new(1, MarkerKind::Ball, 0.0123, -0.0456).with_size(0.06).with_top_height(0.0);
         let img = r.render_gray(&[ball], 0);
         let design = MarkerKind::Ball.design(0.06);
@@ -336,8 +337,8 @@ mod tests {
     #[test]
     fn same_seed_same_frame() {
         let options = RenderOptions { noise_sigma: 5.0, seed: 9, ..Default::default() };
-        let mut a = Renderer::new(Arena::lily_tank(), small_camera(), options.clone()).unwrap();
-        let mut b = Renderer::new(Arena::lily_tank(), small_camera(), options).unwrap();
+        let mut a = Renderer::new(ArenaOutline::lily_tank(), small_camera(), options.clone()).unwrap();
+        let mut b = Renderer::new(ArenaOutline::lily_tank(), small_camera(), options).unwrap();
         let objects = [SceneObject::new(0, MarkerKind::Lily, 0.05, 0.02).with_heading(1.0)];
         assert_eq!(a.render_rgb(&objects, 3), b.render_rgb(&objects, 3));
         assert_ne!(a.render_rgb(&objects, 3), a.render_rgb(&objects, 4));
@@ -345,12 +346,13 @@ mod tests {
 
     #[test]
     fn bad_options_are_named() {
-        let err =
-            Renderer::new(Arena::lily_tank(), small_camera(), RenderOptions { supersampling: 0, ..Default::default() }).err().unwrap();
+        let err = Renderer::new(ArenaOutline::lily_tank(), small_camera(), RenderOptions { supersampling: 0, ..Default::default() })
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("supersampling"), "{err}");
         let mut cam = small_camera();
         cam.fx = f64::NAN;
-        let err = Renderer::new(Arena::lily_tank(), cam, RenderOptions::default()).err().unwrap();
+        let err = Renderer::new(ArenaOutline::lily_tank(), cam, RenderOptions::default()).err().unwrap();
         assert!(err.to_string().contains("fx"), "{err}");
     }
 }

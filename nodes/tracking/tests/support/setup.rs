@@ -5,7 +5,7 @@
 
 use super::nuisance::{SceneConfig, BALL_RADIUS, BALL_STICKER_RADIUS, BALL_TOP, LILY_STICKER_RADIUS, LILY_TOP};
 use tracking::detect::MarkerSpec;
-use tracking::{Arena, CameraModel, CameraMount, DetectorConfig, Distortion, SetupError, Tracker, TrackerConfig};
+use tracking::{ArenaOutline, CameraModel, CameraMount, DetectorConfig, Distortion, SetupError, Tracker, TrackerConfig};
 
 /// The camera model the tracker gets (CameraInfo K and D, plus the mount).
 pub fn camera_model(config: &SceneConfig) -> CameraModel {
@@ -42,7 +42,7 @@ pub fn marker_specs(config: &SceneConfig, ball_plane_offset: f64) -> Vec<MarkerS
 pub fn tracker_for(config: &SceneConfig, ball_plane_offset: f64, closed_set: bool) -> Result<Tracker, SetupError> {
     let detector = DetectorConfig {
         markers: marker_specs(config, ball_plane_offset),
-        region: Some(Arena::RoundTank { radius: config.tank_radius }),
+        region: Some(ArenaOutline::round(2.0 * config.tank_radius)),
         ..DetectorConfig::default()
     };
     // The set of objects is closed and known: lost tracks are re-identified.
