@@ -192,7 +192,18 @@ register_flotilla_package() {
     local target_dir=${CARGO_TARGET_DIR:-$ROOT/target}
     mkdir -p "$ament/share/ament_index/resource_index/packages" "$ament/share/flotilla" "$ament/lib/flotilla"
     touch "$ament/share/ament_index/resource_index/packages/flotilla"
-    for dir in launch config urdf; do ln -sfn "$ROOT/$dir" "$ament/share/flotilla/$dir"; done
+    # Real folders with a link per file: `ros2 launch flotilla <file>` and other tools
+    # that walk the share directory do not follow links to folders. Made anew each time so
+    # that removed files do not linger.
+    local dir file
+    for dir in launch config urdf rviz; do
+        rm -rf "${ament:?}/share/flotilla/$dir"
+        [ -d "$ROOT/$dir" ] || continue
+        while IFS= read -r -d '' file; do
+            mkdir -p "$ament/share/flotilla/$dir/$(dirname "$file")"
+            ln -s "$ROOT/$dir/$file" "$ament/share/flotilla/$dir/$file"
+        done < <(cd "$ROOT/$dir" && find . -type f -print0)
+    done
     ln -sf "$ROOT/package.xml" "$ament/share/flotilla/package.xml"
     # Every `[[bin]]` of the node crates, so a new node needs no edit here.
     local exe

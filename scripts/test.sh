@@ -10,6 +10,16 @@ echo "[test] cargo fmt --check" >&2
 cargo fmt --all --check
 echo "[test] cargo clippy -D warnings" >&2
 cargo clippy --release --workspace --all-targets -- -D warnings
+# The real ROS 2 Jazzy launch library and `ros2` CLI (a test kit beside the project): the
+# launch files are checked under them too. Installed here, outside the namespace (pip).
+kit="$(cd .. && pwd)/shared/tools/ros2-jazzy-cli"
+if [ -f "$kit/install.sh" ] && [ -n "${FLOTILLA_ROS_PREFIX:-}" ]; then
+    echo "[test] installing the ROS 2 Jazzy CLI test kit (no-op once installed)" >&2
+    bash "$kit/install.sh" "$FLOTILLA_ROS_PREFIX" "$HOME/.cache/flotilla/ros2-jazzy-cli" >&2
+    export FLOTILLA_ROS2_CLI_ENV="$HOME/.cache/flotilla/ros2-jazzy-cli/env.sh"
+else
+    echo "[test] ../shared/tools/ros2-jazzy-cli not found: the real ros2 launch checks will be skipped" >&2
+fi
 # Compile (and fetch dev-dependencies) outside the namespace, which has no network.
 cargo test --release --workspace --no-run
 if cargo nextest --version >/dev/null 2>&1; then

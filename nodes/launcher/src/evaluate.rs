@@ -416,12 +416,11 @@ impl Evaluator<'_> {
                     }
                 }
             }
-            SubstitutionKind::Env | SubstitutionKind::OptEnv => {
+            SubstitutionKind::Env => {
                 let name = first()?;
                 match (self.env.var(&name), arg(1)?) {
                     (Some(value), _) => value.to_owned(),
                     (None, Some(default)) => default,
-                    (None, None) if sub.kind == SubstitutionKind::OptEnv => String::new(),
                     (None, None) => {
                         return Err(LaunchError::substitution(loc, format!("$(env {name}): environment variable '{name}' is not set")))
                     }

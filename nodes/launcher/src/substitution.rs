@@ -40,8 +40,6 @@ pub enum SubstitutionKind {
     Var,
     /// `$(env NAME [default])`: an environment variable, an error if unset without default.
     Env,
-    /// `$(optenv NAME [default])`: an environment variable, `default` (or empty) if unset.
-    OptEnv,
     /// `$(find-pkg-share pkg)`: `<prefix>/share/<pkg>`.
     FindPkgShare,
     /// `$(find-pkg-prefix pkg)`: the install prefix holding `pkg`.
@@ -55,11 +53,20 @@ pub enum SubstitutionKind {
 }
 
 impl SubstitutionKind {
+    /// Every supported substitution.
+    pub const ALL: [Self; 7] =
+        [Self::Var, Self::Env, Self::FindPkgShare, Self::FindPkgPrefix, Self::ExecInPkg, Self::Dirname, Self::Filename];
+
+    /// The supported substitution whose name is closest to `name` (fewest single-character
+    /// edits), for "did you mean" in errors.
+    pub fn nearest(name: &str) -> Self {
+        Self::ALL.into_iter().min_by_key(|k| edit_distance(name, k.name())).unwrap_or(Self::Var)
+    }
+
     fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "var" => Self::Var,
             "env" => Self::Env,
-            "optenv" => Self::OptEnv,
             "find-pkg-share" => Self::FindPkgShare,
             "find-pkg-prefix" => Self::FindPkgPrefix,
             "exec-in-pkg" => Self::ExecInPkg,
@@ -74,7 +81,6 @@ impl SubstitutionKind {
         match self {
             Self::Var => "var",
             Self::Env => "env",
-            Self::OptEnv => "optenv",
             Self::FindPkgShare => "find-pkg-share",
             Self::FindPkgPrefix => "find-pkg-prefix",
             Self::ExecInPkg => "exec-in-pkg",
@@ -86,12 +92,28 @@ impl SubstitutionKind {
     /// Allowed argument counts (min, max).
     fn arity(self) -> (usize, usize) {
         match self {
-            Self::Var | Self::Env | Self::OptEnv => (1, 2),
+            Self::Var | Self::Env => (1, 2),
             Self::FindPkgShare | Self::FindPkgPrefix => (1, 1),
             Self::ExecInPkg => (2, 2),
             Self::Dirname | Self::Filename => (0, 0),
         }
     }
+}
+
+/// Levenshtein distance between two names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 impl Template {
@@ -232,8 +254,13 @@ impl TemplateParser<'_> {
                 Some(_) => return Err(self.syntax("expected a space or `)`")),
             }
         }
-        let kind = SubstitutionKind::from_name(&name)
-            .ok_or_else(|| TemplateError::Unsupported(format!("substitution `$({name} ...)` in \"{}\"", self.source)))?;
+        let kind = SubstitutionKind::from_name(&name).ok_or_else(|| {
+            TemplateError::Unsupported(format!(
+                "substitution `$({name} ...)` in \"{}\" (nearest supported: `{}`; ROS 1's optenv is `$(env NAME default)` in ROS 2)",
+                self.source,
+                SubstitutionKind::nearest(&name).name()
+            ))
+        })?;
         let (min, max) = kind.arity();
         if args.len() < min || args.len() > max {
             let expected = if min == max { format!("{min}") } else { format!("{min} or {max}") };
@@ -353,7 +380,7 @@ mod tests {
     fn quoted_arguments_keep_spaces() {
         let t = parse_template("$(env HOME 'a b')").unwrap();
         assert_eq!(t.parts, vec![sub(SubstitutionKind::Env, &["HOME", "a b"])]);
-        let t = parse_template("$(optenv X \"$(var y) z\")").unwrap();
+        let t = parse_template("$(env X \"$(var y) z\")").unwrap();
         let Part::Sub(s) = &t.parts[0] else { panic!() };
         assert_eq!(s.args[1].parts[1], Part::Text(" z".into()));
     }
@@ -375,5 +402,8 @@ mod tests {
         assert!(matches!(parse_template("$(var a(b))"), Err(TemplateError::Syntax(_))));
         let e = parse_template("$(eval 1 + 2)").unwrap_err();
         assert!(matches!(&e, TemplateError::Unsupported(m) if m.contains("$(eval")), "{e}");
+        // ROS 1's optenv is not a ROS 2 substitution (Jazzy refuses it): named, with the nearest.
+        let e = parse_template("$(optenv TMPDIR /tmp)").unwrap_err().to_string();
+        assert!(e.contains("$(optenv") && e.contains("nearest supported: `env`"), "{e}");
     }
 }

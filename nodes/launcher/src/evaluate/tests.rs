@@ -318,14 +318,14 @@ fn param_errors() {
     assert!(err.contains("main.launch.yaml:5:") && err.contains("nope.yaml does not exist"), "{err}");
     let err = fx.eval(&node("{name: l, value: [1, abc]}"), &[]).unwrap_err().to_string();
     assert!(err.contains("parameter 'l': the list mixes element types"), "{err}");
-    let err = fx.eval(&node("{name: e, value: \"$(optenv NOPE)\"}"), &[]).unwrap_err().to_string();
+    let err = fx.eval(&node("{name: e, value: \"$(env NOPE '')\"}"), &[]).unwrap_err().to_string();
     assert!(err.contains("parameter 'e': substituted parameter value \"\" is empty"), "{err}");
 }
 
 #[test]
 fn substitutions() {
     let fx = Fixture::new();
-    let text = "launch:\n- node:\n    pkg: flotilla\n    exec: tracker\n    args: \"$(env HOME) $(optenv NOPE fallback) $(optenv NOPE)x \
+    let text = "launch:\n- node:\n    pkg: flotilla\n    exec: tracker\n    args: \"$(env HOME) $(env NOPE fallback) $(env NOPE '')x \
                 $(env NOPE 'a b') $(find-pkg-prefix flotilla) $(exec-in-pkg camera flotilla) $(var q 'd v')\"\n";
     let plan = fx.eval(text, &[]).unwrap();
     let args = plain_args(&plan.processes[0]);
