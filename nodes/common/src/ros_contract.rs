@@ -186,13 +186,20 @@ impl RosHardware for Kilobot {
     type CommandMsg = m::KilobotCommand;
 
     fn sensors_msg(s: &KilobotSensors, frame: &str) -> m::KilobotSensors {
-        let message = |ir: &IrMessage| m::KilobotMessage { payload: ir.payload.clone(), distance: ir.distance };
-        m::KilobotSensors { header: header(s.stamp, frame), light: s.light, messages: s.messages.iter().map(message).collect() }
+        let message = |ir: &IrMessage| m::KilobotMessage { payload: ir.payload.to_vec(), distance: ir.distance };
+        let messages = s.messages.iter().map(message).collect();
+        m::KilobotSensors { header: header(s.stamp, frame), ticks: s.ticks, light: s.light, messages }
     }
 
     fn sensors_from_msg(msg: m::KilobotSensors) -> KilobotSensors {
-        let message = |ir: m::KilobotMessage| IrMessage { payload: ir.payload, distance: ir.distance };
-        KilobotSensors { stamp: stamp_of(&msg.header), light: msg.light, messages: msg.messages.into_iter().map(message).collect() }
+        let message = |ir: m::KilobotMessage| {
+            // Shorter payloads are zero-padded, longer ones cut to the kilolib size.
+            let mut payload = [0; flotilla_contract::kilobot::MESSAGE_BYTES];
+            payload.iter_mut().zip(&ir.payload).for_each(|(b, v)| *b = *v);
+            IrMessage { payload, distance: ir.distance }
+        };
+        let messages = msg.messages.into_iter().map(message).collect();
+        KilobotSensors { stamp: stamp_of(&msg.header), ticks: msg.ticks, light: msg.light, messages }
     }
 
     fn command_msg(c: &KilobotCommand, stamp: f64) -> m::KilobotCommand {
@@ -274,7 +281,12 @@ mod tests {
             BluebotCommand { caudal: 3.0, pectoral_left: 6.0, pectoral_right: 0.0, dorsal: 1.0, leds: true },
         );
         round_trip::<Kilobot>(
-            KilobotSensors { stamp: 0.125, light: 0.7, messages: vec![IrMessage { payload: vec![1, 2, 3], distance: 0.05 }] },
+            KilobotSensors {
+                stamp: 0.125,
+                ticks: 4,
+                light: 0.7,
+                messages: vec![IrMessage { payload: [1, 2, 3, 0, 0, 0, 0, 0, 0], distance: 0.05 }],
+            },
             KilobotCommand { motor_left: 1.0, motor_right: 0.0, led: [0.0, 1.0, 0.0], message: vec![9; 9] },
         );
         round_trip::<Molemod>(

@@ -24,11 +24,12 @@ impl Hardware for Kilobot {
 /// Payload bytes of one Kilobot IR message (the kilolib message: 9 data bytes).
 pub const MESSAGE_BYTES: usize = 9;
 
-/// One IR message heard from a neighbour.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// One IR message heard from a neighbour. The payload has the kilolib message's fixed
+/// size, so a swarm's readings are refilled every tick without allocating.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IrMessage {
-    /// The message's data bytes (at most [`MESSAGE_BYTES`]).
-    pub payload: Vec<u8>,
+    /// The message's data bytes (kilolib `message_t.data`; unused bytes are 0).
+    pub payload: [u8; MESSAGE_BYTES],
     /// Distance to the sender estimated from the signal strength, m.
     pub distance: f64,
 }
@@ -38,6 +39,9 @@ pub struct IrMessage {
 pub struct KilobotSensors {
     /// Time of the reading, s.
     pub stamp: f64,
+    /// The robot's clock since power-on, ticks (kilolib `kilo_ticks`: about 32 per s on
+    /// hardware; one per step on the simulated table, where a step is 32.5 ms).
+    pub ticks: u32,
     /// Ambient light, 0..1 of full scale.
     pub light: f64,
     /// Messages heard since the last reading, in arrival order.

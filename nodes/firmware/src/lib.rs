@@ -2,6 +2,7 @@
 //! hardware contract ([`flotilla_contract`]) alone: it reads one robot's own sensors and
 //! answers with that robot's command, and cannot tell the simulator from a real robot.
 //!
+//! - [`kilobot`]: a kilolib-shaped API and the Kilobot self-assembly program (SPEC 4);
 //! - [`lily`]: YAML rulesets of self-assembly, the Lily firmware that runs them and the
 //!   messages it exchanges over the latch channel and radio (SPEC 1);
 //! - [`mhp`]: the decentralised MHP controller (SPEC 5);
@@ -10,6 +11,7 @@
 //! [`registry`] names the firmware each system offers, for hosts that build controllers
 //! from configuration.
 
+pub mod kilobot;
 pub mod lily;
 pub mod mhp;
 pub mod molemod;

@@ -2,11 +2,14 @@
 //! reading from its sensor models and carries out its command. [`read`] and [`apply`]
 //! are the registry: the one place that lists which systems the world simulates.
 //!
+//! - [`kilobot`]: Kilobots on a dry table, kinematic at swarm scale (its own table
+//!   outside the rapier world, hosted next to it);
 //! - [`lily`]: Lily modules (latches, light, latch channel and radio);
 //! - [`mhp`]: MHP modules (connection and target sensors, pumps);
 //! - [`molemod`]: the MoleMOD mole as an articulated rapier robot (joint encoders, joint
 //!   motors).
 
+pub mod kilobot;
 pub mod lily;
 pub mod mhp;
 pub mod molemod;

@@ -1,0 +1,17 @@
+//! Kilobot firmware (SPEC 4): a kilolib-shaped programming interface over the contract
+//! ([`kilolib`]) and the programmable self-assembly program ([`self_assembly`]) that runs on
+//! it, with its shape bitmap ([`shape`]), message layout ([`message`]) and trilateration
+//! ([`localise`]).
+
+pub mod kilolib;
+pub mod localise;
+pub mod message;
+pub mod self_assembly;
+pub mod shape;
+
+pub use kilolib::{KiloProgram, KilobotFirmware};
+pub use self_assembly::{Localisation, ParamError, Role, SelfAssembly, SelfAssemblyParams, State};
+pub use shape::{Shape, ShapeError};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,189 @@
+//! The self-assembly program against hand-made readings (no simulator).
+
+use super::message::Broadcast;
+use super::*;
+use flotilla_contract::kilobot::{IrMessage, KilobotCommand, KilobotSensors};
+use std::sync::Arc;
+
+const MM: f64 = 32.5;
+
+fn heard(uid: u16, gradient: u16, state: State, position: Option<[f64; 2]>, distance: f64) -> IrMessage {
+    let b = Broadcast { uid, gradient, state, localised: position.is_some(), position: position.unwrap_or([0.0, 0.0]) };
+    IrMessage { payload: b.encode(), distance: distance * MM / 1e3 }
+}
+
+fn robot(uid: u16, params: SelfAssemblyParams) -> KilobotFirmware<SelfAssembly> {
+    let shape = Arc::new(Shape::rectangle(10.0, 5.0, 0.05).unwrap());
+    KilobotFirmware::new(uid, 1, SelfAssembly::new(params, shape, Role::Robot).unwrap())
+}
+
+fn tick(fw: &mut KilobotFirmware<SelfAssembly>, ticks: u32, messages: Vec<IrMessage>) -> KilobotCommand {
+    let mut c = KilobotCommand::default();
+    fw.step_into(&KilobotSensors { ticks, messages, ..KilobotSensors::default() }, &mut c);
+    c
+}
+
+fn quick() -> SelfAssemblyParams {
+    SelfAssemblyParams { startup_time: 2, ..SelfAssemblyParams::default() }
+}
+
+fn motion(c: &KilobotCommand) -> (bool, bool) {
+    (c.motor_left > 0.0, c.motor_right > 0.0)
+}
+
+#[test]
+fn seeds_tell_their_fixed_position_and_gradient() {
+    let shape = Arc::new(Shape::rectangle(4.0, 4.0, 0.1).unwrap());
+    let seed = SelfAssembly::new(SelfAssemblyParams::default(), shape, Role::Seed { position: [1.0, 0.0], source: false }).unwrap();
+    let mut fw = KilobotFirmware::new(3, 1, seed);
+    let c = tick(&mut fw, 0, vec![heard(9, 4, State::WaitToMove, None, 1.0)]);
+    let b = Broadcast::decode(c.message[..].try_into().unwrap()).unwrap();
+    assert_eq!((b.uid, b.gradient, b.state, b.localised, b.position), (3, 1, State::JoinedShape, true, [1.0, 0.0]));
+    assert_eq!((c.motor_left, c.motor_right), (0.0, 0.0));
+}
+
+#[test]
+fn gradient_is_one_more_than_the_smallest_within_g() {
+    let mut fw = robot(10, quick());
+    tick(
+        &mut fw,
+        0,
+        vec![heard(1, 3, State::WaitToMove, None, 1.0), heard(2, 1, State::JoinedShape, None, 1.8), heard(3, 5, State::Start, None, 1.7)],
+    );
+    assert_eq!(fw.program().gradient(), Some(4), "the gradient-1 robot is beyond G = 1.715");
+    tick(&mut fw, 1, vec![heard(2, 1, State::JoinedShape, None, 1.7)]);
+    assert_eq!(fw.program().gradient(), Some(2));
+    // Neighbours not heard for longer than the timeout are forgotten.
+    tick(&mut fw, 40, vec![]);
+    assert_eq!(fw.program().gradient(), None);
+}
+
+#[test]
+fn startup_time_then_the_highest_gradient_moves_first() {
+    let params = SelfAssemblyParams { startup_time: 5, ..SelfAssemblyParams::default() };
+    let lower = |_t| vec![heard(1, 2, State::WaitToMove, None, 1.0), heard(2, 3, State::WaitToMove, None, 2.5)];
+    let mut fw = robot(10, params);
+    for t in 0..5 {
+        assert_eq!(motion(&tick(&mut fw, t, lower(t))), (false, false));
+        assert_eq!(fw.program().state(), State::Start);
+    }
+    let c = tick(&mut fw, 5, lower(5));
+    assert_eq!(fw.program().state(), State::WaitToMove, "one tick to leave start");
+    assert_eq!(motion(&c), (false, false));
+    let c = tick(&mut fw, 6, lower(6));
+    assert_eq!(fw.program().gradient(), Some(3));
+    assert_eq!(fw.program().state(), State::MoveWhileOutside);
+    assert_ne!(motion(&c), (false, false), "moves");
+
+    // Equal gradient: the higher id goes; a moving neighbour holds everyone.
+    let mut low_id = robot(4, quick());
+    let mut high_id = robot(12, quick());
+    for t in 0..6 {
+        tick(&mut low_id, t, vec![heard(1, 2, State::WaitToMove, None, 1.0), heard(8, 3, State::WaitToMove, None, 1.2)]);
+        tick(&mut high_id, t, vec![heard(1, 2, State::WaitToMove, None, 1.0), heard(8, 3, State::WaitToMove, None, 1.2)]);
+    }
+    assert_eq!(low_id.program().state(), State::WaitToMove);
+    assert_eq!(high_id.program().state(), State::MoveWhileOutside);
+    let mut held = robot(12, quick());
+    for t in 0..6 {
+        tick(&mut held, t, vec![heard(1, 2, State::WaitToMove, None, 1.0), heard(30, 1, State::MoveWhileOutside, None, 4.0)]);
+    }
+    assert_eq!(held.program().state(), State::WaitToMove);
+}
+
+#[test]
+fn edge_following_keeps_the_desired_distance() {
+    let mut fw = robot(10, quick());
+    let at = |d: f64| vec![heard(1, 2, State::WaitToMove, None, 1.0_f64.min(d)), heard(1, 2, State::WaitToMove, None, d)];
+    for t in 0..4 {
+        tick(&mut fw, t, at(1.2));
+    }
+    assert_eq!(fw.program().state(), State::MoveWhileOutside);
+    // Too close and not getting farther: turn away (counter-clockwise, right motor).
+    assert_eq!(motion(&tick(&mut fw, 4, at(1.2))), (false, true));
+    // Too close but getting farther: straight.
+    assert_eq!(motion(&tick(&mut fw, 5, at(1.3))), (true, true));
+    // Too far and not getting closer: turn toward (clockwise, left motor).
+    assert_eq!(motion(&tick(&mut fw, 6, at(1.8))), (true, false));
+    // Too far but getting closer: straight.
+    assert_eq!(motion(&tick(&mut fw, 7, at(1.7))), (true, true));
+}
+
+#[test]
+fn localisation_variants_from_three_seeds() {
+    let seeds = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866]];
+    let truth = [-1.1, -1.3];
+    let readings = || {
+        seeds
+            .iter()
+            .enumerate()
+            .map(|(k, s)| heard(k as u16 + 1, u16::from(k > 0), State::JoinedShape, Some(*s), (truth[0] - s[0]).hypot(truth[1] - s[1])))
+            .collect::<Vec<_>>()
+    };
+    let error = |fw: &KilobotFirmware<SelfAssembly>| {
+        let p = fw.program().position();
+        (p[0] - truth[0]).hypot(p[1] - truth[1])
+    };
+    let mut greedy = robot(10, quick());
+    let mut errors = Vec::new();
+    for t in 0..300 {
+        tick(&mut greedy, t, readings());
+        errors.push(error(&greedy));
+    }
+    assert!(greedy.program().localised());
+    // Broadcast positions are quantised to 1/2048 world units.
+    assert!(errors[299] < 2e-3 && errors[10] > errors[299], "{} {}", errors[10], errors[299]);
+    let mut ls = robot(10, SelfAssemblyParams { localisation: Localisation::LeastSquares, ..quick() });
+    tick(&mut ls, 0, readings());
+    assert!(error(&ls) < 2e-3, "{}", error(&ls));
+    let mut ideal = robot(10, SelfAssemblyParams { localisation: Localisation::Ideal, ..quick() });
+    tick(&mut ideal, 0, readings());
+    assert!(!ideal.program().localised(), "no oracle, no position");
+    ideal.program_mut().set_oracle(Some(truth));
+    tick(&mut ideal, 1, readings());
+    assert_eq!(ideal.program().position(), truth);
+    // Two references are not enough.
+    let mut few = robot(10, quick());
+    tick(&mut few, 0, readings()[..2].to_vec());
+    assert!(!few.program().localised());
+}
+
+#[test]
+fn joins_when_about_to_leave_or_next_to_the_same_gradient() {
+    let ideal = SelfAssemblyParams { localisation: Localisation::Ideal, ..quick() };
+    let walk = |fw: &mut KilobotFirmware<SelfAssembly>, path: &[[f64; 2]], near: Vec<IrMessage>| {
+        for (t, p) in path.iter().enumerate() {
+            fw.program_mut().set_oracle(Some(*p));
+            tick(fw, t as u32, near.clone());
+        }
+    };
+    let pack = vec![heard(1, 4, State::WaitToMove, None, 1.0)];
+    // In, then out of the 10 x 5 rectangle: joins at the first step outside.
+    let mut fw = robot(10, ideal);
+    walk(&mut fw, &[[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0], [-0.5, 1.0], [0.5, 1.0], [0.6, 1.0]], pack.clone());
+    assert_eq!(fw.program().state(), State::MoveWhileInside);
+    walk(&mut fw, &[[-0.01, 1.0]], pack.clone());
+    assert_eq!(fw.program().state(), State::JoinedShape);
+    // Inside, next to a stationary robot of its own gradient: joins.
+    let mut fw = robot(10, ideal);
+    walk(&mut fw, &[[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0], [1.0, 1.0], [1.1, 1.0]], pack);
+    assert_eq!(fw.program().state(), State::MoveWhileInside);
+    let same = vec![
+        heard(1, 4, State::WaitToMove, None, 3.0),
+        heard(5, 4, State::JoinedShape, None, 1.6),
+        heard(6, 3, State::JoinedShape, None, 1.7),
+    ];
+    walk(&mut fw, &[[1.2, 1.0]], same);
+    assert_eq!(fw.program().gradient(), Some(4));
+    assert_eq!(fw.program().state(), State::JoinedShape);
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    let shape = Arc::new(Shape::rectangle(1.0, 1.0, 0.1).unwrap());
+    let bad = SelfAssemblyParams { desired_distance: 0.0, ..SelfAssemblyParams::default() };
+    let e = SelfAssembly::new(bad, shape, Role::Robot).err().unwrap();
+    assert!(e.to_string().contains("desired_distance"), "{e}");
+    assert!("fast".parse::<Localisation>().unwrap_err().contains("least-squares"));
+    assert_eq!("least-squares".parse::<Localisation>().unwrap(), Localisation::LeastSquares);
+}

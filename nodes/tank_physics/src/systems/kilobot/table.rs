@@ -1,0 +1,500 @@
+//! The Kilobot table: kinematic robots (no rapier), their motion model, overlap
+//! resolution, collision avoidance, motor failures and the infrared channel, stepped in
+//! lock step with the firmware: [`KilobotTable::read_all`] -> firmware ->
+//! [`KilobotTable::apply_all`] -> [`KilobotTable::step`].
+
+use super::config::{DistanceError, TableConfig, TableError, WORLD_UNIT_M};
+use super::grid::Grid;
+use flotilla_contract::kilobot::{IrMessage, KilobotCommand, KilobotSensors, MESSAGE_BYTES};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+
+/// Centre-to-centre distance at which two bodies touch, world units.
+const DIAMETER: f64 = 1.0;
+/// Overlap below which two robots count as touching, world units (rounding slack).
+const CONTACT_SLACK: f64 = 1e-9;
+
+/// A robot's pose on the table.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pose {
+    /// x, world units.
+    pub x: f64,
+    /// y, world units.
+    pub y: f64,
+    /// Heading from +x, counter-clockwise, rad.
+    pub theta: f64,
+}
+
+/// What a robot's motors do in one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Motion {
+    /// Motors off.
+    #[default]
+    Stop,
+    /// Both motors: straight ahead.
+    Forward,
+    /// Left motor alone: clockwise turn (drifting forward).
+    Clockwise,
+    /// Right motor alone: counter-clockwise turn (drifting forward).
+    CounterClockwise,
+}
+
+impl Motion {
+    /// The motion a command's motor duties ask for (a duty above 0 runs its motor).
+    pub fn of(command: &KilobotCommand) -> Self {
+        match (command.motor_left > 0.0, command.motor_right > 0.0) {
+            (true, true) => Motion::Forward,
+            (true, false) => Motion::Clockwise,
+            (false, true) => Motion::CounterClockwise,
+            (false, false) => Motion::Stop,
+        }
+    }
+}
+
+/// A command the table cannot carry out.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CommandError {
+    /// Not one command per robot.
+    #[error("kilobot table: {given} commands for {robots} robots")]
+    Count {
+        /// Commands given.
+        given: usize,
+        /// Robots on the table.
+        robots: usize,
+    },
+    /// A message longer than a kilolib packet.
+    #[error("kilobot table: robot {index} sends {len} bytes, a message holds {MESSAGE_BYTES}")]
+    Message {
+        /// Robot index.
+        index: usize,
+        /// Bytes given.
+        len: usize,
+    },
+}
+
+/// The table and every robot on it (structure of arrays, indexed by robot).
+pub struct KilobotTable {
+    config: TableConfig,
+    rng: ChaCha8Rng,
+    step: u64,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    theta: Vec<f64>,
+    /// Per-robot speed factor (0 once the motors failed).
+    factor: Vec<f64>,
+    failed: Vec<bool>,
+    motion: Vec<Motion>,
+    moved: Vec<bool>,
+    message: Vec<Option<[u8; MESSAGE_BYTES]>>,
+    led: Vec<[f64; 3]>,
+    odometer: Vec<f64>,
+    grid: Grid,
+    tx_grid: Grid,
+    attempting: Vec<bool>,
+    sending: Vec<bool>,
+    contacts: Vec<(u32, u32)>,
+    previous_contacts: Vec<(u32, u32)>,
+    /// Scratch of the overlap pass: (robot, dx, dy) corrections of moved partners.
+    pushes: Vec<(usize, f64, f64)>,
+    collisions: u64,
+    transmissions: u64,
+    deliveries: u64,
+}
+
+impl KilobotTable {
+    /// A table with robots at `poses` (index = robot), each drawing its speed factor from
+    /// the run's seed.
+    pub fn new(config: TableConfig, poses: &[Pose], seed: u64) -> Result<Self, TableError> {
+        config.validate()?;
+        for (index, p) in poses.iter().enumerate() {
+            let bad = |reason| TableError::Pose { index, x: p.x, y: p.y, reason };
+            if !(p.x.is_finite() && p.y.is_finite() && p.theta.is_finite()) {
+                return Err(bad("not finite"));
+            }
+            if let Some(b) = config.bounds {
+                if p.x < b.min[0] || p.x > b.max[0] || p.y < b.min[1] || p.y > b.max[1] {
+                    return Err(bad("outside the table"));
+                }
+            }
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let factor = match Normal::new(config.speed_factor_mean, config.speed_factor_std) {
+            Ok(normal) if config.speed_factor_std > 0.0 => poses.iter().map(|_| normal.sample(&mut rng).max(0.0)).collect(),
+            _ => vec![config.speed_factor_mean; poses.len()],
+        };
+        let n = poses.len();
+        let mut table = Self {
+            config,
+            rng,
+            step: 0,
+            x: poses.iter().map(|p| p.x).collect(),
+            y: poses.iter().map(|p| p.y).collect(),
+            theta: poses.iter().map(|p| p.theta).collect(),
+            factor,
+            failed: vec![false; n],
+            motion: vec![Motion::Stop; n],
+            moved: vec![false; n],
+            message: vec![None; n],
+            led: vec![[0.0; 3]; n],
+            odometer: vec![0.0; n],
+            grid: Grid::default(),
+            tx_grid: Grid::default(),
+            attempting: vec![false; n],
+            sending: vec![false; n],
+            contacts: Vec::new(),
+            previous_contacts: Vec::new(),
+            pushes: Vec::new(),
+            collisions: 0,
+            transmissions: 0,
+            deliveries: 0,
+        };
+        table.rebuild_grid();
+        Ok(table)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TableConfig {
+        &self.config
+    }
+
+    /// Robots on the table.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Whether the table has no robot.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.step
+    }
+
+    /// Simulated time, s.
+    pub fn time(&self) -> f64 {
+        self.step as f64 * self.config.step_duration
+    }
+
+    /// Robot `i`'s pose.
+    pub fn pose(&self, i: usize) -> Pose {
+        Pose { x: self.x[i], y: self.y[i], theta: self.theta[i] }
+    }
+
+    /// Every robot's x, world units.
+    pub fn xs(&self) -> &[f64] {
+        &self.x
+    }
+
+    /// Every robot's y, world units.
+    pub fn ys(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// Whether robot `i` moved in the last step.
+    pub fn moved(&self, i: usize) -> bool {
+        self.moved[i]
+    }
+
+    /// Whether robot `i`'s motors have failed for good.
+    pub fn failed(&self, i: usize) -> bool {
+        self.failed[i]
+    }
+
+    /// Robots whose motors have failed.
+    pub fn failed_count(&self) -> usize {
+        self.failed.iter().filter(|f| **f).count()
+    }
+
+    /// Robot `i`'s speed factor (0 after a failure).
+    pub fn speed_factor(&self, i: usize) -> f64 {
+        self.factor[i]
+    }
+
+    /// Distance robot `i` has travelled, world units.
+    pub fn odometer(&self, i: usize) -> f64 {
+        self.odometer[i]
+    }
+
+    /// Robot `i`'s LED colour (red, green, blue, 0..1).
+    pub fn led(&self, i: usize) -> [f64; 3] {
+        self.led[i]
+    }
+
+    /// Collisions so far: pairs of robots that came to overlap (counted once per contact).
+    pub fn collisions(&self) -> u64 {
+        self.collisions
+    }
+
+    /// Successful transmissions so far (each heard by every robot in range but the lost).
+    pub fn transmissions(&self) -> u64 {
+        self.transmissions
+    }
+
+    /// Messages delivered so far (one per transmission and receiver).
+    pub fn deliveries(&self) -> u64 {
+        self.deliveries
+    }
+
+    /// Takes every robot's command (index = robot): motions for the next step, messages
+    /// and LEDs.
+    pub fn apply_all(&mut self, commands: &[KilobotCommand]) -> Result<(), CommandError> {
+        if commands.len() != self.len() {
+            return Err(CommandError::Count { given: commands.len(), robots: self.len() });
+        }
+        for (i, c) in commands.iter().enumerate() {
+            self.apply(i, c)?;
+        }
+        Ok(())
+    }
+
+    /// Takes robot `i`'s command.
+    pub fn apply(&mut self, i: usize, command: &KilobotCommand) -> Result<(), CommandError> {
+        if command.message.len() > MESSAGE_BYTES {
+            return Err(CommandError::Message { index: i, len: command.message.len() });
+        }
+        self.motion[i] = if self.failed[i] { Motion::Stop } else { Motion::of(command) };
+        self.led[i] = command.led;
+        self.message[i] = (!command.message.is_empty()).then(|| {
+            let mut payload = [0; MESSAGE_BYTES];
+            payload[..command.message.len()].copy_from_slice(&command.message);
+            payload
+        });
+        Ok(())
+    }
+
+    /// Every robot's reading of the current step into `out` (resized to one per robot;
+    /// its message buffers are reused, so a steady swarm reads without allocating).
+    pub fn read_all(&mut self, out: &mut Vec<KilobotSensors>) {
+        let n = self.len();
+        out.resize_with(n, KilobotSensors::default);
+        let stamp = self.time();
+        let ticks = self.step.min(u64::from(u32::MAX)) as u32;
+        for s in out.iter_mut() {
+            s.stamp = stamp;
+            s.ticks = ticks;
+            s.light = self.config.ambient_light;
+            s.messages.clear();
+        }
+        self.decide_senders();
+        let range = self.config.channel.range;
+        let loss = self.config.channel.loss;
+        for j in 0..n {
+            if !self.sending[j] {
+                continue;
+            }
+            let Some(payload) = self.message[j] else { continue };
+            self.transmissions += 1;
+            let (xj, yj) = (self.x[j], self.y[j]);
+            let (x, y, rng, error) = (&self.x, &self.y, &mut self.rng, self.config.channel.distance_error);
+            let mut delivered = 0;
+            self.grid.for_each_near(xj, yj, range, |i| {
+                if i == j {
+                    return;
+                }
+                let d = (x[i] - xj).hypot(y[i] - yj);
+                if d >= range || (loss > 0.0 && rng.gen::<f64>() < loss) {
+                    return;
+                }
+                let measured = (d + noise(error, rng)).max(0.0);
+                out[i].messages.push(IrMessage { payload, distance: measured * WORLD_UNIT_M });
+                delivered += 1;
+            });
+            self.deliveries += delivered;
+        }
+    }
+
+    /// Which robots get a message through this step (see [`super::ChannelConfig`]).
+    fn decide_senders(&mut self) {
+        let n = self.len();
+        let channel = self.config.channel;
+        let Some(capacity) = channel.capacity else {
+            for j in 0..n {
+                self.sending[j] = self.message[j].is_some();
+            }
+            return;
+        };
+        let p_try = (channel.tx_rate * self.config.step_duration).min(1.0);
+        let per_step = capacity * self.config.step_duration;
+        for j in 0..n {
+            self.attempting[j] = self.message[j].is_some() && self.rng.gen::<f64>() < p_try;
+        }
+        let attempting = &self.attempting;
+        self.tx_grid.rebuild(&self.x, &self.y, |i| attempting[i], channel.range);
+        for j in 0..n {
+            self.sending[j] = false;
+            if !self.attempting[j] {
+                continue;
+            }
+            let (xj, yj, x, y) = (self.x[j], self.y[j], &self.x, &self.y);
+            let mut contenders = 0usize;
+            self.tx_grid.for_each_near(xj, yj, channel.range, |k| {
+                if (x[k] - xj).hypot(y[k] - yj) < channel.range {
+                    contenders += 1;
+                }
+            });
+            let p = (per_step / contenders.max(1) as f64).min(1.0);
+            self.sending[j] = p >= 1.0 || self.rng.gen::<f64>() < p;
+        }
+    }
+
+    /// One step: collision avoidance, motion, overlap resolution, motor failures.
+    pub fn step(&mut self) {
+        let n = self.len();
+        let cfg = self.config;
+        // Yield first, from the poses every robot saw (order-independent).
+        for i in 0..n {
+            self.moved[i] = self.motion[i] != Motion::Stop && self.factor[i] > 0.0;
+        }
+        if let Some(avoid) = cfg.avoidance {
+            let cos_cone = avoid.cone.cos();
+            for i in 0..n {
+                if !self.moved[i] {
+                    continue;
+                }
+                let (xi, yi, (s, c)) = (self.x[i], self.y[i], self.theta[i].sin_cos());
+                let (x, y, moving) = (&self.x, &self.y, &self.moved);
+                let mut blocked = false;
+                self.grid.for_each_near(xi, yi, avoid.yield_distance, |j| {
+                    if j == i || !moving[j] || blocked {
+                        return;
+                    }
+                    let (dx, dy) = (x[j] - xi, y[j] - yi);
+                    let d = dx.hypot(dy);
+                    blocked = d < avoid.yield_distance && d > 0.0 && (dx * c + dy * s) >= cos_cone * d;
+                });
+                // `moved` of later robots is read above, so mark blocked ones after the scan.
+                self.attempting[i] = blocked;
+            }
+            for i in 0..n {
+                if self.moved[i] && self.attempting[i] {
+                    self.moved[i] = false;
+                }
+                self.attempting[i] = false;
+            }
+        }
+        for i in 0..n {
+            if !self.moved[i] {
+                continue;
+            }
+            let step = cfg.speed * self.factor[i];
+            let distance = match self.motion[i] {
+                Motion::Forward => step,
+                Motion::Clockwise => {
+                    self.theta[i] -= cfg.turn_angle;
+                    step * cfg.turn_drift
+                }
+                Motion::CounterClockwise => {
+                    self.theta[i] += cfg.turn_angle;
+                    step * cfg.turn_drift
+                }
+                Motion::Stop => 0.0,
+            };
+            self.theta[i] = wrap(self.theta[i]);
+            let (s, c) = self.theta[i].sin_cos();
+            self.x[i] += distance * c;
+            self.y[i] += distance * s;
+            self.odometer[i] += distance;
+        }
+        self.resolve_overlaps();
+        if let Some(b) = cfg.bounds {
+            let r = DIAMETER / 2.0;
+            for i in 0..n {
+                self.x[i] = self.x[i].clamp(b.min[0] + r, b.max[0] - r);
+                self.y[i] = self.y[i].clamp(b.min[1] + r, b.max[1] - r);
+            }
+        }
+        self.step += 1;
+        if let Some(f) = cfg.failures {
+            if self.step % f.interval == 0 {
+                for i in 0..n {
+                    if !self.failed[i] && self.rng.gen::<f64>() > f.threshold {
+                        self.failed[i] = true;
+                        self.factor[i] = 0.0;
+                        self.motion[i] = Motion::Stop;
+                    }
+                }
+            }
+        }
+        self.rebuild_grid();
+    }
+
+    /// Pushes overlapping robots apart: a moved robot takes the whole correction against
+    /// one at rest (a vibrating Kilobot cannot shove a resting one across the table), two
+    /// moved robots share it. New contacts count as collisions.
+    fn resolve_overlaps(&mut self) {
+        let n = self.len();
+        std::mem::swap(&mut self.contacts, &mut self.previous_contacts);
+        self.contacts.clear();
+        for pass in 0..self.config.overlap_passes.max(1) {
+            for i in 0..n {
+                if !self.moved[i] {
+                    continue;
+                }
+                let (x, y, moved, contacts, pushes) = (&mut self.x, &mut self.y, &self.moved, &mut self.contacts, &mut self.pushes);
+                let (xi, yi) = (x[i], y[i]);
+                let mut push = [0.0f64; 2];
+                pushes.clear();
+                self.grid.for_each_near(xi, yi, DIAMETER + 0.1, |j| {
+                    if j == i || (moved[j] && j < i) {
+                        return;
+                    }
+                    let (dx, dy) = (xi - x[j], yi - y[j]);
+                    let d = dx.hypot(dy);
+                    if d >= DIAMETER - CONTACT_SLACK {
+                        return;
+                    }
+                    if pass == 0 {
+                        contacts.push((i.min(j) as u32, i.max(j) as u32));
+                    }
+                    let (ux, uy) = if d > 1e-12 { (dx / d, dy / d) } else { (1.0, 0.0) };
+                    let depth = DIAMETER - d;
+                    let share = if moved[j] { 0.5 } else { 1.0 };
+                    push[0] += ux * depth * share;
+                    push[1] += uy * depth * share;
+                    if moved[j] {
+                        pushes.push((j, -ux * depth * 0.5, -uy * depth * 0.5));
+                    }
+                });
+                x[i] += push[0];
+                y[i] += push[1];
+                for &(j, px, py) in pushes.iter() {
+                    x[j] += px;
+                    y[j] += py;
+                }
+            }
+        }
+        self.contacts.sort_unstable();
+        self.contacts.dedup();
+        let (now, before) = (&self.contacts, &self.previous_contacts);
+        self.collisions += now.iter().filter(|p| before.binary_search(p).is_err()).count() as u64;
+    }
+
+    fn rebuild_grid(&mut self) {
+        let cell = self.config.channel.range.max(DIAMETER + 0.5);
+        self.grid.rebuild(&self.x, &self.y, |_| true, cell);
+    }
+}
+
+fn noise(error: DistanceError, rng: &mut ChaCha8Rng) -> f64 {
+    match error {
+        DistanceError::None => 0.0,
+        DistanceError::Uniform { half_width } if half_width > 0.0 => rng.gen_range(-half_width..=half_width),
+        DistanceError::Gaussian { sigma } if sigma > 0.0 => {
+            let normal: f64 = rng.sample(rand_distr::StandardNormal);
+            normal * sigma
+        }
+        _ => 0.0,
+    }
+}
+
+fn wrap(angle: f64) -> f64 {
+    let a = angle.rem_euclid(std::f64::consts::TAU);
+    if a > std::f64::consts::PI {
+        a - std::f64::consts::TAU
+    } else {
+        a
+    }
+}

@@ -1,0 +1,176 @@
+use super::*;
+use flotilla_contract::kilobot::{KilobotCommand, KilobotSensors};
+
+fn at(points: &[(f64, f64, f64)]) -> Vec<Pose> {
+    points.iter().map(|&(x, y, theta)| Pose { x, y, theta }).collect()
+}
+
+fn drive(left: f64, right: f64) -> KilobotCommand {
+    KilobotCommand { motor_left: left, motor_right: right, message: vec![7], ..KilobotCommand::default() }
+}
+
+fn exact() -> TableConfig {
+    TableConfig { channel: ChannelConfig { distance_error: DistanceError::None, ..ChannelConfig::default() }, ..TableConfig::default() }
+}
+
+#[test]
+fn forward_and_turns_follow_the_study_motion_model() {
+    let mut table = KilobotTable::new(exact(), &at(&[(0.0, 0.0, 0.0), (10.0, 0.0, 0.0), (20.0, 0.0, 0.0)]), 1).unwrap();
+    table.apply_all(&[drive(1.0, 1.0), drive(1.0, 0.0), drive(0.0, 1.0)]).unwrap();
+    table.step();
+    let (f, cw, ccw) = (table.pose(0), table.pose(1), table.pose(2));
+    assert!((f.x - 0.01).abs() < 1e-12 && f.y == 0.0 && f.theta == 0.0);
+    let q = std::f64::consts::FRAC_PI_4;
+    assert!((cw.theta + q).abs() < 1e-12 && (cw.x - 10.0 - 0.01 * q.cos()).abs() < 1e-12 && (cw.y + 0.01 * q.sin()).abs() < 1e-12);
+    assert!((ccw.theta - q).abs() < 1e-12 && (ccw.y - 0.01 * q.sin()).abs() < 1e-12, "turning drifts forward");
+    assert!((table.odometer(1) - 0.01).abs() < 1e-12);
+}
+
+#[test]
+fn speed_factors_are_drawn_per_robot() {
+    let config = TableConfig { speed_factor_std: 0.1, ..exact() };
+    let poses: Vec<Pose> = (0..4000).map(|i| Pose { x: 3.0 * i as f64, y: 0.0, theta: 0.0 }).collect();
+    let table = KilobotTable::new(config, &poses, 3).unwrap();
+    let f: Vec<f64> = (0..4000).map(|i| table.speed_factor(i)).collect();
+    let mean = f.iter().sum::<f64>() / 4000.0;
+    let std = (f.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 4000.0).sqrt();
+    assert!((mean - 1.0).abs() < 0.01 && (std - 0.1).abs() < 0.01, "{mean} {std}");
+}
+
+#[test]
+fn robots_cannot_pass_through_each_other_and_contacts_count_once() {
+    let config = TableConfig { avoidance: None, ..exact() };
+    let mut table = KilobotTable::new(config, &at(&[(0.0, 0.0, 0.0), (1.5, 0.0, 0.0)]), 1).unwrap();
+    for _ in 0..200 {
+        table.apply_all(&[drive(1.0, 1.0), KilobotCommand::default()]).unwrap();
+        table.step();
+    }
+    let (a, b) = (table.pose(0), table.pose(1));
+    assert_eq!((b.x, b.y), (1.5, 0.0), "a resting robot is not shoved");
+    assert!(((b.x - a.x).hypot(b.y - a.y) - 1.0).abs() < 1e-9, "held at contact: {a:?}");
+    assert_eq!(table.collisions(), 1);
+}
+
+#[test]
+fn avoidance_stops_a_fast_robot_behind_a_slow_one() {
+    let run = |avoidance: Option<Avoidance>| {
+        let config = TableConfig { avoidance, speed_factor_std: 0.3, ..exact() };
+        // Find a seed where the rear robot is faster.
+        let seed = (0..100)
+            .find(|&s| {
+                let t = KilobotTable::new(config, &at(&[(0.0, 0.0, 0.0), (2.0, 0.0, 0.0)]), s).unwrap();
+                t.speed_factor(0) > 1.3 * t.speed_factor(1)
+            })
+            .unwrap();
+        let mut table = KilobotTable::new(config, &at(&[(0.0, 0.0, 0.0), (2.0, 0.0, 0.0)]), seed).unwrap();
+        let mut closest = f64::INFINITY;
+        for _ in 0..3000 {
+            table.apply_all(&[drive(1.0, 1.0), drive(1.0, 1.0)]).unwrap();
+            table.step();
+            closest = closest.min(table.pose(1).x - table.pose(0).x);
+        }
+        (table.collisions(), closest)
+    };
+    let (with, gap) = run(Some(Avoidance::default()));
+    assert_eq!(with, 0);
+    assert!(gap > 1.4, "{gap}");
+    let (without, _) = run(None);
+    assert!(without >= 1);
+}
+
+#[test]
+fn motors_fail_for_good_by_threshold_and_robots_keep_talking() {
+    let poses = at(&[(0.0, 0.0, 0.0), (3.0, 0.0, 0.0)]);
+    let config = TableConfig { failures: Some(Failures { interval: 10, threshold: 0.0 }), ..exact() };
+    let mut table = KilobotTable::new(config, &poses, 2).unwrap();
+    let mut sensors = Vec::new();
+    for _ in 0..30 {
+        table.apply_all(&[drive(1.0, 1.0), drive(1.0, 1.0)]).unwrap();
+        table.step();
+    }
+    assert_eq!(table.failed_count(), 2);
+    assert!((table.pose(0).x - 0.1).abs() < 1e-9, "moved 10 steps, then stopped: {:?}", table.pose(0));
+    table.read_all(&mut sensors);
+    assert_eq!(sensors[1].messages.len(), 1, "a failed robot still sends");
+    let never = TableConfig { failures: Some(Failures { interval: 10, threshold: 1.0 }), ..exact() };
+    let mut table = KilobotTable::new(never, &poses, 2).unwrap();
+    (0..100).for_each(|_| table.step());
+    assert_eq!(table.failed_count(), 0);
+}
+
+#[test]
+fn ideal_channel_reaches_every_robot_in_range_with_bounded_error() {
+    let config = TableConfig::default();
+    let poses = at(&[(0.0, 0.0, 0.0), (2.0, 0.0, 0.0), (0.0, 4.8, 0.0), (5.0, 0.0, 0.0)]);
+    let mut table = KilobotTable::new(config, &poses, 5).unwrap();
+    let commands: Vec<KilobotCommand> = (0..4u8).map(|i| KilobotCommand { message: vec![i], ..KilobotCommand::default() }).collect();
+    table.apply_all(&commands).unwrap();
+    let mut sensors: Vec<KilobotSensors> = Vec::new();
+    for _ in 0..50 {
+        table.read_all(&mut sensors);
+        let heard: Vec<u8> = sensors[0].messages.iter().map(|m| m.payload[0]).collect();
+        assert_eq!(heard, vec![1, 2], "robot 3 is 5 units away, beyond 4.845");
+        for m in &sensors[0].messages {
+            let truth = if m.payload[0] == 1 { 2.0 } else { 4.8 };
+            assert!((m.distance / WORLD_UNIT_M - truth).abs() <= 0.0615 + 1e-12);
+        }
+        table.step();
+    }
+    assert_eq!(sensors[0].ticks, 49);
+}
+
+#[test]
+fn shared_channel_carries_240_packets_per_second_in_a_group_of_25() {
+    let config = TableConfig { channel: ChannelConfig { range: 10.0, tx_rate: 1e3, ..ChannelConfig::default() }.shared(), ..exact() };
+    let config = TableConfig { channel: ChannelConfig { tx_rate: 1e3, ..config.channel }, ..config };
+    let poses: Vec<Pose> = (0..25).map(|i| Pose { x: (i % 5) as f64, y: (i / 5) as f64, theta: 0.0 }).collect();
+    let mut table = KilobotTable::new(config, &poses, 9).unwrap();
+    table.apply_all(&vec![KilobotCommand { message: vec![1; 5], ..KilobotCommand::default() }; 25]).unwrap();
+    let mut sensors = Vec::new();
+    let steps = 4000;
+    for _ in 0..steps {
+        table.read_all(&mut sensors);
+        table.step();
+    }
+    let rate = table.transmissions() as f64 / (steps as f64 * 0.0325);
+    assert!((rate - 240.0).abs() < 10.0, "{rate} packets/s");
+    assert_eq!(table.deliveries(), table.transmissions() * 24);
+}
+
+#[test]
+fn lost_messages_and_determinism() {
+    let config =
+        TableConfig { channel: ChannelConfig { loss: 0.3, ..ChannelConfig::default() }, speed_factor_std: 0.1, ..TableConfig::default() };
+    let poses: Vec<Pose> = (0..30).map(|i| Pose { x: (i % 6) as f64 * 1.2, y: (i / 6) as f64 * 1.2, theta: i as f64 }).collect();
+    let run = |seed| {
+        let mut table = KilobotTable::new(config, &poses, seed).unwrap();
+        let mut sensors = Vec::new();
+        let commands: Vec<KilobotCommand> = (0..30).map(|i| drive(f64::from(i % 2), f64::from(i % 3 > 0))).collect();
+        let mut heard = 0;
+        for _ in 0..300 {
+            table.read_all(&mut sensors);
+            heard += sensors.iter().map(|s| s.messages.len()).sum::<usize>();
+            table.apply_all(&commands).unwrap();
+            table.step();
+        }
+        ((0..30).map(|i| table.pose(i)).collect::<Vec<_>>(), heard, table.deliveries(), table.transmissions())
+    };
+    let (a, b) = (run(4), run(4));
+    assert_eq!(a.0, b.0);
+    assert_eq!(a.1, b.1);
+    assert_ne!(a.0, run(5).0);
+    assert_eq!(a.1 as u64, a.2);
+}
+
+#[test]
+fn bad_configuration_and_poses_are_named() {
+    let bad = TableConfig { speed: 0.0, ..TableConfig::default() };
+    assert!(KilobotTable::new(bad, &[], 1).err().unwrap().to_string().contains("speed = 0"));
+    let walls = TableConfig { bounds: Some(Bounds { min: [0.0, 0.0], max: [10.0, 10.0] }), ..TableConfig::default() };
+    let e = KilobotTable::new(walls, &at(&[(1.0, 1.0, 0.0), (11.0, 1.0, 0.0)]), 1).err().unwrap();
+    assert!(e.to_string().contains("robot 1") && e.to_string().contains("outside"), "{e}");
+    let mut table = KilobotTable::new(TableConfig::default(), &at(&[(1.0, 1.0, 0.0)]), 1).unwrap();
+    assert!(table.apply_all(&[]).is_err());
+    let long = KilobotCommand { message: vec![0; 10], ..KilobotCommand::default() };
+    assert!(table.apply_all(&[long]).unwrap_err().to_string().contains("10 bytes"));
+}
