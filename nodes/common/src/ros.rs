@@ -143,6 +143,13 @@ where
     }
 }
 
+/// Whether a subscriber outside this process listens on `publisher` (an unknown count
+/// counts as listening): a topic nobody reads (thousands of markers, a swarm's `/tf`) need
+/// not be made.
+pub fn listened<T: r2r::WrappedTypesupport + 'static>(publisher: &r2r::Publisher<T>) -> bool {
+    publisher.get_inter_process_subscription_count().map_or(true, |n| n > 0)
+}
+
 /// The first SIGINT or SIGTERM since [`catch_shutdown_signals`] (`None` until then).
 static SHUTDOWN: std::sync::OnceLock<tokio::sync::watch::Receiver<Option<&'static str>>> = std::sync::OnceLock::new();
 

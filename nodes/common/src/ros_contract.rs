@@ -7,7 +7,7 @@
 
 use crate::ros::header;
 use flotilla_contract::bluebot::{Blob, Bluebot, BluebotCommand, BluebotSensors, Camera};
-use flotilla_contract::kilobot::{IrMessage, Kilobot, KilobotCommand, KilobotSensors};
+use flotilla_contract::kilobot::{IrMessage, Kilobot, KilobotCommand, KilobotSensors, MESSAGE_BYTES};
 use flotilla_contract::lily::{Lily, LilyCommand, LilySensors};
 use flotilla_contract::mhp::{Mhp, MhpCommand, MhpSensors};
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
@@ -34,7 +34,10 @@ pub trait RosHardware: SystemHardware {
 
 /// A system whose readings and commands also travel batched: one `/<system>/sensors`
 /// message per tick for every robot, one `/<system>/cmd` message for many robots' commands
-/// (each element keeps its own header: a command's stamp names the reading it answers).
+/// answering one tick (the batch's stamp names the reading they answer). Conversions go
+/// between the contract's types and the batch message directly, so a system may lay its
+/// batch out flat (Kilobot: one array per field) and a swarm travels without a message
+/// per robot.
 pub trait RosBatch: RosHardware {
     /// The `/<system>/sensors` message.
     type SensorsBatchMsg: r2r::WrappedTypesupport + Clone + Send + 'static;
@@ -42,45 +45,179 @@ pub trait RosBatch: RosHardware {
     type CommandBatchMsg: r2r::WrappedTypesupport + Clone + Send + 'static;
 
     /// Readings of the tick at `stamp` (s), by robot name.
-    fn sensors_batch_msg(stamp: f64, readings: Vec<(String, Self::SensorsMsg)>) -> Self::SensorsBatchMsg;
-    /// A sensor batch as its tick's stamp (s) and (robot, reading message) pairs.
-    fn sensors_from_batch(msg: Self::SensorsBatchMsg) -> (f64, Vec<(String, Self::SensorsMsg)>);
-    /// Commands answering readings of the tick at `stamp` (s), by robot name.
-    fn command_batch_msg(stamp: f64, commands: Vec<(String, Self::CommandMsg)>) -> Self::CommandBatchMsg;
-    /// A command batch as (robot, command message) pairs.
-    fn commands_from_batch(msg: Self::CommandBatchMsg) -> Vec<(String, Self::CommandMsg)>;
+    fn sensors_batch(stamp: f64, readings: &[(&str, &Self::Sensors)]) -> Self::SensorsBatchMsg;
+    /// A sensor batch as its tick's stamp (s) and (robot, reading) pairs; an error names
+    /// what does not add up.
+    fn sensors_from_batch(msg: Self::SensorsBatchMsg) -> Result<(f64, Vec<(String, Self::Sensors)>), BatchError>;
+    /// Commands answering the readings of the tick at `stamp` (s), by robot name.
+    fn command_batch(stamp: f64, commands: &[(&str, &Self::Command)]) -> Self::CommandBatchMsg;
+    /// A command batch as the stamp (s) of the tick it answers and (robot, command) pairs.
+    fn commands_from_batch(msg: Self::CommandBatchMsg) -> Result<(f64, Vec<(String, Self::Command)>), BatchError>;
 }
 
-/// [`RosBatch`] for a system whose batch messages are `{ header, robots, <items> }`.
+/// A batch message whose arrays do not fit together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}: `{field}` has {len} entries, expected {expected}")]
+pub struct BatchError {
+    /// The message type.
+    pub message: &'static str,
+    /// The array that does not fit.
+    pub field: &'static str,
+    /// Its length.
+    pub len: usize,
+    /// The length the other arrays imply.
+    pub expected: usize,
+}
+
+/// Checks that `field` of `message` has `expected` entries.
+fn check_len(message: &'static str, field: &'static str, len: usize, expected: usize) -> Result<(), BatchError> {
+    if len == expected {
+        Ok(())
+    } else {
+        Err(BatchError { message, field, len, expected })
+    }
+}
+
+/// [`RosBatch`] for a system whose batch messages are `{ header, robots, <items> }`, an
+/// item per robot in its own message type.
 macro_rules! batch {
     ($hardware:ty, $sensors:ident, $commands:ident) => {
         impl RosBatch for $hardware {
             type SensorsBatchMsg = m::$sensors;
             type CommandBatchMsg = m::$commands;
 
-            fn sensors_batch_msg(stamp: f64, readings: Vec<(String, Self::SensorsMsg)>) -> m::$sensors {
-                let (robots, readings) = readings.into_iter().unzip();
+            fn sensors_batch(stamp: f64, readings: &[(&str, &Self::Sensors)]) -> m::$sensors {
+                let (robots, readings) = readings
+                    .iter()
+                    .map(|(name, sensors)| ((*name).to_owned(), Self::sensors_msg(sensors, &format!("{name}/base_link"))))
+                    .unzip();
                 m::$sensors { header: header(stamp, ""), robots, readings }
             }
 
-            fn sensors_from_batch(msg: m::$sensors) -> (f64, Vec<(String, Self::SensorsMsg)>) {
-                (stamp_of(&msg.header), msg.robots.into_iter().zip(msg.readings).collect())
+            fn sensors_from_batch(msg: m::$sensors) -> Result<(f64, Vec<(String, Self::Sensors)>), BatchError> {
+                check_len(stringify!($sensors), "readings", msg.readings.len(), msg.robots.len())?;
+                let readings = msg.robots.into_iter().zip(msg.readings.into_iter().map(Self::sensors_from_msg)).collect();
+                Ok((stamp_of(&msg.header), readings))
             }
 
-            fn command_batch_msg(stamp: f64, commands: Vec<(String, Self::CommandMsg)>) -> m::$commands {
-                let (robots, commands) = commands.into_iter().unzip();
+            fn command_batch(stamp: f64, commands: &[(&str, &Self::Command)]) -> m::$commands {
+                let (robots, commands) = commands.iter().map(|(name, c)| ((*name).to_owned(), Self::command_msg(c, stamp))).unzip();
                 m::$commands { header: header(stamp, ""), robots, commands }
             }
 
-            fn commands_from_batch(msg: m::$commands) -> Vec<(String, Self::CommandMsg)> {
-                msg.robots.into_iter().zip(msg.commands).collect()
+            fn commands_from_batch(msg: m::$commands) -> Result<(f64, Vec<(String, Self::Command)>), BatchError> {
+                check_len(stringify!($commands), "commands", msg.commands.len(), msg.robots.len())?;
+                let commands = msg.robots.into_iter().zip(msg.commands.into_iter().map(|c| Self::command_from_msg(c).0)).collect();
+                Ok((stamp_of(&msg.header), commands))
             }
         }
     };
 }
 
 batch!(Lily, LilySensorsBatch, LilyCommandBatch);
-batch!(Kilobot, KilobotSensorsBatch, KilobotCommandBatch);
+
+/// Kilobot batches are flat (one array per field, messages concatenated): a 1024-robot
+/// tick with ~30 messages heard per robot is a few arrays, not 30,000 messages.
+impl RosBatch for Kilobot {
+    type SensorsBatchMsg = m::KilobotSensorsBatch;
+    type CommandBatchMsg = m::KilobotCommandBatch;
+
+    fn sensors_batch(stamp: f64, readings: &[(&str, &KilobotSensors)]) -> m::KilobotSensorsBatch {
+        let heard: usize = readings.iter().map(|(_, s)| s.messages.len()).sum();
+        let mut batch = m::KilobotSensorsBatch {
+            header: header(stamp, ""),
+            robots: Vec::with_capacity(readings.len()),
+            ticks: Vec::with_capacity(readings.len()),
+            light: Vec::with_capacity(readings.len()),
+            message_counts: Vec::with_capacity(readings.len()),
+            payloads: Vec::with_capacity(heard * MESSAGE_BYTES),
+            distances: Vec::with_capacity(heard),
+        };
+        for (name, s) in readings {
+            batch.robots.push((*name).to_owned());
+            batch.ticks.push(s.ticks);
+            batch.light.push(s.light);
+            batch.message_counts.push(s.messages.len() as u32);
+            for ir in &s.messages {
+                batch.payloads.extend_from_slice(&ir.payload);
+                batch.distances.push(ir.distance);
+            }
+        }
+        batch
+    }
+
+    fn sensors_from_batch(msg: m::KilobotSensorsBatch) -> Result<(f64, Vec<(String, KilobotSensors)>), BatchError> {
+        const NAME: &str = "KilobotSensorsBatch";
+        let n = msg.robots.len();
+        check_len(NAME, "ticks", msg.ticks.len(), n)?;
+        check_len(NAME, "light", msg.light.len(), n)?;
+        check_len(NAME, "message_counts", msg.message_counts.len(), n)?;
+        let heard: usize = msg.message_counts.iter().map(|&c| c as usize).sum();
+        check_len(NAME, "distances", msg.distances.len(), heard)?;
+        check_len(NAME, "payloads", msg.payloads.len(), heard * MESSAGE_BYTES)?;
+        let stamp = stamp_of(&msg.header);
+        let mut payloads = msg.payloads.chunks_exact(MESSAGE_BYTES).zip(&msg.distances);
+        let readings = msg
+            .robots
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let messages = payloads
+                    .by_ref()
+                    .take(msg.message_counts[i] as usize)
+                    .map(|(bytes, &distance)| {
+                        let mut payload = [0; MESSAGE_BYTES];
+                        payload.copy_from_slice(bytes);
+                        IrMessage { payload, distance }
+                    })
+                    .collect();
+                (name, KilobotSensors { stamp, ticks: msg.ticks[i], light: msg.light[i], messages })
+            })
+            .collect();
+        Ok((stamp, readings))
+    }
+
+    fn command_batch(stamp: f64, commands: &[(&str, &KilobotCommand)]) -> m::KilobotCommandBatch {
+        let mut batch = m::KilobotCommandBatch { header: header(stamp, ""), ..Default::default() };
+        for (name, c) in commands {
+            batch.robots.push((*name).to_owned());
+            batch.motor_left.push(c.motor_left);
+            batch.motor_right.push(c.motor_right);
+            batch.led.extend_from_slice(&c.led);
+            // Longer messages are refused by the receiver's validation: kept whole, with
+            // the length saturated so the layout still adds up.
+            let len = c.message.len().min(usize::from(u8::MAX));
+            batch.message_lengths.push(len as u8);
+            batch.messages.extend_from_slice(&c.message[..len]);
+        }
+        batch
+    }
+
+    fn commands_from_batch(msg: m::KilobotCommandBatch) -> Result<(f64, Vec<(String, KilobotCommand)>), BatchError> {
+        const NAME: &str = "KilobotCommandBatch";
+        let n = msg.robots.len();
+        check_len(NAME, "motor_left", msg.motor_left.len(), n)?;
+        check_len(NAME, "motor_right", msg.motor_right.len(), n)?;
+        check_len(NAME, "led", msg.led.len(), 3 * n)?;
+        check_len(NAME, "message_lengths", msg.message_lengths.len(), n)?;
+        let bytes: usize = msg.message_lengths.iter().map(|&l| usize::from(l)).sum();
+        check_len(NAME, "messages", msg.messages.len(), bytes)?;
+        let mut offset = 0;
+        let commands = msg
+            .robots
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let len = usize::from(msg.message_lengths[i]);
+                let message = msg.messages[offset..offset + len].to_vec();
+                offset += len;
+                let led = [msg.led[3 * i], msg.led[3 * i + 1], msg.led[3 * i + 2]];
+                (name, KilobotCommand { motor_left: msg.motor_left[i], motor_right: msg.motor_right[i], led, message })
+            })
+            .collect();
+        Ok((stamp_of(&msg.header), commands))
+    }
+}
 
 /// A header's stamp in seconds, read the way every receiver reads it.
 pub fn stamp_of(h: &Header) -> f64 {
@@ -255,14 +392,45 @@ mod tests {
 
     #[test]
     fn batches_keep_robots_and_their_items_paired() {
-        let reading = |light| Lily::sensors_msg(&LilySensors { stamp: 0.5, light, ..LilySensors::default() }, "");
-        let batch = Lily::sensors_batch_msg(0.5, vec![("a".into(), reading(0.1)), ("b".into(), reading(0.2))]);
-        let (stamp, back) = Lily::sensors_from_batch(batch);
+        let reading = |light| LilySensors { stamp: 0.5, light, ..LilySensors::default() };
+        let (a, b) = (reading(0.1), reading(0.2));
+        let (stamp, back) = Lily::sensors_from_batch(Lily::sensors_batch(0.5, &[("a", &a), ("b", &b)])).unwrap();
         assert_eq!(stamp, 0.5);
         assert_eq!(back.iter().map(|(n, r)| (n.as_str(), r.light)).collect::<Vec<_>>(), vec![("a", 0.1), ("b", 0.2)]);
-        let command = Kilobot::command_msg(&KilobotCommand { motor_left: 1.0, ..KilobotCommand::default() }, 0.5);
-        let back = Kilobot::commands_from_batch(Kilobot::command_batch_msg(0.5, vec![("k".into(), command)]));
-        assert_eq!((back[0].0.as_str(), back[0].1.motor_left), ("k", 1.0));
+        let command = LilyCommand { latch: vec![true; 4], radio_tx: vec![1] };
+        let (stamp, back) = Lily::commands_from_batch(Lily::command_batch(0.75, &[("a", &command)])).unwrap();
+        assert_eq!((stamp, back), (0.75, vec![("a".to_owned(), command)]));
+    }
+
+    #[test]
+    fn kilobot_batches_are_flat_and_round_trip() {
+        let ir = |b: u8, d| IrMessage { payload: [b; MESSAGE_BYTES], distance: d };
+        let readings = [
+            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.5, messages: vec![ir(1, 0.04), ir(2, 0.05)] },
+            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.25, messages: Vec::new() },
+            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.5, messages: vec![ir(3, 0.1)] },
+        ];
+        let named: Vec<(&str, &KilobotSensors)> = ["k0", "k1", "k2"].into_iter().zip(&readings).collect();
+        let msg = Kilobot::sensors_batch(0.5, &named);
+        assert_eq!((msg.message_counts.clone(), msg.payloads.len(), msg.distances.len()), (vec![2, 0, 1], 27, 3));
+        let (stamp, back) = Kilobot::sensors_from_batch(msg.clone()).unwrap();
+        assert_eq!(stamp, 0.5);
+        assert_eq!(back.iter().map(|(_, s)| s.clone()).collect::<Vec<_>>(), readings.to_vec());
+        let mut broken = msg;
+        broken.distances.pop();
+        let err = Kilobot::sensors_from_batch(broken).unwrap_err().to_string();
+        assert_eq!(err, "KilobotSensorsBatch: `distances` has 2 entries, expected 3");
+
+        let commands = [
+            KilobotCommand { motor_left: 1.0, motor_right: 0.0, led: [1.0, 0.0, 0.5], message: vec![7, 8] },
+            KilobotCommand { motor_left: 0.0, motor_right: 1.0, led: [0.0; 3], message: Vec::new() },
+        ];
+        let msg = Kilobot::command_batch(0.5, &[("k0", &commands[0]), ("k1", &commands[1])]);
+        let (stamp, back) = Kilobot::commands_from_batch(msg.clone()).unwrap();
+        assert_eq!((stamp, back), (0.5, vec![("k0".to_owned(), commands[0].clone()), ("k1".to_owned(), commands[1].clone())]));
+        let mut broken = msg;
+        broken.message_lengths[1] = 4;
+        assert!(Kilobot::commands_from_batch(broken).unwrap_err().to_string().contains("`messages` has 2 entries, expected 6"));
     }
 
     #[test]

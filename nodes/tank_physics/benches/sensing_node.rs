@@ -38,6 +38,10 @@ use serde_yaml::Value;
 use tank_physics::robots::{is_robot, RobotBus};
 use tank_physics::{World, WorldConfig};
 
+#[path = "support/process.rs"]
+mod process;
+use process::{process_cpu, process_memory};
+
 /// Floor area per robot, m^2: the density kept constant across N.
 const AREA_PER_ROBOT: f64 = 0.01;
 /// Wait after the node's service is up, for the state subscription to match.
@@ -127,28 +131,6 @@ fn world_tree(file: &std::path::Path, n: usize) -> anyhow::Result<Value> {
         group["count"] = (n as u64).into();
     }
     Ok(tree)
-}
-
-/// CPU time (user + system) of process `pid` so far.
-fn process_cpu(pid: u32) -> anyhow::Result<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).with_context(|| format!("reading /proc/{pid}/stat"))?;
-    // Fields after the parenthesised command name: state is the 3rd field, utime the 14th.
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).context("malformed /proc stat")?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11).context("utime")?.parse::<u64>()? + fields.get(12).context("stime")?.parse::<u64>()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    Ok(Duration::from_secs_f64(ticks as f64 / hz as f64))
-}
-
-/// `VmRSS`, `VmHWM` (MiB) and `Threads` of process `pid`.
-fn process_memory(pid: u32) -> anyhow::Result<(f64, f64, u64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).with_context(|| format!("reading /proc/{pid}/status"))?;
-    let field = |key: &str| -> anyhow::Result<u64> {
-        let line = status.lines().find(|l| l.starts_with(key)).with_context(|| format!("/proc/{pid}/status: no {key}"))?;
-        line[key.len()..].split_whitespace().next().context(key.to_owned())?.parse::<u64>().with_context(|| key.to_owned())
-    };
-    Ok((field("VmRSS:")? as f64 / 1024.0, field("VmHWM:")? as f64 / 1024.0, field("Threads:")?))
 }
 
 /// Sim seconds per wall second of the library on the same world: physics steps and every

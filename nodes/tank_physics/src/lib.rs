@@ -21,6 +21,7 @@ pub mod config;
 pub mod flow;
 pub mod hydro;
 pub mod medium;
+pub mod rate;
 pub mod recorder;
 pub mod robots;
 pub mod spatial;

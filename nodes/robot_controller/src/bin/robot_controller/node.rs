@@ -232,19 +232,18 @@ impl Shared {
 }
 
 /// A robot's last control step: the reading's stamp and the command that answered it.
-type Last<M> = Option<(f64, Option<M>)>;
+type Last<C> = Option<(f64, Option<C>)>;
 
-/// Robot `name`'s answer to its reading `msg`, given its last step (updated): the command
-/// and whether it is new (else the answer again, to a reading the physics resent). A
-/// reading within a control period of the last step gets none.
+/// Robot `name`'s answer to its reading, given its last step (updated): the command and
+/// whether it is new (else the answer again, to a reading the physics resent). A reading
+/// within a control period of the last step gets none.
 fn answer<H: RosHardware>(
     host: &mut ControllerHost,
     period: f64,
     name: &str,
-    last: &mut Last<H::CommandMsg>,
-    msg: H::SensorsMsg,
-) -> Option<(H::CommandMsg, bool)> {
-    let sensors = H::sensors_from_msg(msg);
+    last: &mut Last<H::Command>,
+    sensors: H::Sensors,
+) -> Option<(H::Command, bool)> {
     let stamp = H::stamp(&sensors);
     if let Some((t, answer)) = last {
         if (stamp - *t).abs() < 1e-6 {
@@ -255,7 +254,7 @@ fn answer<H: RosHardware>(
         }
     }
     let answer = match host.tick(name, stamp, &H::wrap_sensors(sensors)) {
-        Ok(Some(actuation)) => H::command_of(&actuation).map(|c| H::command_msg(c, stamp)),
+        Ok(Some(actuation)) => H::command_of(&actuation).cloned(),
         Ok(None) => None,
         Err(e) => {
             warn!(robot = %name, "control step failed: {e}");
@@ -279,10 +278,12 @@ async fn drive<H: RosHardware>(
             error!(robot = %name, "controller host poisoned; the robot's controller ends");
             return;
         };
-        let answer = answer::<H>(&mut host, shared.period, &name, &mut last, msg);
+        let sensors = H::sensors_from_msg(msg);
+        let stamp = H::stamp(&sensors);
+        let answer = answer::<H>(&mut host, shared.period, &name, &mut last, sensors);
         drop(host);
         if let Some((command, new)) = answer {
-            publish(&cmd, &command, &name);
+            publish(&cmd, &H::command_msg(&command, stamp), &name);
             if new {
                 shared.commands.fetch_add(1, Ordering::Relaxed);
             }
@@ -298,21 +299,27 @@ async fn drive_batch<H: RosBatch>(
     shared: Shared,
 ) {
     let system = H::ID.name();
-    let mut last: HashMap<String, Last<H::CommandMsg>> = HashMap::new();
+    let mut last: HashMap<String, Last<H::Command>> = HashMap::new();
     while let Some(batch) = batches.next().await {
-        let (stamp, readings) = H::sensors_from_batch(batch);
+        let (stamp, readings) = match H::sensors_from_batch(batch) {
+            Ok(batch) => batch,
+            Err(e) => {
+                warn!(system, "sensor batch dropped: {e}");
+                continue;
+            }
+        };
         let Ok(mut host) = shared.host.lock() else {
             error!(system, "controller host poisoned; the system's controllers end");
             return;
         };
         let mut commands = Vec::new();
         let mut new = 0;
-        for (name, msg) in readings {
+        for (name, sensors) in readings {
             if !host.hosts(&name) {
                 continue;
             }
             let robot_last = last.entry(name.clone()).or_default();
-            if let Some((command, fresh)) = answer::<H>(&mut host, shared.period, &name, robot_last, msg) {
+            if let Some((command, fresh)) = answer::<H>(&mut host, shared.period, &name, robot_last, sensors) {
                 commands.push((name, command));
                 new += u64::from(fresh);
             }
@@ -321,7 +328,8 @@ async fn drive_batch<H: RosBatch>(
         if commands.is_empty() {
             continue;
         }
-        publish(&cmd, &H::command_batch_msg(stamp, commands), system);
+        let named: Vec<(&str, &H::Command)> = commands.iter().map(|(n, c)| (n.as_str(), c)).collect();
+        publish(&cmd, &H::command_batch(stamp, &named), system);
         shared.commands.fetch_add(new, Ordering::Relaxed);
     }
 }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
 use r2r::QosProfile;
+use tank_physics::rate::due;
 use tank_physics::{BodyState, World, WorldConfig};
 use tokio::sync::oneshot;
 use tracing::{info, warn};
@@ -251,7 +252,7 @@ impl Sim {
         }
         // Markers are for a viewer: with no subscriber (a swarm run without rviz) the
         // thousands of markers are not made (docs/swarm_scale.md).
-        if due(p.marker_rate, t, dt) && listened(&self.out.markers) {
+        if due(p.marker_rate, t, dt) && fros::listened(&self.out.markers) {
             self.publish_markers();
         }
         self.recording.step(&self.world);
@@ -355,7 +356,7 @@ impl Sim {
     /// (every module at 30 Hz costs more than the physics of a swarm: docs/swarm_scale.md).
     fn publish_state(&mut self) {
         let recording = self.recording.records_states();
-        let (state_wanted, tf_wanted) = (recording || listened(&self.out.state), recording || listened(&self.out.tf));
+        let (state_wanted, tf_wanted) = (recording || fros::listened(&self.out.state), recording || fros::listened(&self.out.tf));
         if !state_wanted && !tf_wanted {
             return;
         }
@@ -383,12 +384,6 @@ impl Sim {
             warn!("publishing /tank/markers: {e}");
         }
     }
-}
-
-/// Whether a subscriber outside this process listens on `publisher` (an unknown count
-/// counts as listening).
-fn listened<T: r2r::WrappedTypesupport + 'static>(publisher: &r2r::Publisher<T>) -> bool {
-    publisher.get_inter_process_subscription_count().map_or(true, |n| n > 0)
 }
 
 /// `/tank/state`: every module of `world` (`bodies`).
@@ -421,15 +416,6 @@ fn tf_message(bodies: &[BodyState], header: &r2r::std_msgs::msg::Header) -> r2r:
     }
 }
 
-/// Whether the step that ended at sim time `t` crossed a multiple of `1 / rate_hz`: the
-/// topic then averages exactly `rate_hz` over sim time whatever the step (30 Hz on 25 ms
-/// steps publishes 3 steps in 4), and a rate above `1 / dt` publishes every step.
-fn due(rate_hz: f64, t: f64, dt: f64) -> bool {
-    // The epsilon keeps exact multiples (0.1 s at 10 Hz) from flickering with rounding.
-    let periods = |time: f64| (time * rate_hz + 1e-6).floor();
-    periods(t) > periods(t - dt)
-}
-
 fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> r2r::flotilla_msgs::msg::ModuleState {
     let max_thrust = b.kind.spec().faces.iter().filter_map(|f| f.thruster.map(|t| t.force)).fold(0.0, f64::max);
     r2r::flotilla_msgs::msg::ModuleState {
@@ -445,20 +431,5 @@ fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> 
             .filter(|f| f.has_thruster)
             .map(|f| if f.thruster_on && !f.thruster_failed { max_thrust } else { 0.0 })
             .collect(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::due;
-
-    #[test]
-    fn publishing_follows_the_rate_on_any_step() {
-        let count = |rate: f64, dt: f64, steps: u32| (1..=steps).filter(|&n| due(rate, f64::from(n) * dt, dt)).count();
-        assert_eq!(count(30.0, 0.025, 2400), 1800, "60 s at 30 Hz");
-        assert_eq!(count(10.0, 0.025, 400), 100);
-        assert_eq!(count(100.0, 0.025, 400), 400, "faster than the steps: every step");
-        // 10 Hz on 25 ms steps: every 4th step, exactly.
-        assert!((1..=40).all(|n: u32| due(10.0, f64::from(n) * 0.025, 0.025) == (n % 4 == 0)));
     }
 }

@@ -432,9 +432,9 @@ impl<H: RosBatch> BatchTopic for TypedBatchTopic<H> {
         let mut items = Vec::with_capacity(readings.len());
         for (name, reading) in readings {
             let sensors = H::sensors_of(reading).ok_or_else(|| anyhow::anyhow!("a {} reading in a {} batch", reading.system(), H::ID))?;
-            items.push(((*name).to_owned(), H::sensors_msg(sensors, &format!("{name}/base_link"))));
+            items.push((*name, sensors));
         }
-        self.0.publish(&H::sensors_batch_msg(stamp, items))?;
+        self.0.publish(&H::sensors_batch(stamp, &items))?;
         Ok(())
     }
 }
@@ -447,8 +447,14 @@ fn typed_batch<H: RosBatch>(node: &mut r2r::Node, control: mpsc::Sender<Control>
     let mut batches = node.subscribe::<H::CommandBatchMsg>(&format!("/{system}/cmd"), QosProfile::default())?;
     tokio::spawn(async move {
         while let Some(msg) = batches.next().await {
-            for (name, command) in H::commands_from_batch(msg) {
-                let (command, stamp) = H::command_from_msg(command);
+            let (stamp, commands) = match H::commands_from_batch(msg) {
+                Ok(batch) => batch,
+                Err(e) => {
+                    warn!(topic = %format!("/{system}/cmd"), "command batch dropped: {e}");
+                    continue;
+                }
+            };
+            for (name, command) in commands {
                 if control.send(Control::Command { name, stamp, command: H::wrap_command(command) }).is_err() {
                     return;
                 }

@@ -33,9 +33,11 @@
 
 mod config;
 mod grid;
+mod placement;
 mod table;
 
 pub use config::{Avoidance, Bounds, ChannelConfig, DistanceError, Failures, TableConfig, TableError, WORLD_UNIT_M};
+pub use placement::hex_block;
 pub use table::{CommandError, KilobotTable, Motion, Pose};
 
 #[cfg(test)]

@@ -1,0 +1,366 @@
+//! The ROS 2 side of `kilobot_table`: the table steps on its own thread, paced to the real
+//! time factor, and publishes `/clock`, `/tank/state` (every robot as a `kilobot` module,
+//! so the overhead camera and tracker work on the table as on a tank), `/tf` and
+//! `/tank/markers` when someone listens, and every robot's reading in one
+//! `flotilla_msgs/KilobotSensorsBatch` on `/kilobot/sensors`; commands come in batches on
+//! `/kilobot/cmd` (any number per tick, `robots[i]` + `commands[i]`). With `run.lockstep`
+//! the table waits after each sensor batch until every robot answered it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use flotilla_common::catalogue::ModuleKind;
+use flotilla_common::ros::{self as fros, Spinner, Startup};
+use flotilla_common::ros_contract::RosBatch;
+use flotilla_contract::kilobot::{Kilobot, KilobotCommand, KilobotSensors};
+use futures::StreamExt;
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotSensorsBatch, ModuleState, TankState};
+use r2r::std_msgs::msg::ColorRGBA;
+use r2r::visualization_msgs::msg::{Marker, MarkerArray};
+use r2r::QosProfile;
+use tank_physics::rate::due;
+use tank_physics::systems::kilobot::{KilobotTable, WORLD_UNIT_M};
+use tracing::{info, warn};
+
+use crate::settings::NodeSettings;
+
+/// Commands of one batch: (robot, command, stamp of the reading it answers in s).
+type Commands = Vec<(String, KilobotCommand, f64)>;
+
+/// Messages from ROS callbacks to the stepping thread.
+enum Control {
+    /// A command batch.
+    Commands(Commands),
+    /// `/tank/pause`: pause (true) or resume (false); answered when done.
+    Pause(bool, tokio::sync::oneshot::Sender<()>),
+}
+
+/// Publishers the stepping thread uses.
+struct Outputs {
+    clock: r2r::Publisher<r2r::rosgraph_msgs::msg::Clock>,
+    state: r2r::Publisher<TankState>,
+    tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
+    markers: r2r::Publisher<MarkerArray>,
+    sensors: r2r::Publisher<KilobotSensorsBatch>,
+}
+
+/// Runs the node until SIGINT/SIGTERM or `run.max_sim_time`; returns the summary line.
+pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
+    let table = KilobotTable::new(settings.table, &settings.poses, settings.seed).context("building the table from the parameters")?;
+    let mut node = startup.create_node()?;
+    let outputs = Outputs {
+        clock: node.create_publisher("/clock", QosProfile::default())?,
+        state: node.create_publisher("/tank/state", QosProfile::default())?,
+        tf: node.create_publisher("/tf", QosProfile::default())?,
+        markers: node.create_publisher("/tank/markers", QosProfile::default().transient_local().keep_last(1))?,
+        sensors: node.create_publisher("/kilobot/sensors", QosProfile::default())?,
+    };
+    let mut batches = node.subscribe::<KilobotCommandBatch>("/kilobot/cmd", QosProfile::default())?;
+    let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let mut pauses = node.create_service::<r2r::std_srvs::srv::SetBool::Service>("/tank/pause", QosProfile::default())?;
+    let pause_tx = control_tx.clone();
+    tokio::spawn(async move {
+        while let Some(request) = pauses.next().await {
+            let paused = request.message.data;
+            let (done, answered) = tokio::sync::oneshot::channel();
+            let ok = pause_tx.send(Control::Pause(paused, done)).is_ok() && answered.await.is_ok();
+            let message = if !ok { "the table has stopped" } else if paused { "paused" } else { "running" };
+            let response = r2r::std_srvs::srv::SetBool::Response { success: ok, message: message.into() };
+            if let Err(e) = request.respond(response) {
+                warn!("answering /tank/pause: {e}");
+            }
+        }
+    });
+    tokio::spawn(async move {
+        while let Some(batch) = batches.next().await {
+            let (stamp, commands) = match Kilobot::commands_from_batch(batch) {
+                Ok(batch) => batch,
+                Err(e) => {
+                    warn!(topic = "/kilobot/cmd", "command batch dropped: {e}");
+                    continue;
+                }
+            };
+            let commands = commands.into_iter().map(|(robot, command)| (robot, command, stamp)).collect();
+            if control_tx.send(Control::Commands(commands)).is_err() {
+                break;
+            }
+        }
+    });
+    let node = Arc::new(Mutex::new(node));
+    let spinner = Spinner::start(node.clone());
+    let stop = Arc::new(AtomicBool::new(false));
+    let (robots, real_time_factor) = (settings.names.len(), settings.run.real_time_factor);
+    let mut stepping = {
+        let stop = stop.clone();
+        tokio::task::spawn_blocking(move || {
+            let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
+            let mut sim = Sim { table, settings, out: outputs, index, sensors: Vec::new(), tick: None, refused: 0 };
+            sim.run(&stop, &control_rx)
+        })
+    };
+    info!(robots, real_time_factor, "kilobot_table running");
+    let summary = tokio::select! {
+        signal = fros::shutdown_signal() => {
+            info!(signal = signal.context("installing signal handlers")?, "shutting down");
+            stop.store(true, Ordering::Release);
+            stepping.await.context("table thread")?
+        }
+        done = &mut stepping => done.context("table thread")?,
+    };
+    spinner.stop();
+    drop(node);
+    Ok(summary)
+}
+
+/// A lock-step tick: the sensor batch at `stamp` and who has answered it.
+struct Tick {
+    stamp: f64,
+    answered: Vec<bool>,
+    missing: usize,
+    opened: Instant,
+}
+
+/// The stepping thread's state.
+struct Sim {
+    table: KilobotTable,
+    settings: NodeSettings,
+    out: Outputs,
+    index: HashMap<String, usize>,
+    /// Reused for every sensor batch.
+    sensors: Vec<KilobotSensors>,
+    tick: Option<Tick>,
+    /// Commands refused (unknown robot, out of range), for the summary.
+    refused: u64,
+}
+
+impl Sim {
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> String {
+        let started = Instant::now();
+        let dt = self.table.config().step_duration;
+        let rtf = self.settings.run.real_time_factor;
+        let lockstep = self.settings.run.lockstep.then(|| Duration::from_secs_f64(self.settings.run.lockstep_timeout));
+        let mut reason = "stopped on request";
+        let mut timeouts = 0u64;
+        let mut paused = self.settings.run.start_paused;
+        // Wall instant and sim time the pacing counts from; moved on pause.
+        let mut pace = (Instant::now(), self.table.time());
+        self.publish_state();
+        self.publish_markers();
+        self.publish_sensors(lockstep.is_some());
+        while !stop.load(Ordering::Acquire) {
+            while let Ok(msg) = control.try_recv() {
+                self.handle(msg, &mut paused, &mut pace);
+            }
+            if paused {
+                if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
+                    self.handle(msg, &mut paused, &mut pace);
+                }
+                continue;
+            }
+            if let (Some(tick), Some(timeout)) = (&self.tick, lockstep) {
+                if tick.missing > 0 {
+                    if tick.opened.elapsed() < timeout {
+                        if let Ok(msg) = control.recv_timeout(Duration::from_millis(5)) {
+                            self.handle(msg, &mut paused, &mut pace);
+                        }
+                        continue;
+                    }
+                    timeouts += 1;
+                    warn!(stamp = tick.stamp, missing = tick.missing, "lock step: robots did not answer in time; stepping on");
+                }
+            }
+            self.tick = None;
+            self.table.step();
+            let t = self.table.time();
+            if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
+                warn!("publishing /clock: {e}");
+            }
+            let p = &self.settings.publish;
+            let (state, sensors, markers) = (due(p.state_rate, t, dt), due(p.sensor_rate, t, dt), due(p.marker_rate, t, dt));
+            if state {
+                self.publish_state();
+            }
+            if sensors {
+                self.publish_sensors(lockstep.is_some());
+            }
+            if markers && fros::listened(&self.out.markers) {
+                self.publish_markers();
+            }
+            if self.settings.run.max_sim_time > 0.0 && t + 0.5 * dt >= self.settings.run.max_sim_time {
+                reason = "reached max_sim_time";
+                break;
+            }
+            if rtf > 0.0 {
+                let due_at = pace.0 + Duration::from_secs_f64((t - pace.1) / rtf);
+                let now = Instant::now();
+                if due_at > now {
+                    std::thread::sleep(due_at - now);
+                }
+            }
+        }
+        let (t, wall) = (self.table.time(), started.elapsed().as_secs_f64());
+        format!(
+            "summary: {reason} after {t:.2} s of sim time ({} steps) in {wall:.2} s wall ({:.1}x real time), {} robots, {} failed, \
+             {} collisions, {} transmissions, {} refused commands, {timeouts} lock-step timeouts",
+            self.table.steps(),
+            if wall > 0.0 { t / wall } else { 0.0 },
+            self.table.len(),
+            self.table.failed_count(),
+            self.table.collisions(),
+            self.table.transmissions(),
+            self.refused
+        )
+    }
+
+    fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
+        match msg {
+            Control::Commands(batch) => self.take(batch),
+            Control::Pause(p, done) => {
+                *paused = p;
+                *pace = (Instant::now(), self.table.time());
+                if p {
+                    self.publish_markers();
+                }
+                let _ = done.send(());
+            }
+        }
+    }
+
+    /// Applies a batch of commands; refusals are logged, the rest applied.
+    fn take(&mut self, batch: Commands) {
+        for (robot, command, stamp) in batch {
+            let Some(&i) = self.index.get(&robot) else {
+                self.refuse(&format!("command for `{robot}`: no such robot on the table"));
+                continue;
+            };
+            if let Err(e) = command.validate(&robot) {
+                self.refuse(&e.to_string());
+                continue;
+            }
+            if let Err(e) = self.table.apply(i, &command) {
+                self.refuse(&e.to_string());
+                continue;
+            }
+            if let Some(tick) = self.tick.as_mut().filter(|t| (t.stamp - stamp).abs() < 1e-6) {
+                if !std::mem::replace(&mut tick.answered[i], true) {
+                    tick.missing -= 1;
+                }
+            }
+        }
+    }
+
+    fn refuse(&mut self, why: &str) {
+        self.refused += 1;
+        // The first few, then every thousandth: a swarm's bad controller must not flood the log.
+        if self.refused <= 5 || self.refused % 1000 == 0 {
+            warn!(refused = self.refused, "{why}");
+        }
+    }
+
+    /// Every robot's reading in one batch; in lock step, opens the tick it starts.
+    fn publish_sensors(&mut self, lockstep: bool) {
+        self.table.read_all(&mut self.sensors);
+        let t = self.table.time();
+        let readings: Vec<(&str, &KilobotSensors)> = self.settings.names.iter().map(String::as_str).zip(&self.sensors).collect();
+        if let Err(e) = self.out.sensors.publish(&Kilobot::sensors_batch(t, &readings)) {
+            warn!("publishing /kilobot/sensors: {e}");
+        }
+        if lockstep {
+            let n = self.table.len();
+            self.tick = Some(Tick { stamp: flotilla_contract::stamp_seconds(t), answered: vec![false; n], missing: n, opened: Instant::now() });
+        }
+    }
+
+    /// Robot `i`'s pose in the world frame, m.
+    fn pose(&self, i: usize) -> Isometry3<f64> {
+        let p = self.table.pose(i);
+        let half_height = ModuleKind::Kilobot.spec().shape.half_height();
+        Isometry3::from_parts(
+            Translation3::new(p.x * WORLD_UNIT_M, p.y * WORLD_UNIT_M, half_height),
+            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), p.theta),
+        )
+    }
+
+    /// `/tank/state` and `/tf`, each only when someone listens.
+    fn publish_state(&self) {
+        let (state_wanted, tf_wanted) = (fros::listened(&self.out.state), fros::listened(&self.out.tf));
+        if !state_wanted && !tf_wanted {
+            return;
+        }
+        let t = self.table.time();
+        let header = fros::header(t, &self.settings.publish.frame_id);
+        let poses: Vec<Isometry3<f64>> = (0..self.table.len()).map(|i| self.pose(i)).collect();
+        if state_wanted {
+            let modules = poses
+                .iter()
+                .zip(&self.settings.names)
+                .enumerate()
+                .map(|(i, (pose, name))| ModuleState {
+                    id: i as u32,
+                    name: name.clone(),
+                    kind: ModuleKind::Kilobot.name().to_owned(),
+                    pose: fros::pose_msg(pose),
+                    ..Default::default()
+                })
+                .collect();
+            // A dry table: no water (level 0 m relative to the rim), no pumps.
+            let msg = TankState { header: header.clone(), step: self.table.steps(), sim_time: t, water_level: 0.0, pump_power: Vec::new(), modules };
+            if let Err(e) = self.out.state.publish(&msg) {
+                warn!("publishing /tank/state: {e}");
+            }
+        }
+        if tf_wanted {
+            let transforms = poses
+                .iter()
+                .zip(&self.settings.names)
+                .map(|(pose, name)| r2r::geometry_msgs::msg::TransformStamped {
+                    header: header.clone(),
+                    child_frame_id: format!("{name}/base_link"),
+                    transform: fros::transform_msg(pose),
+                })
+                .collect();
+            if let Err(e) = self.out.tf.publish(&r2r::tf2_msgs::msg::TFMessage { transforms }) {
+                warn!("publishing /tf: {e}");
+            }
+        }
+    }
+
+    /// `/tank/markers`: every robot as one sphere list coloured by its LED (grey when off),
+    /// the colour a Kilobot program shows its state with; failed robots dark red.
+    fn publish_markers(&self) {
+        let t = self.table.time();
+        let frame = &self.settings.publish.frame_id;
+        let diameter = 2.0 * ModuleKind::Kilobot.spec().shape.horizontal_radius();
+        let mut robots = Marker {
+            header: fros::header(t, frame),
+            ns: "kilobots".into(),
+            id: 0,
+            type_: Marker::SPHERE_LIST as i32,
+            action: Marker::ADD as i32,
+            pose: fros::pose_msg(&Isometry3::identity()),
+            scale: r2r::geometry_msgs::msg::Vector3 { x: diameter, y: diameter, z: 0.3 * diameter },
+            ..Default::default()
+        };
+        robots.color = ColorRGBA { r: 1.0, g: 1.0, b: 1.0, a: 1.0 };
+        for i in 0..self.table.len() {
+            let pose = self.pose(i);
+            robots.points.push(r2r::geometry_msgs::msg::Point { x: pose.translation.x, y: pose.translation.y, z: pose.translation.z });
+            let [r, g, b] = self.table.led(i);
+            let colour = if self.table.failed(i) {
+                ColorRGBA { r: 0.4, g: 0.0, b: 0.0, a: 1.0 }
+            } else if r + g + b <= 0.0 {
+                ColorRGBA { r: 0.5, g: 0.5, b: 0.5, a: 1.0 }
+            } else {
+                ColorRGBA { r: r as f32, g: g as f32, b: b as f32, a: 1.0 }
+            };
+            robots.colors.push(colour);
+        }
+        if let Err(e) = self.out.markers.publish(&MarkerArray { markers: vec![robots] }) {
+            warn!("publishing /tank/markers: {e}");
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The node's parameters: the table (`table.*`, [`TableConfig`]), where the robots start
+//! (`robots.*`), time control (`run.*`) and topic rates (`publish.*`).
+
+use flotilla_common::params::{self, ParamError};
+use serde::Deserialize;
+use serde_yaml::{Mapping, Value};
+use tank_physics::systems::kilobot::{hex_block, KilobotTable, Pose, TableConfig};
+
+/// Where the robots start.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RobotSettings {
+    /// Robots packed on a hexagonal lattice centred on the origin (ignored when `poses` is
+    /// given). Default 25.
+    pub count: usize,
+    /// Centre-to-centre spacing of that lattice, world units (one robot diameter, 32.5 mm).
+    /// Default 1.5.
+    pub spacing: f64,
+    /// Explicit start poses `[x, y, heading]` (world units, rad), one robot each.
+    pub poses: Vec<[f64; 3]>,
+    /// Robot names are `<prefix><index>`. Default `kb_`.
+    pub name_prefix: String,
+}
+
+impl Default for RobotSettings {
+    fn default() -> Self {
+        Self { count: 25, spacing: 1.5, poses: Vec::new(), name_prefix: "kb_".into() }
+    }
+}
+
+/// Time control.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSettings {
+    /// Sim seconds per wall second; 0 = as fast as possible. Default 1.
+    pub real_time_factor: f64,
+    /// Stop (exit 0, with a summary) after this many sim seconds; 0 = until shut down.
+    pub max_sim_time: f64,
+    /// Lock step: after each sensor batch wait for every robot's command stamped with it
+    /// (deterministic runs with the controllers). Default false.
+    pub lockstep: bool,
+    /// Longest wait for the commands of a tick in lock step, s of wall time. Default 5.
+    pub lockstep_timeout: f64,
+    /// Start paused: nothing moves until `/tank/pause` false, so that controllers and
+    /// viewers can connect first. Default false.
+    pub start_paused: bool,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self { real_time_factor: 1.0, max_sim_time: 0.0, lockstep: false, lockstep_timeout: 5.0, start_paused: false }
+    }
+}
+
+/// Topic rates, Hz of sim time.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PublishSettings {
+    /// `/tank/state` (and `/tf` when someone listens), Hz. Default 30.
+    pub state_rate: f64,
+    /// `/tank/markers`, Hz. Default 10.
+    pub marker_rate: f64,
+    /// `/kilobot/sensors`, Hz; a rate above one per step reads every step. Default 10.
+    pub sensor_rate: f64,
+    /// Fixed frame of every pose. Default `world`.
+    pub frame_id: String,
+}
+
+impl Default for PublishSettings {
+    fn default() -> Self {
+        Self { state_rate: 30.0, marker_rate: 10.0, sensor_rate: 10.0, frame_id: "world".into() }
+    }
+}
+
+/// Everything the node is configured with.
+#[derive(Debug, Clone)]
+pub struct NodeSettings {
+    /// Run seed (speed factors, channel, failures).
+    pub seed: u64,
+    /// The table and the robots' bodies.
+    pub table: TableConfig,
+    /// Start poses, one per robot.
+    pub poses: Vec<Pose>,
+    /// Robot names, one per pose.
+    pub names: Vec<String>,
+    /// Time control.
+    pub run: RunSettings,
+    /// Topic rates.
+    pub publish: PublishSettings,
+}
+
+impl NodeSettings {
+    /// Validates a parameter tree (standard ROS keys are ignored); errors name the key.
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let mut tree = params::without_standard(tree);
+        let seed = match tree.remove("seed") {
+            None => 1,
+            Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid("seed", format!("must be an integer >= 0, got {v:?}")))?,
+        };
+        let table = take_section::<TableConfig>(&mut tree, "table")?;
+        table.validate().map_err(|e| ParamError::invalid("table", e))?;
+        let robots = take_section::<RobotSettings>(&mut tree, "robots")?;
+        let run = take_section::<RunSettings>(&mut tree, "run")?;
+        let publish = take_section::<PublishSettings>(&mut tree, "publish")?;
+        if let Some(key) = tree.keys().next() {
+            return Err(ParamError::invalid(
+                format!("{key:?}").trim_matches('"'),
+                "unknown parameter (known: seed, table, robots, run, publish)",
+            ));
+        }
+        let positive = |key: &str, v: f64| {
+            if v > 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err(ParamError::invalid(key, format!("must be a positive finite number, got {v}")))
+            }
+        };
+        let at_least_zero = |key: &str, v: f64| {
+            if v >= 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err(ParamError::invalid(key, format!("must be a finite number >= 0, got {v}")))
+            }
+        };
+        at_least_zero("run.real_time_factor", run.real_time_factor)?;
+        at_least_zero("run.max_sim_time", run.max_sim_time)?;
+        positive("run.lockstep_timeout", run.lockstep_timeout)?;
+        positive("publish.state_rate", publish.state_rate)?;
+        positive("publish.marker_rate", publish.marker_rate)?;
+        positive("publish.sensor_rate", publish.sensor_rate)?;
+        if robots.name_prefix.is_empty() || !robots.name_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(ParamError::invalid("robots.name_prefix", "must be letters, digits or `_` (it starts ROS names)"));
+        }
+        let poses: Vec<Pose> = if robots.poses.is_empty() {
+            positive("robots.spacing", robots.spacing)?;
+            if robots.spacing < 1.0 {
+                return Err(ParamError::invalid("robots.spacing", "must be at least 1 (one robot diameter): robots would overlap"));
+            }
+            if robots.count == 0 || robots.count > MAX_ROBOTS {
+                return Err(ParamError::invalid("robots.count", format!("must be in 1..={MAX_ROBOTS}, got {}", robots.count)));
+            }
+            hex_block(robots.count, robots.spacing)
+        } else {
+            if robots.poses.len() > MAX_ROBOTS {
+                return Err(ParamError::invalid("robots.poses", format!("at most {MAX_ROBOTS} robots")));
+            }
+            robots.poses.iter().map(|&[x, y, theta]| Pose { x, y, theta }).collect()
+        };
+        // The table checks the poses against its walls (a robot outside is a bad start).
+        KilobotTable::new(table, &poses, seed).map_err(|e| ParamError::invalid("robots", e))?;
+        let names = (0..poses.len()).map(|i| format!("{}{i}", robots.name_prefix)).collect();
+        Ok(Self { seed, table, poses, names, run, publish })
+    }
+}
+
+/// Most robots one table node hosts (a bound on what a parameter can make it allocate).
+pub const MAX_ROBOTS: usize = 1_000_000;
+
+fn take_section<T: for<'de> Deserialize<'de> + Default>(tree: &mut Mapping, key: &str) -> Result<T, ParamError> {
+    match tree.remove(key) {
+        None => Ok(T::default()),
+        Some(Value::Mapping(m)) => params::deserialize::<T>(&m).map_err(|e| match e {
+            ParamError::Invalid { key: k, message } => ParamError::invalid(format!("{key}.{k}"), message),
+            other => other,
+        }),
+        Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {
+        NodeSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())
+    }
+
+    #[test]
+    fn defaults_and_explicit_poses() {
+        let s = settings("{}").unwrap();
+        assert_eq!((s.poses.len(), s.names[24].as_str(), s.seed), (25, "kb_24", 1));
+        let s = settings("robots: {poses: [[0, 0, 0], [2, 0, 1.5]], name_prefix: k}\nseed: 4").unwrap();
+        assert_eq!((s.names.clone(), s.poses[1].theta, s.seed), (vec!["k0".to_owned(), "k1".to_owned()], 1.5, 4));
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        for (yaml, key) in [
+            ("table: {speed: -1}", "speed"),
+            ("table: {sped: 1}", "sped"),
+            ("robots: {count: 0}", "robots.count"),
+            ("robots: {spacing: 0.5}", "robots.spacing"),
+            ("robots: {name_prefix: 'a b'}", "robots.name_prefix"),
+            ("run: {real_time_factor: .nan}", "run.real_time_factor"),
+            ("publish: {sensor_rate: 0}", "publish.sensor_rate"),
+            ("tabel: {}", "tabel"),
+            ("seed: -3", "seed"),
+            ("table: {bounds: {min: [0, 0], max: [5, 5]}}\nrobots: {poses: [[9, 1, 0]]}", "outside the table"),
+        ] {
+            let err = settings(yaml).unwrap_err().to_string();
+            assert!(err.contains(key), "{yaml}: {err}");
+        }
+    }
+}
