@@ -84,6 +84,7 @@ pub struct KilobotTable {
     /// Per-robot speed factor (0 once the motors failed).
     factor: Vec<f64>,
     failed: Vec<bool>,
+    anchored: Vec<bool>,
     motion: Vec<Motion>,
     moved: Vec<bool>,
     message: Vec<Option<[u8; MESSAGE_BYTES]>>,
@@ -133,6 +134,7 @@ impl KilobotTable {
             theta: poses.iter().map(|p| p.theta).collect(),
             factor,
             failed: vec![false; n],
+            anchored: vec![false; n],
             motion: vec![Motion::Stop; n],
             moved: vec![false; n],
             message: vec![None; n],
@@ -206,6 +208,12 @@ impl KilobotTable {
     /// Robots whose motors have failed.
     pub fn failed_count(&self) -> usize {
         self.failed.iter().filter(|f| **f).count()
+    }
+
+    /// Anchors robot `i` (it is never pushed: e.g. seeds, whose positions define the
+    /// swarm's coordinates) or frees it.
+    pub fn set_anchored(&mut self, i: usize, anchored: bool) {
+        self.anchored[i] = anchored;
     }
 
     /// Robot `i`'s speed factor (0 after a failure).
@@ -421,9 +429,8 @@ impl KilobotTable {
         self.rebuild_grid();
     }
 
-    /// Pushes overlapping robots apart: a moved robot takes the whole correction against
-    /// one at rest (a vibrating Kilobot cannot shove a resting one across the table), two
-    /// moved robots share it. New contacts count as collisions.
+    /// Pushes overlapping robots apart: two moved robots share the correction, a robot at
+    /// rest takes `push_share` of it (none when anchored). New contacts count as collisions.
     fn resolve_overlaps(&mut self) {
         let n = self.len();
         std::mem::swap(&mut self.contacts, &mut self.previous_contacts);
@@ -434,6 +441,7 @@ impl KilobotTable {
                     continue;
                 }
                 let (x, y, moved, contacts, pushes) = (&mut self.x, &mut self.y, &self.moved, &mut self.contacts, &mut self.pushes);
+                let (anchored, rest_share) = (&self.anchored, self.config.push_share);
                 let (xi, yi) = (x[i], y[i]);
                 let mut push = [0.0f64; 2];
                 pushes.clear();
@@ -451,11 +459,15 @@ impl KilobotTable {
                     }
                     let (ux, uy) = if d > 1e-12 { (dx / d, dy / d) } else { (1.0, 0.0) };
                     let depth = DIAMETER - d;
-                    let share = if moved[j] { 0.5 } else { 1.0 };
-                    push[0] += ux * depth * share;
-                    push[1] += uy * depth * share;
-                    if moved[j] {
-                        pushes.push((j, -ux * depth * 0.5, -uy * depth * 0.5));
+                    let other = match (moved[j], anchored[j]) {
+                        (true, _) => 0.5,
+                        (false, true) => 0.0,
+                        (false, false) => rest_share,
+                    };
+                    push[0] += ux * depth * (1.0 - other);
+                    push[1] += uy * depth * (1.0 - other);
+                    if other > 0.0 {
+                        pushes.push((j, -ux * depth * other, -uy * depth * other));
                     }
                 });
                 x[i] += push[0];
