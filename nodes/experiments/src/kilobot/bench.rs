@@ -90,7 +90,7 @@ impl Experiment for Bench {
                 params,
                 table: TableConfig { channel, ..TableConfig::default() },
                 robots,
-                pack_spacing: 1.0,
+                pack_spacing: params.desired_distance,
                 clearance: 1.5,
                 max_steps: steps,
                 record_every: 0,

@@ -50,6 +50,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "loss", kind: OptionKind::Numbers, default: "0", help: "probability a receiver misses a message, 0..1" },
     OptionSpec { name: "table-size", kind: OptionKind::Text, default: "unbounded", help: "side of a square table centred on the seeds, robot diameters, or unbounded" },
     OptionSpec { name: "max-steps", kind: OptionKind::Count, default: "200000", help: "steps before the run is stopped" },
+    OptionSpec { name: "pack-spacing", kind: OptionKind::Text, default: "desired", help: "lattice spacing of the starting pack, robot diameters, or `desired` (= DESIRED_DISTANCE)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "run seed" },
 ];
 
@@ -128,7 +129,10 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         params,
         table,
         robots,
-        pack_spacing: 1.0,
+        pack_spacing: match options.text("pack-spacing")? {
+            "desired" => params.desired_distance,
+            text => text.parse().ok().filter(|s: &f64| s.is_finite() && *s >= 1.0).ok_or_else(|| bad("pack-spacing", format!("`{text}` is not a spacing >= 1 or desired")))?,
+        },
         clearance: 1.5,
         max_steps: options.count("max-steps")? as u64,
         record_every,

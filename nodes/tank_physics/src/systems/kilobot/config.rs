@@ -159,7 +159,7 @@ impl Default for TableConfig {
             step_duration: 0.0325,
             ambient_light: 0.5,
             overlap_passes: 4,
-            push_share: 0.5,
+            push_share: 0.0,
         }
     }
 }

@@ -51,7 +51,8 @@ fn robots_cannot_pass_through_each_other_and_contacts_count_once() {
     assert_eq!((b.x, b.y), (1.5, 0.0), "an anchored robot is not shoved");
     assert!(((b.x - a.x).hypot(b.y - a.y) - 1.0).abs() < 1e-9, "held at contact: {a:?}");
     assert_eq!(table.collisions(), 1);
-    // Free, it is pushed along (half of each overlap).
+    // Free and as heavy as the mover, it is pushed along (half of each overlap).
+    let config = TableConfig { push_share: 0.5, ..config };
     let mut table = KilobotTable::new(config, &at(&[(0.0, 0.0, 0.0), (1.5, 0.0, 0.0)]), 1).unwrap();
     for _ in 0..200 {
         table.apply_all(&[drive(1.0, 1.0), KilobotCommand::default()]).unwrap();
