@@ -18,7 +18,12 @@ pub struct Bench;
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Numbers, default: "64,256,1024,4096,10000", help: "swarm sizes (non-seed robots)" },
-    OptionSpec { name: "steps", kind: OptionKind::Count, default: "1500", help: "steps timed per size (from power-on: start-up, then departures)" },
+    OptionSpec {
+        name: "steps",
+        kind: OptionKind::Count,
+        default: "1500",
+        help: "steps timed per size (from power-on: start-up, then departures)",
+    },
     OptionSpec {
         name: "shape",
         kind: OptionKind::Path,
@@ -155,7 +160,11 @@ fn plot_cost(path: &std::path::Path, series: &[(f64, f64)]) -> Result<(), PlotEr
             .build_cartesian_2d((10.0..x_max).log_scale(), (y_min..y_max).log_scale())
             .map_err(|e| e.to_string())?;
         chart.configure_mesh().x_desc("robots").y_desc("ms per step").draw().map_err(|e| e.to_string())?;
-        chart.draw_series(LineSeries::new(series.iter().copied(), BLUE.stroke_width(2))).map_err(|e| e.to_string())?.label("measured").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
+        chart
+            .draw_series(LineSeries::new(series.iter().copied(), BLUE.stroke_width(2)))
+            .map_err(|e| e.to_string())?
+            .label("measured")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
         chart.draw_series(series.iter().map(|p| Circle::new(*p, 4, BLUE.filled()))).map_err(|e| e.to_string())?;
         for (factor, colour) in [(1.0, BLACK), (20.0, RED), (200.0, GREEN)] {
             chart
@@ -164,7 +173,13 @@ fn plot_cost(path: &std::path::Path, series: &[(f64, f64)]) -> Result<(), PlotEr
                 .label(format!("{factor}x real time"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperLeft).draw().map_err(|e| e.to_string())?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())
     };
     draw().map_err(err)

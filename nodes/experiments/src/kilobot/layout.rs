@@ -138,7 +138,10 @@ pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
         }
     }
     if pack.robots > MAX_ROBOTS - SEEDS.len() {
-        return Err(LayoutError::TooMany { robots: pack.robots, reason: format!("robot ids are 16 bits: at most {}", MAX_ROBOTS - SEEDS.len()) });
+        return Err(LayoutError::TooMany {
+            robots: pack.robots,
+            reason: format!("robot ids are 16 bits: at most {}", MAX_ROBOTS - SEEDS.len()),
+        });
     }
     let clearance = pack.clearance.min(0.97 * pack.gradient_distance);
     let corner = (clearance + pack.gradient_distance.min(clearance + 0.25)) / 2.0;
@@ -152,7 +155,9 @@ pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
             if p[0] > anchor[0] + 1e-9 {
                 continue;
             }
-            let inside_walls = pack.bounds.is_none_or(|b| p[0] >= b.min[0] + 0.5 && p[0] <= b.max[0] - 0.5 && p[1] >= b.min[1] + 0.5 && p[1] <= b.max[1] - 0.5);
+            let inside_walls = pack
+                .bounds
+                .is_none_or(|b| p[0] >= b.min[0] + 0.5 && p[0] <= b.max[0] - 0.5 && p[1] >= b.min[1] + 0.5 && p[1] <= b.max[1] - 0.5);
             if inside_walls {
                 candidates.push(p);
             }
@@ -161,7 +166,10 @@ pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
     if candidates.len() < pack.robots {
         return Err(LayoutError::TooMany {
             robots: pack.robots,
-            reason: format!("the table holds {} robots in the pack (lower left of the seeds, farther than {clearance:.2} from the shape)", candidates.len()),
+            reason: format!(
+                "the table holds {} robots in the pack (lower left of the seeds, farther than {clearance:.2} from the shape)",
+                candidates.len()
+            ),
         });
     }
     let d2 = |p: &[f64; 2]| (p[0] - anchor[0]).powi(2) + (p[1] - anchor[1]).powi(2);
@@ -233,7 +241,13 @@ mod tests {
         assert!(nearest_seed < 1.715 && nearest_seed > 1.5, "{nearest_seed}");
         for (i, p) in scene.robots.iter().enumerate() {
             assert!(p[0] < 0.0 && p[1] < 0.0 && p[0].hypot(p[1]) > 1.5, "robot {i} at {p:?} is within 3r of the shape");
-            let closest = scene.robots.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, q)| (p[0] - q[0]).hypot(p[1] - q[1])).fold(f64::INFINITY, f64::min);
+            let closest = scene
+                .robots
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, q)| (p[0] - q[0]).hypot(p[1] - q[1]))
+                .fold(f64::INFINITY, f64::min);
             assert!((closest - 1.0).abs() < 1e-9, "robot {i}: nearest neighbour at {closest}");
         }
         assert_eq!(robots_for_area(&rect, 1.615), 18);

@@ -43,7 +43,8 @@ fn extent(points: impl Iterator<Item = [f64; 2]>, shape: &Shape) -> ((f64, f64),
     ((c[0] - side / 2.0, c[0] + side / 2.0), (c[1] - side / 2.0, c[1] + side / 2.0))
 }
 
-type Chart<'a> = ChartContext<'a, BitMapBackend<'a>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+type Chart<'a> =
+    ChartContext<'a, BitMapBackend<'a>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
 
 fn draw_shape(chart: &mut Chart, shape: &Shape) -> Result<(), String> {
     // At most ~40,000 cells drawn: coarser blocks for big bitmaps.
@@ -87,11 +88,22 @@ pub fn end_state(path: &Path, title: &str, shape: &Shape, robots: &[EndRobot]) -
             .label("world position (o); green joined, orange edge-following, grey waiting, red seeds")
             .legend(|(x, y)| Circle::new((x + 10, y), 5, BLACK.stroke_width(1)));
         chart
-            .draw_series(robots.iter().filter(|r| r.state != State::Start || r.seed).map(|r| Cross::new((r.believed[0], r.believed[1]), size, BLUE.stroke_width(1))))
+            .draw_series(
+                robots
+                    .iter()
+                    .filter(|r| r.state != State::Start || r.seed)
+                    .map(|r| Cross::new((r.believed[0], r.believed[1]), size, BLUE.stroke_width(1))),
+            )
             .map_err(|e| e.to_string())?
             .label("believed position (+)")
             .legend(|(x, y)| Cross::new((x + 10, y), 5, BLUE.stroke_width(1)));
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::LowerRight).draw().map_err(|e| e.to_string())?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()
+            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())
     };
     draw().map_err(err)
@@ -121,7 +133,12 @@ pub fn paths(path: &Path, title: &str, shape: &Shape, frames: &[Frame], seeds: u
             draw_shape(&mut chart, shape)?;
             for (k, &i) in movers.iter().enumerate() {
                 let c = Palette99::pick(k).to_rgba();
-                chart.draw_series(LineSeries::new(frames.iter().map(|f| pick(f, i)).map(|p| (f64::from(p[0]), f64::from(p[1]))), c.stroke_width(1))).map_err(|e| e.to_string())?;
+                chart
+                    .draw_series(LineSeries::new(
+                        frames.iter().map(|f| pick(f, i)).map(|p| (f64::from(p[0]), f64::from(p[1]))),
+                        c.stroke_width(1),
+                    ))
+                    .map_err(|e| e.to_string())?;
             }
             Ok(())
         };
@@ -145,7 +162,12 @@ pub fn shared_path(path: &Path, title: &str, lines: &[Vec<(u64, f64)>]) -> Resul
             .y_label_area_size(60)
             .build_cartesian_2d(0.0..t_max, 0.0..s_max * 1.02)
             .map_err(|e| e.to_string())?;
-        chart.configure_mesh().x_desc("step").y_desc("position along the shared path (robot diameters)").draw().map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("step")
+            .y_desc("position along the shared path (robot diameters)")
+            .draw()
+            .map_err(|e| e.to_string())?;
         for (k, line) in lines.iter().enumerate() {
             let c = Palette99::pick(k).to_rgba();
             // Break the line where the robot left the path.
@@ -183,9 +205,17 @@ pub fn rmse(path: &Path, title: &str, rmse: &[f32], startup: u32) -> Result<(), 
             .map_err(|e| e.to_string())?;
         chart.configure_mesh().x_desc("step").y_desc("localisation RMSE (robot diameters)").draw().map_err(|e| e.to_string())?;
         chart
-            .draw_series(LineSeries::new(rmse[..shown].iter().enumerate().map(|(i, v)| (i as f64, f64::from(*v).max(floor))), BLUE.stroke_width(2)))
+            .draw_series(LineSeries::new(
+                rmse[..shown].iter().enumerate().map(|(i, v)| (i as f64, f64::from(*v).max(floor))),
+                BLUE.stroke_width(2),
+            ))
             .map_err(|e| e.to_string())?;
-        chart.draw_series(std::iter::once(PathElement::new(vec![(f64::from(startup), floor), (f64::from(startup), top)], BLACK.stroke_width(1)))).map_err(|e| e.to_string())?;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(f64::from(startup), floor), (f64::from(startup), top)],
+                BLACK.stroke_width(1),
+            )))
+            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())
     };
     draw().map_err(err)

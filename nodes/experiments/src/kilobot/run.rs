@@ -202,7 +202,7 @@ impl Swarm {
     }
 
     /// Root mean square distance between believed and true positions of the localised
-    /// non-seed robots (those that have a position), world units; 0 when none has.
+    /// non-seed robots (those that have a position), world units; NaN when none has.
     pub fn localisation_rmse(&self) -> f64 {
         let mut n = 0usize;
         let sum: f64 = (self.seeds..self.firmware.len())
@@ -213,7 +213,11 @@ impl Swarm {
                 (p.x - b[0]).powi(2) + (p.y - b[1]).powi(2)
             })
             .sum();
-        (sum / n.max(1) as f64).sqrt()
+        if n == 0 {
+            f64::NAN
+        } else {
+            (sum / n as f64).sqrt()
+        }
     }
 
     /// Every robot's true and believed position and whether it is moving.

@@ -35,22 +35,62 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Text, default: "auto", help: "non-seed robots, or `auto`: as many as fill the shape" },
     OptionSpec { name: "localisation", kind: OptionKind::Text, default: "greedy", help: "ideal | greedy | least-squares" },
     OptionSpec { name: "noise", kind: OptionKind::Numbers, default: "0", help: "distance error as a multiple k of 2 mm (0: exact)" },
-    OptionSpec { name: "noise-kind", kind: OptionKind::Text, default: "uniform", help: "uniform U(-k 2mm, k 2mm) | gaussian N(0, (k 2mm / 3)^2)" },
-    OptionSpec { name: "failure-threshold", kind: OptionKind::Text, default: "none", help: "motors fail when U(0,1) exceeds it (e.g. 0.95), or none" },
+    OptionSpec {
+        name: "noise-kind",
+        kind: OptionKind::Text,
+        default: "uniform",
+        help: "uniform U(-k 2mm, k 2mm) | gaussian N(0, (k 2mm / 3)^2)",
+    },
+    OptionSpec {
+        name: "failure-threshold",
+        kind: OptionKind::Text,
+        default: "none",
+        help: "motors fail when U(0,1) exceeds it (e.g. 0.95), or none",
+    },
     OptionSpec { name: "failure-interval", kind: OptionKind::Count, default: "500", help: "steps between motor-failure draws" },
     OptionSpec { name: "no-collision-avoidance", kind: OptionKind::Flag, default: "false", help: "robots do not yield to the robot ahead" },
-    OptionSpec { name: "speed-std", kind: OptionKind::Numbers, default: "0", help: "standard deviation of the per-robot speed factor N(1, s^2)" },
-    OptionSpec { name: "turn-angle", kind: OptionKind::Positive, default: "10", help: "heading change per turning step, degrees (the study: 45; hardware 45 deg/s = 1.46)" },
+    OptionSpec {
+        name: "speed-std",
+        kind: OptionKind::Numbers,
+        default: "0",
+        help: "standard deviation of the per-robot speed factor N(1, s^2)",
+    },
+    OptionSpec {
+        name: "turn-angle",
+        kind: OptionKind::Positive,
+        default: "10",
+        help: "heading change per turning step, degrees (the study: 45; hardware 45 deg/s = 1.46)",
+    },
     OptionSpec { name: "desired-distance", kind: OptionKind::Positive, default: "1.615", help: "DESIRED_DISTANCE, robot diameters" },
-    OptionSpec { name: "neighbor-radius", kind: OptionKind::Positive, default: "4.845", help: "NEIGHBOR_RADIUS (and IR range), robot diameters" },
+    OptionSpec {
+        name: "neighbor-radius",
+        kind: OptionKind::Positive,
+        default: "4.845",
+        help: "NEIGHBOR_RADIUS (and IR range), robot diameters",
+    },
     OptionSpec { name: "gradient-distance", kind: OptionKind::Positive, default: "1.715", help: "G, robot diameters" },
     OptionSpec { name: "startup-time", kind: OptionKind::Count, default: "500", help: "STARTUP_TIME, steps" },
     OptionSpec { name: "divide-localize", kind: OptionKind::Positive, default: "2", help: "DIVIDE_LOCALIZE of the greedy trilateration" },
-    OptionSpec { name: "channel", kind: OptionKind::Text, default: "ideal", help: "ideal (every neighbour every step) | shared (240 packets/s per neighbourhood)" },
+    OptionSpec {
+        name: "channel",
+        kind: OptionKind::Text,
+        default: "ideal",
+        help: "ideal (every neighbour every step) | shared (240 packets/s per neighbourhood)",
+    },
     OptionSpec { name: "loss", kind: OptionKind::Numbers, default: "0", help: "probability a receiver misses a message, 0..1" },
-    OptionSpec { name: "table-size", kind: OptionKind::Text, default: "unbounded", help: "side of a square table centred on the seeds, robot diameters, or unbounded" },
+    OptionSpec {
+        name: "table-size",
+        kind: OptionKind::Text,
+        default: "unbounded",
+        help: "side of a square table centred on the seeds, robot diameters, or unbounded",
+    },
     OptionSpec { name: "max-steps", kind: OptionKind::Count, default: "200000", help: "steps before the run is stopped" },
-    OptionSpec { name: "pack-spacing", kind: OptionKind::Text, default: "desired", help: "lattice spacing of the starting pack, robot diameters, or `desired` (= DESIRED_DISTANCE)" },
+    OptionSpec {
+        name: "pack-spacing",
+        kind: OptionKind::Text,
+        default: "desired",
+        help: "lattice spacing of the starting pack, robot diameters, or `desired` (= DESIRED_DISTANCE)",
+    },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "run seed" },
 ];
 
@@ -106,7 +146,11 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
     let bounds = match options.text("table-size")? {
         "unbounded" => None,
         text => {
-            let side: f64 = text.parse().ok().filter(|s: &f64| s.is_finite() && *s > 2.0).ok_or_else(|| bad("table-size", format!("`{text}` is not a side > 2 or unbounded")))?;
+            let side: f64 = text
+                .parse()
+                .ok()
+                .filter(|s: &f64| s.is_finite() && *s > 2.0)
+                .ok_or_else(|| bad("table-size", format!("`{text}` is not a side > 2 or unbounded")))?;
             Some(Bounds { min: [-side / 2.0, -side / 2.0], max: [side / 2.0, side / 2.0] })
         }
     };
@@ -121,7 +165,9 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
     };
     let robots = match options.text("robots")? {
         "auto" => robots_for_area(&shape, params.desired_distance),
-        text => text.parse().ok().filter(|n: &usize| *n >= 1).ok_or_else(|| bad("robots", format!("`{text}` is not a count >= 1 or auto")))?,
+        text => {
+            text.parse().ok().filter(|n: &usize| *n >= 1).ok_or_else(|| bad("robots", format!("`{text}` is not a count >= 1 or auto")))?
+        }
     };
     let record_every = if robots <= 400 { 10 } else { 0 };
     Ok(Scenario {
@@ -131,7 +177,11 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         robots,
         pack_spacing: match options.text("pack-spacing")? {
             "desired" => params.desired_distance,
-            text => text.parse().ok().filter(|s: &f64| s.is_finite() && *s >= 1.0).ok_or_else(|| bad("pack-spacing", format!("`{text}` is not a spacing >= 1 or desired")))?,
+            text => text
+                .parse()
+                .ok()
+                .filter(|s: &f64| s.is_finite() && *s >= 1.0)
+                .ok_or_else(|| bad("pack-spacing", format!("`{text}` is not a spacing >= 1 or desired")))?,
         },
         clearance: 1.5,
         max_steps: options.count("max-steps")? as u64,
@@ -188,7 +238,9 @@ pub fn filled_fraction(shape: &Shape, joined: &[[f64; 2]], desired: f64) -> f64 
     for c in shape.pixel_centres() {
         total += 1;
         let (bx, by) = ((c[0] / r).floor() as i64, (c[1] / r).floor() as i64);
-        let hit = (-1..=1).any(|dx| (-1..=1).any(|dy| buckets.get(&(bx + dx, by + dy)).is_some_and(|v| v.iter().any(|p| (p[0] - c[0]).hypot(p[1] - c[1]) < r))));
+        let hit = (-1..=1).any(|dx| {
+            (-1..=1).any(|dy| buckets.get(&(bx + dx, by + dy)).is_some_and(|v| v.iter().any(|p| (p[0] - c[0]).hypot(p[1] - c[1]) < r)))
+        });
         covered += usize::from(hit);
     }
     covered as f64 / total.max(1) as f64
@@ -200,7 +252,9 @@ pub fn filled_fraction(shape: &Shape, joined: &[[f64; 2]], desired: f64) -> f64 
 /// (two robots swapping order on the path between recorded steps: collisions).
 pub fn shared_path(frames: &[Frame], seeds: usize) -> (Vec<Vec<(u64, f64)>>, usize) {
     let n = frames.first().map_or(0, |f| f.world.len());
-    let Some(first) = (seeds..n).min_by_key(|&i| frames.iter().position(|f| f.moving[i]).unwrap_or(usize::MAX)) else { return (Vec::new(), 0) };
+    let Some(first) = (seeds..n).min_by_key(|&i| frames.iter().position(|f| f.moving[i]).unwrap_or(usize::MAX)) else {
+        return (Vec::new(), 0);
+    };
     let reference: Vec<[f64; 2]> = frames.iter().filter(|f| f.moving[first]).map(|f| f.world[first].map(f64::from)).collect();
     if reference.len() < 2 {
         return (Vec::new(), 0);
@@ -216,7 +270,8 @@ pub fn shared_path(frames: &[Frame], seeds: usize) -> (Vec<Vec<(u64, f64)>>, usi
     let mut lines = vec![Vec::new(); n];
     let mut on: Vec<Vec<Option<f64>>> = Vec::with_capacity(frames.len());
     for f in frames {
-        let row: Vec<Option<f64>> = (0..n).map(|i| if i >= seeds && f.moving[i] { locate(f.world[i].map(f64::from)) } else { None }).collect();
+        let row: Vec<Option<f64>> =
+            (0..n).map(|i| if i >= seeds && f.moving[i] { locate(f.world[i].map(f64::from)) } else { None }).collect();
         for (i, s) in row.iter().enumerate() {
             if let Some(s) = s {
                 lines[i].push((f.step, *s));
@@ -259,11 +314,15 @@ fn outcome(scenario: &Scenario, record: RunRecord) -> Outcome {
     let sq = |r: &EndRobot| (r.world[0] - r.believed[0]).powi(2) + (r.world[1] - r.believed[1]).powi(2);
     let mean = |v: Vec<f64>| if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
     let localised: Vec<f64> = (seeds..n).filter(|&i| swarm.firmware[i].program().localised()).map(|i| sq(&robots[i])).collect();
+    let localised_count = localised.len();
     let joined_mse: Vec<f64> = robots[seeds..].iter().filter(|r| r.state == State::JoinedShape).map(sq).collect();
     let steps = swarm.table.steps();
     let startup = params.startup_time as usize;
     let rmse_startup = record.rmse.get(startup).map_or(f64::NAN, |v| f64::from(*v));
-    let converged = record.rmse.iter().position(|v| f64::from(*v) < CONVERGED_RMSE);
+    // Converged: the first step after the error's peak (robots start from (0, 0)) below the
+    // threshold.
+    let peak = record.rmse.iter().enumerate().filter(|(_, v)| v.is_finite()).max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(s, _)| s);
+    let converged = record.rmse.iter().skip(peak).position(|v| f64::from(*v) < CONVERGED_RMSE).map(|s| s + peak);
     let (lines, overtakings) = shared_path(&record.frames, seeds);
     let sim_seconds = steps as f64 * scenario.table.step_duration;
 
@@ -276,9 +335,10 @@ fn outcome(scenario: &Scenario, record: RunRecord) -> Outcome {
     m.insert("robots_joined".into(), count(&|r| r.state == State::JoinedShape).into());
     m.insert("robots_edge_following".into(), count(&|r| r.state.is_moving()).into());
     m.insert("robots_waiting".into(), count(&|r| matches!(r.state, State::Start | State::WaitToMove)).into());
-    m.insert("robots_joined_outside_shape".into(), count(&|r| r.state == State::JoinedShape && !shape.contains(r.world[0], r.world[1])).into());
-    m.insert("mse_world_vs_believed".into(), number(mean(localised)));
-    m.insert("mse_joined_world_vs_believed".into(), number(mean(joined_mse)));
+    m.insert("robots_joined_outside_shape".into(), count(&|r| r.state == State::JoinedShape && !near_shape(&shape, r.world)).into());
+    m.insert("mse_world_vs_believed".into(), number(mean(joined_mse)));
+    m.insert("mse_all_localised_world_vs_believed".into(), number(mean(localised)));
+    m.insert("robots_localised".into(), localised_count.into());
     m.insert("localisation_rmse_after_startup".into(), number(rmse_startup));
     m.insert("localisation_converged_step".into(), converged.map_or(Value::Null, |s| s.into()));
     m.insert("collisions".into(), swarm.table.collisions().into());
@@ -338,18 +398,32 @@ fn outcome(scenario: &Scenario, record: RunRecord) -> Outcome {
     let mut plots = Vec::new();
     {
         let (shape, title) = (shape.clone(), title.clone());
-        plots.push(Plot { file: "end_state.png".into(), draw: Box::new(move |p| plots::end_state(p, &format!("end state: {title}"), &shape, &robots)) });
+        plots.push(Plot {
+            file: "end_state.png".into(),
+            draw: Box::new(move |p| plots::end_state(p, &format!("end state: {title}"), &shape, &robots)),
+        });
     }
     {
         let rmse = record.rmse.clone();
-        plots.push(Plot { file: "localisation_rmse.png".into(), draw: Box::new(move |p| plots::rmse(p, "localisation RMSE per step (line: STARTUP_TIME)", &rmse, params.startup_time)) });
+        plots.push(Plot {
+            file: "localisation_rmse.png".into(),
+            draw: Box::new(move |p| plots::rmse(p, "localisation RMSE per step (line: STARTUP_TIME)", &rmse, params.startup_time)),
+        });
     }
     if !record.frames.is_empty() {
         let (shape, title, frames) = (shape.clone(), title.clone(), record.frames.clone());
         plots.push(Plot { file: "paths.png".into(), draw: Box::new(move |p| plots::paths(p, &title, &shape, &frames, seeds)) });
-        plots.push(Plot { file: "shared_path.png".into(), draw: Box::new(move |p| plots::shared_path(p, "position along the shared path (crossings: collisions)", &lines)) });
+        plots.push(Plot {
+            file: "shared_path.png".into(),
+            draw: Box::new(move |p| plots::shared_path(p, "position along the shared path (crossings: collisions)", &lines)),
+        });
     }
     Outcome { metrics: m, tables, plots, report: String::new() }
+}
+
+/// An error about option `name`.
+fn bad(name: &str, message: impl Into<String>) -> ExperimentError {
+    Options::invalid(name, message)
 }
 
 #[cfg(test)]
@@ -373,7 +447,11 @@ mod tests {
         assert!(e.contains("--scale") && e.contains("> 0"), "{e}");
         let e = SelfAssemblyExperiment.run(&options(&[("robots", "70000")]), &Progress::hidden()).err().unwrap().to_string();
         assert!(e.contains("70000 robots do not fit"), "{e}");
-        let e = SelfAssemblyExperiment.run(&options(&[("robots", "300"), ("table-size", "20")]), &Progress::hidden()).err().unwrap().to_string();
+        let e = SelfAssemblyExperiment
+            .run(&options(&[("robots", "300"), ("table-size", "20")]), &Progress::hidden())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("300 robots do not fit"), "{e}");
     }
 
@@ -386,9 +464,4 @@ mod tests {
         let half = filled_fraction(&shape, &grid[..9], 1.0);
         assert!(half > 0.3 && half < 0.7, "{half}");
     }
-}
-
-/// An error about option `name`.
-fn bad(name: &str, message: impl Into<String>) -> ExperimentError {
-    Options::invalid(name, message)
 }

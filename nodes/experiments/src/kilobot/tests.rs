@@ -82,7 +82,16 @@ fn the_experiment_writes_its_summary_tables_and_plots() {
     let outcome = SelfAssemblyExperiment.run(&options, &Progress::hidden()).unwrap();
     outcome.write(dir.path(), &SelfAssemblyExperiment, &options).unwrap();
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
-    for key in ["steps", "complete", "filled_fraction", "robots_joined", "robots_edge_following", "mse_world_vs_believed", "localisation_rmse_after_startup", "collisions"] {
+    for key in [
+        "steps",
+        "complete",
+        "filled_fraction",
+        "robots_joined",
+        "robots_edge_following",
+        "mse_world_vs_believed",
+        "localisation_rmse_after_startup",
+        "collisions",
+    ] {
         assert!(summary["metrics"].get(key).is_some(), "{key} missing");
     }
     for file in ["end_state.png", "paths.png", "shared_path.png", "localisation_rmse.png", "end_state.csv", "paths.csv"] {
@@ -95,31 +104,4 @@ fn bench_times_small_swarms() {
     let options = opts(Bench.options(), &[("robots", "16,32"), ("steps", "20")]);
     let m = Bench.run(&options, &Progress::hidden()).unwrap().metrics;
     assert!(m["robots_32"]["real_time_factor"].as_f64().unwrap() > 0.0);
-}
-
-#[test]
-#[ignore]
-fn debug_trace() {
-    let pairs = ideal_l(&[("localisation", "ideal")], "30000");
-    let list: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (*a, b.as_str())).collect();
-    let options = opts(SelfAssemblyExperiment.options(), &list);
-    let scenario = scenario(&options).unwrap();
-    let (mut swarm, _) = run::Swarm::new(&scenario).unwrap();
-    let mut started = None;
-    for step in 0..30000u64 {
-        swarm.step().unwrap();
-        let st = swarm.firmware[19].program().state();
-        if st.is_moving() && started.is_none() {
-            started = Some(step);
-        }
-        if let Some(s) = started {
-            if step < s + 60 || step % 500 == 0 {
-                let p = swarm.table.pose(19);
-                let mut near: Vec<(f64, usize)> = (0..swarm.table.len()).filter(|&j| j != 19).map(|j| { let q = swarm.table.pose(j); ((q.x - p.x).hypot(q.y - p.y), j) }).collect();
-                near.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let ms: Vec<String> = near[..4].iter().map(|(d, j)| format!("{j}:{d:.4}:{:?}", swarm.firmware[*j].program().state())).collect();
-                println!("{step} {:?} ({:.4},{:.4},{:.3}) moved={} {:?}", st, p.x, p.y, p.theta, swarm.table.moved(19), ms);
-            }
-        }
-    }
 }

@@ -10,6 +10,8 @@
 //! - start: waits STARTUP_TIME ticks (gradient and localisation settle);
 //! - wait to move: starts edge-following when no neighbour is moving and its gradient is
 //!   the highest among its neighbours (equal gradient: the higher id goes);
+//! - localisation (greedy or least squares) uses the localised robots of the shape (seeds
+//!   and joined robots) as references;
 //! - move while outside: edge-follows until its believed position is in the shape;
 //! - move while inside: edge-follows; stops for good (joined) when it is about to leave
 //!   the shape or the stationary robot next to it has the same gradient.
@@ -292,7 +294,12 @@ impl SelfAssembly {
             }
             Localisation::Greedy | Localisation::LeastSquares => {
                 self.references.clear();
-                self.references.extend(self.neighbours.iter().filter(|n| n.localised && n.stationary()).map(|n| (n.position, n.distance)));
+                // Only robots of the shape (seeds and joined) are references: robots of the
+                // starting group that localised from each other can settle, as a rigid whole,
+                // on a mirror image of their true positions and would spread it.
+                self.references.extend(
+                    self.neighbours.iter().filter(|n| n.localised && n.state == State::JoinedShape).map(|n| (n.position, n.distance)),
+                );
                 if self.references.len() < self.params.min_references {
                     return;
                 }
@@ -312,12 +319,19 @@ impl SelfAssembly {
         self.neighbours.iter().filter(|n| n.stationary()).map(|n| (n.distance, n.gradient)).min_by(|a, b| a.0.total_cmp(&b.0))
     }
 
+    /// No neighbour moves and this robot ranks first by (gradient, id) among the waiting
+    /// robots around it (robots of the shape do not compete: the last robots of the group,
+    /// next to the seeds, have lower gradients than the shape around them). A robot without
+    /// a gradient (cut off from the source) ranks below every robot with one, so a remnant
+    /// of the starting group neither blocks the others nor stays behind for ever.
     fn may_start(&self) -> bool {
-        self.gradient != GRADIENT_NONE
-            && self
-                .neighbours
-                .iter()
-                .all(|n| !n.state.is_moving() && (n.gradient < self.gradient || (n.gradient == self.gradient && n.uid < self.uid)))
+        let rank = |g: u16, uid: u16| (g != GRADIENT_NONE, if g == GRADIENT_NONE { 0 } else { g }, uid);
+        let mine = rank(self.gradient, self.uid);
+        self.neighbours.iter().all(|n| match n.state {
+            State::MoveWhileOutside | State::MoveWhileInside => false,
+            State::JoinedShape => true,
+            State::Start | State::WaitToMove => rank(n.gradient, n.uid) < mine,
+        })
     }
 
     /// Orbit the stationary group, keeping it on the right at DESIRED_DISTANCE.
