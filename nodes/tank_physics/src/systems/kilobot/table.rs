@@ -288,6 +288,7 @@ impl KilobotTable {
         }
         self.decide_senders();
         let range = self.config.channel.range;
+        let range2 = range * range;
         let loss = self.config.channel.loss;
         for j in 0..n {
             if !self.sending[j] {
@@ -302,10 +303,12 @@ impl KilobotTable {
                 if i == j {
                     return;
                 }
-                let d = (x[i] - xj).hypot(y[i] - yj);
-                if d >= range || (loss > 0.0 && rng.gen::<f64>() < loss) {
+                let (dx, dy) = (x[i] - xj, y[i] - yj);
+                let d2 = dx * dx + dy * dy;
+                if d2 >= range2 || (loss > 0.0 && rng.gen::<f64>() < loss) {
                     return;
                 }
+                let d = d2.sqrt();
                 let measured = (d + noise(error, rng)).max(0.0);
                 out[i].messages.push(IrMessage { payload, distance: measured * WORLD_UNIT_M });
                 delivered += 1;
@@ -339,7 +342,8 @@ impl KilobotTable {
             let (xj, yj, x, y) = (self.x[j], self.y[j], &self.x, &self.y);
             let mut contenders = 0usize;
             self.tx_grid.for_each_near(xj, yj, channel.range, |k| {
-                if (x[k] - xj).hypot(y[k] - yj) < channel.range {
+                let (dx, dy) = (x[k] - xj, y[k] - yj);
+                if dx * dx + dy * dy < channel.range * channel.range {
                     contenders += 1;
                 }
             });
@@ -370,7 +374,7 @@ impl KilobotTable {
                         return;
                     }
                     let (dx, dy) = (x[j] - xi, y[j] - yi);
-                    let d = dx.hypot(dy);
+                    let d = (dx * dx + dy * dy).sqrt();
                     blocked = d < avoid.yield_distance && d > 0.0 && (dx * c + dy * s) >= cos_cone * d;
                 });
                 // `moved` of later robots is read above, so mark blocked ones after the scan.
@@ -450,10 +454,11 @@ impl KilobotTable {
                         return;
                     }
                     let (dx, dy) = (xi - x[j], yi - y[j]);
-                    let d = dx.hypot(dy);
-                    if d >= DIAMETER - CONTACT_SLACK {
+                    let d2 = dx * dx + dy * dy;
+                    if d2 >= (DIAMETER - CONTACT_SLACK) * (DIAMETER - CONTACT_SLACK) {
                         return;
                     }
+                    let d = d2.sqrt();
                     if pass == 0 {
                         contacts.push((i.min(j) as u32, i.max(j) as u32));
                     }
@@ -493,7 +498,7 @@ impl KilobotTable {
 fn noise(error: DistanceError, rng: &mut ChaCha8Rng) -> f64 {
     match error {
         DistanceError::None => 0.0,
-        DistanceError::Uniform { half_width } if half_width > 0.0 => rng.gen_range(-half_width..=half_width),
+        DistanceError::Uniform { half_width } if half_width > 0.0 => (2.0 * rng.gen::<f64>() - 1.0) * half_width,
         DistanceError::Gaussian { sigma } if sigma > 0.0 => {
             let normal: f64 = rng.sample(rand_distr::StandardNormal);
             normal * sigma
