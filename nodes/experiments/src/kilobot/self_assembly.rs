@@ -319,10 +319,13 @@ fn outcome(scenario: &Scenario, record: RunRecord) -> Outcome {
     let steps = swarm.table.steps();
     let startup = params.startup_time as usize;
     let rmse_startup = record.rmse.get(startup).map_or(f64::NAN, |v| f64::from(*v));
-    // Converged: the first step after the error's peak (robots start from (0, 0)) below the
-    // threshold.
-    let peak = record.rmse.iter().enumerate().filter(|(_, v)| v.is_finite()).max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(s, _)| s);
-    let converged = record.rmse.iter().skip(peak).position(|v| f64::from(*v) < CONVERGED_RMSE).map(|s| s + peak);
+    // Converged: the first step below the threshold after the error's peak (robots start
+    // from (0, 0)); with no error above it (ideal), the first step with a position.
+    let peak = record.rmse.iter().enumerate().filter(|(_, v)| v.is_finite()).max_by(|a, b| a.1.total_cmp(b.1));
+    let converged = match peak {
+        Some((s, v)) if f64::from(*v) >= CONVERGED_RMSE => record.rmse.iter().skip(s).position(|v| f64::from(*v) < CONVERGED_RMSE).map(|k| k + s),
+        _ => record.rmse.iter().position(|v| v.is_finite()),
+    };
     let (lines, overtakings) = shared_path(&record.frames, seeds);
     let sim_seconds = steps as f64 * scenario.table.step_duration;
 
