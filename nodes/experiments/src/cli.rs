@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 
-use crate::experiment::{Experiment, Options, Progress};
+use crate::experiment::{Experiment, OptionKind, Options, Progress};
 use crate::registry;
 
 /// Exit code of a usage error (unknown experiment or option, bad value).
@@ -64,7 +64,8 @@ pub fn run(args: &[String], stdout: &mut dyn Write, show_progress: bool) -> Resu
             if rest.iter().any(|a| a == "--help" || a == "-h") {
                 return stdout.write_all(help(experiment).as_bytes()).map_err(write_failed);
             }
-            let Flags { out, given } = parse_flags(rest)?;
+            let switches: Vec<&str> = experiment.options().iter().filter(|o| o.kind == OptionKind::Flag).map(|o| o.name).collect();
+            let Flags { out, given } = parse_flags(rest, &switches)?;
             let options = Options::parse(experiment.options(), &given).map_err(|e| CliError::Usage(e.to_string()))?;
             let out = out.ok_or_else(|| CliError::Usage("option --out: missing (the output directory)".into()))?;
             run_experiment(experiment, &options, &out, stdout, show_progress)
@@ -80,8 +81,9 @@ struct Flags {
     given: Vec<(String, String)>,
 }
 
-/// Splits `--name value` / `--name=value` pairs; `--out` is taken out.
-fn parse_flags(args: &[String]) -> Result<Flags, CliError> {
+/// Splits `--name value` / `--name=value` pairs (`--name` alone for the `switches`);
+/// `--out` is taken out.
+fn parse_flags(args: &[String], switches: &[&str]) -> Result<Flags, CliError> {
     let mut out = None;
     let mut given = Vec::new();
     let mut words = args.iter();
@@ -91,6 +93,7 @@ fn parse_flags(args: &[String]) -> Result<Flags, CliError> {
         };
         let (name, value) = match flag.split_once('=') {
             Some((name, value)) => (name.to_owned(), value.to_owned()),
+            None if switches.contains(&flag) => (flag.to_owned(), "true".to_owned()),
             None => {
                 let value = words.next().ok_or_else(|| CliError::Usage(format!("option --{flag}: missing its value")))?;
                 (flag.to_owned(), value.clone())

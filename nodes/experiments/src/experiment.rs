@@ -96,6 +96,10 @@ pub enum OptionKind {
     Names,
     /// A file or directory; empty for none.
     Path,
+    /// Any text the experiment parses itself (it names the option when it cannot).
+    Text,
+    /// A switch: `--name` alone turns it on (value `true`); default `false`.
+    Flag,
 }
 
 impl OptionKind {
@@ -107,6 +111,8 @@ impl OptionKind {
             OptionKind::Numbers => "comma-separated numbers",
             OptionKind::Names => "comma-separated names",
             OptionKind::Path => "a path",
+            OptionKind::Text => "text",
+            OptionKind::Flag => "true or false",
         }
     }
 
@@ -118,7 +124,8 @@ impl OptionKind {
             OptionKind::Positive => number(value).is_some_and(|x| x > 0.0),
             OptionKind::Numbers => value.split(',').all(|s| number(s).is_some()),
             OptionKind::Names => value.split(',').all(|s| !s.trim().is_empty()),
-            OptionKind::Path => true,
+            OptionKind::Path | OptionKind::Text => true,
+            OptionKind::Flag => value == "true" || value == "false",
         };
         if ok {
             Ok(())
@@ -212,6 +219,21 @@ impl Options {
     pub fn path(&self, name: &str) -> Result<Option<PathBuf>, ExperimentError> {
         let raw = self.raw(name)?;
         Ok((!raw.is_empty()).then(|| PathBuf::from(raw)))
+    }
+
+    /// A [`OptionKind::Text`] option.
+    pub fn text(&self, name: &str) -> Result<&str, ExperimentError> {
+        self.raw(name)
+    }
+
+    /// A [`OptionKind::Flag`] option.
+    pub fn flag(&self, name: &str) -> Result<bool, ExperimentError> {
+        Ok(self.raw(name)? == "true")
+    }
+
+    /// An error about option `name` (its value cannot be used).
+    pub fn invalid(name: &str, message: impl Into<String>) -> ExperimentError {
+        ExperimentError::option(name, message)
     }
 
     /// Every option and its value, for the summary.

@@ -8,12 +8,14 @@
 //! - [`batch`]: in-process tank runs (world + firmwares, seeded) and seed sweeps.
 //! - [`report`]: yield tables and plots.
 //! - [`lily`]: the Lily-tank experiments (`yield`, `msd`).
+//! - [`kilobot`]: the Kilobot self-assembly (`self-assembly`) and its swarm benchmark (`bench`).
 //! - [`molemod`]: the MoleMOD planner's Table 1 (`table1`).
 //! - [`cli`]: `flotilla-experiment` (also `flotilla experiment`).
 
 pub mod batch;
 pub mod cli;
 pub mod experiment;
+pub mod kilobot;
 pub mod lily;
 pub mod molemod;
 pub mod registry;

@@ -10,6 +10,8 @@
 //! - start: waits STARTUP_TIME ticks (gradient and localisation settle);
 //! - wait to move: starts edge-following when no neighbour is moving and its gradient is
 //!   the highest among its neighbours (equal gradient: the higher id goes);
+//! - localisation (greedy or least squares) uses the localised robots of the shape (seeds
+//!   and joined robots) as references;
 //! - move while outside: edge-follows until its believed position is in the shape;
 //! - move while inside: edge-follows; stops for good (joined) when it is about to leave
 //!   the shape or the stationary robot next to it has the same gradient.
@@ -121,7 +123,7 @@ impl Default for SelfAssemblyParams {
             startup_time: 500,
             localisation: Localisation::Greedy,
             world_unit_mm: 32.5,
-            neighbour_timeout: 16,
+            neighbour_timeout: 32,
             min_references: 3,
         }
     }
@@ -210,6 +212,8 @@ pub struct SelfAssembly {
     localised: bool,
     /// Sorted by uid.
     neighbours: Vec<Neighbour>,
+    /// `neighbours[k].uid`, apart: the lookup of every message reads one cache line.
+    neighbour_uids: Vec<u16>,
     previous_distance: f64,
     oracle: Option<[f64; 2]>,
     references: Vec<Reference>,
@@ -233,6 +237,7 @@ impl SelfAssembly {
             position,
             localised,
             neighbours: Vec::new(),
+            neighbour_uids: Vec::new(),
             previous_distance: f64::INFINITY,
             oracle: None,
             references: Vec::new(),
@@ -292,7 +297,12 @@ impl SelfAssembly {
             }
             Localisation::Greedy | Localisation::LeastSquares => {
                 self.references.clear();
-                self.references.extend(self.neighbours.iter().filter(|n| n.localised && n.stationary()).map(|n| (n.position, n.distance)));
+                // Only robots of the shape (seeds and joined) are references: robots of the
+                // starting group that localised from each other can settle, as a rigid whole,
+                // on a mirror image of their true positions and would spread it.
+                self.references.extend(
+                    self.neighbours.iter().filter(|n| n.localised && n.state == State::JoinedShape).map(|n| (n.position, n.distance)),
+                );
                 if self.references.len() < self.params.min_references {
                     return;
                 }
@@ -312,12 +322,19 @@ impl SelfAssembly {
         self.neighbours.iter().filter(|n| n.stationary()).map(|n| (n.distance, n.gradient)).min_by(|a, b| a.0.total_cmp(&b.0))
     }
 
+    /// No neighbour moves and this robot ranks first by (gradient, id) among the waiting
+    /// robots around it (robots of the shape do not compete: the last robots of the group,
+    /// next to the seeds, have lower gradients than the shape around them). A robot without
+    /// a gradient (cut off from the source) ranks below every robot with one, so a remnant
+    /// of the starting group neither blocks the others nor stays behind for ever.
     fn may_start(&self) -> bool {
-        self.gradient != GRADIENT_NONE
-            && self
-                .neighbours
-                .iter()
-                .all(|n| !n.state.is_moving() && (n.gradient < self.gradient || (n.gradient == self.gradient && n.uid < self.uid)))
+        let rank = |g: u16, uid: u16| (g != GRADIENT_NONE, if g == GRADIENT_NONE { 0 } else { g }, uid);
+        let mine = rank(self.gradient, self.uid);
+        self.neighbours.iter().all(|n| match n.state {
+            State::MoveWhileOutside | State::MoveWhileInside => false,
+            State::JoinedShape => true,
+            State::Start | State::WaitToMove => rank(n.gradient, n.uid) < mine,
+        })
     }
 
     /// Orbit the stationary group, keeping it on the right at DESIRED_DISTANCE.
@@ -397,7 +414,11 @@ impl KiloProgram for SelfAssembly {
     fn main_loop(&mut self, kilo: &mut Kilo) {
         let now = kilo.kilo_ticks();
         let timeout = self.params.neighbour_timeout;
-        self.neighbours.retain(|n| now.saturating_sub(n.heard) <= timeout);
+        if self.neighbours.iter().any(|n| now.saturating_sub(n.heard) > timeout) {
+            self.neighbours.retain(|n| now.saturating_sub(n.heard) <= timeout);
+            self.neighbour_uids.clear();
+            self.neighbour_uids.extend(self.neighbours.iter().map(|n| n.uid));
+        }
         if !self.is_seed() {
             self.update_gradient();
             self.localise();
@@ -407,9 +428,12 @@ impl KiloProgram for SelfAssembly {
     }
 
     fn message_rx(&mut self, kilo: &mut Kilo, message: &Message, distance: &DistanceMeasurement) {
-        let Some(b) = Broadcast::decode(&message.data) else { return };
         let d = estimate_distance(distance) / self.params.world_unit_mm;
-        if b.uid == self.uid || d > self.params.neighbor_radius {
+        if d > self.params.neighbor_radius {
+            return;
+        }
+        let Some(b) = Broadcast::decode(&message.data) else { return };
+        if b.uid == self.uid {
             return;
         }
         let entry = Neighbour {
@@ -421,9 +445,12 @@ impl KiloProgram for SelfAssembly {
             distance: d,
             heard: kilo.kilo_ticks(),
         };
-        match self.neighbours.binary_search_by_key(&b.uid, |n| n.uid) {
+        match self.neighbour_uids.binary_search(&b.uid) {
             Ok(k) => self.neighbours[k] = entry,
-            Err(k) => self.neighbours.insert(k, entry),
+            Err(k) => {
+                self.neighbours.insert(k, entry);
+                self.neighbour_uids.insert(k, b.uid);
+            }
         }
     }
 

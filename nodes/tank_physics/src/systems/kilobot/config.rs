@@ -115,7 +115,10 @@ pub struct TableConfig {
     pub bounds: Option<Bounds>,
     /// Distance moved per step at nominal speed, world units (the study's SPEED 0.01).
     pub speed: f64,
-    /// Heading change of a turning step, rad (the study: 45 degrees).
+    /// Heading change of a turning step, rad. Default 10 deg: the study's 45 deg per step
+    /// leaves a robot that starts between two equidistant neighbours spinning in place (no
+    /// heading increases its distance to both), the hardware's 45 deg/s (1.46 deg per step)
+    /// turns too wide to follow the group's corners (docs/kilobot.md, turn-angle sweep).
     pub turn_angle: f64,
     /// Distance a turning step still moves forward, as a fraction of `speed` (the study: 1,
     /// the Kilobot is not holonomic).
@@ -136,6 +139,9 @@ pub struct TableConfig {
     pub ambient_light: f64,
     /// Overlap resolution passes per step.
     pub overlap_passes: usize,
+    /// Share of an overlap a robot at rest takes when a moving robot runs into it, 0..1
+    /// (0: immovable; 0.5: equal masses). Anchored robots never move.
+    pub push_share: f64,
 }
 
 impl Default for TableConfig {
@@ -143,7 +149,7 @@ impl Default for TableConfig {
         Self {
             bounds: None,
             speed: 0.01,
-            turn_angle: std::f64::consts::FRAC_PI_4,
+            turn_angle: 10.0 * std::f64::consts::PI / 180.0,
             turn_drift: 1.0,
             speed_factor_mean: 1.0,
             speed_factor_std: 0.0,
@@ -153,6 +159,7 @@ impl Default for TableConfig {
             step_duration: 0.0325,
             ambient_light: 0.5,
             overlap_passes: 4,
+            push_share: 0.0,
         }
     }
 }
@@ -200,6 +207,7 @@ impl TableConfig {
         check("speed_factor_std", self.speed_factor_std, self.speed_factor_std >= 0.0, "must be >= 0")?;
         check("speed_factor_mean", self.speed_factor_mean, self.speed_factor_mean >= 0.0, "must be >= 0")?;
         check("step_duration", self.step_duration, self.step_duration > 0.0, "must be > 0")?;
+        check("push_share", self.push_share, (0.0..=1.0).contains(&self.push_share), "must be in [0, 1]")?;
         check("channel.range", self.channel.range, self.channel.range > 0.0, "must be > 0")?;
         check("channel.loss", self.channel.loss, (0.0..=1.0).contains(&self.channel.loss), "must be in [0, 1]")?;
         check("channel.tx_rate", self.channel.tx_rate, self.channel.tx_rate > 0.0, "must be > 0")?;

@@ -84,6 +84,7 @@ pub struct KilobotTable {
     /// Per-robot speed factor (0 once the motors failed).
     factor: Vec<f64>,
     failed: Vec<bool>,
+    anchored: Vec<bool>,
     motion: Vec<Motion>,
     moved: Vec<bool>,
     message: Vec<Option<[u8; MESSAGE_BYTES]>>,
@@ -133,6 +134,7 @@ impl KilobotTable {
             theta: poses.iter().map(|p| p.theta).collect(),
             factor,
             failed: vec![false; n],
+            anchored: vec![false; n],
             motion: vec![Motion::Stop; n],
             moved: vec![false; n],
             message: vec![None; n],
@@ -208,6 +210,12 @@ impl KilobotTable {
         self.failed.iter().filter(|f| **f).count()
     }
 
+    /// Anchors robot `i` (it is never pushed: e.g. seeds, whose positions define the
+    /// swarm's coordinates) or frees it.
+    pub fn set_anchored(&mut self, i: usize, anchored: bool) {
+        self.anchored[i] = anchored;
+    }
+
     /// Robot `i`'s speed factor (0 after a failure).
     pub fn speed_factor(&self, i: usize) -> f64 {
         self.factor[i]
@@ -280,6 +288,7 @@ impl KilobotTable {
         }
         self.decide_senders();
         let range = self.config.channel.range;
+        let range2 = range * range;
         let loss = self.config.channel.loss;
         for j in 0..n {
             if !self.sending[j] {
@@ -294,10 +303,12 @@ impl KilobotTable {
                 if i == j {
                     return;
                 }
-                let d = (x[i] - xj).hypot(y[i] - yj);
-                if d >= range || (loss > 0.0 && rng.gen::<f64>() < loss) {
+                let (dx, dy) = (x[i] - xj, y[i] - yj);
+                let d2 = dx * dx + dy * dy;
+                if d2 >= range2 || (loss > 0.0 && rng.gen::<f64>() < loss) {
                     return;
                 }
+                let d = d2.sqrt();
                 let measured = (d + noise(error, rng)).max(0.0);
                 out[i].messages.push(IrMessage { payload, distance: measured * WORLD_UNIT_M });
                 delivered += 1;
@@ -331,7 +342,8 @@ impl KilobotTable {
             let (xj, yj, x, y) = (self.x[j], self.y[j], &self.x, &self.y);
             let mut contenders = 0usize;
             self.tx_grid.for_each_near(xj, yj, channel.range, |k| {
-                if (x[k] - xj).hypot(y[k] - yj) < channel.range {
+                let (dx, dy) = (x[k] - xj, y[k] - yj);
+                if dx * dx + dy * dy < channel.range * channel.range {
                     contenders += 1;
                 }
             });
@@ -362,7 +374,7 @@ impl KilobotTable {
                         return;
                     }
                     let (dx, dy) = (x[j] - xi, y[j] - yi);
-                    let d = dx.hypot(dy);
+                    let d = (dx * dx + dy * dy).sqrt();
                     blocked = d < avoid.yield_distance && d > 0.0 && (dx * c + dy * s) >= cos_cone * d;
                 });
                 // `moved` of later robots is read above, so mark blocked ones after the scan.
@@ -421,9 +433,8 @@ impl KilobotTable {
         self.rebuild_grid();
     }
 
-    /// Pushes overlapping robots apart: a moved robot takes the whole correction against
-    /// one at rest (a vibrating Kilobot cannot shove a resting one across the table), two
-    /// moved robots share it. New contacts count as collisions.
+    /// Pushes overlapping robots apart: two moved robots share the correction, a robot at
+    /// rest takes `push_share` of it (none when anchored). New contacts count as collisions.
     fn resolve_overlaps(&mut self) {
         let n = self.len();
         std::mem::swap(&mut self.contacts, &mut self.previous_contacts);
@@ -434,6 +445,7 @@ impl KilobotTable {
                     continue;
                 }
                 let (x, y, moved, contacts, pushes) = (&mut self.x, &mut self.y, &self.moved, &mut self.contacts, &mut self.pushes);
+                let (anchored, rest_share) = (&self.anchored, self.config.push_share);
                 let (xi, yi) = (x[i], y[i]);
                 let mut push = [0.0f64; 2];
                 pushes.clear();
@@ -442,20 +454,25 @@ impl KilobotTable {
                         return;
                     }
                     let (dx, dy) = (xi - x[j], yi - y[j]);
-                    let d = dx.hypot(dy);
-                    if d >= DIAMETER - CONTACT_SLACK {
+                    let d2 = dx * dx + dy * dy;
+                    if d2 >= (DIAMETER - CONTACT_SLACK) * (DIAMETER - CONTACT_SLACK) {
                         return;
                     }
+                    let d = d2.sqrt();
                     if pass == 0 {
                         contacts.push((i.min(j) as u32, i.max(j) as u32));
                     }
                     let (ux, uy) = if d > 1e-12 { (dx / d, dy / d) } else { (1.0, 0.0) };
                     let depth = DIAMETER - d;
-                    let share = if moved[j] { 0.5 } else { 1.0 };
-                    push[0] += ux * depth * share;
-                    push[1] += uy * depth * share;
-                    if moved[j] {
-                        pushes.push((j, -ux * depth * 0.5, -uy * depth * 0.5));
+                    let other = match (moved[j], anchored[j]) {
+                        (true, _) => 0.5,
+                        (false, true) => 0.0,
+                        (false, false) => rest_share,
+                    };
+                    push[0] += ux * depth * (1.0 - other);
+                    push[1] += uy * depth * (1.0 - other);
+                    if other > 0.0 {
+                        pushes.push((j, -ux * depth * other, -uy * depth * other));
                     }
                 });
                 x[i] += push[0];
@@ -481,7 +498,7 @@ impl KilobotTable {
 fn noise(error: DistanceError, rng: &mut ChaCha8Rng) -> f64 {
     match error {
         DistanceError::None => 0.0,
-        DistanceError::Uniform { half_width } if half_width > 0.0 => rng.gen_range(-half_width..=half_width),
+        DistanceError::Uniform { half_width } if half_width > 0.0 => (2.0 * rng.gen::<f64>() - 1.0) * half_width,
         DistanceError::Gaussian { sigma } if sigma > 0.0 => {
             let normal: f64 = rng.sample(rand_distr::StandardNormal);
             normal * sigma

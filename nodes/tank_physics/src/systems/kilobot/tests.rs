@@ -15,7 +15,8 @@ fn exact() -> TableConfig {
 
 #[test]
 fn forward_and_turns_follow_the_study_motion_model() {
-    let mut table = KilobotTable::new(exact(), &at(&[(0.0, 0.0, 0.0), (10.0, 0.0, 0.0), (20.0, 0.0, 0.0)]), 1).unwrap();
+    let study = TableConfig { turn_angle: std::f64::consts::FRAC_PI_4, ..exact() };
+    let mut table = KilobotTable::new(study, &at(&[(0.0, 0.0, 0.0), (10.0, 0.0, 0.0), (20.0, 0.0, 0.0)]), 1).unwrap();
     table.apply_all(&[drive(1.0, 1.0), drive(1.0, 0.0), drive(0.0, 1.0)]).unwrap();
     table.step();
     let (f, cw, ccw) = (table.pose(0), table.pose(1), table.pose(2));
@@ -41,14 +42,24 @@ fn speed_factors_are_drawn_per_robot() {
 fn robots_cannot_pass_through_each_other_and_contacts_count_once() {
     let config = TableConfig { avoidance: None, ..exact() };
     let mut table = KilobotTable::new(config, &at(&[(0.0, 0.0, 0.0), (1.5, 0.0, 0.0)]), 1).unwrap();
+    table.set_anchored(1, true);
     for _ in 0..200 {
         table.apply_all(&[drive(1.0, 1.0), KilobotCommand::default()]).unwrap();
         table.step();
     }
     let (a, b) = (table.pose(0), table.pose(1));
-    assert_eq!((b.x, b.y), (1.5, 0.0), "a resting robot is not shoved");
+    assert_eq!((b.x, b.y), (1.5, 0.0), "an anchored robot is not shoved");
     assert!(((b.x - a.x).hypot(b.y - a.y) - 1.0).abs() < 1e-9, "held at contact: {a:?}");
     assert_eq!(table.collisions(), 1);
+    // Free and as heavy as the mover, it is pushed along (half of each overlap).
+    let config = TableConfig { push_share: 0.5, ..config };
+    let mut table = KilobotTable::new(config, &at(&[(0.0, 0.0, 0.0), (1.5, 0.0, 0.0)]), 1).unwrap();
+    for _ in 0..200 {
+        table.apply_all(&[drive(1.0, 1.0), KilobotCommand::default()]).unwrap();
+        table.step();
+    }
+    assert!(table.pose(1).x > 1.5 + 0.5, "{:?}", table.pose(1));
+    assert!((table.pose(1).x - table.pose(0).x) >= 1.0 - 1e-9);
 }
 
 #[test]

@@ -1,0 +1,255 @@
+//! A self-assembly scene from a black-and-white image: the shape (dark pixels, origin at
+//! the image's lower-left corner, `scale` world units per pixel), four seeds at that corner
+//! and the other robots packed on a hexagonal lattice to the lower left, all farther than
+//! `clearance` (3r) from the shape.
+
+use flotilla_firmware::kilobot::{Shape, ShapeError};
+use std::path::Path;
+use tank_physics::systems::kilobot::Bounds;
+
+/// Seeds' positions, world units: four touching robots at the shape's lower-left corner, the
+/// first (the gradient source) on the corner itself.
+pub const SEEDS: [[f64; 2]; 4] = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866_025_403_784_438_6], [1.5, 0.866_025_403_784_438_6]];
+
+/// Most robots a run may have (robot ids are 16 bits).
+pub const MAX_ROBOTS: usize = u16::MAX as usize;
+
+/// Why a scene cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum LayoutError {
+    /// The image cannot be read.
+    #[error("shape image {path}: {message}")]
+    Image {
+        /// The file.
+        path: String,
+        /// The decoder's message.
+        message: String,
+    },
+    /// A pixel is neither black nor white.
+    #[error("shape image {path}: pixel ({x}, {y}) (from the top-left) is {what}, not black or white; give a black-and-white image")]
+    NotBlackAndWhite {
+        /// The file.
+        path: String,
+        /// Column.
+        x: u32,
+        /// Row from the top.
+        y: u32,
+        /// Its colour.
+        what: String,
+    },
+    /// The bitmap is not a shape.
+    #[error("shape image {path}: {source}")]
+    Shape {
+        /// The file.
+        path: String,
+        /// Why.
+        source: ShapeError,
+    },
+    /// A seed is not on a dark pixel.
+    #[error("the seeds sit at the image's lower-left corner, but seed {index} at ({x:.3}, {y:.3}) world units is not on the shape; the shape must cover its lower-left corner at least {need:.2} x {need_y:.2} world units")]
+    SeedsOffShape {
+        /// Seed index.
+        index: usize,
+        /// x, world units.
+        x: f64,
+        /// y, world units.
+        y: f64,
+        /// Width the corner must cover, world units.
+        need: f64,
+        /// Height the corner must cover, world units.
+        need_y: f64,
+    },
+    /// More robots than the table holds.
+    #[error("{robots} robots do not fit: {reason}")]
+    TooMany {
+        /// Robots asked for.
+        robots: usize,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Reads a black-and-white image as a shape: dark pixels (luma < 128) are the shape; a
+/// pixel with colour (channels differing by more than 48) or mid-grey (luma 64..192) is an
+/// error naming it. Transparent pixels count as white.
+pub fn shape_from_image(path: &Path, scale: f64) -> Result<Shape, LayoutError> {
+    let name = path.display().to_string();
+    let image = image::open(path).map_err(|e| LayoutError::Image { path: name.clone(), message: e.to_string() })?.to_rgba8();
+    let (w, h) = image.dimensions();
+    let mut inside = vec![false; (w as usize) * (h as usize)];
+    for (x, y, p) in image.enumerate_pixels() {
+        let [r, g, b, a] = p.0.map(i32::from);
+        if a < 128 {
+            continue;
+        }
+        let spread = r.max(g).max(b) - r.min(g).min(b);
+        let luma = (299 * r + 587 * g + 114 * b) / 1000;
+        if spread > 48 || (64..192).contains(&luma) {
+            let what = if spread > 48 { format!("colour ({r}, {g}, {b})") } else { format!("grey {luma}") };
+            return Err(LayoutError::NotBlackAndWhite { path: name, x, y, what });
+        }
+        let row_from_bottom = (h - 1 - y) as usize;
+        inside[row_from_bottom * w as usize + x as usize] = luma < 128;
+    }
+    Shape::new(w as usize, h as usize, scale, inside).map_err(|source| LayoutError::Shape { path: name, source })
+}
+
+/// Where everything starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// Seeds (index 0 is the source), world units.
+    pub seeds: Vec<[f64; 2]>,
+    /// The other robots, world units.
+    pub robots: Vec<[f64; 2]>,
+}
+
+/// How the pack is laid out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PackSpec {
+    /// Non-seed robots.
+    pub robots: usize,
+    /// Lattice spacing, world units (1: touching).
+    pub spacing: f64,
+    /// Least distance from any pack robot to the shape, world units (3r = 1.5).
+    pub clearance: f64,
+    /// Gradient distance G of the firmware: the pack's corner robot must be closer than it
+    /// to the source seed to receive the gradient, world units.
+    pub gradient_distance: f64,
+    /// The table's walls, if any.
+    pub bounds: Option<Bounds>,
+}
+
+/// Non-seed robots that fill `shape` at hexagonal spacing `desired_distance`, less the seeds.
+pub fn robots_for_area(shape: &Shape, desired_distance: f64) -> usize {
+    let per_robot = 3f64.sqrt() / 2.0 * desired_distance * desired_distance;
+    ((shape.area() / per_robot).round() as usize).saturating_sub(SEEDS.len()).max(1)
+}
+
+/// The seeds at the corner (checked against the shape) and the pack: the `robots` lattice
+/// points nearest the pack's corner in the quadrant to the lower left of it. The corner sits
+/// on the diagonal below-left of the source seed, between the clearance and G (when G is not
+/// above 3r the clearance is lowered to 97 % of G, so the gradient can reach the pack).
+pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
+    let seed_w = SEEDS.iter().map(|s| s[0]).fold(0.0, f64::max);
+    let seed_h = SEEDS.iter().map(|s| s[1]).fold(0.0, f64::max);
+    for (index, s) in SEEDS.iter().enumerate() {
+        if !shape.contains(s[0], s[1]) {
+            return Err(LayoutError::SeedsOffShape { index, x: s[0], y: s[1], need: seed_w + 0.01, need_y: seed_h + 0.01 });
+        }
+    }
+    if pack.robots > MAX_ROBOTS - SEEDS.len() {
+        return Err(LayoutError::TooMany {
+            robots: pack.robots,
+            reason: format!("robot ids are 16 bits: at most {}", MAX_ROBOTS - SEEDS.len()),
+        });
+    }
+    let clearance = pack.clearance.min(0.97 * pack.gradient_distance);
+    let corner = (clearance + pack.gradient_distance.min(clearance + 0.25)) / 2.0;
+    let anchor = [-corner / 2f64.sqrt(), -corner / 2f64.sqrt()];
+    let (e1, e2) = ([pack.spacing, 0.0], [pack.spacing / 2.0, pack.spacing * 3f64.sqrt() / 2.0]);
+    let reach = (2.0 * (pack.robots as f64).sqrt() + 4.0).ceil() as i64;
+    let mut candidates = Vec::new();
+    for j in -2 * reach..=0 {
+        for i in -2 * reach..=2 * reach {
+            let p = [anchor[0] + i as f64 * e1[0] + j as f64 * e2[0], anchor[1] + j as f64 * e2[1]];
+            if p[0] > anchor[0] + 1e-9 {
+                continue;
+            }
+            let inside_walls = pack
+                .bounds
+                .is_none_or(|b| p[0] >= b.min[0] + 0.5 && p[0] <= b.max[0] - 0.5 && p[1] >= b.min[1] + 0.5 && p[1] <= b.max[1] - 0.5);
+            if inside_walls {
+                candidates.push(p);
+            }
+        }
+    }
+    if candidates.len() < pack.robots {
+        return Err(LayoutError::TooMany {
+            robots: pack.robots,
+            reason: format!(
+                "the table holds {} robots in the pack (lower left of the seeds, farther than {clearance:.2} from the shape)",
+                candidates.len()
+            ),
+        });
+    }
+    let d2 = |p: &[f64; 2]| (p[0] - anchor[0]).powi(2) + (p[1] - anchor[1]).powi(2);
+    candidates.sort_by(|a, b| d2(a).total_cmp(&d2(b)).then(a[1].total_cmp(&b[1])).then(a[0].total_cmp(&b[0])));
+    candidates.truncate(pack.robots);
+    Ok(Layout { seeds: SEEDS.to_vec(), robots: candidates })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(robots: usize) -> PackSpec {
+        PackSpec { robots, spacing: 1.0, clearance: 1.5, gradient_distance: 1.715, bounds: None }
+    }
+
+    fn write_png(dir: &Path, name: &str, w: u32, h: u32, pixel: impl Fn(u32, u32) -> [u8; 3]) -> std::path::PathBuf {
+        let image = image::RgbImage::from_fn(w, h, |x, y| image::Rgb(pixel(x, y)));
+        let path = dir.join(name);
+        image.save(&path).unwrap();
+        path
+    }
+
+    #[test]
+    fn images_become_shapes_with_the_origin_at_the_lower_left() {
+        let dir = tempfile::tempdir().unwrap();
+        // Dark bottom half.
+        let path = write_png(dir.path(), "half.png", 4, 4, |_, y| if y >= 2 { [0; 3] } else { [255; 3] });
+        let shape = shape_from_image(&path, 0.5).unwrap();
+        assert!(shape.contains(0.1, 0.1) && shape.contains(1.9, 0.9) && !shape.contains(0.1, 1.1));
+        assert_eq!(shape.area(), 2.0);
+    }
+
+    #[test]
+    fn bad_images_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let grey = write_png(dir.path(), "grey.png", 3, 3, |x, _| if x == 2 { [128; 3] } else { [0; 3] });
+        let e = shape_from_image(&grey, 1.0).unwrap_err().to_string();
+        assert!(e.contains("grey.png") && e.contains("pixel (2, 0)") && e.contains("grey 128") && e.contains("black-and-white"), "{e}");
+        let red = write_png(dir.path(), "red.png", 2, 2, |_, _| [255, 0, 0]);
+        assert!(shape_from_image(&red, 1.0).unwrap_err().to_string().contains("colour (255, 0, 0)"));
+        let white = write_png(dir.path(), "white.png", 2, 2, |_, _| [255; 3]);
+        assert!(shape_from_image(&white, 1.0).unwrap_err().to_string().contains("no dark pixel"));
+        let black = write_png(dir.path(), "black.png", 2, 2, |_, _| [0; 3]);
+        assert!(shape_from_image(&black, 0.0).unwrap_err().to_string().contains("scale 0"));
+        let e = shape_from_image(&dir.path().join("missing.png"), 1.0).unwrap_err().to_string();
+        assert!(e.contains("missing.png"), "{e}");
+    }
+
+    #[test]
+    fn seeds_must_be_on_the_shape_and_robots_must_fit() {
+        // Dark only at the top right: the seeds' corner is white.
+        let shape = Shape::new(4, 4, 1.0, (0..16).map(|i| i % 4 >= 2 && i / 4 >= 2).collect()).unwrap();
+        let e = layout(&shape, &spec(10)).unwrap_err().to_string();
+        assert!(e.contains("seed 0") && e.contains("not on the shape"), "{e}");
+        let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
+        let walls = Bounds { min: [-6.0, -6.0], max: [12.0, 12.0] };
+        let e = layout(&rect, &PackSpec { bounds: Some(walls), ..spec(200) }).unwrap_err().to_string();
+        assert!(e.contains("200 robots do not fit") && e.contains("the table holds"), "{e}");
+        assert!(layout(&rect, &spec(70_000)).unwrap_err().to_string().contains("16 bits"));
+    }
+
+    #[test]
+    fn the_pack_is_a_touching_hexagonal_lattice_clear_of_the_shape_and_reached_by_the_gradient() {
+        let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
+        let scene = layout(&rect, &spec(25)).unwrap();
+        assert_eq!(scene.robots.len(), 25);
+        let nearest_seed = scene.robots.iter().map(|p| p[0].hypot(p[1])).fold(f64::INFINITY, f64::min);
+        assert!(nearest_seed < 1.715 && nearest_seed > 1.5, "{nearest_seed}");
+        for (i, p) in scene.robots.iter().enumerate() {
+            assert!(p[0] < 0.0 && p[1] < 0.0 && p[0].hypot(p[1]) > 1.5, "robot {i} at {p:?} is within 3r of the shape");
+            let closest = scene
+                .robots
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, q)| (p[0] - q[0]).hypot(p[1] - q[1]))
+                .fold(f64::INFINITY, f64::min);
+            assert!((closest - 1.0).abs() < 1e-9, "robot {i}: nearest neighbour at {closest}");
+        }
+        assert_eq!(robots_for_area(&rect, 1.615), 18);
+    }
+}

@@ -1,0 +1,285 @@
+//! One self-assembly run in-process: the table, every robot's firmware, the study's stop
+//! rules and what the metrics and plots need.
+
+use super::layout::{layout, Layout, LayoutError, PackSpec};
+use flotilla_contract::kilobot::{KilobotCommand, KilobotSensors};
+use flotilla_firmware::kilobot::{KilobotFirmware, Localisation, Role, SelfAssembly, SelfAssemblyParams, Shape, State};
+use flotilla_firmware::robot_seed;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+use tank_physics::systems::kilobot::{KilobotTable, Pose, TableConfig, TableError};
+
+/// Everything a run is made of.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The shape.
+    pub shape: Arc<Shape>,
+    /// The firmware's parameters.
+    pub params: SelfAssemblyParams,
+    /// The table's parameters.
+    pub table: TableConfig,
+    /// Non-seed robots.
+    pub robots: usize,
+    /// Pack lattice spacing, world units.
+    pub pack_spacing: f64,
+    /// Pack clearance from the shape, world units.
+    pub clearance: f64,
+    /// Most steps before the run is stopped.
+    pub max_steps: u64,
+    /// Steps between recorded positions (paths); 0 records none.
+    pub record_every: u64,
+    /// Steps between checks of the loop rule (the study: 1000).
+    pub loop_check_every: u64,
+    /// Run seed.
+    pub seed: u64,
+}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Every robot joined the shape.
+    AllJoined,
+    /// A robot crossed the seeds' mean y twice to the left of the seeds: a loop.
+    Loop,
+    /// `max_steps` reached.
+    MaxSteps,
+}
+
+impl Ending {
+    /// Its name in the summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::AllJoined => "all_joined",
+            Ending::Loop => "loop",
+            Ending::MaxSteps => "max_steps",
+        }
+    }
+}
+
+/// A run's setup could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The scene.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// The table.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The firmware's parameters.
+    #[error(transparent)]
+    Params(#[from] flotilla_firmware::kilobot::ParamError),
+    /// The table refused a command (a firmware bug).
+    #[error(transparent)]
+    Command(#[from] tank_physics::systems::kilobot::CommandError),
+}
+
+/// Positions of every robot at one recorded step.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// Step.
+    pub step: u64,
+    /// True positions, world units.
+    pub world: Vec<[f32; 2]>,
+    /// Believed positions, world units.
+    pub believed: Vec<[f32; 2]>,
+    /// Whether each robot is edge-following.
+    pub moving: Vec<bool>,
+}
+
+/// The swarm: table and firmware in lock step (robots 0..4 are the seeds).
+pub struct Swarm {
+    /// The table.
+    pub table: KilobotTable,
+    /// Every robot's firmware.
+    pub firmware: Vec<KilobotFirmware<SelfAssembly>>,
+    sensors: Vec<KilobotSensors>,
+    commands: Vec<KilobotCommand>,
+    ideal: bool,
+    seeds: usize,
+    mean_seed: [f64; 2],
+    crossings: Vec<u8>,
+    above: Vec<bool>,
+    left_of_seeds: f64,
+}
+
+/// Half width of the band around the seeds' mean y inside which a robot keeps its side,
+/// world units.
+const LOOP_BAND: f64 = 0.5;
+
+impl Swarm {
+    /// The swarm of `scenario`, laid out.
+    pub fn new(scenario: &Scenario) -> Result<(Self, Layout), RunError> {
+        let pack = PackSpec {
+            robots: scenario.robots,
+            spacing: scenario.pack_spacing,
+            clearance: scenario.clearance,
+            gradient_distance: scenario.params.gradient_distance,
+            bounds: scenario.table.bounds,
+        };
+        let scene = layout(&scenario.shape, &pack)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(scenario.seed, u32::MAX));
+        let n = scene.seeds.len() + scene.robots.len();
+        // Real Kilobots carry arbitrary distinct ids: a seeded shuffle (ties in the start
+        // rule go to the higher id).
+        let mut uids: Vec<u16> = (0..n as u16).collect();
+        uids.shuffle(&mut rng);
+        let mut poses = Vec::with_capacity(n);
+        let mut firmware = Vec::with_capacity(n);
+        let mean_seed = [
+            scene.seeds.iter().map(|s| s[0]).sum::<f64>() / scene.seeds.len() as f64,
+            scene.seeds.iter().map(|s| s[1]).sum::<f64>() / scene.seeds.len() as f64,
+        ];
+        for (i, p) in scene.seeds.iter().chain(&scene.robots).enumerate() {
+            let role = if i < scene.seeds.len() { Role::Seed { position: *p, source: i == 0 } } else { Role::Robot };
+            // Headings at random: the robots were put down by hand.
+            let theta = rand::Rng::gen_range(&mut rng, -std::f64::consts::PI..std::f64::consts::PI);
+            poses.push(Pose { x: p[0], y: p[1], theta });
+            let program = SelfAssembly::new(scenario.params, scenario.shape.clone(), role)?;
+            firmware.push(KilobotFirmware::new(uids[i], robot_seed(scenario.seed, i as u32), program));
+        }
+        let mut table = KilobotTable::new(scenario.table, &poses, robot_seed(scenario.seed, u32::MAX - 1))?;
+        // The seeds' positions are the swarm's coordinate frame: nothing pushes them.
+        (0..scene.seeds.len()).for_each(|i| table.set_anchored(i, true));
+        let swarm = Self {
+            table,
+            firmware,
+            sensors: Vec::with_capacity(n),
+            commands: vec![KilobotCommand::default(); n],
+            ideal: scenario.params.localisation == Localisation::Ideal,
+            seeds: scene.seeds.len(),
+            mean_seed,
+            crossings: vec![0; n],
+            above: poses.iter().map(|p| p.y > mean_seed[1]).collect(),
+            left_of_seeds: scene.seeds.iter().map(|s| s[0]).fold(f64::INFINITY, f64::min),
+        };
+        Ok((swarm, scene))
+    }
+
+    /// Seeds (the first robots).
+    pub fn seeds(&self) -> usize {
+        self.seeds
+    }
+
+    /// One step: read, firmware, apply, move.
+    pub fn step(&mut self) -> Result<(), RunError> {
+        self.table.read_all(&mut self.sensors);
+        for (i, fw) in self.firmware.iter_mut().enumerate() {
+            if self.ideal {
+                let p = self.table.pose(i);
+                fw.program_mut().set_oracle(Some([p.x, p.y]));
+            }
+            fw.step_into(&self.sensors[i], &mut self.commands[i]);
+        }
+        self.table.apply_all(&self.commands)?;
+        self.table.step();
+        let (left, my) = (self.left_of_seeds, self.mean_seed[1]);
+        let (xs, ys) = (self.table.xs(), self.table.ys());
+        for i in self.seeds..xs.len() {
+            // Sides change only clearly away from the line (the orbit over the pack runs
+            // along it and would count every wobble).
+            if self.table.moved(i) && xs[i] < left && (ys[i] - my).abs() > LOOP_BAND {
+                let above = ys[i] > my;
+                if above != self.above[i] {
+                    self.above[i] = above;
+                    self.crossings[i] = self.crossings[i].saturating_add(1);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a robot crossed the seeds' mean y twice to the left of the seeds (the
+    /// study's loop rule: up toward the shape once, then down again means it came round).
+    pub fn looped(&self) -> bool {
+        self.crossings.iter().any(|c| *c >= 2)
+    }
+
+    /// Whether every non-seed robot has joined the shape.
+    pub fn all_joined(&self) -> bool {
+        self.firmware[self.seeds..].iter().all(|f| f.program().state() == State::JoinedShape)
+    }
+
+    /// Root mean square distance between believed and true positions of the localised
+    /// non-seed robots (those that have a position), world units; NaN when none has.
+    pub fn localisation_rmse(&self) -> f64 {
+        let mut n = 0usize;
+        let sum: f64 = (self.seeds..self.firmware.len())
+            .filter(|&i| self.firmware[i].program().localised())
+            .map(|i| {
+                n += 1;
+                let (p, b) = (self.table.pose(i), self.firmware[i].program().position());
+                (p.x - b[0]).powi(2) + (p.y - b[1]).powi(2)
+            })
+            .sum();
+        if n == 0 {
+            f64::NAN
+        } else {
+            (sum / n as f64).sqrt()
+        }
+    }
+
+    /// Every robot's true and believed position and whether it is moving.
+    pub fn frame(&self) -> Frame {
+        let n = self.firmware.len();
+        Frame {
+            step: self.table.steps(),
+            world: (0..n).map(|i| [self.table.xs()[i] as f32, self.table.ys()[i] as f32]).collect(),
+            believed: self.firmware.iter().map(|f| f.program().position().map(|v| v as f32)).collect(),
+            moving: self.firmware.iter().map(|f| f.program().state().is_moving()).collect(),
+        }
+    }
+}
+
+/// What a run leaves for the metrics and plots.
+pub struct RunRecord {
+    /// The starting scene.
+    pub layout: Layout,
+    /// Why it ended.
+    pub ending: Ending,
+    /// Localisation RMSE at every step (index = step), world units.
+    pub rmse: Vec<f32>,
+    /// Recorded positions.
+    pub frames: Vec<Frame>,
+    /// The swarm at the end.
+    pub swarm: Swarm,
+    /// Wall time of the stepping, s.
+    pub wall_seconds: f64,
+}
+
+/// Runs `scenario` to its end; `progress(steps)` is called every 1000 steps.
+pub fn run(scenario: &Scenario, mut progress: impl FnMut(u64)) -> Result<RunRecord, RunError> {
+    let (mut swarm, layout) = Swarm::new(scenario)?;
+    let mut rmse = vec![swarm.localisation_rmse() as f32];
+    let mut frames = Vec::new();
+    if scenario.record_every > 0 {
+        frames.push(swarm.frame());
+    }
+    let started = std::time::Instant::now();
+    let check = scenario.loop_check_every.max(1);
+    let ending = loop {
+        if swarm.table.steps() >= scenario.max_steps {
+            break Ending::MaxSteps;
+        }
+        swarm.step()?;
+        let step = swarm.table.steps();
+        rmse.push(swarm.localisation_rmse() as f32);
+        if scenario.record_every > 0 && step % scenario.record_every == 0 {
+            frames.push(swarm.frame());
+        }
+        if swarm.all_joined() {
+            break Ending::AllJoined;
+        }
+        if step % check == 0 {
+            progress(step);
+            if swarm.looped() {
+                break Ending::Loop;
+            }
+        }
+    };
+    if scenario.record_every > 0 && frames.last().is_some_and(|f| f.step != swarm.table.steps()) {
+        frames.push(swarm.frame());
+    }
+    Ok(RunRecord { layout, ending, rmse, frames, swarm, wall_seconds: started.elapsed().as_secs_f64() })
+}

@@ -1,0 +1,107 @@
+//! Short seeded runs of the whole pipeline (image -> layout -> table + firmware -> metrics).
+
+use super::*;
+use crate::experiment::{Options, Progress};
+
+fn opts(specs: &'static [crate::OptionSpec], pairs: &[(&str, &str)]) -> Options {
+    let given: Vec<(String, String)> = pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+    Options::parse(specs, &given).unwrap()
+}
+
+fn l_shape() -> String {
+    format!("{SHAPES_DIR}/l_shape.png")
+}
+
+/// The study's ideal L (Table 2 parameters), shortened: the first robots leave, localise
+/// and join inside the shape.
+fn ideal_l(extra: &[(&str, &str)], max_steps: &str) -> Vec<(&'static str, String)> {
+    let mut v: Vec<(&'static str, String)> = vec![
+        ("scale", "0.0502".into()),
+        ("robots", "22".into()),
+        ("desired-distance", "1.05".into()),
+        ("neighbor-radius", "3".into()),
+        ("gradient-distance", "1.5".into()),
+        ("startup-time", "10".into()),
+        ("max-steps", max_steps.into()),
+    ];
+    v.push(("shape", l_shape()));
+    for (k, val) in extra {
+        v.retain(|(name, _)| name != k);
+        let key: &'static str = Box::leak(k.to_string().into_boxed_str());
+        v.push((key, (*val).to_owned()));
+    }
+    v
+}
+
+fn run_metrics(pairs: &[(&'static str, String)]) -> serde_json::Map<String, serde_json::Value> {
+    let list: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    let options = opts(SelfAssemblyExperiment.options(), &list);
+    SelfAssemblyExperiment.run(&options, &Progress::hidden()).unwrap().metrics
+}
+
+use crate::experiment::Experiment;
+
+#[test]
+fn ideal_l_shape_first_robots_join_with_exact_positions() {
+    let m = run_metrics(&ideal_l(&[("localisation", "ideal")], "6000"));
+    assert!(m["robots_joined"].as_u64().unwrap() >= 2, "{m:?}");
+    assert_eq!(m["robots_joined_outside_shape"].as_u64(), Some(0), "{m:?}");
+    assert_eq!(m["mse_world_vs_believed"].as_f64(), Some(0.0), "{m:?}");
+}
+
+#[test]
+fn same_seed_same_run_bit_for_bit() {
+    let pairs = ideal_l(&[("noise", "0.5"), ("speed-std", "0.1"), ("seed", "3")], "1500");
+    let list: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    let options = opts(SelfAssemblyExperiment.options(), &list);
+    let scenario = scenario(&options).unwrap();
+    let a = run::run(&scenario, |_| ()).unwrap();
+    let b = run::run(&scenario, |_| ()).unwrap();
+    let bits = |r: &run::RunRecord| -> Vec<u64> {
+        (0..r.swarm.table.len())
+            .flat_map(|i| {
+                let p = r.swarm.table.pose(i);
+                let q = r.swarm.firmware[i].program().position();
+                [p.x.to_bits(), p.y.to_bits(), p.theta.to_bits(), q[0].to_bits(), q[1].to_bits()]
+            })
+            .collect()
+    };
+    assert_eq!(bits(&a), bits(&b));
+    let rmse_bits = |r: &run::RunRecord| r.rmse.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(rmse_bits(&a), rmse_bits(&b));
+    let other = run::run(&run::Scenario { seed: 4, ..scenario }, |_| ()).unwrap();
+    assert_ne!(bits(&a), bits(&other));
+}
+
+#[test]
+fn the_experiment_writes_its_summary_tables_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = ideal_l(&[], "800");
+    let list: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    let options = opts(SelfAssemblyExperiment.options(), &list);
+    let outcome = SelfAssemblyExperiment.run(&options, &Progress::hidden()).unwrap();
+    outcome.write(dir.path(), &SelfAssemblyExperiment, &options).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+    for key in [
+        "steps",
+        "complete",
+        "filled_fraction",
+        "robots_joined",
+        "robots_edge_following",
+        "mse_world_vs_believed",
+        "localisation_rmse_after_startup",
+        "collisions",
+    ] {
+        assert!(summary["metrics"].get(key).is_some(), "{key} missing");
+    }
+    for file in ["end_state.png", "paths.png", "shared_path.png", "localisation_rmse.png", "end_state.csv", "paths.csv"] {
+        assert!(dir.path().join(file).exists(), "{file}");
+    }
+}
+
+#[test]
+fn bench_times_small_swarms() {
+    let options = opts(Bench.options(), &[("robots", "16,32"), ("steps", "20")]);
+    let m = Bench.run(&options, &Progress::hidden()).unwrap().metrics;
+    assert!(m["robots_32"]["real_time_factor"].as_f64().unwrap() > 0.0);
+}
