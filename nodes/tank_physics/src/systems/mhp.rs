@@ -7,7 +7,7 @@ use flotilla_contract::mhp::{MhpCommand, MhpSensors};
 
 /// The reading of `ctx.bodies[index]` at `time` (s).
 pub fn read(ctx: &SensingContext, index: usize, time: f64) -> MhpSensors {
-    MhpSensors { stamp: time, connected: ctx.contacts(index), target_seen: ctx.target_seen(index) }
+    MhpSensors { stamp: time, connected: ctx.contacts(index), target_seen: ctx.target_seen(index), navigation: None }
 }
 
 /// Pumps to the world: a thrust of at least
