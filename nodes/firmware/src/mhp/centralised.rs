@@ -113,7 +113,9 @@ impl MhpFirmware for MhpCentralised {
         command.thrust.resize(self.face_count, 0.0);
         match &sensors.navigation {
             Some(nav) if sensors.connected.len() == self.face_count => self.control(nav, &mut command.thrust),
-            Some(_) => tracing::warn!(faces = sensors.connected.len(), layout = self.face_count, "MHP reading does not fit the layout; holding"),
+            Some(_) => {
+                tracing::warn!(faces = sensors.connected.len(), layout = self.face_count, "MHP reading does not fit the layout; holding")
+            }
             None => tracing::warn!("MHP reading without navigation; the centralised controller holds"),
         }
     }
@@ -179,7 +181,12 @@ mod tests {
                     continue; // the connected faces
                 }
                 let n = n.map(f64::from);
-                thrusters.push(MhpThruster { face: m * 6 + face, position: [cx + n[0], n[1], n[2]], direction: scale(n, -1.0), force: 1.0 });
+                thrusters.push(MhpThruster {
+                    face: m * 6 + face,
+                    position: [cx + n[0], n[1], n[2]],
+                    direction: scale(n, -1.0),
+                    force: 1.0,
+                });
             }
         }
         let layout = MhpLayout { faces_per_module: 6, faces: 12, thrusters };
@@ -201,7 +208,8 @@ mod tests {
         let mut c = MhpCentralised::new(&one_cube(), CentralisedGains::default());
         let s = MhpSensors { connected: vec![false; 6], target_seen: vec![false; 6], ..MhpSensors::default() };
         assert_eq!(c.step(0.0, &s).thrust, vec![0.0; 6]);
-        let s = MhpSensors { connected: vec![false; 5], target_seen: vec![false; 5], navigation: Some(MhpNavigation::default()), stamp: 0.0 };
+        let s =
+            MhpSensors { connected: vec![false; 5], target_seen: vec![false; 5], navigation: Some(MhpNavigation::default()), stamp: 0.0 };
         assert_eq!(c.step(0.0, &s).thrust, vec![0.0; 6]);
     }
 }

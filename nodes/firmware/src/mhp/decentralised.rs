@@ -115,10 +115,8 @@ mod tests {
     fn prototype_switches_off_opposite_pairs_only() {
         // Module 0: +x sees the target; -x, +y, -y free and blind: +y/-y both fire -> both off.
         // Module 1: +x connected; -x fires alone; +y sees; -y fires alone.
-        let sensors = reading(
-            &[false, false, false, false, true, false, false, false],
-            &[true, false, false, false, false, false, true, false],
-        );
+        let sensors =
+            reading(&[false, false, false, false, true, false, false, false], &[true, false, false, false, false, false, true, false]);
         let mut fw = MhpPrototypeReactive { faces_per_module: 4 };
         assert_eq!(fw.step(0.0, &sensors).thrust, vec![0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0]);
         // The per-face rule fires the pair.

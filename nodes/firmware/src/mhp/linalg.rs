@@ -61,16 +61,14 @@ fn jacobi_eigen(a: &M3) -> (V3, M3) {
             let c = 1.0 / (t * t + 1.0).sqrt();
             let s = t * c;
             // a <- J^T a J with J the rotation in the (p, q) plane.
-            for k in 0..3 {
-                let (akp, akq) = (a[k][p], a[k][q]);
-                a[k][p] = c * akp - s * akq;
-                a[k][q] = s * akp + c * akq;
+            for row in a.iter_mut() {
+                let (akp, akq) = (row[p], row[q]);
+                row[p] = c * akp - s * akq;
+                row[q] = s * akp + c * akq;
             }
-            for k in 0..3 {
-                let (apk, aqk) = (a[p][k], a[q][k]);
-                a[p][k] = c * apk - s * aqk;
-                a[q][k] = s * apk + c * aqk;
-            }
+            let (rp, rq) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * rp[k] - s * rq[k]);
+            a[q] = std::array::from_fn(|k| s * rp[k] + c * rq[k]);
             for row in v.iter_mut() {
                 let (vp, vq) = (row[p], row[q]);
                 row[p] = c * vp - s * vq;
