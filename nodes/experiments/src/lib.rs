@@ -9,12 +9,14 @@
 //! - [`report`]: yield tables and plots.
 //! - [`lily`]: the Lily-tank experiments (`yield`, `msd`).
 //! - [`molemod`]: the MoleMOD planner's Table 1 (`table1`).
+//! - [`mhp`]: Modular Hydraulic Propulsion (`trials`, `sweep`, `bench`).
 //! - [`cli`]: `flotilla-experiment` (also `flotilla experiment`).
 
 pub mod batch;
 pub mod cli;
 pub mod experiment;
 pub mod lily;
+pub mod mhp;
 pub mod molemod;
 pub mod registry;
 pub mod report;

@@ -117,12 +117,14 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
             "direction_error" => return Err(err(Some(line), format!("direction_error = {number}: must be >= 0"))),
             "thruster_failure" => faults.thruster_failure = probability(number)?,
             "sensor_failure" => faults.sensor_failure = probability(number)?,
-            _ => return Err(err(
-                Some(line),
-                format!(
+            _ => {
+                return Err(err(
+                    Some(line),
+                    format!(
                     "unknown key `{key}` (known: lattice, module_side_cm, thrust_mN, direction_error, thruster_failure, sensor_failure)"
                 ),
-            )),
+                ))
+            }
         }
     }
     let morphology = Morphology::new(lattice, cells).map_err(|e| match e {

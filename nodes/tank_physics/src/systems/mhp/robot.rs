@@ -158,7 +158,8 @@ pub struct MhpRobot {
     /// Force and torque of the firing pumps, body frame, N and N m.
     thrust: (Vector3<f64>, Vector3<f64>),
     sensors: MhpSensors,
-    time: f64,
+    /// Steps taken (the time is steps x dt, free of summation drift).
+    steps: u64,
     modules: usize,
 }
 
@@ -233,7 +234,7 @@ impl MhpRobot {
             faces_per_axis,
             thrust: (Vector3::zeros(), Vector3::zeros()),
             sensors,
-            time: 0.0,
+            steps: 0,
             modules: morphology.len(),
         })
     }
@@ -273,7 +274,7 @@ impl MhpRobot {
 
     /// Sim time, s.
     pub fn time(&self) -> f64 {
-        self.time
+        self.steps as f64 * self.params.dt
     }
 
     /// The outer pumps as the robot's builder knows them (nominal directions: the
@@ -303,7 +304,7 @@ impl MhpRobot {
         for f in &self.faces {
             self.sensors.target_seen[f.slot as usize] = f.stuck.unwrap_or_else(|| face_sees(&self.grid, f.cell, f.face as usize, t));
         }
-        self.sensors.stamp = self.time;
+        self.sensors.stamp = self.time();
         self.sensors.navigation = navigation.then(|| {
             let q = b.orientation.quaternion();
             MhpNavigation {
@@ -372,7 +373,7 @@ impl MhpRobot {
     pub fn step(&mut self) {
         let (df, dt) = self.drag();
         self.body.step(self.thrust.0 + df, self.thrust.1 + dt, self.params.dt);
-        self.time += self.params.dt;
+        self.steps += 1;
     }
 
     /// Bytes the model holds (its arrays; the struct itself aside).
