@@ -119,6 +119,9 @@ pub fn plot_success_boxes(path: &Path, categories: &[String], series: &[String],
     root.present().map_err(|e| err(e.to_string()))
 }
 
+/// One colour map: what it shows, its full-scale value and how a cell's value is read.
+type MapPanel = (&'static str, f64, fn(&Stats) -> f64);
+
 /// A colour from dark blue (0) through teal to yellow (1).
 fn colour_map(t: f64) -> RGBColor {
     let stops = [(68.0, 1.0, 84.0), (33.0, 145.0, 140.0), (253.0, 231.0, 37.0)];
@@ -136,7 +139,7 @@ pub fn plot_failure_maps(path: &Path, title: &str, robots: &[String], probabilit
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let halves = root.split_evenly((2, 1));
     let v_max = grid.iter().flatten().map(Stats::median_velocity).fold(1e-9, f64::max);
-    let maps: [(&str, f64, fn(&Stats) -> f64); 2] =
+    let maps: [MapPanel; 2] =
         [("success rate", 1.0, Stats::success_rate), ("median velocity of successful trials (cm/s)", v_max, Stats::median_velocity)];
     for (area, (what, scale, value)) in halves.iter().zip(maps) {
         let mut chart = ChartBuilder::on(area)
