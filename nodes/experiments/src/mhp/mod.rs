@@ -5,6 +5,7 @@
 //! - `trials`: one setting, the paper's protocol, N trials in parallel;
 //! - `sweep`: the grids of the paper's Fig. 4 (direction error x robot x controller) and
 //!   Fig. 5 (failure probability x robot);
+//! - `tune`: the paper's P-then-D tuning of the centralised controller on the 3^3 cube;
 //! - `bench`: one 50 s trial per robot size on one core: cost, real-time factor, memory.
 
 mod bench;
@@ -13,19 +14,21 @@ mod stats;
 mod sweep;
 mod trial;
 mod trials;
+mod tune;
 
 pub use bench::Bench;
 pub use stats::Stats;
 pub use sweep::Sweep;
 pub use trial::{arvo, run_trial, Controller, RobotSpec, TrialResult, TrialSetup};
 pub use trials::Trials;
+pub use tune::Tune;
 
 use rayon::prelude::*;
 
 use crate::experiment::{Experiment, ExperimentError, Options, Progress, Table};
 
 /// The MHP experiments, in the order `flotilla experiment list` shows them.
-pub const EXPERIMENTS: &[&dyn Experiment] = &[&Trials, &Sweep, &Bench];
+pub const EXPERIMENTS: &[&dyn Experiment] = &[&Trials, &Sweep, &Tune, &Bench];
 
 fn option_error(option: &str, message: impl Into<String>) -> ExperimentError {
     ExperimentError::Option { option: option.to_owned(), message: message.into() }

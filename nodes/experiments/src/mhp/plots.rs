@@ -197,7 +197,7 @@ pub fn plot_cost(path: &Path, points: &[(usize, f64)]) -> Result<(), PlotError> 
         .y_label_area_size(70)
         .build_cartesian_2d((0.5..x_max).log_scale(), (y_min..y_max).log_scale())
         .map_err(|e| err(e.to_string()))?;
-    chart.configure_mesh().x_desc("modules (log)").y_desc("wall s per simulated s (log)").draw().map_err(|e| err(e.to_string()))?;
+    chart.configure_mesh().x_desc("modules (log)").y_desc("CPU s per simulated s (log)").draw().map_err(|e| err(e.to_string()))?;
     chart
         .draw_series(LineSeries::new(points.iter().map(|&(m, c)| (m as f64, c)), BLUE.stroke_width(2)))
         .map_err(|e| err(e.to_string()))?

@@ -82,7 +82,17 @@ mod tests {
     use super::*;
 
     fn result(success: bool, time_s: f64, velocity_cm_s: f64) -> TrialResult {
-        TrialResult { index: 0, success, time_s, velocity_cm_s, final_distance_cm: 0.0, modules: 1, outer_faces: 6, bytes: 0 }
+        TrialResult {
+            index: 0,
+            success,
+            time_s,
+            velocity_cm_s,
+            final_distance_cm: 0.0,
+            overshoot_cm: 0.0,
+            modules: 1,
+            outer_faces: 6,
+            bytes: 0,
+        }
     }
 
     #[test]

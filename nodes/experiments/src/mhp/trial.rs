@@ -190,6 +190,9 @@ pub struct TrialResult {
     pub velocity_cm_s: f64,
     /// Distance to the target at the end, cm.
     pub final_distance_cm: f64,
+    /// Farthest from the target after first reaching it, cm (0 if never reached; only
+    /// meaningful when the trial runs on after success).
+    pub overshoot_cm: f64,
     /// Modules of the robot.
     pub modules: usize,
     /// Its outer faces.
@@ -238,6 +241,7 @@ pub fn run_trial(setup: &TrialSetup, index: usize) -> Result<TrialResult, MhpErr
     let mut command = MhpCommand::default();
     let name = format!("trial_{index}");
     let mut success_at = None;
+    let mut overshoot: f64 = 0.0;
     for step in 0..steps {
         if step % every == 0 {
             let time = robot.time();
@@ -246,7 +250,10 @@ pub fn run_trial(setup: &TrialSetup, index: usize) -> Result<TrialResult, MhpErr
             robot.apply(&name, &command)?;
         }
         robot.step();
-        if success_at.is_none() && (robot.body().position - target).norm() <= setup.success_radius {
+        let distance = (robot.body().position - target).norm();
+        if success_at.is_some() {
+            overshoot = overshoot.max(distance);
+        } else if distance <= setup.success_radius {
             success_at = Some(robot.time());
             if setup.stop_at_success {
                 break;
@@ -261,6 +268,7 @@ pub fn run_trial(setup: &TrialSetup, index: usize) -> Result<TrialResult, MhpErr
         time_s,
         velocity_cm_s: position.norm() * 100.0 / time_s,
         final_distance_cm: (position - target).norm() * 100.0,
+        overshoot_cm: overshoot * 100.0,
         modules: robot.modules(),
         outer_faces: robot.outer_faces(),
         bytes: robot.bytes() + command.thrust.capacity() * std::mem::size_of::<f64>(),

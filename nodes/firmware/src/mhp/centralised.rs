@@ -34,7 +34,7 @@ impl Default for CentralisedGains {
     /// centralised controller"): kp raised until the robot reaches the target, then kd
     /// until the overshoot is minimal.
     fn default() -> Self {
-        Self { kp_translation: 1.0, kd_translation: 4.0, kp_rotation: 0.05, kd_rotation: 0.2 }
+        Self { kp_translation: 1.0, kd_translation: 1.0, kp_rotation: 0.01, kd_rotation: 0.05 }
     }
 }
 
