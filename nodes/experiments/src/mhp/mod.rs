@@ -6,10 +6,12 @@
 //! - `sweep`: the grids of the paper's Fig. 4 (direction error x robot x controller) and
 //!   Fig. 5 (failure probability x robot);
 //! - `tune`: the paper's P-then-D tuning of the centralised controller on the 3^3 cube;
-//! - `bench`: one 50 s trial per robot size on one core: cost, real-time factor, memory.
+//! - `bench`: one 50 s trial per robot size on one core: cost, real-time factor, memory;
+//! - `prototype`: the 2-D prototype's configurations in their tank, times over 50 cm.
 
 mod bench;
 mod plots;
+mod prototype;
 mod stats;
 mod sweep;
 mod trial;
@@ -17,6 +19,7 @@ mod trials;
 mod tune;
 
 pub use bench::Bench;
+pub use prototype::Prototype;
 pub use stats::Stats;
 pub use sweep::Sweep;
 pub use trial::{arvo, run_trial, Controller, RobotSpec, TrialResult, TrialSetup};
@@ -28,7 +31,7 @@ use rayon::prelude::*;
 use crate::experiment::{Experiment, ExperimentError, Options, Progress, Table};
 
 /// The MHP experiments, in the order `flotilla experiment list` shows them.
-pub const EXPERIMENTS: &[&dyn Experiment] = &[&Trials, &Sweep, &Tune, &Bench];
+pub const EXPERIMENTS: &[&dyn Experiment] = &[&Trials, &Sweep, &Tune, &Bench, &Prototype];
 
 fn option_error(option: &str, message: impl Into<String>) -> ExperimentError {
     ExperimentError::Option { option: option.to_owned(), message: message.into() }

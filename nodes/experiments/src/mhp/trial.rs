@@ -128,7 +128,7 @@ impl Controller {
         }
     }
 
-    fn firmware(&self, robot: &MhpRobot) -> Box<dyn MhpFirmware> {
+    pub(super) fn firmware(&self, robot: &MhpRobot) -> Box<dyn MhpFirmware> {
         match self {
             Controller::Decentralised => Box::new(MhpReactive),
             Controller::Prototype => Box::new(MhpPrototypeReactive { faces_per_module: robot.layout().faces_per_module }),

@@ -42,10 +42,12 @@ impl RigidBody {
         })
     }
 
-    /// The body of equal cubes of side `side` m and density `density` kg/m^3 at `centres`
-    /// (m, relative to their centroid).
-    pub fn of_cubes(centres: impl Iterator<Item = Vector3<f64>>, side: f64, density: f64, planar: bool) -> Option<Self> {
-        let m = density * side.powi(3);
+    /// The body of equal modules of `module_mass` kg, square in plan with side `side` m,
+    /// at `centres` (m, relative to their centroid). A module's own inertia is that of a
+    /// cube of its side (exact about the vertical axis whatever its height, which is the
+    /// only axis a planar robot turns about).
+    pub fn of_modules(centres: impl Iterator<Item = Vector3<f64>>, module_mass: f64, side: f64, planar: bool) -> Option<Self> {
+        let m = module_mass;
         let own = m * side * side / 6.0;
         let (mut mass, mut inertia) = (0.0, Matrix3::zeros());
         for r in centres {
@@ -86,7 +88,7 @@ mod tests {
     fn inertia_of_two_cubes_by_hand() {
         // Two 1 m cubes of 1 kg at x = +-0.5: mass 2; I_xx = 2/6; I_yy = I_zz = 2/6 + 2 * 0.25.
         let centres = [Vector3::new(-0.5, 0.0, 0.0), Vector3::new(0.5, 0.0, 0.0)];
-        let b = RigidBody::of_cubes(centres.into_iter(), 1.0, 1.0, false).unwrap();
+        let b = RigidBody::of_modules(centres.into_iter(), 1.0, 1.0, false).unwrap();
         assert!((b.mass - 2.0).abs() < 1e-12);
         assert!((b.inertia[(0, 0)] - 1.0 / 3.0).abs() < 1e-12);
         assert!((b.inertia[(1, 1)] - (1.0 / 3.0 + 0.5)).abs() < 1e-12);
@@ -95,7 +97,7 @@ mod tests {
 
     #[test]
     fn constant_force_and_free_spin() {
-        let mut b = RigidBody::of_cubes(std::iter::once(Vector3::zeros()), 1.0, 2.0, false).unwrap();
+        let mut b = RigidBody::of_modules(std::iter::once(Vector3::zeros()), 2.0, 1.0, false).unwrap();
         // 2 kg, 1 N along body x for 1 s in 1000 steps: v = 0.5 m/s, x ~ 0.25 m.
         for _ in 0..1000 {
             b.step(Vector3::x(), Vector3::zeros(), 1e-3);
@@ -110,7 +112,7 @@ mod tests {
         let x = b.orientation * Vector3::x();
         assert!((x - Vector3::y()).norm() < 1e-9, "{x}");
         // Planar bodies stay in the plane.
-        let mut p = RigidBody::of_cubes(std::iter::once(Vector3::zeros()), 1.0, 1.0, true).unwrap();
+        let mut p = RigidBody::of_modules(std::iter::once(Vector3::zeros()), 1.0, 1.0, true).unwrap();
         p.step(Vector3::new(1.0, 0.0, 1.0), Vector3::new(1.0, 0.0, 1.0), 0.1);
         assert_eq!((p.velocity.z, p.angular_velocity.x), (0.0, 0.0));
         assert!(p.velocity.x > 0.0 && p.angular_velocity.z > 0.0);

@@ -16,6 +16,9 @@ use super::occlusion::face_sees;
 pub struct MhpParams {
     /// Module side, m.
     pub module_side: f64,
+    /// Height of a module in the fluid, m: the side for a submerged cube, the draft for a
+    /// floating square (it sets the wetted face area `side x height` and the mass).
+    pub wetted_height: f64,
     /// Force of one firing pump, N.
     pub thrust: f64,
     /// Fluid density (the modules are neutrally buoyant: same density), kg/m^3.
@@ -37,6 +40,7 @@ impl MhpParams {
     pub fn with_module_side(module_side: f64) -> Self {
         Self {
             module_side,
+            wetted_height: module_side,
             thrust: SIDE_THRUST * (module_side / CUBE_SIDE).powi(2),
             fluid_density: 1000.0,
             drag_coefficient: 0.8,
@@ -171,6 +175,7 @@ impl MhpRobot {
         faults.validate()?;
         for (name, value) in [
             ("module_side", params.module_side),
+            ("wetted_height", params.wetted_height),
             ("thrust", params.thrust),
             ("fluid_density", params.fluid_density),
             ("drag_coefficient", params.drag_coefficient),
@@ -186,7 +191,9 @@ impl MhpRobot {
         let lattice = morphology.lattice();
         let per = lattice.faces();
         let centre = |c: Cell| (Vector3::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2])) - centroid) * s;
-        let body = RigidBody::of_cubes(morphology.cells().iter().map(|&c| centre(c)), s, params.fluid_density, lattice == Lattice::Square)
+        // Neutrally buoyant (submerged) or floating: the displaced fluid's mass.
+        let module_mass = params.fluid_density * s * s * params.wetted_height;
+        let body = RigidBody::of_modules(morphology.cells().iter().map(|&c| centre(c)), module_mass, s, lattice == Lattice::Square)
             .ok_or(MhpError::Parameter { name: "module_side", value: s })?;
         let mut faces_per_axis = [0.0; 3];
         let faces = exposed_faces(morphology, &grid)
@@ -340,13 +347,14 @@ impl MhpRobot {
 
     /// Drag on the outer faces at the current motion, body frame (N, N m). A face
     /// advancing into the fluid at normal speed `u` (its centre's velocity along its
-    /// outward normal) feels `1/2 rho C a u^2` against its normal at its centre; a face
-    /// spinning about an axis in its plane at `w` feels `rho C s^5 w^2 / 128` against the
-    /// spin (its advancing half integrated); trailing faces feel nothing.
+    /// outward normal) feels `1/2 rho C a u^2` against its normal at its centre (`a` = side
+    /// x wetted height); a face spinning about an axis in its plane at `w` feels
+    /// `rho C s^4 h w^2 / 128` against the spin (its advancing half integrated); trailing
+    /// faces feel nothing.
     pub fn drag(&self) -> (Vector3<f64>, Vector3<f64>) {
         let p = &self.params;
         let s = p.module_side;
-        let q = 0.5 * p.fluid_density * p.drag_coefficient * s * s;
+        let q = 0.5 * p.fluid_density * p.drag_coefficient * s * p.wetted_height;
         let v = self.body.orientation.inverse_transform_vector(&self.body.velocity);
         let w = self.body.angular_velocity;
         let (mut force, mut torque) = (Vector3::zeros(), Vector3::zeros());
@@ -360,7 +368,7 @@ impl MhpRobot {
                 torque -= f.lever * g;
             }
         }
-        let spin = p.fluid_density * p.drag_coefficient * s.powi(5) / 128.0;
+        let spin = p.fluid_density * p.drag_coefficient * s.powi(4) * p.wetted_height / 128.0;
         let n = self.faces_per_axis;
         let about = [n[1] + n[2], n[0] + n[2], n[0] + n[1]];
         for a in 0..3 {
