@@ -105,3 +105,20 @@ fn trials_table(rows: &[(String, &[TrialResult])]) -> Table {
         .collect();
     Table { file: "trials.csv".into(), header: header.map(String::from).to_vec(), rows }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tank_physics::systems::mhp::MhpFaults;
+
+    #[test]
+    fn parallel_batches_equal_trials_run_in_order() {
+        let faults = MhpFaults { direction_error: 0.5, thruster_failure: 0.2, sensor_failure: 0.1 };
+        let setup = TrialSetup::paper(RobotSpec::Random(30), Controller::Decentralised, faults, 11);
+        let batch = run_batch(std::slice::from_ref(&setup), 6, &Progress::hidden()).unwrap().remove(0);
+        let in_order: Vec<TrialResult> = (0..6).map(|i| run_trial(&setup, i).unwrap()).collect();
+        assert_eq!(batch, in_order);
+        // Different trials draw different robots and attitudes.
+        assert!(in_order.windows(2).any(|w| w[0].time_s != w[1].time_s));
+    }
+}
