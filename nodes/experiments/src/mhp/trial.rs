@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tank_physics::systems::mhp::file::RobotFile;
 use tank_physics::systems::mhp::shapes::{cube, prototype_configurations, random_growth};
-use tank_physics::systems::mhp::{Lattice, MhpError, MhpFaults, MhpParams, MhpRobot, Morphology};
+use tank_physics::systems::mhp::{DragModel, Lattice, MhpError, MhpFaults, MhpParams, MhpRobot, Morphology};
 
 /// Which robot a trial runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +158,8 @@ pub struct TrialSetup {
     pub seed: u64,
     /// Stop at success (false: always simulate the whole time limit, for benchmarks).
     pub stop_at_success: bool,
+    /// Which surfaces feel drag.
+    pub drag: DragModel,
 }
 
 impl TrialSetup {
@@ -173,6 +175,7 @@ impl TrialSetup {
             control_period: 0.05,
             seed,
             stop_at_success: true,
+            drag: DragModel::OuterFaces,
         }
     }
 }
@@ -220,7 +223,8 @@ pub fn arvo(rng: &mut impl Rng) -> UnitQuaternion<f64> {
 /// Runs trial `index` of `setup`.
 pub fn run_trial(setup: &TrialSetup, index: usize) -> Result<TrialResult, MhpError> {
     let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(setup.seed, index as u32));
-    let (morphology, params, own) = setup.robot.build(&mut rng);
+    let (morphology, mut params, own) = setup.robot.build(&mut rng);
+    params.drag = setup.drag;
     let faults = MhpFaults {
         direction_error: own.direction_error.max(setup.faults.direction_error),
         thruster_failure: own.thruster_failure.max(setup.faults.thruster_failure),

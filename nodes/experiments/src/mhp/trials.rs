@@ -5,7 +5,7 @@
 //! --direction-error 0.5 --trials 100 --seed 1 --out DIR`
 
 use serde_json::{json, Map, Value};
-use tank_physics::systems::mhp::MhpFaults;
+use tank_physics::systems::mhp::{DragModel, MhpFaults};
 
 use super::plots::{plot_success_boxes, BoxCell, BoxPanel};
 use super::stats::Stats;
@@ -15,11 +15,17 @@ use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Opt
 /// The `trials` experiment.
 pub struct Trials;
 
-pub(super) const PROTOCOL: [OptionSpec; 4] = [
+pub(super) const PROTOCOL: [OptionSpec; 5] = [
     OptionSpec { name: "time-limit", kind: OptionKind::Positive, default: "50", help: "time a trial may take, s" },
     OptionSpec { name: "distance-cm", kind: OptionKind::Positive, default: "100", help: "target distance from the start, cm" },
     OptionSpec { name: "radius-cm", kind: OptionKind::Positive, default: "6", help: "success when the centre of mass is this close, cm" },
     OptionSpec { name: "control-period", kind: OptionKind::Positive, default: "0.05", help: "sensing and control period, s" },
+    OptionSpec {
+        name: "drag",
+        kind: OptionKind::Names,
+        default: "faces",
+        help: "faces (drag on the outer faces) or modules (every module's full cross-section)",
+    },
 ];
 
 const OPTIONS: &[OptionSpec] = &[
@@ -44,6 +50,7 @@ const OPTIONS: &[OptionSpec] = &[
     PROTOCOL[1],
     PROTOCOL[2],
     PROTOCOL[3],
+    PROTOCOL[4],
 ];
 
 /// The single value of a list option.
@@ -60,6 +67,11 @@ pub(super) fn protocol(options: &Options, mut setup: TrialSetup) -> Result<Trial
     setup.distance = options.number("distance-cm")? / 100.0;
     setup.success_radius = options.number("radius-cm")? / 100.0;
     setup.control_period = options.number("control-period")?;
+    setup.drag = match options.names("drag")?.as_slice() {
+        [d] if d == "faces" => DragModel::OuterFaces,
+        [d] if d == "modules" => DragModel::WholeModules,
+        _ => return Err(super::option_error("drag", "expected faces or modules")),
+    };
     Ok(setup)
 }
 

@@ -36,6 +36,7 @@ const OPTIONS: &[OptionSpec] = &[
     PROTOCOL[1],
     PROTOCOL[2],
     PROTOCOL[3],
+    PROTOCOL[4],
 ];
 
 impl Experiment for Tune {

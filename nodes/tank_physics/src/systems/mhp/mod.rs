@@ -17,7 +17,7 @@ pub mod robot;
 pub mod shapes;
 
 pub use lattice::{Cell, Lattice, Morphology, MorphologyError};
-pub use robot::{MhpError, MhpFaults, MhpParams, MhpRobot};
+pub use robot::{DragModel, MhpError, MhpFaults, MhpParams, MhpRobot};
 
 use crate::robots::{RobotError, SensingContext};
 use crate::{BodyState, Command, World};

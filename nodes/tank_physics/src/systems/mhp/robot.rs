@@ -11,6 +11,18 @@ use super::body::RigidBody;
 use super::lattice::{exposed_faces, Cell, Grid, Lattice, Morphology, MorphologyError};
 use super::occlusion::face_sees;
 
+/// Which module surfaces feel the fluid's drag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DragModel {
+    /// The outer faces only (the fluid touches nothing else): a cube's drag is that of its
+    /// outline whatever its module count.
+    #[default]
+    OuterFaces,
+    /// Every module's full cross-section, neighbours or not (the drag of an n^3 cube grows
+    /// with n); kept to show why it cannot be the paper's model (docs/mhp.md).
+    WholeModules,
+}
+
 /// Physical parameters of a robot and its fluid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MhpParams {
@@ -27,6 +39,8 @@ pub struct MhpParams {
     pub drag_coefficient: f64,
     /// Integration step, s.
     pub dt: f64,
+    /// Which surfaces feel drag.
+    pub drag: DragModel,
 }
 
 /// Side of the paper's cubic robot, m (SPEC 5: 8 cm whatever the module count).
@@ -45,6 +59,7 @@ impl MhpParams {
             fluid_density: 1000.0,
             drag_coefficient: 0.8,
             dt: 0.01,
+            drag: DragModel::OuterFaces,
         }
     }
 
@@ -157,8 +172,10 @@ pub struct MhpRobot {
     /// Centroid of the cells, lattice units.
     centroid: Vector3<f64>,
     body: RigidBody,
-    /// Outer faces per normal axis (rotational drag of spinning faces).
+    /// Faces feeling drag per normal axis (rotational drag of spinning faces).
     faces_per_axis: [f64; 3],
+    /// Module centres from the centre of mass, m (whole-module drag only; else empty).
+    centres: Vec<Vector3<f64>>,
     /// Force and torque of the firing pumps, body frame, N and N m.
     thrust: (Vector3<f64>, Vector3<f64>),
     sensors: MhpSensors,
@@ -224,6 +241,16 @@ impl MhpRobot {
                 }
             })
             .collect();
+        let centres: Vec<Vector3<f64>> = match params.drag {
+            DragModel::OuterFaces => Vec::new(),
+            DragModel::WholeModules => {
+                faces_per_axis = [1.0, 1.0, 1.0].map(|k: f64| k * 2.0 * morphology.len() as f64);
+                if lattice == Lattice::Square {
+                    faces_per_axis[2] = 0.0;
+                }
+                morphology.cells().iter().map(|&c| centre(c)).collect()
+            }
+        };
         let slots = morphology.len() * per;
         let mut connected = vec![true; slots];
         let robot_faces: &Vec<Face> = &faces;
@@ -239,6 +266,7 @@ impl MhpRobot {
             centroid,
             body,
             faces_per_axis,
+            centres,
             thrust: (Vector3::zeros(), Vector3::zeros()),
             sensors,
             steps: 0,
@@ -358,14 +386,27 @@ impl MhpRobot {
         let v = self.body.orientation.inverse_transform_vector(&self.body.velocity);
         let w = self.body.angular_velocity;
         let (mut force, mut torque) = (Vector3::zeros(), Vector3::zeros());
-        for f in &self.faces {
-            let axis = f.face as usize / 2;
-            let sign = if f.face % 2 == 0 { 1.0 } else { -1.0 };
-            let u = sign * v[axis] + w.dot(&f.lever);
-            if u > 0.0 {
-                let g = q * u * u;
-                force[axis] -= sign * g;
-                torque -= f.lever * g;
+        match p.drag {
+            DragModel::OuterFaces => {
+                for f in &self.faces {
+                    let axis = f.face as usize / 2;
+                    let sign = if f.face % 2 == 0 { 1.0 } else { -1.0 };
+                    let u = sign * v[axis] + w.dot(&f.lever);
+                    if u > 0.0 {
+                        let g = q * u * u;
+                        force[axis] -= sign * g;
+                        torque -= f.lever * g;
+                    }
+                }
+            }
+            DragModel::WholeModules => {
+                // Each module's leading face along each axis, at the module's own velocity.
+                for r in &self.centres {
+                    let u = v + w.cross(r);
+                    let f = -q * u.component_mul(&u.abs());
+                    force += f;
+                    torque += r.cross(&f);
+                }
             }
         }
         let spin = p.fluid_density * p.drag_coefficient * s.powi(4) * p.wetted_height / 128.0;
@@ -474,6 +515,27 @@ mod tests {
         assert_eq!(r.apply("r", &MhpCommand { thrust: vec![1.0; 5] }).unwrap_err(), MhpError::CommandSize { given: 5, faces: 6 });
         let e = r.apply("r7", &MhpCommand { thrust: vec![0.0, 0.0, 2.0, 0.0, 0.0, 0.0] }).unwrap_err().to_string();
         assert!(e.contains("r7") && e.contains("thrust[2]"), "{e}");
+    }
+
+    #[test]
+    fn whole_module_drag_equals_face_drag_for_one_module_and_grows_with_n() {
+        let whole = |n: u32| {
+            let params = MhpParams { drag: DragModel::WholeModules, ..MhpParams::scaled_cube(n) };
+            MhpRobot::new(&cube(n), params, MhpFaults::default(), &mut ChaCha8Rng::seed_from_u64(1)).unwrap()
+        };
+        let motion = |r: &mut MhpRobot| {
+            r.body.velocity = Vector3::new(0.03, -0.01, 0.02);
+            r.body.angular_velocity = Vector3::new(0.2, 0.1, -0.3);
+            r.drag()
+        };
+        let (a, b) = (motion(&mut robot(1, MhpFaults::default())), motion(&mut whole(1)));
+        assert!((a.0 - b.0).norm() < 1e-15 && (a.1 - b.1).norm() < 1e-15, "{a:?} {b:?}");
+        // Translation of a 4^3 cube: 4 x the drag of its outline.
+        let mut r = whole(4);
+        r.body.velocity = Vector3::new(0.05, 0.0, 0.0);
+        let mut f = robot(4, MhpFaults::default());
+        f.body.velocity = Vector3::new(0.05, 0.0, 0.0);
+        assert!((r.drag().0.x / f.drag().0.x - 4.0).abs() < 1e-9);
     }
 
     #[test]
