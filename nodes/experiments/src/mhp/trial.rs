@@ -16,6 +16,11 @@ use tank_physics::systems::mhp::file::RobotFile;
 use tank_physics::systems::mhp::shapes::{cube, prototype_configurations, random_growth};
 use tank_physics::systems::mhp::{DragModel, Lattice, MhpError, MhpFaults, MhpParams, MhpRobot, Morphology};
 
+/// Largest cube side accepted (256^3 modules need about 1.3 GB for the per-face arrays).
+const MAX_CUBE_SIDE: u32 = 256;
+/// Most modules of a random robot.
+const MAX_RANDOM_MODULES: usize = 1 << 24;
+
 /// Which robot a trial runs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RobotSpec {
@@ -39,9 +44,16 @@ impl RobotSpec {
         match kind {
             "cube" => {
                 let n = count("the side")?;
-                u32::try_from(n).ok().filter(|&n| n <= 1024).map(RobotSpec::Cube).ok_or_else(|| format!("`{text}`: side at most 1024"))
+                u32::try_from(n)
+                    .ok()
+                    .filter(|&n| n <= MAX_CUBE_SIDE)
+                    .map(RobotSpec::Cube)
+                    .ok_or_else(|| format!("`{text}`: the side is at most {MAX_CUBE_SIDE} (16.8 million modules)"))
             }
-            "random" => Ok(RobotSpec::Random(count("the module count")?)),
+            "random" => match count("the module count")? {
+                n if n <= MAX_RANDOM_MODULES => Ok(RobotSpec::Random(n)),
+                _ => Err(format!("`{text}`: at most {MAX_RANDOM_MODULES} modules")),
+            },
             "file" => {
                 let path = PathBuf::from(arg);
                 let file = tank_physics::systems::mhp::file::load(&path).map_err(|e| e.to_string())?;
@@ -302,6 +314,7 @@ mod tests {
         assert_eq!(RobotSpec::parse("cube:4").unwrap(), RobotSpec::Cube(4));
         assert_eq!(RobotSpec::parse("random:100").unwrap().label(), "random 100");
         assert!(RobotSpec::parse("cube:0").unwrap_err().contains("whole number >= 1"));
+        assert!(RobotSpec::parse("cube:1000").unwrap_err().contains("at most 256"));
         assert!(RobotSpec::parse("sphere:3").unwrap_err().contains("unknown robot kind"));
         assert!(RobotSpec::parse("poly:4X").unwrap_err().contains("no such configuration"));
         assert!(RobotSpec::parse("file:/nonexistent.txt").unwrap_err().contains("/nonexistent.txt"));
