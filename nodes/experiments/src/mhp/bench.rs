@@ -67,10 +67,10 @@ impl Experiment for Bench {
         let sizes: Vec<u32> = sizes
             .iter()
             .map(|&n| {
-                if n >= 1.0 && n.fract() == 0.0 && n <= 1024.0 {
+                if n >= 1.0 && n.fract() == 0.0 && n <= 256.0 {
                     Ok(n as u32)
                 } else {
-                    Err(option_error("sizes", format!("{n}: a side is a whole number 1..1024")))
+                    Err(option_error("sizes", format!("{n}: a side is a whole number 1..256")))
                 }
             })
             .collect::<Result<_, _>>()?;
