@@ -489,6 +489,23 @@ mod tests {
     }
 
     #[test]
+    fn readings_follow_the_attitude() {
+        // Turned 90 deg about z: body +x points along world +y, so a target at world +y is
+        // straight ahead of the +x faces, and a push along body +x moves the robot along +y.
+        let mut r = robot(2, MhpFaults::default());
+        r.place(Vector3::new(0.0, 0.0, 0.0), UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::FRAC_PI_2));
+        let s = r.read(Vector3::new(0.0, 1.0, 0.0), true).clone();
+        assert!((0..48).filter(|&i| s.target_seen[i]).all(|i| i % 6 == 0));
+        assert_eq!((0..48).filter(|&i| s.target_seen[i]).count(), 4);
+        let nav = s.navigation.unwrap();
+        assert!((nav.target[0] - 1.0).abs() < 1e-12 && nav.target[1].abs() < 1e-12, "{nav:?}");
+        r.apply("r", &back_faces(&r)).unwrap();
+        r.step();
+        let v = r.body().velocity;
+        assert!(v.y > 0.0 && v.x.abs() < 1e-15, "{v}");
+    }
+
+    #[test]
     fn faults_change_forces_not_the_layout() {
         let all_fail = MhpFaults { thruster_failure: 1.0, ..MhpFaults::default() };
         let mut r = robot(2, all_fail);
