@@ -77,6 +77,16 @@ impl Stats {
     }
 }
 
+/// `x` with `digits` decimals for a Markdown table, `-` when it is not a number (no trial
+/// succeeded).
+pub fn cell(x: f64, digits: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.digits$}")
+    } else {
+        "-".to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +116,6 @@ mod tests {
         let none = Stats::of(&[result(false, 50.0, 1.0)]);
         assert_eq!((none.success_rate(), none.median_velocity()), (0.0, 0.0));
         assert!(none.to_json()["velocity_median_cm_s"].is_null());
+        assert_eq!((cell(f64::NAN, 1), cell(f64::INFINITY, 1), cell(2.25, 1)), ("-".to_owned(), "-".to_owned(), "2.2".to_owned()));
     }
 }

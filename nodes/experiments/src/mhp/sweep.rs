@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tank_physics::systems::mhp::MhpFaults;
 
 use super::plots::{plot_failure_maps, plot_success_boxes, BoxCell, BoxPanel};
-use super::stats::Stats;
+use super::stats::{cell, Stats};
 use super::trials::{protocol, PROTOCOL};
 use super::{controllers, direction_errors, probabilities, robots, run_batch, trials_table, TrialSetup};
 use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
@@ -130,7 +130,7 @@ impl Experiment for Sweep {
                 format!("{max:.3}"),
             ]);
             report += &format!(
-                "| {} | {} | {} | {} | {} | {} | {:.0} % | {:.2} | {:.2}-{:.2} | {:.1} | {:.1}-{:.1} |\n",
+                "| {} | {} | {} | {} | {} | {} | {:.0} % | {} | {}-{} | {} | {}-{} |\n",
                 setup.robot.label(),
                 setup.controller.name(),
                 setup.faults.direction_error,
@@ -138,12 +138,12 @@ impl Experiment for Sweep {
                 setup.faults.sensor_failure,
                 s.trials,
                 s.success_rate() * 100.0,
-                q(0.5),
-                q(0.25),
-                q(0.75),
-                s.mean_time(),
-                min,
-                max
+                cell(q(0.5), 2),
+                cell(q(0.25), 2),
+                cell(q(0.75), 2),
+                cell(s.mean_time(), 1),
+                cell(min, 1),
+                cell(max, 1)
             );
             settings.push(j);
         }

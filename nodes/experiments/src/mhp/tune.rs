@@ -10,7 +10,7 @@ use flotilla_firmware::mhp::CentralisedGains;
 use serde_json::{json, Value};
 use tank_physics::systems::mhp::MhpFaults;
 
-use super::stats::Stats;
+use super::stats::{cell, Stats};
 use super::trials::{protocol, PROTOCOL};
 use super::{option_error, robots, run_batch, Controller, TrialSetup};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Progress, Table};
@@ -99,14 +99,14 @@ impl Experiment for Tune {
                 format!("{overshoot:.3}"),
             ]);
             report += &format!(
-                "| {} | {} | {} | {} | {:.0} % | {:.1} | {:.1} |\n",
+                "| {} | {} | {} | {} | {:.0} % | {} | {} |\n",
                 g.kp_translation,
                 g.kd_translation,
                 g.kp_rotation,
                 g.kd_rotation,
                 stats.success_rate() * 100.0,
-                stats.mean_time(),
-                overshoot
+                cell(stats.mean_time(), 1),
+                cell(overshoot, 1)
             );
             settings.push(json!({
                 "kp": g.kp_translation, "kd": g.kd_translation, "kp_rotation": g.kp_rotation, "kd_rotation": g.kd_rotation,
