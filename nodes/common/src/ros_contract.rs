@@ -254,7 +254,8 @@ impl RosHardware for Mhp {
     }
 
     fn sensors_from_msg(msg: m::MhpSensors) -> MhpSensors {
-        MhpSensors { stamp: stamp_of(&msg.header), connected: msg.connected, target_seen: msg.target_seen }
+        // The message does not carry the central controller's navigation yet.
+        MhpSensors { stamp: stamp_of(&msg.header), connected: msg.connected, target_seen: msg.target_seen, navigation: None }
     }
 
     fn command_msg(c: &MhpCommand, stamp: f64) -> m::MhpCommand {
@@ -440,7 +441,7 @@ mod tests {
             LilyCommand { latch: vec![true; 4], radio_tx: vec![0, 0, 0] },
         );
         round_trip::<Mhp>(
-            MhpSensors { stamp: 0.5, connected: vec![true, false], target_seen: vec![false, true] },
+            MhpSensors { stamp: 0.5, connected: vec![true, false], target_seen: vec![false, true], navigation: None },
             MhpCommand { thrust: vec![1.0, 0.0] },
         );
         let blob = Blob { camera: Camera::Right, azimuth: 0.3, elevation: -0.1, pixels: 12, red_ratio: 0.4 };

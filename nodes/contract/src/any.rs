@@ -199,7 +199,7 @@ mod tests {
     fn erased_firmware_takes_its_own_system_only() {
         let mut fw = erase::<Mhp>(AllOn);
         assert_eq!(fw.system(), System::Mhp);
-        let reading = Reading::Mhp(MhpSensors { stamp: 1.0, connected: vec![false; 2], target_seen: vec![true; 2] });
+        let reading = Reading::Mhp(MhpSensors { stamp: 1.0, connected: vec![false; 2], target_seen: vec![true; 2], navigation: None });
         assert_eq!(reading.stamp(), 1.0);
         assert_eq!(fw.step(0.0, &reading).unwrap(), Actuation::Mhp(MhpCommand { thrust: vec![1.0, 1.0] }));
         let err = fw.step(0.0, &Reading::Lily(Default::default())).unwrap_err();

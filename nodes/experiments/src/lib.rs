@@ -10,6 +10,7 @@
 //! - [`lily`]: the Lily-tank experiments (`yield`, `msd`).
 //! - [`kilobot`]: the Kilobot self-assembly (`self-assembly`) and its swarm benchmark (`bench`).
 //! - [`molemod`]: the MoleMOD planner's Table 1 (`table1`).
+//! - [`mhp`]: Modular Hydraulic Propulsion (`trials`, `sweep`, `bench`).
 //! - [`cli`]: `flotilla-experiment` (also `flotilla experiment`).
 
 pub mod batch;
@@ -17,6 +18,7 @@ pub mod cli;
 pub mod experiment;
 pub mod kilobot;
 pub mod lily;
+pub mod mhp;
 pub mod molemod;
 pub mod registry;
 pub mod report;

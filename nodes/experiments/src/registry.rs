@@ -4,7 +4,8 @@
 use crate::experiment::Experiment;
 
 /// The experiments of each system, in the order `flotilla experiment list` shows them.
-pub const SYSTEMS: &[&[&dyn Experiment]] = &[crate::lily::EXPERIMENTS, crate::molemod::EXPERIMENTS, crate::kilobot::EXPERIMENTS];
+pub const SYSTEMS: &[&[&dyn Experiment]] =
+    &[crate::lily::EXPERIMENTS, crate::molemod::EXPERIMENTS, crate::mhp::EXPERIMENTS, crate::kilobot::EXPERIMENTS];
 
 /// Every experiment.
 pub fn all() -> impl Iterator<Item = &'static dyn Experiment> {
@@ -30,6 +31,7 @@ mod tests {
             assert!(e.options().iter().all(|o| o.name != "out" && o.name != "help"), "reserved option names");
         }
         assert!(find("lily", "yield").is_some() && find("lily", "msd").is_some() && find("molemod", "table1").is_some());
+        assert!(find("mhp", "trials").is_some() && find("mhp", "sweep").is_some());
         assert!(find("lily", "nothing").is_none());
     }
 }

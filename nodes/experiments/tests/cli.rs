@@ -50,3 +50,27 @@ fn list_shows_systems_experiments_and_options() {
     assert!(stdout.contains("  yield - ") && stdout.contains("  msd - ") && stdout.contains("--pumps (default `40,68.6`)"), "{stdout}");
     assert!(stdout.contains("\nmolemod\n  table1 - "), "{stdout}");
 }
+
+#[test]
+fn mhp_robot_files_with_errors_exit_2_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, says) in [
+        ("0 0 0\n1 0 0\n3 0 0\n", ":3: module at [3, 0, 0] is not connected"),
+        ("0 0 0\n1 0 0\n1 0 0\n", ":3: module at [1, 0, 0] overlaps the module of line 2"),
+        ("# nothing here\n", ": the robot has no modules"),
+        ("0 0 0\nthruster_failure 1.5\n", ":2: thruster_failure = 1.5: a probability must be in [0, 1]"),
+    ] {
+        let path = dir.path().join("robot.txt");
+        std::fs::write(&path, text).unwrap();
+        let robot = format!("file:{}", path.display());
+        let out = dir.path().join("out");
+        let run = experiment(&["mhp", "trials", "--robot", &robot, "--trials", "1", "--out", out.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{text:?}: {stderr}");
+        assert!(stderr.contains(&format!("{}{says}", path.display())), "{text:?}: {stderr}");
+        assert!(stderr.contains("--robot"), "{stderr}");
+    }
+    let run = experiment(&["mhp", "trials", "--robot", "cube:2", "--sensor-failure", "2", "--out", "x"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--sensor-failure: 2 is not a probability"));
+}

@@ -5,7 +5,7 @@
 //! - [`kilobot`]: a kilolib-shaped API and the Kilobot self-assembly program (SPEC 4);
 //! - [`lily`]: YAML rulesets of self-assembly, the Lily firmware that runs them and the
 //!   messages it exchanges over the latch channel and radio (SPEC 1);
-//! - [`mhp`]: the decentralised MHP controller (SPEC 5);
+//! - [`mhp`]: the MHP controllers, decentralised and centralised (SPEC 5);
 //! - [`molemod`]: the MoleMOD five-interval joint position controller (SPEC 2).
 //!
 //! [`registry`] names the firmware each system offers, for hosts that build controllers

@@ -193,7 +193,8 @@ fn indexed_sensing_matches_the_brute_force_search_face_for_face() {
                 blocked += (!sees && (Vector2::new(target[0], target[1]) - centre).dot(&normal) > 0.0) as usize;
             }
             // The one-off path gives the same reading.
-            let reading = flotilla_contract::mhp::MhpSensors { stamp: 1.0, connected: contact_faces, target_seen: seen_faces };
+            let reading =
+                flotilla_contract::mhp::MhpSensors { stamp: 1.0, connected: contact_faces, target_seen: seen_faces, navigation: None };
             if body.kind.system() == Some(flotilla_contract::System::Mhp) {
                 assert_eq!(sense(&bodies, i, 1.0, Vec::new(), &config), Some(Reading::Mhp(reading)));
             }

@@ -1,0 +1,188 @@
+//! Robots from a small text file: one module per line as its cell (`x y z`, or `x y` on
+//! the square lattice), `#` comments, and optional settings before or between them:
+//!
+//! ```text
+//! # an L of three cubes with worn pumps
+//! lattice cube            # cube (default) or square
+//! module_side_cm 2        # default: the volume of the 8 cm cube
+//! thrust_mN 0.4           # per pump; default: 6.4 mN per 64 cm^2 of face
+//! direction_error 0.5     # e_max, relative to the unit normal
+//! thruster_failure 0.1    # probability
+//! sensor_failure 0        # probability
+//! 0 0 0
+//! 1 0 0
+//! 0 1 0
+//! ```
+//!
+//! Every error names the file and the line: a disconnected module, two modules in one
+//! cell, a robot without modules, a probability outside [0, 1], an unknown key.
+
+use std::path::{Path, PathBuf};
+
+use super::lattice::{Cell, Lattice, Morphology, MorphologyError};
+use super::robot::MhpFaults;
+
+/// A robot read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RobotFile {
+    /// The shape.
+    pub morphology: Morphology,
+    /// Module side, m, if the file sets it.
+    pub module_side: Option<f64>,
+    /// Force of one pump, N, if the file sets it.
+    pub thrust: Option<f64>,
+    /// Faults (zero unless set).
+    pub faults: MhpFaults,
+}
+
+/// A file that is not a robot: `path:line: message` (no line when it concerns the file).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct RobotFileError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line, when one line is at fault.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Reads the robot file at `path`.
+pub fn load(path: &Path) -> Result<RobotFile, RobotFileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| RobotFileError { path: path.to_owned(), line: None, message: e.to_string() })?;
+    parse(&text, path)
+}
+
+/// Parses robot file text; `path` names it in errors.
+pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
+    let err = |line: Option<usize>, message: String| RobotFileError { path: path.to_owned(), line, message };
+    let mut lattice = Lattice::Cube;
+    let mut lattice_line = None;
+    let mut cells: Vec<Cell> = Vec::new();
+    let mut lines: Vec<usize> = Vec::new();
+    let (mut module_side, mut thrust, mut faults) = (None, None, MhpFaults::default());
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = content.split_whitespace().collect();
+        if words[0].parse::<i64>().is_ok() {
+            let numbers: Result<Vec<i32>, _> = words.iter().map(|w| w.parse::<i32>()).collect();
+            let numbers = numbers.map_err(|_| err(Some(line), format!("a module is 2 or 3 whole numbers, got `{content}`")))?;
+            let cell = match numbers[..] {
+                [x, y] => [x, y, 0],
+                [x, y, z] => [x, y, z],
+                _ => return Err(err(Some(line), format!("a module is 2 or 3 whole numbers, got `{content}`"))),
+            };
+            cells.push(cell);
+            lines.push(line);
+            continue;
+        }
+        let [key, value] = words[..] else {
+            return Err(err(Some(line), format!("expected `key value` or a module's cell, got `{content}`")));
+        };
+        if key == "lattice" {
+            lattice = match value {
+                "cube" => Lattice::Cube,
+                "square" => Lattice::Square,
+                _ => return Err(err(Some(line), format!("lattice `{value}`: expected cube or square"))),
+            };
+            if !cells.is_empty() {
+                return Err(err(Some(line), "set the lattice before the first module".into()));
+            }
+            lattice_line = Some(line);
+            continue;
+        }
+        let number: f64 = value.parse().map_err(|_| err(Some(line), format!("{key}: `{value}` is not a number")))?;
+        let probability = |v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(v)
+            } else {
+                Err(err(Some(line), format!("{key} = {v}: a probability must be in [0, 1]")))
+            }
+        };
+        let positive = |v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(err(Some(line), format!("{key} = {v}: must be positive")))
+            }
+        };
+        match key {
+            "module_side_cm" => module_side = Some(positive(number)? / 100.0),
+            "thrust_mN" => thrust = Some(positive(number)? / 1000.0),
+            "direction_error" if number.is_finite() && number >= 0.0 => faults.direction_error = number,
+            "direction_error" => return Err(err(Some(line), format!("direction_error = {number}: must be >= 0"))),
+            "thruster_failure" => faults.thruster_failure = probability(number)?,
+            "sensor_failure" => faults.sensor_failure = probability(number)?,
+            _ => {
+                return Err(err(
+                    Some(line),
+                    format!(
+                    "unknown key `{key}` (known: lattice, module_side_cm, thrust_mN, direction_error, thruster_failure, sensor_failure)"
+                ),
+                ))
+            }
+        }
+    }
+    let morphology = Morphology::new(lattice, cells).map_err(|e| match e {
+        MorphologyError::Empty => err(None, "the robot has no modules (give one cell per line, e.g. `0 0 0`)".into()),
+        MorphologyError::Overlap { index, first, cell } => {
+            err(Some(lines[index]), format!("module at {cell:?} overlaps the module of line {}", lines[first]))
+        }
+        MorphologyError::Disconnected { index, cell } => err(
+            Some(lines[index]),
+            format!("module at {cell:?} is not connected to the module of line {} (modules join through faces)", lines[0]),
+        ),
+        MorphologyError::OffPlane { index, cell } => err(
+            Some(lines[index]),
+            format!(
+                "module at {cell:?} is off the plane z = 0 of the square lattice{}",
+                lattice_line.map(|l| format!(" (set on line {l})")).unwrap_or_default()
+            ),
+        ),
+        e @ MorphologyError::TooLarge { .. } => err(None, e.to_string()),
+    })?;
+    Ok(RobotFile { morphology, module_side, thrust, faults })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> String {
+        parse(text, Path::new("robot.txt")).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_good_file() {
+        let text = "# L\nlattice square\nmodule_side_cm 8\nthrust_mN 6.4\n0 0\n1 0 # right\n0 1\nthruster_failure 0.25\n";
+        let r = parse(text, Path::new("l.txt")).unwrap();
+        assert_eq!(r.morphology.cells(), &[[0, 0, 0], [1, 0, 0], [0, 1, 0]]);
+        assert_eq!(r.morphology.lattice(), Lattice::Square);
+        assert_eq!((r.module_side, r.thrust), (Some(0.08), Some(0.0064)));
+        assert_eq!(r.faults.thruster_failure, 0.25);
+    }
+
+    #[test]
+    fn bad_files_name_the_line() {
+        assert_eq!(
+            error("0 0 0\n1 0 0\n\n3 0 0\n"),
+            "robot.txt:4: module at [3, 0, 0] is not connected to the module of line 1 (modules join through faces)"
+        );
+        assert_eq!(error("0 0 0\n1 0 0\n0 0 0\n"), "robot.txt:3: module at [0, 0, 0] overlaps the module of line 1");
+        assert!(error("# nothing\nlattice cube\n").starts_with("robot.txt: the robot has no modules"));
+        assert_eq!(error("0 0 0\nsensor_failure 1.2\n"), "robot.txt:2: sensor_failure = 1.2: a probability must be in [0, 1]");
+        assert_eq!(error("thruster_failure -0.1\n0 0 0\n"), "robot.txt:1: thruster_failure = -0.1: a probability must be in [0, 1]");
+        assert!(error("0 0 0\n0 0 x\n").starts_with("robot.txt:2: a module is 2 or 3 whole numbers"));
+        assert!(error("0 0 0\ncolour red\n").starts_with("robot.txt:2: colour: `red` is not a number"));
+        assert!(error("0 0 0\ncolour 1\n").starts_with("robot.txt:2: unknown key `colour`"));
+        assert!(error("lattice square\n0 0 0\n0 0 1\n")
+            .contains(":3: module at [0, 0, 1] is off the plane z = 0 of the square lattice (set on line 1)"));
+        assert!(error("0 0 0\nlattice square\n").contains(":2: set the lattice before"));
+        let missing = load(Path::new("/nonexistent/robot.txt")).unwrap_err();
+        assert!(missing.to_string().starts_with("/nonexistent/robot.txt: "), "{missing}");
+    }
+}
