@@ -15,7 +15,8 @@
 //!
 //! `scripts/isolated.sh cargo bench -p tank_physics --bench kilobot_node [-- --n 1024]`
 //! Options: `--n 64,256` (default 64,256,1024,4096), `--sim-seconds S` (default 60),
-//! `--timeout S` (wall bound per run, default 240), `--sensor-rate HZ` (10).
+//! `--timeout S` (wall bound per run, default 240), `--sensor-rate HZ` (10),
+//! `--state-rate HZ` (30: the overhead camera's rate).
 
 use std::cell::RefCell;
 use std::io::Write as _;
@@ -43,11 +44,18 @@ struct Options {
     sim_seconds: f64,
     timeout: Duration,
     sensor_rate: f64,
+    state_rate: f64,
 }
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
-        let mut o = Self { counts: vec![64, 256, 1024, 4096], sim_seconds: 60.0, timeout: Duration::from_secs(240), sensor_rate: 10.0 };
+        let mut o = Self {
+            counts: vec![64, 256, 1024, 4096],
+            sim_seconds: 60.0,
+            timeout: Duration::from_secs(240),
+            sensor_rate: 10.0,
+            state_rate: 30.0,
+        };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let mut value = |name: &str| it.next().with_context(|| format!("{name} needs a value"));
@@ -62,6 +70,7 @@ impl Options {
                 "--sim-seconds" => o.sim_seconds = number("--sim-seconds", value("--sim-seconds")?)?,
                 "--timeout" => o.timeout = Duration::from_secs_f64(number("--timeout", value("--timeout")?)?),
                 "--sensor-rate" => o.sensor_rate = number("--sensor-rate", value("--sensor-rate")?)?,
+                "--state-rate" => o.state_rate = number("--state-rate", value("--state-rate")?)?,
                 other => bail!("unknown option {other} (see the bench's header comment)"),
             }
         }
@@ -189,8 +198,8 @@ struct NodeRun {
 
 fn run_node(probe: &mut Probe, n: usize, options: &Options) -> anyhow::Result<NodeRun> {
     let params = format!(
-        "kilobot_table:\n  ros__parameters:\n    robots: {{count: {n}, spacing: {SPACING}}}\n    run: {{real_time_factor: 0.0, start_paused: true}}\n    publish: {{sensor_rate: {}}}\n",
-        options.sensor_rate
+        "kilobot_table:\n  ros__parameters:\n    robots: {{count: {n}, spacing: {SPACING}}}\n    run: {{real_time_factor: 0.0, start_paused: true}}\n    publish: {{sensor_rate: {}, state_rate: {}}}\n",
+        options.sensor_rate, options.state_rate
     );
     let mut file = tempfile::NamedTempFile::new().context("temp parameter file")?;
     file.write_all(params.as_bytes()).context("writing the parameter file")?;
@@ -298,8 +307,8 @@ fn main() -> anyhow::Result<()> {
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ");
     println!("load average at the start: {}", load());
     println!(
-        "Kilobots through kilobot_table: hexagonal lattice {SPACING} diameters apart, sensors {} Hz, /tank/state 30 Hz, markers 10 Hz (sim time), {} s of sim time per N",
-        options.sensor_rate, options.sim_seconds
+        "Kilobots through kilobot_table: hexagonal lattice {SPACING} diameters apart, sensors {} Hz, /tank/state {} Hz, markers 10 Hz (sim time), {} s of sim time per N",
+        options.sensor_rate, options.state_rate, options.sim_seconds
     );
     println!(
         "{:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>10} {:>9} {:>14} {:>8} {:>8} {:>7}",

@@ -323,7 +323,9 @@ fn outcome(scenario: &Scenario, record: RunRecord) -> Outcome {
     // from (0, 0)); with no error above it (ideal), the first step with a position.
     let peak = record.rmse.iter().enumerate().filter(|(_, v)| v.is_finite()).max_by(|a, b| a.1.total_cmp(b.1));
     let converged = match peak {
-        Some((s, v)) if f64::from(*v) >= CONVERGED_RMSE => record.rmse.iter().skip(s).position(|v| f64::from(*v) < CONVERGED_RMSE).map(|k| k + s),
+        Some((s, v)) if f64::from(*v) >= CONVERGED_RMSE => {
+            record.rmse.iter().skip(s).position(|v| f64::from(*v) < CONVERGED_RMSE).map(|k| k + s)
+        }
         _ => record.rmse.iter().position(|v| v.is_finite()),
     };
     let (lines, overtakings) = shared_path(&record.frames, seeds);

@@ -6,5 +6,19 @@ mod node;
 mod settings;
 
 fn main() -> std::process::ExitCode {
+    keep_freed_memory();
     flotilla_common::ros::node_main("kilobot_table", settings::NodeSettings::from_tree, node::run)
+}
+
+/// Every tick builds a few large messages (a 1024-robot sensor batch is ~330 kB) and frees
+/// them. glibc serves such blocks with fresh `mmap`s and returns them at once, so each
+/// message costs ~80 page faults of zeroed pages; raising the mmap and trim thresholds
+/// keeps the freed blocks in the heap for the next tick (measured in docs/swarm_scale.md).
+fn keep_freed_memory() {
+    const LARGE: libc::c_int = 256 << 20;
+    // SAFETY: mallopt only changes allocator tuning; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, LARGE);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, LARGE);
+    }
 }

@@ -68,7 +68,13 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
             let paused = request.message.data;
             let (done, answered) = tokio::sync::oneshot::channel();
             let ok = pause_tx.send(Control::Pause(paused, done)).is_ok() && answered.await.is_ok();
-            let message = if !ok { "the table has stopped" } else if paused { "paused" } else { "running" };
+            let message = if !ok {
+                "the table has stopped"
+            } else if paused {
+                "paused"
+            } else {
+                "running"
+            };
             let response = r2r::std_srvs::srv::SetBool::Response { success: ok, message: message.into() };
             if let Err(e) = request.respond(response) {
                 warn!("answering /tank/pause: {e}");
@@ -176,8 +182,11 @@ impl Sim {
             self.tick = None;
             self.table.step();
             let t = self.table.time();
-            if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
-                warn!("publishing /clock: {e}");
+            // Every step, for nodes on sim time; a swarm run with no such node skips it.
+            if fros::listened(&self.out.clock) {
+                if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
+                    warn!("publishing /clock: {e}");
+                }
             }
             let p = &self.settings.publish;
             let (state, sensors, markers) = (due(p.state_rate, t, dt), due(p.sensor_rate, t, dt), due(p.marker_rate, t, dt));
@@ -271,7 +280,8 @@ impl Sim {
         }
         if lockstep {
             let n = self.table.len();
-            self.tick = Some(Tick { stamp: flotilla_contract::stamp_seconds(t), answered: vec![false; n], missing: n, opened: Instant::now() });
+            self.tick =
+                Some(Tick { stamp: flotilla_contract::stamp_seconds(t), answered: vec![false; n], missing: n, opened: Instant::now() });
         }
     }
 
@@ -308,7 +318,14 @@ impl Sim {
                 })
                 .collect();
             // A dry table: no water (level 0 m relative to the rim), no pumps.
-            let msg = TankState { header: header.clone(), step: self.table.steps(), sim_time: t, water_level: 0.0, pump_power: Vec::new(), modules };
+            let msg = TankState {
+                header: header.clone(),
+                step: self.table.steps(),
+                sim_time: t,
+                water_level: 0.0,
+                pump_power: Vec::new(),
+                modules,
+            };
             if let Err(e) = self.out.state.publish(&msg) {
                 warn!("publishing /tank/state: {e}");
             }
