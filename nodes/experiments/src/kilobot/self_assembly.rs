@@ -1,7 +1,7 @@
 //! `flotilla experiment kilobot self-assembly`: one seeded run of the self-assembly of an
 //! image's shape, with the study's metrics, CSV tables and figures.
 
-use super::layout::{robots_for_area, shape_from_image};
+use super::layout::{robots_for_area, shape_from_image, LayoutError};
 use super::plots::{self, EndRobot};
 use super::run::{run, Frame, RunError, RunRecord, Scenario};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
@@ -212,7 +212,8 @@ impl Experiment for SelfAssemblyExperiment {
         let scenario = scenario(options)?;
         progress.expect((scenario.max_steps / 1000) as usize, "thousand steps (the bar ends early when the shape is done)");
         let record = run(&scenario, |_| progress.finished_one()).map_err(|e| match e {
-            RunError::Layout(l) => Options::invalid("robots", l.to_string()),
+            RunError::Layout(l @ LayoutError::TooMany { .. }) => Options::invalid("robots", l.to_string()),
+            RunError::Layout(l) => Options::invalid("shape", l.to_string()),
             other => Options::invalid("shape", other.to_string()),
         })?;
         Ok(outcome(&scenario, record))

@@ -105,3 +105,47 @@ fn bench_times_small_swarms() {
     let m = Bench.run(&options, &Progress::hidden()).unwrap().metrics;
     assert!(m["robots_32"]["real_time_factor"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn the_command_line_takes_switches_and_rejects_bad_input_as_usage_errors() {
+    use crate::cli::{run, CliError, EXIT_USAGE};
+    let args = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+    let usage = |words: &[&str]| match run(&args(words), &mut Vec::new(), false) {
+        Err(e @ CliError::Usage(_)) => {
+            assert_eq!(e.exit_code(), EXIT_USAGE);
+            e.to_string()
+        }
+        other => panic!("{words:?}: expected a usage error, got {other:?}"),
+    };
+    assert!(usage(&["kilobot", "self-assembly", "--scale", "0", "--out", "x"]).contains("--scale"));
+    let dir = tempfile::tempdir().unwrap();
+    let white = dir.path().join("white.png");
+    image::GrayImage::from_pixel(4, 4, image::Luma([255])).save(&white).unwrap();
+    let e = usage(&["kilobot", "self-assembly", "--shape", white.to_str().unwrap(), "--out", "x"]);
+    assert!(e.contains("no dark pixel"), "{e}");
+    let star = dir.path().join("corner_white.png");
+    image::GrayImage::from_fn(40, 40, |x, y| image::Luma([if x < 20 && y >= 20 { 255 } else { 0 }])).save(&star).unwrap();
+    let e = usage(&["kilobot", "self-assembly", "--shape", star.to_str().unwrap(), "--scale", "0.1", "--out", "x"]);
+    assert!(e.contains("seed 0") && e.contains("not on the shape"), "{e}");
+    // A switch takes no value: the next word is the next option.
+    let out = dir.path().join("run");
+    let l = l_shape();
+    let words = [
+        "kilobot",
+        "self-assembly",
+        "--shape",
+        &l,
+        "--scale",
+        "0.0502",
+        "--robots",
+        "5",
+        "--no-collision-avoidance",
+        "--max-steps",
+        "50",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    run(&args(&words), &mut Vec::new(), false).unwrap();
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"no-collision-avoidance\": \"true\""), "{summary}");
+}
