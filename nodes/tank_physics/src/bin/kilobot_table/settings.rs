@@ -16,8 +16,9 @@ pub struct RobotSettings {
     /// Centre-to-centre spacing of that lattice, world units (one robot diameter, 32.5 mm).
     /// Default 1.5.
     pub spacing: f64,
-    /// Explicit start poses `[x, y, heading]` (world units, rad), one robot each.
-    pub poses: Vec<[f64; 3]>,
+    /// Explicit start poses, flat `[x0, y0, heading0, x1, y1, heading1, ...]` (world units,
+    /// rad; a ROS parameter array holds scalars only), three numbers per robot.
+    pub poses: Vec<f64>,
     /// Robot names are `<prefix><index>`. Default `kb_`.
     pub name_prefix: String,
 }
@@ -141,10 +142,16 @@ impl NodeSettings {
             }
             hex_block(robots.count, robots.spacing)
         } else {
-            if robots.poses.len() > MAX_ROBOTS {
+            if robots.poses.len() > 3 * MAX_ROBOTS {
                 return Err(ParamError::invalid("robots.poses", format!("at most {MAX_ROBOTS} robots")));
             }
-            robots.poses.iter().map(|&[x, y, theta]| Pose { x, y, theta }).collect()
+            if robots.poses.len() % 3 != 0 {
+                return Err(ParamError::invalid(
+                    "robots.poses",
+                    format!("three numbers per robot (x, y, heading), got {}", robots.poses.len()),
+                ));
+            }
+            robots.poses.chunks_exact(3).map(|p| Pose { x: p[0], y: p[1], theta: p[2] }).collect()
         };
         // The table checks the poses against its walls (a robot outside is a bad start).
         KilobotTable::new(table, &poses, seed).map_err(|e| ParamError::invalid("robots", e))?;
@@ -179,7 +186,7 @@ mod tests {
     fn defaults_and_explicit_poses() {
         let s = settings("{}").unwrap();
         assert_eq!((s.poses.len(), s.names[24].as_str(), s.seed), (25, "kb_24", 1));
-        let s = settings("robots: {poses: [[0, 0, 0], [2, 0, 1.5]], name_prefix: k}\nseed: 4").unwrap();
+        let s = settings("robots: {poses: [0, 0, 0, 2, 0, 1.5], name_prefix: k}\nseed: 4").unwrap();
         assert_eq!((s.names.clone(), s.poses[1].theta, s.seed), (vec!["k0".to_owned(), "k1".to_owned()], 1.5, 4));
     }
 
@@ -195,7 +202,8 @@ mod tests {
             ("publish: {sensor_rate: 0}", "publish.sensor_rate"),
             ("tabel: {}", "tabel"),
             ("seed: -3", "seed"),
-            ("table: {bounds: {min: [0, 0], max: [5, 5]}}\nrobots: {poses: [[9, 1, 0]]}", "outside the table"),
+            ("table: {bounds: {min: [0, 0], max: [5, 5]}}\nrobots: {poses: [9, 1, 0]}", "outside the table"),
+            ("robots: {poses: [1, 2]}", "three numbers per robot"),
         ] {
             let err = settings(yaml).unwrap_err().to_string();
             assert!(err.contains(key), "{yaml}: {err}");
