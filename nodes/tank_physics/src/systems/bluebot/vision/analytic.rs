@@ -1,0 +1,182 @@
+//! The fast vision: each LED, its surface reflection and the red source are projected
+//! through the fisheye model to a blob centre with Gaussian pixel noise and a size from
+//! the LED's glow; blobs of one camera that overlap merge (as thresholding merges them);
+//! then the shared [`pipeline`](super::pipeline) pairs them.
+
+use super::camera::{Cameras, CAMERAS};
+use super::pipeline::{bearing, process, ImageBlob, PipelineParams};
+use super::{Leds, Scene, Vision};
+use flotilla_contract::bluebot::{BluebotSensors, Flash};
+use nalgebra::Vector3;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+
+/// Analytic vision parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Analytic {
+    /// The two cameras.
+    pub cameras: Cameras,
+    /// Pairing tolerances.
+    pub pipeline: PipelineParams,
+    /// Standard deviation of a blob centre, pixels.
+    pub pixel_noise: f64,
+    /// Radius of an LED's thresholded glow, m (its image radius is this over the distance).
+    pub glow_radius: f64,
+    /// Angle from the vertical beyond which the surface reflects totally (water to air:
+    /// asin(1 / 1.333) = 48.6 deg), rad; steeper reflections are too faint to pass the
+    /// threshold.
+    pub critical_angle: f64,
+    /// Probability that the flash detector misses a visible flashing robot, 1.
+    pub flash_miss: f64,
+}
+
+impl Default for Analytic {
+    fn default() -> Self {
+        Self {
+            cameras: Cameras::default(),
+            pipeline: PipelineParams::default(),
+            pixel_noise: 0.3,
+            glow_radius: 0.008,
+            critical_angle: (1.0f64 / 1.333).asin(),
+            flash_miss: 0.05,
+        }
+    }
+}
+
+/// A light the cameras may see.
+struct Light {
+    position: Vector3<f64>,
+    /// Glow radius, m.
+    glow: f64,
+    red_ratio: f64,
+}
+
+/// Whether LEDs blinking at 15 Hz are lit in an exposure at `time` s.
+pub fn flash_lit(time: f64) -> bool {
+    (time * 30.0).floor().rem_euclid(2.0) < 1.0
+}
+
+impl Analytic {
+    fn project(&self, light: &Light, eye: &Vector3<f64>, to_body: &nalgebra::UnitQuaternion<f64>, rng: &mut ChaCha8Rng, out: &mut Vec<ImageBlob>) {
+        let offset = light.position - eye;
+        let distance = offset.norm();
+        if distance < 1e-6 {
+            return;
+        }
+        let dir = to_body * (offset / distance);
+        let noise = Normal::new(0.0, self.pixel_noise.max(1e-12)).ok();
+        for camera in CAMERAS {
+            let Some((u, v)) = self.cameras.project(camera, &dir) else { continue };
+            let (du, dv) = noise.map_or((0.0, 0.0), |n| (n.sample(rng), n.sample(rng)));
+            let (u, v) = (u + du, v + dv);
+            if !self.cameras.in_image(u, v) {
+                continue;
+            }
+            let radius = (self.cameras.model.focal * (light.glow / distance).atan()).max(0.6);
+            let pixels = (std::f64::consts::PI * radius * radius).round().max(1.0) as u32;
+            out.push(ImageBlob { camera, column: u, row: v, pixels, red_ratio: light.red_ratio });
+        }
+    }
+
+    /// Merges blobs of one camera whose discs touch (thresholding makes one blob of them).
+    fn merge(blobs: Vec<ImageBlob>) -> Vec<ImageBlob> {
+        let mut out: Vec<ImageBlob> = Vec::with_capacity(blobs.len());
+        for b in blobs {
+            let radius = |p: u32| (f64::from(p) / std::f64::consts::PI).sqrt();
+            let twin = out.iter_mut().find(|o| {
+                o.camera == b.camera && (o.column - b.column).hypot(o.row - b.row) < radius(o.pixels) + radius(b.pixels) + 0.5
+            });
+            match twin {
+                Some(o) => {
+                    let (wo, wb) = (f64::from(o.pixels), f64::from(b.pixels));
+                    o.column = (o.column * wo + b.column * wb) / (wo + wb);
+                    o.row = (o.row * wo + b.row * wb) / (wo + wb);
+                    o.red_ratio = (o.red_ratio * wo + b.red_ratio * wb) / (wo + wb);
+                    o.pixels += b.pixels;
+                }
+                None => out.push(b),
+            }
+        }
+        out
+    }
+}
+
+/// Red over blue ratio of a blue LED and of the red source, 1.
+const BLUE_RATIO: f64 = 0.1;
+const RED_SOURCE_RATIO: f64 = 3.0;
+
+impl Vision for Analytic {
+    fn name(&self) -> &'static str {
+        "analytic"
+    }
+
+    fn sense(&self, scene: &Scene<'_>, observer: usize, time: f64, rng: &mut ChaCha8Rng) -> BluebotSensors {
+        let me = &scene.robots[observer];
+        let eye = me.position;
+        let to_body = me.orientation.inverse();
+        let surface = scene.tank.water_depth;
+        let cos_critical = self.critical_angle.cos();
+        let mut image = Vec::new();
+        let mut flashes = Vec::new();
+        for (j, robot) in scene.robots.iter().enumerate() {
+            if j == observer || !robot.present {
+                continue;
+            }
+            let lit = match robot.leds {
+                Leds::Off => false,
+                Leds::On => true,
+                Leds::Flashing => flash_lit(time),
+            };
+            let leds = scene.layout.leds(robot);
+            let visible: Vec<bool> = leds.iter().map(|led| !scene.occluded(&eye, led, [observer, j])).collect();
+            if robot.leds == Leds::Flashing && visible.iter().any(|&v| v) && rng.gen::<f64>() >= self.flash_miss {
+                let mid = 0.5 * (leds[0] + leds[1]);
+                let dir = to_body * (mid - eye);
+                if CAMERAS.iter().any(|&c| self.cameras.project(c, &dir.normalize()).is_some()) {
+                    let (azimuth, elevation) = bearing(&dir);
+                    flashes.push(Flash { azimuth, elevation });
+                }
+            }
+            if !lit {
+                continue;
+            }
+            for (led, seen) in leds.iter().zip(visible) {
+                if seen {
+                    let light = Light { position: *led, glow: self.glow_radius, red_ratio: BLUE_RATIO };
+                    self.project(&light, &eye, &to_body, rng, &mut image);
+                }
+                // The surface mirrors an LED under water to an image above it; only
+                // total internal reflection is bright enough to pass the threshold.
+                if led.z < surface && eye.z < surface {
+                    let mirror = Vector3::new(led.x, led.y, 2.0 * surface - led.z);
+                    let ray = mirror - eye;
+                    if ray.z / ray.norm() < cos_critical {
+                        let light = Light { position: mirror, glow: self.glow_radius, red_ratio: BLUE_RATIO };
+                        self.project(&light, &eye, &to_body, rng, &mut image);
+                    }
+                }
+            }
+        }
+        if let Some(source) = &scene.tank.red_source {
+            if !scene.occluded(&eye, &source.position, [observer, usize::MAX]) {
+                // Its thresholded image is larger than two pixels exactly within the
+                // detection range (the paper tuned the detector to ~3 BL).
+                let d = (source.position - eye).norm().max(1e-3);
+                let pixels = (3.0 * (source.detection_range / d).powi(2)).floor();
+                let glow = d * ((pixels / std::f64::consts::PI).sqrt() / self.cameras.model.focal).tan();
+                let light = Light { position: source.position, glow, red_ratio: RED_SOURCE_RATIO };
+                let before = image.len();
+                self.project(&light, &eye, &to_body, rng, &mut image);
+                for b in &mut image[before..] {
+                    b.pixels = pixels as u32;
+                }
+                image.retain(|b| b.pixels > 0);
+            }
+        }
+        let image = Self::merge(image);
+        let depth = surface - eye.z;
+        let (blobs, neighbours) = process(&self.cameras, &image, depth, &self.pipeline);
+        BluebotSensors { stamp: time, depth, blobs, neighbours, flashes }
+    }
+}
