@@ -9,9 +9,12 @@
 //! - [`report`]: yield tables and plots.
 //! - [`lily`]: the Lily-tank experiments (`yield`, `msd`).
 //! - [`molemod`]: the MoleMOD planner's Table 1 (`table1`).
+//! - [`blueswarm`]: the Blueswarm behaviours (`sync`, `dispersion`, `milling`, `search`,
+//!   `random-walk`, `vision`, `bench`).
 //! - [`cli`]: `flotilla-experiment` (also `flotilla experiment`).
 
 pub mod batch;
+pub mod blueswarm;
 pub mod cli;
 pub mod experiment;
 pub mod lily;

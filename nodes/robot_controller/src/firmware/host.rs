@@ -144,7 +144,7 @@ mod tests {
     use std::sync::Arc;
 
     fn params() -> ControllerParams {
-        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(chain4())) }
+        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(chain4())), bluebot: None }
     }
 
     #[test]

@@ -80,12 +80,16 @@ impl Analytic {
     }
 
     /// Merges blobs of one camera whose discs touch (thresholding makes one blob of them).
-    fn merge(blobs: Vec<ImageBlob>) -> Vec<ImageBlob> {
+    fn merge(mut blobs: Vec<ImageBlob>) -> Vec<ImageBlob> {
+        let radius = |p: u32| (f64::from(p) / std::f64::consts::PI).sqrt();
+        // Sweep by column: only blobs within two of the largest radii can touch.
+        let window = 2.0 * blobs.iter().map(|b| radius(b.pixels)).fold(0.0, f64::max) + 0.5;
+        blobs.sort_by(|a, b| (a.camera as u8).cmp(&(b.camera as u8)).then(a.column.total_cmp(&b.column)));
         let mut out: Vec<ImageBlob> = Vec::with_capacity(blobs.len());
         for b in blobs {
-            let radius = |p: u32| (f64::from(p) / std::f64::consts::PI).sqrt();
-            let twin = out.iter_mut().find(|o| {
-                o.camera == b.camera && (o.column - b.column).hypot(o.row - b.row) < radius(o.pixels) + radius(b.pixels) + 0.5
+            let twin = out.iter_mut().rev().take_while(|o| o.camera == b.camera && o.column >= b.column - window).find(|o| {
+                let reach = radius(o.pixels) + radius(b.pixels) + 0.5;
+                (o.column - b.column).powi(2) + (o.row - b.row).powi(2) < reach * reach
             });
             match twin {
                 Some(o) => {
@@ -117,6 +121,7 @@ impl Vision for Analytic {
         let to_body = me.orientation.inverse();
         let surface = scene.tank.water_depth;
         let cos_critical = self.critical_angle.cos();
+        let occluders = scene.occluders(observer);
         let mut image = Vec::new();
         let mut flashes = Vec::new();
         for (j, robot) in scene.robots.iter().enumerate() {
@@ -129,7 +134,7 @@ impl Vision for Analytic {
                 Leds::Flashing => flash_lit(time),
             };
             let leds = scene.layout.leds(robot);
-            let visible: Vec<bool> = leds.iter().map(|led| !scene.occluded(&eye, led, [observer, j])).collect();
+            let visible = leds.map(|led| !occluders.hides(&led, j));
             if robot.leds == Leds::Flashing && visible.iter().any(|&v| v) && rng.gen::<f64>() >= self.flash_miss {
                 let mid = 0.5 * (leds[0] + leds[1]);
                 let dir = to_body * (mid - eye);
@@ -159,7 +164,7 @@ impl Vision for Analytic {
             }
         }
         if let Some(source) = &scene.tank.red_source {
-            if !scene.occluded(&eye, &source.position, [observer, usize::MAX]) {
+            if !occluders.hides(&source.position, usize::MAX) {
                 // Its thresholded image is larger than two pixels exactly within the
                 // detection range (the paper tuned the detector to ~3 BL).
                 let d = (source.position - eye).norm().max(1e-3);

@@ -89,23 +89,70 @@ pub struct Scene<'a> {
 }
 
 impl Scene<'_> {
-    /// Whether the segment from `from` to `to` passes through the body of a robot other
-    /// than `skip` (capsules along each body's x axis).
-    pub fn occluded(&self, from: &Vector3<f64>, to: &Vector3<f64>, skip: [usize; 2]) -> bool {
-        let (lo, hi) = (from.inf(to), from.sup(to));
+    /// The bodies that may hide lights from the eye of robot `observer`, nearest first.
+    pub fn occluders(&self, observer: usize) -> Occluders {
+        let eye = self.robots[observer].position;
         let reach = self.layout.body_half_length + self.layout.body_radius;
-        self.robots.iter().enumerate().any(|(i, r)| {
-            if skip.contains(&i) || !r.present {
-                return false;
+        let mut bodies: Vec<Occluder> = self
+            .robots
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| *i != observer && r.present)
+            .map(|(index, r)| {
+                let offset = r.position - eye;
+                let distance = offset.norm().max(1e-9);
+                // Within `reach` the body may cover any direction.
+                let cos_limit = if distance > reach { (1.0 - (reach / distance).powi(2)).sqrt() } else { -1.0 };
+                let axis = r.orientation * Vector3::new(self.layout.body_half_length, 0.0, 0.0);
+                Occluder { index, direction: offset / distance, distance, cos_limit, ends: [r.position - axis, r.position + axis] }
+            })
+            .collect();
+        bodies.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+        Occluders { eye, bodies, reach, radius: self.layout.body_radius }
+    }
+}
+
+/// One body as seen from an eye.
+#[derive(Clone, Copy, Debug)]
+struct Occluder {
+    index: usize,
+    direction: Vector3<f64>,
+    distance: f64,
+    /// Cosine of the angle within which the body may cover a direction.
+    cos_limit: f64,
+    /// Ends of its capsule's axis, m.
+    ends: [Vector3<f64>; 2],
+}
+
+/// The bodies around one eye, for occlusion tests of many lights: a cone test rejects
+/// most bodies before the exact capsule test.
+#[derive(Clone, Debug)]
+pub struct Occluders {
+    eye: Vector3<f64>,
+    bodies: Vec<Occluder>,
+    reach: f64,
+    radius: f64,
+}
+
+impl Occluders {
+    /// Whether the segment from the eye to `light` passes through a body other than
+    /// robot `owner`'s.
+    pub fn hides(&self, light: &Vector3<f64>, owner: usize) -> bool {
+        let offset = light - self.eye;
+        let distance = offset.norm().max(1e-9);
+        let direction = offset / distance;
+        for b in &self.bodies {
+            if b.distance - self.reach > distance {
+                break;
             }
-            let c = r.position;
-            // Cheap box rejection before the segment-segment distance.
-            if (0..3).any(|a| c[a] + reach < lo[a] || c[a] - reach > hi[a]) {
-                return false;
+            if b.index == owner || direction.dot(&b.direction) < b.cos_limit {
+                continue;
             }
-            let axis = r.orientation * Vector3::new(self.layout.body_half_length, 0.0, 0.0);
-            segment_distance(from, to, &(c - axis), &(c + axis)) < self.layout.body_radius
-        })
+            if segment_distance(&self.eye, light, &b.ends[0], &b.ends[1]) < self.radius {
+                return true;
+            }
+        }
+        false
     }
 }
 

@@ -52,8 +52,8 @@ impl Default for PipelineParams {
     fn default() -> Self {
         Self {
             led_spacing: 0.086,
-            azimuth_tolerance: 2f64.to_radians(),
-            azimuth_slope: 0.2,
+            azimuth_tolerance: 1.5f64.to_radians(),
+            azimuth_slope: 0.05,
             surface_margin: 0.01,
             min_distance: 0.06,
             max_distance: 4.0,
@@ -123,31 +123,39 @@ pub fn process(cameras: &Cameras, blobs: &[ImageBlob], depth: f64, params: &Pipe
 /// Pairs one camera's blobs: nearest in elevation first among vertically aligned blobs
 /// whose pair is a plausible robot under the water.
 fn pair(blobs: &[&Blob], depth: f64, params: &PipelineParams) -> Vec<Neighbour> {
+    // Sorted by azimuth, a blob's partners lie within the widest tolerance (the gap is at
+    // most pi); one camera spans less than 200 deg, so no pair straddles +-pi.
+    let mut order: Vec<usize> = (0..blobs.len()).collect();
+    order.sort_unstable_by(|&a, &b| blobs[a].azimuth.total_cmp(&blobs[b].azimuth));
+    let limit = 85f64.to_radians();
+    let tangent: Vec<f64> = blobs.iter().map(|b| if b.elevation.abs() <= limit { b.elevation.tan() } else { f64::NAN }).collect();
+    let widest = params.azimuth_tolerance + params.azimuth_slope * PI;
     let mut candidates = Vec::new();
-    for i in 0..blobs.len() {
-        for j in 0..blobs.len() {
-            let (lo, hi) = (blobs[i], blobs[j]);
-            let gap = hi.elevation - lo.elevation;
-            if i == j || gap <= 0.0 || wrap(hi.azimuth - lo.azimuth).abs() > params.azimuth_tolerance + params.azimuth_slope * gap {
+    for (k, &a) in order.iter().enumerate() {
+        for &b in order[k + 1..].iter().take_while(|&&b| blobs[b].azimuth - blobs[a].azimuth <= widest) {
+            let (i, j) = if blobs[a].elevation <= blobs[b].elevation { (a, b) } else { (b, a) };
+            let gap = blobs[j].elevation - blobs[i].elevation;
+            let spread = tangent[j] - tangent[i];
+            if !(gap > 0.0 && spread > 0.0) || (blobs[j].azimuth - blobs[i].azimuth).abs() > params.azimuth_tolerance + params.azimuth_slope * gap {
                 continue;
             }
-            let Some(n) = locate(lo, hi, params.led_spacing) else { continue };
-            let [_, _, z] = n.position();
-            let plausible = (params.min_distance..=params.max_distance).contains(&n.distance);
+            let horizontal = params.led_spacing / spread;
+            let z = horizontal * tangent[i] + 0.5 * params.led_spacing;
+            let distance = (horizontal * horizontal + z * z).sqrt();
             // Midpoint above the surface (the observer is `depth` below it): a reflection.
-            if plausible && z < depth - params.surface_margin {
-                candidates.push((gap, i, j, n));
+            if (params.min_distance..=params.max_distance).contains(&distance) && z < depth - params.surface_margin {
+                candidates.push((gap, i, j));
             }
         }
     }
-    candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+    candidates.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     let mut used = vec![false; blobs.len()];
     let mut out = Vec::new();
-    for (_, i, j, n) in candidates {
+    for (_, i, j) in candidates {
         if !used[i] && !used[j] {
             used[i] = true;
             used[j] = true;
-            out.push(n);
+            out.extend(locate(blobs[i], blobs[j], params.led_spacing));
         }
     }
     out
