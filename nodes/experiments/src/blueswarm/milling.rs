@@ -17,7 +17,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Map};
-use tank_physics::systems::bluebot::{SwarmConfig, SwarmWorld, Tank};
+use tank_physics::systems::bluebot::capabilities::{pectoral_for_radius, turning_radius};
+use tank_physics::systems::bluebot::{BodyParams, SwarmConfig, SwarmWorld, Tank};
 
 /// The milling experiment.
 pub struct Milling;
@@ -26,6 +27,14 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Count, default: "7", help: "Bluebots in the tank" },
     OptionSpec { name: "alpha", kind: OptionKind::Positive, default: "0.2617993877991494", help: "wedge half-angle, rad (pi/12)" },
     OptionSpec { name: "rho", kind: OptionKind::Positive, default: "0.083", help: "body radius the wedge sensor uses, m" },
+    OptionSpec { name: "caudal", kind: OptionKind::Positive, default: "1.8", help: "caudal fin frequency, Hz (paper: 3 on the real fins)" },
+    OptionSpec {
+        name: "pectoral",
+        kind: OptionKind::Numbers,
+        default: "0",
+        help: "pectoral frequency of both turns, Hz; 0: the one that swims r0 = --r0-factor x the model's R",
+    },
+    OptionSpec { name: "r0-factor", kind: OptionKind::Positive, default: "0.8", help: "r0 / R when --pectoral is 0 (stable for r0 <= R)" },
     OptionSpec { name: "duration", kind: OptionKind::Positive, default: "180", help: "sim time per run, s" },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
@@ -71,8 +80,22 @@ impl Experiment for Milling {
 
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let robots = options.count("robots")?;
-        let params = MillingParams { alpha: options.number("alpha")?, rho: options.number("rho")?, ..MillingParams::default() };
+        let mut params = MillingParams { alpha: options.number("alpha")?, rho: options.number("rho")?, caudal: options.number("caudal")?, ..MillingParams::default() };
+        let predicted = params.predicted_radius(robots);
+        params.pectoral = match single(options, "pectoral")? {
+            0.0 => {
+                let r0 = options.number("r0-factor")? * predicted;
+                pectoral_for_radius(&BodyParams::bluebot(), params.caudal, r0).ok_or_else(|| ExperimentError::Option {
+                    option: "r0-factor".into(),
+                    message: format!("no pectoral frequency swims r0 = {r0:.3} m at caudal {} Hz", params.caudal),
+                })?
+            }
+            f => f,
+        };
         params.validate().map_err(|message| ExperimentError::Option { option: "alpha".into(), message })?;
+        if !(predicted > 0.0 && predicted.is_finite()) {
+            return Err(ExperimentError::Option { option: "alpha".into(), message: format!("no circle exists for N = {robots} at this alpha (2 pi / N <= 2 alpha)") });
+        }
         let duration = options.number("duration")?;
         let seeds = options.count("seeds")?;
         let first = options.seed("seed")?;
@@ -146,12 +169,15 @@ impl Experiment for Milling {
         let radii: Vec<f64> = runs.iter().map(|r| mean_in(r, |s| s.2)).collect();
         let depth_errors: Vec<f64> = runs.iter().map(|r| mean_in(r, |s| s.4)).collect();
         let cvs: Vec<f64> = runs.iter().map(|r| mean_in(r, |s| s.3)).collect();
-        let predicted = params.predicted_radius(robots);
+        let r0 = turning_radius(&BodyParams::bluebot(), params.caudal, params.pectoral);
         let mean_radius = radii.iter().sum::<f64>() / radii.len() as f64;
         let mut metrics = Map::new();
         metrics.insert("robots".into(), json!(robots));
         metrics.insert("alpha_rad".into(), number(params.alpha));
         metrics.insert("rho_m".into(), number(params.rho));
+        metrics.insert("caudal_hz".into(), number(params.caudal));
+        metrics.insert("pectoral_hz".into(), number(params.pectoral));
+        metrics.insert("r0_mm".into(), number(r0 * 1e3));
         metrics.insert("radius_mm".into(), over_seeds(&radii.iter().map(|r| r * 1e3).collect::<Vec<_>>()));
         metrics.insert("predicted_mm".into(), number(predicted * 1e3));
         metrics.insert("radius_error".into(), number((mean_radius - predicted).abs() / predicted));

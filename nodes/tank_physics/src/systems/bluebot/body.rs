@@ -50,7 +50,7 @@ impl FinMap {
         Self {
             caudal_gain: 1.04e-3,
             caudal_saturation: 4.0,
-            pectoral_gain: 5.0e-5,
+            pectoral_gain: 4.0e-4,
             pectoral_saturation: 8.0,
             pectoral_angle: 30f64.to_radians(),
             pectoral_lever: 0.06,
@@ -96,7 +96,10 @@ pub struct BodyParams {
     /// Rotational drag coefficient, 1: torque about axis i is `-rho C w_i |w_i| L^4 W / 64`
     /// (a flat plate of the body's length L and the height or width W across the axis).
     pub rotational_drag: f64,
-    /// Linear rotational damping, N m s/rad (keeps small roll and pitch wobbles decaying).
+    /// Linear rotational damping, N m s/rad: the fins and the flow along the body resist
+    /// slow turns, so the yaw rate follows the fins within a fraction of a second (without
+    /// it, a slowly turning robot keeps its yaw rate for ~10 s and cannot answer 2 Hz
+    /// sensing).
     pub rotational_damping: f64,
     /// Height of the centre of buoyancy above the centre of mass, m.
     pub metacentric_height: f64,
@@ -127,7 +130,8 @@ impl BodyParams {
             // little (assumed).
             added_inertia: Vector3::new(1.0, 1.0, 0.2),
             rotational_drag: 1.0,
-            rotational_damping: 2.0e-5,
+            // Yaw time constant (body plus added inertia over this) of 0.3 s (assumed).
+            rotational_damping: 1.5e-3,
             metacentric_height: spec.metacentric_height,
             contact_radius: 0.05,
             fins: FinMap::calibrated(),

@@ -36,18 +36,32 @@ pub fn dive_speed(params: &BodyParams, dorsal: f64) -> f64 {
 }
 
 /// Radius of the steady circle swum with the caudal at `caudal` Hz and the left pectoral
-/// at `pectoral` Hz (a right turn), m: the mean distance of the last 20 s of positions
-/// from their centre.
+/// at `pectoral` Hz (a right turn), m: horizontal speed over yaw rate after 60 s (the
+/// path's radius of curvature once the turn is steady).
 pub fn turning_radius(params: &BodyParams, caudal: f64, pectoral: f64) -> f64 {
     let command = BluebotCommand { caudal, pectoral_left: pectoral, ..Default::default() };
-    let mut points = Vec::new();
-    swim(params, &command, 40.0, |t, s| {
-        if t > 20.0 {
-            points.push(Vector3::new(s.position.x, s.position.y, 0.0));
+    let s = swim(params, &command, 60.0, |_, _| ());
+    let yaw_rate = (s.orientation * s.angular_velocity).z.abs();
+    s.velocity.x.hypot(s.velocity.y) / yaw_rate.max(1e-12)
+}
+
+/// The pectoral frequency (Hz) at which the caudal at `caudal` Hz swims circles of
+/// `radius` m (bisection: the radius shrinks as the pectoral beats faster), or None when
+/// no frequency up to saturation turns that wide or that tight.
+pub fn pectoral_for_radius(params: &BodyParams, caudal: f64, radius: f64) -> Option<f64> {
+    let (mut lo, mut hi) = (0.02, params.fins.pectoral_saturation);
+    if turning_radius(params, caudal, hi) > radius || turning_radius(params, caudal, lo) < radius {
+        return None;
+    }
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        if turning_radius(params, caudal, mid) > radius {
+            lo = mid;
+        } else {
+            hi = mid;
         }
-    });
-    let centre = points.iter().sum::<Vector3<f64>>() / points.len().max(1) as f64;
-    points.iter().map(|p| (p - centre).norm()).sum::<f64>() / points.len().max(1) as f64
+    }
+    Some(0.5 * (lo + hi))
 }
 
 /// Time to turn 180 deg from rest with the caudal at `caudal` Hz and the left pectoral at
@@ -107,6 +121,14 @@ mod tests {
         // On the spot (caudal still) as fast: yaw does not depend on the caudal fin.
         let spot = half_turn_time(&p, 0.0, p.fins.pectoral_saturation);
         assert!(spot < 5.0, "180 deg on the spot in {spot} s");
+    }
+
+    #[test]
+    fn the_pectoral_for_a_radius_swims_that_radius() {
+        let p = params();
+        let f = pectoral_for_radius(&p, 1.2, 0.3).unwrap();
+        assert!((turning_radius(&p, 1.2, f) - 0.3).abs() < 0.003, "{f} Hz");
+        assert!(pectoral_for_radius(&p, 1.2, 0.001).is_none());
     }
 
     #[test]
