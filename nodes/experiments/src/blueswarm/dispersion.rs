@@ -24,9 +24,10 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Count, default: "7", help: "Bluebots in the tank" },
     OptionSpec { name: "target-distances", kind: OptionKind::Numbers, default: "2,0.75,2,0.75", help: "d_t of each phase, BL (130 mm)" },
     OptionSpec { name: "switch-every", kind: OptionKind::Positive, default: "30", help: "length of each phase, s" },
+    OptionSpec { name: "dead-band", kind: OptionKind::Positive, default: "0.000001", help: "|p| d_t below which a robot holds still (speed grows with log |p| above)" },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision: analytic or rendered" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
 ];
 
 /// One sample of one run.
@@ -64,6 +65,7 @@ impl Experiment for Dispersion {
             return Err(ExperimentError::Option { option: "target-distances".into(), message: format!("every d_t must be > 0 BL, got {bad}") });
         }
         let phase_length = options.number("switch-every")?;
+        let dead_band = options.number("dead-band")?;
         let seeds = options.count("seeds")?;
         let first = options.seed("seed")?;
         let fidelity = fidelity(options)?;
@@ -78,7 +80,8 @@ impl Experiment for Dispersion {
                     let p = Vector3::new(0.89 + rng.gen_range(-0.25..0.25), 0.89 + rng.gen_range(-0.25..0.25), 0.45 + rng.gen_range(-0.1..0.1));
                     world.add(&format!("bluebot_{i}"), p, rng.gen_range(-3.1..3.1))?;
                 }
-                let params = DispersionParams { target_distance: targets[0] * BODY_LENGTH, ..DispersionParams::default() };
+                let params = DispersionParams { target_distance: targets[0] * BODY_LENGTH, dead_band, ..DispersionParams::default() };
+                params.validate().map_err(|message| ExperimentError::Option { option: "dead-band".into(), message })?;
                 let mut run = Run::new(world, (0..robots).map(|_| DispersionFirmware::new(params)).collect());
                 let mut samples = Vec::new();
                 for (phase, &target) in targets.iter().enumerate() {

@@ -42,7 +42,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "depth-spread", kind: OptionKind::Numbers, default: "0.3", help: "robots' preferred depths spread evenly over 0.2 m + [0, this], m (0: one depth)" },
     OptionSpec { name: "remove-at", kind: OptionKind::Numbers, default: "0", help: "time the last robot is taken out, s (0: never)" },
     OptionSpec { name: "add-at", kind: OptionKind::Numbers, default: "0", help: "time it is put back, s (0: never)" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision: analytic or rendered" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
 ];
 
 /// Sampling period of the circle, s.

@@ -108,3 +108,71 @@ pub fn over_seeds(values: &[f64]) -> serde_json::Value {
     let n = crate::experiment::number;
     serde_json::json!({ "mean": n(mean), "min": n(min), "max": n(max), "values": values.iter().map(|v| n(*v)).collect::<Vec<_>>() })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::experiment::{Options, Progress};
+    use crate::registry::find;
+    use serde_json::Value;
+
+    fn run(name: &str, given: &[(&str, &str)]) -> serde_json::Map<String, Value> {
+        let e = find("blueswarm", name).unwrap_or_else(|| panic!("{name} registered"));
+        let given: Vec<(String, String)> = given.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+        let options = Options::parse(e.options(), &given).unwrap();
+        let outcome = e.run(&options, &Progress::hidden()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let written = outcome.write(dir.path(), e, &options).unwrap();
+        assert!(written.iter().any(|p| p.ends_with("summary.json")));
+        outcome.metrics
+    }
+
+    #[test]
+    fn short_sync_synchronises_and_repeats_bit_for_bit() {
+        let given = [("robots", "4"), ("duration", "70"), ("seeds", "1"), ("start", "random")];
+        let m = run("sync", &given);
+        assert_eq!(m["runs_synchronised"], 1, "{m:?}");
+        assert!(m["rounds_to_sync"]["mean"].as_f64().unwrap() <= 3.0);
+        assert_eq!(m, run("sync", &given), "same seed, same run");
+    }
+
+    #[test]
+    fn short_dispersion_aggregates_tighter_at_the_smaller_target() {
+        let m = run("dispersion", &[("robots", "5"), ("target-distances", "3,0.75"), ("switch-every", "25"), ("seeds", "1")]);
+        let phases = m["phases"].as_array().unwrap();
+        let nnd = |i: usize| phases[i]["mean_nnd_m"]["mean"].as_f64().unwrap();
+        assert!(nnd(1) < nnd(0), "{} vs {}", nnd(1), nnd(0));
+        assert!(phases[0]["mean_neighbours_seen"]["mean"].as_f64().unwrap() > 2.0);
+    }
+
+    #[test]
+    fn short_milling_forms_a_circle_and_bad_flags_are_usage_errors() {
+        let m = run("milling", &[("robots", "5"), ("duration", "60"), ("seeds", "1")]);
+        let radius = m["radius_mm"]["mean"].as_f64().unwrap();
+        assert!(radius > 100.0 && radius < 400.0, "{radius} mm");
+        assert!(m["depth_error"]["mean"].as_f64().unwrap() < 0.05);
+        let e = find("blueswarm", "milling").unwrap();
+        let bad = Options::parse(e.options(), &[("alpha".into(), "2".into())]).unwrap();
+        assert!(e.run(&bad, &Progress::hidden()).err().is_some_and(|e| e.is_usage()));
+        let bad = Options::parse(e.options(), &[("fidelity".into(), "rendered".into())]).unwrap();
+        let Err(err) = e.run(&bad, &Progress::hidden()) else { panic!("rendered is refused") };
+        assert!(err.is_usage() && err.to_string().contains("not built yet"), "{err}");
+    }
+
+    #[test]
+    fn short_search_finds_the_source_and_the_chain_matches_its_expectation() {
+        let m = run("search", &[("duration", "90"), ("seeds", "1")]);
+        assert_eq!(m["first_detection_s"]["runs_reached"], 1, "{m:?}");
+        let m = run("random-walk", &[("trials", "4000"), ("tank-trials", "1"), ("max-time", "50")]);
+        let mean = m["markov_mean_s"].as_f64().unwrap();
+        assert!((mean - 1024.0).abs() < 5.0 * m["markov_standard_error_s"].as_f64().unwrap(), "{mean}");
+    }
+
+    #[test]
+    fn short_vision_and_bench() {
+        let m = run("vision", &[("placements", "5")]);
+        assert!(m["distance_error_median_abs"].as_f64().unwrap() < 0.3);
+        assert!(m["bearing_error_mean_deg"].as_f64().unwrap() < 2.0);
+        let m = run("bench", &[("robots", "3"), ("seconds", "2")]);
+        assert!(m["3_robots"]["real_time_factor"].as_f64().unwrap() > 1.0);
+    }
+}

@@ -22,7 +22,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "duration", kind: OptionKind::Positive, default: "300", help: "longest sim time per run, s (a run ends when all are at the source)" },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision: analytic or rendered" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
 ];
 
 /// Times of one run, s (None: not within the duration), and the state counts over time.

@@ -27,7 +27,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "period", kind: OptionKind::Positive, default: "15", help: "flash period t_f, s" },
     OptionSpec { name: "coupling", kind: OptionKind::Positive, default: "1", help: "jump f(n) = coupling t_f (n / t_f)^exponent at n = t_f, over t_f" },
     OptionSpec { name: "exponent", kind: OptionKind::Positive, default: "1", help: "exponent of f (<= 1: concave down)" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision: analytic or rendered" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
 ];
 
 /// Flash tolerance: flashes within one sensing period are simultaneous, s.

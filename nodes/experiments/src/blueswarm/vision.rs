@@ -7,6 +7,7 @@
 
 use super::{fidelity, over_seeds};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Progress, Table};
+use flotilla_contract::bluebot::BluebotCommand;
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -22,7 +23,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Count, default: "7", help: "Bluebots in the tank" },
     OptionSpec { name: "placements", kind: OptionKind::Count, default: "200", help: "random placements (each robot reads once per placement)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "seed" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision: analytic or rendered" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
 ];
 
 /// A match farther off than this is a false detection, rad.
@@ -58,6 +59,7 @@ impl Experiment for VisionAccuracy {
         let mut world = SwarmWorld::new(SwarmConfig { fidelity, ..SwarmConfig::default() }, seed)?;
         for i in 0..robots {
             world.add(&format!("bluebot_{i}"), Vector3::new(0.5, 0.5, 0.5), 0.0)?;
+            world.apply(i, &BluebotCommand { leds: true, ..BluebotCommand::default() })?;
         }
         let (mut distance_errors, mut bearing_errors, mut seen, mut in_view, mut false_detections) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0usize);
         let mut elapsed = 0.0;

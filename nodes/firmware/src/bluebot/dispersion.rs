@@ -3,7 +3,10 @@
 //! (zero at the target distance d_t, repulsive without bound closer, attractive and fading
 //! farther; a = 12, b = 6); the next move is `p = 1/N sum_j F(r_j) u_j` over the N visible
 //! neighbours, u_j the unit vector toward j. The robot heads along p, faster the larger
-//! |p| (fin frequency grows with |p|), and moves its depth target along p's vertical part.
+//! |p| (fin frequency grows with |p|, logarithmically between a dead band and full speed:
+//! the attraction of a neighbour at 6 d_t is 10^5 times weaker than at 1.2 d_t, and a
+//! linear map would leave aggregation stalled), and moves its depth target along p's
+//! vertical part.
 //! d_t can be changed while running ([`DispersionFirmware::set_target_distance`]);
 //! d_t = infinity disperses without bound (every neighbour repels equally).
 
@@ -21,9 +24,10 @@ pub struct DispersionParams {
     pub a: f64,
     /// Attractive exponent b, 1.
     pub b: f64,
-    /// |p| d_t at which the robot swims at full speed, 1.
+    /// |p| d_t at and above which the robot swims at full speed, 1.
     pub full_speed_force: f64,
-    /// Below this |p| d_t the robot only turns and holds depth, 1.
+    /// Below this |p| d_t the robot holds still; between the two the speed grows with
+    /// log |p|, 1.
     pub dead_band: f64,
     /// Vertical speed of the depth target at full force, m/s.
     pub vertical_speed: f64,
@@ -39,8 +43,8 @@ impl Default for DispersionParams {
             target_distance: 0.26,
             a: 12.0,
             b: 6.0,
-            full_speed_force: 4.0,
-            dead_band: 0.1,
+            full_speed_force: 2.0,
+            dead_band: 1e-6,
             vertical_speed: 0.05,
             min_depth: 0.08,
             max_depth: 0.83,
@@ -57,8 +61,8 @@ impl DispersionParams {
         if !(self.a > self.b && self.b > 0.0 && self.a.is_finite()) {
             return Err(format!("dispersion exponents need a > b > 0, got a = {}, b = {}", self.a, self.b));
         }
-        if !(self.full_speed_force > 0.0 && self.dead_band >= 0.0 && self.vertical_speed >= 0.0) {
-            return Err("dispersion full_speed_force must be > 0, dead_band and vertical_speed >= 0".to_owned());
+        if !(self.dead_band > 0.0 && self.full_speed_force > self.dead_band && self.vertical_speed >= 0.0) {
+            return Err("dispersion needs 0 < dead_band < full_speed_force and vertical_speed >= 0".to_owned());
         }
         if !(0.0 <= self.min_depth && self.min_depth < self.max_depth) {
             return Err(format!("dispersion depth range [{}, {}] m is empty", self.min_depth, self.max_depth));
@@ -130,14 +134,18 @@ impl DispersionFirmware {
         let scale = if self.params.target_distance.is_finite() { self.params.target_distance } else { 1.0 };
         let strength = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() * scale;
         let horizontal = p[0].hypot(p[1]) * scale;
+        let speed = if strength > self.params.dead_band {
+            ((strength / self.params.dead_band).ln() / (self.params.full_speed_force / self.params.dead_band).ln()).min(1.0)
+        } else {
+            0.0
+        };
         let target = self.depth_target.get_or_insert(depth);
-        let vertical = (p[2] * scale / self.params.full_speed_force).clamp(-1.0, 1.0) * self.params.vertical_speed;
-        *target = (*target - vertical * dt).clamp(self.params.min_depth, self.params.max_depth);
+        let climb = if strength > 0.0 { p[2] * scale / strength } else { 0.0 };
+        *target = (*target - climb * speed * self.params.vertical_speed * dt).clamp(self.params.min_depth, self.params.max_depth);
         let target = *target;
-        if strength <= self.params.dead_band || horizontal <= 1e-12 {
+        if speed <= 0.0 || horizontal <= 1e-12 {
             return BluebotCommand { dorsal: self.gait.dorsal(depth, target), leds: true, ..BluebotCommand::default() };
         }
-        let speed = horizontal / self.params.full_speed_force;
         self.gait.steer(p[1].atan2(p[0]), speed, depth, target)
     }
 }

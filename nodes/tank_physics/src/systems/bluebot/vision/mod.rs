@@ -1,14 +1,9 @@
-//! Emulated Bluebot vision (SPEC 3) behind one interface, [`Vision`], in two fidelities:
-//!
-//! - [`Analytic`]: every LED (and its surface reflection, and the red source) is projected
-//!   through the fisheye model straight to a blob with pixel noise: fast, for swarms and
-//!   long experiments;
-//! - [`Rendered`]: both cameras' 256 x 192 images are drawn (blue and red channels, sensor
-//!   noise) and run through the paper's pipeline: threshold, blob detection by horizontal
-//!   and vertical pixel continuity, undistortion, and for flashes 30 frames in 0.5 s with
-//!   outliers and streaks.
-//!
-//! Both end in the same [`pipeline`]: reflection rejection, LED pairing, distance by
+//! Emulated Bluebot vision (SPEC 3) behind one interface, [`Vision`]. The fidelity built
+//! today is [`Analytic`]: every LED (and its surface reflection, and the red source) is
+//! projected through the fisheye model ([`Cameras`]) straight to a blob with pixel noise;
+//! overlapping blobs merge as thresholding merges them. A rendered-image fidelity (256 x
+//! 192 images through blob detection by pixel continuity) would plug in behind the same
+//! trait and end in the same [`pipeline`]: reflection rejection, LED pairing, distance by
 //! projective geometry, and the merging of a robot seen by both cameras.
 
 mod analytic;
@@ -203,17 +198,15 @@ pub enum Fidelity {
     /// Projected blob lists.
     #[default]
     Analytic,
-    /// Rendered images through the paper's pipeline.
-    Rendered,
 }
 
 impl Fidelity {
-    /// Parses `analytic` or `rendered`.
+    /// Parses a fidelity name (`analytic`).
     pub fn parse(name: &str) -> Result<Self, String> {
         match name {
             "analytic" => Ok(Fidelity::Analytic),
-            "rendered" => Ok(Fidelity::Rendered),
-            other => Err(format!("unknown vision fidelity `{other}`; expected analytic or rendered")),
+            "rendered" => Err("the rendered-image vision is not built yet; use analytic".to_owned()),
+            other => Err(format!("unknown vision fidelity `{other}`; expected analytic")),
         }
     }
 
@@ -221,7 +214,6 @@ impl Fidelity {
     pub fn build(self) -> Box<dyn Vision> {
         match self {
             Fidelity::Analytic => Box::new(Analytic::default()),
-            Fidelity::Rendered => Box::new(Analytic::default()),
         }
     }
 }
