@@ -43,7 +43,10 @@ impl Experiment for Bench {
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let sizes = options.numbers("robots")?;
         if let Some(bad) = sizes.iter().find(|n| !(**n >= 1.0 && n.fract() == 0.0 && **n <= 10_000.0)) {
-            return Err(ExperimentError::Option { option: "robots".into(), message: format!("swarm sizes are whole numbers in 1..=10000, got {bad}") });
+            return Err(ExperimentError::Option {
+                option: "robots".into(),
+                message: format!("swarm sizes are whole numbers in 1..=10000, got {bad}"),
+            });
         }
         let seconds = options.number("seconds")?;
         let seed = options.seed("seed")?;
@@ -75,7 +78,11 @@ impl Experiment for Bench {
         metrics.insert("fidelity".into(), json!(fidelity_name(options)?));
         Ok(Outcome {
             metrics,
-            tables: vec![Table { file: "bench.csv".into(), header: ["robots", "sim_s", "cpu_s", "wall_s", "real_time_factor"].map(String::from).to_vec(), rows }],
+            tables: vec![Table {
+                file: "bench.csv".into(),
+                header: ["robots", "sim_s", "cpu_s", "wall_s", "real_time_factor"].map(String::from).to_vec(),
+                rows,
+            }],
             plots: Vec::new(),
             report: String::new(),
         })

@@ -24,7 +24,12 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Count, default: "7", help: "Bluebots in the tank" },
     OptionSpec { name: "target-distances", kind: OptionKind::Numbers, default: "2,0.75,2,0.75", help: "d_t of each phase, BL (130 mm)" },
     OptionSpec { name: "switch-every", kind: OptionKind::Positive, default: "30", help: "length of each phase, s" },
-    OptionSpec { name: "dead-band", kind: OptionKind::Positive, default: "0.000001", help: "|p| d_t below which a robot holds still (speed grows with log |p| above)" },
+    OptionSpec {
+        name: "dead-band",
+        kind: OptionKind::Positive,
+        default: "0.000001",
+        help: "|p| d_t below which a robot holds still (speed grows with log |p| above)",
+    },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
     OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
@@ -61,8 +66,11 @@ impl Experiment for Dispersion {
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let robots = options.count("robots")?;
         let targets = options.numbers("target-distances")?;
-        if let Some(bad) = targets.iter().find(|t| !(**t > 0.0)) {
-            return Err(ExperimentError::Option { option: "target-distances".into(), message: format!("every d_t must be > 0 BL, got {bad}") });
+        if let Some(bad) = targets.iter().find(|t| t.is_nan() || **t <= 0.0) {
+            return Err(ExperimentError::Option {
+                option: "target-distances".into(),
+                message: format!("every d_t must be > 0 BL, got {bad}"),
+            });
         }
         let phase_length = options.number("switch-every")?;
         let dead_band = options.number("dead-band")?;
@@ -77,7 +85,8 @@ impl Experiment for Dispersion {
                 let mut world = SwarmWorld::new(SwarmConfig { fidelity, ..SwarmConfig::default() }, seed)?;
                 // Centrally deployed: within 0.25 m of the tank's centre at mid-depth.
                 for i in 0..robots {
-                    let p = Vector3::new(0.89 + rng.gen_range(-0.25..0.25), 0.89 + rng.gen_range(-0.25..0.25), 0.45 + rng.gen_range(-0.1..0.1));
+                    let p =
+                        Vector3::new(0.89 + rng.gen_range(-0.25..0.25), 0.89 + rng.gen_range(-0.25..0.25), 0.45 + rng.gen_range(-0.1..0.1));
                     world.add(&format!("bluebot_{i}"), p, rng.gen_range(-3.1..3.1))?;
                 }
                 let params = DispersionParams { target_distance: targets[0] * BODY_LENGTH, dead_band, ..DispersionParams::default() };
@@ -86,7 +95,8 @@ impl Experiment for Dispersion {
                 let mut samples = Vec::new();
                 for (phase, &target) in targets.iter().enumerate() {
                     for fw in &mut run.firmware {
-                        fw.set_target_distance(target * BODY_LENGTH).map_err(|message| ExperimentError::Option { option: "target-distances".into(), message })?;
+                        fw.set_target_distance(target * BODY_LENGTH)
+                            .map_err(|message| ExperimentError::Option { option: "target-distances".into(), message })?;
                     }
                     run.run_until((phase + 1) as f64 * phase_length, |world, readings, _| {
                         let points: Vec<Vector3<f64>> = world.robots().iter().map(|r| r.body.position).collect();
@@ -160,7 +170,9 @@ impl Experiment for Dispersion {
         }
         let table = Table {
             file: "dispersion.csv".into(),
-            header: ["seed", "time_s", "target_distance_bl", "density_per_m3", "hull_volume_m3", "mean_nnd_m", "neighbours_seen"].map(String::from).to_vec(),
+            header: ["seed", "time_s", "target_distance_bl", "density_per_m3", "hull_volume_m3", "mean_nnd_m", "neighbours_seen"]
+                .map(String::from)
+                .to_vec(),
             rows,
         };
         let mean_series = |f: fn(&Sample) -> f64| -> Vec<(f64, f64)> {
@@ -175,7 +187,10 @@ impl Experiment for Dispersion {
         let density: Vec<Series> = vec![("density (mean over seeds)".into(), mean_series(|s| s.density.min(1e5)))];
         let nnd: Vec<Series> = vec![
             ("mean NND (m)".into(), mean_series(|s| s.nnd)),
-            ("d_t (m)".into(), runs.first().map_or(Vec::new(), |(_, s)| s.iter().map(|x| (x.time, targets[x.phase] * BODY_LENGTH)).collect())),
+            (
+                "d_t (m)".into(),
+                runs.first().map_or(Vec::new(), |(_, s)| s.iter().map(|x| (x.time, targets[x.phase] * BODY_LENGTH)).collect()),
+            ),
             ("neighbours seen / 10".into(), mean_series(|s| s.seen / 10.0)),
         ];
         let title = format!("{robots} Bluebots, d_t = {:?} BL every {phase_length} s", targets);
@@ -184,7 +199,10 @@ impl Experiment for Dispersion {
             metrics,
             tables: vec![table],
             plots: vec![
-                Plot { file: "density.png".into(), draw: Box::new(move |p| lines(p, &title, "time (s)", "density N / V(hull) (1/m^3)", &density, true)) },
+                Plot {
+                    file: "density.png".into(),
+                    draw: Box::new(move |p| lines(p, &title, "time (s)", "density N / V(hull) (1/m^3)", &density, true)),
+                },
                 Plot { file: "nnd.png".into(), draw: Box::new(move |p| lines(p, &title2, "time (s)", "m", &nnd, false)) },
             ],
             report: String::new(),

@@ -74,7 +74,8 @@ pub fn mean_nnd(points: &[Vector3<f64>]) -> f64 {
     if points.len() < 2 {
         return f64::NAN;
     }
-    let nearest = |i: usize| points.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, q)| (q - points[i]).norm()).fold(f64::INFINITY, f64::min);
+    let nearest =
+        |i: usize| points.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, q)| (q - points[i]).norm()).fold(f64::INFINITY, f64::min);
     (0..points.len()).map(nearest).sum::<f64>() / points.len() as f64
 }
 

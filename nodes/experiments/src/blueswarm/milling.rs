@@ -38,8 +38,18 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "duration", kind: OptionKind::Positive, default: "180", help: "sim time per run, s" },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
-    OptionSpec { name: "tank", kind: OptionKind::Positive, default: "1.78", help: "tank length and width, m (the paper's 1.78; larger for big circles)" },
-    OptionSpec { name: "depth-spread", kind: OptionKind::Numbers, default: "0.3", help: "robots' preferred depths spread evenly over 0.2 m + [0, this], m (0: one depth)" },
+    OptionSpec {
+        name: "tank",
+        kind: OptionKind::Positive,
+        default: "1.78",
+        help: "tank length and width, m (the paper's 1.78; larger for big circles)",
+    },
+    OptionSpec {
+        name: "depth-spread",
+        kind: OptionKind::Numbers,
+        default: "0.3",
+        help: "robots' preferred depths spread evenly over 0.2 m + [0, this], m (0: one depth)",
+    },
     OptionSpec { name: "remove-at", kind: OptionKind::Numbers, default: "0", help: "time the last robot is taken out, s (0: never)" },
     OptionSpec { name: "add-at", kind: OptionKind::Numbers, default: "0", help: "time it is put back, s (0: never)" },
     OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
@@ -80,7 +90,12 @@ impl Experiment for Milling {
 
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let robots = options.count("robots")?;
-        let mut params = MillingParams { alpha: options.number("alpha")?, rho: options.number("rho")?, caudal: options.number("caudal")?, ..MillingParams::default() };
+        let mut params = MillingParams {
+            alpha: options.number("alpha")?,
+            rho: options.number("rho")?,
+            caudal: options.number("caudal")?,
+            ..MillingParams::default()
+        };
         let predicted = params.predicted_radius(robots);
         params.pectoral = match single(options, "pectoral")? {
             0.0 => {
@@ -94,7 +109,10 @@ impl Experiment for Milling {
         };
         params.validate().map_err(|message| ExperimentError::Option { option: "alpha".into(), message })?;
         if !(predicted > 0.0 && predicted.is_finite()) {
-            return Err(ExperimentError::Option { option: "alpha".into(), message: format!("no circle exists for N = {robots} at this alpha (2 pi / N <= 2 alpha)") });
+            return Err(ExperimentError::Option {
+                option: "alpha".into(),
+                message: format!("no circle exists for N = {robots} at this alpha (2 pi / N <= 2 alpha)"),
+            });
         }
         let duration = options.number("duration")?;
         let seeds = options.count("seeds")?;
@@ -103,13 +121,22 @@ impl Experiment for Milling {
         let spread_depth = single(options, "depth-spread")?;
         let (remove_at, add_at) = (single(options, "remove-at")?, single(options, "add-at")?);
         if robots < 2 || (remove_at > 0.0 && robots < 3) {
-            return Err(ExperimentError::Option { option: "robots".into(), message: "milling needs at least 2 robots (3 with --remove-at)".into() });
+            return Err(ExperimentError::Option {
+                option: "robots".into(),
+                message: "milling needs at least 2 robots (3 with --remove-at)".into(),
+            });
         }
         if spread_depth > 0.6 {
-            return Err(ExperimentError::Option { option: "depth-spread".into(), message: "depths must stay in the 0.91 m of water: at most 0.6".into() });
+            return Err(ExperimentError::Option {
+                option: "depth-spread".into(),
+                message: "depths must stay in the 0.91 m of water: at most 0.6".into(),
+            });
         }
         if add_at > 0.0 && !(remove_at > 0.0 && add_at > remove_at && add_at < duration) {
-            return Err(ExperimentError::Option { option: "add-at".into(), message: "needs --remove-at before it, both within --duration".into() });
+            return Err(ExperimentError::Option {
+                option: "add-at".into(),
+                message: "needs --remove-at before it, both within --duration".into(),
+            });
         }
         let fidelity = fidelity(options)?;
         let tank = Tank { size_x: size, size_y: size, ..Tank::default() };
@@ -138,10 +165,12 @@ impl Experiment for Milling {
                     run.run_until(at, |world, _, _| {
                         if world.time() + 1e-9 >= next_sample {
                             next_sample += SAMPLE;
-                            let here: Vec<(usize, Vector3<f64>)> = world.robots().iter().enumerate().filter(|(_, r)| r.present).map(|(i, r)| (i, r.body.position)).collect();
+                            let here: Vec<(usize, Vector3<f64>)> =
+                                world.robots().iter().enumerate().filter(|(_, r)| r.present).map(|(i, r)| (i, r.body.position)).collect();
                             let points: Vec<Vector3<f64>> = here.iter().map(|x| x.1).collect();
                             let (radius, cv) = circle(&points);
-                            let depth_error = here.iter().map(|(i, p)| ((0.91 - p.z) - depths[*i]).abs() / depths[*i]).sum::<f64>() / here.len() as f64;
+                            let depth_error =
+                                here.iter().map(|(i, p)| ((0.91 - p.z) - depths[*i]).abs() / depths[*i]).sum::<f64>() / here.len() as f64;
                             samples.push((world.time(), here.len(), radius, cv, depth_error));
                         }
                     })?;
@@ -181,7 +210,10 @@ impl Experiment for Milling {
         metrics.insert("radius_mm".into(), over_seeds(&radii.iter().map(|r| r * 1e3).collect::<Vec<_>>()));
         metrics.insert("predicted_mm".into(), number(predicted * 1e3));
         metrics.insert("radius_error".into(), number((mean_radius - predicted).abs() / predicted));
-        metrics.insert("radius_error_per_seed".into(), over_seeds(&radii.iter().map(|r| (r - predicted).abs() / predicted).collect::<Vec<_>>()));
+        metrics.insert(
+            "radius_error_per_seed".into(),
+            over_seeds(&radii.iter().map(|r| (r - predicted).abs() / predicted).collect::<Vec<_>>()),
+        );
         metrics.insert("radius_cv".into(), over_seeds(&cvs));
         metrics.insert("depth_error".into(), over_seeds(&depth_errors));
         for (name, at) in [("recovery_after_removal_s", remove_at), ("recovery_after_addition_s", add_at)] {
@@ -203,20 +235,35 @@ impl Experiment for Milling {
         }
         let rows = runs
             .iter()
-            .flat_map(|r| r.samples.iter().map(move |s| vec![r.seed.to_string(), format!("{:.1}", s.0), s.1.to_string(), format!("{:.4}", s.2), format!("{:.3}", s.3), format!("{:.4}", s.4)]))
+            .flat_map(|r| {
+                r.samples.iter().map(move |s| {
+                    vec![
+                        r.seed.to_string(),
+                        format!("{:.1}", s.0),
+                        s.1.to_string(),
+                        format!("{:.4}", s.2),
+                        format!("{:.3}", s.3),
+                        format!("{:.4}", s.4),
+                    ]
+                })
+            })
             .collect();
         let table = Table {
             file: "milling.csv".into(),
             header: ["seed", "time_s", "robots_present", "radius_m", "radius_cv", "depth_error"].map(String::from).to_vec(),
             rows,
         };
-        let mut series: Vec<Series> = runs.iter().map(|r| (format!("seed {}", r.seed), r.samples.iter().map(|s| (s.0, s.2 * 1e3)).collect())).collect();
+        let mut series: Vec<Series> =
+            runs.iter().map(|r| (format!("seed {}", r.seed), r.samples.iter().map(|s| (s.0, s.2 * 1e3)).collect())).collect();
         series.push((format!("model, N = {robots}"), vec![(0.0, predicted * 1e3), (duration, predicted * 1e3)]));
         let title = format!("milling radius, {robots} robots, alpha = {:.3} rad", params.alpha);
         Ok(Outcome {
             metrics,
             tables: vec![table],
-            plots: vec![Plot { file: "radius.png".into(), draw: Box::new(move |p| lines(p, &title, "time (s)", "circle radius (mm)", &series, false)) }],
+            plots: vec![Plot {
+                file: "radius.png".into(),
+                draw: Box::new(move |p| lines(p, &title, "time (s)", "circle radius (mm)", &series, false)),
+            }],
             report: String::new(),
         })
     }

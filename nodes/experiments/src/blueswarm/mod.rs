@@ -57,7 +57,11 @@ impl<F: Firmware<Bluebot>> Run<F> {
 
     /// Runs until `until` s; `observe` sees the world, the readings and the firmware
     /// after each sensing instant.
-    pub fn run_until(&mut self, until: f64, mut observe: impl FnMut(&SwarmWorld, &[Option<BluebotSensors>], &[F])) -> Result<(), ExperimentError> {
+    pub fn run_until(
+        &mut self,
+        until: f64,
+        mut observe: impl FnMut(&SwarmWorld, &[Option<BluebotSensors>], &[F]),
+    ) -> Result<(), ExperimentError> {
         let dt = self.world.config().dt;
         let period = self.world.config().sensing_period;
         while self.world.time() < until - 0.5 * dt {
@@ -84,13 +88,17 @@ pub fn choice(options: &Options, name: &str, allowed: &[&str]) -> Result<String,
     let values = options.names(name)?;
     match values.as_slice() {
         [one] if allowed.contains(&one.as_str()) => Ok(one.clone()),
-        _ => Err(ExperimentError::Option { option: name.to_owned(), message: format!("expected one of {}, got `{}`", allowed.join(", "), values.join(",")) }),
+        _ => Err(ExperimentError::Option {
+            option: name.to_owned(),
+            message: format!("expected one of {}, got `{}`", allowed.join(", "), values.join(",")),
+        }),
     }
 }
 
 /// The `--fidelity` option.
 pub fn fidelity(options: &Options) -> Result<Fidelity, ExperimentError> {
-    Fidelity::parse(&choice(options, "fidelity", &["analytic", "rendered"])?).map_err(|message| ExperimentError::Option { option: "fidelity".into(), message })
+    Fidelity::parse(&choice(options, "fidelity", &["analytic", "rendered"])?)
+        .map_err(|message| ExperimentError::Option { option: "fidelity".into(), message })
 }
 
 /// Mean, min and max of `values` (NaN for none).

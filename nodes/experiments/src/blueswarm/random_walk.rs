@@ -59,7 +59,10 @@ impl Experiment for RandomWalk {
         let n = options.count("states")? as u64;
         let j = options.count("start")? as u64;
         if j >= n {
-            return Err(ExperimentError::Option { option: "start".into(), message: format!("the start state must be below --states ({n}), got {j}") });
+            return Err(ExperimentError::Option {
+                option: "start".into(),
+                message: format!("the start state must be below --states ({n}), got {j}"),
+            });
         }
         let tank_trials = options.count("tank-trials")?;
         let max_time = options.number("max-time")?;
@@ -75,7 +78,8 @@ impl Experiment for RandomWalk {
             .into_par_iter()
             .map(|s| {
                 let mut rng = ChaCha8Rng::seed_from_u64(s);
-                let mut world = SwarmWorld::new(SwarmConfig { tank: Tank::default().with_red_source_in_a_corner(), ..SwarmConfig::default() }, s)?;
+                let mut world =
+                    SwarmWorld::new(SwarmConfig { tank: Tank::default().with_red_source_in_a_corner(), ..SwarmConfig::default() }, s)?;
                 at_surface_centre(&mut world, 1, &mut rng)?;
                 let mut run = Run::new(world, vec![SearchFirmware::new(SearchParams::default(), s, 0)]);
                 let mut found = None;

@@ -19,7 +19,12 @@ pub struct Search;
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Count, default: "7", help: "Bluebots in the tank" },
-    OptionSpec { name: "duration", kind: OptionKind::Positive, default: "300", help: "longest sim time per run, s (a run ends when all are at the source)" },
+    OptionSpec {
+        name: "duration",
+        kind: OptionKind::Positive,
+        default: "300",
+        help: "longest sim time per run, s (a run ends when all are at the source)",
+    },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
     OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
@@ -39,7 +44,11 @@ struct SeedRun {
 pub(super) fn at_surface_centre(world: &mut SwarmWorld, robots: usize, rng: &mut ChaCha8Rng) -> Result<(), ExperimentError> {
     let tank = world.config().tank.clone();
     for i in 0..robots {
-        let p = Vector3::new(0.5 * tank.size_x + rng.gen_range(-0.1..0.1), 0.5 * tank.size_y + rng.gen_range(-0.1..0.1), tank.water_depth - 0.03);
+        let p = Vector3::new(
+            0.5 * tank.size_x + rng.gen_range(-0.1..0.1),
+            0.5 * tank.size_y + rng.gen_range(-0.1..0.1),
+            tank.water_depth - 0.03,
+        );
         world.add(&format!("bluebot_{i}"), p, rng.gen_range(-3.1..3.1))?;
     }
     Ok(())
@@ -122,15 +131,27 @@ impl Experiment for Search {
         metrics.insert("per_seed".into(), json!(per_seed));
         let rows = runs
             .iter()
-            .flat_map(|r| r.counts.iter().map(move |c| vec![r.seed.to_string(), format!("{:.1}", c.0), c.1.to_string(), c.2.to_string(), c.3.to_string()]))
+            .flat_map(|r| {
+                r.counts
+                    .iter()
+                    .map(move |c| vec![r.seed.to_string(), format!("{:.1}", c.0), c.1.to_string(), c.2.to_string(), c.3.to_string()])
+            })
             .collect();
-        let table = Table { file: "states.csv".into(), header: ["seed", "time_s", "searching", "gathering", "alerting"].map(String::from).to_vec(), rows };
-        let series: Vec<Series> = runs.iter().map(|r| (format!("seed {}", r.seed), r.counts.iter().map(|c| (c.0, c.3 as f64)).collect())).collect();
+        let table = Table {
+            file: "states.csv".into(),
+            header: ["seed", "time_s", "searching", "gathering", "alerting"].map(String::from).to_vec(),
+            rows,
+        };
+        let series: Vec<Series> =
+            runs.iter().map(|r| (format!("seed {}", r.seed), r.counts.iter().map(|c| (c.0, c.3 as f64)).collect())).collect();
         let title = format!("robots alerting at the source, {robots} Bluebots");
         Ok(Outcome {
             metrics,
             tables: vec![table],
-            plots: vec![Plot { file: "alerting.png".into(), draw: Box::new(move |p| lines(p, &title, "time (s)", "robots alerting", &series, false)) }],
+            plots: vec![Plot {
+                file: "alerting.png".into(),
+                draw: Box::new(move |p| lines(p, &title, "time (s)", "robots alerting", &series, false)),
+            }],
             report: String::new(),
         })
     }

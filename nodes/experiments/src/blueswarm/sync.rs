@@ -25,7 +25,12 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
     OptionSpec { name: "period", kind: OptionKind::Positive, default: "15", help: "flash period t_f, s" },
-    OptionSpec { name: "coupling", kind: OptionKind::Positive, default: "1", help: "jump f(n) = coupling t_f (n / t_f)^exponent at n = t_f, over t_f" },
+    OptionSpec {
+        name: "coupling",
+        kind: OptionKind::Positive,
+        default: "1",
+        help: "jump f(n) = coupling t_f (n / t_f)^exponent at n = t_f, over t_f",
+    },
     OptionSpec { name: "exponent", kind: OptionKind::Positive, default: "1", help: "exponent of f (<= 1: concave down)" },
     OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
 ];
@@ -103,7 +108,8 @@ impl Experiment for Sync {
                 for i in 0..robots {
                     let p = Vector3::new(rng.gen_range(0.3..1.48), rng.gen_range(0.3..1.48), rng.gen_range(0.3..0.6));
                     world.add(&format!("bluebot_{i}"), p, rng.gen_range(-3.1..3.1))?;
-                    let counter = if start == "uniform" { params.period * i as f64 / robots as f64 } else { rng.gen_range(0.0..params.period) };
+                    let counter =
+                        if start == "uniform" { params.period * i as f64 / robots as f64 } else { rng.gen_range(0.0..params.period) };
                     firmware.push(SyncFirmware::new(SyncParams { depth: 0.91 - p.z, ..params }, counter));
                 }
                 let mut run = Run::new(world, firmware);

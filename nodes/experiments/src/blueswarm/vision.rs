@@ -21,7 +21,12 @@ pub struct VisionAccuracy;
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Count, default: "7", help: "Bluebots in the tank" },
-    OptionSpec { name: "placements", kind: OptionKind::Count, default: "200", help: "random placements (each robot reads once per placement)" },
+    OptionSpec {
+        name: "placements",
+        kind: OptionKind::Count,
+        default: "200",
+        help: "random placements (each robot reads once per placement)",
+    },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "seed" },
     OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
 ];
@@ -61,7 +66,8 @@ impl Experiment for VisionAccuracy {
             world.add(&format!("bluebot_{i}"), Vector3::new(0.5, 0.5, 0.5), 0.0)?;
             world.apply(i, &BluebotCommand { leds: true, ..BluebotCommand::default() })?;
         }
-        let (mut distance_errors, mut bearing_errors, mut seen, mut in_view, mut false_detections) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0usize);
+        let (mut distance_errors, mut bearing_errors, mut seen, mut in_view, mut false_detections) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0usize);
         let mut elapsed = 0.0;
         let mut readings = 0usize;
         for _ in 0..placements {
@@ -75,7 +81,7 @@ impl Experiment for VisionAccuracy {
                     }
                 };
                 placed.push(p);
-                world.place(i, p, rng.gen_range(-3.14..3.14))?;
+                world.place(i, p, rng.gen_range(-std::f64::consts::PI..std::f64::consts::PI))?;
             }
             for i in 0..robots {
                 let started = Instant::now();
@@ -134,7 +140,11 @@ impl Experiment for VisionAccuracy {
         let rows = distance_errors.iter().zip(&bearing_errors).map(|(d, b)| vec![format!("{d:.4}"), format!("{b:.3}")]).collect();
         Ok(Outcome {
             metrics,
-            tables: vec![Table { file: "errors.csv".into(), header: vec!["distance_error_relative".into(), "bearing_error_deg".into()], rows }],
+            tables: vec![Table {
+                file: "errors.csv".into(),
+                header: vec!["distance_error_relative".into(), "bearing_error_deg".into()],
+                rows,
+            }],
             plots: Vec::new(),
             report: String::new(),
         })

@@ -55,7 +55,7 @@ impl Default for DispersionParams {
 impl DispersionParams {
     /// Checks every parameter is in its range; the message names the first that is not.
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.target_distance > 0.0) {
+        if self.target_distance.is_nan() || self.target_distance <= 0.0 {
             return Err(format!("dispersion target_distance must be > 0 m (inf allowed), got {}", self.target_distance));
         }
         if !(self.a > self.b && self.b > 0.0 && self.a.is_finite()) {

@@ -109,7 +109,11 @@ impl Firmware<Bluebot> for MillingFirmware {
     }
 
     fn status(&self) -> String {
-        format!("milling: alpha = {:.3} rad, {}", self.params.alpha, if self.seen { "robot seen: counter-clockwise" } else { "clear: clockwise" })
+        format!(
+            "milling: alpha = {:.3} rad, {}",
+            self.params.alpha,
+            if self.seen { "robot seen: counter-clockwise" } else { "clear: clockwise" }
+        )
     }
 }
 
@@ -144,7 +148,11 @@ mod tests {
         let mut fw = MillingFirmware::new(MillingParams::default());
         let clear = fw.step(0.0, &BluebotSensors { depth: 0.3, ..Default::default() });
         assert_eq!((clear.caudal, clear.pectoral_left, clear.pectoral_right), (3.0, 6.0, 0.0));
-        let ahead = BluebotSensors { depth: 0.3, neighbours: vec![Neighbour { azimuth: 0.1, elevation: 0.0, distance: 0.5 }], ..Default::default() };
+        let ahead = BluebotSensors {
+            depth: 0.3,
+            neighbours: vec![Neighbour { azimuth: 0.1, elevation: 0.0, distance: 0.5 }],
+            ..Default::default()
+        };
         let seen = fw.step(0.5, &ahead);
         assert_eq!((seen.pectoral_left, seen.pectoral_right), (0.0, 6.0));
         assert!(fw.set_alpha(2.0).unwrap_err().contains("alpha"));

@@ -76,7 +76,15 @@ pub struct SyncFirmware {
 impl SyncFirmware {
     /// A robot whose counter starts at `start` s (its initial phase).
     pub fn new(params: SyncParams, start: f64) -> Self {
-        Self { params, gait: Gait::default(), n: start.clamp(0.0, params.period), flash_until: None, last_time: None, last_lights: 0, flashes: 0 }
+        Self {
+            params,
+            gait: Gait::default(),
+            n: start.clamp(0.0, params.period),
+            flash_until: None,
+            last_time: None,
+            last_lights: 0,
+            flashes: 0,
+        }
     }
 
     /// The counter, s.
@@ -120,7 +128,13 @@ impl Firmware<Bluebot> for SyncFirmware {
     }
 
     fn status(&self) -> String {
-        format!("sync: n = {:.1} s of {:.0} s, {} flashes{}", self.n, self.params.period, self.flashes, if self.flashing() { ", flashing" } else { "" })
+        format!(
+            "sync: n = {:.1} s of {:.0} s, {} flashes{}",
+            self.n,
+            self.params.period,
+            self.flashes,
+            if self.flashing() { ", flashing" } else { "" }
+        )
     }
 }
 

@@ -53,7 +53,7 @@ impl Tank {
             return Err(format!("tank water_depth {} m exceeds its height {} m", self.water_depth, self.height));
         }
         if let Some(source) = &self.red_source {
-            if !self.contains(&source.position) || !(source.detection_range > 0.0) {
+            if !self.contains(&source.position) || source.detection_range.is_nan() || source.detection_range <= 0.0 {
                 return Err(format!("red source at {:?} must be under water with a positive detection range", source.position));
             }
         }

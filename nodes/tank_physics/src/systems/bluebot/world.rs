@@ -133,7 +133,12 @@ impl SwarmWorld {
             return Err(SwarmError::OutsideWater { name: name.to_owned(), x: position.x, y: position.y, z: position.z });
         }
         let index = self.robots.len();
-        self.robots.push(Robot { name: name.to_owned(), body: BodyState::at_rest(position, yaw), command: BluebotCommand::default(), present: true });
+        self.robots.push(Robot {
+            name: name.to_owned(),
+            body: BodyState::at_rest(position, yaw),
+            command: BluebotCommand::default(),
+            present: true,
+        });
         self.rngs.push(ChaCha8Rng::seed_from_u64(robot_seed(self.seed, index as u32)));
         Ok(index)
     }

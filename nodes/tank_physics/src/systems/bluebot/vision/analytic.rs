@@ -58,7 +58,14 @@ pub fn flash_lit(time: f64) -> bool {
 }
 
 impl Analytic {
-    fn project(&self, light: &Light, eye: &Vector3<f64>, to_body: &nalgebra::UnitQuaternion<f64>, rng: &mut ChaCha8Rng, out: &mut Vec<ImageBlob>) {
+    fn project(
+        &self,
+        light: &Light,
+        eye: &Vector3<f64>,
+        to_body: &nalgebra::UnitQuaternion<f64>,
+        rng: &mut ChaCha8Rng,
+        out: &mut Vec<ImageBlob>,
+    ) {
         let offset = light.position - eye;
         let distance = offset.norm();
         if distance < 1e-6 {

@@ -136,7 +136,9 @@ fn pair(blobs: &[&Blob], depth: f64, params: &PipelineParams) -> Vec<Neighbour> 
             let (i, j) = if blobs[a].elevation <= blobs[b].elevation { (a, b) } else { (b, a) };
             let gap = blobs[j].elevation - blobs[i].elevation;
             let spread = tangent[j] - tangent[i];
-            if !(gap > 0.0 && spread > 0.0) || (blobs[j].azimuth - blobs[i].azimuth).abs() > params.azimuth_tolerance + params.azimuth_slope * gap {
+            if !(gap > 0.0 && spread > 0.0)
+                || (blobs[j].azimuth - blobs[i].azimuth).abs() > params.azimuth_tolerance + params.azimuth_slope * gap
+            {
                 continue;
             }
             let horizontal = params.led_spacing / spread;
