@@ -20,7 +20,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "robots", kind: OptionKind::Numbers, default: "7,100", help: "swarm sizes" },
     OptionSpec { name: "seconds", kind: OptionKind::Positive, default: "60", help: "sim time per size, s" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "seed" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic or rendered" },
 ];
 
 impl Experiment for Bench {

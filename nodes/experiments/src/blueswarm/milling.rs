@@ -52,7 +52,7 @@ const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec { name: "remove-at", kind: OptionKind::Numbers, default: "0", help: "time the last robot is taken out, s (0: never)" },
     OptionSpec { name: "add-at", kind: OptionKind::Numbers, default: "0", help: "time it is put back, s (0: never)" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic or rendered" },
 ];
 
 /// Sampling period of the circle, s.

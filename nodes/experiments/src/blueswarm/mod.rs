@@ -161,9 +161,9 @@ mod tests {
         let e = find("blueswarm", "milling").unwrap();
         let bad = Options::parse(e.options(), &[("alpha".into(), "2".into())]).unwrap();
         assert!(e.run(&bad, &Progress::hidden()).err().is_some_and(|e| e.is_usage()));
-        let bad = Options::parse(e.options(), &[("fidelity".into(), "rendered".into())]).unwrap();
-        let Err(err) = e.run(&bad, &Progress::hidden()) else { panic!("rendered is refused") };
-        assert!(err.is_usage() && err.to_string().contains("not built yet"), "{err}");
+        let bad = Options::parse(e.options(), &[("fidelity".into(), "photo".into())]).unwrap();
+        let Err(err) = e.run(&bad, &Progress::hidden()) else { panic!("unknown fidelity") };
+        assert!(err.is_usage() && err.to_string().contains("--fidelity"), "{err}");
     }
 
     #[test]
@@ -180,6 +180,9 @@ mod tests {
         let m = run("vision", &[("placements", "5")]);
         assert!(m["distance_error_median_abs"].as_f64().unwrap() < 0.3);
         assert!(m["bearing_error_mean_deg"].as_f64().unwrap() < 2.0);
+        let m = run("vision", &[("placements", "2"), ("fidelity", "rendered")]);
+        assert!(m["distance_error_median_abs"].as_f64().unwrap() < 0.3);
+        assert_eq!(m["fidelity"], "rendered");
         let m = run("bench", &[("robots", "3"), ("seconds", "2")]);
         assert!(m["3_robots"]["real_time_factor"].as_f64().unwrap() > 1.0);
     }

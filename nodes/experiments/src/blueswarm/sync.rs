@@ -32,7 +32,7 @@ const OPTIONS: &[OptionSpec] = &[
         help: "jump f(n) = coupling t_f (n / t_f)^exponent at n = t_f, over t_f",
     },
     OptionSpec { name: "exponent", kind: OptionKind::Positive, default: "1", help: "exponent of f (<= 1: concave down)" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic or rendered" },
 ];
 
 /// Flash tolerance: flashes within one sensing period are simultaneous, s.

@@ -28,7 +28,7 @@ const OPTIONS: &[OptionSpec] = &[
         help: "random placements (each robot reads once per placement)",
     },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "seed" },
-    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic or rendered" },
 ];
 
 /// A match farther off than this is a false detection, rad.

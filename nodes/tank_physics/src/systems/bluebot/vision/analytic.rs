@@ -45,11 +45,67 @@ impl Default for Analytic {
 }
 
 /// A light the cameras may see.
-struct Light {
-    position: Vector3<f64>,
+pub(super) struct Light {
+    /// Where it is (a reflection: its mirror image above the surface), tank frame, m.
+    pub position: Vector3<f64>,
     /// Glow radius, m.
+    pub glow: f64,
+    /// Red over blue of its colour, 1.
+    pub red_ratio: f64,
+}
+
+/// Every lit light the eye of `observer` may see at `time` s: unoccluded LEDs, their total
+/// reflections at the surface, and the red source sized to its detection range.
+pub(super) fn lights(
+    scene: &Scene<'_>,
+    observer: usize,
+    time: f64,
+    occluders: &super::Occluders,
     glow: f64,
-    red_ratio: f64,
+    focal: f64,
+    critical_angle: f64,
+) -> Vec<Light> {
+    let eye = scene.robots[observer].position;
+    let surface = scene.tank.water_depth;
+    let cos_critical = critical_angle.cos();
+    let mut out = Vec::new();
+    for (j, robot) in scene.robots.iter().enumerate() {
+        let lit = match robot.leds {
+            Leds::Off => false,
+            Leds::On => true,
+            Leds::Flashing => flash_lit(time),
+        };
+        if j == observer || !robot.present || !lit {
+            continue;
+        }
+        for led in scene.layout.leds(robot) {
+            if !occluders.hides(&led, j) {
+                out.push(Light { position: led, glow, red_ratio: BLUE_RATIO });
+            }
+            // The surface mirrors an LED under water to an image above it; only total
+            // internal reflection is bright enough to pass the threshold.
+            if led.z < surface && eye.z < surface {
+                let mirror = Vector3::new(led.x, led.y, 2.0 * surface - led.z);
+                let ray = mirror - eye;
+                if ray.z / ray.norm() < cos_critical {
+                    out.push(Light { position: mirror, glow, red_ratio: BLUE_RATIO });
+                }
+            }
+        }
+    }
+    if let Some(source) = &scene.tank.red_source {
+        if !occluders.hides(&source.position, usize::MAX) {
+            // Its thresholded image is larger than two pixels exactly within the
+            // detection range (the paper tuned the detector to ~3 BL).
+            let d = (source.position - eye).norm().max(1e-3);
+            let pixels = (3.0 * (source.detection_range / d).powi(2)).floor();
+            if pixels >= 1.0 {
+                let glow = d * ((pixels / std::f64::consts::PI).sqrt() / focal).tan();
+                out.push(Light { position: source.position, glow, red_ratio: RED_SOURCE_RATIO });
+            }
+        }
+    }
+    out
 }
 
 /// Whether LEDs blinking at 15 Hz are lit in an exposure at `time` s.
@@ -113,9 +169,10 @@ impl Analytic {
     }
 }
 
-/// Red over blue ratio of a blue LED and of the red source, 1.
-const BLUE_RATIO: f64 = 0.1;
-const RED_SOURCE_RATIO: f64 = 3.0;
+/// Red over blue ratio of a blue LED, 1.
+pub(super) const BLUE_RATIO: f64 = 0.1;
+/// Red over blue ratio of the red source, 1.
+pub(super) const RED_SOURCE_RATIO: f64 = 3.0;
 
 impl Vision for Analytic {
     fn name(&self) -> &'static str {
@@ -127,64 +184,24 @@ impl Vision for Analytic {
         let eye = me.position;
         let to_body = me.orientation.inverse();
         let surface = scene.tank.water_depth;
-        let cos_critical = self.critical_angle.cos();
         let occluders = scene.occluders(observer);
-        let mut image = Vec::new();
         let mut flashes = Vec::new();
         for (j, robot) in scene.robots.iter().enumerate() {
-            if j == observer || !robot.present {
+            if j == observer || !robot.present || robot.leds != Leds::Flashing {
                 continue;
             }
-            let lit = match robot.leds {
-                Leds::Off => false,
-                Leds::On => true,
-                Leds::Flashing => flash_lit(time),
-            };
             let leds = scene.layout.leds(robot);
-            let visible = leds.map(|led| !occluders.hides(&led, j));
-            if robot.leds == Leds::Flashing && visible.iter().any(|&v| v) && rng.gen::<f64>() >= self.flash_miss {
-                let mid = 0.5 * (leds[0] + leds[1]);
-                let dir = to_body * (mid - eye);
+            if leds.iter().any(|led| !occluders.hides(led, j)) && rng.gen::<f64>() >= self.flash_miss {
+                let dir = to_body * (0.5 * (leds[0] + leds[1]) - eye);
                 if CAMERAS.iter().any(|&c| self.cameras.project(c, &dir.normalize()).is_some()) {
                     let (azimuth, elevation) = bearing(&dir);
                     flashes.push(Flash { azimuth, elevation });
                 }
             }
-            if !lit {
-                continue;
-            }
-            for (led, seen) in leds.iter().zip(visible) {
-                if seen {
-                    let light = Light { position: *led, glow: self.glow_radius, red_ratio: BLUE_RATIO };
-                    self.project(&light, &eye, &to_body, rng, &mut image);
-                }
-                // The surface mirrors an LED under water to an image above it; only
-                // total internal reflection is bright enough to pass the threshold.
-                if led.z < surface && eye.z < surface {
-                    let mirror = Vector3::new(led.x, led.y, 2.0 * surface - led.z);
-                    let ray = mirror - eye;
-                    if ray.z / ray.norm() < cos_critical {
-                        let light = Light { position: mirror, glow: self.glow_radius, red_ratio: BLUE_RATIO };
-                        self.project(&light, &eye, &to_body, rng, &mut image);
-                    }
-                }
-            }
         }
-        if let Some(source) = &scene.tank.red_source {
-            if !occluders.hides(&source.position, usize::MAX) {
-                // Its thresholded image is larger than two pixels exactly within the
-                // detection range (the paper tuned the detector to ~3 BL).
-                let d = (source.position - eye).norm().max(1e-3);
-                let pixels = (3.0 * (source.detection_range / d).powi(2)).floor();
-                let glow = d * ((pixels / std::f64::consts::PI).sqrt() / self.cameras.model.focal).tan();
-                let light = Light { position: source.position, glow, red_ratio: RED_SOURCE_RATIO };
-                let before = image.len();
-                self.project(&light, &eye, &to_body, rng, &mut image);
-                for b in &mut image[before..] {
-                    b.pixels = pixels as u32;
-                }
-                image.retain(|b| b.pixels > 0);
-            }
+        let mut image = Vec::new();
+        for light in lights(scene, observer, time, &occluders, self.glow_radius, self.cameras.model.focal, self.critical_angle) {
+            self.project(&light, &eye, &to_body, rng, &mut image);
         }
         let image = Self::merge(image);
         let depth = surface - eye.z;

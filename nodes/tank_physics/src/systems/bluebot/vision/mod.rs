@@ -1,17 +1,23 @@
-//! Emulated Bluebot vision (SPEC 3) behind one interface, [`Vision`]. The fidelity built
-//! today is [`Analytic`]: every LED (and its surface reflection, and the red source) is
-//! projected through the fisheye model ([`Cameras`]) straight to a blob with pixel noise;
-//! overlapping blobs merge as thresholding merges them. A rendered-image fidelity (256 x
-//! 192 images through blob detection by pixel continuity) would plug in behind the same
-//! trait and end in the same [`pipeline`]: reflection rejection, LED pairing, distance by
+//! Emulated Bluebot vision (SPEC 3) behind one interface, [`Vision`], in two fidelities:
+//!
+//! - [`Analytic`]: every LED (and its surface reflection, and the red source) is projected
+//!   through the fisheye model ([`Cameras`]) straight to a blob with pixel noise; touching
+//!   blobs merge as thresholding merges them. Fast: swarms and long experiments.
+//! - [`Rendered`]: both cameras' 256 x 192 frames are drawn and run through the paper's
+//!   image pipeline (threshold, blob detection by pixel continuity, red detection, flash
+//!   detection over 30 frames).
+//!
+//! Both end in the same [`pipeline`]: reflection rejection, LED pairing, distance by
 //! projective geometry, and the merging of a robot seen by both cameras.
 
 mod analytic;
 mod camera;
 pub mod pipeline;
+mod rendered;
 
 pub use analytic::Analytic;
 pub use camera::{CameraModel, Cameras};
+pub use rendered::Rendered;
 
 use super::tank::Tank;
 use flotilla_contract::bluebot::BluebotSensors;
@@ -198,15 +204,17 @@ pub enum Fidelity {
     /// Projected blob lists.
     #[default]
     Analytic,
+    /// Rendered images through the paper's pipeline.
+    Rendered,
 }
 
 impl Fidelity {
-    /// Parses a fidelity name (`analytic`).
+    /// Parses `analytic` or `rendered`.
     pub fn parse(name: &str) -> Result<Self, String> {
         match name {
             "analytic" => Ok(Fidelity::Analytic),
-            "rendered" => Err("the rendered-image vision is not built yet; use analytic".to_owned()),
-            other => Err(format!("unknown vision fidelity `{other}`; expected analytic")),
+            "rendered" => Ok(Fidelity::Rendered),
+            other => Err(format!("unknown vision fidelity `{other}`; expected analytic or rendered")),
         }
     }
 
@@ -214,6 +222,7 @@ impl Fidelity {
     pub fn build(self) -> Box<dyn Vision> {
         match self {
             Fidelity::Analytic => Box::new(Analytic::default()),
+            Fidelity::Rendered => Box::new(Rendered::default()),
         }
     }
 }
