@@ -96,7 +96,15 @@ impl Experiment for Milling {
             caudal: options.number("caudal")?,
             ..MillingParams::default()
         };
+        // Alpha, rho and the caudal first (the default pectoral stands in until it is chosen).
+        params.validate().map_err(|message| ExperimentError::Option { option: "alpha".into(), message })?;
         let predicted = params.predicted_radius(robots);
+        if !(predicted > 0.0 && predicted.is_finite()) {
+            return Err(ExperimentError::Option {
+                option: "alpha".into(),
+                message: format!("no circle exists for N = {robots} at this alpha (2 pi / N <= 2 alpha)"),
+            });
+        }
         params.pectoral = match single(options, "pectoral")? {
             0.0 => {
                 let r0 = options.number("r0-factor")? * predicted;
@@ -107,13 +115,7 @@ impl Experiment for Milling {
             }
             f => f,
         };
-        params.validate().map_err(|message| ExperimentError::Option { option: "alpha".into(), message })?;
-        if !(predicted > 0.0 && predicted.is_finite()) {
-            return Err(ExperimentError::Option {
-                option: "alpha".into(),
-                message: format!("no circle exists for N = {robots} at this alpha (2 pi / N <= 2 alpha)"),
-            });
-        }
+        params.validate().map_err(|message| ExperimentError::Option { option: "pectoral".into(), message })?;
         let duration = options.number("duration")?;
         let seeds = options.count("seeds")?;
         let first = options.seed("seed")?;
