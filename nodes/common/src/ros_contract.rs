@@ -6,7 +6,7 @@
 //! reading of a tick in one message, commands of many robots in one message.
 
 use crate::ros::header;
-use flotilla_contract::bluebot::{Blob, Bluebot, BluebotCommand, BluebotSensors, Camera};
+use flotilla_contract::bluebot::{Blob, Bluebot, BluebotCommand, BluebotSensors, Camera, Flash, Neighbour};
 use flotilla_contract::kilobot::{IrMessage, Kilobot, KilobotCommand, KilobotSensors, MESSAGE_BYTES};
 use flotilla_contract::lily::{Lily, LilyCommand, LilySensors};
 use flotilla_contract::mhp::{Mhp, MhpCommand, MhpSensors};
@@ -282,7 +282,17 @@ impl RosHardware for Bluebot {
             pixels: b.pixels,
             red_ratio: b.red_ratio,
         };
-        m::BluebotSensors { header: header(s.stamp, frame), depth: s.depth, blobs: s.blobs.iter().map(blob).collect() }
+        m::BluebotSensors {
+            header: header(s.stamp, frame),
+            depth: s.depth,
+            blobs: s.blobs.iter().map(blob).collect(),
+            neighbours: s
+                .neighbours
+                .iter()
+                .map(|n| m::BluebotNeighbour { azimuth: n.azimuth, elevation: n.elevation, distance: n.distance })
+                .collect(),
+            flashes: s.flashes.iter().map(|f| m::BluebotFlash { azimuth: f.azimuth, elevation: f.elevation }).collect(),
+        }
     }
 
     fn sensors_from_msg(msg: m::BluebotSensors) -> BluebotSensors {
@@ -293,7 +303,17 @@ impl RosHardware for Bluebot {
             pixels: b.pixels,
             red_ratio: b.red_ratio,
         };
-        BluebotSensors { stamp: stamp_of(&msg.header), depth: msg.depth, blobs: msg.blobs.into_iter().map(blob).collect() }
+        BluebotSensors {
+            stamp: stamp_of(&msg.header),
+            depth: msg.depth,
+            blobs: msg.blobs.into_iter().map(blob).collect(),
+            neighbours: msg
+                .neighbours
+                .into_iter()
+                .map(|n| Neighbour { azimuth: n.azimuth, elevation: n.elevation, distance: n.distance })
+                .collect(),
+            flashes: msg.flashes.into_iter().map(|f| Flash { azimuth: f.azimuth, elevation: f.elevation }).collect(),
+        }
     }
 
     fn command_msg(c: &BluebotCommand, stamp: f64) -> m::BluebotCommand {
@@ -304,6 +324,7 @@ impl RosHardware for Bluebot {
             pectoral_right: c.pectoral_right,
             dorsal: c.dorsal,
             leds: c.leds,
+            flashing: c.flashing,
         }
     }
 
@@ -314,6 +335,7 @@ impl RosHardware for Bluebot {
             pectoral_right: msg.pectoral_right,
             dorsal: msg.dorsal,
             leds: msg.leds,
+            flashing: msg.flashing,
         };
         (command, stamp_of(&msg.header))
     }
@@ -446,8 +468,14 @@ mod tests {
         );
         let blob = Blob { camera: Camera::Right, azimuth: 0.3, elevation: -0.1, pixels: 12, red_ratio: 0.4 };
         round_trip::<Bluebot>(
-            BluebotSensors { stamp: 3.0, depth: 0.4, blobs: vec![blob, Blob::default()] },
-            BluebotCommand { caudal: 3.0, pectoral_left: 6.0, pectoral_right: 0.0, dorsal: 1.0, leds: true },
+            BluebotSensors {
+                stamp: 3.0,
+                depth: 0.4,
+                blobs: vec![blob, Blob::default()],
+                neighbours: vec![Neighbour { azimuth: 0.2, elevation: 0.1, distance: 0.7 }],
+                flashes: vec![Flash { azimuth: -1.0, elevation: 0.3 }],
+            },
+            BluebotCommand { caudal: 3.0, pectoral_left: 6.0, pectoral_right: 0.0, dorsal: 1.0, leds: true, flashing: true },
         );
         round_trip::<Kilobot>(
             KilobotSensors {

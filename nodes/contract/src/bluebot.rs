@@ -2,8 +2,9 @@
 //! each), a pressure (depth) sensor, a caudal fin (forward), two pectoral fins (turning)
 //! and a dorsal fin (diving), and two blue LEDs stacked 86 mm apart. Its vision pipeline
 //! (blue channel, threshold, blob detection, undistortion) reports blobs as bearings;
-//! this contract carries those blobs, so firmware works the same on the emulated and the
-//! real cameras. ROS: `flotilla_msgs/BluebotSensors` / `BluebotCommand` on
+//! this contract carries those blobs, the neighbours the pipeline found in them (LED pairs
+//! with reflections rejected, distance by projective geometry) and the flashes its flash
+//! detector saw, so firmware works the same on the emulated and the real cameras. ROS: `flotilla_msgs/BluebotSensors` / `BluebotCommand` on
 //! `<robot>/sensors` / `<robot>/cmd`.
 
 use crate::{check_range, Hardware, OutOfRange};
@@ -49,6 +50,35 @@ pub struct Blob {
     pub red_ratio: f64,
 }
 
+/// A neighbour found by pairing two vertically stacked LED blobs, in the body frame.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Neighbour {
+    /// Bearing of the LED pair's midpoint in the horizontal plane, counter-clockwise from
+    /// forward, rad.
+    pub azimuth: f64,
+    /// Bearing of the midpoint above the horizontal plane, rad.
+    pub elevation: f64,
+    /// Distance to the midpoint, m.
+    pub distance: f64,
+}
+
+impl Neighbour {
+    /// The midpoint's position in the body frame (x forward, y left, z up), m.
+    pub fn position(&self) -> [f64; 3] {
+        let horizontal = self.distance * self.elevation.cos();
+        [horizontal * self.azimuth.cos(), horizontal * self.azimuth.sin(), self.distance * self.elevation.sin()]
+    }
+}
+
+/// A flashing robot (LEDs blinking at 15 Hz) found by the flash detector, in the body frame.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Flash {
+    /// Bearing in the horizontal plane, counter-clockwise from forward, rad.
+    pub azimuth: f64,
+    /// Bearing above the horizontal plane, rad.
+    pub elevation: f64,
+}
+
 /// One reading of a Bluebot's sensors.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BluebotSensors {
@@ -56,8 +86,27 @@ pub struct BluebotSensors {
     pub stamp: f64,
     /// Depth below the water surface from the pressure sensor, m.
     pub depth: f64,
-    /// Blobs of both cameras.
+    /// Blobs of both cameras (blue LEDs, their surface reflections, the red source).
     pub blobs: Vec<Blob>,
+    /// Neighbours the vision pipeline paired from the blobs (reflections rejected, a robot
+    /// seen by both cameras reported once).
+    pub neighbours: Vec<Neighbour>,
+    /// Flashing robots seen by the flash detector.
+    pub flashes: Vec<Flash>,
+}
+
+/// Red over blue ratio above which a blob is the red light source (SPEC 3).
+pub const RED_RATIO: f64 = 1.2;
+
+/// Blobs larger than this are red-source candidates, pixels (SPEC 3).
+pub const RED_MIN_PIXELS: u32 = 2;
+
+impl BluebotSensors {
+    /// The red light source blob, if the reading has one (more than [`RED_MIN_PIXELS`]
+    /// pixels and a red/blue ratio above [`RED_RATIO`], as the paper's detector).
+    pub fn red_source(&self) -> Option<&Blob> {
+        self.blobs.iter().find(|b| b.pixels > RED_MIN_PIXELS && b.red_ratio > RED_RATIO)
+    }
 }
 
 /// What a Bluebot's firmware asks of its fins and LEDs.
@@ -73,6 +122,8 @@ pub struct BluebotCommand {
     pub dorsal: f64,
     /// Blue LEDs on.
     pub leds: bool,
+    /// Blue LEDs blink at 15 Hz (the alert signal); takes precedence over `leds`.
+    pub flashing: bool,
 }
 
 /// Highest fin frequency the servos take, Hz (assumed: above the 6 Hz pectoral beat of

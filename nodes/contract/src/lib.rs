@@ -58,6 +58,17 @@ pub trait Firmware<H: Hardware>: Send {
     fn status(&self) -> String;
 }
 
+/// A boxed firmware is a firmware (so that a firmware chosen at run time can be erased).
+impl<H: Hardware> Firmware<H> for Box<dyn Firmware<H>> {
+    fn step(&mut self, time: f64, sensors: &H::Sensors) -> H::Command {
+        (**self).step(time, sensors)
+    }
+
+    fn status(&self) -> String {
+        (**self).status()
+    }
+}
+
 /// Seed of robot `robot`'s own random stream in a run seeded with `seed` (splitmix64 of
 /// both, so neighbouring ids give unrelated streams).
 pub fn robot_seed(seed: u64, robot: u32) -> u64 {

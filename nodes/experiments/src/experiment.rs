@@ -45,6 +45,9 @@ pub enum ExperimentError {
     /// The physics refused its configuration.
     #[error(transparent)]
     Physics(#[from] tank_physics::PhysicsError),
+    /// The Blueswarm world refused a robot or a command.
+    #[error(transparent)]
+    Swarm(#[from] tank_physics::systems::bluebot::SwarmError),
     /// An MSD could not be computed.
     #[error("MSD: {0}")]
     Msd(#[from] flotilla_common::msd::MsdError),

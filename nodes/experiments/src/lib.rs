@@ -11,9 +11,12 @@
 //! - [`kilobot`]: the Kilobot self-assembly (`self-assembly`) and its swarm benchmark (`bench`).
 //! - [`molemod`]: the MoleMOD planner's Table 1 (`table1`).
 //! - [`mhp`]: Modular Hydraulic Propulsion (`trials`, `sweep`, `bench`).
+//! - [`blueswarm`]: the Blueswarm behaviours (`sync`, `dispersion`, `milling`, `search`,
+//!   `random-walk`, `vision`, `bench`).
 //! - [`cli`]: `flotilla-experiment` (also `flotilla experiment`).
 
 pub mod batch;
+pub mod blueswarm;
 pub mod cli;
 pub mod experiment;
 pub mod kilobot;

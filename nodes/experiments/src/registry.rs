@@ -4,8 +4,13 @@
 use crate::experiment::Experiment;
 
 /// The experiments of each system, in the order `flotilla experiment list` shows them.
-pub const SYSTEMS: &[&[&dyn Experiment]] =
-    &[crate::lily::EXPERIMENTS, crate::molemod::EXPERIMENTS, crate::mhp::EXPERIMENTS, crate::kilobot::EXPERIMENTS];
+pub const SYSTEMS: &[&[&dyn Experiment]] = &[
+    crate::lily::EXPERIMENTS,
+    crate::molemod::EXPERIMENTS,
+    crate::mhp::EXPERIMENTS,
+    crate::kilobot::EXPERIMENTS,
+    crate::blueswarm::EXPERIMENTS,
+];
 
 /// Every experiment.
 pub fn all() -> impl Iterator<Item = &'static dyn Experiment> {

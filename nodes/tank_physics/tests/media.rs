@@ -70,7 +70,7 @@ fn a_ball_in_the_water_volume_floats_at_its_draft() {
 }
 
 #[test]
-fn a_bluebot_sinks_at_its_terminal_speed_and_stays_level_over_a_long_run() {
+fn a_bluebot_rises_at_its_terminal_speed_and_stays_level_over_a_long_run() {
     // The Blueswarm tank's water: 0.91 m deep, 1.17 m walls (SPEC 3).
     let mut config = WorldConfig { pumps: Vec::new(), medium: Some(MediumKind::WaterVolume), ..WorldConfig::default() };
     config.arena.kind = ArenaKind::RectTank;
@@ -78,28 +78,31 @@ fn a_bluebot_sinks_at_its_terminal_speed_and_stays_level_over_a_long_run() {
     (config.arena.size_x, config.arena.size_y, config.arena.depth, config.arena.water_level) = (1.78, 1.78, 1.17, 0.91 - 1.17);
     let mut w = World::new(config, 1).unwrap();
     w.spawn(ModuleKind::Bluebot, PlanarPose::new(0.0, 0.0, 0.3), "bluebot_0").unwrap();
-    // The catalogue's 235 g in a 130 x 45 x 40 mm (234 cm^3) hull: 1 g of net weight.
-    // Sinking against the drag of its 130 x 45 mm bottom (C = 0.8), the terminal speed
-    // is sqrt(2 W / (rho C A)) = sqrt(2 * 0.00981 / (1000 * 0.8 * 0.00585)) = 0.0647 m/s.
-    let weight = (ModuleKind::Bluebot.spec().mass - WATER_DENSITY * 0.13 * 0.045 * 0.04) * GRAVITY;
-    let terminal = (2.0 * weight / (WATER_DENSITY * 0.8 * 0.13 * 0.045)).sqrt();
-    assert!((terminal - 0.0647).abs() < 1e-4, "{terminal}");
+    let start = w.bodies()[0].pose.translation.z;
+    // The catalogue's Bluebot is 0.2 % lighter than its 130 x 45 x 40 mm (234 cm^3) hull:
+    // 4.6 mN of net lift (slightly buoyant, SPEC 3). Rising against the drag of its
+    // 130 x 45 mm top (C = 0.8), the terminal speed is sqrt(2 L / (rho C A)) = 0.0443 m/s.
+    let lift = (WATER_DENSITY * 0.13 * 0.045 * 0.04 - ModuleKind::Bluebot.spec().mass) * GRAVITY;
+    let terminal = (2.0 * lift / (WATER_DENSITY * 0.8 * 0.13 * 0.045)).sqrt();
+    assert!((terminal - 0.0443).abs() < 1e-4, "{terminal}");
     let mut fastest = 0.0f64;
+    let mut highest = f64::NEG_INFINITY;
     for _ in 0..4800 {
         w.step();
         let b = &w.bodies()[0];
         assert!(b.pose.translation.vector.iter().all(|v| v.is_finite()), "finite");
-        fastest = fastest.max(-b.linvel.z);
+        fastest = fastest.max(b.linvel.z);
+        highest = highest.max(b.pose.translation.z + 0.02);
         let up = b.pose.rotation * nalgebra::Vector3::z();
-        // Level while it sinks; touching the floor tips it by a fraction of a degree.
         assert!(up.z > 1f64.to_radians().cos(), "stays level: {up}");
     }
-    // The metacentric torque (and the floor) right it again.
     let up = w.bodies()[0].pose.rotation * nalgebra::Vector3::z();
-    assert!(up.z > 1.0 - 1e-6, "righted: {up}");
-    // Spawned at mid-depth, it never outruns the terminal speed (monotone approach), comes
-    // close to it, and ends on the floor.
+    assert!(up.z > 1.0 - 1e-6, "level: {up}");
+    // It never outruns the terminal speed and comes close to it. At the surface it bobs
+    // (the medium's waterline spring is stiff against 4.6 mN of lift; measured: top 0 to
+    // 3 cm below the surface, up to 4 mm out: under-damped at the waterline, a known
+    // limit of this medium; the Blueswarm simulation has its own integrator).
     assert!(fastest <= terminal * (1.0 + 1e-6) && fastest > 0.9 * terminal, "{fastest} vs {terminal}");
-    let bottom = w.bodies()[0].pose.translation.z - 0.02;
-    assert!(bottom.abs() < 2e-3, "{bottom}");
+    let top = w.bodies()[0].pose.translation.z + 0.02;
+    assert!(top > start + 0.4 && top > 0.91 - 0.04 && highest < 0.91 + 0.01, "{top} {highest}");
 }

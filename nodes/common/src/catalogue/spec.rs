@@ -374,13 +374,15 @@ impl ModuleKind {
                 }
             }
             ModuleKind::Bluebot => {
-                // 130 mm long, 235 cm^3 (SPEC 3): a 130 x 45 x 40 mm box; near neutral buoyancy.
+                // 130 mm long, 235 cm^3 (SPEC 3): a 130 x 45 x 40 mm box (234 cm^3). Slightly
+                // positively buoyant (SPEC 3): 0.2 % lighter than the water it displaces
+                // (assumed), so it rises at about 40 mm/s with its fins still.
                 let half = Vector3::new(0.065, 0.0225, 0.02);
                 let shape = Shape::Box { half_extents: half };
                 ModuleSpec {
                     kind: self,
                     shape,
-                    mass: WATER_DENSITY * 235.0e-6,
+                    mass: 0.998 * WATER_DENSITY * 8.0 * half.x * half.y * half.z,
                     medium: Medium::Submerged,
                     drag_coefficient: 0.8,
                     frontal_area: 4.0 * half.y * half.z,

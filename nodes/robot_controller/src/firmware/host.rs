@@ -144,7 +144,8 @@ mod tests {
     use std::sync::Arc;
 
     fn params() -> ControllerParams {
-        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(chain4())) }
+        let bluebot = flotilla_firmware::bluebot::Behaviour::by_name("milling").ok();
+        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(chain4())), bluebot }
     }
 
     #[test]

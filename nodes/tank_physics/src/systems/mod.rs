@@ -7,8 +7,11 @@
 //! - [`lily`]: Lily modules (latches, light, latch channel and radio);
 //! - [`mhp`]: MHP modules (connection and target sensors, pumps);
 //! - [`molemod`]: the MoleMOD mole as an articulated rapier robot (joint encoders, joint
-//!   motors).
+//!   motors);
+//! - [`bluebot`]: the Blueswarm's Bluebots in their 3-D tank with emulated LED vision
+//!   (own integrator; `bluebot::SwarmWorld`).
 
+pub mod bluebot;
 pub mod kilobot;
 pub mod lily;
 pub mod mhp;
@@ -24,8 +27,8 @@ pub fn read(ctx: &SensingContext, index: usize, time: f64, inbox: Vec<u8>) -> Op
     match ctx.bodies()[index].kind.system()? {
         System::Lily => Some(Reading::Lily(lily::read(ctx, index, time, inbox))),
         System::Mhp => Some(Reading::Mhp(mhp::read(ctx, index, time))),
-        // Moles are articulated robots outside the module world (see `molemod`);
-        // Bluebots and Kilobots get their sensor models with their systems.
+        // Moles and Bluebots live outside the module world (see `molemod`, `bluebot`);
+        // Kilobots get their sensor model with their system.
         System::Molemod | System::Bluebot | System::Kilobot => None,
     }
 }

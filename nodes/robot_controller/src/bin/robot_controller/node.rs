@@ -70,7 +70,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     }
     let mut node = startup.create_node()?;
     let states = node.subscribe::<TankState>("/tank/state", QosProfile::default())?;
-    let params = ControllerParams { seed: settings.seed, lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()) };
+    let params = ControllerParams { seed: settings.seed, lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()), bluebot: None };
     let shared = Shared {
         node: Arc::new(Mutex::new(node)),
         host: Arc::new(Mutex::new(ControllerHost::new(params))),

@@ -1,0 +1,211 @@
+//! `blueswarm dispersion`: Lennard-Jones dispersion / aggregation of N Bluebots deployed
+//! at the tank's centre, d_t switched through `--target-distances` (in body lengths)
+//! every `--switch-every` s. Per phase (each a mean over seeds of the phase's second half):
+//! density N / V(convex hull), hull volume, mean nearest-neighbour distance, neighbours
+//! seen; and the settling time: from the switch until the density stays within a factor
+//! 2 of its settled value (the paper plots density on a log scale).
+
+use super::metrics::{hull_volume, mean_nnd};
+use super::plot::{lines, Series};
+use super::{fidelity, over_seeds, Run, BODY_LENGTH};
+use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
+use flotilla_firmware::bluebot::{DispersionFirmware, DispersionParams};
+use nalgebra::Vector3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde_json::{json, Map};
+use tank_physics::systems::bluebot::{SwarmConfig, SwarmWorld};
+
+/// The dispersion experiment.
+pub struct Dispersion;
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "robots", kind: OptionKind::Count, default: "7", help: "Bluebots in the tank" },
+    OptionSpec { name: "target-distances", kind: OptionKind::Numbers, default: "2,0.75,2,0.75", help: "d_t of each phase, BL (130 mm)" },
+    OptionSpec { name: "switch-every", kind: OptionKind::Positive, default: "30", help: "length of each phase, s" },
+    OptionSpec {
+        name: "dead-band",
+        kind: OptionKind::Positive,
+        default: "0.000001",
+        help: "|p| d_t below which a robot holds still (speed grows with log |p| above)",
+    },
+    OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
+    OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
+    OptionSpec { name: "fidelity", kind: OptionKind::Names, default: "analytic", help: "vision fidelity: analytic or rendered" },
+];
+
+/// One sample of one run.
+#[derive(Clone, Copy)]
+struct Sample {
+    time: f64,
+    phase: usize,
+    density: f64,
+    volume: f64,
+    nnd: f64,
+    seen: f64,
+}
+
+impl Experiment for Dispersion {
+    fn system(&self) -> &'static str {
+        "blueswarm"
+    }
+
+    fn name(&self) -> &'static str {
+        "dispersion"
+    }
+
+    fn description(&self) -> &'static str {
+        "Lennard-Jones dispersion/aggregation: density, hull volume, NND, neighbours seen per d_t phase"
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        OPTIONS
+    }
+
+    fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
+        let robots = options.count("robots")?;
+        let targets = options.numbers("target-distances")?;
+        if let Some(bad) = targets.iter().find(|t| t.is_nan() || **t <= 0.0) {
+            return Err(ExperimentError::Option {
+                option: "target-distances".into(),
+                message: format!("every d_t must be > 0 BL, got {bad}"),
+            });
+        }
+        let phase_length = options.number("switch-every")?;
+        let dead_band = options.number("dead-band")?;
+        let seeds = options.count("seeds")?;
+        let first = options.seed("seed")?;
+        let fidelity = fidelity(options)?;
+        progress.expect(seeds, "blueswarm dispersion");
+        let runs: Vec<(u64, Vec<Sample>)> = (first..first + seeds as u64)
+            .into_par_iter()
+            .map(|seed| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let mut world = SwarmWorld::new(SwarmConfig { fidelity, ..SwarmConfig::default() }, seed)?;
+                // Centrally deployed: within 0.25 m of the tank's centre at mid-depth.
+                for i in 0..robots {
+                    let p =
+                        Vector3::new(0.89 + rng.gen_range(-0.25..0.25), 0.89 + rng.gen_range(-0.25..0.25), 0.45 + rng.gen_range(-0.1..0.1));
+                    world.add(&format!("bluebot_{i}"), p, rng.gen_range(-3.1..3.1))?;
+                }
+                let params = DispersionParams { target_distance: targets[0] * BODY_LENGTH, dead_band, ..DispersionParams::default() };
+                params.validate().map_err(|message| ExperimentError::Option { option: "dead-band".into(), message })?;
+                let mut run = Run::new(world, (0..robots).map(|_| DispersionFirmware::new(params)).collect());
+                let mut samples = Vec::new();
+                for (phase, &target) in targets.iter().enumerate() {
+                    for fw in &mut run.firmware {
+                        fw.set_target_distance(target * BODY_LENGTH)
+                            .map_err(|message| ExperimentError::Option { option: "target-distances".into(), message })?;
+                    }
+                    run.run_until((phase + 1) as f64 * phase_length, |world, readings, _| {
+                        let points: Vec<Vector3<f64>> = world.robots().iter().map(|r| r.body.position).collect();
+                        let volume = hull_volume(&points);
+                        let seen = readings.iter().flatten().map(|r| r.neighbours.len() as f64).sum::<f64>() / robots as f64;
+                        samples.push(Sample {
+                            time: world.time(),
+                            phase,
+                            density: robots as f64 / volume,
+                            volume,
+                            nnd: mean_nnd(&points),
+                            seen,
+                        });
+                    })?;
+                }
+                progress.finished_one();
+                Ok((seed, samples))
+            })
+            .collect::<Result<_, ExperimentError>>()?;
+
+        let mut metrics = Map::new();
+        let mut phases = Vec::new();
+        for (phase, &target) in targets.iter().enumerate() {
+            let start = phase as f64 * phase_length;
+            let settled = |s: &&Sample| s.phase == phase && s.time >= start + 0.5 * phase_length;
+            let per_seed = |f: fn(&Sample) -> f64| -> Vec<f64> {
+                runs.iter()
+                    .map(|(_, samples)| {
+                        let v: Vec<f64> = samples.iter().filter(settled).map(f).filter(|x| x.is_finite()).collect();
+                        v.iter().sum::<f64>() / v.len().max(1) as f64
+                    })
+                    .collect()
+            };
+            let settling: Vec<f64> = runs
+                .iter()
+                .map(|(_, samples)| {
+                    let mine: Vec<&Sample> = samples.iter().filter(|s| s.phase == phase).collect();
+                    let last: Vec<f64> = mine.iter().filter(|s| s.time >= start + 0.5 * phase_length).map(|s| s.volume).collect();
+                    let target_volume = last.iter().sum::<f64>() / last.len().max(1) as f64;
+                    let inside = |s: &&&Sample| s.volume > 0.5 * target_volume && s.volume < 2.0 * target_volume;
+                    let first_stable = (0..mine.len()).find(|&k| mine[k..].iter().all(|s| inside(&s)));
+                    first_stable.map_or(phase_length, |k| mine[k].time - start)
+                })
+                .collect();
+            phases.push(json!({
+                "phase": phase + 1,
+                "target_distance_bl": target,
+                "target_distance_m": target * BODY_LENGTH,
+                "density_per_m3": over_seeds(&per_seed(|s| s.density)),
+                "hull_volume_m3": over_seeds(&per_seed(|s| s.volume)),
+                "mean_nnd_m": over_seeds(&per_seed(|s| s.nnd)),
+                "mean_neighbours_seen": over_seeds(&per_seed(|s| s.seen)),
+                "settling_s": over_seeds(&settling),
+            }));
+        }
+        metrics.insert("robots".into(), json!(robots));
+        metrics.insert("phases".into(), json!(phases));
+        let mut rows = Vec::new();
+        for (seed, samples) in &runs {
+            for s in samples {
+                rows.push(vec![
+                    seed.to_string(),
+                    format!("{:.1}", s.time),
+                    format!("{}", targets[s.phase]),
+                    format!("{:.3}", s.density),
+                    format!("{:.5}", s.volume),
+                    format!("{:.4}", s.nnd),
+                    format!("{:.3}", s.seen),
+                ]);
+            }
+        }
+        let table = Table {
+            file: "dispersion.csv".into(),
+            header: ["seed", "time_s", "target_distance_bl", "density_per_m3", "hull_volume_m3", "mean_nnd_m", "neighbours_seen"]
+                .map(String::from)
+                .to_vec(),
+            rows,
+        };
+        let mean_series = |f: fn(&Sample) -> f64| -> Vec<(f64, f64)> {
+            let n = runs.iter().map(|(_, s)| s.len()).min().unwrap_or(0);
+            (0..n)
+                .map(|k| {
+                    let v: Vec<f64> = runs.iter().map(|(_, s)| f(&s[k])).filter(|x| x.is_finite()).collect();
+                    (runs[0].1[k].time, v.iter().sum::<f64>() / v.len().max(1) as f64)
+                })
+                .collect()
+        };
+        let density: Vec<Series> = vec![("density (mean over seeds)".into(), mean_series(|s| s.density.min(1e5)))];
+        let nnd: Vec<Series> = vec![
+            ("mean NND (m)".into(), mean_series(|s| s.nnd)),
+            (
+                "d_t (m)".into(),
+                runs.first().map_or(Vec::new(), |(_, s)| s.iter().map(|x| (x.time, targets[x.phase] * BODY_LENGTH)).collect()),
+            ),
+            ("neighbours seen / 10".into(), mean_series(|s| s.seen / 10.0)),
+        ];
+        let title = format!("{robots} Bluebots, d_t = {:?} BL every {phase_length} s", targets);
+        let title2 = title.clone();
+        Ok(Outcome {
+            metrics,
+            tables: vec![table],
+            plots: vec![
+                Plot {
+                    file: "density.png".into(),
+                    draw: Box::new(move |p| lines(p, &title, "time (s)", "density N / V(hull) (1/m^3)", &density, true)),
+                },
+                Plot { file: "nnd.png".into(), draw: Box::new(move |p| lines(p, &title2, "time (s)", "m", &nnd, false)) },
+            ],
+            report: String::new(),
+        })
+    }
+}

@@ -1,0 +1,189 @@
+//! Experiments of the Blueswarm (SPEC 3): Bluebots in the simulated tank
+//! (`tank_physics::systems::bluebot`) running their firmware (`flotilla_firmware::bluebot`)
+//! in-process at 2 Hz sensing:
+//!
+//! - `sync`: Mirollo-Strogatz flash synchrony, rounds to synchrony;
+//! - `dispersion`: Lennard-Jones dispersion / aggregation with d_t switched in phases;
+//! - `milling`: the wedge-sensor circle, radius vs the model, recovery after removal;
+//! - `search`: search / alert / gather for the red source;
+//! - `random-walk`: the lone random walker, Markov chain and simulated robot;
+//! - `vision`: neighbour-detection accuracy of the emulated vision;
+//! - `bench`: real-time factor of the in-process simulation.
+
+mod bench;
+mod dispersion;
+mod metrics;
+mod milling;
+mod plot;
+mod random_walk;
+mod search;
+mod sync;
+mod vision;
+
+pub use bench::Bench;
+pub use dispersion::Dispersion;
+pub use milling::Milling;
+pub use random_walk::RandomWalk;
+pub use search::Search;
+pub use sync::Sync;
+pub use vision::VisionAccuracy;
+
+use crate::experiment::{Experiment, ExperimentError, Options};
+use flotilla_contract::bluebot::{Bluebot, BluebotSensors};
+use flotilla_contract::Firmware;
+use tank_physics::systems::bluebot::{Fidelity, SwarmWorld};
+
+/// The Blueswarm experiments, in the order `flotilla experiment list` shows them.
+pub const EXPERIMENTS: &[&dyn Experiment] = &[&Sync, &Dispersion, &Milling, &Search, &RandomWalk, &VisionAccuracy, &Bench];
+
+/// One body length, m (SPEC 3: 130 mm).
+pub const BODY_LENGTH: f64 = 0.13;
+
+/// A world and one firmware per robot, stepped together: every sensing period each present
+/// robot is sensed, its firmware stepped and its command applied.
+pub struct Run<F> {
+    /// The world.
+    pub world: SwarmWorld,
+    /// One firmware per robot, by robot index.
+    pub firmware: Vec<F>,
+    next_sense: f64,
+}
+
+impl<F: Firmware<Bluebot>> Run<F> {
+    /// A run of `world` with `firmware[i]` on robot i.
+    pub fn new(world: SwarmWorld, firmware: Vec<F>) -> Self {
+        Self { world, firmware, next_sense: 0.0 }
+    }
+
+    /// Runs until `until` s; `observe` sees the world, the readings and the firmware
+    /// after each sensing instant.
+    pub fn run_until(
+        &mut self,
+        until: f64,
+        mut observe: impl FnMut(&SwarmWorld, &[Option<BluebotSensors>], &[F]),
+    ) -> Result<(), ExperimentError> {
+        let dt = self.world.config().dt;
+        let period = self.world.config().sensing_period;
+        while self.world.time() < until - 0.5 * dt {
+            if self.world.time() >= self.next_sense - 0.5 * dt {
+                let readings = self.world.sense_all();
+                let time = self.world.time();
+                for (i, reading) in readings.iter().enumerate() {
+                    if let (Some(reading), Some(fw)) = (reading, self.firmware.get_mut(i)) {
+                        let command = fw.step(time, reading);
+                        self.world.apply(i, &command)?;
+                    }
+                }
+                observe(&self.world, &readings, &self.firmware);
+                self.next_sense += period;
+            }
+            self.world.step();
+        }
+        Ok(())
+    }
+}
+
+/// The single value of a [`crate::OptionKind::Names`] option that must be one of `allowed`.
+pub fn choice(options: &Options, name: &str, allowed: &[&str]) -> Result<String, ExperimentError> {
+    let values = options.names(name)?;
+    match values.as_slice() {
+        [one] if allowed.contains(&one.as_str()) => Ok(one.clone()),
+        _ => Err(ExperimentError::Option {
+            option: name.to_owned(),
+            message: format!("expected one of {}, got `{}`", allowed.join(", "), values.join(",")),
+        }),
+    }
+}
+
+/// The `--fidelity` option.
+pub fn fidelity(options: &Options) -> Result<Fidelity, ExperimentError> {
+    Fidelity::parse(&choice(options, "fidelity", &["analytic", "rendered"])?)
+        .map_err(|message| ExperimentError::Option { option: "fidelity".into(), message })
+}
+
+/// Mean, min and max of `values` (NaN for none).
+pub fn spread(values: &[f64]) -> (f64, f64, f64) {
+    if values.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    (mean, values.iter().copied().fold(f64::INFINITY, f64::min), values.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+}
+
+/// A JSON object {mean, min, max, values} of per-seed values.
+pub fn over_seeds(values: &[f64]) -> serde_json::Value {
+    let (mean, min, max) = spread(values);
+    let n = crate::experiment::number;
+    serde_json::json!({ "mean": n(mean), "min": n(min), "max": n(max), "values": values.iter().map(|v| n(*v)).collect::<Vec<_>>() })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::experiment::{Options, Progress};
+    use crate::registry::find;
+    use serde_json::Value;
+
+    fn run(name: &str, given: &[(&str, &str)]) -> serde_json::Map<String, Value> {
+        let e = find("blueswarm", name).unwrap_or_else(|| panic!("{name} registered"));
+        let given: Vec<(String, String)> = given.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+        let options = Options::parse(e.options(), &given).unwrap();
+        let outcome = e.run(&options, &Progress::hidden()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let written = outcome.write(dir.path(), e, &options).unwrap();
+        assert!(written.iter().any(|p| p.ends_with("summary.json")));
+        outcome.metrics
+    }
+
+    #[test]
+    fn short_sync_synchronises_and_repeats_bit_for_bit() {
+        let given = [("robots", "4"), ("duration", "70"), ("seeds", "1"), ("start", "random")];
+        let m = run("sync", &given);
+        assert_eq!(m["runs_synchronised"], 1, "{m:?}");
+        assert!(m["rounds_to_sync"]["mean"].as_f64().unwrap() <= 3.0);
+        assert_eq!(m, run("sync", &given), "same seed, same run");
+    }
+
+    #[test]
+    fn short_dispersion_aggregates_tighter_at_the_smaller_target() {
+        let m = run("dispersion", &[("robots", "5"), ("target-distances", "3,0.75"), ("switch-every", "25"), ("seeds", "1")]);
+        let phases = m["phases"].as_array().unwrap();
+        let nnd = |i: usize| phases[i]["mean_nnd_m"]["mean"].as_f64().unwrap();
+        assert!(nnd(1) < nnd(0), "{} vs {}", nnd(1), nnd(0));
+        assert!(phases[0]["mean_neighbours_seen"]["mean"].as_f64().unwrap() > 2.0);
+    }
+
+    #[test]
+    fn short_milling_forms_a_circle_and_bad_flags_are_usage_errors() {
+        let m = run("milling", &[("robots", "5"), ("duration", "60"), ("seeds", "1")]);
+        let radius = m["radius_mm"]["mean"].as_f64().unwrap();
+        assert!(radius > 100.0 && radius < 400.0, "{radius} mm");
+        assert!(m["depth_error"]["mean"].as_f64().unwrap() < 0.05);
+        let e = find("blueswarm", "milling").unwrap();
+        let bad = Options::parse(e.options(), &[("alpha".into(), "2".into())]).unwrap();
+        assert!(e.run(&bad, &Progress::hidden()).err().is_some_and(|e| e.is_usage()));
+        let bad = Options::parse(e.options(), &[("fidelity".into(), "photo".into())]).unwrap();
+        let Err(err) = e.run(&bad, &Progress::hidden()) else { panic!("unknown fidelity") };
+        assert!(err.is_usage() && err.to_string().contains("--fidelity"), "{err}");
+    }
+
+    #[test]
+    fn short_search_finds_the_source_and_the_chain_matches_its_expectation() {
+        let m = run("search", &[("duration", "90"), ("seeds", "1")]);
+        assert_eq!(m["first_detection_s"]["runs_reached"], 1, "{m:?}");
+        let m = run("random-walk", &[("trials", "4000"), ("tank-trials", "1"), ("max-time", "50")]);
+        let mean = m["markov_mean_s"].as_f64().unwrap();
+        assert!((mean - 1024.0).abs() < 5.0 * m["markov_standard_error_s"].as_f64().unwrap(), "{mean}");
+    }
+
+    #[test]
+    fn short_vision_and_bench() {
+        let m = run("vision", &[("placements", "5")]);
+        assert!(m["distance_error_median_abs"].as_f64().unwrap() < 0.3);
+        assert!(m["bearing_error_mean_deg"].as_f64().unwrap() < 2.0);
+        let m = run("vision", &[("placements", "2"), ("fidelity", "rendered")]);
+        assert!(m["distance_error_median_abs"].as_f64().unwrap() < 0.3);
+        assert_eq!(m["fidelity"], "rendered");
+        let m = run("bench", &[("robots", "3"), ("seconds", "2")]);
+        assert!(m["3_robots"]["real_time_factor"].as_f64().unwrap() > 1.0);
+    }
+}

@@ -1,0 +1,227 @@
+//! Dispersion and aggregation by a Lennard-Jones potential (SPEC 3, Eq. 2): each visible
+//! neighbour j at distance r pulls with `F(r) = (2 b (d_t / r)^b - a (d_t / r)^a) / r`
+//! (zero at the target distance d_t, repulsive without bound closer, attractive and fading
+//! farther; a = 12, b = 6); the next move is `p = 1/N sum_j F(r_j) u_j` over the N visible
+//! neighbours, u_j the unit vector toward j. The robot heads along p, faster the larger
+//! |p| (fin frequency grows with |p|, logarithmically between a dead band and full speed:
+//! the attraction of a neighbour at 6 d_t is 10^5 times weaker than at 1.2 d_t, and a
+//! linear map would leave aggregation stalled), and moves its depth target along p's
+//! vertical part.
+//! d_t can be changed while running ([`DispersionFirmware::set_target_distance`]);
+//! d_t = infinity disperses without bound (every neighbour repels equally).
+
+use super::motion::Gait;
+use flotilla_contract::bluebot::{Bluebot, BluebotCommand, BluebotSensors};
+use flotilla_contract::Firmware;
+use serde::{Deserialize, Serialize};
+
+/// Lennard-Jones parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DispersionParams {
+    /// Target distance d_t, m (infinite: unbounded dispersion).
+    pub target_distance: f64,
+    /// Repulsive exponent a, 1.
+    pub a: f64,
+    /// Attractive exponent b, 1.
+    pub b: f64,
+    /// |p| d_t at and above which the robot swims at full speed, 1.
+    pub full_speed_force: f64,
+    /// Below this |p| d_t the robot holds still; between the two the speed grows with
+    /// log |p|, 1.
+    pub dead_band: f64,
+    /// Vertical speed of the depth target at full force, m/s.
+    pub vertical_speed: f64,
+    /// Shallowest depth target, m.
+    pub min_depth: f64,
+    /// Deepest depth target, m.
+    pub max_depth: f64,
+}
+
+impl Default for DispersionParams {
+    fn default() -> Self {
+        Self {
+            target_distance: 0.26,
+            a: 12.0,
+            b: 6.0,
+            full_speed_force: 2.0,
+            dead_band: 1e-6,
+            vertical_speed: 0.05,
+            min_depth: 0.08,
+            max_depth: 0.83,
+        }
+    }
+}
+
+impl DispersionParams {
+    /// Checks every parameter is in its range; the message names the first that is not.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.target_distance.is_nan() || self.target_distance <= 0.0 {
+            return Err(format!("dispersion target_distance must be > 0 m (inf allowed), got {}", self.target_distance));
+        }
+        if !(self.a > self.b && self.b > 0.0 && self.a.is_finite()) {
+            return Err(format!("dispersion exponents need a > b > 0, got a = {}, b = {}", self.a, self.b));
+        }
+        if !(self.dead_band > 0.0 && self.full_speed_force > self.dead_band && self.vertical_speed >= 0.0) {
+            return Err("dispersion needs 0 < dead_band < full_speed_force and vertical_speed >= 0".to_owned());
+        }
+        if !(0.0 <= self.min_depth && self.min_depth < self.max_depth) {
+            return Err(format!("dispersion depth range [{}, {}] m is empty", self.min_depth, self.max_depth));
+        }
+        Ok(())
+    }
+
+    /// The force of a neighbour at `r` m, 1/m (positive: attractive).
+    pub fn force(&self, r: f64) -> f64 {
+        if self.target_distance.is_infinite() {
+            return -1.0 / r.max(1e-3);
+        }
+        let q = self.target_distance / r.max(1e-3);
+        // a = 2 b puts the zero exactly at d_t; in general at d_t (a / 2b)^(1 / (a - b)).
+        (2.0 * self.b * q.powf(self.b) - self.a * q.powf(self.a)) / r.max(1e-3)
+    }
+
+    /// The next move p from body-frame neighbour positions, 1/m.
+    pub fn next_move(&self, positions: &[[f64; 3]]) -> [f64; 3] {
+        let mut p = [0.0; 3];
+        for r in positions {
+            let d = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt().max(1e-6);
+            let f = self.force(d);
+            for k in 0..3 {
+                p[k] += f * r[k] / d / positions.len() as f64;
+            }
+        }
+        p
+    }
+}
+
+/// The dispersion firmware of one robot.
+#[derive(Clone, Debug)]
+pub struct DispersionFirmware {
+    params: DispersionParams,
+    gait: Gait,
+    depth_target: Option<f64>,
+    last_time: Option<f64>,
+    last_move: [f64; 3],
+    seen: usize,
+}
+
+impl DispersionFirmware {
+    /// A robot dispersing with `params`.
+    pub fn new(params: DispersionParams) -> Self {
+        Self { params, gait: Gait::default(), depth_target: None, last_time: None, last_move: [0.0; 3], seen: 0 }
+    }
+
+    /// Changes d_t while running (m, > 0; infinite for unbounded dispersion).
+    pub fn set_target_distance(&mut self, target_distance: f64) -> Result<(), String> {
+        let params = DispersionParams { target_distance, ..self.params };
+        params.validate()?;
+        self.params = params;
+        Ok(())
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &DispersionParams {
+        &self.params
+    }
+
+    /// The last move vector p, 1/m (body frame).
+    pub fn last_move(&self) -> [f64; 3] {
+        self.last_move
+    }
+
+    /// The command for a move `p` (body frame, 1/m), `dt` s after the last one.
+    pub fn command_for(&mut self, p: [f64; 3], depth: f64, dt: f64) -> BluebotCommand {
+        let scale = if self.params.target_distance.is_finite() { self.params.target_distance } else { 1.0 };
+        let strength = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() * scale;
+        let horizontal = p[0].hypot(p[1]) * scale;
+        let speed = if strength > self.params.dead_band {
+            ((strength / self.params.dead_band).ln() / (self.params.full_speed_force / self.params.dead_band).ln()).min(1.0)
+        } else {
+            0.0
+        };
+        let target = self.depth_target.get_or_insert(depth);
+        let climb = if strength > 0.0 { p[2] * scale / strength } else { 0.0 };
+        *target = (*target - climb * speed * self.params.vertical_speed * dt).clamp(self.params.min_depth, self.params.max_depth);
+        let target = *target;
+        if speed <= 0.0 || horizontal <= 1e-12 {
+            return BluebotCommand { dorsal: self.gait.dorsal(depth, target), leds: true, ..BluebotCommand::default() };
+        }
+        self.gait.steer(p[1].atan2(p[0]), speed, depth, target)
+    }
+}
+
+impl Firmware<Bluebot> for DispersionFirmware {
+    fn step(&mut self, time: f64, sensors: &BluebotSensors) -> BluebotCommand {
+        let dt = self.last_time.map_or(0.0, |t| (time - t).max(0.0));
+        self.last_time = Some(time);
+        let positions: Vec<[f64; 3]> = sensors.neighbours.iter().map(|n| n.position()).collect();
+        self.seen = positions.len();
+        let p = if positions.is_empty() { [0.0; 3] } else { self.params.next_move(&positions) };
+        self.last_move = p;
+        self.command_for(p, sensors.depth, dt)
+    }
+
+    fn status(&self) -> String {
+        format!(
+            "dispersion: d_t = {:.3} m, {} neighbours seen, |p| = {:.2} 1/m",
+            self.params.target_distance,
+            self.seen,
+            self.last_move.iter().map(|x| x * x).sum::<f64>().sqrt()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flotilla_contract::bluebot::Neighbour;
+
+    fn reading(neighbours: Vec<Neighbour>) -> BluebotSensors {
+        BluebotSensors { depth: 0.4, neighbours, ..Default::default() }
+    }
+
+    #[test]
+    fn the_force_vanishes_at_the_target_distance_and_changes_sign() {
+        let p = DispersionParams::default();
+        assert!(p.force(0.26).abs() < 1e-12);
+        assert!(p.force(0.2) < 0.0 && p.force(0.4) > 0.0);
+        assert!(p.force(0.1) < -1000.0, "grows without bound closer");
+        assert!(p.force(3.0) < p.force(0.4), "fades far away");
+        // By hand at r = 2 d_t: (12 / 64 - 12 / 4096) / 0.52.
+        assert!((p.force(0.52) - (12.0 / 64.0 - 12.0 / 4096.0) / 0.52).abs() < 1e-12);
+    }
+
+    #[test]
+    fn too_close_swims_away_too_far_swims_toward() {
+        let mut fw = DispersionFirmware::new(DispersionParams::default());
+        // One neighbour 0.15 m dead ahead: repelled, so turn around (on the spot).
+        let near = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.15 };
+        let c = fw.step(0.0, &reading(vec![near]));
+        assert!(c.caudal == 0.0 && c.pectoral_left + c.pectoral_right > 0.0, "{c:?}");
+        // One neighbour 0.4 m ahead: attracted, swim forward.
+        let far = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.4 };
+        let c = fw.step(0.5, &reading(vec![far]));
+        assert!(c.caudal > 0.0 && c.pectoral_left == 0.0 && c.pectoral_right == 0.0, "{c:?}");
+        // Two equal neighbours on either side balance: no swimming.
+        let left = Neighbour { azimuth: std::f64::consts::FRAC_PI_2, elevation: 0.0, distance: 0.3 };
+        let right = Neighbour { azimuth: -std::f64::consts::FRAC_PI_2, elevation: 0.0, distance: 0.3 };
+        let c = fw.step(1.0, &reading(vec![left, right]));
+        assert!(c.caudal == 0.0 && c.leds, "{c:?}");
+    }
+
+    #[test]
+    fn the_target_distance_switches_while_running_and_infinity_disperses() {
+        let mut fw = DispersionFirmware::new(DispersionParams::default());
+        let n = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.4 };
+        assert!(fw.step(0.0, &reading(vec![n.clone()])).caudal > 0.0, "attracted at d_t = 0.26 m");
+        fw.set_target_distance(0.6).unwrap();
+        assert_eq!(fw.step(0.5, &reading(vec![n.clone()])).caudal, 0.0, "repelled at d_t = 0.6 m: turns away");
+        fw.set_target_distance(f64::INFINITY).unwrap();
+        assert!(fw.params().force(2.0) < 0.0);
+        assert!(fw.set_target_distance(-1.0).unwrap_err().contains("target_distance"));
+        // A neighbour above pushes the depth target down at d_t = inf.
+        let above = Neighbour { azimuth: 0.0, elevation: 1.2, distance: 0.3 };
+        let c = fw.step(1.0, &reading(vec![above]));
+        assert!(c.dorsal > Gait::default().hover, "{c:?}");
+    }
+}
