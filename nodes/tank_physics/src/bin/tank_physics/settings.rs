@@ -2,12 +2,17 @@
 //! `run.*` (time control), `publish.*` (topic rates) and `robots.*` (how robots' readings
 //! and commands travel), which only the node uses.
 
+use flotilla_common::duration::Span;
 use flotilla_common::params::{self, ParamError};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
 use tank_physics::WorldConfig;
+
+/// Sim seconds per wall second: 0 (as fast as possible) or 1/1000 to 1000.
+pub const REAL_TIME_FACTOR: Span = Span::new(1e-3, 1e3).or_zero();
 
 /// Time control.
 #[derive(Debug, Clone, Deserialize)]
@@ -120,6 +125,8 @@ pub struct NodeSettings {
     pub world: WorldConfig,
     /// Time control.
     pub run: RunSettings,
+    /// `run.lockstep_timeout`, checked and converted.
+    pub lockstep_timeout: Duration,
     /// Topic rates.
     pub publish: PublishSettings,
     /// Trajectory recording.
@@ -139,35 +146,19 @@ impl NodeSettings {
         if record.every_steps == 0 {
             return Err(ParamError::invalid("record.every_steps", "must be at least 1"));
         }
-        if !(run.real_time_factor >= 0.0 && run.real_time_factor.is_finite()) {
-            return Err(ParamError::invalid(
-                "run.real_time_factor",
-                format!("must be a finite number >= 0 (0 = as fast as possible), got {}", run.real_time_factor),
-            ));
-        }
-        if !(run.max_sim_time >= 0.0 && run.max_sim_time.is_finite()) {
-            return Err(ParamError::invalid(
-                "run.max_sim_time",
-                format!("must be a finite number of seconds >= 0 (0 = no limit), got {}", run.max_sim_time),
-            ));
-        }
-        if !(run.lockstep_timeout > 0.0 && run.lockstep_timeout.is_finite()) {
-            return Err(ParamError::invalid(
-                "run.lockstep_timeout",
-                format!("must be a positive number of seconds, got {}", run.lockstep_timeout),
-            ));
-        }
+        // 0 = as fast as possible; a tiny factor would make every wall-clock wait endless.
+        REAL_TIME_FACTOR.check(run.real_time_factor, "x").map_err(|e| e.at("run.real_time_factor"))?;
+        Span::NON_NEGATIVE.check(run.max_sim_time, "s").map_err(|e| e.at("run.max_sim_time"))?;
+        let lockstep_timeout = Span::new(1e-3, 3600.0).seconds(run.lockstep_timeout).map_err(|e| e.at("run.lockstep_timeout"))?;
         for (key, rate) in [
             ("publish.state_rate", publish.state_rate),
             ("publish.marker_rate", publish.marker_rate),
             ("publish.sensor_rate", publish.sensor_rate),
         ] {
-            if !(rate > 0.0 && rate.is_finite()) {
-                return Err(ParamError::invalid(key, format!("must be a positive rate in Hz, got {rate}")));
-            }
+            Span::new(1e-6, 3600.0).period_of_rate(rate).map_err(|e| e.at(key))?;
         }
         let world = WorldConfig::from_params(&Value::Mapping(world_tree)).map_err(|e| ParamError::invalid(e.key(), e.reason()))?;
-        Ok(Self { world, run, publish, record, robots })
+        Ok(Self { world, run, lockstep_timeout, publish, record, robots })
     }
 
     /// Modules the scenario spawns at start.
@@ -184,5 +175,30 @@ fn take_section<T: for<'de> Deserialize<'de> + Default>(tree: &mut Mapping, key:
             other => other,
         }),
         Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {
+        NodeSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())
+    }
+
+    /// Issue 21 item 2: `run.real_time_factor: 1e-300` passed validation and panicked the
+    /// physics thread on the wall-clock conversion (then heap corruption on exit).
+    #[test]
+    fn item2_tiny_real_time_factor_is_refused() {
+        for (yaml, key) in [
+            ("run: {real_time_factor: 1.0e-300}", "run.real_time_factor"),
+            ("run: {real_time_factor: 1.0e300}", "run.real_time_factor"),
+            ("run: {lockstep_timeout: 1.0e300}", "run.lockstep_timeout"),
+            ("publish: {state_rate: 1.0e-300}", "publish.state_rate"),
+        ] {
+            let msg = settings(yaml).unwrap_err().to_string();
+            assert!(msg.contains(key), "{yaml}: {msg}");
+        }
+        assert_eq!(settings("run: {real_time_factor: 0.0}").unwrap().run.real_time_factor, 0.0);
     }
 }
