@@ -139,7 +139,7 @@ fn item5_image_replay_at_speed_0_in_a_loop_ends_on_sigint_with_its_count() {
     let dir = tempfile::tempdir().unwrap();
     let frames = dir.path().join("frames");
     let camera = tracking::camera::CameraModel::lily_tank_default();
-    let mut saver = tracking::replay::FrameSaver::create(&frames, &camera).unwrap();
+    let mut saver = tracking::replay::FrameSaver::create(frames.clone(), &camera).unwrap();
     let image = image::GrayImage::from_pixel(camera.width, camera.height, image::Luma([40]));
     for k in 0..3 {
         saver.save(k, 0.1 * k as f64, &RenderedFrame::Gray(image.clone())).unwrap();
