@@ -287,7 +287,7 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
         vec![HeatPanel { title: "estimated mean v_x", values: &est_x }, HeatPanel { title: "estimated mean v_y", values: &est_y }];
     let known;
     if let Some(truth) = &truth {
-        let comparison = estimate.compare_with(&truth, args.min_count);
+        let comparison = estimate.compare_with(truth, args.min_count);
         println!("{}", serde_yaml::to_string(&comparison)?);
         let at_centres = |axis: usize| -> Vec<Option<f64>> {
             let g = settings.grid;

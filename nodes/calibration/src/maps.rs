@@ -31,7 +31,7 @@ impl GridSpec {
     /// CLI share) and the side is finite and > 0.
     pub fn validate(&self) -> Result<(), CalibrationError> {
         let cells = 1..=MAX_CELLS_PER_SIDE;
-        if !cells.contains(&self.nx) || !cells.contains(&self.ny) || !(self.side.is_finite() && self.side > 0.0) {
+        if !(cells.contains(&self.nx) && cells.contains(&self.ny) && self.side.is_finite() && self.side > 0.0) {
             return Err(CalibrationError::Setting(format!(
                 "grid must have nx, ny in 1..={MAX_CELLS_PER_SIDE} and side > 0 m, got {} x {} over {} m",
                 self.nx, self.ny, self.side
