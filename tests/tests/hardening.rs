@@ -174,14 +174,16 @@ fn item8_bad_startup_configurations_exit_2() {
     std::fs::write(&flow, "# flotilla_flow_field v1 nx=1000000 ny=1000000 x_min=-0.3 x_max=0.3 y_min=-0.3 y_max=0.3\n").unwrap();
     let physics = |body: &str| format!("tank_physics:\n  ros__parameters:\n{body}");
     let cases = [
+        physics("    modules:\n      lily: {kind: lily, poses: [5.0, 0.0, 0.0]}\n"),
+        physics("    modules:\n      lily: {kind: lily, poses: [0.0, 0.0, 0.0, 0.001, 0.0, 0.0]}\n"),
         physics(&format!("    record: {{trajectory_csv: {unwritable}}}\n")),
         physics(&format!("    record: {{mcap: {unwritable}}}\n")),
         physics(&format!("    flow: {{file: {}}}\n", flow.display())),
         format!("tracker:\n  ros__parameters:\n    tracks_csv: {unwritable}\n"),
         format!("overhead_camera:\n  ros__parameters:\n    save_frames_dir: {unwritable}\n"),
     ];
-    let exes = ["tank_physics", "tank_physics", "tank_physics", "tracker", "overhead_camera"];
-    let keys = [unwritable, unwritable, "flow", unwritable, unwritable];
+    let exes = ["tank_physics", "tank_physics", "tank_physics", "tank_physics", "tank_physics", "tracker", "overhead_camera"];
+    let keys = ["lily_0", "lily_1", unwritable, unwritable, "flow", unwritable, unwritable];
     let cases: Vec<(&str, &str, &str)> = exes.iter().zip(&cases).zip(keys).map(|((e, c), k)| (*e, c.as_str(), k)).collect();
     assert_bad_parameters_refused(&domain, &cases);
 }

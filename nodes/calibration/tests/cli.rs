@@ -169,3 +169,19 @@ fn item9_zero_runs_endless_records_and_huge_ball_counts_are_refused() {
         assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
     }
 }
+
+/// Issue 21 item 10: a header-only recording's flow-field error did not name the file, and
+/// `--node nosuch` said only that the world "has no modules to track".
+#[test]
+fn item10_errors_name_the_file_and_the_missing_section() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.csv"), "frame,time,id,x,y,heading\n").unwrap();
+    let out = calibrate(&["flow-field", "--recording", "empty.csv", "--out", "f.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("empty.csv"), "{}", stderr(&out));
+    std::fs::write(dir.path().join("w.yaml"), "tank_physics:\n  ros__parameters:\n    seed: 1\n").unwrap();
+    let out = calibrate(&["record", "--seconds", "1", "--world", "w.yaml", "--node", "nosuch", "--out", "o.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("no section for node `nosuch`") && e.contains("tank_physics"), "{e}");
+}
