@@ -369,7 +369,7 @@ fn fuzz_request_types() {
         }
         // robot_controller `robots`/`kind` and a spawn request's module kind.
         let word: String = (0..rng.gen_range(0..12)).map(|_| rng.gen_range(b' '..=b'~') as char).collect();
-        let _ = robot_controller::firmware::Selection::parse(&[word.clone()], &word);
+        let _ = robot_controller::firmware::Selection::parse(std::slice::from_ref(&word), &word);
         let _ = word.parse::<flotilla_common::catalogue::ModuleKind>();
     });
 }
