@@ -8,44 +8,231 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-use serde_yaml::Value;
+use serde::{ser, Serialize};
 
 /// The path of the first NaN or infinite number in `msg` (`modules[3].pose.position.x`),
-/// `None` when every number is finite (or the message cannot be represented).
+/// `None` when every number is finite. Walks the message through `Serialize` without
+/// allocating (it runs on every received message).
 pub fn non_finite_field<T: Serialize + ?Sized>(msg: &T) -> Option<String> {
-    // serde_yaml keeps NaN and infinities as numbers (JSON would make them null).
-    let value = serde_yaml::to_value(msg).ok()?;
-    let mut path = String::new();
-    find(&value, &mut path).then_some(path)
+    let mut finder = Finder { path: Vec::new() };
+    match msg.serialize(&mut finder) {
+        Err(Stop::Found) => Some(finder.render()),
+        _ => None,
+    }
 }
 
-fn find(value: &Value, path: &mut String) -> bool {
-    match value {
-        Value::Number(n) => n.as_f64().is_some_and(|x| !x.is_finite()),
-        Value::Sequence(items) => items.iter().enumerate().any(|(i, item)| {
-            let len = path.len();
-            path.push_str(&format!("[{i}]"));
-            let found = find(item, path);
-            if !found {
-                path.truncate(len);
+enum Segment {
+    Field(&'static str),
+    Index(usize),
+}
+
+struct Finder {
+    path: Vec<Segment>,
+}
+
+impl Finder {
+    fn render(&self) -> String {
+        let mut out = String::new();
+        for s in &self.path {
+            match s {
+                Segment::Field(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                Segment::Index(i) => out.push_str(&format!("[{i}]")),
             }
-            found
-        }),
-        Value::Mapping(map) => map.iter().any(|(k, v)| {
-            let len = path.len();
-            if !path.is_empty() {
-                path.push('.');
+        }
+        out
+    }
+
+    fn nested<T: Serialize + ?Sized>(&mut self, segment: Segment, value: &T) -> Result<(), Stop> {
+        self.path.push(segment);
+        value.serialize(&mut *self)?;
+        self.path.pop();
+        Ok(())
+    }
+}
+
+/// Ends the walk: a non-finite number was found (the path is left in the finder).
+#[derive(Debug)]
+enum Stop {
+    Found,
+    Other,
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("non-finite value")
+    }
+}
+
+impl std::error::Error for Stop {}
+
+impl ser::Error for Stop {
+    fn custom<M: std::fmt::Display>(_: M) -> Self {
+        Stop::Other
+    }
+}
+
+/// Elements of a sequence, tuple or map, numbered.
+struct Items<'a> {
+    finder: &'a mut Finder,
+    next: usize,
+}
+
+impl Items<'_> {
+    fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
+        self.next += 1;
+        self.finder.nested(Segment::Index(self.next - 1), value)
+    }
+}
+
+macro_rules! items {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Items<'_> {
+            type Ok = ();
+            type Error = Stop;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
+                self.item(value)
             }
-            path.push_str(k.as_str().unwrap_or("?"));
-            let found = find(v, path);
-            if !found {
-                path.truncate(len);
+            fn end(self) -> Result<(), Stop> {
+                Ok(())
             }
-            found
-        }),
-        Value::Tagged(t) => find(&t.value, path),
-        Value::Null | Value::Bool(_) | Value::String(_) => false,
+        }
+    )*};
+}
+items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+impl ser::SerializeMap for Items<'_> {
+    type Ok = ();
+    type Error = Stop;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, _key: &T) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
+        self.item(value)
+    }
+    fn end(self) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Items<'_> {
+    type Ok = ();
+    type Error = Stop;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Stop> {
+        self.finder.nested(Segment::Field(key), value)
+    }
+    fn end(self) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Items<'_> {
+    type Ok = ();
+    type Error = Stop;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Stop> {
+        self.finder.nested(Segment::Field(key), value)
+    }
+    fn end(self) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+macro_rules! ignore {
+    ($($method:ident($ty:ty)),*) => {$(
+        fn $method(self, _: $ty) -> Result<(), Stop> {
+            Ok(())
+        }
+    )*};
+}
+
+impl<'a> ser::Serializer for &'a mut Finder {
+    type Ok = ();
+    type Error = Stop;
+    type SerializeSeq = Items<'a>;
+    type SerializeTuple = Items<'a>;
+    type SerializeTupleStruct = Items<'a>;
+    type SerializeTupleVariant = Items<'a>;
+    type SerializeMap = Items<'a>;
+    type SerializeStruct = Items<'a>;
+    type SerializeStructVariant = Items<'a>;
+
+    ignore!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_unit_struct(&'static str)
+    );
+
+    fn serialize_f32(self, v: f32) -> Result<(), Stop> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(Stop::Found)
+        }
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Stop> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(Stop::Found)
+        }
+    }
+    fn serialize_none(self) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Stop> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), Stop> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(self, _: &'static str, _: u32, _: &'static str, value: &T) -> Result<(), Stop> {
+        value.serialize(self)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Items<'a>, Stop> {
+        Ok(Items { finder: self, next: 0 })
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Items<'a>, Stop> {
+        Ok(Items { finder: self, next: 0 })
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Items<'a>, Stop> {
+        Ok(Items { finder: self, next: 0 })
+    }
+    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Items<'a>, Stop> {
+        Ok(Items { finder: self, next: 0 })
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Items<'a>, Stop> {
+        Ok(Items { finder: self, next: 0 })
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Items<'a>, Stop> {
+        Ok(Items { finder: self, next: 0 })
+    }
+    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Items<'a>, Stop> {
+        Ok(Items { finder: self, next: 0 })
     }
 }
 
