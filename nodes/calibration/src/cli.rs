@@ -265,11 +265,16 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
 fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
     let mut settings =
         FlowEstimationSettings { grid: GridSpec { nx: args.cells, ny: args.cells, side: args.side }, ..FlowEstimationSettings::default() };
+    // Before reading anything: the same cap the node applies (`--cells` 1000000 aborted).
+    settings.grid.validate().context("--cells/--side")?;
     if let Some(mass) = args.mass {
         settings.drag.mass = mass;
     }
+    // The known field first: a bad file fails before the estimation's work.
+    let truth = args.compare.as_deref().map(FlowGrid::read_csv).transpose()?;
     let recordings = read_recordings(&args.recordings)?;
-    let estimate = estimate_flow_field(&recordings, &settings)?;
+    let files = args.recordings.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    let estimate = estimate_flow_field(&recordings, &settings).with_context(|| format!("flow field from {files}"))?;
     estimate.to_flow_grid()?.write_csv(&args.out)?;
     let (tested, normal) = estimate.normality_summary();
     println!("flow field: {} -> {}", args.recordings.len(), args.out.display());
@@ -281,9 +286,8 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
     let mut panels =
         vec![HeatPanel { title: "estimated mean v_x", values: &est_x }, HeatPanel { title: "estimated mean v_y", values: &est_y }];
     let known;
-    if let Some(path) = &args.compare {
-        let truth = FlowGrid::read_csv(path)?;
-        let comparison = estimate.compare_with(&truth, args.min_count);
+    if let Some(truth) = &truth {
+        let comparison = estimate.compare_with(truth, args.min_count);
         println!("{}", serde_yaml::to_string(&comparison)?);
         let at_centres = |axis: usize| -> Vec<Option<f64>> {
             let g = settings.grid;
@@ -316,8 +320,8 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
 }
 
 fn run_record(args: RecordArgs) -> anyhow::Result<()> {
-    if !(args.seconds.is_finite() && args.seconds > 0.0) {
-        bail!("--seconds must be > 0, got {}", args.seconds);
+    if let Err(e) = flotilla_common::duration::Span::new(1e-3, crate::tank::MAX_RECORD_SECONDS).seconds(args.seconds) {
+        bail!("--seconds {e}");
     }
     let (world, _) = load_world(&args.world)?;
     let space = crate::tank::hydro_parameter_space();
@@ -340,6 +344,9 @@ fn run_record(args: RecordArgs) -> anyhow::Result<()> {
 }
 
 fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
+    if args.runs < 2 {
+        bail!("--runs must be at least 2 (a mean and a standard deviation), got {}", args.runs);
+    }
     let settings = read_settings(args.settings.as_deref())?;
     let (world, _) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::kinematics::{regular_kinematics, RegularTracks};
 use crate::CalibrationError;
+pub use flotilla_common::flow_field::MAX_CELLS_PER_SIDE;
 
 /// A regular grid over a rectangle of the world plane.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,11 +27,13 @@ impl Default for GridSpec {
 }
 
 impl GridSpec {
-    /// Errors unless both sizes are >= 1 and the side is finite and > 0.
+    /// Errors unless both sizes are in `1..=MAX_CELLS_PER_SIDE` (the cap the node and the
+    /// CLI share) and the side is finite and > 0.
     pub fn validate(&self) -> Result<(), CalibrationError> {
-        if self.nx == 0 || self.ny == 0 || !(self.side.is_finite() && self.side > 0.0) {
+        let cells = 1..=MAX_CELLS_PER_SIDE;
+        if !(cells.contains(&self.nx) && cells.contains(&self.ny) && self.side.is_finite() && self.side > 0.0) {
             return Err(CalibrationError::Setting(format!(
-                "grid must have nx, ny >= 1 and side > 0 m, got {} x {} over {} m",
+                "grid must have nx, ny in 1..={MAX_CELLS_PER_SIDE} and side > 0 m, got {} x {} over {} m",
                 self.nx, self.ny, self.side
             )));
         }

@@ -33,18 +33,34 @@ pub fn hydro_parameter_space() -> ParameterSpace {
     }
 }
 
+/// Most ping-pong balls of the default world (count), for the CLI and the node alike: each
+/// is simulated in every evaluation, so more only multiplies the run time and memory.
+pub const MAX_BALLS: usize = 1000;
+
+/// Longest simulated recording (`record --seconds`), s: one hour, six times the default.
+pub const MAX_RECORD_SECONDS: f64 = 3600.0;
+
 /// The world to calibrate and the parameter tree it came from: the `node` section of a
 /// physics parameter file, or (without a file) the default Lily tank with `balls`
 /// ping-pong balls and an empty tree.
 pub fn load_world(path: Option<&Path>, node: &str, balls: usize) -> Result<(WorldConfig, Mapping), CalibrationError> {
     let Some(path) = path else {
+        if !(1..=MAX_BALLS).contains(&balls) {
+            return Err(CalibrationError::Setting(format!("balls must be in 1..={MAX_BALLS}, got {balls}")));
+        }
         return Ok((WorldConfig::default().with_modules(ModuleKind::PingPongBall, balls, "ball"), Mapping::new()));
     };
     let tree = load_file(path, &NodeIdentity::new(node, "/")).map_err(|e| CalibrationError::Setting(e.to_string()))?;
     let config = WorldConfig::from_params(&Value::Mapping(tree.clone()))
         .map_err(|e| CalibrationError::Setting(format!("world {}: {e}", path.display())))?;
     if config.modules.is_empty() {
-        return Err(CalibrationError::Setting(format!("world {} has no modules to track", path.display())));
+        let sections = flotilla_common::params::section_names(path).unwrap_or_default();
+        let hint = if sections.iter().any(|s| s == node || s.contains('*')) {
+            String::new()
+        } else {
+            format!(" (it has no section for node `{node}`; its sections: {})", sections.join(", "))
+        };
+        return Err(CalibrationError::Setting(format!("world {} has no modules to track{hint}", path.display())));
     }
     Ok((config, tree))
 }

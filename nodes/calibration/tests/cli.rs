@@ -131,3 +131,57 @@ fn redirected_runs_print_progress_lines() {
     let e = stderr(&out);
     assert!(e.contains("calibrating: 1/2 iterations") && e.contains("calibrating: 2/2 iterations"), "{e}");
 }
+
+/// Issue 21 item 3: `flow-field --cells 1000000` aborted on a 24 TB allocation; a flow
+/// file whose header says 1000000 x 1000000 aborted `--compare`. Both are now the shared
+/// grid cap's error, exit 1, no abort.
+#[test]
+fn item3_huge_grids_are_refused_not_allocated() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,0.01,0,0\n").unwrap();
+    let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv", "--cells", "1000000"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1000000"), "{}", stderr(&out));
+    std::fs::write(
+        dir.path().join("big.csv"),
+        "# flotilla_flow_field v1 nx=1000000 ny=1000000 x_min=-0.3 x_max=0.3 y_min=-0.3 y_max=0.3\nix,iy,mean_x,mean_y,std_x,std_y,count\n",
+    )
+    .unwrap();
+    let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv", "--compare", "big.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("at most") || e.contains("big.csv"), "{e}");
+}
+
+/// Issue 21 item 9: `noise --runs 0` printed a NaN mean and exited 0; `record --seconds
+/// 1e12` ran without end; `--balls 1e7` was accepted.
+#[test]
+fn item9_zero_runs_endless_records_and_huge_ball_counts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,0.01,0,0\n").unwrap();
+    for (args, want) in [
+        (vec!["noise", "--recording", "r.csv", "--runs", "0"], "--runs"),
+        (vec!["record", "--seconds", "1e12", "--out", "o.csv"], "--seconds"),
+        (vec!["record", "--seconds", "1", "--balls", "10000000", "--out", "o.csv"], "balls"),
+    ] {
+        let out = calibrate(&args, dir.path());
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
+    }
+}
+
+/// Issue 21 item 10: a header-only recording's flow-field error did not name the file, and
+/// `--node nosuch` said only that the world "has no modules to track".
+#[test]
+fn item10_errors_name_the_file_and_the_missing_section() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.csv"), "frame,time,id,x,y,heading\n").unwrap();
+    let out = calibrate(&["flow-field", "--recording", "empty.csv", "--out", "f.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("empty.csv"), "{}", stderr(&out));
+    std::fs::write(dir.path().join("w.yaml"), "tank_physics:\n  ros__parameters:\n    seed: 1\n").unwrap();
+    let out = calibrate(&["record", "--seconds", "1", "--world", "w.yaml", "--node", "nosuch", "--out", "o.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("no section for node `nosuch`") && e.contains("tank_physics"), "{e}");
+}

@@ -1,6 +1,10 @@
 //! Shared Flotilla types and helpers used by every node.
 //!
 //! - [`arena`]: the one geometric description of an arena (outline, walls, water, inlets).
+//! - [`duration`]: the one checked conversion of seconds, rates and speed factors to
+//!   `Duration` (finite, within stated bounds), used by every parameter and request.
+//! - [`finite`]: drops received messages holding NaN or infinite numbers, with a
+//!   rate-limited warning naming the topic and field.
 //! - [`catalogue`]: the module kinds (geometry, mass, draft, faces, actuators, sensors).
 //! - [`flow_field`]: the gridded per-cell flow statistics and their file format.
 //! - [`fluid`]: water density, floating mass and the quadratic drag law (forward and
@@ -17,6 +21,8 @@
 pub mod arena;
 pub mod bag;
 pub mod catalogue;
+pub mod duration;
+pub mod finite;
 pub mod flow_field;
 pub mod fluid;
 pub mod models;

@@ -125,23 +125,74 @@ pub fn load_file(path: &Path, node: &NodeIdentity) -> Result<Mapping, ParamError
     parse_str(&text, path, node)
 }
 
+/// The node sections of a parameter file, in file order (for messages naming what a file
+/// holds when none matches).
+pub fn section_names(path: &Path) -> Result<Vec<String>, ParamError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ParamError::Read { path: path.to_owned(), source })?;
+    let doc: Value = serde_yaml::from_str(&text).map_err(|e| syntax_error(&text, path, &e))?;
+    Ok(doc.as_mapping().map(|m| m.keys().filter_map(|k| k.as_str().map(str::to_owned)).collect()).unwrap_or_default())
+}
+
 /// [`load_file`] on text already read; `path` is used in messages only.
 pub fn parse_str(text: &str, path: &Path, node: &NodeIdentity) -> Result<Mapping, ParamError> {
-    let doc: Value = serde_yaml::from_str(text).map_err(|e| {
-        let loc = e.location();
-        ParamError::Syntax {
-            path: path.to_owned(),
-            line: loc.as_ref().map_or(0, |l| l.line()),
-            column: loc.as_ref().map_or(0, |l| l.column()),
-            message: e.to_string(),
+    parse_sections(text, path, node).map(|(tree, _)| tree)
+}
+
+/// [`parse_str`], refusing a file none of whose sections applies to `node`: a misspelled
+/// node name (`tank_phyisics:`) would otherwise start the node on its defaults.
+pub fn parse_str_for_node(text: &str, path: &Path, node: &NodeIdentity) -> Result<Mapping, ParamError> {
+    let (tree, matched) = parse_sections(text, path, node)?;
+    if matched {
+        return Ok(tree);
+    }
+    let sections = section_names_of(text);
+    let nearest = sections.iter().min_by_key(|s| edit_distance(s.trim_start_matches('/'), &node.name)).cloned().unwrap_or_default();
+    let line = line_of_key(text, &nearest).max(1);
+    Err(ParamError::Structure {
+        path: path.to_owned(),
+        line,
+        message: format!(
+            "no section applies to node `{}` (sections: {}); a misspelled node name? Use `{}:` or `/**:`",
+            node.fully_qualified(),
+            sections.join(", "),
+            node.name
+        ),
+    })
+}
+
+fn section_names_of(text: &str) -> Vec<String> {
+    serde_yaml::from_str::<Value>(text)
+        .ok()
+        .and_then(|d| d.as_mapping().map(|m| m.keys().filter_map(|k| k.as_str().map(str::to_owned)).collect()))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance (for "did you mean").
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
         }
-    })?;
+    }
+    row[b.len()]
+}
+
+/// The merged tree and whether any section applied to `node`.
+fn parse_sections(text: &str, path: &Path, node: &NodeIdentity) -> Result<(Mapping, bool), ParamError> {
+    let doc: Value = serde_yaml::from_str(text).map_err(|e| syntax_error(text, path, &e))?;
     let structure = |key: &str, message: String| ParamError::Structure { path: path.to_owned(), line: line_of_key(text, key), message };
     let Value::Mapping(sections) = doc else {
         return Err(structure("", "a parameter file is a mapping of node names to `ros__parameters`".into()));
     };
     let mut wildcard = Mapping::new();
     let mut specific = Mapping::new();
+    let mut matched = false;
     for (section, body) in &sections {
         let Some(section) = section.as_str() else {
             return Err(structure("", format!("node name {section:?} is not a string")));
@@ -157,11 +208,66 @@ pub fn parse_str(text: &str, path: &Path, node: &NodeIdentity) -> Result<Mapping
         if !node.matches(section) {
             continue;
         }
+        matched = true;
         let target = if section.contains('*') { &mut wildcard } else { &mut specific };
         merge(target, &nest_dotted(params));
     }
     merge(&mut wildcard, &specific);
-    Ok(wildcard)
+    Ok((wildcard, matched))
+}
+
+/// A YAML error with its file, line and column. serde_yaml gives no location when it stops
+/// an alias expansion ("repetition limit exceeded") or a deep nesting ("recursion limit
+/// exceeded"): then the first alias, or the first line, is named.
+fn syntax_error(text: &str, path: &Path, e: &serde_yaml::Error) -> ParamError {
+    let (line, column) = match e.location() {
+        Some(l) => (l.line(), l.column()),
+        None => first_alias(text).unwrap_or((1, 1)),
+    };
+    ParamError::Syntax { path: path.to_owned(), line, column, message: e.to_string() }
+}
+
+/// 1-based line and column of the first `*alias` outside quotes and comments.
+fn first_alias(text: &str) -> Option<(usize, usize)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let code = line.split(" #").next().unwrap_or(line);
+        let bytes = code.as_bytes();
+        (0..bytes.len())
+            .find(|&k| {
+                bytes[k] == b'*'
+                    && (k == 0 || matches!(bytes[k - 1], b' ' | b'[' | b',' | b'{'))
+                    && bytes.get(k + 1).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            })
+            .map(|k| (i + 1, k + 1))
+    })
+}
+
+/// Longest topic name a Flotilla parameter may give, characters (rmw limits are a little
+/// above 200 once prefixed).
+pub const MAX_TOPIC_LEN: usize = 200;
+
+/// Checks a topic name as rcl does (`rcl_validate_topic_name`) so a bad one is a parameter
+/// error naming `key`, not an `RCL_RET_TOPIC_NAME_INVALID` when the publisher is made.
+pub fn topic_name(key: &str, name: String) -> Result<String, ParamError> {
+    let why = if name.is_empty() {
+        Some("must not be empty".to_owned())
+    } else if name.len() > MAX_TOPIC_LEN {
+        Some(format!("must be at most {MAX_TOPIC_LEN} characters, got {}", name.len()))
+    } else if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '~' | '{' | '}'))) {
+        Some(format!("`{name}` contains `{c}`; a ROS topic name has letters, digits, `_` and `/`"))
+    } else if name.ends_with('/') || name.contains("//") {
+        Some(format!("`{name}` has an empty token (`//` or a trailing `/`)"))
+    } else if name.split('/').any(|t| t.starts_with(|c: char| c.is_ascii_digit())) {
+        Some(format!("`{name}` has a token starting with a digit"))
+    } else if name[1..].contains('~') || (name.starts_with('~') && name.len() > 1 && !name.starts_with("~/")) {
+        Some(format!("`{name}`: `~` may only start the name, as `~/...`"))
+    } else {
+        None
+    };
+    match why {
+        Some(message) => Err(ParamError::invalid(key, message)),
+        None => Ok(name),
+    }
 }
 
 /// Applies `name:=value` (dotted name, YAML value) to `tree`.
@@ -450,6 +556,55 @@ mod tests {
         let msg = deserialize::<Config>(&tree).unwrap_err().to_string();
         assert!(msg.contains("unknown field `kx`"), "{msg}");
     }
+
+    /// Issue 21 item 6: a "billion laughs" parameter file was refused at location 0:0; the
+    /// error now names the first alias's line.
+    #[test]
+    fn item6_alias_bomb_names_a_location() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for k in 1..10 {
+            let p = k - 1;
+            text.push_str(&format!("a{k}: &a{k} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+        }
+        text.push_str("tank_physics:\n  ros__parameters:\n    x: *a9\n");
+        let msg = parse_str(&text, Path::new("bomb.yaml"), &node()).unwrap_err().to_string();
+        assert!(msg.starts_with("bomb.yaml:2:"), "{msg}");
+    }
+
+    /// Issue 21 item 10: a bad topic name was reported only as RCL_RET_TOPIC_NAME_INVALID.
+    #[test]
+    fn item10_topic_names_are_checked_with_the_key() {
+        for good in ["/camera/image_raw", "image", "~/tracks", "/a_1/b"] {
+            assert!(topic_name("t", good.into()).is_ok(), "{good}");
+        }
+        for bad in ["", "/a//b", "/a/", "/a b", "/1abc", "/a/~b", &"x".repeat(300)] {
+            let msg = topic_name("image_topic", bad.into()).unwrap_err().to_string();
+            assert!(msg.starts_with("parameter `image_topic`"), "{bad}: {msg}");
+        }
+    }
+}
+
+/// rcl's `--ros-args` flags without a value.
+const ROS_SWITCHES: &[&str] = &[
+    "--enable-rosout-logs",
+    "--disable-rosout-logs",
+    "--enable-stdout-logs",
+    "--disable-stdout-logs",
+    "--enable-external-lib-logs",
+    "--disable-external-lib-logs",
+];
+
+/// Removes section `key` (a mapping) from `tree` and reads it as `T` (its defaults when
+/// absent); an error names `key.<field>`.
+pub fn take_section<T: DeserializeOwned + Default>(tree: &mut Mapping, key: &str) -> Result<T, ParamError> {
+    match tree.remove(key) {
+        None => Ok(T::default()),
+        Some(Value::Mapping(m)) => deserialize::<T>(&m).map_err(|e| match e {
+            ParamError::Invalid { key: k, message } => ParamError::invalid(format!("{key}.{k}"), message),
+            other => other,
+        }),
+        Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
+    }
 }
 
 /// The ROS 2 command line of a node: `[args...] --ros-args -r __node:=name -r __ns:=/ns
@@ -496,10 +651,20 @@ impl NodeArgs {
                 (true, "-p" | "--param") => out.overrides.push(it.next().ok_or_else(|| missing(&arg))?),
                 (true, "--params-file") => out.params_files.push(PathBuf::from(it.next().ok_or_else(|| missing(&arg))?)),
                 // Flags with one value that rcl handles (logging, enclave).
-                (true, "--log-level" | "-e" | "--enclave" | "--log-config-file") => {
+                (true, "--log-level" | "-e" | "--enclave" | "--log-config-file" | "--log-file-name") => {
                     it.next().ok_or_else(|| missing(&arg))?;
                 }
-                (true, _) => {}
+                (true, flag) if ROS_SWITCHES.contains(&flag) => {}
+                (true, other) => {
+                    return Err(ParamError::Override {
+                        text: other.to_owned(),
+                        message: "unknown --ros-args flag (known: -r/--remap, -p/--param, --params-file, --log-level, \
+                                  --log-config-file, --log-file-name, -e/--enclave, --enable-/--disable-rosout-logs, \
+                                  --enable-/--disable-stdout-logs, --enable-/--disable-external-lib-logs; end the ROS \
+                                  arguments with `--`)"
+                            .into(),
+                    })
+                }
             }
         }
         Ok(out)
@@ -509,7 +674,8 @@ impl NodeArgs {
     pub fn load(&self) -> Result<Mapping, ParamError> {
         let mut tree = Mapping::new();
         for file in &self.params_files {
-            merge(&mut tree, &load_file(file, &self.identity)?);
+            let text = std::fs::read_to_string(file).map_err(|source| ParamError::Read { path: file.clone(), source })?;
+            merge(&mut tree, &parse_str_for_node(&text, file, &self.identity)?);
         }
         for o in &self.overrides {
             apply_override(&mut tree, o)?;
@@ -571,5 +737,28 @@ mod args_tests {
         let args = NodeArgs::parse("n", strings(&["--ros-args", "--params-file", "/nope.yaml"])).unwrap();
         let msg = args.load().unwrap_err().to_string();
         assert!(msg.contains("/nope.yaml"), "{msg}");
+    }
+
+    /// Issue 21 item 9: `--ros-args --bogus-flag` was accepted without a word.
+    #[test]
+    fn item9_unknown_ros_flags_are_refused() {
+        let err = NodeArgs::parse("n", strings(&["--ros-args", "--bogus-flag"])).unwrap_err().to_string();
+        assert!(err.contains("--bogus-flag") && err.contains("unknown"), "{err}");
+        let ok = NodeArgs::parse("n", strings(&["--ros-args", "--disable-rosout-logs", "--log-level", "warn", "--", "x"])).unwrap();
+        assert_eq!(ok.positional, ["x"]);
+    }
+
+    /// Issue 21 item 9: a parameter file whose only section is a misspelled node name ran
+    /// an empty default world.
+    #[test]
+    fn item9_misspelled_node_section_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("p.yaml");
+        std::fs::write(&f, "# scenario\ntank_phyisics:\n  ros__parameters:\n    seed: 3\n").unwrap();
+        let args = NodeArgs::parse("tank_physics", strings(&["--ros-args", "--params-file", f.to_str().unwrap()])).unwrap();
+        let err = args.load().unwrap_err().to_string();
+        assert!(err.contains("p.yaml:2:") && err.contains("tank_phyisics") && err.contains("/tank_physics"), "{err}");
+        std::fs::write(&f, "/**:\n  ros__parameters:\n    seed: 3\nother:\n  ros__parameters:\n    x: 1\n").unwrap();
+        assert!(args.load().is_ok());
     }
 }

@@ -86,10 +86,17 @@ pub struct RclArgumentsError(String);
 /// errors).
 pub const EXIT_BAD_CONFIG: u8 = 2;
 
+/// Whether the node got as far as spinning ([`Spinner::start`]): an error before that is a
+/// start-up failure, which [`node_main`] reports as a bad configuration.
+static STARTED: AtomicBool = AtomicBool::new(false);
+
 /// The `main` of every Flotilla node: logging, parameters (`settings` validates the tree;
 /// an error exits with [`EXIT_BAD_CONFIG`] naming the key), a tokio runtime, then `run`,
-/// whose `Ok(summary)` is logged before exiting 0; an `Err` exits 1 (2 when rcl refused
-/// the arguments: [`RclArgumentsError`]).
+/// whose `Ok(summary)` is logged before exiting 0. An `Err` of `run` before the node spins
+/// (an unreadable flow file, a module outside the arena, an unwritable recording path,
+/// a topic rcl refuses...) is a start-up failure caused by the configuration and exits
+/// [`EXIT_BAD_CONFIG`] too, as does rcl refusing the arguments ([`RclArgumentsError`]);
+/// an `Err` once the node runs exits 1.
 pub fn node_main<S, Fut>(
     name: &str,
     settings: impl FnOnce(&Mapping) -> Result<S, ParamError>,
@@ -134,7 +141,7 @@ where
         }
         Err(e) => {
             tracing::error!("{e:#}");
-            if e.downcast_ref::<RclArgumentsError>().is_some() {
+            if !STARTED.load(Ordering::Acquire) || e.downcast_ref::<RclArgumentsError>().is_some() {
                 ExitCode::from(EXIT_BAD_CONFIG)
             } else {
                 ExitCode::FAILURE
@@ -206,6 +213,7 @@ pub struct Spinner {
 impl Spinner {
     /// Starts spinning `node`. Create publishers, subscriptions and services before.
     pub fn start(node: Arc<Mutex<r2r::Node>>) -> Self {
+        STARTED.store(true, Ordering::Release);
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()

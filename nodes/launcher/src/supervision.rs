@@ -77,7 +77,7 @@ pub fn after_exit(required: bool, respawn: bool, respawn_delay: f64, shutting_do
     } else if required {
         AfterExit::Shutdown
     } else if respawn {
-        AfterExit::Respawn(Duration::from_secs_f64(respawn_delay.max(0.0)))
+        AfterExit::Respawn(flotilla_common::duration::saturating(respawn_delay))
     } else {
         AfterExit::Continue
     }

@@ -15,6 +15,7 @@
 
 pub mod lattice;
 pub mod planner;
+pub mod pool;
 pub mod rules;
 mod search;
 pub mod task;
@@ -24,6 +25,7 @@ pub use lattice::{Cell, CellCode, Dims, Lattice, LatticeError, MAX_CELLS};
 pub use planner::{
     plan, Budget, BudgetLimit, LatticeRole, Plan, PlanError, PlanRequest, RequestError, SearchStats, VerifyError, MAX_ROBOTS,
 };
+pub use pool::{Reservation, StatePool};
 pub use rules::{all_steps, replay, Action, ActionCosts, ActionKind, CostError, Replay, ReplayError, StepError, StepOption};
 pub use search::HeuristicKind;
 pub use task::{Task, TaskError};

@@ -21,7 +21,7 @@ pub struct Budget {
     pub max_expansions: u64,
     /// Most wall-clock time, checked every 16 expansions and every 1024 generated
     /// successors, seconds.
-    #[serde(with = "seconds")]
+    #[serde(with = "flotilla_common::duration::serde_seconds")]
     pub max_time: Duration,
     /// Most distinct states stored (bounds memory: tens of bytes each), count.
     pub max_stored_states: usize,
@@ -50,20 +50,6 @@ impl Budget {
     pub fn with_max_stored_states(mut self, max_stored_states: usize) -> Self {
         self.max_stored_states = max_stored_states;
         self
-    }
-}
-
-mod seconds {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(d.as_secs_f64())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let secs = f64::deserialize(d)?;
-        Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
     }
 }
 

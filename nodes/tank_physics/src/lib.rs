@@ -24,6 +24,7 @@ pub mod medium;
 pub mod rate;
 pub mod recorder;
 pub mod robots;
+pub mod run;
 pub mod spatial;
 pub mod systems;
 pub mod world;

@@ -169,3 +169,14 @@ fn a_measured_field_file_is_used_and_scaled_by_pump_power() {
     world.set_pumps(&[68.6]).unwrap();
     assert!((world.flow_field().cell(0, 0).unwrap().mean.x - 0.1).abs() < 1e-15);
 }
+
+/// Issue 21 item 9: a 10 000-character module name was accepted and then made every
+/// per-robot topic invalid (endless RCL_RET_TOPIC_NAME_INVALID warnings).
+#[test]
+fn item9_overlong_module_names_are_refused() {
+    let mut world = World::new(WorldConfig::default(), 1).unwrap();
+    let name = "m".repeat(10_000);
+    let err = world.spawn(ModuleKind::Lily, PlanarPose::new(0.0, 0.0, 0.0), &name).unwrap_err();
+    assert!(matches!(err, PhysicsError::InvalidName { .. }) && err.to_string().contains("at most 64"), "{err}");
+    assert!(err.to_string().len() < 300, "the message does not repeat the whole name");
+}

@@ -10,6 +10,7 @@ use crate::frame::Encoding;
 use crate::render::RenderOptions;
 use crate::track::TrackerConfig;
 use flotilla_common::arena::ArenaOutline;
+use flotilla_common::duration::Span;
 use flotilla_common::params::{self, ParamError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
@@ -119,7 +120,7 @@ impl CameraNodeConfig {
     /// Validates a parameter tree (standard ROS keys ignored).
     pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
         let raw: RawCamera = params::deserialize(&params::without_standard(tree))?;
-        let rate = positive("rate", raw.rate)?;
+        let rate = frame_rate("rate", raw.rate)?;
         let encoding = match raw.encoding.as_str() {
             "rgb8" => Encoding::Rgb8,
             "mono8" => Encoding::Mono8,
@@ -142,9 +143,9 @@ impl CameraNodeConfig {
         camera.validate().map_err(|e| ParamError::invalid(camera_key(&e), e))?;
         raw.render.validate().map_err(|e| ParamError::invalid(render_key(&e), e))?;
         Ok(Self {
-            state_topic: non_empty("state_topic", raw.state_topic)?,
-            image_topic: non_empty("image_topic", raw.image_topic)?,
-            camera_info_topic: non_empty("camera_info_topic", raw.camera_info_topic)?,
+            state_topic: params::topic_name("state_topic", raw.state_topic)?,
+            image_topic: params::topic_name("image_topic", raw.image_topic)?,
+            camera_info_topic: params::topic_name("camera_info_topic", raw.camera_info_topic)?,
             frame_id: non_empty("frame_id", raw.frame_id)?,
             parent_frame_id: non_empty("parent_frame_id", raw.parent_frame_id)?,
             rate,
@@ -243,25 +244,20 @@ impl TrackerNodeConfig {
         if !raw.plane_z.is_finite() {
             return Err(ParamError::invalid("plane_z", "must be finite"));
         }
-        if !(raw.warn_interval.is_finite() && raw.warn_interval >= 0.0) {
-            return Err(ParamError::invalid(
-                "warn_interval",
-                format!("must be a finite number of seconds >= 0, got {}", raw.warn_interval),
-            ));
-        }
+        let warn_interval = Span::new(0.0, 3600.0).seconds(raw.warn_interval).map_err(|e| e.at("warn_interval"))?;
         Ok(Self {
-            image_topic: non_empty("image_topic", raw.image_topic)?,
-            camera_info_topic: non_empty("camera_info_topic", raw.camera_info_topic)?,
+            image_topic: params::topic_name("image_topic", raw.image_topic)?,
+            camera_info_topic: params::topic_name("camera_info_topic", raw.camera_info_topic)?,
             image_best_effort: raw.image_best_effort,
-            tracks_topic: non_empty("tracks_topic", raw.tracks_topic)?,
-            markers_topic: non_empty("markers_topic", raw.markers_topic)?,
+            tracks_topic: params::topic_name("tracks_topic", raw.tracks_topic)?,
+            markers_topic: params::topic_name("markers_topic", raw.markers_topic)?,
             frame_id: raw.frame_id,
             plane_z: raw.plane_z,
             mount: raw.mount,
             detector: raw.detector,
             tracker: raw.tracker,
             tracks_csv: optional_path(&raw.tracks_csv),
-            warn_interval: Duration::from_secs_f64(raw.warn_interval),
+            warn_interval,
         })
     }
 }
@@ -361,10 +357,9 @@ impl ReplayNodeConfig {
         if !directory.is_dir() {
             return Err(ParamError::invalid("directory", format!("{} is not a folder", directory.display())));
         }
-        let rate = positive("rate", raw.rate)?;
-        if !(raw.speed.is_finite() && raw.speed >= 0.0) {
-            return Err(ParamError::invalid("speed", format!("must be a finite factor >= 0 (0 = as fast as possible), got {}", raw.speed)));
-        }
+        let rate = frame_rate("rate", raw.rate)?;
+        // 0 = as fast as possible; otherwise recording seconds per wall second.
+        let speed = SPEED.check(raw.speed, "x").map_err(|e| e.at("speed"))?;
         let stamps = match raw.stamps.as_str() {
             "recorded" => ReplayStamps::Recorded,
             "rate" => ReplayStamps::Rate,
@@ -374,26 +369,22 @@ impl ReplayNodeConfig {
         if !(raw.start_time.is_finite() && raw.start_time >= 0.0) {
             return Err(ParamError::invalid("start_time", format!("must be a finite time >= 0 s, got {}", raw.start_time)));
         }
-        if !(raw.done_timeout.is_finite() && raw.done_timeout >= 0.0) {
-            return Err(ParamError::invalid("done_timeout", format!("must be a finite time >= 0 s, got {}", raw.done_timeout)));
-        }
-        if !(raw.linger.is_finite() && raw.linger >= 0.0) {
-            return Err(ParamError::invalid("linger", format!("must be a finite time >= 0 s, got {}", raw.linger)));
-        }
+        let done_timeout = Span::new(0.0, 3600.0).seconds(raw.done_timeout).map_err(|e| e.at("done_timeout"))?;
+        let linger = Span::new(0.0, 3600.0).seconds(raw.linger).map_err(|e| e.at("linger"))?;
         Ok(Self {
             directory,
-            image_topic: non_empty("image_topic", raw.image_topic)?,
-            camera_info_topic: non_empty("camera_info_topic", raw.camera_info_topic)?,
+            image_topic: params::topic_name("image_topic", raw.image_topic)?,
+            camera_info_topic: params::topic_name("camera_info_topic", raw.camera_info_topic)?,
             frame_id: raw.frame_id,
             rate,
-            speed: raw.speed,
+            speed,
             stamps,
             start_time: raw.start_time,
             repeat: raw.repeat,
             wait_for_subscribers: raw.wait_for_subscribers,
-            linger: Duration::from_secs_f64(raw.linger),
-            done_topic: (!raw.done_topic.is_empty()).then_some(raw.done_topic),
-            done_timeout: Duration::from_secs_f64(raw.done_timeout),
+            linger,
+            done_topic: if raw.done_topic.is_empty() { None } else { Some(params::topic_name("done_topic", raw.done_topic)?) },
+            done_timeout,
         })
     }
 }
@@ -411,6 +402,15 @@ fn arena_from(raw: &RawArena) -> Result<(ArenaOutline, Option<f64>), ParamError>
         }
         other => return Err(ParamError::invalid("arena.kind", format!("must be round_tank, rect_tank or table, got `{other}`"))),
     })
+}
+
+/// Replay speed factor: 0 (as fast as possible) or between 1/1000 and 1000 times real time.
+const SPEED: Span = Span::new(1e-3, 1e3).or_zero();
+
+/// A frame rate whose period lies between 1 ms and 1 h (1/3600 to 1000 Hz).
+fn frame_rate(key: &str, hz: f64) -> Result<f64, ParamError> {
+    Span::new(1e-3, 3600.0).period_of_rate(hz).map_err(|e| e.at(key))?;
+    Ok(hz)
 }
 
 fn positive(key: &str, value: f64) -> Result<f64, ParamError> {
@@ -546,5 +546,25 @@ mod tests {
             let err = ReplayNodeConfig::from_tree(&tree(&text)).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");
         }
+    }
+
+    /// Issue 21 item 1: huge or tiny durations and rates were accepted and then panicked in
+    /// `Duration::from_secs_f64`; now each is a clear parameter error.
+    #[test]
+    fn item1_huge_or_tiny_durations_are_refused() {
+        let err = TrackerNodeConfig::from_tree(&tree("warn_interval: 1.0e300")).unwrap_err().to_string();
+        assert!(err.contains("warn_interval") && err.contains("1e300"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        for (body, key) in [
+            ("linger: 1.0e300", "linger"),
+            ("rate: 1.0e-300", "rate"),
+            ("speed: 1.0e-300", "speed"),
+            ("done_timeout: .nan", "done_timeout"),
+        ] {
+            let err = ReplayNodeConfig::from_tree(&tree(&format!("directory: {d}\n{body}"))).unwrap_err().to_string();
+            assert!(err.contains(key), "{body}: {err}");
+        }
+        assert!(CameraNodeConfig::from_tree(&tree("rate: 1.0e-300")).unwrap_err().to_string().contains("rate"));
     }
 }

@@ -349,7 +349,7 @@ impl ReplayTimeline {
     /// When the `k`-th frame is due after the first at `speed` recording seconds per wall
     /// second; `None` for `speed` 0 (as fast as possible).
     pub fn wall_offset(&self, k: u64, speed: f64) -> Option<Duration> {
-        (speed > 0.0).then(|| Duration::from_secs_f64(((self.stamp(k) - self.stamp(0)) / speed).max(0.0)))
+        (speed > 0.0).then(|| flotilla_common::duration::saturating((self.stamp(k) - self.stamp(0)) / speed))
     }
 }
 

@@ -31,6 +31,12 @@ pub enum ReplayError {
     /// The camera file is not a valid camera model.
     #[error("camera file {path}: {message}")]
     CameraFileFormat { path: PathBuf, message: String },
+    /// The stamps file cannot be read.
+    #[error("stamps file {path}: {source}")]
+    StampsFileIo { path: PathBuf, source: std::io::Error },
+    /// The stamps file is malformed or its stamps go backwards.
+    #[error("stamps file {path}: {message}")]
+    StampsFileFormat { path: PathBuf, message: String },
 }
 
 /// The `.png` files of `dir` in natural order (`frame_2.png` before `frame_10.png`).
@@ -165,9 +171,9 @@ impl FrameSaver {
         std::fs::create_dir_all(&dir).map_err(|source| ReplayError::CameraFileIo { path: dir.clone(), source })?;
         write_camera(&dir, camera)?;
         let path = dir.join(STAMPS_FILE);
-        let mut stamps = std::fs::File::create(&path).map_err(|source| ReplayError::CameraFileIo { path: path.clone(), source })?;
+        let mut stamps = std::fs::File::create(&path).map_err(|source| ReplayError::StampsFileIo { path: path.clone(), source })?;
         use std::io::Write;
-        writeln!(stamps, "file,stamp").map_err(|source| ReplayError::CameraFileIo { path, source })?;
+        writeln!(stamps, "file,stamp").map_err(|source| ReplayError::StampsFileIo { path, source })?;
         Ok(Self { dir, stamps })
     }
 
@@ -183,7 +189,7 @@ impl FrameSaver {
         let stamps_path = self.dir.join(STAMPS_FILE);
         writeln!(self.stamps, "{name},{stamp:?}")
             .and_then(|_| self.stamps.flush())
-            .map_err(|source| ReplayError::CameraFileIo { path: stamps_path, source })?;
+            .map_err(|source| ReplayError::StampsFileIo { path: stamps_path, source })?;
         Ok(path)
     }
 }
@@ -195,17 +201,40 @@ pub fn read_stamps(dir: impl AsRef<Path>, paths: &[PathBuf]) -> Result<Option<Ve
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(ReplayError::CameraFileIo { path, source }),
+        Err(source) => return Err(ReplayError::StampsFileIo { path, source }),
     };
     let mut stamps = std::collections::HashMap::new();
+    let mut line_of = std::collections::HashMap::new();
     for (n, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
         let parsed = line.rsplit_once(',').and_then(|(file, stamp)| Some((file.to_owned(), stamp.trim().parse::<f64>().ok()?)));
         let Some((file, stamp)) = parsed.filter(|(_, s)| s.is_finite()) else {
-            return Err(ReplayError::CameraFileFormat { path, message: format!("line {}: expected `file,stamp`, got `{line}`", n + 1) });
+            return Err(ReplayError::StampsFileFormat { path, message: format!("line {}: expected `file,stamp`, got `{line}`", n + 1) });
         };
+        line_of.insert(file.clone(), n + 1);
         stamps.insert(file, stamp);
     }
-    Ok(paths.iter().map(|p| p.file_name().and_then(|n| stamps.get(n.to_string_lossy().as_ref()).copied())).collect())
+    let ordered: Option<Vec<(String, f64)>> = paths
+        .iter()
+        .map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).and_then(|n| stamps.get(&n).map(|s| (n, *s))))
+        .collect();
+    // Frames play in file-name order: their stamps must not go backwards (a tracker would
+    // see time run back).
+    if let Some(ordered) = &ordered {
+        if let Some(w) = ordered.windows(2).find(|w| w[1].1 < w[0].1) {
+            return Err(ReplayError::StampsFileFormat {
+                path,
+                message: format!(
+                    "line {}: stamp {} of {} is before stamp {} of the previous frame {}",
+                    line_of.get(&w[1].0).copied().unwrap_or(0),
+                    w[1].1,
+                    w[1].0,
+                    w[0].1,
+                    w[0].0
+                ),
+            });
+        }
+    }
+    Ok(ordered.map(|o| o.into_iter().map(|(_, s)| s).collect()))
 }
 
 /// Sort key that orders digit runs by value: "f2" < "f10".
@@ -289,6 +318,22 @@ mod tests {
         std::fs::write(run.join(STAMPS_FILE), "file,stamp\nframe_000000.png,soon\n").unwrap();
         let err = read_stamps(&run, &paths).unwrap_err().to_string();
         assert!(err.contains("line 2") && err.contains("soon"), "{err}");
+    }
+
+    /// Issue 21 items 9 and 10: stamps going backwards were replayed as they came, and a
+    /// stamps.csv error was labelled "camera file".
+    #[test]
+    fn item9_item10_backward_stamps_are_refused_and_the_stamps_file_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut saver = FrameSaver::create(dir.path().join("run"), &CameraModel::lily_tank_default()).unwrap();
+        let frame = crate::accuracy::RenderedFrame::Gray(GrayImage::from_pixel(4, 3, image::Luma([9])));
+        saver.save(0, 0.05, &frame).unwrap();
+        saver.save(1, 0.075, &frame).unwrap();
+        let run = dir.path().join("run");
+        let paths = list_frames(&run).unwrap();
+        std::fs::write(run.join(STAMPS_FILE), "file,stamp\nframe_000000.png,0.5\nframe_000001.png,0.25\n").unwrap();
+        let err = read_stamps(&run, &paths).unwrap_err().to_string();
+        assert!(err.starts_with("stamps file") && err.contains("line 3") && err.contains("before"), "{err}");
     }
 
     #[test]

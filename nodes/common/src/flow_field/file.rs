@@ -197,4 +197,13 @@ mod tests {
         let msg = FlowGrid::read_csv(Path::new("/nonexistent/field.csv")).unwrap_err().to_string();
         assert!(msg.contains("/nonexistent/field.csv"), "{msg}");
     }
+
+    /// Issue 21 item 3: a header of 1000000 x 1000000 cells aborted the process on the
+    /// allocation; it is now a line-1 error naming the cap.
+    #[test]
+    fn item3_huge_header_is_refused_before_allocating() {
+        let text = "# flotilla_flow_field v1 nx=1000000 ny=1000000 x_min=0 x_max=1 y_min=0 y_max=1\n";
+        let msg = FlowGrid::from_csv_str(text).unwrap_err().to_string();
+        assert!(msg.contains("line 1") && msg.contains("at most"), "{msg}");
+    }
 }

@@ -48,10 +48,15 @@ pub struct FlowGrid {
 }
 
 impl FlowGrid {
-    /// An all-zero grid. Errors when a size is zero or the extent is empty or not finite.
+    /// An all-zero grid. Errors when a size is zero or above [`MAX_CELLS_PER_SIDE`](super::MAX_CELLS_PER_SIDE),
+    /// or the extent is empty or not finite.
     pub fn new(nx: usize, ny: usize, extent: GridExtent) -> Result<Self, FlowFieldError> {
         if nx == 0 || ny == 0 {
             return Err(FlowFieldError::Invalid(format!("grid size must be at least 1 x 1, got {nx} x {ny}")));
+        }
+        let cap = super::MAX_CELLS_PER_SIDE;
+        if nx > cap || ny > cap {
+            return Err(FlowFieldError::Invalid(format!("grid size must be at most {cap} x {cap} cells, got {nx} x {ny}")));
         }
         let GridExtent { x_min, x_max, y_min, y_max } = extent;
         let finite = [x_min, x_max, y_min, y_max].iter().all(|v| v.is_finite());

@@ -9,6 +9,11 @@ mod grid;
 
 pub use grid::{FlowCell, FlowGrid, GridExtent};
 
+/// Most cells per side of any flow grid (count): a grid estimated by the calibration
+/// (CLI or node) or read from a file. Caps the memory a file header or a request can make
+/// a process allocate (1000 x 1000 cells is about 50 MB).
+pub const MAX_CELLS_PER_SIDE: usize = 1000;
+
 /// A flow-field file or grid that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum FlowFieldError {

@@ -6,6 +6,10 @@ use super::parse_name_values;
 use crate::ast::{InlineParam, NodeDecl, ParamDecl, ParamValueDecl, Remap};
 use crate::error::LaunchError;
 use crate::yaml::{Scalar, YamlKind, YamlNode};
+use flotilla_common::duration::Span;
+
+/// Seconds before a respawn (0 to 1 h).
+const RESPAWN_DELAY: Span = Span::new(0.0, 3600.0);
 
 pub(super) fn parse_node(fields: &mut Fields) -> Result<NodeDecl, LaunchError> {
     let package = fields.text("pkg")?;
@@ -29,8 +33,8 @@ pub(super) fn parse_node(fields: &mut Fields) -> Result<NodeDecl, LaunchError> {
     let respawn = fields.text("respawn")?;
     let respawn_delay = fields.float("respawn_delay")?;
     if let Some(delay) = respawn_delay {
-        if !(delay >= 0.0 && delay.is_finite()) {
-            return Err(LaunchError::invalid(fields.loc(), format!("`respawn_delay` must be >= 0, got {delay}")));
+        if let Err(e) = RESPAWN_DELAY.seconds(delay) {
+            return Err(LaunchError::invalid(fields.loc(), format!("`respawn_delay` {e}")));
         }
     }
     let shutdown_on_exit = match fields.string("on_exit")? {

@@ -160,3 +160,11 @@ fn nested_params() {
     assert!(matches!(&children[1].value, ParamValueDecl::List(items) if items.len() == 2));
     assert_eq!(children[1].loc.line, 9);
 }
+
+/// Issue 21 item 1: a huge `respawn_delay` must be refused at parse time, never reach
+/// `Duration::from_secs_f64`.
+#[test]
+fn item1_huge_respawn_delay_is_refused() {
+    let err = error("launch:\n- node: {pkg: p, exec: e, respawn_delay: 1.0e+300}\n");
+    assert!(err.contains("respawn_delay") && err.contains("1e300"), "{err}");
+}

@@ -53,7 +53,7 @@ pub fn parse_document(text: &str, file: &Arc<Path>) -> Result<YamlNode, LaunchEr
 
 /// Parses the first YAML document of `text`, read from `file`; `None` if there is none.
 pub fn parse_optional_document(text: &str, file: &Arc<Path>) -> Result<Option<YamlNode>, LaunchError> {
-    let mut builder = TreeBuilder { file: file.clone(), stack: Vec::new(), anchors: HashMap::new(), root: None, error: None };
+    let mut builder = TreeBuilder { nodes: 0, file: file.clone(), stack: Vec::new(), anchors: HashMap::new(), root: None, error: None };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, false) {
         return Err(LaunchError::Syntax { loc: loc_of(file, e.marker()), message: e.info().to_owned() });
@@ -74,7 +74,22 @@ enum Frame {
     Map { entries: Vec<(YamlNode, YamlNode)>, key: Option<YamlNode>, loc: Loc, anchor: usize },
 }
 
+/// Most YAML nodes one launch file may expand to (aliases counted as copies): a
+/// "billion laughs" file of nested aliases would otherwise grow without limit.
+pub const MAX_NODES: usize = 200_000;
+
+/// Nodes of a tree (itself included).
+fn node_count(node: &YamlNode) -> usize {
+    1 + match &node.kind {
+        YamlKind::Scalar { .. } => 0,
+        YamlKind::Seq(items) => items.iter().map(node_count).sum(),
+        YamlKind::Map(entries) => entries.iter().map(|(k, v)| node_count(k) + node_count(v)).sum(),
+    }
+}
+
 struct TreeBuilder {
+    /// Nodes made so far, alias copies included (bounded by [`MAX_NODES`]).
+    nodes: usize,
     file: Arc<Path>,
     stack: Vec<Frame>,
     anchors: HashMap<usize, YamlNode>,
@@ -94,6 +109,7 @@ impl TreeBuilder {
     }
 
     fn finish(&mut self, node: YamlNode, anchor: usize) {
+        self.nodes += 1;
         if anchor != 0 {
             self.anchors.insert(anchor, node.clone());
         }
@@ -162,6 +178,14 @@ impl MarkedEventReceiver for TreeBuilder {
             }
             Event::Alias(id) => match self.anchors.get(&id) {
                 Some(node) => {
+                    // Counted before copying: the copy is what grows without limit.
+                    self.nodes += node_count(node) - 1;
+                    if self.nodes > MAX_NODES {
+                        return self.fail(
+                            loc,
+                            format!("aliases expand the file beyond {MAX_NODES} YAML nodes (nested aliases that multiply, a \"billion laughs\")"),
+                        );
+                    }
                     let node = YamlNode { loc, ..node.clone() };
                     self.finish(node, 0);
                 }
@@ -220,5 +244,22 @@ mod tests {
     #[test]
     fn empty_file_is_an_error() {
         assert!(parse("").unwrap_err().to_string().contains("empty file"));
+    }
+
+    /// Issue 21 item 6: nested aliases (a "billion laughs" file) grew the launcher by about
+    /// 1 GB/s; now the expansion stops at MAX_NODES with the alias's file:line.
+    #[test]
+    fn item6_alias_expansion_is_bounded() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for k in 1..12 {
+            let p = k - 1;
+            text.push_str(&format!("a{k}: &a{k} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+        }
+        let msg = parse(&text).unwrap_err().to_string();
+        assert!(msg.starts_with("t.yaml:") && msg.contains("billion laughs"), "{msg}");
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let msg = parse(&deep).unwrap_err().to_string();
+        // yaml-rust2 stops deep nesting itself, with the place.
+        assert!(msg.starts_with("t.yaml:1:") && msg.contains("recursion limit"), "{msg}");
     }
 }

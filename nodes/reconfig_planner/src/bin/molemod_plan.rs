@@ -6,7 +6,6 @@ use clap::{Parser, ValueEnum};
 use reconfig_planner::{plan, Budget, HeuristicKind, Lattice, Plan, Task};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum HeuristicArg {
@@ -80,7 +79,7 @@ fn print_plan(plan: &Plan, states: &[Lattice]) {
 fn run(args: &Args) -> Result<(), String> {
     let task = Task::load(&args.task).map_err(|e| e.to_string())?;
     let robots = args.robots.unwrap_or(task.robots.len());
-    let max_time = Duration::try_from_secs_f64(args.max_time).map_err(|e| format!("--max-time: {e}"))?;
+    let max_time = flotilla_common::duration::Span::POSITIVE.seconds(args.max_time).map_err(|e| format!("--max-time: {e}"))?;
     let request = task
         .request(robots)
         .map_err(|e| e.to_string())?

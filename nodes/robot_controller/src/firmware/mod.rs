@@ -8,4 +8,4 @@ mod selection;
 
 pub use error::ControllerError;
 pub use host::{build_firmware, has_firmware, ControllerHost, ControllerParams, RobotSide};
-pub use selection::{RobotEntry, Selection, SelectionError};
+pub use selection::{check_kind, RobotEntry, Selection, SelectionError};

@@ -30,6 +30,15 @@ pub struct SelectionError {
     pub message: String,
 }
 
+/// Errors unless `kind` is a catalogue module kind: a kind no module has would make a
+/// controller that silently controls nothing.
+pub fn check_kind(kind: &str) -> Result<(), String> {
+    kind.parse::<flotilla_common::catalogue::ModuleKind>().map(|_| ()).map_err(|_| {
+        let known: Vec<&str> = flotilla_common::catalogue::ModuleKind::ALL.iter().map(|m| m.name()).collect();
+        format!("unknown module kind `{kind}`; known: {}", known.join(", "))
+    })
+}
+
 /// The robots one controller process runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Selection {
@@ -115,5 +124,13 @@ mod tests {
         }
         let err = Selection::parse(&list(&["a", "a:lily:1"]), "").unwrap_err().to_string();
         assert!(err.contains("twice"), "{err}");
+    }
+
+    /// Issue 21 item 9: `kind:=frog` started a controller that controls nothing.
+    #[test]
+    fn item9_unknown_kind_is_refused() {
+        let msg = check_kind("frog").unwrap_err();
+        assert!(msg.contains("frog") && msg.contains("lily"), "{msg}");
+        assert!(check_kind("lily").is_ok());
     }
 }

@@ -515,16 +515,23 @@ impl World {
     }
 }
 
+/// Longest module name, characters: it becomes topic names (`/<name>/sensors`), which
+/// rcl limits to a few hundred characters.
+pub const MAX_NAME_LEN: usize = 64;
+
 fn check_name(name: &str) -> Result<(), PhysicsError> {
     let ok =
         !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with(|c: char| c.is_ascii_digit());
-    if ok {
-        Ok(())
-    } else {
+    let shown = || if name.len() > 40 { format!("{}... ({} characters)", &name[..40], name.len()) } else { name.to_owned() };
+    if !ok {
         Err(PhysicsError::InvalidName {
-            name: name.to_owned(),
+            name: shown(),
             reason: "must be a ROS name: letters, digits and `_`, not starting with a digit".into(),
         })
+    } else if name.len() > MAX_NAME_LEN {
+        Err(PhysicsError::InvalidName { name: shown(), reason: format!("must be at most {MAX_NAME_LEN} characters (it names topics)") })
+    } else {
+        Ok(())
     }
 }
 

@@ -169,6 +169,17 @@ impl DetectorConfig {
         if !(self.max_elongation.is_finite() && self.max_elongation >= 1.0) {
             return bad("max_elongation", self.max_elongation, "must be finite and >= 1");
         }
+        match self.region {
+            Some(ArenaOutline::Round { diameter, .. }) if !(diameter.is_finite() && diameter > 0.0) => {
+                return bad("region.diameter", diameter, "must be finite and > 0 m");
+            }
+            Some(ArenaOutline::Rectangle { size_x, size_y })
+                if !(size_x.is_finite() && size_x > 0.0 && size_y.is_finite() && size_y > 0.0) =>
+            {
+                return bad("region.size_x", size_x.min(size_y), "sizes must be finite and > 0 m");
+            }
+            _ => {}
+        }
         Ok(())
     }
 }

@@ -85,6 +85,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     );
     let mut config = config;
     let mut limiter = WarnLimiter::new(Duration::from_secs(5));
+    let mut finite = flotilla_common::finite::FiniteGuard::new(config.state_topic.clone());
     let mut render_time = Duration::ZERO;
     let mut first_frame: Option<(Instant, f64)> = None;
     let mut last_frame = (Instant::now(), 0.0);
@@ -125,6 +126,9 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                 // cost frames); when rendering cannot keep up, the subscription's queue
                 // of 10 states bounds the lag.
                 let Some(state) = state else { break };
+                if !finite.admit(&state) {
+                    continue;
+                }
                 let stamp = convert::seconds(&state.header.stamp);
                 let reference_z = config.reference_z(state.water_level);
                 let pose = emulator.camera().optical_pose(reference_z);

@@ -43,16 +43,18 @@ pub async fn run(startup: Startup, config: ReplayNodeConfig) -> anyhow::Result<S
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(frames = paths.len(), dir = %dir.display(), image_topic = %config.image_topic, "image_replay running");
+    let mut counts = Counts::default();
     let outcome = tokio::select! {
         signal = fros::shutdown_signal() => {
             info!(signal = signal.context("installing signal handlers")?, "shutting down");
-            Ok((0, 0, false))
+            Ok(())
         }
-        done = publish_all(&config, &paths, &camera, &timeline, &images, &infos, done) => done,
+        done = publish_all(&config, &paths, &camera, &timeline, &images, &infos, done, &mut counts) => done,
     };
     spinner.stop();
     drop(node);
-    let (published, bad, confirmed) = outcome?;
+    outcome?;
+    let Counts { published, bad, confirmed } = counts;
     let confirmation = match (&config.done_topic, confirmed) {
         (Some(topic), true) => format!(", last frame tracked (seen on {topic})"),
         (Some(topic), false) => format!(", last frame NOT confirmed on {topic} within {:.1} s", config.done_timeout.as_secs_f64()),
@@ -61,6 +63,16 @@ pub async fn run(startup: Startup, config: ReplayNodeConfig) -> anyhow::Result<S
     Ok(format!("summary: {published} frames published from {}, {bad} unreadable{confirmation}", dir.display()))
 }
 
+/// What the replay has done so far; read for the summary however it ended (a signal
+/// included).
+#[derive(Debug, Default)]
+struct Counts {
+    published: u64,
+    bad: u64,
+    confirmed: bool,
+}
+
+#[allow(clippy::too_many_arguments)]
 async fn publish_all(
     config: &ReplayNodeConfig,
     paths: &[std::path::PathBuf],
@@ -69,15 +81,18 @@ async fn publish_all(
     images: &r2r::Publisher<r2r::sensor_msgs::msg::Image>,
     infos: &r2r::Publisher<r2r::sensor_msgs::msg::CameraInfo>,
     done: Option<impl futures::Stream<Item = r2r::flotilla_msgs::msg::TrackArray> + Unpin>,
-) -> anyhow::Result<(u64, u64, bool)> {
+    counts: &mut Counts,
+) -> anyhow::Result<()> {
     let wanted = config.wait_for_subscribers as usize;
     while images.get_inter_process_subscription_count()? < wanted || infos.get_inter_process_subscription_count()? < wanted {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let start = Instant::now();
-    let (mut published, mut bad) = (0u64, 0u64);
     let mut last_stamp = None;
     for k in 0u64.. {
+        // At speed 0 (or with every frame unreadable) nothing else awaits: yield so the
+        // shutdown signal, polled on this same task, is seen.
+        tokio::task::yield_now().await;
         let i = (k % paths.len() as u64) as usize;
         if k >= paths.len() as u64 && !config.repeat {
             break;
@@ -87,7 +102,7 @@ async fn publish_all(
             Ok(frame) => frame,
             Err(e) => {
                 warn!("frame skipped: {e}");
-                bad += 1;
+                counts.bad += 1;
                 continue;
             }
         };
@@ -108,12 +123,12 @@ async fn publish_all(
         let Some(rendered) = rendered else { bail!("decoded frame {} has an inconsistent size", paths[i].display()) };
         images.publish(&convert::image_msg(&rendered, stamp, &config.frame_id))?;
         infos.publish(&convert::camera_info_msg(camera, stamp, &config.frame_id))?;
-        published += 1;
+        counts.published += 1;
         last_stamp = Some(stamp);
     }
     // Under load the consumer may still be working through its queue: wait until it
     // shows the last frame tracked, so that ending the launch does not cut the tail off.
-    let confirmed = match (done, last_stamp) {
+    counts.confirmed = match (done, last_stamp) {
         (Some(mut tracks), Some(last)) => {
             let seen = async {
                 while let Some(msg) = tracks.next().await {
@@ -132,5 +147,5 @@ async fn publish_all(
         _ => false,
     };
     tokio::time::sleep(config.linger).await;
-    Ok((published, bad, confirmed))
+    Ok(())
 }

@@ -101,7 +101,7 @@ impl NodeSettings {
             job,
             balls: raw.balls,
             warmup: raw.warmup,
-            scenario_node: raw.scenario_node,
+            scenario_node: raw.scenario_node.clone(),
             max_evaluations: raw.max_evaluations,
             max_flow_cells: raw.flow_field.max_cells,
             ..ServiceDefaults::default()
@@ -132,6 +132,18 @@ impl NodeSettings {
             if value == 0 {
                 return Err(ParamError::invalid(key, "must be at least 1"));
             }
+        }
+        if raw.balls > calibration::tank::MAX_BALLS {
+            return Err(ParamError::invalid("balls", format!("must be at most {}, got {}", calibration::tank::MAX_BALLS, raw.balls)));
+        }
+        if flow.max_cells > calibration::maps::MAX_CELLS_PER_SIDE {
+            return Err(ParamError::invalid(
+                "flow_field.max_cells",
+                format!("must be at most {} (the cap of every flow grid), got {}", calibration::maps::MAX_CELLS_PER_SIDE, flow.max_cells),
+            ));
+        }
+        if raw.scenario_node.trim().is_empty() {
+            return Err(ParamError::invalid("scenario_node", "must name the physics node whose section of a scenario file is read"));
         }
         if raw.output_root.is_empty() {
             return Err(ParamError::invalid("output_root", "must not be empty"));
@@ -178,5 +190,19 @@ mod tests {
         std::fs::write(&path, "calibration:\n  pso: {swarm_size: 0}\n").unwrap();
         let e = NodeSettings::from_tree(&tree(&format!("job_settings_file: {}", path.display()))).unwrap_err().to_string();
         assert!(e.contains("job_settings_file") && e.contains("swarm_size"), "{e}");
+    }
+
+    /// Issue 21 items 3 and 9: `balls` 1e7, an empty `scenario_node` and a `max_cells`
+    /// above the shared flow-grid cap were accepted.
+    #[test]
+    fn item3_item9_counts_are_capped_and_scenario_node_named() {
+        for (text, key) in [
+            ("balls: 10000000", "balls"),
+            ("scenario_node: ''", "scenario_node"),
+            ("flow_field: {max_cells: 1000000, cells: 1000000}", "flow_field.max_cells"),
+        ] {
+            let e = NodeSettings::from_tree(&tree(text)).unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+        }
     }
 }

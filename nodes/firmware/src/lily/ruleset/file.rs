@@ -27,6 +27,7 @@ pub(super) struct RulesetFile {
     pub handshake_timeout: f64,
     #[serde(default = "default_report_period")]
     pub report_period: f64,
+    #[serde(deserialize_with = "unique_keys")]
     pub states: BTreeMap<String, StateFile>,
     pub bonds: Vec<BondFile>,
     #[serde(default)]
@@ -76,4 +77,31 @@ pub(super) struct RadioFile {
     pub next: String,
     #[serde(default)]
     pub release: bool,
+}
+
+/// A mapping whose keys must all differ: YAML allows a repeated key and the last would
+/// silently replace the first (a state defined twice).
+fn unique_keys<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Unique<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Unique<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a mapping with distinct keys")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((key, value)) = map.next_entry::<String, V>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!("state `{key}` is defined twice")));
+                }
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Unique(std::marker::PhantomData))
 }

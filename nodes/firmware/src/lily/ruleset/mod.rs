@@ -335,6 +335,19 @@ impl Compiler<'_> {
             }
             let states = rule.states.iter().map(|s| lookup(&item, &needle, s)).collect::<Result<Vec<_>, _>>()?;
             let next = lookup(&item, &needle, &rule.next)?;
+            // The first rule for a command that applies wins: a later one for the same
+            // command in an overlapping set of states (empty = every state) never runs.
+            let overlaps = |other: &RadioRule| {
+                other.command == rule.command
+                    && (other.states.is_empty() || states.is_empty() || other.states.iter().any(|s| states.contains(s)))
+            };
+            if let Some(earlier) = radio.iter().find(|r: &&RadioRule| overlaps(r)) {
+                return Err(self.invalid(
+                    &item,
+                    &needle,
+                    format!("never applies: radio rule `{}` handles command `{}` in the same states first", earlier.name, rule.command),
+                ));
+            }
             radio.push(RadioRule { name: rule.name.clone(), command: rule.command.clone(), states, next, release: rule.release });
         }
         Ok(Ruleset {

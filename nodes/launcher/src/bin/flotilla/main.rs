@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::{Parser, Subcommand};
+use flotilla_common::duration::Span;
 use flotilla_launch::supervision::{EXIT_LAUNCH_ERROR, EXIT_OK, EXIT_PROCESS_FAILED};
 use flotilla_launch::{
     evaluate_launch, parse_launch_arguments, read_launch_file, LaunchEnv, LaunchFile, LaunchPlan, OutputMode, ProcessSpec,
@@ -61,19 +62,17 @@ struct LaunchArgs {
     #[arg(long, short = 'p')]
     print: bool,
     /// Seconds the processes get to end after SIGINT/SIGTERM before they are killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
-    shutdown_timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = parse_seconds)]
+    shutdown_timeout: Duration,
     /// Directory for this launch's log files (default: a new directory under the ROS log
     /// directory: $ROS_LOG_DIR, $ROS_HOME/log or ~/.ros/log).
     #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
 }
 
-fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
-        _ => Err(format!("'{s}' is not a non-negative number of seconds")),
-    }
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let x = s.parse::<f64>().map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    Span::new(0.0, 3600.0).seconds(x).map_err(|e| e.to_string())
 }
 
 fn main() {
@@ -176,7 +175,7 @@ fn run(plan: LaunchPlan, args: &LaunchArgs, env: &LaunchEnv) -> i32 {
             return EXIT_PROCESS_FAILED;
         }
     };
-    let settings = supervisor::Settings { shutdown_timeout: Duration::from_secs_f64(args.shutdown_timeout) };
+    let settings = supervisor::Settings { shutdown_timeout: args.shutdown_timeout };
     // `params_dir` lives until here: the files are removed once every process has ended.
     supervisor::run(prepared, signals, logs.as_ref(), &settings)
 }

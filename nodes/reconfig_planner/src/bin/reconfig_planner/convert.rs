@@ -1,7 +1,6 @@
 //! Messages <-> planner library types. Bad requests become a reason string, never a panic.
 
-use std::time::Duration;
-
+use flotilla_common::duration::{Span, MAX_SECONDS};
 use r2r::flotilla_msgs::action::ExecutePlan;
 use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
 use r2r::flotilla_msgs::srv::PlanReconfiguration;
@@ -40,10 +39,9 @@ pub fn plan_request(msg: &PlanReconfiguration::Request, settings: &NodeSettings)
         0 => cap.max_expansions,
         n => n.min(cap.max_expansions),
     };
-    if !(msg.max_time >= 0.0 && msg.max_time.is_finite()) {
-        return Err(format!("max_time must be a finite number of seconds >= 0, got {}", msg.max_time));
-    }
-    let max_time = if msg.max_time == 0.0 { cap.max_time } else { Duration::from_secs_f64(msg.max_time).min(cap.max_time) };
+    // 0 = the node's cap; anything above the cap is lowered to it.
+    let asked = Span::new(0.0, MAX_SECONDS).seconds(msg.max_time).map_err(|e| format!("max_time: {e}"))?;
+    let max_time = if asked.is_zero() { cap.max_time } else { asked.min(cap.max_time) };
     let request = PlanRequest::new(start, goal)
         .with_heuristic(heuristic)
         .with_weight(weight)

@@ -6,7 +6,7 @@
 
 use crate::{convert, markers, settings};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
@@ -16,7 +16,7 @@ use r2r::flotilla_msgs::msg::Lattice as LatticeMsg;
 use r2r::flotilla_msgs::srv::PlanReconfiguration;
 use r2r::visualization_msgs::msg::MarkerArray;
 use r2r::QosProfile;
-use reconfig_planner::{plan, replay, ActionCosts, Lattice};
+use reconfig_planner::{plan, replay, ActionCosts, Lattice, StatePool};
 use tracing::{info, warn};
 
 pub use settings::NodeSettings;
@@ -58,7 +58,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let spinner = Spinner::start(node.clone());
     let started = Instant::now();
     let served = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    tokio::spawn(serve_plans(plans, settings.clone(), display.clone(), served.clone()));
+    let pool = StatePool::new(settings.max_stored_states_total);
+    tokio::spawn(serve_plans(plans, settings.clone(), display.clone(), served.clone(), pool));
     tokio::spawn(serve_playback(goals, settings.clone(), display));
     info!(max_expansions = settings.budget.max_expansions, max_time = settings.budget.max_time.as_secs_f64(), "reconfig_planner ready");
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
@@ -77,18 +78,37 @@ async fn serve_plans(
     settings: NodeSettings,
     display: Display,
     served: Arc<std::sync::atomic::AtomicU64>,
+    pool: Arc<StatePool>,
 ) {
     while let Some(req) = requests.next().await {
+        let pool = pool.clone();
         let settings = settings.clone();
         let display = display.clone();
         let served = served.clone();
         tokio::spawn(async move {
             let message = req.message.clone();
-            let response = match convert::plan_request(&message, &settings) {
+            // The search's stored states come out of the node's pool (memory budget).
+            let reserved = convert::plan_request(&message, &settings).and_then(|request| {
+                let wanted = request.budget.max_stored_states;
+                match pool.reserve(wanted, settings::MIN_SEARCH_STATES) {
+                    Some(r) => Ok((request, r)),
+                    None => Err(format!(
+                        "the planner's memory budget ({} stored states) is in use by other searches ({} free); try again later",
+                        pool.total(),
+                        pool.free()
+                    )),
+                }
+            });
+            let response = match reserved {
                 Err(reason) => convert::failure(reason),
-                Ok(request) => {
+                Ok((mut request, reservation)) => {
+                    request.budget.max_stored_states = reservation.granted();
                     let started = Instant::now();
-                    let outcome = tokio::task::spawn_blocking(move || (plan(&request), request)).await;
+                    let outcome = tokio::task::spawn_blocking(move || {
+                        let _reservation = reservation;
+                        (plan(&request), request)
+                    })
+                    .await;
                     let elapsed = started.elapsed().as_secs_f64();
                     match outcome {
                         Ok((Ok(p), request)) => {
@@ -119,12 +139,21 @@ async fn serve_playback(
 ) {
     // Goals run one at a time: the lattice topic shows one plan.
     while let Some(req) = requests.next().await {
-        let prepared = convert::playback(&req.goal).and_then(|(start, steps)| {
-            replay(&start, &steps, &ActionCosts::default())
-                .map(|r| r.states)
-                .map_err(|e| format!("the plan is not valid from the given start: {e}"))
+        // 0 = the node's playback period; otherwise a checked period (1e300 s used to panic
+        // this task and leave the action dead).
+        let period = if req.goal.step_period == 0.0 {
+            Ok(settings.playback_period)
+        } else {
+            settings::PLAYBACK_PERIOD.seconds(req.goal.step_period).map_err(|e| format!("step_period: {e}"))
+        };
+        let prepared = period.and_then(|period| {
+            convert::playback(&req.goal).and_then(|(start, steps)| {
+                replay(&start, &steps, &ActionCosts::default())
+                    .map(|r| (r.states, period))
+                    .map_err(|e| format!("the plan is not valid from the given start: {e}"))
+            })
         });
-        let states = match prepared {
+        let (states, period) = match prepared {
             Ok(s) => s,
             Err(reason) => {
                 warn!(%reason, "playback goal rejected");
@@ -134,7 +163,6 @@ async fn serve_playback(
                 continue;
             }
         };
-        let period = if req.goal.step_period > 0.0 { Duration::from_secs_f64(req.goal.step_period) } else { settings.playback_period };
         let (mut goal, mut cancel) = match req.accept() {
             Ok(g) => g,
             Err(e) => {

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use flotilla_common::duration::Span;
 use flotilla_common::params::{self, ParamError};
 use reconfig_planner::Budget;
 use serde::Deserialize;
@@ -17,6 +18,9 @@ struct Raw {
     /// Longest planning time a request may use, s; requests asking for more or for 0 get
     /// this. Default 10.
     max_time: f64,
+    /// Most stored search states of all concurrent requests together (count): the node's
+    /// memory budget (~220 B each). Default 10 000 000 (about 2.2 GB).
+    max_stored_states_total: usize,
     /// Seconds between steps when a playback goal gives 0. Default 0.5.
     playback_period: f64,
     /// Fixed frame of the markers. Default `world`.
@@ -31,6 +35,7 @@ impl Default for Raw {
         Self {
             max_expansions: b.max_expansions,
             max_time: b.max_time.as_secs_f64(),
+            max_stored_states_total: b.max_stored_states,
             playback_period: 0.5,
             frame_id: "world".into(),
             cell_size: 0.05,
@@ -38,11 +43,21 @@ impl Default for Raw {
     }
 }
 
+/// Planning time a node may grant one request, s (1 ms to 1 h).
+pub const MAX_TIME: Span = Span::new(1e-3, 3600.0);
+/// Seconds between playback steps (1 ms to 1 h).
+pub const PLAYBACK_PERIOD: Span = Span::new(1e-3, 3600.0);
+
+/// Smallest share of the node's stored states a search starts with.
+pub const MIN_SEARCH_STATES: usize = 10_000;
+
 /// Validated node settings.
 #[derive(Debug, Clone)]
 pub struct NodeSettings {
     /// The node's budget cap.
     pub budget: Budget,
+    /// Stored states of all concurrent searches together.
+    pub max_stored_states_total: usize,
     /// Default playback period.
     pub playback_period: Duration,
     /// Fixed frame of the markers.
@@ -55,6 +70,12 @@ impl NodeSettings {
     /// Validates a parameter tree (standard ROS keys ignored).
     pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
         let raw: Raw = params::deserialize(&params::without_standard(tree))?;
+        if raw.max_stored_states_total < MIN_SEARCH_STATES {
+            return Err(ParamError::invalid(
+                "max_stored_states_total",
+                format!("must be at least {MIN_SEARCH_STATES} (one search's smallest share), got {}", raw.max_stored_states_total),
+            ));
+        }
         if raw.max_expansions == 0 {
             return Err(ParamError::invalid("max_expansions", "must be at least 1"));
         }
@@ -65,12 +86,19 @@ impl NodeSettings {
                 Err(ParamError::invalid(key, format!("must be a positive number, got {v}")))
             }
         };
-        let max_time = positive("max_time", raw.max_time)?;
-        let playback = positive("playback_period", raw.playback_period)?;
+        let max_time = MAX_TIME.seconds(raw.max_time).map_err(|e| e.at("max_time"))?;
+        let playback_period = PLAYBACK_PERIOD.seconds(raw.playback_period).map_err(|e| e.at("playback_period"))?;
         let cell_size = positive("cell_size", raw.cell_size)?;
+        if raw.frame_id.trim().is_empty() {
+            return Err(ParamError::invalid("frame_id", "must name the fixed frame of the markers (e.g. `world`), got an empty string"));
+        }
         Ok(Self {
-            budget: Budget::default().with_max_expansions(raw.max_expansions).with_max_time(Duration::from_secs_f64(max_time)),
-            playback_period: Duration::from_secs_f64(playback),
+            budget: Budget::default()
+                .with_max_expansions(raw.max_expansions)
+                .with_max_time(max_time)
+                .with_max_stored_states(Budget::default().max_stored_states.min(raw.max_stored_states_total)),
+            max_stored_states_total: raw.max_stored_states_total,
+            playback_period,
             frame_id: raw.frame_id,
             cell_size,
         })
@@ -90,5 +118,25 @@ mod tests {
         assert!(msg.contains("max_time") && msg.contains("-1"), "{msg}");
         let tree: Mapping = serde_yaml::from_str("max_tim: 1").unwrap();
         assert!(NodeSettings::from_tree(&tree).unwrap_err().to_string().contains("max_tim"));
+    }
+
+    /// Issue 21 item 1: `max_time: 1e20` and `playback_period: 1e300` passed validation and
+    /// panicked at start-up.
+    #[test]
+    fn item1_huge_durations_are_refused() {
+        for (body, key) in
+            [("max_time: 1.0e20", "max_time"), ("playback_period: 1.0e300", "playback_period"), ("max_time: 1.0e-300", "max_time")]
+        {
+            let tree: Mapping = serde_yaml::from_str(body).unwrap();
+            let msg = NodeSettings::from_tree(&tree).unwrap_err().to_string();
+            assert!(msg.contains(key), "{body}: {msg}");
+        }
+    }
+
+    /// Issue 21 item 9: an empty `frame_id` was accepted.
+    #[test]
+    fn item9_empty_frame_id_is_refused() {
+        let tree: Mapping = serde_yaml::from_str("frame_id: ''").unwrap();
+        assert!(NodeSettings::from_tree(&tree).unwrap_err().to_string().contains("frame_id"));
     }
 }

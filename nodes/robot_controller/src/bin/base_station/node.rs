@@ -153,7 +153,11 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let observer = station.clone();
     let schedule = settings.clone();
     tokio::spawn(async move {
+        let mut finite = flotilla_common::finite::FiniteGuard::new("/tank/state");
         while let Some(state) = states.next().await {
+            if !finite.admit(&state) {
+                continue;
+            }
             let due = observer.lock().ok().and_then(|mut s| s.observe(&state, &schedule, &metrics));
             if let Some(step) = due {
                 let power = schedule.stirring.steps[step].power.clone();

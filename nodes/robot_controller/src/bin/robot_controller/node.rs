@@ -273,7 +273,11 @@ async fn drive<H: RosHardware>(
     shared: Shared,
 ) {
     let mut last = None;
+    let mut finite = flotilla_common::finite::FiniteGuard::new(format!("/{name}/sensors"));
     while let Some(msg) = readings.next().await {
+        if !finite.admit(&msg) {
+            continue;
+        }
         let Ok(mut host) = shared.host.lock() else {
             error!(robot = %name, "controller host poisoned; the robot's controller ends");
             return;
@@ -300,7 +304,11 @@ async fn drive_batch<H: RosBatch>(
 ) {
     let system = H::ID.name();
     let mut last: HashMap<String, Last<H::Command>> = HashMap::new();
+    let mut finite = flotilla_common::finite::FiniteGuard::new(format!("/{system}/sensors"));
     while let Some(batch) = batches.next().await {
+        if !finite.admit(&batch) {
+            continue;
+        }
         let (stamp, readings) = match H::sensors_from_batch(batch) {
             Ok(batch) => batch,
             Err(e) => {

@@ -70,6 +70,9 @@ impl NodeSettings {
     /// Validates a parameter tree (standard ROS keys ignored) and loads the ruleset.
     pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
         let raw: Raw = params::deserialize(&params::without_standard(tree))?;
+        if !raw.kind.is_empty() {
+            robot_controller::firmware::check_kind(&raw.kind).map_err(|e| ParamError::invalid("kind", e))?;
+        }
         let selection = Selection::parse(&raw.robots, &raw.kind).map_err(|e| ParamError::invalid("robots", e))?;
         if selection.is_empty() {
             return Err(ParamError::invalid("robots", "no robots selected: give `robots` (names) and/or `kind`"));

@@ -148,7 +148,7 @@ impl Sim {
         let started = Instant::now();
         let dt = self.table.config().step_duration;
         let rtf = self.settings.run.real_time_factor;
-        let lockstep = self.settings.run.lockstep.then(|| Duration::from_secs_f64(self.settings.run.lockstep_timeout));
+        let lockstep = self.settings.run.lockstep.then_some(self.settings.lockstep_timeout);
         let mut reason = "stopped on request";
         let mut timeouts = 0u64;
         let mut paused = self.settings.run.start_paused;
@@ -204,7 +204,7 @@ impl Sim {
                 break;
             }
             if rtf > 0.0 {
-                let due_at = pace.0 + Duration::from_secs_f64((t - pace.1) / rtf);
+                let due_at = pace.0 + flotilla_common::duration::saturating((t - pace.1) / rtf);
                 let now = Instant::now();
                 if due_at > now {
                     std::thread::sleep(due_at - now);

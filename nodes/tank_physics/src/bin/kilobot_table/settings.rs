@@ -1,9 +1,11 @@
 //! The node's parameters: the table (`table.*`, [`TableConfig`]), where the robots start
 //! (`robots.*`), time control (`run.*`) and topic rates (`publish.*`).
 
-use flotilla_common::params::{self, ParamError};
+use flotilla_common::params::{self, take_section, ParamError};
 use serde::Deserialize;
-use serde_yaml::{Mapping, Value};
+use serde_yaml::Mapping;
+use std::time::Duration;
+use tank_physics::run::{check_rate, RunSettings};
 use tank_physics::systems::kilobot::{hex_block, KilobotTable, Pose, TableConfig};
 
 /// Where the robots start.
@@ -26,30 +28,6 @@ pub struct RobotSettings {
 impl Default for RobotSettings {
     fn default() -> Self {
         Self { count: 25, spacing: 1.5, poses: Vec::new(), name_prefix: "kb_".into() }
-    }
-}
-
-/// Time control.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RunSettings {
-    /// Sim seconds per wall second; 0 = as fast as possible. Default 1.
-    pub real_time_factor: f64,
-    /// Stop (exit 0, with a summary) after this many sim seconds; 0 = until shut down.
-    pub max_sim_time: f64,
-    /// Lock step: after each sensor batch wait for every robot's command stamped with it
-    /// (deterministic runs with the controllers). Default false.
-    pub lockstep: bool,
-    /// Longest wait for the commands of a tick in lock step, s of wall time. Default 5.
-    pub lockstep_timeout: f64,
-    /// Start paused: nothing moves until `/tank/pause` false, so that controllers and
-    /// viewers can connect first. Default false.
-    pub start_paused: bool,
-}
-
-impl Default for RunSettings {
-    fn default() -> Self {
-        Self { real_time_factor: 1.0, max_sim_time: 0.0, lockstep: false, lockstep_timeout: 5.0, start_paused: false }
     }
 }
 
@@ -86,6 +64,8 @@ pub struct NodeSettings {
     pub names: Vec<String>,
     /// Time control.
     pub run: RunSettings,
+    /// `run.lockstep_timeout`, checked and converted.
+    pub lockstep_timeout: Duration,
     /// Topic rates.
     pub publish: PublishSettings,
 }
@@ -116,19 +96,10 @@ impl NodeSettings {
                 Err(ParamError::invalid(key, format!("must be a positive finite number, got {v}")))
             }
         };
-        let at_least_zero = |key: &str, v: f64| {
-            if v >= 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(ParamError::invalid(key, format!("must be a finite number >= 0, got {v}")))
-            }
-        };
-        at_least_zero("run.real_time_factor", run.real_time_factor)?;
-        at_least_zero("run.max_sim_time", run.max_sim_time)?;
-        positive("run.lockstep_timeout", run.lockstep_timeout)?;
-        positive("publish.state_rate", publish.state_rate)?;
-        positive("publish.marker_rate", publish.marker_rate)?;
-        positive("publish.sensor_rate", publish.sensor_rate)?;
+        let lockstep_timeout = run.check()?;
+        check_rate("publish.state_rate", publish.state_rate)?;
+        check_rate("publish.marker_rate", publish.marker_rate)?;
+        check_rate("publish.sensor_rate", publish.sensor_rate)?;
         if robots.name_prefix.is_empty() || !robots.name_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(ParamError::invalid("robots.name_prefix", "must be letters, digits or `_` (it starts ROS names)"));
         }
@@ -156,23 +127,12 @@ impl NodeSettings {
         // The table checks the poses against its walls (a robot outside is a bad start).
         KilobotTable::new(table, &poses, seed).map_err(|e| ParamError::invalid("robots", e))?;
         let names = (0..poses.len()).map(|i| format!("{}{i}", robots.name_prefix)).collect();
-        Ok(Self { seed, table, poses, names, run, publish })
+        Ok(Self { seed, table, poses, names, run, lockstep_timeout, publish })
     }
 }
 
 /// Most robots one table node hosts (a bound on what a parameter can make it allocate).
 pub const MAX_ROBOTS: usize = 1_000_000;
-
-fn take_section<T: for<'de> Deserialize<'de> + Default>(tree: &mut Mapping, key: &str) -> Result<T, ParamError> {
-    match tree.remove(key) {
-        None => Ok(T::default()),
-        Some(Value::Mapping(m)) => params::deserialize::<T>(&m).map_err(|e| match e {
-            ParamError::Invalid { key: k, message } => ParamError::invalid(format!("{key}.{k}"), message),
-            other => other,
-        }),
-        Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -92,7 +92,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
     let (control_tx, control_rx) = mpsc::channel();
-    let lockstep = settings.run.lockstep.then(|| Duration::from_secs_f64(settings.run.lockstep_timeout));
+    let lockstep = settings.run.lockstep.then_some(settings.lockstep_timeout);
     let (robot_io, robot_outputs) =
         robots::RobotIo::new(&mut node, control_tx.clone(), lockstep, settings.robots.interface, settings.publish.robot_descriptions)?;
     let outputs = Outputs {
@@ -142,7 +142,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         let stop = stop.clone();
         let settings = settings.clone();
         tokio::task::spawn_blocking(move || {
-            let mut sim = Sim { world, settings, recording, out: outputs, bodies_tx };
+            let mut sim = Sim { stepping: None, world, settings, recording, out: outputs, bodies_tx };
             sim.run(&stop, &control_rx)
         })
     };
@@ -166,8 +166,19 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     Ok(summary.to_string())
 }
 
+/// A `/tank/step` under way on the stepping thread.
+struct Stepping {
+    /// Steps asked for.
+    total: u32,
+    /// Steps made so far.
+    done: u32,
+    /// Where the sim time after the last step (or why it stopped) goes.
+    reply: oneshot::Sender<Result<f64, String>>,
+}
+
 /// The stepping thread's state.
 struct Sim {
+    stepping: Option<Stepping>,
     world: World,
     settings: NodeSettings,
     recording: recording::Recording,
@@ -195,6 +206,20 @@ impl Sim {
                 self.handle(msg, &mut paused, &mut pace);
             }
             if paused {
+                // A /tank/step runs here one physics step per turn, between control
+                // messages and stop checks: the node keeps answering, /tank/pause cancels
+                // it and SIGINT ends it.
+                if let Some(step) = self.stepping.as_mut() {
+                    step.done += 1;
+                    let finished = step.done >= step.total;
+                    self.advance();
+                    if finished {
+                        if let Some(step) = self.stepping.take() {
+                            let _ = step.reply.send(Ok(self.world.time()));
+                        }
+                    }
+                    continue;
+                }
                 if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
                     self.handle(msg, &mut paused, &mut pace);
                 }
@@ -216,12 +241,15 @@ impl Sim {
                 break;
             }
             if rtf > 0.0 {
-                let due = pace.0 + Duration::from_secs_f64((self.world.time() - pace.1) / rtf);
+                let due = pace.0 + flotilla_common::duration::saturating((self.world.time() - pace.1) / rtf);
                 let now = Instant::now();
                 if due > now {
                     std::thread::sleep(due - now);
                 }
             }
+        }
+        if let Some(step) = self.stepping.take() {
+            let _ = step.reply.send(Err(format!("shutting down after {} of {} steps", step.done, step.total)));
         }
         self.recording.finish();
         let bodies = self.world.bodies();
@@ -238,6 +266,8 @@ impl Sim {
     /// One physics step and whatever is due on the topics and in the recording.
     fn advance(&mut self) {
         self.world.step();
+        // The trajectory frame is on disk before this step's state is published.
+        self.recording.step(&self.world);
         let dt = self.world.config().dt;
         let t = self.world.time();
         let p = self.settings.publish.clone();
@@ -255,7 +285,6 @@ impl Sim {
         if due(p.marker_rate, t, dt) && fros::listened(&self.out.markers) {
             self.publish_markers();
         }
-        self.recording.step(&self.world);
     }
 
     fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
@@ -304,6 +333,9 @@ impl Sim {
                 let _ = reply.send(result);
             }
             Control::Pause { paused: p, reply } => {
+                if let Some(step) = self.stepping.take() {
+                    let _ = step.reply.send(Err(format!("cancelled by /tank/pause after {} of {} steps", step.done, step.total)));
+                }
                 *paused = p;
                 // Markers made only for subscribers: the latched copy is current while paused.
                 if p {
@@ -313,15 +345,18 @@ impl Sim {
                 let _ = reply.send(Ok(if p { "paused" } else { "running" }.to_owned()));
             }
             Control::Step { steps, reply } => {
-                let result = if *paused {
-                    for _ in 0..steps {
-                        self.advance();
-                    }
-                    Ok(self.world.time())
+                if !*paused {
+                    let _ = reply.send(Err("the world is running; pause it first".to_owned()));
+                } else if let Some(busy) = &self.stepping {
+                    let _ = reply.send(Err(format!(
+                        "a step of {} is under way ({} done); wait for it or cancel it with /tank/pause",
+                        busy.total, busy.done
+                    )));
+                } else if steps == 0 {
+                    let _ = reply.send(Ok(self.world.time()));
                 } else {
-                    Err("the world is running; pause it first".to_owned())
-                };
-                let _ = reply.send(result);
+                    self.stepping = Some(Stepping { total: steps, done: 0, reply });
+                }
             }
             Control::Command { name, stamp, command } => self.out.robots.command(&mut self.world, &name, stamp, command),
             Control::Radio { robot, payload } => self.out.robots.radio(&self.world, &robot, &payload),
@@ -337,10 +372,12 @@ impl Sim {
     fn publish_world_description(&mut self) {
         self.publish_markers();
         let msg = fros::flow_field_msg(self.world.flow_field(), self.world.time(), &self.settings.publish.frame_id);
+        // Written (and flushed) before it is published: a kill between the two loses
+        // nothing a subscriber saw.
+        self.recording.flow(&msg, self.world.time());
         if let Err(e) = self.out.flow.publish(&msg) {
             warn!("publishing /tank/flow_field: {e}");
         }
-        self.recording.flow(&msg, self.world.time());
         // The arrows change only with the field: their own latched topic, not re-sent with
         // the bodies' markers (hundreds of arrows at the marker rate cost more than physics).
         let frame = &self.settings.publish.frame_id;
@@ -367,14 +404,15 @@ impl Sim {
         let header = fros::header(t, frame);
         let state = state_wanted.then(|| tank_state(world, &bodies, header.clone()));
         let tf = tf_wanted.then(|| tf_message(&bodies, &header));
+        // Write before publish: whatever a subscriber received is already in the bag.
+        if let (true, Some(state), Some(tf)) = (recording, &state, &tf) {
+            self.recording.state(state, tf, t);
+        }
         if let Some(Err(e)) = state.as_ref().map(|m| self.out.state.publish(m)) {
             warn!("publishing /tank/state: {e}");
         }
         if let Some(Err(e)) = tf.as_ref().map(|m| self.out.tf.publish(m)) {
             warn!("publishing /tf: {e}");
-        }
-        if let (true, Some(state), Some(tf)) = (recording, &state, &tf) {
-            self.recording.state(state, tf, t);
         }
     }
 

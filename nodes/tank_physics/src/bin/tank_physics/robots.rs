@@ -390,8 +390,12 @@ fn typed_topics<H: RosHardware>(
     let publisher = node.create_publisher::<H::SensorsMsg>(&format!("/{name}/sensors"), QosProfile::default())?;
     let mut commands = node.subscribe::<H::CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
     let robot = name.to_owned();
+    let mut finite = flotilla_common::finite::FiniteGuard::new(format!("/{name}/cmd"));
     let task = tokio::spawn(async move {
         while let Some(msg) = commands.next().await {
+            if !finite.admit(&msg) {
+                continue;
+            }
             let (command, stamp) = H::command_from_msg(msg);
             if control.send(Control::Command { name: robot.clone(), stamp, command: H::wrap_command(command) }).is_err() {
                 break;
@@ -445,8 +449,12 @@ fn typed_batch<H: RosBatch>(node: &mut r2r::Node, control: mpsc::Sender<Control>
     let system = H::ID.name();
     let publisher = node.create_publisher::<H::SensorsBatchMsg>(&format!("/{system}/sensors"), QosProfile::default())?;
     let mut batches = node.subscribe::<H::CommandBatchMsg>(&format!("/{system}/cmd"), QosProfile::default())?;
+    let mut finite = flotilla_common::finite::FiniteGuard::new(format!("/{system}/cmd"));
     tokio::spawn(async move {
         while let Some(msg) = batches.next().await {
+            if !finite.admit(&msg) {
+                continue;
+            }
             let (stamp, commands) = match H::commands_from_batch(msg) {
                 Ok(batch) => batch,
                 Err(e) => {

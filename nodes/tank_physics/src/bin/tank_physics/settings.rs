@@ -2,38 +2,15 @@
 //! `run.*` (time control), `publish.*` (topic rates) and `robots.*` (how robots' readings
 //! and commands travel), which only the node uses.
 
-use flotilla_common::params::{self, ParamError};
+use flotilla_common::params::{self, take_section, ParamError};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
+use tank_physics::run::check_rate;
+pub use tank_physics::run::RunSettings;
 use tank_physics::WorldConfig;
-
-/// Time control.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RunSettings {
-    /// Sim seconds per wall second; 0 = as fast as possible. Default 1 (real time).
-    pub real_time_factor: f64,
-    /// Stop (exit 0, with a summary) after this many sim seconds; 0 = run until shut down.
-    pub max_sim_time: f64,
-    /// Lock step: after each sensor publication wait for every robot's `cmd` stamped with
-    /// that reading's time before stepping on (deterministic runs with the controllers).
-    /// Default false.
-    pub lockstep: bool,
-    /// Longest wait for a robot's command in lock step, s of wall time; then the world
-    /// steps on without it (logged). Default 5.
-    pub lockstep_timeout: f64,
-    /// Start paused: nothing moves until `/tank/pause` false (or `/tank/step`), so that
-    /// subscribers can connect first. Default false.
-    pub start_paused: bool,
-}
-
-impl Default for RunSettings {
-    fn default() -> Self {
-        Self { real_time_factor: 1.0, max_sim_time: 0.0, lockstep: false, lockstep_timeout: 5.0, start_paused: false }
-    }
-}
 
 /// Topic rates, in Hz of sim time.
 #[derive(Debug, Clone, Deserialize)]
@@ -120,6 +97,8 @@ pub struct NodeSettings {
     pub world: WorldConfig,
     /// Time control.
     pub run: RunSettings,
+    /// `run.lockstep_timeout`, checked and converted.
+    pub lockstep_timeout: Duration,
     /// Topic rates.
     pub publish: PublishSettings,
     /// Trajectory recording.
@@ -139,35 +118,16 @@ impl NodeSettings {
         if record.every_steps == 0 {
             return Err(ParamError::invalid("record.every_steps", "must be at least 1"));
         }
-        if !(run.real_time_factor >= 0.0 && run.real_time_factor.is_finite()) {
-            return Err(ParamError::invalid(
-                "run.real_time_factor",
-                format!("must be a finite number >= 0 (0 = as fast as possible), got {}", run.real_time_factor),
-            ));
-        }
-        if !(run.max_sim_time >= 0.0 && run.max_sim_time.is_finite()) {
-            return Err(ParamError::invalid(
-                "run.max_sim_time",
-                format!("must be a finite number of seconds >= 0 (0 = no limit), got {}", run.max_sim_time),
-            ));
-        }
-        if !(run.lockstep_timeout > 0.0 && run.lockstep_timeout.is_finite()) {
-            return Err(ParamError::invalid(
-                "run.lockstep_timeout",
-                format!("must be a positive number of seconds, got {}", run.lockstep_timeout),
-            ));
-        }
+        let lockstep_timeout = run.check()?;
         for (key, rate) in [
             ("publish.state_rate", publish.state_rate),
             ("publish.marker_rate", publish.marker_rate),
             ("publish.sensor_rate", publish.sensor_rate),
         ] {
-            if !(rate > 0.0 && rate.is_finite()) {
-                return Err(ParamError::invalid(key, format!("must be a positive rate in Hz, got {rate}")));
-            }
+            check_rate(key, rate)?;
         }
         let world = WorldConfig::from_params(&Value::Mapping(world_tree)).map_err(|e| ParamError::invalid(e.key(), e.reason()))?;
-        Ok(Self { world, run, publish, record, robots })
+        Ok(Self { world, run, lockstep_timeout, publish, record, robots })
     }
 
     /// Modules the scenario spawns at start.
@@ -176,13 +136,27 @@ impl NodeSettings {
     }
 }
 
-fn take_section<T: for<'de> Deserialize<'de> + Default>(tree: &mut Mapping, key: &str) -> Result<T, ParamError> {
-    match tree.remove(key) {
-        None => Ok(T::default()),
-        Some(Value::Mapping(m)) => params::deserialize::<T>(&m).map_err(|e| match e {
-            ParamError::Invalid { key: k, message } => ParamError::invalid(format!("{key}.{k}"), message),
-            other => other,
-        }),
-        Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {
+        NodeSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())
+    }
+
+    /// Issue 21 item 2: `run.real_time_factor: 1e-300` passed validation and panicked the
+    /// physics thread on the wall-clock conversion (then heap corruption on exit).
+    #[test]
+    fn item2_tiny_real_time_factor_is_refused() {
+        for (yaml, key) in [
+            ("run: {real_time_factor: 1.0e-300}", "run.real_time_factor"),
+            ("run: {real_time_factor: 1.0e300}", "run.real_time_factor"),
+            ("run: {lockstep_timeout: 1.0e300}", "run.lockstep_timeout"),
+            ("publish: {state_rate: 1.0e-300}", "publish.state_rate"),
+        ] {
+            let msg = settings(yaml).unwrap_err().to_string();
+            assert!(msg.contains(key), "{yaml}: {msg}");
+        }
+        assert_eq!(settings("run: {real_time_factor: 0.0}").unwrap().run.real_time_factor, 0.0);
     }
 }
