@@ -48,12 +48,15 @@ pub trait RosBatch: RosHardware {
     fn sensors_batch(stamp: f64, readings: &[(&str, &Self::Sensors)]) -> Self::SensorsBatchMsg;
     /// A sensor batch as its tick's stamp (s) and (robot, reading) pairs; an error names
     /// what does not add up.
-    fn sensors_from_batch(msg: Self::SensorsBatchMsg) -> Result<(f64, Vec<(String, Self::Sensors)>), BatchError>;
+    fn sensors_from_batch(msg: Self::SensorsBatchMsg) -> Result<Batch<Self::Sensors>, BatchError>;
     /// Commands answering the readings of the tick at `stamp` (s), by robot name.
     fn command_batch(stamp: f64, commands: &[(&str, &Self::Command)]) -> Self::CommandBatchMsg;
     /// A command batch as the stamp (s) of the tick it answers and (robot, command) pairs.
-    fn commands_from_batch(msg: Self::CommandBatchMsg) -> Result<(f64, Vec<(String, Self::Command)>), BatchError>;
+    fn commands_from_batch(msg: Self::CommandBatchMsg) -> Result<Batch<Self::Command>, BatchError>;
 }
+
+/// A batch read back: the stamp of its tick (s) and (robot, item) pairs in order.
+pub type Batch<T> = (f64, Vec<(String, T)>);
 
 /// A batch message whose arrays do not fit together.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -94,7 +97,7 @@ macro_rules! batch {
                 m::$sensors { header: header(stamp, ""), robots, readings }
             }
 
-            fn sensors_from_batch(msg: m::$sensors) -> Result<(f64, Vec<(String, Self::Sensors)>), BatchError> {
+            fn sensors_from_batch(msg: m::$sensors) -> Result<Batch<Self::Sensors>, BatchError> {
                 check_len(stringify!($sensors), "readings", msg.readings.len(), msg.robots.len())?;
                 let readings = msg.robots.into_iter().zip(msg.readings.into_iter().map(Self::sensors_from_msg)).collect();
                 Ok((stamp_of(&msg.header), readings))
@@ -105,7 +108,7 @@ macro_rules! batch {
                 m::$commands { header: header(stamp, ""), robots, commands }
             }
 
-            fn commands_from_batch(msg: m::$commands) -> Result<(f64, Vec<(String, Self::Command)>), BatchError> {
+            fn commands_from_batch(msg: m::$commands) -> Result<Batch<Self::Command>, BatchError> {
                 check_len(stringify!($commands), "commands", msg.commands.len(), msg.robots.len())?;
                 let commands = msg.robots.into_iter().zip(msg.commands.into_iter().map(|c| Self::command_from_msg(c).0)).collect();
                 Ok((stamp_of(&msg.header), commands))
@@ -146,7 +149,7 @@ impl RosBatch for Kilobot {
         batch
     }
 
-    fn sensors_from_batch(msg: m::KilobotSensorsBatch) -> Result<(f64, Vec<(String, KilobotSensors)>), BatchError> {
+    fn sensors_from_batch(msg: m::KilobotSensorsBatch) -> Result<Batch<KilobotSensors>, BatchError> {
         const NAME: &str = "KilobotSensorsBatch";
         let n = msg.robots.len();
         check_len(NAME, "ticks", msg.ticks.len(), n)?;
@@ -193,7 +196,7 @@ impl RosBatch for Kilobot {
         batch
     }
 
-    fn commands_from_batch(msg: m::KilobotCommandBatch) -> Result<(f64, Vec<(String, KilobotCommand)>), BatchError> {
+    fn commands_from_batch(msg: m::KilobotCommandBatch) -> Result<Batch<KilobotCommand>, BatchError> {
         const NAME: &str = "KilobotCommandBatch";
         let n = msg.robots.len();
         check_len(NAME, "motor_left", msg.motor_left.len(), n)?;
