@@ -19,8 +19,6 @@
 //! `--state-rate HZ` (30: the overhead camera's rate).
 
 use std::cell::RefCell;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -34,7 +32,7 @@ use tank_physics::systems::kilobot::{hex_block, KilobotTable, TableConfig};
 
 #[path = "support/process.rs"]
 mod process;
-use process::{process_cpu, process_memory};
+use process::{process_cpu, process_memory, NodeProcess};
 
 /// Lattice spacing, robot diameters.
 const SPACING: f64 = 1.5;
@@ -201,40 +199,14 @@ fn run_node(probe: &mut Probe, n: usize, options: &Options) -> anyhow::Result<No
         "kilobot_table:\n  ros__parameters:\n    robots: {{count: {n}, spacing: {SPACING}}}\n    run: {{real_time_factor: 0.0, start_paused: true}}\n    publish: {{sensor_rate: {}, state_rate: {}}}\n",
         options.sensor_rate, options.state_rate
     );
-    let mut file = tempfile::NamedTempFile::new().context("temp parameter file")?;
-    file.write_all(params.as_bytes()).context("writing the parameter file")?;
-    let log = tempfile::tempfile().context("temp log file")?;
     let spawned = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kilobot_table"))
-        .args(["--ros-args", "--params-file"])
-        .arg(file.path())
-        .stdout(Stdio::null())
-        .stderr(log.try_clone()?)
-        .spawn()
-        .context("starting kilobot_table")?;
-    let pid = child.id();
-    let stop = |child: &mut std::process::Child| -> anyhow::Result<String> {
-        use std::io::{Read as _, Seek as _};
-        // SAFETY: signalling our own child by pid.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while child.try_wait()?.is_none() {
-            if Instant::now() > deadline {
-                child.kill()?;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let mut text = String::new();
-        let mut log = &log;
-        log.seek(std::io::SeekFrom::Start(0))?;
-        log.read_to_string(&mut text)?;
-        Ok(text)
-    };
+    let mut node = NodeProcess::spawn(env!("CARGO_BIN_EXE_kilobot_table"), &params)?;
+    let pid = node.pid();
     // Start-up: the node answers /tank/pause once it spins, every topic created.
     let bound = options.timeout;
     loop {
-        if spawned.elapsed() > bound || child.try_wait()?.is_some() {
-            let log = stop(&mut child)?;
+        if spawned.elapsed() > bound || node.exited()?.is_some() {
+            let log = node.stop()?;
             bail!("kilobot_table did not answer /tank/pause within {bound:?}:\n{log}");
         }
         if probe.ask(true, Instant::now() + Duration::from_secs(2))? {
@@ -254,7 +226,7 @@ fn run_node(probe: &mut Probe, n: usize, options: &Options) -> anyhow::Result<No
     probe.spin_for(Duration::from_millis(500));
     *probe.seen.borrow_mut() = Seen::default();
     if !probe.ask(false, Instant::now() + bound)? {
-        let log = stop(&mut child)?;
+        let log = node.stop()?;
         bail!("kilobot_table did not resume:\n{log}");
     }
     let (start, cpu_start) = (Instant::now(), process_cpu(pid)?);
@@ -266,14 +238,14 @@ fn run_node(probe: &mut Probe, n: usize, options: &Options) -> anyhow::Result<No
         if start.elapsed() > bound {
             break false;
         }
-        if let Some(status) = child.try_wait()? {
+        if let Some(status) = node.exited()? {
             bail!("kilobot_table exited early ({status})");
         }
     };
     let wall = start.elapsed();
     let cpu = process_cpu(pid)? - cpu_start;
     let (rss_mib, _, threads) = process_memory(pid)?;
-    let log = stop(&mut child)?;
+    let log = node.stop()?;
     if log.contains("panicked") || log.contains("refused") && !log.contains("0 refused commands") {
         bail!("kilobot_table failed:\n{log}");
     }

@@ -26,8 +26,6 @@
 //! those only for a subscriber).
 
 use std::cell::RefCell;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -40,7 +38,7 @@ use tank_physics::{World, WorldConfig};
 
 #[path = "support/process.rs"]
 mod process;
-use process::{process_cpu, process_memory};
+use process::{process_cpu, process_memory, NodeProcess};
 
 /// Floor area per robot, m^2: the density kept constant across N.
 const AREA_PER_ROBOT: f64 = 0.01;
@@ -256,38 +254,11 @@ fn ask(probe: &mut Probe, paused: bool, deadline: Instant) -> anyhow::Result<Opt
 }
 
 fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, idle: Duration) -> anyhow::Result<NodeRun> {
-    let mut file = tempfile::NamedTempFile::new().context("temp parameter file")?;
-    file.write_all(serde_yaml::to_string(tree)?.as_bytes()).context("writing the parameter file")?;
-    // The node's log goes to a file: a pipe nobody reads could fill and block it.
-    let log = tempfile::tempfile().context("temp log file")?;
     let spawner = probe.pool.spawner();
     let seen = probe.seen.clone();
     let spawned = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tank_physics"))
-        .args(["--ros-args", "--params-file"])
-        .arg(file.path())
-        .stdout(Stdio::null())
-        .stderr(log.try_clone()?)
-        .spawn()
-        .context("starting tank_physics")?;
-    let pid = child.id();
-    let stop = |child: &mut std::process::Child| -> anyhow::Result<String> {
-        use std::io::{Read as _, Seek as _};
-        // SAFETY: signalling our own child by pid.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while child.try_wait()?.is_none() {
-            if Instant::now() > deadline {
-                child.kill()?;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let mut text = String::new();
-        let mut log = &log;
-        log.seek(std::io::SeekFrom::Start(0))?;
-        log.read_to_string(&mut text)?;
-        Ok(text)
-    };
+    let mut node = NodeProcess::spawn(env!("CARGO_BIN_EXE_tank_physics"), &serde_yaml::to_string(tree)?)?;
+    let pid = node.pid();
 
     let up = Rc::new(RefCell::new(false));
     {
@@ -300,8 +271,8 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, 
         })?;
     }
     while !*up.borrow() {
-        if spawned.elapsed() > bound || child.try_wait()?.is_some() {
-            let log = stop(&mut child)?;
+        if spawned.elapsed() > bound || node.exited()?.is_some() {
+            let log = node.stop()?;
             bail!("tank_physics did not come up within {bound:?}:\n{log}");
         }
         probe.spin();
@@ -313,7 +284,7 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, 
     // The node answers once it spins, i.e. after every per-robot topic exists: a first
     // "pause" (it starts paused) marks the end of start-up.
     if ask(probe, true, spawned + bound)? != Some(true) {
-        let log = stop(&mut child)?;
+        let log = node.stop()?;
         bail!("tank_physics did not answer /tank/pause within {bound:?}:\n{log}");
     }
     let ready = spawned.elapsed();
@@ -326,7 +297,7 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, 
         idle_cpu = (process_cpu(pid)? - cpu_from).as_secs_f64() / from.elapsed().as_secs_f64();
     }
     if ask(probe, false, Instant::now() + bound)? != Some(true) {
-        let log = stop(&mut child)?;
+        let log = node.stop()?;
         bail!("tank_physics did not resume:\n{log}");
     }
     let start = Instant::now();
@@ -341,7 +312,7 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, 
         if start.elapsed() > bound {
             break false;
         }
-        if let Some(status) = child.try_wait()? {
+        if let Some(status) = node.exited()? {
             bail!("tank_physics exited early ({status})");
         }
     };
@@ -350,7 +321,7 @@ fn run_node(probe: &mut Probe, tree: &Value, sim_seconds: f64, bound: Duration, 
     let (rss_mib, hwm_mib, threads) = process_memory(pid)?;
     let sim_reached = seen.borrow().last_sim_time;
     let (states, viewer) = (seen.borrow().states, seen.borrow().viewer);
-    let log = stop(&mut child)?;
+    let log = node.stop()?;
     if log.contains("panicked") {
         bail!("tank_physics panicked:\n{log}");
     }

@@ -24,3 +24,57 @@ pub fn process_memory(pid: u32) -> anyhow::Result<(f64, f64, u64)> {
     };
     Ok((field("VmRSS:")? as f64 / 1024.0, field("VmHWM:")? as f64 / 1024.0, field("Threads:")?))
 }
+
+/// A node the bench started on a parameter file, its log kept in a file (a pipe nobody
+/// reads could fill and block the node).
+pub struct NodeProcess {
+    child: std::process::Child,
+    log: std::fs::File,
+    _params: tempfile::NamedTempFile,
+}
+
+impl NodeProcess {
+    /// Starts `exe --ros-args --params-file <params written to a file>`.
+    pub fn spawn(exe: &str, params: &str) -> anyhow::Result<Self> {
+        use std::io::Write as _;
+        let mut file = tempfile::NamedTempFile::new().context("temp parameter file")?;
+        file.write_all(params.as_bytes()).context("writing the parameter file")?;
+        let log = tempfile::tempfile().context("temp log file")?;
+        let child = std::process::Command::new(exe)
+            .args(["--ros-args", "--params-file"])
+            .arg(file.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(log.try_clone()?)
+            .spawn()
+            .with_context(|| format!("starting {exe}"))?;
+        Ok(Self { child, log, _params: file })
+    }
+
+    /// The node's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The exit status, if the node has ended.
+    pub fn exited(&mut self) -> anyhow::Result<Option<std::process::ExitStatus>> {
+        Ok(self.child.try_wait()?)
+    }
+
+    /// SIGINT, up to 60 s for the exit (then SIGKILL); returns everything the node logged.
+    pub fn stop(&mut self) -> anyhow::Result<String> {
+        use std::io::{Read as _, Seek as _};
+        // SAFETY: signalling our own child by pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while self.child.try_wait()?.is_none() {
+            if std::time::Instant::now() > deadline {
+                self.child.kill()?;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut text = String::new();
+        self.log.seek(std::io::SeekFrom::Start(0))?;
+        self.log.read_to_string(&mut text)?;
+        Ok(text)
+    }
+}
