@@ -20,31 +20,27 @@ pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[S
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let mut builder = ChartBuilder::on(&root);
     builder.caption(title, ("sans-serif", 22)).margin(15).x_label_area_size(45).y_label_area_size(70);
+    // The same lines on either y axis (the two chart types differ, so a macro, not a fn).
+    macro_rules! draw_lines {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| err(e.to_string()))?;
+            for (i, (label, s)) in series.iter().enumerate() {
+                let colour = Palette99::pick(i).to_rgba();
+                chart
+                    .draw_series(LineSeries::new(s.iter().filter(finite).copied(), colour.stroke_width(2)))
+                    .map_err(|e| err(e.to_string()))?
+                    .label(label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+            }
+            chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw().map_err(|e| err(e.to_string()))?;
+        }};
+    }
     if log_y {
-        let mut chart = builder.build_cartesian_2d(x0..x1, (y0 * 0.8..y1 * 1.25).log_scale()).map_err(|e| err(e.to_string()))?;
-        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| err(e.to_string()))?;
-        for (i, (label, s)) in series.iter().enumerate() {
-            let colour = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(s.iter().filter(finite).copied(), colour.stroke_width(2)))
-                .map_err(|e| err(e.to_string()))?
-                .label(label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-        }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw().map_err(|e| err(e.to_string()))?;
+        draw_lines!(builder.build_cartesian_2d(x0..x1, (y0 * 0.8..y1 * 1.25).log_scale()).map_err(|e| err(e.to_string()))?);
     } else {
         let pad = 0.05 * (y1 - y0);
-        let mut chart = builder.build_cartesian_2d(x0..x1, y0 - pad..y1 + pad).map_err(|e| err(e.to_string()))?;
-        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| err(e.to_string()))?;
-        for (i, (label, s)) in series.iter().enumerate() {
-            let colour = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(s.iter().filter(finite).copied(), colour.stroke_width(2)))
-                .map_err(|e| err(e.to_string()))?
-                .label(label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-        }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw().map_err(|e| err(e.to_string()))?;
+        draw_lines!(builder.build_cartesian_2d(x0..x1, y0 - pad..y1 + pad).map_err(|e| err(e.to_string()))?);
     }
     root.present().map_err(|e| err(e.to_string()))
 }
