@@ -281,6 +281,14 @@ impl SelfAssembly {
         &self.params
     }
 
+    /// Replaces the parameters while running (an overhead controller's parameter
+    /// broadcast); refused, the old ones kept, when out of range.
+    pub fn set_params(&mut self, params: SelfAssemblyParams) -> Result<(), ParamError> {
+        params.validate()?;
+        self.params = params;
+        Ok(())
+    }
+
     fn update_gradient(&mut self) {
         let g = self.params.gradient_distance;
         let best = self.neighbours.iter().filter(|n| n.distance < g && n.gradient != GRADIENT_NONE).map(|n| n.gradient).min();

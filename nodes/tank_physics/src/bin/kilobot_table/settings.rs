@@ -23,11 +23,26 @@ pub struct RobotSettings {
     pub poses: Vec<f64>,
     /// Robot names are `<prefix><index>`. Default `kb_`.
     pub name_prefix: String,
+    /// `lattice` (default): `count` robots on the lattice, or `poses`; `topic`: wait for a
+    /// scenario to place them (`flotilla_msgs/KilobotPlacement` on `/kilobot/placement`,
+    /// names, poses and which are anchored), and ignore `count`, `spacing`, `poses` and
+    /// `name_prefix`.
+    pub placement: Placement,
+}
+
+/// Who puts the robots on the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// The node's parameters (`count` on a lattice, or `poses`).
+    Lattice,
+    /// A scenario node, through `/kilobot/placement`.
+    Topic,
 }
 
 impl Default for RobotSettings {
     fn default() -> Self {
-        Self { count: 25, spacing: 1.5, poses: Vec::new(), name_prefix: "kb_".into() }
+        Self { count: 25, spacing: 1.5, poses: Vec::new(), name_prefix: "kb_".into(), placement: Placement::Lattice }
     }
 }
 
@@ -62,6 +77,11 @@ pub struct NodeSettings {
     pub poses: Vec<Pose>,
     /// Robot names, one per pose.
     pub names: Vec<String>,
+    /// Robots that are never pushed (the self-assembly seeds), one flag per pose.
+    pub anchored: Vec<bool>,
+    /// Who places the robots; with [`Placement::Topic`], `poses`, `names` and `anchored`
+    /// are empty until a placement arrives.
+    pub placement: Placement,
     /// Time control.
     pub run: RunSettings,
     /// `run.lockstep_timeout`, checked and converted.
@@ -103,6 +123,10 @@ impl NodeSettings {
         if robots.name_prefix.is_empty() || !robots.name_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(ParamError::invalid("robots.name_prefix", "must be letters, digits or `_` (it starts ROS names)"));
         }
+        if robots.placement == Placement::Topic {
+            let (poses, names, anchored) = (Vec::new(), Vec::new(), Vec::new());
+            return Ok(Self { seed, table, poses, names, anchored, placement: robots.placement, run, lockstep_timeout, publish });
+        }
         let poses: Vec<Pose> = if robots.poses.is_empty() {
             positive("robots.spacing", robots.spacing)?;
             if robots.spacing < 1.0 {
@@ -127,7 +151,8 @@ impl NodeSettings {
         // The table checks the poses against its walls (a robot outside is a bad start).
         KilobotTable::new(table, &poses, seed).map_err(|e| ParamError::invalid("robots", e))?;
         let names = (0..poses.len()).map(|i| format!("{}{i}", robots.name_prefix)).collect();
-        Ok(Self { seed, table, poses, names, run, lockstep_timeout, publish })
+        let anchored = vec![false; poses.len()];
+        Ok(Self { seed, table, poses, names, anchored, placement: robots.placement, run, lockstep_timeout, publish })
     }
 }
 
@@ -148,6 +173,9 @@ mod tests {
         assert_eq!((s.poses.len(), s.names[24].as_str(), s.seed), (25, "kb_24", 1));
         let s = settings("robots: {poses: [0, 0, 0, 2, 0, 1.5], name_prefix: k}\nseed: 4").unwrap();
         assert_eq!((s.names.clone(), s.poses[1].theta, s.seed), (vec!["k0".to_owned(), "k1".to_owned()], 1.5, 4));
+        let s = settings("robots: {placement: topic}").unwrap();
+        assert_eq!((s.placement, s.poses.len()), (Placement::Topic, 0));
+        assert!(settings("robots: {placement: hand}").unwrap_err().to_string().contains("placement"));
     }
 
     #[test]

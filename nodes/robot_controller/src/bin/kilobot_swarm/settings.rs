@@ -1,0 +1,223 @@
+//! The node's parameters: the shape (`shape.image`, `shape.scale`), how many robots and
+//! how they are packed (`robots`, `pack.*`), the run seed, the firmware's parameters
+//! (`firmware.*`, [`SelfAssemblyParams`]), the overhead controller (`overhead.*`) and the
+//! markers (`markers.*`). The scene is built here, so a bad image or scale stops the node
+//! at start-up with the reason.
+
+use flotilla_common::params::{self, take_section, ParamError};
+use flotilla_firmware::kilobot::{Localisation, SelfAssemblyParams};
+use robot_controller::kilobot::layout::{robots_for_area, shape_from_image, PackSpec};
+use robot_controller::kilobot::Scene;
+use serde::Deserialize;
+use serde_yaml::{Mapping, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The shape to assemble.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShapeSettings {
+    /// Black-and-white image (PNG): dark pixels are the shape, its lower-left corner the
+    /// origin. Required.
+    pub image: String,
+    /// World units (robot diameters, 32.5 mm) per pixel. Default 0.05.
+    pub scale: f64,
+}
+
+impl Default for ShapeSettings {
+    fn default() -> Self {
+        Self { image: String::new(), scale: 0.05 }
+    }
+}
+
+/// How the robots that join the shape are packed beside it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PackSettings {
+    /// Lattice spacing, world units; 0 = the firmware's DESIRED_DISTANCE. Default 0.
+    pub spacing: f64,
+    /// Least distance from the pack to the shape, world units. Default 1.5 (3r).
+    pub clearance: f64,
+}
+
+impl Default for PackSettings {
+    fn default() -> Self {
+        Self { spacing: 0.0, clearance: 1.5 }
+    }
+}
+
+/// kilolib's overhead-controller states.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OverheadSettings {
+    /// Robots stay idle (no program, still, silent) until the overhead controller's RUN
+    /// (`/kilobot/overhead`), as Kilobots do after power-on. Default false: they run at once.
+    pub wait_for_run: bool,
+}
+
+/// `/kilobot/markers`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MarkerSettings {
+    /// Hz of sim time; 0 = none. Default 2.
+    pub rate: f64,
+    /// Gradient labels are drawn when the swarm has at most this many robots. Default 300.
+    pub max_labels: usize,
+    /// Fixed frame of the shape and the believed positions. Default `world`.
+    pub frame_id: String,
+}
+
+impl Default for MarkerSettings {
+    fn default() -> Self {
+        Self { rate: 2.0, max_labels: 300, frame_id: "world".into() }
+    }
+}
+
+/// Everything the node is configured with.
+#[derive(Debug, Clone)]
+pub struct SwarmSettings {
+    /// The laid-out run: shape, seeds, pack, ids, headings.
+    pub scene: Scene,
+    /// Robot names, `<prefix><index>` (the seeds first).
+    pub names: Vec<String>,
+    /// The firmware's parameters.
+    pub firmware: SelfAssemblyParams,
+    /// Overhead controller.
+    pub overhead: OverheadSettings,
+    /// Markers.
+    pub markers: MarkerSettings,
+    /// Sim seconds between progress lines in the log; 0 = none. Default 30.
+    pub report_every: f64,
+    /// The shape image, as given.
+    pub image: PathBuf,
+}
+
+/// Most robots (ids are 16 bits).
+const MAX_ROBOTS: u64 = robot_controller::kilobot::layout::MAX_ROBOTS as u64;
+
+impl SwarmSettings {
+    /// Validates a parameter tree (standard ROS keys are ignored), reads the image and lays
+    /// the scene out; errors name the key or the image.
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let mut tree = params::without_standard(tree);
+        let integer = |tree: &mut Mapping, key: &str, default: u64| match tree.remove(key) {
+            None => Ok(default),
+            Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid(key, format!("must be an integer >= 0, got {}", show(&v)))),
+        };
+        let seed = integer(&mut tree, "seed", 1)?;
+        let robots = integer(&mut tree, "robots", 0)?;
+        let report_every = match tree.remove("report_every") {
+            None => 30.0,
+            Some(v) => v
+                .as_f64()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .ok_or_else(|| ParamError::invalid("report_every", format!("must be a number >= 0 (s), got {}", show(&v))))?,
+        };
+        let name_prefix = match tree.remove("name_prefix") {
+            None => "kb_".to_owned(),
+            Some(Value::String(s)) if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => s,
+            Some(v) => return Err(ParamError::invalid("name_prefix", format!("must be letters, digits or `_`, got {}", show(&v)))),
+        };
+        let shape = take_section::<ShapeSettings>(&mut tree, "shape")?;
+        let pack = take_section::<PackSettings>(&mut tree, "pack")?;
+        let firmware = take_section::<SelfAssemblyParams>(&mut tree, "firmware")?;
+        let overhead = take_section::<OverheadSettings>(&mut tree, "overhead")?;
+        let markers = take_section::<MarkerSettings>(&mut tree, "markers")?;
+        if let Some(key) = tree.keys().next() {
+            return Err(ParamError::invalid(
+                show(key),
+                "unknown parameter (known: seed, robots, name_prefix, report_every, shape, pack, firmware, overhead, markers)",
+            ));
+        }
+        firmware.validate().map_err(|e| ParamError::invalid(format!("firmware.{}", e.field), e))?;
+        if firmware.localisation == Localisation::Ideal {
+            return Err(ParamError::invalid(
+                "firmware.localisation",
+                "`ideal` copies the simulator's true position into the firmware, which a host on ROS does not have (and a Kilobot cannot know): use greedy or least-squares",
+            ));
+        }
+        if shape.image.is_empty() {
+            return Err(ParamError::invalid("shape.image", "give the shape's black-and-white image (a PNG file)"));
+        }
+        if !(shape.scale.is_finite() && shape.scale > 0.0) {
+            return Err(ParamError::invalid("shape.scale", format!("must be a number > 0 (world units per pixel), got {}", shape.scale)));
+        }
+        if !(pack.clearance.is_finite() && pack.clearance >= 0.0) {
+            return Err(ParamError::invalid("pack.clearance", format!("must be a number >= 0, got {}", pack.clearance)));
+        }
+        let spacing = if pack.spacing == 0.0 { firmware.desired_distance } else { pack.spacing };
+        if !(spacing.is_finite() && spacing >= 1.0) {
+            return Err(ParamError::invalid(
+                "pack.spacing",
+                format!("must be at least 1 (one diameter) or 0 (DESIRED_DISTANCE), got {spacing}"),
+            ));
+        }
+        if !(markers.rate.is_finite() && markers.rate >= 0.0) {
+            return Err(ParamError::invalid("markers.rate", format!("must be a number >= 0 (Hz), got {}", markers.rate)));
+        }
+        if robots > MAX_ROBOTS {
+            return Err(ParamError::invalid("robots", format!("at most {MAX_ROBOTS} (Kilobot ids are 16 bits), got {robots}")));
+        }
+        let image = PathBuf::from(&shape.image);
+        let bitmap = Arc::new(shape_from_image(&image, shape.scale).map_err(|e| ParamError::invalid("shape.image", e))?);
+        let robots = if robots == 0 { robots_for_area(&bitmap, firmware.desired_distance) } else { robots as usize };
+        let spec = PackSpec { robots, spacing, clearance: pack.clearance, gradient_distance: firmware.gradient_distance, bounds: None };
+        let scene = Scene::new(bitmap, &spec, seed).map_err(|e| ParamError::invalid("shape", e))?;
+        let names = (0..scene.len()).map(|i| format!("{name_prefix}{i}")).collect();
+        Ok(Self { scene, names, firmware, overhead, markers, report_every, image })
+    }
+}
+
+/// A YAML value as the user wrote it.
+fn show(v: &Value) -> String {
+    serde_yaml::to_string(v).map_or_else(|_| format!("{v:?}"), |s| s.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHAPES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/shapes");
+
+    fn settings(yaml: &str) -> Result<SwarmSettings, ParamError> {
+        SwarmSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())
+    }
+
+    #[test]
+    fn a_shipped_shape_lays_out_as_the_experiment_does() {
+        let s = settings(&format!("shape: {{image: {SHAPES}/rectangle_10x5.png, scale: 0.05}}\nrobots: 25\nseed: 3")).unwrap();
+        assert_eq!((s.scene.len(), s.scene.seeds(), s.names[28].as_str()), (29, 4, "kb_28"));
+        // The experiment's pack spacing is DESIRED_DISTANCE.
+        let pack = PackSpec { robots: 25, spacing: 1.615, clearance: 1.5, gradient_distance: 1.715, bounds: None };
+        let same = Scene::new(s.scene.shape.clone(), &pack, 3).unwrap();
+        assert_eq!((same.poses, same.uids), (s.scene.poses.clone(), s.scene.uids.clone()));
+        let auto = settings(&format!("shape: {{image: {SHAPES}/rectangle_10x5.png, scale: 0.05}}")).unwrap();
+        assert_eq!(auto.scene.len(), 18 + 4);
+    }
+
+    #[test]
+    fn bad_values_name_the_key_or_the_image() {
+        let dir = tempfile::tempdir().unwrap();
+        let grey = dir.path().join("grey.png");
+        image::GrayImage::from_fn(4, 4, |_, _| image::Luma([128])).save(&grey).unwrap();
+        let rect = format!("{SHAPES}/rectangle_10x5.png");
+        for (yaml, says) in [
+            (format!("shape: {{image: {rect}, scale: 0}}"), "shape.scale"),
+            (format!("shape: {{image: {rect}, scale: -1}}"), "shape.scale"),
+            ("shape: {scale: 1}".to_owned(), "shape.image"),
+            (format!("shape: {{image: {}/missing.png}}", dir.path().display()), "missing.png"),
+            (format!("shape: {{image: {}, scale: 1}}", grey.display()), "not black or white"),
+            (format!("shape: {{image: {rect}}}\nfirmware: {{localisation: ideal}}"), "firmware.localisation"),
+            (format!("shape: {{image: {rect}}}\nfirmware: {{desired_distance: -1}}"), "firmware.desired_distance"),
+            (format!("shape: {{image: {rect}}}\nfirmware: {{desird: 1}}"), "desird"),
+            (format!("shape: {{image: {rect}}}\nrobots: -4"), "robots"),
+            (format!("shape: {{image: {rect}}}\nrobots: 70000"), "16 bits"),
+            (format!("shape: {{image: {rect}}}\npack: {{spacing: 0.5}}"), "pack.spacing"),
+            (format!("shape: {{image: {rect}}}\nrobotz: 4"), "robotz"),
+            (format!("shape: {{image: {rect}, scale: 0.001}}"), "not on the shape"),
+        ] {
+            let err = settings(&yaml).unwrap_err().to_string();
+            assert!(err.contains(says), "{yaml}: {err}");
+        }
+    }
+}
