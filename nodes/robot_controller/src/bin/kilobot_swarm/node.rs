@@ -53,17 +53,21 @@ pub async fn run(startup: Startup, settings: SwarmSettings) -> anyhow::Result<St
     let spinner = Spinner::start(node.clone());
     let mut host = Host::new(&settings, firmware, commands, markers);
     host.publish_markers(0.0);
-    let summary = tokio::select! {
+    let reason = tokio::select! {
         signal = fros::shutdown_signal() => {
-            info!(signal = signal.context("installing signal handlers")?, "shutting down");
-            host.summary("stopped on request")
+            match signal {
+                Ok(signal) => info!(signal, "shutting down"),
+                Err(e) => warn!("waiting for a shutdown signal: {e}"),
+            }
+            "stopped on request"
         }
         () = async {
             while let Some(batch) = sensors.next().await {
                 host.answer(batch);
             }
-        } => host.summary("the sensor topic closed"),
+        } => "the sensor topic closed",
     };
+    let summary = host.summary(reason);
     spinner.stop();
     drop(node);
     Ok(summary)
@@ -215,20 +219,20 @@ impl<'a> Host<'a> {
     fn publish_markers(&self, t: f64) {
         let frame = &self.settings.markers.frame_id;
         let d = 2.0 * flotilla_common::catalogue::ModuleKind::Kilobot.spec().shape.horizontal_radius();
-        let base = |ns: &str, id: i32, type_: u8, frame: &str| Marker {
+        let base = |ns: &str, id: i32, type_: i32, frame: &str| Marker {
             header: fros::header(t, frame),
             ns: ns.into(),
             id,
-            type_: type_ as i32,
+            type_,
             action: Marker::ADD as i32,
             pose: fros::pose_msg(&nalgebra::Isometry3::identity()),
             ..Default::default()
         };
-        let mut outline = base("shape", 0, Marker::LINE_LIST as u8, frame);
+        let mut outline = base("shape", 0, Marker::LINE_LIST as i32, frame);
         outline.scale = Vector3 { x: 0.002, y: 0.0, z: 0.0 };
         outline.color = ColorRGBA { r: 0.1, g: 0.1, b: 0.1, a: 1.0 };
         outline.points = self.outline.clone();
-        let mut believed = base("believed", 0, Marker::SPHERE_LIST as u8, frame);
+        let mut believed = base("believed", 0, Marker::SPHERE_LIST as i32, frame);
         believed.scale = Vector3 { x: 0.4 * d, y: 0.4 * d, z: 0.4 * d };
         believed.color = ColorRGBA { r: 1.0, g: 1.0, b: 1.0, a: 1.0 };
         let mut labels = Vec::new();
@@ -241,7 +245,8 @@ impl<'a> Host<'a> {
                 believed.colors.push(led_colour(self.commands[i].led));
             }
             if label {
-                let mut text = base("gradient", i as i32, Marker::TEXT_VIEW_FACING as u8, &format!("{}/base_link", self.settings.names[i]));
+                let mut text =
+                    base("gradient", i as i32, Marker::TEXT_VIEW_FACING as i32, &format!("{}/base_link", self.settings.names[i]));
                 text.pose.position.z = 0.6 * d;
                 text.scale.z = 0.5 * d;
                 text.color = ColorRGBA { r: 0.0, g: 0.0, b: 0.0, a: 1.0 };

@@ -63,8 +63,8 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         let mut placements =
             node.subscribe::<KilobotPlacement>("/kilobot/placement", QosProfile::default().transient_local().keep_last(1))?;
         info!(topic = "/kilobot/placement", "waiting for the robots to be placed");
-        let node = Arc::new(Mutex::new(node));
-        let spinner = Spinner::start(node.clone());
+        let shared = Arc::new(Mutex::new(node));
+        let spinner = Spinner::start(shared.clone());
         let placed = tokio::select! {
             signal = fros::shutdown_signal() => {
                 info!(signal = signal.context("installing signal handlers")?, "shutting down before any robot was placed");
@@ -78,7 +78,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         };
         (settings.poses, settings.names, settings.anchored) = (poses, names, anchored);
         drop(placements);
-        node = Arc::try_unwrap(node)
+        node = Arc::try_unwrap(shared)
             .map_err(|_| anyhow::anyhow!("the node is still shared"))?
             .into_inner()
             .map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
