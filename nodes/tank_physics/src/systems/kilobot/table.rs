@@ -312,25 +312,31 @@ impl KilobotTable {
         let channel = self.config.channel;
         let range2 = channel.range * channel.range;
         let (xi, yi) = (self.x[i], self.y[i]);
-        let (tx, key) = (&self.senders, mix(self.channel_key ^ self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-        let mut delivered = 0;
+        let key = mix(self.channel_key ^ self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let tx = &mut self.senders;
+        let (sx, sy, index, hits) = (&tx.x[..], &tx.y[..], &tx.index[..], &mut tx.hits);
+        // Candidates in range, without a branch per candidate (half of them miss: a
+        // branch would be mispredicted half the time): each is written, kept if in range.
+        let mut found = 0;
         tx.grid.for_each_range_near(xi, yi, channel.range, |a, b| {
             for k in a..b {
-                let (dx, dy) = (tx.x[k] - xi, tx.y[k] - yi);
+                let (dx, dy) = (sx[k] - xi, sy[k] - yi);
                 let d2 = dx * dx + dy * dy;
-                let j = tx.index[k];
-                if d2 >= range2 || j as usize == i {
-                    continue;
-                }
-                let draw = Draw::new(key, j, i as u32);
-                if channel.loss > 0.0 && draw.unit(0) < channel.loss {
-                    continue;
-                }
-                let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
-                out.messages.push(IrMessage { payload: tx.payload[k], distance: measured * WORLD_UNIT_M });
-                delivered += 1;
+                hits[found] = (k as u32, d2);
+                found += usize::from(d2 < range2 && index[k] as usize != i);
             }
         });
+        let mut delivered = 0;
+        for &(k, d2) in &hits[..found] {
+            let k = k as usize;
+            let draw = Draw::new(key, index[k], i as u32);
+            if channel.loss > 0.0 && draw.unit(0) < channel.loss {
+                continue;
+            }
+            let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
+            out.messages.push(IrMessage { payload: tx.payload[k], distance: measured * WORLD_UNIT_M });
+            delivered += 1;
+        }
         self.deliveries += delivered;
     }
 
@@ -359,6 +365,8 @@ impl KilobotTable {
             tx.payload.push(self.message[j].unwrap_or_default());
         }
         self.transmissions += tx.index.len() as u64;
+        // One slot per sender and one spare: a reading's candidates all fit.
+        tx.hits.resize(tx.index.len() + 1, (0, 0.0));
     }
 
     /// Which robots get a message through this step (see [`super::ChannelConfig`]).
@@ -552,6 +560,9 @@ struct Senders {
     index: Vec<u32>,
     /// The message sent.
     payload: Vec<[u8; MESSAGE_BYTES]>,
+    /// Scratch of a reading: (position in these arrays, squared distance) of the senders
+    /// in range.
+    hits: Vec<(u32, f64)>,
 }
 
 /// The random numbers of one delivery (sender, receiver, step): a counter-based
