@@ -8,7 +8,8 @@
 //! (`BluebotCommand`: fin frequencies, LEDs, flashing). The swarm's metrics
 //! ([`SwarmMetrics`]) go out as JSON on `~/metrics` and as rows of the metrics CSV. With
 //! `run.lockstep` the world waits after each sensing instant until every robot answered
-//! that reading.
+//! that reading (the readings of robots that have not answered go out again every 200 ms
+//! of wall time, so a controller that connects late still gets the first ones).
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -150,7 +151,13 @@ struct Tick {
     answered: Vec<bool>,
     missing: usize,
     opened: Instant,
+    /// When the readings of the robots still missing were last sent.
+    resent: Instant,
 }
+
+/// In lock step, the readings of robots that have not answered go out again this often
+/// (wall time) until they do or `run.lockstep_timeout` passes.
+const RESEND: Duration = Duration::from_millis(200);
 
 /// The stepping thread's state.
 struct Sim {
@@ -193,6 +200,11 @@ impl Sim {
             if let (Some(tick), Some(timeout)) = (&self.tick, lockstep) {
                 if tick.missing > 0 {
                     if tick.opened.elapsed() < timeout {
+                        // A controller that subscribed after the readings went out (start-up)
+                        // gets them again; one that answered already answers the same.
+                        if tick.resent.elapsed() >= RESEND {
+                            self.resend();
+                        }
                         if let Ok(msg) = control.recv_timeout(Duration::from_millis(5)) {
                             self.handle(msg, &mut paused, &mut pace);
                         }
@@ -295,7 +307,20 @@ impl Sim {
             let answered: Vec<bool> = self.readings.iter().map(Option::is_none).collect();
             let missing = answered.iter().filter(|a| !**a).count();
             let stamp = flotilla_contract::stamp_seconds(self.world.time());
-            self.tick = Some(Tick { stamp, answered, missing, opened: Instant::now() });
+            self.tick = Some(Tick { stamp, answered, missing, opened: Instant::now(), resent: Instant::now() });
+        }
+    }
+
+    /// The open tick's readings again, to the robots that have not answered it.
+    fn resend(&mut self) {
+        let Some(tick) = self.tick.as_mut() else { return };
+        tick.resent = Instant::now();
+        for (i, reading) in self.readings.iter().enumerate() {
+            let (Some(reading), false) = (reading, tick.answered[i]) else { continue };
+            let name = &self.settings.robots[i].0;
+            if let Err(e) = self.out.sensors[i].publish(&Bluebot::sensors_msg(reading, &format!("{name}/base_link"))) {
+                warn!(robot = %name, "publishing sensors: {e}");
+            }
         }
     }
 
