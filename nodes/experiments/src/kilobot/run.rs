@@ -91,8 +91,9 @@ pub struct Swarm {
     pub table: KilobotTable,
     /// Every robot's firmware.
     pub firmware: Vec<KilobotFirmware<SelfAssembly>>,
-    sensors: Vec<KilobotSensors>,
-    commands: Vec<KilobotCommand>,
+    /// One robot's reading and command, reused robot after robot (they stay in cache).
+    reading: KilobotSensors,
+    command: KilobotCommand,
     ideal: bool,
     seeds: usize,
     mean_seed: [f64; 2],
@@ -127,8 +128,8 @@ impl Swarm {
         let swarm = Self {
             table,
             firmware,
-            sensors: Vec::with_capacity(n),
-            commands: vec![KilobotCommand::default(); n],
+            reading: KilobotSensors::default(),
+            command: KilobotCommand::default(),
             ideal: scenario.params.localisation == Localisation::Ideal,
             seeds: scene.seeds(),
             mean_seed,
@@ -144,17 +145,22 @@ impl Swarm {
         self.seeds
     }
 
-    /// One step: read, firmware, apply, move.
+    /// One step: each robot read, its firmware run and its command applied in turn
+    /// (everything a robot hears was sent before the step's first command), then move.
     pub fn step(&mut self) -> Result<(), RunError> {
-        self.table.read_all(&mut self.sensors);
-        for (i, fw) in self.firmware.iter_mut().enumerate() {
+        for i in 0..self.firmware.len() {
+            if let Some(next) = self.firmware.get(i + 1) {
+                next.prefetch();
+            }
+            let fw = &mut self.firmware[i];
+            self.table.read(i, &mut self.reading);
             if self.ideal {
                 let p = self.table.pose(i);
                 fw.program_mut().set_oracle(Some([p.x, p.y]));
             }
-            fw.step_into(&self.sensors[i], &mut self.commands[i]);
+            fw.step_into(&self.reading, &mut self.command);
+            self.table.apply(i, &self.command)?;
         }
-        self.table.apply_all(&self.commands)?;
         self.table.step();
         let (left, my) = (self.left_of_seeds, self.mean_seed[1]);
         let (xs, ys) = (self.table.xs(), self.table.ys());

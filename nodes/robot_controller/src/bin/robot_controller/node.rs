@@ -25,6 +25,10 @@
 //! stops and restarts any hosted robots (docs/swarm_scale.md).
 
 use crate::settings::{self, Interface};
+use flotilla_common::params;
+use flotilla_firmware::bluebot::Behaviour;
+use robot_controller::firmware::behaviour::{changes, section_of, SECTION};
+use serde_yaml::Mapping;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -70,7 +74,12 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     }
     let mut node = startup.create_node()?;
     let states = node.subscribe::<TankState>("/tank/state", QosProfile::default())?;
-    let params = ControllerParams { seed: settings.seed, lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()), bluebot: None };
+    let params = ControllerParams {
+        seed: settings.seed,
+        lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()),
+        bluebot: settings.bluebot,
+    };
+    let live = serve_parameters(&mut node, &startup, &settings)?;
     let shared = Shared {
         node: Arc::new(Mutex::new(node)),
         host: Arc::new(Mutex::new(ControllerHost::new(params))),
@@ -89,6 +98,9 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
             .create_service::<SetParameters::Service>("~/enable", QosProfile::default())?;
         tokio::spawn(serve_enable_all(enable, shared.host.clone()));
     }
+    if let (Some(updates), Some(behaviour)) = (live, settings.bluebot) {
+        tokio::spawn(apply_bluebot_parameters(updates, behaviour, shared.host.clone()));
+    }
     let spinner = Spinner::start(shared.node.clone());
     for entry in &settings.selection.entries {
         if let RobotEntry::Full { name, kind, id } = entry {
@@ -103,6 +115,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         interface = ?settings.interface,
         robots = ?settings.selection.entries.iter().map(RobotEntry::name).collect::<Vec<_>>(),
         kind = settings.selection.kind.as_deref().unwrap_or(""),
+        bluebot = settings.bluebot.map_or("none", |b| b.name()),
         "robot_controller running"
     );
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
@@ -401,5 +414,70 @@ async fn serve_enable_all(
         if let Err(e) = req.respond(SetParameters::Response { results }) {
             warn!("answering ~/enable: {e}");
         }
+    }
+}
+
+/// The node's parameters as live ROS 2 parameters: the start-up tree with the Bluebot
+/// behaviour stated in full (so every one of its scalars can be set). A change is accepted
+/// only to a `bluebot.<parameter>` and only in range (the reason otherwise goes back to the
+/// caller and nothing changes); `None` without a Bluebot behaviour (nothing is live then).
+fn serve_parameters(
+    node: &mut r2r::Node,
+    startup: &fros::Startup,
+    settings: &NodeSettings,
+) -> anyhow::Result<Option<tokio::sync::watch::Receiver<Mapping>>> {
+    let Some(behaviour) = settings.bluebot else { return Ok(None) };
+    let mut tree = startup.params.clone();
+    tree.insert(SECTION.into(), section_of(&behaviour).into());
+    let fixed = |t: &Mapping| -> Vec<(String, serde_yaml::Value)> {
+        params::flatten(&params::without_standard(t))
+            .into_iter()
+            .filter(|(k, _)| !k.starts_with("bluebot.") || k == "bluebot.behaviour")
+            .collect()
+    };
+    let start = fixed(&tree);
+    let updates = fros::LiveParams::serve(node, &tree, move |candidate| {
+        let now = fixed(candidate);
+        if let Some((key, _)) = now.iter().find(|kv| !start.contains(kv)).or_else(|| start.iter().find(|kv| !now.contains(kv))) {
+            return Err(format!("`{key}` cannot change while running; only the Bluebot behaviour's parameters (bluebot.<name>) can"));
+        }
+        NodeSettings::from_tree(candidate).map(|_| ()).map_err(|e| e.to_string())
+    })?;
+    Ok(Some(updates))
+}
+
+/// Carries accepted `bluebot.*` changes to every hosted Bluebot's running firmware.
+async fn apply_bluebot_parameters(
+    mut updates: tokio::sync::watch::Receiver<Mapping>,
+    mut current: Behaviour,
+    host: Arc<Mutex<ControllerHost>>,
+) {
+    while updates.changed().await.is_ok() {
+        let tree = updates.borrow_and_update().clone();
+        let next = match NodeSettings::from_tree(&tree).map(|s| s.bluebot) {
+            Ok(Some(next)) => next,
+            Ok(None) => continue,
+            Err(e) => {
+                warn!("parameter update ignored: {e}");
+                continue;
+            }
+        };
+        let changed = match changes(&current, &next) {
+            Ok(changed) => changed,
+            Err(e) => {
+                warn!("parameter update ignored: {e}");
+                continue;
+            }
+        };
+        let Ok(mut host) = host.lock() else {
+            error!("controller host poisoned; parameter update lost");
+            return;
+        };
+        for (name, value) in changed {
+            if let Err(e) = host.set_bluebot_parameter(name, value) {
+                warn!(parameter = name, value, "Bluebot parameter not applied: {e}");
+            }
+        }
+        current = next;
     }
 }

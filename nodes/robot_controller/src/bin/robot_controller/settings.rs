@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use flotilla_common::params::{self, ParamError};
+use flotilla_firmware::bluebot::Behaviour;
+use robot_controller::firmware::behaviour::behaviour_from_section;
 use robot_controller::firmware::Selection;
 use robot_controller::Ruleset;
 use serde::Deserialize;
@@ -25,6 +27,9 @@ struct Raw {
     control_rate: f64,
     /// `per_robot` (default) or `batched`, as the physics node's `robots.interface`.
     interface: Interface,
+    /// Bluebot behaviour: `behaviour` (sync, dispersion, milling, search) and any of its
+    /// scalar parameters (`target_distance` m, `alpha` rad, ...); empty = none.
+    bluebot: Mapping,
 }
 
 impl Default for Raw {
@@ -36,6 +41,7 @@ impl Default for Raw {
             seed: 1,
             control_rate: 10.0,
             interface: Interface::PerRobot,
+            bluebot: Mapping::new(),
         }
     }
 }
@@ -64,6 +70,8 @@ pub struct NodeSettings {
     pub period: f64,
     /// The robots' topics.
     pub interface: Interface,
+    /// Behaviour of every Bluebot hosted.
+    pub bluebot: Option<Behaviour>,
 }
 
 impl NodeSettings {
@@ -87,6 +95,7 @@ impl NodeSettings {
             let rules = Ruleset::from_file(&path).map_err(|e| ParamError::invalid("ruleset", e))?;
             Some((path, Arc::new(rules)))
         };
-        Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate, interface: raw.interface })
+        let bluebot = behaviour_from_section(&raw.bluebot)?;
+        Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate, interface: raw.interface, bluebot })
     }
 }
