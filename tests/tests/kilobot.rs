@@ -178,7 +178,7 @@ async fn self_assembly_scenario_waits_for_run_assembles_and_pauses() {
     // RUN: robots leave the pack (first after STARTUP_TIME, 500 ticks = 16 s).
     let moved =
         |s: &[TankState]| s.last().is_some_and(|s| positions(s).iter().zip(&start).any(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1) > 0.01));
-    let running = overhead_until(&overhead, KilobotOverhead::RUN, &mut states, Duration::from_secs(120), moved).await;
+    let running = overhead_until(&overhead, KilobotOverhead::RUN as u8, &mut states, Duration::from_secs(120), moved).await;
     assert!(moved(&running), "no robot moved after RUN:\n{}", launch.output());
     // ... and join the shape: a robot's LED turns green (the program's joined colour).
     let joined = flotilla_e2e::collect_until(&mut markers, Duration::from_secs(240), |m: &[MarkerArray]| {
@@ -188,7 +188,7 @@ async fn self_assembly_scenario_waits_for_run_assembles_and_pauses() {
     assert!(joined.last().is_some_and(|m| showing(m, [0.0, 1.0, 0.0]) >= 1), "no robot joined the shape:\n{}", launch.output());
 
     // PAUSE: every robot stops (motors off) and stays still.
-    let paused = overhead_until(&overhead, KilobotOverhead::PAUSE, &mut states, Duration::from_secs(60), |s| still_for(s, 2.0)).await;
+    let paused = overhead_until(&overhead, KilobotOverhead::PAUSE as u8, &mut states, Duration::from_secs(60), |s| still_for(s, 2.0)).await;
     assert!(still_for(&paused, 2.0), "robots kept moving after PAUSE:\n{}", launch.output());
 
     let (status, output) = launch.interrupt(Duration::from_secs(30)).unwrap();
