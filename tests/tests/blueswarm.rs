@@ -79,7 +79,9 @@ async fn every_behaviour_runs_through_its_launch_file_and_d_t_changes_live() {
         .await;
         assert!(went.last().is_some_and(|l| moved(&first, l) > distance), "{behaviour}: robots did not move:\n{}", launch.output());
         let flowed = flotilla_e2e::collect_until(&mut metrics, Duration::from_secs(90), |m: &[r2r::std_msgs::msg::String]| {
-            parse(m).iter().any(|v| number(v, figure).is_some())
+            // Two samples at least: the CSV (written before each is published) then has two rows.
+            let parsed = parse(m);
+            parsed.len() >= 2 && parsed.iter().any(|v| number(v, figure).is_some())
         })
         .await;
         let samples = parse(&flowed);
