@@ -204,6 +204,25 @@ pub async fn shutdown_signal() -> std::io::Result<&'static str> {
     Ok((*caught).unwrap_or("SIGINT"))
 }
 
+/// Waits for a simulator's stepping thread: until it ends by itself, or until SIGINT or
+/// SIGTERM, which sets `stop` and then waits for the thread to finish its run (so its
+/// summary and records are complete). `thread` names it in errors.
+pub async fn until_done_or_signal<T: Send + 'static>(
+    mut stepping: tokio::task::JoinHandle<T>,
+    stop: &AtomicBool,
+    thread: &str,
+) -> anyhow::Result<T> {
+    use anyhow::Context;
+    tokio::select! {
+        signal = shutdown_signal() => {
+            tracing::info!(signal = signal.context("installing signal handlers")?, "shutting down");
+            stop.store(true, Ordering::Release);
+            stepping.await.with_context(|| thread.to_string())
+        }
+        done = &mut stepping => done.with_context(|| thread.to_string()),
+    }
+}
+
 /// A node spun on its own thread until [`Spinner::stop`].
 pub struct Spinner {
     stop: Arc<AtomicBool>,

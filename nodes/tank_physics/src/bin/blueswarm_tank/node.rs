@@ -121,7 +121,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let (robots, real_time_factor, vision) = (settings.robots.len(), settings.run.real_time_factor, world.vision_name());
-    let mut stepping = {
+    let stepping = {
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let n = world.robots().len();
@@ -131,14 +131,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         })
     };
     info!(robots, real_time_factor, vision, "blueswarm_tank running");
-    let summary = tokio::select! {
-        signal = fros::shutdown_signal() => {
-            info!(signal = signal.context("installing signal handlers")?, "shutting down");
-            stop.store(true, Ordering::Release);
-            stepping.await.context("tank thread")?
-        }
-        done = &mut stepping => done.context("tank thread")?,
-    };
+    let summary = fros::until_done_or_signal(stepping, &stop, "tank thread").await?;
     spinner.stop();
     drop(descriptions);
     drop(node);

@@ -149,7 +149,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let (robots, real_time_factor) = (settings.names.len(), settings.run.real_time_factor);
-    let mut stepping = {
+    let stepping = {
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
@@ -158,14 +158,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         })
     };
     info!(robots, real_time_factor, "kilobot_table running");
-    let summary = tokio::select! {
-        signal = fros::shutdown_signal() => {
-            info!(signal = signal.context("installing signal handlers")?, "shutting down");
-            stop.store(true, Ordering::Release);
-            stepping.await.context("table thread")?
-        }
-        done = &mut stepping => done.context("table thread")?,
-    };
+    let summary = fros::until_done_or_signal(stepping, &stop, "table thread").await?;
     spinner.stop();
     drop(node);
     Ok(summary)
