@@ -172,6 +172,10 @@ pub struct TrialSetup {
     pub stop_at_success: bool,
     /// Which surfaces feel drag.
     pub drag: DragModel,
+    /// Drag coefficient of a module face, dimensionless (the paper's 0.8).
+    pub drag_coefficient: f64,
+    /// Density of a module, kg/m^3 (the fluid's: neutrally buoyant).
+    pub module_density: f64,
 }
 
 impl TrialSetup {
@@ -188,6 +192,8 @@ impl TrialSetup {
             seed,
             stop_at_success: true,
             drag: DragModel::OuterFaces,
+            drag_coefficient: 0.8,
+            module_density: 1000.0,
         }
     }
 }
@@ -237,6 +243,8 @@ pub fn run_trial(setup: &TrialSetup, index: usize) -> Result<TrialResult, MhpErr
     let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(setup.seed, index as u32));
     let (morphology, mut params, own) = setup.robot.build(&mut rng);
     params.drag = setup.drag;
+    params.drag_coefficient = setup.drag_coefficient;
+    params.module_density = setup.module_density;
     let faults = MhpFaults {
         direction_error: own.direction_error.max(setup.faults.direction_error),
         thruster_failure: own.thruster_failure.max(setup.faults.thruster_failure),

@@ -15,11 +15,23 @@ use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Opt
 /// The `trials` experiment.
 pub struct Trials;
 
-pub(super) const PROTOCOL: [OptionSpec; 5] = [
+pub(super) const PROTOCOL: [OptionSpec; 7] = [
     OptionSpec { name: "time-limit", kind: OptionKind::Positive, default: "50", help: "time a trial may take, s" },
     OptionSpec { name: "distance-cm", kind: OptionKind::Positive, default: "100", help: "target distance from the start, cm" },
     OptionSpec { name: "radius-cm", kind: OptionKind::Positive, default: "6", help: "success when the centre of mass is this close, cm" },
     OptionSpec { name: "control-period", kind: OptionKind::Positive, default: "0.05", help: "sensing and control period, s" },
+    OptionSpec {
+        name: "module-density",
+        kind: OptionKind::Positive,
+        default: "1000",
+        help: "module density, kg/m^3 (1000: neutrally buoyant in water; sets the inertia)",
+    },
+    OptionSpec {
+        name: "drag-coefficient",
+        kind: OptionKind::Positive,
+        default: "0.8",
+        help: "drag coefficient of a module face (the paper's 0.8)",
+    },
     OptionSpec {
         name: "drag",
         kind: OptionKind::Names,
@@ -51,6 +63,8 @@ const OPTIONS: &[OptionSpec] = &[
     PROTOCOL[2],
     PROTOCOL[3],
     PROTOCOL[4],
+    PROTOCOL[5],
+    PROTOCOL[6],
 ];
 
 /// The single value of a list option.
@@ -67,6 +81,8 @@ pub(super) fn protocol(options: &Options, mut setup: TrialSetup) -> Result<Trial
     setup.distance = options.number("distance-cm")? / 100.0;
     setup.success_radius = options.number("radius-cm")? / 100.0;
     setup.control_period = options.number("control-period")?;
+    setup.drag_coefficient = options.number("drag-coefficient")?;
+    setup.module_density = options.number("module-density")?;
     setup.drag = match options.names("drag")?.as_slice() {
         [d] if d == "faces" => DragModel::OuterFaces,
         [d] if d == "modules" => DragModel::WholeModules,

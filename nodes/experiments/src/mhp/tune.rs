@@ -37,6 +37,8 @@ const OPTIONS: &[OptionSpec] = &[
     PROTOCOL[2],
     PROTOCOL[3],
     PROTOCOL[4],
+    PROTOCOL[5],
+    PROTOCOL[6],
 ];
 
 impl Experiment for Tune {

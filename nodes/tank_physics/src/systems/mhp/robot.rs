@@ -33,8 +33,12 @@ pub struct MhpParams {
     pub wetted_height: f64,
     /// Force of one firing pump, N.
     pub thrust: f64,
-    /// Fluid density (the modules are neutrally buoyant: same density), kg/m^3.
+    /// Fluid density, kg/m^3.
     pub fluid_density: f64,
+    /// Density of a module's wetted part, kg/m^3: the fluid's for a neutrally buoyant or
+    /// floating module (its mass is then the displaced fluid's). It sets only the
+    /// inertia: buoyancy and weight cancel whatever it is.
+    pub module_density: f64,
     /// Drag coefficient of a module face, dimensionless.
     pub drag_coefficient: f64,
     /// Integration step, s.
@@ -57,6 +61,7 @@ impl MhpParams {
             wetted_height: module_side,
             thrust: SIDE_THRUST * (module_side / CUBE_SIDE).powi(2),
             fluid_density: 1000.0,
+            module_density: 1000.0,
             drag_coefficient: 0.8,
             dt: 0.01,
             drag: DragModel::OuterFaces,
@@ -195,6 +200,7 @@ impl MhpRobot {
             ("wetted_height", params.wetted_height),
             ("thrust", params.thrust),
             ("fluid_density", params.fluid_density),
+            ("module_density", params.module_density),
             ("drag_coefficient", params.drag_coefficient),
             ("dt", params.dt),
         ] {
@@ -208,8 +214,7 @@ impl MhpRobot {
         let lattice = morphology.lattice();
         let per = lattice.faces();
         let centre = |c: Cell| (Vector3::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2])) - centroid) * s;
-        // Neutrally buoyant (submerged) or floating: the displaced fluid's mass.
-        let module_mass = params.fluid_density * s * s * params.wetted_height;
+        let module_mass = params.module_density * s * s * params.wetted_height;
         let body = RigidBody::of_modules(morphology.cells().iter().map(|&c| centre(c)), module_mass, s, lattice == Lattice::Square)
             .ok_or(MhpError::Parameter { name: "module_side", value: s })?;
         let mut faces_per_axis = [0.0; 3];
@@ -473,6 +478,29 @@ mod tests {
         }
     }
 
+
+    #[test]
+    fn module_density_sets_the_inertia_not_the_terminal_speed() {
+        // Half the density: half the mass, the same 5 cm/s, reached sooner.
+        let light = MhpParams { module_density: 500.0, ..MhpParams::scaled_cube(2) };
+        let mut r = MhpRobot::new(&cube(2), light, MhpFaults::default(), &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+        let mut heavy = robot(2, MhpFaults::default());
+        assert!((r.body().mass - 0.256).abs() < 1e-9);
+        r.apply("r", &back_faces(&r)).unwrap();
+        heavy.apply("r", &back_faces(&heavy)).unwrap();
+        for _ in 0..200 {
+            r.step();
+            heavy.step();
+        }
+        assert!(r.body().velocity.x > heavy.body().velocity.x, "the lighter robot accelerates faster");
+        for _ in 0..6000 {
+            r.step();
+        }
+        assert!((r.body().velocity.x - 0.05).abs() < 1e-6);
+        let bad = MhpParams { module_density: 0.0, ..MhpParams::scaled_cube(2) };
+        let err = MhpRobot::new(&cube(2), bad, MhpFaults::default(), &mut ChaCha8Rng::seed_from_u64(1)).unwrap_err();
+        assert!(err.to_string().contains("module_density"), "{err}");
+    }
     #[test]
     fn sensors_of_a_cube_facing_the_target() {
         let mut r = robot(2, MhpFaults::default());
