@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use flotilla_common::param_spec::{DefaultValue, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, ParamError};
 use robot_controller::firmware::Selection;
 use robot_controller::Ruleset;
@@ -51,6 +52,20 @@ pub enum Interface {
     Batched,
 }
 
+/// The node's parameters for ROS 2 tools (`ros2 param describe /robot_controller <name>`),
+/// checked against [`NodeSettings::from_tree`]; all are read at start-up.
+pub const PARAMS: NodeParams = NodeParams {
+    params: &[
+        P::new("robots", DefaultValue::Strings(&[]), "Robots to run: `name` (kind and id from /tank/state) or `name:kind:id`"),
+        P::string("kind", "", "Also run every robot of this catalogue kind seen in /tank/state; \"\" = none"),
+        P::string("ruleset", "", "Lily ruleset file (YAML); \"\" = none"),
+        P::integer("seed", 1, "Run seed; each firmware draws from (seed, robot id)").int_range(0, i64::MAX),
+        P::double("control_rate", 10.0, "Control steps per second, Hz of sim time (> 0)"),
+        P::string("interface", "per_robot", "per_robot or batched, as the physics node's robots.interface"),
+    ],
+    extras_live: false,
+};
+
 /// Validated node settings.
 #[derive(Debug, Clone)]
 pub struct NodeSettings {
@@ -88,5 +103,22 @@ impl NodeSettings {
             Some((path, Arc::new(rules)))
         };
         Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate, interface: raw.interface })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smallest tree the node accepts.
+    const BASE: &str = "kind: lily";
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let check = flotilla_common::param_spec::check_table(&PARAMS, BASE, |t| {
+            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
     }
 }

@@ -1,6 +1,7 @@
 //! The node's parameters: the table (`table.*`, [`TableConfig`]), where the robots start
 //! (`robots.*`), time control (`run.*`) and topic rates (`publish.*`).
 
+use flotilla_common::param_spec::{DefaultValue, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, take_section, ParamError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
@@ -50,6 +51,36 @@ impl Default for PublishSettings {
         Self { state_rate: 30.0, marker_rate: 10.0, sensor_rate: 10.0, frame_id: "world".into() }
     }
 }
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /kilobot_table <name>`),
+/// checked against [`NodeSettings::from_tree`]; all are read at start-up. `table.*`
+/// ([`TableConfig`], nested options) is declared as a file gives it, without descriptors.
+pub const PARAMS: NodeParams = NodeParams {
+    params: &[
+        P::integer("seed", 1, "Run seed (speed factors, channel, failures)").int_range(0, i64::MAX),
+        P::integer("robots.count", 25, "Robots packed on a hexagonal lattice centred on the origin (ignored when robots.poses is given)")
+            .int_range(1, 1_000_000),
+        P::double("robots.spacing", 1.5, "Centre-to-centre spacing of that lattice, world units (one robot diameter, 32.5 mm); at least 1"),
+        P::new(
+            "robots.poses",
+            DefaultValue::Doubles(&[]),
+            "Explicit start poses [x0, y0, heading0, ...], world units and rad, three numbers per robot",
+        ),
+        P::string("robots.name_prefix", "kb_", "Robot names are <prefix><index>: letters, digits or _"),
+        P::double("run.real_time_factor", 1.0, "Sim seconds per wall second: 0 (as fast as possible) or 0.001 to 1000, x")
+            .range(0.0, 1000.0),
+        P::double("run.max_sim_time", 0.0, "Stop (exit 0, with a summary) after this many sim seconds, s; 0 = run until shut down"),
+        P::boolean("run.lockstep", false, "Lock step: wait for every robot's command stamped with each reading's time before stepping on"),
+        P::double("run.lockstep_timeout", 5.0, "Longest wait for the robots' commands in lock step, s of wall time").range(1e-3, 3600.0),
+        P::boolean("run.start_paused", false, "Start paused until /tank/pause false"),
+        P::double("publish.state_rate", 30.0, "Rate of /tank/state (and /tf when someone listens), Hz of sim time").range(1e-6, 3600.0),
+        P::double("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time").range(1e-6, 3600.0),
+        P::double("publish.sensor_rate", 10.0, "Rate of /kilobot/sensors, Hz of sim time (above one per step: every step)")
+            .range(1e-6, 3600.0),
+        P::string("publish.frame_id", "world", "Fixed frame of every pose"),
+    ],
+    extras_live: false,
+};
 
 /// Everything the node is configured with.
 #[derive(Debug, Clone)]
@@ -137,6 +168,15 @@ pub const MAX_ROBOTS: usize = 1_000_000;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let check = flotilla_common::param_spec::check_table(&PARAMS, "{}", |t| {
+            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
+    }
 
     fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {
         NodeSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())
