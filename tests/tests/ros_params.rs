@@ -28,15 +28,24 @@ fn ros2_cli() -> Option<Command> {
     sourced.then(|| Command::new("ros2"))
 }
 
-/// Runs `ros2 <args>` in `domain`: (success, stdout + stderr).
+/// Runs `ros2 <args>` in `domain`: (success, stdout + stderr). Each `--no-daemon` call
+/// discovers the graph anew, which on a loaded machine can miss the node ("Node not
+/// found"): such a call is repeated, up to 10 times.
 fn ros2(base: &Command, domain: u32, args: &[&str]) -> (bool, String) {
-    let mut cmd = Command::new(base.get_program());
-    cmd.args(base.get_args()).args(args);
-    cmd.env("ROS_DOMAIN_ID", domain.to_string()).env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
-    match cmd.output() {
-        Ok(o) => (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))),
-        Err(e) => (false, format!("cannot run ros2: {e}")),
+    let mut last = (false, String::new());
+    for _ in 0..10 {
+        let mut cmd = Command::new(base.get_program());
+        cmd.args(base.get_args()).args(args);
+        cmd.env("ROS_DOMAIN_ID", domain.to_string()).env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+        last = match cmd.output() {
+            Ok(o) => (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))),
+            Err(e) => return (false, format!("cannot run ros2: {e}")),
+        };
+        if !last.1.contains("Node not found") {
+            break;
+        }
     }
+    last
 }
 
 /// `ros2 param list <node>` once the node answers (up to `timeout`): the parameter names.
