@@ -73,10 +73,11 @@ pub const PARAMS: NodeParams = NodeParams {
         P::boolean("run.lockstep", false, "Lock step: wait for every robot's command stamped with each reading's time before stepping on"),
         P::double("run.lockstep_timeout", 5.0, "Longest wait for the robots' commands in lock step, s of wall time").range(1e-3, 3600.0),
         P::boolean("run.start_paused", false, "Start paused until /tank/pause false"),
-        P::double("publish.state_rate", 30.0, "Rate of /tank/state (and /tf when someone listens), Hz of sim time").range(1e-6, 3600.0),
-        P::double("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time").range(1e-6, 3600.0),
+        P::double("publish.state_rate", 30.0, "Rate of /tank/state (and /tf when someone listens), Hz of sim time")
+            .range(1.0 / 3600.0, 1e6),
+        P::double("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time").range(1.0 / 3600.0, 1e6),
         P::double("publish.sensor_rate", 10.0, "Rate of /kilobot/sensors, Hz of sim time (above one per step: every step)")
-            .range(1e-6, 3600.0),
+            .range(1.0 / 3600.0, 1e6),
         P::string("publish.frame_id", "world", "Fixed frame of every pose"),
     ],
     extras_live: false,
