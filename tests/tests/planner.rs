@@ -87,6 +87,8 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
         (PlanReconfiguration::Request { start: outside, ..request(&start, &goal) }, ""),
         (PlanReconfiguration::Request { start: huge.clone(), goal: huge, ..request(&start, &goal) }, "cells"),
         (PlanReconfiguration::Request { heuristic: "magic".into(), ..request(&start, &goal) }, "heuristic"),
+        // Issue #21 item 1: a time budget that would panic Duration::from_secs_f64.
+        (PlanReconfiguration::Request { max_time: 1e300, ..request(&start, &goal) }, "max_time"),
         (PlanReconfiguration::Request { max_expansions: 3, ..request(&task("task6", 4).0, &task("task6", 4).1) }, "budget"),
         (
             PlanReconfiguration::Request {
@@ -128,6 +130,15 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
     broken[0].to_cell = vec![0, 0, 5];
     let bad_goal = ExecutePlan::Goal { start: to_msg(&start), actions: broken, step_period: 0.01 };
     assert!(goals.send_goal_request(bad_goal).unwrap().await.is_err(), "an invalid plan was accepted");
+
+    // Issue #21 item 1: a step period of 1e300 s is refused as a goal, and the action still
+    // answers the next goal.
+    let huge_period = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 1e300 };
+    assert!(goals.send_goal_request(huge_period).unwrap().await.is_err(), "a 1e300 s step period was accepted");
+    let again = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 0.01 };
+    let (_handle, result, _feedback) = goals.send_goal_request(again).unwrap().await.unwrap();
+    let (status, result) = tokio::time::timeout(Duration::from_secs(20), result).await.unwrap().unwrap();
+    assert_eq!(status, r2r::GoalStatus::Succeeded, "the action stopped serving: {}", result.message);
 
     let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "exit {status:?}:\n{output}");

@@ -207,16 +207,20 @@ impl ParamSpec {
 /// A node's parameter table.
 #[derive(Debug, Clone, Copy)]
 pub struct NodeParams {
-    /// Every parameter the node reads, with its default.
-    pub params: &'static [ParamSpec],
+    /// Every parameter the node reads, with its default, in groups: the node's own, and
+    /// groups several nodes share (e.g. the simulators' `run.*`), stated once beside the
+    /// code that validates them.
+    pub groups: &'static [&'static [ParamSpec]],
     /// Whether keys outside the table (scenario lists such as `modules.*`) may change
     /// while the node runs.
     pub extras_live: bool,
 }
 
 impl NodeParams {
-    /// A node whose parameters are all read at start-up only and described nowhere.
-    pub const NONE: NodeParams = NodeParams { params: &[], extras_live: false };
+    /// Every entry, group after group.
+    pub fn params(&self) -> impl Iterator<Item = &'static ParamSpec> + Clone {
+        self.groups.iter().flat_map(|g| g.iter())
+    }
 }
 
 /// The standard parameters every ROS 2 node declares.
@@ -293,7 +297,7 @@ pub struct Declared {
 /// integer for a double) is declared as the table's type when it converts.
 pub fn declare(node: &NodeParams, tree: &Mapping) -> Declared {
     let mut list: Vec<Declaration> = Vec::new();
-    for spec in STANDARD.iter().chain(node.params) {
+    for spec in STANDARD.iter().chain(node.params()) {
         if list.iter().any(|d| d.name == spec.name) {
             continue;
         }
@@ -386,17 +390,24 @@ impl Declared {
     }
 }
 
-/// Checks a node's table against its own validation (`validate` returns the validated
-/// settings' `Debug` text), starting from `base`, the smallest tree the node accepts (YAML,
-/// "{}" for most nodes): the defaults give the same settings as `base` alone, every name
-/// is one the node accepts, every range edge is accepted and a value just outside refused.
-/// The error lists every mismatch.
-pub fn check_table(node: &NodeParams, base: &str, validate: impl Fn(&Mapping) -> Result<String, String>) -> Result<(), String> {
+/// Checks entries of a node's table against its own validation (`validate` returns the
+/// validated settings' `Debug` text), starting from `base`, the smallest tree the node
+/// accepts (YAML, "{}" for most nodes): the defaults give the same settings as `base`
+/// alone, every name is one the node accepts, every range edge is accepted and a value
+/// just outside refused. Entries that need another base (a section that exists only with
+/// a given mode) are checked by a second call with that base. The error lists every
+/// mismatch.
+pub fn check_table<'a>(
+    params: impl IntoIterator<Item = &'a ParamSpec>,
+    base: &str,
+    validate: impl Fn(&Mapping) -> Result<String, String>,
+) -> Result<(), String> {
+    let params: Vec<&ParamSpec> = params.into_iter().collect();
     let mut problems = Vec::new();
     let start: Mapping = serde_yaml::from_str(base).map_err(|e| format!("base tree: {e}"))?;
     let base = validate(&start).map_err(|e| format!("the base parameter tree is refused: {e}"))?;
     let mut defaults = start.clone();
-    for spec in node.params {
+    for spec in &params {
         if let (Some(v), None) = (spec.default.value(), params::get_dotted(&start, spec.name)) {
             params::set_dotted(&mut defaults, spec.name, v);
         }
@@ -411,7 +422,7 @@ pub fn check_table(node: &NodeParams, base: &str, validate: impl Fn(&Mapping) ->
         params::set_dotted(&mut t, name, v);
         validate(&t)
     };
-    for spec in node.params {
+    for spec in &params {
         let (low, high, below, above) = match spec.range {
             Range::Any => continue,
             Range::Float { min, max } => {
@@ -468,12 +479,16 @@ mod tests {
     use super::*;
 
     const TABLE: NodeParams = NodeParams {
-        params: &[
-            ParamSpec::double("publish.state_rate", 30.0, "Rate of /tank/state, Hz").range(1e-6, 3600.0).live(),
-            ParamSpec::integer("seed", 0, "Random seed").int_range(0, i64::MAX),
-            ParamSpec::string("frame_id", "world", "Fixed frame"),
-            ParamSpec::new("medium", DefaultValue::Unset(Kind::String), "Medium; absent: the arena's"),
-            ParamSpec::new("pumps.power", DefaultValue::Doubles(&[68.6]), "Pump power, %").range(0.0, 100.0).live(),
+        groups: &[
+            &[
+                ParamSpec::double("publish.state_rate", 30.0, "Rate of /tank/state, Hz").range(1e-6, 3600.0).live(),
+                ParamSpec::integer("seed", 0, "Random seed").int_range(0, i64::MAX),
+            ],
+            &[
+                ParamSpec::string("frame_id", "world", "Fixed frame"),
+                ParamSpec::new("medium", DefaultValue::Unset(Kind::String), "Medium; absent: the arena's"),
+                ParamSpec::new("pumps.power", DefaultValue::Doubles(&[68.6]), "Pump power, %").range(0.0, 100.0).live(),
+            ],
         ],
         extras_live: false,
     };
@@ -546,7 +561,7 @@ mod tests {
             let seed = params::get_dotted(t, "seed").map_or(Some(0), Value::as_u64).ok_or("seed")?;
             Ok(format!("{rate} {pumps:?} {frame} {seed}"))
         };
-        assert_eq!(check_table(&TABLE, "{}", good), Ok(()));
+        assert_eq!(check_table(TABLE.params(), "{}", good), Ok(()));
         let drifted = |t: &Mapping| -> Result<String, String> {
             let rate = params::get_dotted(t, "publish.state_rate").and_then(Value::as_f64).unwrap_or(25.0);
             if !(1.0..=3600.0).contains(&rate) {
@@ -554,7 +569,7 @@ mod tests {
             }
             Ok(format!("{rate}"))
         };
-        let err = check_table(&TABLE, "{}", drifted).unwrap_err();
+        let err = check_table(TABLE.params(), "{}", drifted).unwrap_err();
         assert!(err.contains("defaults differ"), "{err}");
         assert!(err.contains("`publish.state_rate` = Number(1e-6) (a range edge) is refused"), "{err}");
         assert!(err.contains("`pumps.power` = Number(-1e-9) (outside the range) is accepted"), "{err}");

@@ -36,7 +36,9 @@ pub fn init_tracing() {
 pub struct Startup {
     /// Parsed `--ros-args`.
     pub args: NodeArgs,
-    /// Merged `ros__parameters` of every `--params-file` and `-p` override.
+    /// Merged `ros__parameters` of every `--params-file` and `-p` override. A node may
+    /// state values it derives from them (a behaviour's parameters in full) before
+    /// [`Startup::create_node`], which declares this tree.
     pub params: Mapping,
     /// The node's parameter table (what `ros2 param` shows).
     spec: NodeParams,
@@ -231,6 +233,25 @@ pub async fn shutdown_signal() -> std::io::Result<&'static str> {
     Ok((*caught).unwrap_or("SIGINT"))
 }
 
+/// Waits for a simulator's stepping thread: until it ends by itself, or until SIGINT or
+/// SIGTERM, which sets `stop` and then waits for the thread to finish its run (so its
+/// summary and records are complete). `thread` names it in errors.
+pub async fn until_done_or_signal<T: Send + 'static>(
+    mut stepping: tokio::task::JoinHandle<T>,
+    stop: &AtomicBool,
+    thread: &str,
+) -> anyhow::Result<T> {
+    use anyhow::Context;
+    tokio::select! {
+        signal = shutdown_signal() => {
+            tracing::info!(signal = signal.context("installing signal handlers")?, "shutting down");
+            stop.store(true, Ordering::Release);
+            stepping.await.with_context(|| thread.to_string())
+        }
+        done = &mut stepping => done.with_context(|| thread.to_string()),
+    }
+}
+
 /// A node spun on its own thread until [`Spinner::stop`].
 pub struct Spinner {
     stop: Arc<AtomicBool>,
@@ -266,6 +287,13 @@ impl Spinner {
             let _ = t.join();
         }
     }
+}
+
+/// The wall-clock time now as a `builtin_interfaces/Time` (the stamp of `/rosout` and
+/// `/parameter_events` messages, which rcl stamps with the system clock).
+pub fn wall_time_msg() -> r2r::builtin_interfaces::msg::Time {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    r2r::builtin_interfaces::msg::Time { sec: t.as_secs().min(i32::MAX as u64) as i32, nanosec: t.subsec_nanos() }
 }
 
 /// Seconds as a `builtin_interfaces/Time`.

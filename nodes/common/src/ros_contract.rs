@@ -7,7 +7,7 @@
 
 use crate::ros::header;
 use flotilla_contract::bluebot::{Blob, Bluebot, BluebotCommand, BluebotSensors, Camera, Flash, Neighbour};
-use flotilla_contract::kilobot::{IrMessage, Kilobot, KilobotCommand, KilobotSensors, MESSAGE_BYTES};
+use flotilla_contract::kilobot::{IrMessage, Kilobot, KilobotCommand, KilobotSensors, Overhead, MESSAGE_BYTES};
 use flotilla_contract::lily::{Lily, LilyCommand, LilySensors};
 use flotilla_contract::mhp::{Mhp, MhpCommand, MhpSensors};
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
@@ -135,7 +135,13 @@ impl RosBatch for Kilobot {
             message_counts: Vec::with_capacity(readings.len()),
             payloads: Vec::with_capacity(heard * MESSAGE_BYTES),
             distances: Vec::with_capacity(heard),
+            overhead_command: 0,
+            overhead_payload: Vec::new(),
         };
+        // The overhead controller broadcasts to the whole table: the batch carries it once.
+        if let Some(o) = readings.iter().find_map(|(_, s)| s.overhead) {
+            (batch.overhead_command, batch.overhead_payload) = overhead_wire(Some(o));
+        }
         for (name, s) in readings {
             batch.robots.push((*name).to_owned());
             batch.ticks.push(s.ticks);
@@ -159,6 +165,7 @@ impl RosBatch for Kilobot {
         check_len(NAME, "distances", msg.distances.len(), heard)?;
         check_len(NAME, "payloads", msg.payloads.len(), heard * MESSAGE_BYTES)?;
         let stamp = stamp_of(&msg.header);
+        let overhead = overhead_of(msg.overhead_command, &msg.overhead_payload);
         let mut payloads = msg.payloads.chunks_exact(MESSAGE_BYTES).zip(&msg.distances);
         let readings = msg
             .robots
@@ -174,7 +181,7 @@ impl RosBatch for Kilobot {
                         IrMessage { payload, distance }
                     })
                     .collect();
-                (name, KilobotSensors { stamp, ticks: msg.ticks[i], light: msg.light[i], messages })
+                (name, KilobotSensors { stamp, ticks: msg.ticks[i], light: msg.light[i], messages, overhead })
             })
             .collect();
         Ok((stamp, readings))
@@ -220,6 +227,22 @@ impl RosBatch for Kilobot {
             .collect();
         Ok((stamp_of(&msg.header), commands))
     }
+}
+
+/// An overhead broadcast as the `overhead_command` / `overhead_payload` fields (0 and
+/// empty: none).
+pub fn overhead_wire(o: Option<Overhead>) -> (u8, Vec<u8>) {
+    match o {
+        None => (0, Vec::new()),
+        Some(o @ Overhead::Custom(_)) => (o.command(), o.payload().to_vec()),
+        Some(o) => (o.command(), Vec::new()),
+    }
+}
+
+/// The overhead broadcast of a reading's fields. Only the table fills them, from a checked
+/// [`Overhead`]; fields that are not a broadcast read as none.
+fn overhead_of(command: u8, payload: &[u8]) -> Option<Overhead> {
+    Overhead::from_wire(command, payload).ok().flatten()
 }
 
 /// A header's stamp in seconds, read the way every receiver reads it.
@@ -351,7 +374,8 @@ impl RosHardware for Kilobot {
     fn sensors_msg(s: &KilobotSensors, frame: &str) -> m::KilobotSensors {
         let message = |ir: &IrMessage| m::KilobotMessage { payload: ir.payload.to_vec(), distance: ir.distance };
         let messages = s.messages.iter().map(message).collect();
-        m::KilobotSensors { header: header(s.stamp, frame), ticks: s.ticks, light: s.light, messages }
+        let (overhead_command, overhead_payload) = overhead_wire(s.overhead);
+        m::KilobotSensors { header: header(s.stamp, frame), ticks: s.ticks, light: s.light, messages, overhead_command, overhead_payload }
     }
 
     fn sensors_from_msg(msg: m::KilobotSensors) -> KilobotSensors {
@@ -362,7 +386,8 @@ impl RosHardware for Kilobot {
             IrMessage { payload, distance: ir.distance }
         };
         let messages = msg.messages.into_iter().map(message).collect();
-        KilobotSensors { stamp: stamp_of(&msg.header), ticks: msg.ticks, light: msg.light, messages }
+        let overhead = overhead_of(msg.overhead_command, &msg.overhead_payload);
+        KilobotSensors { stamp: stamp_of(&msg.header), ticks: msg.ticks, light: msg.light, messages, overhead }
     }
 
     fn command_msg(c: &KilobotCommand, stamp: f64) -> m::KilobotCommand {
@@ -431,10 +456,11 @@ mod tests {
     #[test]
     fn kilobot_batches_are_flat_and_round_trip() {
         let ir = |b: u8, d| IrMessage { payload: [b; MESSAGE_BYTES], distance: d };
+        let run = Some(Overhead::Custom([4, 0, 0, 0, 0, 0, 0, 0, 1]));
         let readings = [
-            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.5, messages: vec![ir(1, 0.04), ir(2, 0.05)] },
-            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.25, messages: Vec::new() },
-            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.5, messages: vec![ir(3, 0.1)] },
+            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.5, messages: vec![ir(1, 0.04), ir(2, 0.05)], overhead: run },
+            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.25, messages: Vec::new(), overhead: run },
+            KilobotSensors { stamp: 0.5, ticks: 15, light: 0.5, messages: vec![ir(3, 0.1)], overhead: run },
         ];
         let named: Vec<(&str, &KilobotSensors)> = ["k0", "k1", "k2"].into_iter().zip(&readings).collect();
         let msg = Kilobot::sensors_batch(0.5, &named);
@@ -486,6 +512,7 @@ mod tests {
                 ticks: 4,
                 light: 0.7,
                 messages: vec![IrMessage { payload: [1, 2, 3, 0, 0, 0, 0, 0, 0], distance: 0.05 }],
+                overhead: Some(Overhead::Pause),
             },
             KilobotCommand { motor_left: 1.0, motor_right: 0.0, led: [0.0, 1.0, 0.0], message: vec![9; 9] },
         );

@@ -57,7 +57,11 @@ pub fn serve(
     let name = node.name()?;
     let (updates, rx) = tokio::sync::watch::channel(params::without_standard(startup));
     let new_parameters = declared.list.iter().map(parameter_msg).collect();
-    let _ = events.publish(&ParameterEvent { stamp: now(), node: fq.clone(), new_parameters, ..Default::default() });
+    if let Err(e) =
+        events.publish(&ParameterEvent { stamp: crate::ros::wall_time_msg(), node: fq.clone(), new_parameters, ..Default::default() })
+    {
+        tracing::warn!(error = %e, "could not publish the declarations on /parameter_events");
+    }
     let state = Arc::new(Mutex::new(State { declared, tree: startup.clone(), validate, updates, events, node: fq }));
 
     let mut get = node.create_service::<GetParameters::Service>(&format!("{name}/get_parameters"), QosProfile::default())?;
@@ -184,7 +188,12 @@ impl State {
         self.tree = tree;
         if !changed.is_empty() {
             tracing::info!(parameters = %changed.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(","), "parameters changed");
-            let event = ParameterEvent { stamp: now(), node: self.node.clone(), changed_parameters: changed, ..Default::default() };
+            let event = ParameterEvent {
+                stamp: crate::ros::wall_time_msg(),
+                node: self.node.clone(),
+                changed_parameters: changed,
+                ..Default::default()
+            };
             if let Err(e) = self.events.publish(&event) {
                 tracing::warn!(error = %e, "could not publish on /parameter_events");
             }
@@ -219,12 +228,6 @@ fn list_result(declared: &Declared, prefixes: &[String], depth: u64) -> ListPara
     result
 }
 
-/// Wall-clock time now.
-fn now() -> r2r::builtin_interfaces::msg::Time {
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    r2r::builtin_interfaces::msg::Time { sec: t.as_secs().min(i32::MAX as u64) as i32, nanosec: t.subsec_nanos() }
-}
-
 /// A declaration as `rcl_interfaces/msg/Parameter`.
 fn parameter_msg(d: &Declaration) -> ParameterMsg {
     ParameterMsg { name: d.name.clone(), value: value_msg(&d.value, d.kind) }
@@ -250,8 +253,7 @@ pub fn descriptor(d: &Declaration) -> ParameterDescriptor {
 /// A YAML scalar or scalar array as `rcl_interfaces/msg/ParameterValue` of type `kind`
 /// (an empty array has no type of its own).
 pub fn value_msg(v: &Value, kind: Kind) -> ValueMsg {
-    let mut m = ValueMsg::default();
-    m.type_ = kind.ros_type();
+    let mut m = ValueMsg { type_: kind.ros_type(), ..Default::default() };
     let items = || v.as_sequence().map(Vec::as_slice).unwrap_or(&[]);
     match kind {
         Kind::Bool => m.bool_value = v.as_bool().unwrap_or_default(),
@@ -288,10 +290,10 @@ mod tests {
     use crate::param_spec::ParamSpec;
 
     const TABLE: NodeParams = NodeParams {
-        params: &[
+        groups: &[&[
             ParamSpec::double("publish.state_rate", 30.0, "Rate, Hz").range(1e-6, 3600.0).live(),
             ParamSpec::integer("seed", 0, "Seed").int_range(0, i64::MAX),
-        ],
+        ]],
         extras_live: false,
     };
 

@@ -42,7 +42,7 @@ impl<S: Subscriber> Layer<S> for RosoutLayer {
         event.record(&mut fields);
         let Ok(mut sink) = SINK.lock() else { return };
         let log = Log {
-            stamp: now(),
+            stamp: crate::ros::wall_time_msg(),
             level: level_of(*meta.level()),
             name: sink.logger.clone(),
             msg: fields.rendered(),
@@ -139,11 +139,6 @@ impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
         self.push(field, format_args!("{value:?}"));
     }
-}
-
-fn now() -> r2r::builtin_interfaces::msg::Time {
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    r2r::builtin_interfaces::msg::Time { sec: t.as_secs().min(i32::MAX as u64) as i32, nanosec: t.subsec_nanos() }
 }
 
 #[cfg(test)]

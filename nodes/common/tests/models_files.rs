@@ -207,7 +207,7 @@ fn check_links_and_joints(model: &Model, got: &SdfSummary) {
 }
 
 #[test]
-fn rviz_config_shows_tf_markers_image_and_tracks() {
+fn rviz_config_shows_tf_markers_image_tracks_and_kilobots() {
     let path = repo_root().join("config/flotilla.rviz");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let config: serde_yaml::Value = serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -225,5 +225,6 @@ fn rviz_config_shows_tf_markers_image_and_tracks() {
     let marker_topics = topic_of("rviz_default_plugins/MarkerArray");
     assert!(marker_topics.contains(&"/tank/markers".to_owned()), "{marker_topics:?}");
     assert!(marker_topics.contains(&"/tracking/markers".to_owned()), "{marker_topics:?}");
+    assert!(marker_topics.contains(&"/kilobot/markers".to_owned()), "{marker_topics:?}");
     assert_eq!(topic_of("rviz_default_plugins/Image"), vec!["/overhead_camera/image_raw".to_owned()]);
 }

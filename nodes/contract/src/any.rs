@@ -153,6 +153,8 @@ pub trait AnyFirmware: Send {
     fn step(&mut self, time: f64, reading: &Reading) -> Result<Actuation, WrongSystem>;
     /// The controller and its state in a few words.
     fn status(&self) -> String;
+    /// Changes a live parameter ([`Firmware::set_parameter`]).
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String>;
 }
 
 /// A system's firmware as an [`AnyFirmware`].
@@ -170,6 +172,10 @@ impl<H: SystemHardware> AnyFirmware for Erased<H> {
 
     fn status(&self) -> String {
         self.0.status()
+    }
+
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String> {
+        self.0.set_parameter(name, value)
     }
 }
 
@@ -204,6 +210,7 @@ mod tests {
         assert_eq!(fw.step(0.0, &reading).unwrap(), Actuation::Mhp(MhpCommand { thrust: vec![1.0, 1.0] }));
         let err = fw.step(0.0, &Reading::Lily(Default::default())).unwrap_err();
         assert_eq!(err.to_string(), "a lily reading cannot drive mhp firmware");
+        assert!(fw.set_parameter("gain", 1.0).unwrap_err().contains("no live parameter `gain`"));
         let names: Vec<_> = System::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(names, ["lily", "mhp", "bluebot", "kilobot", "molemod"]);
     }

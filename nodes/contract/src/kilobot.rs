@@ -46,6 +46,70 @@ pub struct KilobotSensors {
     pub light: f64,
     /// Messages heard since the last reading, in arrival order.
     pub messages: Vec<IrMessage>,
+    /// The overhead controller's broadcast heard with this reading, if any (kilolib's
+    /// system messages: the table hands one to every robot).
+    #[serde(default)]
+    pub overhead: Option<Overhead>,
+}
+
+/// A broadcast of the overhead controller (OHC), the infrared transmitter a Kilobot user
+/// holds above the table to start, pause or configure every robot at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Overhead {
+    /// Start (or resume) the user program (kilolib `RUN`).
+    Run,
+    /// Pause the program: motors off, silent, its state kept.
+    Pause,
+    /// A program-defined message, e.g. a parameter to set (kilolib's data bytes).
+    Custom([u8; MESSAGE_BYTES]),
+}
+
+impl Overhead {
+    /// The command byte on the wire (`flotilla_msgs/KilobotOverhead`: 1 run, 2 pause, 3 custom).
+    pub fn command(&self) -> u8 {
+        match self {
+            Overhead::Run => 1,
+            Overhead::Pause => 2,
+            Overhead::Custom(_) => 3,
+        }
+    }
+
+    /// The data bytes (zero but for `Custom`).
+    pub fn payload(&self) -> [u8; MESSAGE_BYTES] {
+        match self {
+            Overhead::Custom(data) => *data,
+            _ => [0; MESSAGE_BYTES],
+        }
+    }
+
+    /// From the wire: `command` 0 is none; a payload longer than a message is refused.
+    pub fn from_wire(command: u8, payload: &[u8]) -> Result<Option<Self>, OverheadError> {
+        match command {
+            0 => Ok(None),
+            1 => Ok(Some(Overhead::Run)),
+            2 => Ok(Some(Overhead::Pause)),
+            3 => {
+                if payload.len() > MESSAGE_BYTES {
+                    return Err(OverheadError::Payload(payload.len()));
+                }
+                let mut data = [0; MESSAGE_BYTES];
+                data[..payload.len()].copy_from_slice(payload);
+                Ok(Some(Overhead::Custom(data)))
+            }
+            other => Err(OverheadError::Command(other)),
+        }
+    }
+}
+
+/// An overhead message that cannot be one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OverheadError {
+    /// Not 0 (none), 1 (run), 2 (pause) or 3 (custom).
+    #[error("overhead command {0} is not one of 0 (none), 1 (run), 2 (pause), 3 (custom)")]
+    Command(u8),
+    /// More bytes than a Kilobot message holds.
+    #[error("overhead payload of {0} bytes: a Kilobot message holds at most 9")]
+    Payload(usize),
 }
 
 /// What a Kilobot's firmware asks of its motors, LED and transmitter.
@@ -92,5 +156,16 @@ mod tests {
         assert!(long.validate("kb_1").unwrap_err().to_string().contains("message length"));
         let bright = KilobotCommand { led: [0.0, 0.0, 1.5], ..KilobotCommand::default() };
         assert!(bright.validate("kb_2").unwrap_err().to_string().contains("led[2]"));
+    }
+
+    #[test]
+    fn overhead_messages_round_trip_the_wire_and_bad_ones_are_named() {
+        for m in [Overhead::Run, Overhead::Pause, Overhead::Custom([1, 2, 3, 4, 5, 6, 7, 8, 9])] {
+            assert_eq!(Overhead::from_wire(m.command(), &m.payload()), Ok(Some(m)));
+        }
+        assert_eq!(Overhead::from_wire(0, &[]), Ok(None));
+        assert_eq!(Overhead::from_wire(3, &[7]), Ok(Some(Overhead::Custom([7, 0, 0, 0, 0, 0, 0, 0, 0]))));
+        assert!(Overhead::from_wire(9, &[]).unwrap_err().to_string().contains("overhead command 9"));
+        assert!(Overhead::from_wire(3, &[0; 10]).unwrap_err().to_string().contains("10 bytes"));
     }
 }

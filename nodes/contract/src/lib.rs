@@ -56,6 +56,14 @@ pub trait Firmware<H: Hardware>: Send {
 
     /// The controller and its internal state in a few words (logs, status queries).
     fn status(&self) -> String;
+
+    /// Changes the live parameter `name` to `value` while running, keeping the firmware's
+    /// state; an error (the parameter is unknown or the value out of range) says why and
+    /// leaves the firmware as it was. Firmware without live parameters refuses every name.
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String> {
+        let _ = value;
+        Err(format!("this firmware has no live parameter `{name}`"))
+    }
 }
 
 /// A boxed firmware is a firmware (so that a firmware chosen at run time can be erased).
@@ -66,6 +74,10 @@ impl<H: Hardware> Firmware<H> for Box<dyn Firmware<H>> {
 
     fn status(&self) -> String {
         (**self).status()
+    }
+
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String> {
+        (**self).set_parameter(name, value)
     }
 }
 

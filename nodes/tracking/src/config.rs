@@ -47,13 +47,14 @@ impl Default for RawArena {
 /// `overhead_camera`'s parameters for ROS 2 tools: not described yet, so only the values
 /// a file or `-p` gives are declared; every one may change while the node runs, as before.
 pub const CAMERA_PARAMS: flotilla_common::param_spec::NodeParams =
-    flotilla_common::param_spec::NodeParams { params: &[], extras_live: true };
+    flotilla_common::param_spec::NodeParams { groups: &[], extras_live: true };
 /// `tracker`'s parameters for ROS 2 tools: as [`CAMERA_PARAMS`].
 pub const TRACKER_PARAMS: flotilla_common::param_spec::NodeParams =
-    flotilla_common::param_spec::NodeParams { params: &[], extras_live: true };
+    flotilla_common::param_spec::NodeParams { groups: &[], extras_live: true };
 /// `image_replay`'s parameters for ROS 2 tools: not described yet, so only the values a
 /// file or `-p` gives are declared (read-only: all are read at start-up).
-pub const REPLAY_PARAMS: flotilla_common::param_spec::NodeParams = flotilla_common::param_spec::NodeParams::NONE;
+pub const REPLAY_PARAMS: flotilla_common::param_spec::NodeParams =
+    flotilla_common::param_spec::NodeParams { groups: &[], extras_live: false };
 
 /// `overhead_camera` parameters as they appear in the file.
 #[derive(Debug, Clone, Deserialize)]

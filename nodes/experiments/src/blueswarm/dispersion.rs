@@ -5,7 +5,6 @@
 //! seen; and the settling time: from the switch until the density stays within a factor
 //! 2 of its settled value (the paper plots density on a log scale).
 
-use super::metrics::{hull_volume, mean_nnd};
 use super::plot::{lines, Series};
 use super::{fidelity, over_seeds, Run, BODY_LENGTH};
 use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
@@ -15,6 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Map};
+use tank_physics::systems::bluebot::metrics::{hull_volume, mean_nnd};
 use tank_physics::systems::bluebot::{SwarmConfig, SwarmWorld};
 
 /// The dispersion experiment.

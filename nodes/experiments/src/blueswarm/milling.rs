@@ -7,7 +7,6 @@
 //! time is from the perturbation until the radius stays within 20 % of that phase's
 //! settled radius.
 
-use super::metrics::circle;
 use super::plot::{lines, Series};
 use super::{fidelity, over_seeds, Run};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
@@ -18,6 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Map};
 use tank_physics::systems::bluebot::capabilities::{pectoral_for_radius, turning_radius};
+use tank_physics::systems::bluebot::metrics::circle;
 use tank_physics::systems::bluebot::{BodyParams, SwarmConfig, SwarmWorld, Tank};
 
 /// The milling experiment.

@@ -12,7 +12,6 @@
 
 mod bench;
 mod dispersion;
-mod metrics;
 mod milling;
 mod plot;
 mod random_walk;

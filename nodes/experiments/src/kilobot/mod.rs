@@ -2,10 +2,13 @@
 //! ([`SelfAssemblyExperiment`]) and the swarm-scale speed benchmark ([`Bench`]).
 
 mod bench;
-pub mod layout;
 pub mod plots;
 pub mod run;
 mod self_assembly;
+
+/// Shapes from images and the start layout: one implementation, in the controller crate
+/// that the ROS swarm host (`kilobot_swarm`) shares.
+pub use robot_controller::kilobot::layout;
 
 pub use bench::Bench;
 pub use self_assembly::{filled_fraction, scenario, shared_path, SelfAssemblyExperiment};

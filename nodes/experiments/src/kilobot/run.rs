@@ -1,15 +1,12 @@
 //! One self-assembly run in-process: the table, every robot's firmware, the study's stop
 //! rules and what the metrics and plots need.
 
-use super::layout::{layout, Layout, LayoutError, PackSpec};
+use super::layout::{Layout, LayoutError, PackSpec};
 use flotilla_contract::kilobot::{KilobotCommand, KilobotSensors};
-use flotilla_firmware::kilobot::{KilobotFirmware, Localisation, Role, SelfAssembly, SelfAssemblyParams, Shape, State};
-use flotilla_firmware::robot_seed;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use flotilla_firmware::kilobot::{KilobotFirmware, Localisation, SelfAssembly, SelfAssemblyParams, Shape, State};
+use robot_controller::kilobot::Scene;
 use std::sync::Arc;
-use tank_physics::systems::kilobot::{KilobotTable, Pose, TableConfig, TableError};
+use tank_physics::systems::kilobot::{KilobotTable, TableConfig, TableError};
 
 /// Everything a run is made of.
 #[derive(Clone, Debug)]
@@ -94,8 +91,9 @@ pub struct Swarm {
     pub table: KilobotTable,
     /// Every robot's firmware.
     pub firmware: Vec<KilobotFirmware<SelfAssembly>>,
-    sensors: Vec<KilobotSensors>,
-    commands: Vec<KilobotCommand>,
+    /// One robot's reading and command, reused robot after robot (they stay in cache).
+    reading: KilobotSensors,
+    command: KilobotCommand,
     ideal: bool,
     seeds: usize,
     mean_seed: [f64; 2],
@@ -118,43 +116,28 @@ impl Swarm {
             gradient_distance: scenario.params.gradient_distance,
             bounds: scenario.table.bounds,
         };
-        let scene = layout(&scenario.shape, &pack)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(scenario.seed, u32::MAX));
-        let n = scene.seeds.len() + scene.robots.len();
-        // Real Kilobots carry arbitrary distinct ids: a seeded shuffle (ties in the start
-        // rule go to the higher id).
-        let mut uids: Vec<u16> = (0..n as u16).collect();
-        uids.shuffle(&mut rng);
-        let mut poses = Vec::with_capacity(n);
-        let mut firmware = Vec::with_capacity(n);
-        let mean_seed = [
-            scene.seeds.iter().map(|s| s[0]).sum::<f64>() / scene.seeds.len() as f64,
-            scene.seeds.iter().map(|s| s[1]).sum::<f64>() / scene.seeds.len() as f64,
-        ];
-        for (i, p) in scene.seeds.iter().chain(&scene.robots).enumerate() {
-            let role = if i < scene.seeds.len() { Role::Seed { position: *p, source: i == 0 } } else { Role::Robot };
-            // Headings at random: the robots were put down by hand.
-            let theta = rand::Rng::gen_range(&mut rng, -std::f64::consts::PI..std::f64::consts::PI);
-            poses.push(Pose { x: p[0], y: p[1], theta });
-            let program = SelfAssembly::new(scenario.params, scenario.shape.clone(), role)?;
-            firmware.push(KilobotFirmware::new(uids[i], robot_seed(scenario.seed, i as u32), program));
-        }
-        let mut table = KilobotTable::new(scenario.table, &poses, robot_seed(scenario.seed, u32::MAX - 1))?;
+        let scene = Scene::new(scenario.shape.clone(), &pack, scenario.seed)?;
+        let n = scene.len();
+        let seeds = &scene.layout.seeds;
+        let mean_seed =
+            [seeds.iter().map(|s| s[0]).sum::<f64>() / seeds.len() as f64, seeds.iter().map(|s| s[1]).sum::<f64>() / seeds.len() as f64];
+        let firmware = (0..n).map(|i| scene.firmware(i, scenario.params)).collect::<Result<Vec<_>, _>>()?;
+        let mut table = KilobotTable::new(scenario.table, &scene.poses, scene.table_seed())?;
         // The seeds' positions are the swarm's coordinate frame: nothing pushes them.
-        (0..scene.seeds.len()).for_each(|i| table.set_anchored(i, true));
+        (0..scene.seeds()).for_each(|i| table.set_anchored(i, true));
         let swarm = Self {
             table,
             firmware,
-            sensors: Vec::with_capacity(n),
-            commands: vec![KilobotCommand::default(); n],
+            reading: KilobotSensors::default(),
+            command: KilobotCommand::default(),
             ideal: scenario.params.localisation == Localisation::Ideal,
-            seeds: scene.seeds.len(),
+            seeds: scene.seeds(),
             mean_seed,
             crossings: vec![0; n],
-            above: poses.iter().map(|p| p.y > mean_seed[1]).collect(),
-            left_of_seeds: scene.seeds.iter().map(|s| s[0]).fold(f64::INFINITY, f64::min),
+            above: scene.poses.iter().map(|p| p.y > mean_seed[1]).collect(),
+            left_of_seeds: seeds.iter().map(|s| s[0]).fold(f64::INFINITY, f64::min),
         };
-        Ok((swarm, scene))
+        Ok((swarm, scene.layout))
     }
 
     /// Seeds (the first robots).
@@ -162,17 +145,22 @@ impl Swarm {
         self.seeds
     }
 
-    /// One step: read, firmware, apply, move.
+    /// One step: each robot read, its firmware run and its command applied in turn
+    /// (everything a robot hears was sent before the step's first command), then move.
     pub fn step(&mut self) -> Result<(), RunError> {
-        self.table.read_all(&mut self.sensors);
-        for (i, fw) in self.firmware.iter_mut().enumerate() {
+        for i in 0..self.firmware.len() {
+            if let Some(next) = self.firmware.get(i + 1) {
+                next.prefetch();
+            }
+            let fw = &mut self.firmware[i];
+            self.table.read(i, &mut self.reading);
             if self.ideal {
                 let p = self.table.pose(i);
                 fw.program_mut().set_oracle(Some([p.x, p.y]));
             }
-            fw.step_into(&self.sensors[i], &mut self.commands[i]);
+            fw.step_into(&self.reading, &mut self.command);
+            self.table.apply(i, &self.command)?;
         }
-        self.table.apply_all(&self.commands)?;
         self.table.step();
         let (left, my) = (self.left_of_seeds, self.mean_seed[1]);
         let (xs, ys) = (self.table.xs(), self.table.ys());

@@ -169,6 +169,11 @@ impl Firmware<Bluebot> for DispersionFirmware {
             self.last_move.iter().map(|x| x * x).sum::<f64>().sqrt()
         )
     }
+
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String> {
+        self.params = self.params.with(name, value)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

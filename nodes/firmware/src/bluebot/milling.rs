@@ -115,6 +115,11 @@ impl Firmware<Bluebot> for MillingFirmware {
             if self.seen { "robot seen: counter-clockwise" } else { "clear: clockwise" }
         )
     }
+
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String> {
+        self.params = self.params.with(name, value)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,51 @@ use flotilla_contract::{robot_seed, Firmware};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+/// The scalar parameters of a behaviour's parameter struct, by field name: the names a host
+/// exposes (ROS parameters) and a validated copy with one of them changed.
+macro_rules! scalar_parameters {
+    ($ty:ty, $label:literal, [$($field:ident),*]) => {
+        impl $ty {
+            /// Names of the scalar parameters (each settable while running).
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// The scalar parameters, by name.
+            pub fn scalars(&self) -> Vec<(&'static str, f64)> {
+                vec![$((stringify!($field), self.$field)),*]
+            }
+
+            /// A copy with parameter `name` set to `value`, validated; the error names the
+            /// parameter and its range.
+            pub fn with(&self, name: &str, value: f64) -> Result<Self, String> {
+                self.with_all(&[(name, value)])
+            }
+
+            /// A copy with every `(name, value)` set, validated once at the end (so a set of
+            /// values is judged as a whole, whatever their order).
+            pub fn with_all(&self, values: &[(&str, f64)]) -> Result<Self, String> {
+                let mut p = *self;
+                for &(name, value) in values {
+                    match name {
+                        $(stringify!($field) => p.$field = value,)*
+                        other => return Err(format!("{} has no parameter `{other}` (known: {})", $label, Self::NAMES.join(", "))),
+                    }
+                }
+                p.validate()?;
+                Ok(p)
+            }
+        }
+    };
+}
+
+scalar_parameters!(SyncParams, "sync", [period, flash, coupling, exponent, depth]);
+scalar_parameters!(
+    DispersionParams,
+    "dispersion",
+    [target_distance, a, b, full_speed_force, dead_band, vertical_speed, min_depth, max_depth]
+);
+scalar_parameters!(MillingParams, "milling", [alpha, rho, caudal, pectoral, depth]);
+scalar_parameters!(SearchParams, "search", [wander_speed, wander_period, turn_rate, lost_after]);
+
 /// A Bluebot behaviour and its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -59,6 +104,32 @@ impl Behaviour {
             "search" => Ok(Behaviour::Search(SearchParams::default())),
             other => Err(format!("unknown Bluebot behaviour `{other}`; expected sync, dispersion, milling or search")),
         }
+    }
+
+    /// The behaviour's scalar parameters, by name (the names [`Behaviour::with`] takes).
+    pub fn scalars(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            Behaviour::Sync(p) => p.scalars(),
+            Behaviour::Dispersion(p) => p.scalars(),
+            Behaviour::Milling(p) => p.scalars(),
+            Behaviour::Search(p) => p.scalars(),
+        }
+    }
+
+    /// The same behaviour with scalar parameter `name` set to `value`, validated (the
+    /// error names the parameter, its range, or the names the behaviour has).
+    pub fn with(&self, name: &str, value: f64) -> Result<Self, String> {
+        self.with_all(&[(name, value)])
+    }
+
+    /// The same behaviour with every `(name, value)` set, validated as a whole.
+    pub fn with_all(&self, values: &[(&str, f64)]) -> Result<Self, String> {
+        Ok(match self {
+            Behaviour::Sync(p) => Behaviour::Sync(p.with_all(values)?),
+            Behaviour::Dispersion(p) => Behaviour::Dispersion(p.with_all(values)?),
+            Behaviour::Milling(p) => Behaviour::Milling(p.with_all(values)?),
+            Behaviour::Search(p) => Behaviour::Search(p.with_all(values)?),
+        })
     }
 
     /// Checks the parameters.
@@ -98,6 +169,24 @@ mod tests {
             assert!(b.build(3, 1).is_ok());
         }
         assert!(Behaviour::by_name("schooling").unwrap_err().contains("unknown Bluebot behaviour `schooling`"));
+        let milling = Behaviour::by_name("milling").unwrap();
+        let wider = milling.with("alpha", 0.3).unwrap();
+        assert!(wider.scalars().contains(&("alpha", 0.3)));
+        assert!(milling.with("alpha", 2.0).unwrap_err().contains("milling alpha must be in (0, pi/2)"));
+        assert!(milling.with("target_distance", 1.0).unwrap_err().contains("milling has no parameter `target_distance` (known: alpha,"));
+        let d = Behaviour::by_name("dispersion").unwrap();
+        assert!(d.with("b", 14.0).is_err(), "a = 12 > b fails alone");
+        assert!(d.with_all(&[("b", 14.0), ("a", 28.0)]).is_ok(), "judged as a whole");
+        assert!(d.with("target_distance", f64::INFINITY).is_ok() && d.with("target_distance", 0.0).is_err());
+        for name in ["sync", "dispersion", "milling", "search"] {
+            let b = Behaviour::by_name(name).unwrap();
+            for (key, value) in b.scalars() {
+                assert_eq!(b.with(key, value).unwrap(), b, "{name}.{key} round trip");
+                let mut fw = b.build(1, 0).unwrap();
+                assert!(fw.set_parameter(key, value).is_ok(), "{name}.{key} live");
+                assert!(fw.set_parameter(key, f64::NAN).is_err(), "{name}.{key} = NaN refused");
+            }
+        }
         let bad = Behaviour::Milling(MillingParams { alpha: -1.0, ..MillingParams::default() });
         assert!(bad.build(0, 0).err().unwrap_or_default().contains("alpha"));
     }

@@ -173,6 +173,11 @@ impl Firmware<Bluebot> for SearchFirmware {
     fn status(&self) -> String {
         format!("search: {:?}", self.state)
     }
+
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String> {
+        self.params = self.params.with(name, value)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -136,6 +136,11 @@ impl Firmware<Bluebot> for SyncFirmware {
             if self.flashing() { ", flashing" } else { "" }
         )
     }
+
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), String> {
+        self.params = self.params.with(name, value)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -121,6 +121,10 @@ pub trait KiloProgram: Send {
     fn message_tx(&mut self, kilo: &mut Kilo) -> Option<Message>;
     /// The program's state in a few words.
     fn status(&self) -> String;
+    /// A hint from a host that steps many robots: this robot's next tick comes soon, so
+    /// the program may ask the processor to load the state it will touch. Changes nothing
+    /// the program does or knows (default: nothing).
+    fn prefetch(&self) {}
 }
 
 /// Runs a [`KiloProgram`] as a robot's [`Firmware`]: each reading becomes `message_rx`
@@ -146,6 +150,11 @@ impl<P: KiloProgram> KilobotFirmware<P> {
     /// The program, to hand it inputs a host provides (e.g. a simulation-only oracle).
     pub fn program_mut(&mut self) -> &mut P {
         &mut self.program
+    }
+
+    /// Hint that this robot's next tick comes soon (see [`KiloProgram::prefetch`]).
+    pub fn prefetch(&self) {
+        self.program.prefetch();
     }
 
     /// The robot as the program sees it.

@@ -42,8 +42,28 @@ impl Broadcast {
         out
     }
 
-    /// Reads nine bytes; `None` when the state field is not a state.
-    pub fn decode(data: &[u8; MESSAGE_BYTES]) -> Option<Self> {
+    /// The sender id of a message's nine bytes (without decoding the rest).
+    pub fn uid_of(data: &[u8; MESSAGE_BYTES]) -> u16 {
+        u16::from_le_bytes([data[0], data[1]])
+    }
+
+    /// The gradient field of nine bytes.
+    pub fn gradient_of(data: &[u8; MESSAGE_BYTES]) -> u16 {
+        u16::from_le_bytes([data[2], data[3]]) & 0x3FF
+    }
+
+    /// The state field of nine bytes (`None`: not a state).
+    pub fn state_of(data: &[u8; MESSAGE_BYTES]) -> Option<State> {
+        State::from_bits((data[3] >> 2) & 0x7)
+    }
+
+    /// The localised flag of nine bytes.
+    pub fn localised_of(data: &[u8; MESSAGE_BYTES]) -> bool {
+        (data[3] >> 5) & 1 == 1
+    }
+
+    /// The position field of nine bytes, world units.
+    pub fn position_of(data: &[u8; MESSAGE_BYTES]) -> [f64; 2] {
         let mut wide = [0; 16];
         wide[..MESSAGE_BYTES].copy_from_slice(data);
         let bits = u128::from_le_bytes(wide);
@@ -52,12 +72,17 @@ impl Broadcast {
             let signed = if raw >= 1 << (COORD_BITS - 1) { raw - (1 << COORD_BITS) } else { raw };
             signed as f64 / POSITION_STEPS
         };
+        [coord(30), coord(30 + COORD_BITS)]
+    }
+
+    /// Reads nine bytes; `None` when the state field is not a state.
+    pub fn decode(data: &[u8; MESSAGE_BYTES]) -> Option<Self> {
         Some(Self {
-            uid: (bits & 0xFFFF) as u16,
-            gradient: ((bits >> 16) & 0x3FF) as u16,
-            state: State::from_bits(((bits >> 26) & 0x7) as u8)?,
-            localised: (bits >> 29) & 1 == 1,
-            position: [coord(30), coord(30 + COORD_BITS)],
+            uid: Self::uid_of(data),
+            gradient: Self::gradient_of(data),
+            state: Self::state_of(data)?,
+            localised: Self::localised_of(data),
+            position: Self::position_of(data),
         })
     }
 }

@@ -22,6 +22,7 @@ use super::kilolib::{estimate_distance, DistanceMeasurement, Kilo, KiloProgram, 
 use super::localise::{self, Reference};
 use super::message::{Broadcast, GRADIENT_NONE};
 use super::shape::Shape;
+use flotilla_contract::kilobot::MESSAGE_BYTES;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -180,23 +181,48 @@ pub enum Role {
     },
 }
 
-/// What the robot knows of one neighbour.
+/// What the robot knows of one neighbour: its last message, kept as heard (24 bytes: a
+/// robot's table of tens of neighbours stays in a few cache lines; fields are read from
+/// the bytes when needed).
 #[derive(Clone, Copy, Debug)]
 struct Neighbour {
-    uid: u16,
-    gradient: u16,
-    state: State,
-    localised: bool,
-    position: [f64; 2],
     /// Last measured distance, world units.
     distance: f64,
     /// Tick it was last heard.
     heard: u32,
+    /// Its last message (a valid [`Broadcast`]).
+    raw: [u8; MESSAGE_BYTES],
 }
 
 impl Neighbour {
+    fn uid(&self) -> u16 {
+        Broadcast::uid_of(&self.raw)
+    }
+
+    fn gradient(&self) -> u16 {
+        Broadcast::gradient_of(&self.raw)
+    }
+
+    fn state(&self) -> State {
+        // Only messages with a valid state are kept.
+        Broadcast::state_of(&self.raw).unwrap_or_default()
+    }
+
+    fn localised(&self) -> bool {
+        Broadcast::localised_of(&self.raw)
+    }
+
+    fn position(&self) -> [f64; 2] {
+        Broadcast::position_of(&self.raw)
+    }
+
     fn stationary(&self) -> bool {
-        !self.state.is_moving()
+        !self.state().is_moving()
+    }
+
+    /// Whether it is a localisation reference (a localised robot of the shape).
+    fn reference(&self) -> bool {
+        self.localised() && self.state() == State::JoinedShape
     }
 }
 
@@ -217,6 +243,20 @@ pub struct SelfAssembly {
     previous_distance: f64,
     oracle: Option<[f64; 2]>,
     references: Vec<Reference>,
+    // Event-driven work: what the neighbour table's last changes call for. Each flag or
+    // count only spares recomputing a result that is known not to have changed, so the
+    // program behaves exactly as if it recomputed everything every tick.
+    /// No neighbour was heard before this tick (a lower bound of their `heard`): expiry
+    /// scans the table only when this one could have timed out.
+    oldest_heard: u32,
+    /// The gradient's inputs (neighbours within G and their gradients) changed.
+    gradient_stale: bool,
+    /// The start rule's inputs (neighbours' states and gradients, own gradient) changed.
+    start_stale: bool,
+    /// The start rule's result when its inputs last changed.
+    start_ok: bool,
+    /// Neighbours that are localisation references.
+    reference_count: usize,
 }
 
 impl SelfAssembly {
@@ -241,6 +281,11 @@ impl SelfAssembly {
             previous_distance: f64::INFINITY,
             oracle: None,
             references: Vec::new(),
+            oldest_heard: u32::MAX,
+            gradient_stale: true,
+            start_stale: true,
+            start_ok: false,
+            reference_count: 0,
         })
     }
 
@@ -281,10 +326,22 @@ impl SelfAssembly {
         &self.params
     }
 
+    /// Replaces the parameters while running (an overhead controller's parameter
+    /// broadcast); refused, the old ones kept, when out of range.
+    pub fn set_params(&mut self, params: SelfAssemblyParams) -> Result<(), ParamError> {
+        params.validate()?;
+        self.params = params;
+        Ok(())
+    }
+
     fn update_gradient(&mut self) {
         let g = self.params.gradient_distance;
-        let best = self.neighbours.iter().filter(|n| n.distance < g && n.gradient != GRADIENT_NONE).map(|n| n.gradient).min();
-        self.gradient = best.map_or(GRADIENT_NONE, |b| (b + 1).min(GRADIENT_NONE - 1));
+        let best = self.neighbours.iter().filter(|n| n.distance < g && n.gradient() != GRADIENT_NONE).map(|n| n.gradient()).min();
+        let gradient = best.map_or(GRADIENT_NONE, |b| (b + 1).min(GRADIENT_NONE - 1));
+        if gradient != self.gradient {
+            self.gradient = gradient;
+            self.start_stale = true;
+        }
     }
 
     fn localise(&mut self) {
@@ -296,16 +353,14 @@ impl SelfAssembly {
                 }
             }
             Localisation::Greedy | Localisation::LeastSquares => {
+                if self.reference_count < self.params.min_references {
+                    return;
+                }
                 self.references.clear();
                 // Only robots of the shape (seeds and joined) are references: robots of the
                 // starting group that localised from each other can settle, as a rigid whole,
                 // on a mirror image of their true positions and would spread it.
-                self.references.extend(
-                    self.neighbours.iter().filter(|n| n.localised && n.state == State::JoinedShape).map(|n| (n.position, n.distance)),
-                );
-                if self.references.len() < self.params.min_references {
-                    return;
-                }
+                self.references.extend(self.neighbours.iter().filter(|n| n.reference()).map(|n| (n.position(), n.distance)));
                 if self.params.localisation == Localisation::Greedy {
                     localise::greedy(&mut self.position, &self.references, self.params.divide_localize);
                     self.localised = true;
@@ -319,7 +374,7 @@ impl SelfAssembly {
 
     /// Nearest stationary neighbour: (distance, gradient).
     fn nearest_stationary(&self) -> Option<(f64, u16)> {
-        self.neighbours.iter().filter(|n| n.stationary()).map(|n| (n.distance, n.gradient)).min_by(|a, b| a.0.total_cmp(&b.0))
+        self.neighbours.iter().filter(|n| n.stationary()).map(|n| (n.distance, n.gradient())).min_by(|a, b| a.0.total_cmp(&b.0))
     }
 
     /// No neighbour moves and this robot ranks first by (gradient, id) among the waiting
@@ -327,13 +382,22 @@ impl SelfAssembly {
     /// next to the seeds, have lower gradients than the shape around them). A robot without
     /// a gradient (cut off from the source) ranks below every robot with one, so a remnant
     /// of the starting group neither blocks the others nor stays behind for ever.
-    fn may_start(&self) -> bool {
+    fn may_start(&mut self) -> bool {
+        if self.start_stale {
+            self.start_stale = false;
+            self.start_ok = self.start_rule();
+        }
+        self.start_ok
+    }
+
+    /// [`Self::may_start`] evaluated on the neighbour table.
+    fn start_rule(&self) -> bool {
         let rank = |g: u16, uid: u16| (g != GRADIENT_NONE, if g == GRADIENT_NONE { 0 } else { g }, uid);
         let mine = rank(self.gradient, self.uid);
-        self.neighbours.iter().all(|n| match n.state {
+        self.neighbours.iter().all(|n| match n.state() {
             State::MoveWhileOutside | State::MoveWhileInside => false,
             State::JoinedShape => true,
-            State::Start | State::WaitToMove => rank(n.gradient, n.uid) < mine,
+            State::Start | State::WaitToMove => rank(n.gradient(), n.uid()) < mine,
         })
     }
 
@@ -392,6 +456,21 @@ impl SelfAssembly {
         }
     }
 
+    /// Forgets the neighbours not heard for `neighbour_timeout` ticks.
+    fn expire(&mut self, now: u32) {
+        let timeout = self.params.neighbour_timeout;
+        let before = self.neighbours.len();
+        self.neighbours.retain(|n| now.saturating_sub(n.heard) <= timeout);
+        self.oldest_heard = self.neighbours.iter().map(|n| n.heard).min().unwrap_or(u32::MAX);
+        if self.neighbours.len() != before {
+            self.neighbour_uids.clear();
+            self.neighbour_uids.extend(self.neighbours.iter().map(Neighbour::uid));
+            self.reference_count = self.neighbours.iter().filter(|n| n.reference()).count();
+            self.gradient_stale = true;
+            self.start_stale = true;
+        }
+    }
+
     fn colour(&self, kilo: &mut Kilo) {
         let c = match (self.role, self.state) {
             (Role::Seed { .. }, _) => RGB(3, 3, 3),
@@ -414,13 +493,14 @@ impl KiloProgram for SelfAssembly {
     fn main_loop(&mut self, kilo: &mut Kilo) {
         let now = kilo.kilo_ticks();
         let timeout = self.params.neighbour_timeout;
-        if self.neighbours.iter().any(|n| now.saturating_sub(n.heard) > timeout) {
-            self.neighbours.retain(|n| now.saturating_sub(n.heard) <= timeout);
-            self.neighbour_uids.clear();
-            self.neighbour_uids.extend(self.neighbours.iter().map(|n| n.uid));
+        if now.saturating_sub(self.oldest_heard) > timeout {
+            self.expire(now);
         }
         if !self.is_seed() {
-            self.update_gradient();
+            if self.gradient_stale {
+                self.gradient_stale = false;
+                self.update_gradient();
+            }
             self.localise();
             self.run_state_machine(kilo);
         }
@@ -432,31 +512,70 @@ impl KiloProgram for SelfAssembly {
         if d > self.params.neighbor_radius {
             return;
         }
-        let Some(b) = Broadcast::decode(&message.data) else { return };
-        if b.uid == self.uid {
+        let uid = Broadcast::uid_of(&message.data);
+        if uid == self.uid {
             return;
         }
-        let entry = Neighbour {
-            uid: b.uid,
-            gradient: b.gradient,
-            state: b.state,
-            localised: b.localised,
-            position: b.position,
-            distance: d,
-            heard: kilo.kilo_ticks(),
-        };
-        match self.neighbour_uids.binary_search(&b.uid) {
-            Ok(k) => self.neighbours[k] = entry,
-            Err(k) => {
-                self.neighbours.insert(k, entry);
-                self.neighbour_uids.insert(k, b.uid);
+        let now = kilo.kilo_ticks();
+        let g = self.params.gradient_distance;
+        // Where `uid` is or goes in the sorted table: a count that compiles to a few vector
+        // compares for the table sizes a Kilobot sees (tens of neighbours).
+        let k = self.neighbour_uids.iter().map(|&u| usize::from(u < uid)).sum::<usize>();
+        let known = self.neighbour_uids.get(k) == Some(&uid);
+        if known && self.neighbours[k].raw == message.data {
+            // The same message again (most are: a robot repeats itself until its state
+            // changes): only the distance and the time are new.
+            let n = &mut self.neighbours[k];
+            if (n.distance < g) != (d < g) && n.gradient() != GRADIENT_NONE {
+                self.gradient_stale = true;
             }
+            n.distance = d;
+            n.heard = now;
+            return;
+        }
+        if Broadcast::state_of(&message.data).is_none() {
+            return;
+        }
+        let entry = Neighbour { distance: d, heard: now, raw: message.data };
+        if known {
+            let old = std::mem::replace(&mut self.neighbours[k], entry);
+            let near = |n: &Neighbour| n.distance < g && n.gradient() != GRADIENT_NONE;
+            if near(&old) != near(&entry) || (near(&entry) && old.gradient() != entry.gradient()) {
+                self.gradient_stale = true;
+            }
+            if old.state() != entry.state() || old.gradient() != entry.gradient() {
+                self.start_stale = true;
+            }
+            self.reference_count = self.reference_count + usize::from(entry.reference()) - usize::from(old.reference());
+        } else {
+            self.neighbours.insert(k, entry);
+            self.neighbour_uids.insert(k, uid);
+            self.oldest_heard = self.oldest_heard.min(now);
+            self.gradient_stale = true;
+            self.start_stale = true;
+            self.reference_count += usize::from(entry.reference());
         }
     }
 
     fn message_tx(&mut self, _kilo: &mut Kilo) -> Option<Message> {
         let b = Broadcast { uid: self.uid, gradient: self.gradient, state: self.state, localised: self.localised, position: self.position };
         Some(Message { data: b.encode() })
+    }
+
+    fn prefetch(&self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let table = self.neighbours.as_ptr().cast::<i8>();
+            // SAFETY: SSE is part of every x86_64 target, and a prefetch reads no memory
+            // the program can see (it only hints the cache; any address is allowed).
+            unsafe {
+                for offset in (0..std::mem::size_of_val(self.neighbours.as_slice())).step_by(64) {
+                    _mm_prefetch::<_MM_HINT_T0>(table.wrapping_add(offset));
+                }
+                _mm_prefetch::<_MM_HINT_T0>(self.neighbour_uids.as_ptr().cast::<i8>());
+            }
+        }
     }
 
     fn status(&self) -> String {

@@ -98,6 +98,24 @@ impl ControllerHost {
         Ok(())
     }
 
+    /// Changes the Bluebots' live behaviour parameter `name` to `value`: every running
+    /// Bluebot controller keeps its state and takes the value at once, a stopped one gets it
+    /// when restarted. Refused (nothing changes) when no Bluebot behaviour is configured or
+    /// the value is out of range; returns how many running controllers took it.
+    pub fn set_bluebot_parameter(&mut self, name: &str, value: f64) -> Result<usize, String> {
+        let behaviour = self.params.bluebot.ok_or("no Bluebot behaviour is configured (parameter bluebot.behaviour)")?;
+        let updated = behaviour.with(name, value)?;
+        let mut running = 0;
+        for (robot, hosted) in &mut self.robots {
+            let Some(fw) = hosted.firmware.as_mut().filter(|f| f.system() == flotilla_contract::System::Bluebot) else { continue };
+            fw.set_parameter(name, value).map_err(|e| format!("robot `{robot}`: {e}"))?;
+            running += 1;
+        }
+        self.params.bluebot = Some(updated);
+        tracing::info!(parameter = name, value, robots = running, "Bluebot behaviour parameter changed");
+        Ok(running)
+    }
+
     /// Whether robot `name` is hosted here (running or stopped).
     pub fn hosts(&self, name: &str) -> bool {
         self.robots.contains_key(name)
@@ -194,5 +212,36 @@ mod tests {
         let err = host.tick("lily_1", 0.2, &mhp).unwrap_err().to_string();
         assert!(err.contains("lily_1") && err.contains("mhp reading cannot drive lily"), "{err}");
         host.remove("lily_1").unwrap();
+    }
+
+    #[test]
+    fn bluebot_parameters_change_running_controllers_and_bad_values_change_nothing() {
+        use flotilla_contract::bluebot::{BluebotSensors, Neighbour};
+        let mut host = ControllerHost::new(params());
+        host.add("bb_0", 0, "bluebot").unwrap();
+        host.add("bb_1", 1, "bluebot").unwrap();
+        host.stop("bb_1").unwrap();
+        // A neighbour 0.4 rad to the left: outside the pi/12 wedge (with rho widening at 1 m)
+        // it is not seen (clockwise: left pectoral); a 0.5 rad wedge sees it.
+        let reading = Reading::Bluebot(BluebotSensors {
+            depth: 0.3,
+            neighbours: vec![Neighbour { azimuth: 0.4, elevation: 0.0, distance: 1.0 }],
+            ..BluebotSensors::default()
+        });
+        let pectorals = |host: &mut ControllerHost, robot: &str, t: f64| match host.tick(robot, t, &reading).unwrap() {
+            Some(Actuation::Bluebot(c)) => (c.pectoral_left > 0.0, c.pectoral_right > 0.0),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(pectorals(&mut host, "bb_0", 0.0), (true, false), "clear: clockwise");
+        assert_eq!(host.set_bluebot_parameter("alpha", 0.5), Ok(1), "one running Bluebot");
+        assert_eq!(pectorals(&mut host, "bb_0", 0.5), (false, true), "seen: counter-clockwise");
+        let err = host.set_bluebot_parameter("alpha", 2.0).unwrap_err();
+        assert!(err.contains("alpha must be in (0, pi/2)"), "{err}");
+        assert!(host.set_bluebot_parameter("target_distance", 1.0).unwrap_err().contains("known: alpha"));
+        assert_eq!(pectorals(&mut host, "bb_0", 1.0), (false, true), "the refused value changed nothing");
+        host.restart("bb_1").unwrap();
+        assert_eq!(pectorals(&mut host, "bb_1", 1.5), (false, true), "a restarted robot gets the new alpha");
+        let mut bare = ControllerHost::new(ControllerParams { seed: 1, lily_ruleset: None, bluebot: None });
+        assert!(bare.set_bluebot_parameter("alpha", 0.3).unwrap_err().contains("bluebot.behaviour"));
     }
 }

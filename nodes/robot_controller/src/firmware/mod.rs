@@ -2,6 +2,7 @@
 //! ROS node alike). The firmware itself lives in `flotilla_firmware`, written against the
 //! hardware contract (`flotilla_contract`) only.
 
+pub mod behaviour;
 mod error;
 mod host;
 mod selection;

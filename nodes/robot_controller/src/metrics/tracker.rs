@@ -91,6 +91,11 @@ pub struct MetricsTracker {
     /// Candidates that have held for `hold`.
     targets: BTreeSet<Vec<u32>>,
     series: Vec<Snapshot>,
+    /// Whether `series` keeps the samples (off in long-running nodes, whose records are
+    /// their CSV rows: memory then stays flat however long the run).
+    keep_series: bool,
+    /// Whether the last observation was a sample.
+    sampled_last: bool,
     first_target_time: Option<f64>,
     targets_formed: usize,
     targets_broken: usize,
@@ -112,6 +117,8 @@ impl MetricsTracker {
             candidates: BTreeMap::new(),
             targets: BTreeSet::new(),
             series: Vec::new(),
+            keep_series: true,
+            sampled_last: false,
             first_target_time: None,
             targets_formed: 0,
             targets_broken: 0,
@@ -124,6 +131,13 @@ impl MetricsTracker {
     /// Sets the time a target must hold together before it counts, s.
     pub fn with_hold(mut self, hold: f64) -> Self {
         self.hold = hold;
+        self
+    }
+
+    /// Keeps no series of samples ([`Self::series`] stays empty); [`Self::new_sample`] still
+    /// says when a sample is due. For nodes that run for days of sim time.
+    pub fn without_series(mut self) -> Self {
+        self.keep_series = false;
         self
     }
 
@@ -174,12 +188,20 @@ impl MetricsTracker {
         snapshot.yield_fraction = if most == 0 { 0.0 } else { snapshot.targets as f64 / most as f64 };
         self.bonds = bonds;
         self.targets = targets;
-        if time + 1e-9 >= self.next_sample {
-            self.series.push(snapshot.clone());
+        self.sampled_last = time + 1e-9 >= self.next_sample;
+        if self.sampled_last {
+            if self.keep_series {
+                self.series.push(snapshot.clone());
+            }
             self.next_sample += self.sample_period;
         }
         self.last = Some(snapshot.clone());
         snapshot
+    }
+
+    /// The snapshot of the last observation when it was a sample (one per sample period).
+    pub fn new_sample(&self) -> Option<&Snapshot> {
+        self.last.as_ref().filter(|_| self.sampled_last)
     }
 
     /// Snapshots kept so far, one per sample period.

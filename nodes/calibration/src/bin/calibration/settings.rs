@@ -76,7 +76,7 @@ impl Default for RawFlow {
 
 /// The node's parameters for ROS 2 tools: not described yet, so only the values a file or
 /// `-p` gives are declared; every one may change while the node runs, as before.
-pub const PARAMS: flotilla_common::param_spec::NodeParams = flotilla_common::param_spec::NodeParams { params: &[], extras_live: true };
+pub const PARAMS: flotilla_common::param_spec::NodeParams = flotilla_common::param_spec::NodeParams { groups: &[], extras_live: true };
 
 /// Validated node settings.
 #[derive(Debug, Clone)]

@@ -55,7 +55,7 @@ pub const MIN_SEARCH_STATES: usize = 10_000;
 /// The node's parameters for ROS 2 tools (`ros2 param describe /reconfig_planner <name>`),
 /// checked against [`NodeSettings::from_tree`]; all are read at start-up.
 pub const PARAMS: NodeParams = NodeParams {
-    params: &[
+    groups: &[&[
         P::integer(
             "max_expansions",
             5_000_000,
@@ -73,7 +73,7 @@ pub const PARAMS: NodeParams = NodeParams {
         P::double("playback_period", 0.5, "Seconds between steps when a playback goal gives 0, s").range(1e-3, 3600.0),
         P::string("frame_id", "world", "Fixed frame of the markers"),
         P::double("cell_size", 0.05, "Side of one lattice cell in rviz, m (> 0)"),
-    ],
+    ]],
     extras_live: false,
 };
 
@@ -141,7 +141,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(&PARAMS, BASE, |t| {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), BASE, |t| {
             NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
         });
         assert_eq!(check, Ok(()));

@@ -55,7 +55,7 @@ impl Station {
         match self.last_time {
             Some(last) if t < last - 1e-9 => {
                 info!(time = t, "the world was reset; metrics start again");
-                self.tracker = MetricsTracker::new(self.rules.target.clone(), self.sample_period);
+                self.tracker = MetricsTracker::new(self.rules.target.clone(), self.sample_period).without_series();
                 self.pump_step = None;
             }
             Some(last) if t <= last + 1e-9 => return None,
@@ -63,9 +63,8 @@ impl Station {
         }
         self.last_time = Some(t);
         self.ids = state.modules.iter().map(|m| (m.name.clone(), m.id)).collect();
-        let samples = self.tracker.series().len();
         self.tracker.observe(t, &world::bodies(state));
-        if let Some(sample) = self.tracker.series().get(samples) {
+        if let Some(sample) = self.tracker.new_sample() {
             let totals = self.tracker.summary();
             let states = self.radio.state_counts();
             info!(
@@ -141,7 +140,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         rules: rules.clone(),
         sample_period: settings.sample_period,
         radio: BaseStation::new(&rules),
-        tracker: MetricsTracker::new(rules.target.clone(), settings.sample_period),
+        tracker: MetricsTracker::new(rules.target.clone(), settings.sample_period).without_series(),
         last_time: None,
         ids: Default::default(),
         csv,

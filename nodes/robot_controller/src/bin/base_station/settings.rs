@@ -43,7 +43,7 @@ impl Default for Raw {
 /// The node's parameters for ROS 2 tools (`ros2 param describe /base_station <name>`),
 /// checked against [`NodeSettings::from_tree`]; all are read at start-up.
 pub const PARAMS: NodeParams = NodeParams {
-    params: &[
+    groups: &[&[
         P::new(
             "ruleset",
             DefaultValue::Unset(Kind::String),
@@ -53,7 +53,7 @@ pub const PARAMS: NodeParams = NodeParams {
         P::string("metrics_csv", "", "CSV of the metrics over time, flushed each row; \"\" = none"),
         P::new("stirring.times", DefaultValue::Doubles(&[]), "Pump schedule: step start times, s of sim time, increasing"),
         P::new("stirring.power", DefaultValue::Doubles(&[]), "Pump schedule: power of every pump from each time on, %"),
-    ],
+    ]],
     extras_live: false,
 };
 
@@ -110,7 +110,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(&PARAMS, BASE, |t| {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), BASE, |t| {
             NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
         });
         assert_eq!(check, Ok(()));

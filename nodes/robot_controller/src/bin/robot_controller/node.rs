@@ -25,6 +25,9 @@
 //! stops and restarts any hosted robots (docs/swarm_scale.md).
 
 use crate::settings::{self, Interface};
+use flotilla_firmware::bluebot::Behaviour;
+use robot_controller::firmware::behaviour::{changes, section_of, SECTION};
+use serde_yaml::Mapping;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -64,13 +67,22 @@ struct Shared {
 }
 
 /// Runs until SIGINT/SIGTERM; returns the summary line.
-pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
+pub async fn run(mut startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
+    // The Bluebot behaviour is declared in full (every one of its parameters, defaults
+    // included), so that `ros2 param` shows each and `ros2 param set` can change it.
+    if let Some(behaviour) = &settings.bluebot {
+        startup.params.insert(SECTION.into(), section_of(behaviour).into());
+    }
     if !startup.use_sim_time() {
         warn!("use_sim_time is false; the controllers step on the readings' stamps (sim time) anyway");
     }
     let mut node = startup.create_node()?;
     let states = node.subscribe::<TankState>("/tank/state", QosProfile::default())?;
-    let params = ControllerParams { seed: settings.seed, lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()), bluebot: None };
+    let params = ControllerParams {
+        seed: settings.seed,
+        lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()),
+        bluebot: settings.bluebot,
+    };
     let shared = Shared {
         node: Arc::new(Mutex::new(node)),
         host: Arc::new(Mutex::new(ControllerHost::new(params))),
@@ -89,6 +101,9 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
             .create_service::<SetParameters::Service>("~/enable", QosProfile::default())?;
         tokio::spawn(serve_enable_all(enable, shared.host.clone()));
     }
+    if let Some(behaviour) = settings.bluebot {
+        tokio::spawn(apply_bluebot_parameters(startup.param_updates(), behaviour, shared.host.clone()));
+    }
     let spinner = Spinner::start(shared.node.clone());
     for entry in &settings.selection.entries {
         if let RobotEntry::Full { name, kind, id } = entry {
@@ -103,6 +118,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         interface = ?settings.interface,
         robots = ?settings.selection.entries.iter().map(RobotEntry::name).collect::<Vec<_>>(),
         kind = settings.selection.kind.as_deref().unwrap_or(""),
+        bluebot = settings.bluebot.map_or("none", |b| b.name()),
         "robot_controller running"
     );
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
@@ -401,5 +417,41 @@ async fn serve_enable_all(
         if let Err(e) = req.respond(SetParameters::Response { results }) {
             warn!("answering ~/enable: {e}");
         }
+    }
+}
+
+/// Carries accepted `bluebot.*` changes to every hosted Bluebot's running firmware.
+async fn apply_bluebot_parameters(
+    mut updates: tokio::sync::watch::Receiver<Mapping>,
+    mut current: Behaviour,
+    host: Arc<Mutex<ControllerHost>>,
+) {
+    while updates.changed().await.is_ok() {
+        let tree = updates.borrow_and_update().clone();
+        let next = match NodeSettings::from_tree(&tree).map(|s| s.bluebot) {
+            Ok(Some(next)) => next,
+            Ok(None) => continue,
+            Err(e) => {
+                warn!("parameter update ignored: {e}");
+                continue;
+            }
+        };
+        let changed = match changes(&current, &next) {
+            Ok(changed) => changed,
+            Err(e) => {
+                warn!("parameter update ignored: {e}");
+                continue;
+            }
+        };
+        let Ok(mut host) = host.lock() else {
+            error!("controller host poisoned; parameter update lost");
+            return;
+        };
+        for (name, value) in changed {
+            if let Err(e) = host.set_bluebot_parameter(name, value) {
+                warn!(parameter = name, value, "Bluebot parameter not applied: {e}");
+            }
+        }
+        current = next;
     }
 }

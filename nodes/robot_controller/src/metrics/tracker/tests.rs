@@ -64,3 +64,25 @@ fn a_target_counts_only_once_it_held() {
     assert_eq!((summary.targets_formed, summary.targets_broken), (1, 0));
     assert_eq!(summary.first_target_time, Some(5.0));
 }
+
+/// Regression (30-minute lily_15 soak): the base station kept every sample in memory, growing
+/// by ~54 bytes per sample period for as long as it ran; without a series it keeps none but
+/// still says which observations are samples.
+#[test]
+fn without_series_keeps_no_samples_but_marks_them() {
+    let mut kept = MetricsTracker::new(chain4(), 1.0);
+    let mut flat = MetricsTracker::new(chain4(), 1.0).without_series();
+    let mut marked = Vec::new();
+    for step in 0..10_000 {
+        let time = step as f64 * 0.25;
+        kept.observe(time, &lilies(4, &[]));
+        flat.observe(time, &lilies(4, &[]));
+        if let Some(sample) = flat.new_sample() {
+            marked.push(sample.time);
+        }
+    }
+    assert!(flat.series().is_empty());
+    let kept_times: Vec<f64> = kept.series().iter().map(|s| s.time).collect();
+    assert_eq!(marked.len(), 2_500);
+    assert_eq!(marked, kept_times);
+}

@@ -5,6 +5,12 @@
 //! `flotilla_msgs/KilobotSensorsBatch` on `/kilobot/sensors`; commands come in batches on
 //! `/kilobot/cmd` (any number per tick, `robots[i]` + `commands[i]`). With `run.lockstep`
 //! the table waits after each sensor batch until every robot answered it.
+//!
+//! With `robots.placement: topic` the node waits for a scenario to put the robots down
+//! (`flotilla_msgs/KilobotPlacement` on `/kilobot/placement`, e.g. from `kilobot_swarm`);
+//! a placement the table refuses is logged and the node keeps waiting. The overhead
+//! controller's broadcasts (`flotilla_msgs/KilobotOverhead` on `/kilobot/overhead`: run,
+//! pause, custom) reach every robot with the next sensor batch.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,18 +21,18 @@ use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use flotilla_common::ros_contract::RosBatch;
-use flotilla_contract::kilobot::{Kilobot, KilobotCommand, KilobotSensors};
+use flotilla_contract::kilobot::{Kilobot, KilobotCommand, KilobotSensors, Overhead};
 use futures::StreamExt;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
-use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotSensorsBatch, ModuleState, TankState};
+use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotOverhead, KilobotPlacement, KilobotSensorsBatch, ModuleState, TankState};
 use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
-use tank_physics::systems::kilobot::{KilobotTable, WORLD_UNIT_M};
-use tracing::{info, warn};
+use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
+use tracing::{error, info, warn};
 
-use crate::settings::NodeSettings;
+use crate::settings::{NodeSettings, Placement};
 
 /// Commands of one batch: (robot, command, stamp of the reading it answers in s).
 type Commands = Vec<(String, KilobotCommand, f64)>;
@@ -37,6 +43,8 @@ enum Control {
     Commands(Commands),
     /// `/tank/pause`: pause (true) or resume (false); answered when done.
     Pause(bool, tokio::sync::oneshot::Sender<()>),
+    /// An overhead controller broadcast for every robot's next reading.
+    Overhead(Overhead),
 }
 
 /// Publishers the stepping thread uses.
@@ -49,9 +57,34 @@ struct Outputs {
 }
 
 /// Runs the node until SIGINT/SIGTERM or `run.max_sim_time`; returns the summary line.
-pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
-    let table = KilobotTable::new(settings.table, &settings.poses, settings.seed).context("building the table from the parameters")?;
+pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result<String> {
     let mut node = startup.create_node()?;
+    if settings.placement == Placement::Topic {
+        let mut placements =
+            node.subscribe::<KilobotPlacement>("/kilobot/placement", QosProfile::default().transient_local().keep_last(1))?;
+        info!(topic = "/kilobot/placement", "waiting for the robots to be placed");
+        let shared = Arc::new(Mutex::new(node));
+        let spinner = Spinner::start(shared.clone());
+        let placed = tokio::select! {
+            signal = fros::shutdown_signal() => {
+                info!(signal = signal.context("installing signal handlers")?, "shutting down before any robot was placed");
+                None
+            }
+            placed = accept_placement(&mut placements, &settings) => placed,
+        };
+        spinner.stop();
+        let Some((poses, names, anchored)) = placed else {
+            return Ok("summary: stopped on request before any robot was placed".into());
+        };
+        (settings.poses, settings.names, settings.anchored) = (poses, names, anchored);
+        drop(placements);
+        node = Arc::try_unwrap(shared)
+            .map_err(|_| anyhow::anyhow!("the node is still shared"))?
+            .into_inner()
+            .map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
+    }
+    let mut table = KilobotTable::new(settings.table, &settings.poses, settings.seed).context("building the table from the parameters")?;
+    settings.anchored.iter().enumerate().filter(|(_, a)| **a).for_each(|(i, _)| table.set_anchored(i, true));
     let outputs = Outputs {
         clock: node.create_publisher("/clock", QosProfile::default())?,
         state: node.create_publisher("/tank/state", QosProfile::default())?,
@@ -60,7 +93,23 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         sensors: node.create_publisher("/kilobot/sensors", QosProfile::default())?,
     };
     let mut batches = node.subscribe::<KilobotCommandBatch>("/kilobot/cmd", QosProfile::default())?;
+    let mut overhead = node.subscribe::<KilobotOverhead>("/kilobot/overhead", QosProfile::default())?;
     let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let overhead_tx = control_tx.clone();
+    tokio::spawn(async move {
+        while let Some(msg) = overhead.next().await {
+            match Overhead::from_wire(msg.command, &msg.payload) {
+                Ok(Some(o)) => {
+                    info!(topic = "/kilobot/overhead", command = msg.command, "overhead controller broadcast");
+                    if overhead_tx.send(Control::Overhead(o)).is_err() {
+                        break;
+                    }
+                }
+                Ok(None) => warn!(topic = "/kilobot/overhead", "overhead message with command 0 (none) ignored"),
+                Err(e) => warn!(topic = "/kilobot/overhead", "overhead message refused: {e}"),
+            }
+        }
+    });
     let mut pauses = node.create_service::<r2r::std_srvs::srv::SetBool::Service>("/tank/pause", QosProfile::default())?;
     let pause_tx = control_tx.clone();
     tokio::spawn(async move {
@@ -100,23 +149,16 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let (robots, real_time_factor) = (settings.names.len(), settings.run.real_time_factor);
-    let mut stepping = {
+    let stepping = {
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-            let mut sim = Sim { table, settings, out: outputs, index, sensors: Vec::new(), tick: None, refused: 0 };
+            let mut sim = Sim { table, settings, out: outputs, index, sensors: Vec::new(), tick: None, refused: 0, overhead: None };
             sim.run(&stop, &control_rx)
         })
     };
     info!(robots, real_time_factor, "kilobot_table running");
-    let summary = tokio::select! {
-        signal = fros::shutdown_signal() => {
-            info!(signal = signal.context("installing signal handlers")?, "shutting down");
-            stop.store(true, Ordering::Release);
-            stepping.await.context("table thread")?
-        }
-        done = &mut stepping => done.context("table thread")?,
-    };
+    let summary = fros::until_done_or_signal(stepping, &stop, "table thread").await?;
     spinner.stop();
     drop(node);
     Ok(summary)
@@ -141,6 +183,8 @@ struct Sim {
     tick: Option<Tick>,
     /// Commands refused (unknown robot, out of range), for the summary.
     refused: u64,
+    /// The overhead broadcast waiting for the next sensor batch.
+    overhead: Option<Overhead>,
 }
 
 impl Sim {
@@ -236,6 +280,7 @@ impl Sim {
                 }
                 let _ = done.send(());
             }
+            Control::Overhead(o) => self.overhead = Some(o),
         }
     }
 
@@ -273,6 +318,9 @@ impl Sim {
     /// Every robot's reading in one batch; in lock step, opens the tick it starts.
     fn publish_sensors(&mut self, lockstep: bool) {
         self.table.read_all(&mut self.sensors);
+        // The overhead controller reaches every robot at once, with this reading only.
+        let overhead = self.overhead.take();
+        self.sensors.iter_mut().for_each(|s| s.overhead = overhead);
         let t = self.table.time();
         let readings: Vec<(&str, &KilobotSensors)> = self.settings.names.iter().map(String::as_str).zip(&self.sensors).collect();
         if let Err(e) = self.out.sensors.publish(&Kilobot::sensors_batch(t, &readings)) {
@@ -380,4 +428,41 @@ impl Sim {
             warn!("publishing /tank/markers: {e}");
         }
     }
+}
+
+/// The first placement the table accepts, as (poses in world units, names, anchored);
+/// `None` when the subscription ends. A refused placement is logged and the node waits on.
+async fn accept_placement(
+    placements: &mut (impl futures::Stream<Item = KilobotPlacement> + Unpin),
+    settings: &NodeSettings,
+) -> Option<(Vec<Pose>, Vec<String>, Vec<bool>)> {
+    while let Some(msg) = placements.next().await {
+        match check_placement(msg, settings) {
+            Ok(placed) => {
+                info!(robots = placed.0.len(), anchored = placed.2.iter().filter(|a| **a).count(), "robots placed");
+                return Some(placed);
+            }
+            Err(e) => error!(topic = "/kilobot/placement", "placement refused, still waiting: {e}"),
+        }
+    }
+    None
+}
+
+/// A placement message as start poses, or why the table refuses it.
+fn check_placement(msg: KilobotPlacement, settings: &NodeSettings) -> anyhow::Result<(Vec<Pose>, Vec<String>, Vec<bool>)> {
+    let n = msg.robots.len();
+    for (field, len) in [("x", msg.x.len()), ("y", msg.y.len()), ("theta", msg.theta.len()), ("anchored", msg.anchored.len())] {
+        anyhow::ensure!(len == n, "`{field}` has {len} entries for {n} robots");
+    }
+    anyhow::ensure!(n > 0, "no robot");
+    anyhow::ensure!(n <= crate::settings::MAX_ROBOTS, "{n} robots: at most {}", crate::settings::MAX_ROBOTS);
+    let mut seen = std::collections::HashSet::with_capacity(n);
+    for name in &msg.robots {
+        let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        anyhow::ensure!(ok, "robot name `{name}`: must be letters, digits or `_`");
+        anyhow::ensure!(seen.insert(name.as_str()), "robot `{name}` placed twice");
+    }
+    let poses: Vec<Pose> = (0..n).map(|i| Pose { x: msg.x[i] / WORLD_UNIT_M, y: msg.y[i] / WORLD_UNIT_M, theta: msg.theta[i] }).collect();
+    KilobotTable::new(settings.table, &poses, settings.seed)?;
+    Ok((poses, msg.robots, msg.anchored))
 }

@@ -6,7 +6,7 @@ use flotilla_common::params::{self, take_section, ParamError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
 use std::time::Duration;
-use tank_physics::run::{check_rate, RunSettings};
+use tank_physics::run::{check_rate, rate_param, RunSettings, RUN_PARAMS};
 use tank_physics::systems::kilobot::{hex_block, KilobotTable, Pose, TableConfig};
 
 /// Where the robots start.
@@ -24,11 +24,26 @@ pub struct RobotSettings {
     pub poses: Vec<f64>,
     /// Robot names are `<prefix><index>`. Default `kb_`.
     pub name_prefix: String,
+    /// `lattice` (default): `count` robots on the lattice, or `poses`; `topic`: wait for a
+    /// scenario to place them (`flotilla_msgs/KilobotPlacement` on `/kilobot/placement`,
+    /// names, poses and which are anchored), and ignore `count`, `spacing`, `poses` and
+    /// `name_prefix`.
+    pub placement: Placement,
+}
+
+/// Who puts the robots on the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// The node's parameters (`count` on a lattice, or `poses`).
+    Lattice,
+    /// A scenario node, through `/kilobot/placement`.
+    Topic,
 }
 
 impl Default for RobotSettings {
     fn default() -> Self {
-        Self { count: 25, spacing: 1.5, poses: Vec::new(), name_prefix: "kb_".into() }
+        Self { count: 25, spacing: 1.5, poses: Vec::new(), name_prefix: "kb_".into(), placement: Placement::Lattice }
     }
 }
 
@@ -54,34 +69,32 @@ impl Default for PublishSettings {
 
 /// The node's parameters for ROS 2 tools (`ros2 param describe /kilobot_table <name>`),
 /// checked against [`NodeSettings::from_tree`]; all are read at start-up. `table.*`
-/// ([`TableConfig`], nested options) is declared as a file gives it, without descriptors.
-pub const PARAMS: NodeParams = NodeParams {
-    params: &[
-        P::integer("seed", 1, "Run seed (speed factors, channel, failures)").int_range(0, i64::MAX),
-        P::integer("robots.count", 25, "Robots packed on a hexagonal lattice centred on the origin (ignored when robots.poses is given)")
-            .int_range(1, 1_000_000),
-        P::double("robots.spacing", 1.5, "Centre-to-centre spacing of that lattice, world units (one robot diameter, 32.5 mm); at least 1"),
-        P::new(
-            "robots.poses",
-            DefaultValue::Doubles(&[]),
-            "Explicit start poses [x0, y0, heading0, ...], world units and rad, three numbers per robot",
-        ),
-        P::string("robots.name_prefix", "kb_", "Robot names are <prefix><index>: letters, digits or _"),
-        P::double("run.real_time_factor", 1.0, "Sim seconds per wall second: 0 (as fast as possible) or 0.001 to 1000, x")
-            .range(0.0, 1000.0),
-        P::double("run.max_sim_time", 0.0, "Stop (exit 0, with a summary) after this many sim seconds, s; 0 = run until shut down"),
-        P::boolean("run.lockstep", false, "Lock step: wait for every robot's command stamped with each reading's time before stepping on"),
-        P::double("run.lockstep_timeout", 5.0, "Longest wait for the robots' commands in lock step, s of wall time").range(1e-3, 3600.0),
-        P::boolean("run.start_paused", false, "Start paused until /tank/pause false"),
-        P::double("publish.state_rate", 30.0, "Rate of /tank/state (and /tf when someone listens), Hz of sim time")
-            .range(1.0 / 3600.0, 1e6),
-        P::double("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time").range(1.0 / 3600.0, 1e6),
-        P::double("publish.sensor_rate", 10.0, "Rate of /kilobot/sensors, Hz of sim time (above one per step: every step)")
-            .range(1.0 / 3600.0, 1e6),
-        P::string("publish.frame_id", "world", "Fixed frame of every pose"),
-    ],
-    extras_live: false,
-};
+/// ([`TableConfig`], nested optional sections) is declared as a file gives it, without
+/// descriptors (its fields are documented in `nodes/tank_physics/README.md`).
+pub const PARAMS: NodeParams = NodeParams { groups: &[OWN_PARAMS, RUN_PARAMS], extras_live: false };
+
+/// The node's own entries of [`PARAMS`].
+const OWN_PARAMS: &[P] = &[
+    P::integer("seed", 1, "Run seed (speed factors, channel, failures)").int_range(0, i64::MAX),
+    P::string(
+        "robots.placement",
+        "lattice",
+        "Who places the robots: lattice (robots.count on a lattice, or robots.poses) or topic (a scenario, on /kilobot/placement)",
+    ),
+    P::integer("robots.count", 25, "Robots packed on a hexagonal lattice centred on the origin (ignored when robots.poses is given)")
+        .int_range(1, MAX_ROBOTS as i64),
+    P::double("robots.spacing", 1.5, "Centre-to-centre spacing of that lattice, world units (one robot diameter, 32.5 mm); at least 1"),
+    P::new(
+        "robots.poses",
+        DefaultValue::Doubles(&[]),
+        "Explicit start poses [x0, y0, heading0, ...], world units and rad, three numbers per robot",
+    ),
+    P::string("robots.name_prefix", "kb_", "Robot names are <prefix><index>: letters, digits or _"),
+    rate_param("publish.state_rate", 30.0, "Rate of /tank/state (and /tf when someone listens), Hz of sim time"),
+    rate_param("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time"),
+    rate_param("publish.sensor_rate", 10.0, "Rate of /kilobot/sensors, Hz of sim time (above one per step: every step)"),
+    P::string("publish.frame_id", "world", "Fixed frame of every pose"),
+];
 
 /// Everything the node is configured with.
 #[derive(Debug, Clone)]
@@ -94,6 +107,11 @@ pub struct NodeSettings {
     pub poses: Vec<Pose>,
     /// Robot names, one per pose.
     pub names: Vec<String>,
+    /// Robots that are never pushed (the self-assembly seeds), one flag per pose.
+    pub anchored: Vec<bool>,
+    /// Who places the robots; with [`Placement::Topic`], `poses`, `names` and `anchored`
+    /// are empty until a placement arrives.
+    pub placement: Placement,
     /// Time control.
     pub run: RunSettings,
     /// `run.lockstep_timeout`, checked and converted.
@@ -135,6 +153,10 @@ impl NodeSettings {
         if robots.name_prefix.is_empty() || !robots.name_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(ParamError::invalid("robots.name_prefix", "must be letters, digits or `_` (it starts ROS names)"));
         }
+        if robots.placement == Placement::Topic {
+            let (poses, names, anchored) = (Vec::new(), Vec::new(), Vec::new());
+            return Ok(Self { seed, table, poses, names, anchored, placement: robots.placement, run, lockstep_timeout, publish });
+        }
         let poses: Vec<Pose> = if robots.poses.is_empty() {
             positive("robots.spacing", robots.spacing)?;
             if robots.spacing < 1.0 {
@@ -159,7 +181,8 @@ impl NodeSettings {
         // The table checks the poses against its walls (a robot outside is a bad start).
         KilobotTable::new(table, &poses, seed).map_err(|e| ParamError::invalid("robots", e))?;
         let names = (0..poses.len()).map(|i| format!("{}{i}", robots.name_prefix)).collect();
-        Ok(Self { seed, table, poses, names, run, lockstep_timeout, publish })
+        let anchored = vec![false; poses.len()];
+        Ok(Self { seed, table, poses, names, anchored, placement: robots.placement, run, lockstep_timeout, publish })
     }
 }
 
@@ -173,7 +196,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(&PARAMS, "{}", |t| {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
             NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
         });
         assert_eq!(check, Ok(()));
@@ -189,6 +212,9 @@ mod tests {
         assert_eq!((s.poses.len(), s.names[24].as_str(), s.seed), (25, "kb_24", 1));
         let s = settings("robots: {poses: [0, 0, 0, 2, 0, 1.5], name_prefix: k}\nseed: 4").unwrap();
         assert_eq!((s.names.clone(), s.poses[1].theta, s.seed), (vec!["k0".to_owned(), "k1".to_owned()], 1.5, 4));
+        let s = settings("robots: {placement: topic}").unwrap();
+        assert_eq!((s.placement, s.poses.len()), (Placement::Topic, 0));
+        assert!(settings("robots: {placement: hand}").unwrap_err().to_string().contains("placement"));
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
-use tank_physics::run::check_rate;
 pub use tank_physics::run::RunSettings;
+use tank_physics::run::{check_rate, rate_param, RUN_PARAMS};
 use tank_physics::WorldConfig;
 
 /// Topic rates, in Hz of sim time.
@@ -94,8 +94,10 @@ pub fn numbered(base: &Path, n: u32) -> PathBuf {
 /// The node's parameters for ROS 2 tools (`ros2 param describe /tank_physics <name>`):
 /// checked against [`NodeSettings::from_tree`] by the `table_matches_the_validation` test.
 /// Only `hydro.*` is applied while the node runs; the rest is read at start-up.
-pub const PARAMS: NodeParams = NodeParams {
-    params: &[
+pub const PARAMS: NodeParams = NodeParams { groups: &[OWN_PARAMS, RUN_PARAMS], extras_live: false };
+
+/// The node's own entries of [`PARAMS`].
+const OWN_PARAMS: &[P] = &[
         P::double("dt", 0.025, "Physics time step, s").range(1e-4, 0.1),
         P::integer("seed", 0, "Seed of the world's randomness (spawn poses, thruster imperfections, flow noise) and of resets without one").int_range(0, i64::MAX),
         P::integer("solver_iterations", 2, "Constraint-solver iterations per step").int_range(1, 32),
@@ -138,23 +140,16 @@ pub const PARAMS: NodeParams = NodeParams {
         P::double("contact.restitution", 0.3, "Restitution coefficient (dimensionless)").range(0.0, 1.0),
         P::double("thrusters.direction_error", 0.0, "Largest thrust direction error: offset U(0, this) parallel to the face added to the unit direction (dimensionless), drawn per thruster at spawn").range(0.0, 1.0),
         P::double("thrusters.failure_probability", 0.0, "Probability that a thruster is broken for good, drawn per thruster at spawn (0..1)").range(0.0, 1.0),
-        P::double("run.real_time_factor", 1.0, "Sim seconds per wall second: 0 (as fast as possible) or 0.001 to 1000, x").range(0.0, 1000.0),
-        P::double("run.max_sim_time", 0.0, "Stop (exit 0, with a summary) after this many sim seconds, s; 0 = run until shut down"),
-        P::boolean("run.lockstep", false, "Lock step: wait for every robot's command stamped with each reading's time before stepping on"),
-        P::double("run.lockstep_timeout", 5.0, "Longest wait for the robots' commands in lock step, s of wall time").range(1e-3, 3600.0),
-        P::boolean("run.start_paused", false, "Start paused until /tank/pause false"),
-        P::double("publish.state_rate", 30.0, "Rate of /tank/state and /tf, Hz of sim time").range(1.0 / 3600.0, 1e6),
-        P::double("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time").range(1.0 / 3600.0, 1e6),
-        P::double("publish.sensor_rate", 10.0, "Rate of every robot's sensors, Hz of sim time").range(1.0 / 3600.0, 1e6),
+        rate_param("publish.state_rate", 30.0, "Rate of /tank/state and /tf, Hz of sim time"),
+        rate_param("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time"),
+        rate_param("publish.sensor_rate", 10.0, "Rate of every robot's sensors, Hz of sim time"),
         P::string("publish.frame_id", "world", "Fixed frame of every pose"),
         P::boolean("publish.robot_descriptions", true, "Publish every module's latched /<name>/robot_description (URDF)"),
         P::string("record.trajectory_csv", "", "Trajectory CSV (frame,time,id,x,y,heading,...), flushed every frame; \"\" = none"),
         P::integer("record.every_steps", 1, "Record every this many physics steps").int_range(1, i64::MAX),
         P::string("record.mcap", "", "ROS 2 bag (MCAP) of /tank/state, /tf and /tank/flow_field; \"\" = none"),
         P::string("robots.interface", "per_robot", "per_robot (a topic pair per robot) or batched (one per system)"),
-    ],
-    extras_live: false,
-};
+];
 
 /// Everything the node is configured with.
 #[derive(Debug, Clone)]
@@ -209,7 +204,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(&PARAMS, "{}", |t| {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
             NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
         });
         assert_eq!(check, Ok(()));

@@ -10,6 +10,8 @@
 
 pub mod body;
 pub mod capabilities;
+pub mod metrics;
+pub mod placement;
 pub mod tank;
 pub mod vision;
 pub mod world;

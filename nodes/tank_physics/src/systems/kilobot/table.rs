@@ -94,6 +94,12 @@ pub struct KilobotTable {
     tx_grid: Grid,
     attempting: Vec<bool>,
     sending: Vec<bool>,
+    /// This step's transmissions, sorted by cell of `rx_grid` (see [`Senders`]).
+    senders: Senders,
+    /// The step whose senders `senders` holds (None: not decided yet).
+    prepared: Option<u64>,
+    /// Key of the distance-error and loss draws (from the run's seed).
+    channel_key: u64,
     contacts: Vec<(u32, u32)>,
     previous_contacts: Vec<(u32, u32)>,
     /// Scratch of the overlap pass: (robot, dx, dy) corrections of moved partners.
@@ -120,6 +126,8 @@ impl KilobotTable {
             }
         }
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // Its own key: the channel's draws leave the table's stream alone.
+        let channel_key = mix(seed ^ 0x6B69_6C6F_6368_616E);
         let factor = match Normal::new(config.speed_factor_mean, config.speed_factor_std) {
             Ok(normal) if config.speed_factor_std > 0.0 => poses.iter().map(|_| normal.sample(&mut rng).max(0.0)).collect(),
             _ => vec![config.speed_factor_mean; poses.len()],
@@ -144,6 +152,9 @@ impl KilobotTable {
             tx_grid: Grid::default(),
             attempting: vec![false; n],
             sending: vec![false; n],
+            senders: Senders::default(),
+            prepared: None,
+            channel_key,
             contacts: Vec::new(),
             previous_contacts: Vec::new(),
             pushes: Vec::new(),
@@ -274,47 +285,88 @@ impl KilobotTable {
     }
 
     /// Every robot's reading of the current step into `out` (resized to one per robot;
-    /// its message buffers are reused, so a steady swarm reads without allocating).
+    /// its message buffers are reused, so a steady swarm reads without allocating). The
+    /// same as [`Self::read`] for every robot.
     pub fn read_all(&mut self, out: &mut Vec<KilobotSensors>) {
-        let n = self.len();
-        out.resize_with(n, KilobotSensors::default);
-        let stamp = self.time();
-        let ticks = self.step.min(u64::from(u32::MAX)) as u32;
-        for s in out.iter_mut() {
-            s.stamp = stamp;
-            s.ticks = ticks;
-            s.light = self.config.ambient_light;
-            s.messages.clear();
+        out.resize_with(self.len(), KilobotSensors::default);
+        for (i, s) in out.iter_mut().enumerate() {
+            self.read(i, s);
         }
-        self.decide_senders();
-        let range = self.config.channel.range;
-        let range2 = range * range;
-        let loss = self.config.channel.loss;
-        for j in 0..n {
-            if !self.sending[j] {
+    }
+
+    /// Robot `i`'s reading of the current step into `out` (its message buffer is reused).
+    /// The step's transmissions are decided at the first reading of the step, so robots
+    /// may be read in any order, any number of times, and a host may run each robot's
+    /// firmware (and [`Self::apply`] its command) right after reading it: the messages
+    /// heard are the ones sent before this step's commands.
+    ///
+    /// Messages arrive in no particular order. Each one's distance error and loss are
+    /// drawn from the run's seed, the step, the sender and the receiver, so they do not
+    /// depend on the order of reading.
+    pub fn read(&mut self, i: usize, out: &mut KilobotSensors) {
+        self.prepare_read();
+        out.stamp = self.time();
+        out.ticks = self.step.min(u64::from(u32::MAX)) as u32;
+        out.light = self.config.ambient_light;
+        out.messages.clear();
+        let channel = self.config.channel;
+        let range2 = channel.range * channel.range;
+        let (xi, yi) = (self.x[i], self.y[i]);
+        let key = mix(self.channel_key ^ self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let tx = &mut self.senders;
+        let (sx, sy, index, hits) = (&tx.x[..], &tx.y[..], &tx.index[..], &mut tx.hits);
+        // Candidates in range, without a branch per candidate (half of them miss: a
+        // branch would be mispredicted half the time): each is written, kept if in range.
+        let mut found = 0;
+        tx.grid.for_each_range_near(xi, yi, channel.range, |a, b| {
+            for k in a..b {
+                let (dx, dy) = (sx[k] - xi, sy[k] - yi);
+                let d2 = dx * dx + dy * dy;
+                hits[found] = (k as u32, d2);
+                found += usize::from(d2 < range2 && index[k] as usize != i);
+            }
+        });
+        let mut delivered = 0;
+        for &(k, d2) in &hits[..found] {
+            let k = k as usize;
+            let draw = Draw::new(key, index[k], i as u32);
+            if channel.loss > 0.0 && draw.unit(0) < channel.loss {
                 continue;
             }
-            let Some(payload) = self.message[j] else { continue };
-            self.transmissions += 1;
-            let (xj, yj) = (self.x[j], self.y[j]);
-            let (x, y, rng, error) = (&self.x, &self.y, &mut self.rng, self.config.channel.distance_error);
-            let mut delivered = 0;
-            self.grid.for_each_near(xj, yj, range, |i| {
-                if i == j {
-                    return;
-                }
-                let (dx, dy) = (x[i] - xj, y[i] - yj);
-                let d2 = dx * dx + dy * dy;
-                if d2 >= range2 || (loss > 0.0 && rng.gen::<f64>() < loss) {
-                    return;
-                }
-                let d = d2.sqrt();
-                let measured = (d + noise(error, rng)).max(0.0);
-                out[i].messages.push(IrMessage { payload, distance: measured * WORLD_UNIT_M });
-                delivered += 1;
-            });
-            self.deliveries += delivered;
+            let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
+            out.messages.push(IrMessage { payload: tx.payload[k], distance: measured * WORLD_UNIT_M });
+            delivered += 1;
         }
+        self.deliveries += delivered;
+    }
+
+    /// Decides this step's transmissions (once per step) and files them by cell.
+    fn prepare_read(&mut self) {
+        if self.prepared == Some(self.step) {
+            return;
+        }
+        self.prepared = Some(self.step);
+        self.decide_senders();
+        let (sending, message) = (&self.sending, &self.message);
+        let on_air = |j: usize| sending[j] && message[j].is_some();
+        // Cells of half the range: a query scans 5 x 5 cells covering (2.5 range)^2
+        // instead of 3 x 3 covering (3 range)^2.
+        self.senders.grid.rebuild(&self.x, &self.y, on_air, self.config.channel.range / 2.0);
+        let tx = &mut self.senders;
+        tx.x.clear();
+        tx.y.clear();
+        tx.index.clear();
+        tx.payload.clear();
+        for &j in tx.grid.items() {
+            let j = j as usize;
+            tx.x.push(self.x[j]);
+            tx.y.push(self.y[j]);
+            tx.index.push(j as u32);
+            tx.payload.push(self.message[j].unwrap_or_default());
+        }
+        self.transmissions += tx.index.len() as u64;
+        // One slot per sender and one spare: a reading's candidates all fit.
+        tx.hits.resize(tx.index.len() + 1, (0, 0.0));
     }
 
     /// Which robots get a message through this step (see [`super::ChannelConfig`]).
@@ -495,13 +547,60 @@ impl KilobotTable {
     }
 }
 
-fn noise(error: DistanceError, rng: &mut ChaCha8Rng) -> f64 {
+/// One step's transmissions, filed by cell of `grid` (structure of arrays in the grid's
+/// order: a receiver's query reads a few contiguous runs).
+#[derive(Default)]
+struct Senders {
+    grid: Grid,
+    /// Sender x, world units.
+    x: Vec<f64>,
+    /// Sender y, world units.
+    y: Vec<f64>,
+    /// Sender robot index.
+    index: Vec<u32>,
+    /// The message sent.
+    payload: Vec<[u8; MESSAGE_BYTES]>,
+    /// Scratch of a reading: (position in these arrays, squared distance) of the senders
+    /// in range.
+    hits: Vec<(u32, f64)>,
+}
+
+/// The random numbers of one delivery (sender, receiver, step): a counter-based
+/// generator (SplitMix64's finaliser over the key), so a delivery's draws do not depend on
+/// the order in which receivers are read.
+struct Draw {
+    key: u64,
+}
+
+impl Draw {
+    /// The draws of a delivery in the step keyed `step_key` (itself mixed from the run's
+    /// key and the step).
+    fn new(step_key: u64, sender: u32, receiver: u32) -> Self {
+        Self { key: step_key ^ ((u64::from(sender) << 32) | u64::from(receiver)) }
+    }
+
+    /// The `k`-th uniform number in [0, 1) of this delivery.
+    #[inline]
+    fn unit(&self, k: u64) -> f64 {
+        (mix(self.key.wrapping_add(k.wrapping_mul(0x9E37_79B9_7F4A_7C15))) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// SplitMix64's output function: a bijective mix of 64 bits.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn noise(error: DistanceError, draw: &Draw) -> f64 {
     match error {
         DistanceError::None => 0.0,
-        DistanceError::Uniform { half_width } if half_width > 0.0 => (2.0 * rng.gen::<f64>() - 1.0) * half_width,
+        DistanceError::Uniform { half_width } if half_width > 0.0 => (2.0 * draw.unit(1) - 1.0) * half_width,
         DistanceError::Gaussian { sigma } if sigma > 0.0 => {
-            let normal: f64 = rng.sample(rand_distr::StandardNormal);
-            normal * sigma
+            // Box-Muller.
+            let (u, v) = (1.0 - draw.unit(1), draw.unit(2));
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos() * sigma
         }
         _ => 0.0,
     }

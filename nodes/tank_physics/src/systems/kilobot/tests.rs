@@ -185,3 +185,75 @@ fn bad_configuration_and_poses_are_named() {
     let long = KilobotCommand { message: vec![0; 10], ..KilobotCommand::default() };
     assert!(table.apply_all(&[long]).unwrap_err().to_string().contains("10 bytes"));
 }
+
+#[test]
+fn readings_do_not_depend_on_the_order_of_reading() {
+    let channel = ChannelConfig { loss: 0.2, ..ChannelConfig::default() }.shared();
+    let config = TableConfig { channel, ..TableConfig::default() };
+    let poses: Vec<Pose> = (0..40).map(|i| Pose { x: (i % 8) as f64 * 1.3, y: (i / 8) as f64 * 1.3, theta: 0.0 }).collect();
+    let commands: Vec<KilobotCommand> =
+        (0..40u8).map(|i| KilobotCommand { motor_left: f64::from(i % 2), message: vec![i], ..KilobotCommand::default() }).collect();
+    let (mut a, mut b) = (KilobotTable::new(config, &poses, 3).unwrap(), KilobotTable::new(config, &poses, 3).unwrap());
+    let (mut all, mut one) = (Vec::new(), KilobotSensors::default());
+    let sorted = |s: &KilobotSensors| {
+        let mut m: Vec<(u8, u64)> = s.messages.iter().map(|m| (m.payload[0], m.distance.to_bits())).collect();
+        m.sort_unstable();
+        m
+    };
+    let mut heard = 0;
+    for _ in 0..50 {
+        a.read_all(&mut all);
+        a.apply_all(&commands).unwrap();
+        // Backwards, each robot's command applied right after its reading.
+        for i in (0..40).rev() {
+            b.read(i, &mut one);
+            assert_eq!(sorted(&one), sorted(&all[i]), "robot {i} at step {}", b.steps());
+            assert_eq!((one.ticks, one.stamp), (all[i].ticks, all[i].stamp));
+            heard += one.messages.len();
+            b.apply(i, &commands[i]).unwrap();
+        }
+        a.step();
+        b.step();
+    }
+    assert!(heard > 1000, "{heard} messages");
+    assert_eq!((a.deliveries(), a.transmissions()), (b.deliveries(), b.transmissions()));
+    assert_eq!(a.pose(1), b.pose(1));
+}
+
+#[test]
+fn distance_errors_have_the_configured_spread() {
+    let spread = |error: DistanceError| {
+        let config = TableConfig { channel: ChannelConfig { distance_error: error, ..ChannelConfig::default() }, ..TableConfig::default() };
+        let poses = at(&[(0.0, 0.0, 0.0), (2.0, 0.0, 0.0), (0.0, 3.0, 0.0)]);
+        let mut table = KilobotTable::new(config, &poses, 11).unwrap();
+        table.apply_all(&vec![KilobotCommand { message: vec![1], ..KilobotCommand::default() }; 3]).unwrap();
+        let mut sensors = Vec::new();
+        let mut errors = Vec::new();
+        for _ in 0..4000 {
+            table.read_all(&mut sensors);
+            for (i, s) in sensors.iter().enumerate() {
+                for m in &s.messages {
+                    let truth = if i == 0 {
+                        [2.0, 3.0]
+                    } else if i == 1 {
+                        [2.0, 13f64.sqrt()]
+                    } else {
+                        [3.0, 13f64.sqrt()]
+                    };
+                    let d = m.distance / WORLD_UNIT_M;
+                    let e = if (d - truth[0]).abs() < (d - truth[1]).abs() { d - truth[0] } else { d - truth[1] };
+                    errors.push(e);
+                }
+            }
+            table.step();
+        }
+        let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+        let std = (errors.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / errors.len() as f64).sqrt();
+        let max = errors.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+        (mean, std, max)
+    };
+    let (mean, std, max) = spread(DistanceError::Uniform { half_width: 0.06 });
+    assert!(mean.abs() < 0.002 && (std - 0.06 / 3f64.sqrt()).abs() < 0.002 && max <= 0.06, "{mean} {std} {max}");
+    let (mean, std, _) = spread(DistanceError::Gaussian { sigma: 0.02 });
+    assert!(mean.abs() < 0.001 && (std - 0.02).abs() < 0.001, "{mean} {std}");
+}
