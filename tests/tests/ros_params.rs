@@ -121,16 +121,7 @@ fn tank_physics_parameters_under_ros2_param() {
     let set = |name: &str, value: &str| ros2(&cli, domain, &["param", "set", "/tank_physics", name, value, "--no-daemon"]);
     let (ok, out) = set("hydro.kv", "2.0");
     assert!(ok && out.contains("Set parameter successful"), "{out}");
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let seen = rt.block_on(collect_until(&mut events, Duration::from_secs(20), |got: &[ParameterEvent]| {
-        got.iter()
-            .any(|e| e.node == "/tank_physics" && e.changed_parameters.iter().any(|p| p.name == "hydro.kv" && p.value.double_value == 2.0))
-    }));
-    assert!(
-        seen.iter().any(|e| e.changed_parameters.iter().any(|p| p.name == "hydro.kv")),
-        "no /parameter_events message for hydro.kv: {:?}",
-        seen.iter().map(|e| (&e.node, e.new_parameters.len(), e.changed_parameters.len())).collect::<Vec<_>>()
-    );
+    expect_change_event(&mut events, "/tank_physics", "hydro.kv", 2.0);
     for (name, value, reason) in [
         ("hydro.kv", "7.0", "parameter `hydro.kv`: 7 is out of range [0.1, 5]"),
         ("publish.state_rate", "60.0", "parameter `publish.state_rate` is read-only"),
@@ -146,6 +137,69 @@ fn tank_physics_parameters_under_ros2_param() {
     let (status, output) = node.interrupt(Duration::from_secs(30)).unwrap();
     assert!(status.success(), "{output}");
     assert!(output.contains("hydrodynamic parameters updated"), "{output}");
+}
+
+/// Waits (up to 20 s) for the `/parameter_events` message of `node` changing double
+/// parameter `name` to `value`.
+fn expect_change_event(events: &mut (impl futures::Stream<Item = ParameterEvent> + Unpin), node: &str, name: &str, value: f64) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let seen = rt.block_on(collect_until(events, Duration::from_secs(20), |got: &[ParameterEvent]| {
+        got.iter().any(|e| e.node == node && e.changed_parameters.iter().any(|p| p.name == name && p.value.double_value == value))
+    }));
+    assert!(
+        seen.iter().any(|e| e.node == node && e.changed_parameters.iter().any(|p| p.name == name && p.value.double_value == value)),
+        "no /parameter_events message from {node} for {name} = {value}: {:?}",
+        seen.iter().map(|e| (&e.node, e.new_parameters.len(), e.changed_parameters.len())).collect::<Vec<_>>()
+    );
+}
+
+const CONTROLLER: &str =
+    "robot_controller:\n  ros__parameters:\n    use_sim_time: true\n    kind: bluebot\n    bluebot: {behaviour: milling, alpha: 0.25}\n";
+
+/// robot_controller declares its Bluebot behaviour in full: every scalar of the behaviour,
+/// defaults included, with its unit and live; a set in the behaviour's range is applied
+/// and raises `/parameter_events`, one outside it is refused with the behaviour's own
+/// reason, and the behaviour itself is read-only.
+#[test]
+fn robot_controller_bluebot_parameters_under_ros2_param() {
+    let Some(cli) = skip_without_cli() else { return };
+    let mut probe = RosProbe::new("bluebot_params_probe").unwrap();
+    let domain = probe.domain.id;
+    let mut events = probe.with_node(|n| n.subscribe::<ParameterEvent>("/parameter_events", r2r::QosProfile::parameter_events())).unwrap();
+    probe.spin();
+    let (_dir, file) = temp_file("controller.yaml", CONTROLLER).unwrap();
+    let mut cmd = Command::new(bin("robot_controller"));
+    cmd.args(["--ros-args", "--params-file"]).arg(&file);
+    let node = Launch::spawn(cmd, &probe.domain).unwrap();
+    let names = param_list(&cli, domain, "/robot_controller", Duration::from_secs(60));
+    for expected in ["bluebot.behaviour", "bluebot.alpha", "bluebot.rho", "bluebot.caudal", "bluebot.pectoral", "bluebot.depth", "seed"] {
+        assert!(names.iter().any(|n| n == expected), "{expected} not listed: {names:?}");
+    }
+    assert!(!names.iter().any(|n| n == "bluebot.target_distance"), "another behaviour's parameter is declared: {names:?}");
+    let (ok, out) = ros2(&cli, domain, &["param", "describe", "/robot_controller", "bluebot.alpha", "bluebot.depth", "--no-daemon"]);
+    assert!(ok, "{out}");
+    for want in ["Description: milling: half-angle alpha of the wedge sensor, rad", "Min value: 0.0", "Max value: 5.0"] {
+        assert!(out.contains(want), "describe lacks `{want}`:\n{out}");
+    }
+    assert!(!out.contains("Read only: true"), "the behaviour's scalars are live:\n{out}");
+    let (ok, out) = ros2(&cli, domain, &["param", "get", "/robot_controller", "bluebot.rho", "--no-daemon"]);
+    assert!(ok && out.contains("Double value is: 0.083"), "the behaviour's default is not served:\n{out}");
+
+    let set = |name: &str, value: &str| ros2(&cli, domain, &["param", "set", "/robot_controller", name, value, "--no-daemon"]);
+    let (ok, out) = set("bluebot.alpha", "0.3");
+    assert!(ok && out.contains("Set parameter successful"), "{out}");
+    expect_change_event(&mut events, "/robot_controller", "bluebot.alpha", 0.3);
+    for (name, value, reason) in [
+        ("bluebot.alpha", "2.0", "milling alpha must be in (0, pi/2) rad"),
+        ("bluebot.depth", "6.0", "parameter `bluebot.depth`: 6 is out of range [0, 5]"),
+        ("bluebot.behaviour", "sync", "parameter `bluebot.behaviour` is read-only"),
+    ] {
+        let (_, out) = set(name, value);
+        assert!(out.contains("Setting parameter failed") && out.contains(reason), "{name}={value}:\n{out}");
+    }
+    let (status, output) = node.interrupt(Duration::from_secs(30)).unwrap();
+    assert!(status.success(), "{output}");
+    assert!(output.contains("parameters changed"), "{output}");
 }
 
 /// Every node answers `ros2 param list` with its parameters and logs on `/rosout` under
@@ -170,7 +224,6 @@ fn every_node_lists_its_parameters_and_logs_on_rosout() {
         });
     }
     let scratch = tempfile::tempdir().unwrap();
-    let (_kb_dir, kb_file) = temp_file("kb.yaml", "kilobot_table:\n  ros__parameters:\n    robots: {count: 4}\n").unwrap();
     let replay = replay_folder();
     // (what to start, the nodes it runs and their logger names)
     let groups: Vec<(Command, Vec<(&str, &str)>)> = vec![
@@ -194,17 +247,22 @@ fn every_node_lists_its_parameters_and_logs_on_rosout() {
             vec![("/image_replay", "image_replay")],
         ),
         (
-            {
-                let mut c = Command::new(bin("kilobot_table"));
-                c.args(["--ros-args", "--params-file"]).arg(&kb_file);
-                c
-            },
-            vec![("/kilobot_table", "kilobot_table")],
+            launch(
+                "blueswarm_milling.launch.yaml",
+                &["robots:=3".into(), format!("metrics_csv:={}", scratch.path().join("blueswarm.csv").display())],
+            ),
+            vec![("/blueswarm_tank", "blueswarm_tank"), ("/robot_controller", "robot_controller")],
+        ),
+        (
+            launch("kilobot_self_assembly.launch.yaml", &["robots:=6".into()]),
+            vec![("/kilobot_table", "kilobot_table"), ("/kilobot_swarm", "kilobot_swarm")],
         ),
     ];
     let mut table = vec!["| node | parameters listed | /rosout messages seen |".to_owned(), "|---|---|---|".to_owned()];
     let mut failures = Vec::new();
     for (cmd, nodes) in groups {
+        // Counted per launch (robot_controller runs in two of them).
+        counts.lock().unwrap().clear();
         let running = Launch::spawn(cmd, &probe.domain).unwrap();
         let mut listed = Vec::new();
         for (node, _) in &nodes {
