@@ -15,8 +15,12 @@
 //!   calibration share.
 //! - [`bag`]: ROS 2 bag-compatible MCAP recording that survives a crash.
 //! - [`params`]: `ros__parameters` files: loading, validation, clear errors.
+//! - [`param_spec`]: each node's parameter table (default, description with unit, range,
+//!   live or read-only) and the ROS 2 declarations made from it.
 //! - `ros` (feature `ros`): node start-up, shutdown and parameter glue for r2r;
-//!   `ros_contract`: each robot system's hardware contract as its `flotilla_msgs` messages.
+//!   `ros_contract`: each robot system's hardware contract as its `flotilla_msgs` messages;
+//!   `ros_params`: the ROS 2 parameter services and `/parameter_events` every node serves;
+//!   `rosout`: every `tracing` event on `/rosout`.
 
 pub mod arena;
 pub mod bag;
@@ -27,6 +31,7 @@ pub mod flow_field;
 pub mod fluid;
 pub mod models;
 pub mod msd;
+pub mod param_spec;
 pub mod params;
 pub mod trajectory;
 
@@ -34,3 +39,7 @@ pub mod trajectory;
 pub mod ros;
 #[cfg(feature = "ros")]
 pub mod ros_contract;
+#[cfg(feature = "ros")]
+pub mod ros_params;
+#[cfg(feature = "ros")]
+pub mod rosout;

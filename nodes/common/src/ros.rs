@@ -13,37 +13,58 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use nalgebra::{Isometry3, Vector3};
-use r2r::{Parameter, ParameterValue};
-use serde_yaml::{Mapping, Number, Value};
+use serde_yaml::{Mapping, Value};
 
+use crate::param_spec::NodeParams;
 use crate::params::{self, NodeArgs, ParamError};
+pub use crate::ros_params::Validator;
 
-/// Logs to stderr through `tracing`; `RUST_LOG` selects the level (default `info`).
+/// Logs to stderr and to `/rosout` (once the node exists: [`crate::rosout`]) through
+/// `tracing`; `RUST_LOG` selects the level (default `info`) of both.
 pub fn init_tracing() {
+    use tracing_subscriber::prelude::*;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // A second call (tests) keeps the first subscriber.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let terminal = tracing_subscriber::fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    // A second call (tests) keeps the first subscriber.
+    let _ = tracing_subscriber::registry().with(filter).with(terminal).with(crate::rosout::RosoutLayer).try_init();
 }
 
 /// The command line of this process, the node's identity and its merged parameters.
 pub struct Startup {
     /// Parsed `--ros-args`.
     pub args: NodeArgs,
-    /// Merged `ros__parameters` of every `--params-file` and `-p` override.
+    /// Merged `ros__parameters` of every `--params-file` and `-p` override. A node may
+    /// state values it derives from them (a behaviour's parameters in full) before
+    /// [`Startup::create_node`], which declares this tree.
     pub params: Mapping,
+    /// The node's parameter table (what `ros2 param` shows).
+    spec: NodeParams,
+    /// The node's own check of a whole tree (a refused `ros2 param set` gets its message).
+    validate: Validator,
+    /// Accepted parameter trees, once [`Startup::create_node`] serves the parameters.
+    updates: std::sync::OnceLock<tokio::sync::watch::Receiver<Mapping>>,
 }
 
 impl Startup {
-    /// Reads the process arguments for node `default_name` and loads its parameters.
-    pub fn from_env(default_name: &str) -> Result<Self, ParamError> {
+    /// Reads the process arguments for node `default_name` and loads its parameters;
+    /// `spec` and `validate` are what [`Startup::create_node`] serves them with.
+    pub fn from_env(default_name: &str, spec: NodeParams, validate: Validator) -> Result<Self, ParamError> {
         let args = NodeArgs::parse(default_name, std::env::args().skip(1))?;
         let params = args.load()?;
-        Ok(Self { args, params })
+        Ok(Self { args, params, spec, validate, updates: std::sync::OnceLock::new() })
+    }
+
+    /// The accepted parameter trees (without the standard ROS keys), the start-up tree
+    /// first: a node whose parameters are live follows this. Before
+    /// [`Startup::create_node`] (or if it failed) the start-up tree, never changing.
+    pub fn param_updates(&self) -> tokio::sync::watch::Receiver<Mapping> {
+        match self.updates.get() {
+            Some(rx) => rx.clone(),
+            None => tokio::sync::watch::channel(params::without_standard(&self.params)).1,
+        }
     }
 
     /// `use_sim_time` from the parameters (default false).
@@ -71,8 +92,12 @@ impl Startup {
                 return Err(RclArgumentsError(message).into());
             }
         };
-        let node = r2r::Node::create(ctx, &self.args.identity.name, &self.args.identity.namespace)
+        let mut node = r2r::Node::create(ctx, &self.args.identity.name, &self.args.identity.namespace)
             .map_err(|e| anyhow::anyhow!("creating node {}: {e}", self.args.identity.fully_qualified()))?;
+        crate::rosout::attach(&mut node).map_err(|e| anyhow::anyhow!("creating the /rosout publisher: {e}"))?;
+        let updates = crate::ros_params::serve(&mut node, &self.spec, &self.params, self.validate.clone())
+            .map_err(|e| anyhow::anyhow!("serving the parameters: {e}"))?;
+        let _ = self.updates.set(updates);
         Ok(node)
     }
 }
@@ -91,15 +116,17 @@ pub const EXIT_BAD_CONFIG: u8 = 2;
 static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// The `main` of every Flotilla node: logging, parameters (`settings` validates the tree;
-/// an error exits with [`EXIT_BAD_CONFIG`] naming the key), a tokio runtime, then `run`,
+/// an error exits with [`EXIT_BAD_CONFIG`] naming the key; `spec` describes them to ROS
+/// tools and `settings` checks every `ros2 param set`), a tokio runtime, then `run`,
 /// whose `Ok(summary)` is logged before exiting 0. An `Err` of `run` before the node spins
 /// (an unreadable flow file, a module outside the arena, an unwritable recording path,
 /// a topic rcl refuses...) is a start-up failure caused by the configuration and exits
 /// [`EXIT_BAD_CONFIG`] too, as does rcl refusing the arguments ([`RclArgumentsError`]);
 /// an `Err` once the node runs exits 1.
-pub fn node_main<S, Fut>(
+pub fn node_main<S: 'static, Fut>(
     name: &str,
-    settings: impl FnOnce(&Mapping) -> Result<S, ParamError>,
+    spec: NodeParams,
+    settings: fn(&Mapping) -> Result<S, ParamError>,
     run: impl FnOnce(Startup, S) -> Fut,
 ) -> std::process::ExitCode
 where
@@ -107,7 +134,8 @@ where
 {
     use std::process::ExitCode;
     init_tracing();
-    let startup = match Startup::from_env(name) {
+    let validate: Validator = std::sync::Arc::new(move |tree: &Mapping| settings(tree).map(|_| ()).map_err(|e| e.to_string()));
+    let startup = match Startup::from_env(name, spec, validate) {
         Ok(s) => s,
         Err(e) => {
             tracing::error!("{e}");
@@ -134,6 +162,7 @@ where
     });
     // Blocking tasks (e.g. a long plan) must not keep the process alive after shutdown.
     runtime.shutdown_timeout(Duration::from_millis(500));
+    crate::rosout::detach();
     match outcome {
         Ok(summary) => {
             tracing::info!("{summary}");
@@ -260,121 +289,11 @@ impl Spinner {
     }
 }
 
-/// Checks a whole parameter tree; the error is the reason a change is refused.
-type Validator = Box<dyn Fn(&Mapping) -> Result<(), String> + Send>;
-
-/// A node's parameters as ROS 2 parameters, checked by the node's own validator on every
-/// change: an invalid `ros2 param set` is refused with the validator's message and the
-/// running configuration is kept. Accepted trees are sent on a watch channel.
-pub struct LiveParams {
-    tree: Mapping,
-    validate: Validator,
-    updates: tokio::sync::watch::Sender<Mapping>,
-}
-
-impl LiveParams {
-    /// Wraps the validated start-up `tree`; `validate` sees the tree without the standard
-    /// ROS keys (`use_sim_time`).
-    pub fn new(
-        tree: Mapping,
-        validate: impl Fn(&Mapping) -> Result<(), String> + Send + 'static,
-    ) -> (Self, tokio::sync::watch::Receiver<Mapping>) {
-        let (updates, rx) = tokio::sync::watch::channel(tree.clone());
-        (Self { tree, validate: Box::new(validate), updates }, rx)
-    }
-
-    /// Serves `node`'s ROS parameters, starting from its start-up parameters, on a tokio
-    /// task; returns the accepted trees. (r2r's parameter events are not used: the watch
-    /// channel carries whole validated trees.)
-    pub fn serve(
-        node: &mut r2r::Node,
-        startup_params: &Mapping,
-        validate: impl Fn(&Mapping) -> Result<(), String> + Send + 'static,
-    ) -> anyhow::Result<tokio::sync::watch::Receiver<Mapping>> {
-        let (live, updates) = Self::new(params::without_standard(startup_params), validate);
-        let (handler, _events) = node.make_derived_parameter_handler(Arc::new(Mutex::new(live)))?;
-        tokio::spawn(handler);
-        Ok(updates)
-    }
-
-    fn candidate(&self, name: &str, value: &ParameterValue) -> r2r::Result<Mapping> {
-        let conv = |msg: String| r2r::Error::ParameterValueConv { name: name.to_owned(), msg };
-        let yaml = param_to_yaml(value).ok_or_else(|| conv("unsupported parameter type".into()))?;
-        let mut tree = self.tree.clone();
-        params::set_dotted(&mut tree, name, yaml);
-        if !params::STANDARD_ROS_PARAMETERS.contains(&name) {
-            (self.validate)(&params::without_standard(&tree)).map_err(conv)?;
-        }
-        Ok(tree)
-    }
-}
-
-impl r2r::RosParams for LiveParams {
-    fn register_parameters(
-        &mut self,
-        prefix: &str,
-        _param: Option<Parameter>,
-        params: &mut indexmap::IndexMap<String, Parameter>,
-    ) -> r2r::Result<()> {
-        for (name, value) in params::flatten(&self.tree) {
-            let name = if prefix.is_empty() { name } else { format!("{prefix}.{name}") };
-            if let Some(pv) = yaml_to_param(&value) {
-                params.insert(name, Parameter::new(pv));
-            }
-        }
-        Ok(())
-    }
-
-    fn get_parameter(&mut self, name: &str) -> r2r::Result<ParameterValue> {
-        params::get_dotted(&self.tree, name)
-            .and_then(yaml_to_param)
-            .ok_or_else(|| r2r::Error::InvalidParameterName { name: name.to_owned() })
-    }
-
-    fn set_parameter(&mut self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
-        let tree = self.candidate(name, value)?;
-        self.tree = tree;
-        let _ = self.updates.send(self.tree.clone());
-        Ok(())
-    }
-
-    fn check_parameter(&self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
-        self.candidate(name, value).map(|_| ())
-    }
-}
-
-/// A YAML scalar or scalar array as a ROS parameter value.
-pub fn yaml_to_param(v: &Value) -> Option<ParameterValue> {
-    Some(match v {
-        Value::Bool(b) => ParameterValue::Bool(*b),
-        Value::Number(n) if n.is_i64() => ParameterValue::Integer(n.as_i64()?),
-        Value::Number(n) => ParameterValue::Double(n.as_f64()?),
-        Value::String(s) => ParameterValue::String(s.clone()),
-        Value::Sequence(items) => match items.first()? {
-            Value::Bool(_) => ParameterValue::BoolArray(items.iter().filter_map(Value::as_bool).collect()),
-            Value::Number(n) if n.is_i64() => ParameterValue::IntegerArray(items.iter().filter_map(Value::as_i64).collect()),
-            Value::Number(_) => ParameterValue::DoubleArray(items.iter().filter_map(Value::as_f64).collect()),
-            Value::String(_) => ParameterValue::StringArray(items.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect()),
-            _ => return None,
-        },
-        _ => return None,
-    })
-}
-
-/// A ROS parameter value as YAML.
-pub fn param_to_yaml(v: &ParameterValue) -> Option<Value> {
-    let num_f = |x: f64| Value::Number(Number::from(x));
-    Some(match v {
-        ParameterValue::Bool(b) => Value::Bool(*b),
-        ParameterValue::Integer(i) => Value::Number(Number::from(*i)),
-        ParameterValue::Double(d) => num_f(*d),
-        ParameterValue::String(s) => Value::String(s.clone()),
-        ParameterValue::BoolArray(a) => Value::Sequence(a.iter().map(|b| Value::Bool(*b)).collect()),
-        ParameterValue::IntegerArray(a) => Value::Sequence(a.iter().map(|i| Value::Number(Number::from(*i))).collect()),
-        ParameterValue::DoubleArray(a) => Value::Sequence(a.iter().map(|d| num_f(*d)).collect()),
-        ParameterValue::StringArray(a) => Value::Sequence(a.iter().map(|s| Value::String(s.clone())).collect()),
-        ParameterValue::NotSet | ParameterValue::ByteArray(_) => return None,
-    })
+/// The wall-clock time now as a `builtin_interfaces/Time` (the stamp of `/rosout` and
+/// `/parameter_events` messages, which rcl stamps with the system clock).
+pub fn wall_time_msg() -> r2r::builtin_interfaces::msg::Time {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    r2r::builtin_interfaces::msg::Time { sec: t.as_secs().min(i32::MAX as u64) as i32, nanosec: t.subsec_nanos() }
 }
 
 /// Seconds as a `builtin_interfaces/Time`.
@@ -463,24 +382,5 @@ mod tests {
         let back = pose_from_msg(&pose_msg(&pose));
         assert!((back.translation.vector - pose.translation.vector).norm() < 1e-12);
         assert!(back.rotation.angle_to(&pose.rotation) < 1e-12);
-    }
-
-    #[test]
-    fn live_params_refuse_invalid_values_and_keep_the_old_tree() {
-        use r2r::RosParams;
-        let tree: Mapping = serde_yaml::from_str("hydro: {kv: 1.0}").unwrap();
-        let (mut live, rx) = LiveParams::new(tree, |t| {
-            let kv = params::get_dotted(t, "hydro.kv").and_then(Value::as_f64).unwrap_or(0.0);
-            if (0.1..=5.0).contains(&kv) {
-                Ok(())
-            } else {
-                Err(format!("must be in [0.1, 5], got {kv}"))
-            }
-        });
-        let err = live.set_parameter("hydro.kv", &ParameterValue::Double(7.0)).unwrap_err();
-        assert!(err.to_string().contains("must be in [0.1, 5], got 7"), "{err}");
-        assert_eq!(live.get_parameter("hydro.kv").unwrap(), ParameterValue::Double(1.0));
-        live.set_parameter("hydro.kv", &ParameterValue::Double(2.0)).unwrap();
-        assert_eq!(params::get_dotted(&rx.borrow(), "hydro.kv").and_then(Value::as_f64), Some(2.0));
     }
 }

@@ -15,7 +15,7 @@ use crate::config::CameraNodeConfig;
 use crate::live::{scene_object, CameraEmulator, WarnLimiter};
 use crate::replay::FrameSaver;
 use anyhow::Context as _;
-use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
+use flotilla_common::ros::{self as fros, Spinner, Startup};
 use futures::StreamExt;
 use r2r::flotilla_msgs::msg::TankState;
 use r2r::QosProfile;
@@ -71,8 +71,7 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     let static_tf =
         node.create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", QosProfile::default().transient_local().keep_last(1))?;
     let mut states = node.subscribe::<TankState>(&config.state_topic, QosProfile::default())?;
-    let mut updates =
-        LiveParams::serve(&mut node, &startup.params, |tree| CameraNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
+    let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(

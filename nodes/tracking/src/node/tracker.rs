@@ -11,7 +11,7 @@ use crate::config::TrackerNodeConfig;
 use crate::live::{DropCounter, FrameIssue, FrameOutcome, LiveTracker, WarnLimiter};
 use crate::recording::{numbered_path, TrackRecorder};
 use anyhow::Context as _;
-use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
+use flotilla_common::ros::{self as fros, Spinner, Startup};
 use futures::StreamExt;
 use r2r::sensor_msgs::msg::{CameraInfo, Image};
 use r2r::QosProfile;
@@ -158,8 +158,7 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
     let image_qos = if config.image_best_effort { QosProfile::sensor_data() } else { convert::image_qos() };
     let mut images = node.subscribe::<Image>(&config.image_topic, image_qos)?;
     let mut infos = node.subscribe::<CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
-    let mut updates =
-        LiveParams::serve(&mut node, &startup.params, |tree| TrackerNodeConfig::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
+    let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(image_topic = %config.image_topic, camera_info_topic = %config.camera_info_topic, tracks_topic = %config.tracks_topic, "tracker running");

@@ -7,5 +7,5 @@ mod node;
 mod settings;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::node_main("calibration", node::NodeSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("calibration", settings::PARAMS, node::NodeSettings::from_tree, node::run)
 }

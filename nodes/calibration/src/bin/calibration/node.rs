@@ -19,7 +19,7 @@ use anyhow::Context as _;
 use calibration::job::JobSummary;
 use calibration::request::PreparedJob;
 use calibration::CalibrationProgress;
-use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
+use flotilla_common::ros::{self as fros, Spinner, Startup};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::action::Calibrate;
 use r2r::flotilla_msgs::srv::EstimateFlowField;
@@ -61,8 +61,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let mut node = startup.create_node()?;
     let goals = node.create_action_server::<Calibrate::Action>("~/calibrate")?;
     let flow_requests = node.create_service::<EstimateFlowField::Service>("~/estimate_flow_field", QosProfile::default())?;
-    let mut updates =
-        LiveParams::serve(&mut node, &startup.params, |tree| NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
+    let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let (settings_tx, settings_rx) = watch::channel(settings.clone());

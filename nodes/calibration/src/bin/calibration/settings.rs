@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use calibration::job::JobSettings;
 use calibration::request::ServiceDefaults;
+use calibration::tank::MAX_BALLS;
+use flotilla_common::param_spec::{NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, ParamError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
@@ -73,6 +75,51 @@ impl Default for RawFlow {
         Self { side: d.flow.grid.side, cells: d.flow.grid.nx, max_cells: d.max_flow_cells, ball_mass: d.flow.drag.mass }
     }
 }
+
+/// Mass of the catalogue's ping-pong ball (3 cm, floating 25 mm deep), kg: the default of
+/// `flow_field.ball_mass` (`table_matches_the_validation` checks it is the library's).
+const BALL_MASS: f64 = 0.013_089_969_389_957_47;
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /calibration <name>`),
+/// checked against [`NodeSettings::from_tree`]: a change applies to the next goal or
+/// request.
+pub const PARAMS: NodeParams = NodeParams {
+    groups: &[&[
+        P::string(
+            "output_root",
+            "calibration_runs",
+            "Goals without an output directory write into a fresh run-<time>-seed<seed> directory under this one (not empty)",
+        )
+        .live(),
+        P::integer("threads", 0, "Worker threads of one calibration, count; 0 = one per core").int_range(0, i64::MAX).live(),
+        P::double("warmup", 10.0, "Simulated seconds before each simulation starts recording, s (>= 0)").live(),
+        P::integer("balls", 24, "Ping-pong balls of the default world (goals without a scenario file), count")
+            .int_range(1, MAX_BALLS as i64)
+            .live(),
+        P::string("scenario_node", "tank_physics", "Node whose section of a goal's scenario file describes the world").live(),
+        P::string(
+            "job_settings_file",
+            "",
+            "Job settings YAML (PSO constants, MSD stride, maps, bounds; calibration README); \"\" = the library's defaults",
+        )
+        .live(),
+        P::integer("max_evaluations", 200_000, "Largest iterations x swarm size a goal may ask for, simulations")
+            .int_range(1, i64::MAX)
+            .live(),
+        P::double("flow_field.side", 0.6, "Side of the square flow-field grid centred on the tank, m (> 0)").live(),
+        P::integer("flow_field.cells", 50, "Cells per side when a request gives 0, count (1 to flow_field.max_cells)").live(),
+        P::integer(
+            "flow_field.max_cells",
+            500,
+            "Most cells per side a request may ask for, count (at least flow_field.cells, at most 1000: the flow grids' cap)",
+        )
+        .live(),
+        P::double("flow_field.ball_mass", BALL_MASS, "Mass of a tracked ball, kg (> 0; the catalogue's 3 cm ball floating 25 mm deep)")
+            .live(),
+        P::string("frame_id", "world", "Frame of the flow-field message").live(),
+    ]],
+    extras_live: true,
+};
 
 /// Validated node settings.
 #[derive(Debug, Clone)]
@@ -158,6 +205,15 @@ mod tests {
 
     fn tree(text: &str) -> Mapping {
         serde_yaml::from_str(text).unwrap()
+    }
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
+            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
     }
 
     #[test]

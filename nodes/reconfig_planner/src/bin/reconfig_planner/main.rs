@@ -7,5 +7,5 @@ mod node;
 mod settings;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::node_main("reconfig_planner", node::NodeSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("reconfig_planner", settings::PARAMS, node::NodeSettings::from_tree, node::run)
 }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use flotilla_common::duration::Span;
+use flotilla_common::param_spec::{NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, ParamError};
 use reconfig_planner::Budget;
 use serde::Deserialize;
@@ -50,6 +51,31 @@ pub const PLAYBACK_PERIOD: Span = Span::new(1e-3, 3600.0);
 
 /// Smallest share of the node's stored states a search starts with.
 pub const MIN_SEARCH_STATES: usize = 10_000;
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /reconfig_planner <name>`),
+/// checked against [`NodeSettings::from_tree`]; all are read at start-up.
+pub const PARAMS: NodeParams = NodeParams {
+    groups: &[&[
+        P::integer(
+            "max_expansions",
+            5_000_000,
+            "Largest number of A* expansions a request may use (requests asking for more or for 0 get this), count",
+        )
+        .int_range(1, i64::MAX),
+        P::double("max_time", 10.0, "Longest planning time a request may use (requests asking for more or for 0 get this), s")
+            .range(1e-3, 3600.0),
+        P::integer(
+            "max_stored_states_total",
+            10_000_000,
+            "Most stored search states of all concurrent requests together (~220 B each), count",
+        )
+        .int_range(10_000, i64::MAX),
+        P::double("playback_period", 0.5, "Seconds between steps when a playback goal gives 0, s").range(1e-3, 3600.0),
+        P::string("frame_id", "world", "Fixed frame of the markers"),
+        P::double("cell_size", 0.05, "Side of one lattice cell in rviz, m (> 0)"),
+    ]],
+    extras_live: false,
+};
 
 /// Validated node settings.
 #[derive(Debug, Clone)]
@@ -108,6 +134,18 @@ impl NodeSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The smallest tree the node accepts.
+    const BASE: &str = "{}";
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), BASE, |t| {
+            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
+    }
 
     #[test]
     fn defaults_and_errors() {

@@ -7,5 +7,5 @@ mod settings;
 mod world;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::node_main("base_station", node::NodeSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("base_station", settings::PARAMS, node::NodeSettings::from_tree, node::run)
 }

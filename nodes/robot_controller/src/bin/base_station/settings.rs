@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use flotilla_common::param_spec::{DefaultValue, Kind, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, ParamError};
 use robot_controller::station::{PumpSchedule, PumpStep};
 use robot_controller::Ruleset;
@@ -38,6 +39,23 @@ impl Default for Raw {
         Self { ruleset: String::new(), sample_period: 5.0, metrics_csv: String::new(), stirring: RawStirring::default() }
     }
 }
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /base_station <name>`),
+/// checked against [`NodeSettings::from_tree`]; all are read at start-up.
+pub const PARAMS: NodeParams = NodeParams {
+    groups: &[&[
+        P::new(
+            "ruleset",
+            DefaultValue::Unset(Kind::String),
+            "Ruleset the Lilies run (YAML): its target, state names and radio commands (required)",
+        ),
+        P::double("sample_period", 5.0, "Interval between metric samples (log, ~/metrics, CSV), s of sim time (> 0)"),
+        P::string("metrics_csv", "", "CSV of the metrics over time, flushed each row; \"\" = none"),
+        P::new("stirring.times", DefaultValue::Doubles(&[]), "Pump schedule: step start times, s of sim time, increasing"),
+        P::new("stirring.power", DefaultValue::Doubles(&[]), "Pump schedule: power of every pump from each time on, %"),
+    ]],
+    extras_live: false,
+};
 
 /// Validated node settings.
 #[derive(Debug, Clone)]
@@ -79,5 +97,22 @@ impl NodeSettings {
             metrics_csv: (!raw.metrics_csv.is_empty()).then(|| PathBuf::from(raw.metrics_csv)),
             stirring,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smallest tree the node accepts.
+    const BASE: &str = concat!("ruleset: ", env!("CARGO_MANIFEST_DIR"), "/../../config/rulesets/square4.yaml");
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), BASE, |t| {
+            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
     }
 }

@@ -7,5 +7,5 @@ mod node;
 mod settings;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::node_main("kilobot_swarm", settings::SwarmSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("kilobot_swarm", settings::PARAMS, settings::SwarmSettings::from_tree, node::run)
 }

@@ -4,9 +4,10 @@
 //! markers (`markers.*`). The scene is built here, so a bad image or scale stops the node
 //! at start-up with the reason.
 
+use flotilla_common::param_spec::{DefaultValue, Kind, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, take_section, ParamError};
 use flotilla_firmware::kilobot::{Localisation, SelfAssemblyParams};
-use robot_controller::kilobot::layout::{robots_for_area, shape_from_image, PackSpec};
+use robot_controller::kilobot::layout::{robots_for_area, shape_from_image, PackSpec, SEEDS};
 use robot_controller::kilobot::Scene;
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
@@ -72,6 +73,59 @@ impl Default for MarkerSettings {
         Self { rate: 2.0, max_labels: 300, frame_id: "world".into() }
     }
 }
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /kilobot_swarm <name>`),
+/// checked against [`SwarmSettings::from_tree`]; all are read at start-up.
+pub const PARAMS: NodeParams = NodeParams {
+    groups: &[&[
+        P::integer("seed", 1, "Run seed (the pack's ids and headings, the firmware's draws)").int_range(0, i64::MAX),
+        P::integer("robots", 0, "Robots that join the shape (beside the 4 seeds; ids are 16 bits); 0 = as many as the shape's area holds")
+            .int_range(0, (MAX_ROBOTS as usize - SEEDS.len()) as i64),
+        P::string("name_prefix", "kb_", "Robot names are <prefix><index>, the seeds first: letters, digits or _"),
+        P::double("report_every", 30.0, "Sim seconds between progress lines in the log, s (>= 0); 0 = none"),
+        P::new(
+            "shape.image",
+            DefaultValue::Unset(Kind::String),
+            "Black-and-white PNG of the shape to assemble: dark pixels are the shape, its lower-left corner the origin (required)",
+        ),
+        P::double("shape.scale", 0.05, "World units (robot diameters, 32.5 mm) per pixel (> 0)"),
+        P::double(
+            "pack.spacing",
+            0.0,
+            "Lattice spacing of the robots packed beside the shape, world units (at least 1); 0 = firmware.desired_distance",
+        ),
+        P::double("pack.clearance", 1.5, "Least distance from the pack to the shape, world units (>= 0)"),
+        P::double(
+            "firmware.desired_distance",
+            1.615,
+            "DESIRED_DISTANCE: edge-following distance to the nearest stationary neighbour, world units (> 0)",
+        ),
+        P::double("firmware.neighbor_radius", 4.845, "NEIGHBOR_RADIUS: messages from farther are ignored, world units (> 0)"),
+        P::double("firmware.gradient_distance", 1.715, "G: neighbours closer than this count for the gradient, world units (> 0)"),
+        P::double("firmware.divide_localize", 2.0, "DIVIDE_LOCALIZE: divisor of the greedy localisation step (dimensionless, >= 1)"),
+        P::integer("firmware.startup_time", 500, "STARTUP_TIME, ticks").int_range(0, u32::MAX as i64),
+        P::string(
+            "firmware.localisation",
+            "greedy",
+            "TRILATERATION_TYPE: greedy or least-squares (ideal is refused: a host on ROS has no true position)",
+        ),
+        P::double("firmware.world_unit_mm", 32.5, "Length of a world unit (the robot's diameter), mm (> 0)"),
+        P::integer("firmware.neighbour_timeout", 32, "A neighbour not heard for this many ticks is forgotten, ticks")
+            .int_range(0, u32::MAX as i64),
+        P::integer("firmware.min_references", 3, "Localised stationary neighbours needed to localise (3: trilateration)")
+            .int_range(2, i64::MAX),
+        P::boolean(
+            "overhead.wait_for_run",
+            false,
+            "Robots stay idle until the overhead controller's RUN on /kilobot/overhead, as after power-on",
+        ),
+        P::double("markers.rate", 2.0, "Rate of /kilobot/markers, Hz of sim time (>= 0); 0 = none"),
+        P::integer("markers.max_labels", 300, "Gradient labels are drawn when the swarm has at most this many robots")
+            .int_range(0, i64::MAX),
+        P::string("markers.frame_id", "world", "Fixed frame of the shape and the believed positions"),
+    ]],
+    extras_live: false,
+};
 
 /// Everything the node is configured with.
 #[derive(Debug, Clone)]
@@ -181,6 +235,16 @@ mod tests {
 
     fn settings(yaml: &str) -> Result<SwarmSettings, ParamError> {
         SwarmSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())
+    }
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let base = format!("shape: {{image: {SHAPES}/rectangle_10x5.png}}");
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), &base, |t| {
+            SwarmSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
     }
 
     #[test]

@@ -5,5 +5,5 @@ mod node;
 mod settings;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::node_main("robot_controller", node::NodeSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("robot_controller", settings::PARAMS, node::NodeSettings::from_tree, node::run)
 }

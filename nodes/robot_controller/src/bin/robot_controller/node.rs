@@ -25,7 +25,6 @@
 //! stops and restarts any hosted robots (docs/swarm_scale.md).
 
 use crate::settings::{self, Interface};
-use flotilla_common::params;
 use flotilla_firmware::bluebot::Behaviour;
 use robot_controller::firmware::behaviour::{changes, section_of, SECTION};
 use serde_yaml::Mapping;
@@ -68,7 +67,12 @@ struct Shared {
 }
 
 /// Runs until SIGINT/SIGTERM; returns the summary line.
-pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
+pub async fn run(mut startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
+    // The Bluebot behaviour is declared in full (every one of its parameters, defaults
+    // included), so that `ros2 param` shows each and `ros2 param set` can change it.
+    if let Some(behaviour) = &settings.bluebot {
+        startup.params.insert(SECTION.into(), section_of(behaviour).into());
+    }
     if !startup.use_sim_time() {
         warn!("use_sim_time is false; the controllers step on the readings' stamps (sim time) anyway");
     }
@@ -79,7 +83,6 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()),
         bluebot: settings.bluebot,
     };
-    let live = serve_parameters(&mut node, &startup, &settings)?;
     let shared = Shared {
         node: Arc::new(Mutex::new(node)),
         host: Arc::new(Mutex::new(ControllerHost::new(params))),
@@ -98,8 +101,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
             .create_service::<SetParameters::Service>("~/enable", QosProfile::default())?;
         tokio::spawn(serve_enable_all(enable, shared.host.clone()));
     }
-    if let (Some(updates), Some(behaviour)) = (live, settings.bluebot) {
-        tokio::spawn(apply_bluebot_parameters(updates, behaviour, shared.host.clone()));
+    if let Some(behaviour) = settings.bluebot {
+        tokio::spawn(apply_bluebot_parameters(startup.param_updates(), behaviour, shared.host.clone()));
     }
     let spinner = Spinner::start(shared.node.clone());
     for entry in &settings.selection.entries {
@@ -415,35 +418,6 @@ async fn serve_enable_all(
             warn!("answering ~/enable: {e}");
         }
     }
-}
-
-/// The node's parameters as live ROS 2 parameters: the start-up tree with the Bluebot
-/// behaviour stated in full (so every one of its scalars can be set). A change is accepted
-/// only to a `bluebot.<parameter>` and only in range (the reason otherwise goes back to the
-/// caller and nothing changes); `None` without a Bluebot behaviour (nothing is live then).
-fn serve_parameters(
-    node: &mut r2r::Node,
-    startup: &fros::Startup,
-    settings: &NodeSettings,
-) -> anyhow::Result<Option<tokio::sync::watch::Receiver<Mapping>>> {
-    let Some(behaviour) = settings.bluebot else { return Ok(None) };
-    let mut tree = startup.params.clone();
-    tree.insert(SECTION.into(), section_of(&behaviour).into());
-    let fixed = |t: &Mapping| -> Vec<(String, serde_yaml::Value)> {
-        params::flatten(&params::without_standard(t))
-            .into_iter()
-            .filter(|(k, _)| !k.starts_with("bluebot.") || k == "bluebot.behaviour")
-            .collect()
-    };
-    let start = fixed(&tree);
-    let updates = fros::LiveParams::serve(node, &tree, move |candidate| {
-        let now = fixed(candidate);
-        if let Some((key, _)) = now.iter().find(|kv| !start.contains(kv)).or_else(|| start.iter().find(|kv| !now.contains(kv))) {
-            return Err(format!("`{key}` cannot change while running; only the Bluebot behaviour's parameters (bluebot.<name>) can"));
-        }
-        NodeSettings::from_tree(candidate).map(|_| ()).map_err(|e| e.to_string())
-    })?;
-    Ok(Some(updates))
 }
 
 /// Carries accepted `bluebot.*` changes to every hosted Bluebot's running firmware.

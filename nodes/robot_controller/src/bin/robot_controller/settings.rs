@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use flotilla_common::param_spec::{DefaultValue, Kind, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, ParamError};
 use flotilla_firmware::bluebot::Behaviour;
 use robot_controller::firmware::behaviour::behaviour_from_section;
@@ -57,6 +58,57 @@ pub enum Interface {
     Batched,
 }
 
+/// A scalar parameter of a Bluebot behaviour: declared when the behaviour is (the node
+/// states the behaviour in full), changeable while running.
+const fn bluebot(name: &'static str, description: &'static str) -> P {
+    P::new(name, DefaultValue::Unset(Kind::Double), description).live()
+}
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /robot_controller <name>`),
+/// checked against [`NodeSettings::from_tree`]: the Bluebot behaviour's scalars
+/// (`bluebot.<name>`, each behaviour's own, the behaviour in the description) change
+/// while running; the rest is read at start-up.
+pub const PARAMS: NodeParams = NodeParams {
+    groups: &[&[
+        P::new("robots", DefaultValue::Strings(&[]), "Robots to run: `name` (kind and id from /tank/state) or `name:kind:id`"),
+        P::string("kind", "", "Also run every robot of this catalogue kind seen in /tank/state; \"\" = none"),
+        P::string("ruleset", "", "Lily ruleset file (YAML); \"\" = none"),
+        P::integer("seed", 1, "Run seed; each firmware draws from (seed, robot id)").int_range(0, i64::MAX),
+        P::double("control_rate", 10.0, "Control steps per second, Hz of sim time (> 0)"),
+        P::string("interface", "per_robot", "per_robot or batched, as the physics node's robots.interface"),
+        P::new(
+            "bluebot.behaviour",
+            DefaultValue::Unset(Kind::String),
+            "Behaviour of every hosted Bluebot: sync, dispersion, milling or search (its parameters are declared with it); absent: none",
+        ),
+        bluebot("bluebot.period", "sync: flash period t_f, s (> 0)"),
+        bluebot("bluebot.flash", "sync: how long a flash lasts, s (in (0, period))"),
+        bluebot("bluebot.coupling", "sync: jump at n = t_f over t_f (dimensionless, > 0)"),
+        bluebot("bluebot.exponent", "sync: exponent of the jump function (dimensionless, in (0, 1]: concave down)"),
+        bluebot("bluebot.depth", "sync, milling: depth held, m").range(0.0, 5.0),
+        bluebot("bluebot.target_distance", "dispersion: target distance d_t, m (> 0; .inf: unbounded dispersion)"),
+        bluebot("bluebot.a", "dispersion: repulsive exponent a (dimensionless, a > b)"),
+        bluebot("bluebot.b", "dispersion: attractive exponent b (dimensionless, > 0)"),
+        bluebot(
+            "bluebot.full_speed_force",
+            "dispersion: |p| d_t at and above which the robot swims at full speed (dimensionless, > dead_band)",
+        ),
+        bluebot("bluebot.dead_band", "dispersion: |p| d_t below which the robot holds still (dimensionless, > 0)"),
+        bluebot("bluebot.vertical_speed", "dispersion: vertical speed of the depth target at full force, m/s (>= 0)"),
+        bluebot("bluebot.min_depth", "dispersion: shallowest depth target, m (>= 0, < max_depth)"),
+        bluebot("bluebot.max_depth", "dispersion: deepest depth target, m (> min_depth)"),
+        bluebot("bluebot.alpha", "milling: half-angle alpha of the wedge sensor, rad (in (0, pi/2))"),
+        bluebot("bluebot.rho", "milling: body radius rho a neighbour occupies, m (in (0, 1))"),
+        bluebot("bluebot.caudal", "milling: caudal fin frequency, Hz (>= 0)"),
+        bluebot("bluebot.pectoral", "milling: pectoral fin frequency of both turns, Hz (> 0)"),
+        bluebot("bluebot.wander_speed", "search: random-walk speed, fraction of full speed (in (0, 1])"),
+        bluebot("bluebot.wander_period", "search: time between random turns, s (> 0)"),
+        bluebot("bluebot.turn_rate", "search: turning rate on the spot that times a random turn, rad/s (> 0)"),
+        bluebot("bluebot.lost_after", "search: gathering gives up after this long without a flash, s (> 0)"),
+    ]],
+    extras_live: false,
+};
+
 /// Validated node settings.
 #[derive(Debug, Clone)]
 pub struct NodeSettings {
@@ -97,5 +149,38 @@ impl NodeSettings {
         };
         let bluebot = behaviour_from_section(&raw.bluebot)?;
         Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate, interface: raw.interface, bluebot })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smallest tree the node accepts.
+    const BASE: &str = "kind: lily";
+
+    fn validate(t: &Mapping) -> Result<String, String> {
+        NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+    }
+
+    /// The table's defaults, names and ranges are those of the node's own validation; each
+    /// Bluebot behaviour's scalars are in it, live, and checked with that behaviour.
+    #[test]
+    fn table_matches_the_validation() {
+        let fixed = PARAMS.params().filter(|p| !p.name.starts_with("bluebot.") || p.name == "bluebot.behaviour");
+        assert_eq!(flotilla_common::param_spec::check_table(fixed, BASE, validate), Ok(()));
+        assert!(PARAMS.params().any(|p| p.name == "bluebot.behaviour" && !p.live));
+        let mut covered = vec!["bluebot.behaviour".to_owned()];
+        for name in ["sync", "dispersion", "milling", "search"] {
+            let scalars: Vec<String> = Behaviour::by_name(name).unwrap().scalars().iter().map(|(k, _)| format!("bluebot.{k}")).collect();
+            let own: Vec<&P> = PARAMS.params().filter(|p| scalars.iter().any(|s| s == p.name)).collect();
+            assert_eq!(own.len(), scalars.len(), "{name}: every scalar has an entry");
+            assert!(own.iter().all(|p| p.live), "{name}: its scalars change while running");
+            let base = format!("kind: bluebot\nbluebot: {{behaviour: {name}}}");
+            assert_eq!(flotilla_common::param_spec::check_table(own, &base, validate), Ok(()), "{name}");
+            covered.extend(scalars);
+        }
+        let stray: Vec<_> = PARAMS.params().filter(|p| p.name.starts_with("bluebot.") && !covered.iter().any(|c| c == p.name)).collect();
+        assert!(stray.is_empty(), "entries of no behaviour: {stray:?}");
     }
 }

@@ -6,5 +6,5 @@ mod node;
 mod settings;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::node_main("blueswarm_tank", settings::NodeSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("blueswarm_tank", settings::PARAMS, settings::NodeSettings::from_tree, node::run)
 }

@@ -2,12 +2,13 @@
 //! start (`robots.*`), time control (`run.*`), topic rates (`publish.*`) and the metrics
 //! CSV (`metrics_csv`).
 
+use flotilla_common::param_spec::{DefaultValue, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, take_section, ParamError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
 use std::path::PathBuf;
 use std::time::Duration;
-use tank_physics::run::{check_rate, RunSettings};
+use tank_physics::run::{check_rate, rate_param, RunSettings, RUN_PARAMS};
 use tank_physics::systems::bluebot::placement::Placement;
 use tank_physics::systems::bluebot::{Fidelity, SwarmConfig, SwarmWorld, Tank};
 
@@ -107,6 +108,37 @@ impl Default for PublishSettings {
         }
     }
 }
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /blueswarm_tank <name>`),
+/// checked against [`NodeSettings::from_tree`]; all are read at start-up.
+pub const PARAMS: NodeParams = NodeParams { groups: &[OWN_PARAMS, RUN_PARAMS], extras_live: false };
+
+/// The node's own entries of [`PARAMS`].
+const OWN_PARAMS: &[P] = &[
+    P::integer("seed", 1, "Run seed (start placement, vision noise)").int_range(0, i64::MAX),
+    P::string("metrics_csv", "", "CSV of the swarm metrics, a row per ~/metrics sample; \"\" = none"),
+    P::double("tank.size_x", 1.78, "Tank length along x, m (> 0)"),
+    P::double("tank.size_y", 1.78, "Tank width along y, m (> 0)"),
+    P::double("tank.height", 1.17, "Wall height, m (> 0, at least tank.water_depth)"),
+    P::double("tank.water_depth", 0.91, "Water depth, m (> 0, at most tank.height)"),
+    P::boolean("tank.red_source", false, "The red light source 15 cm from two walls and the floor (the search scenario)"),
+    P::string("vision.fidelity", "analytic", "Robots' vision: analytic, or rendered (256 x 192 frames per camera)"),
+    P::integer("robots.count", 7, "Robots placed by robots.placement (ignored when robots.poses is given)").int_range(1, MAX_ROBOTS as i64),
+    P::string("robots.placement", "centre", "Start region: scattered, centre, surface or surface_centre"),
+    P::new(
+        "robots.poses",
+        DefaultValue::Doubles(&[]),
+        "Explicit start poses [x0, y0, z0, heading0, ...] in the tank frame (floor corner), m and rad, four numbers per robot",
+    ),
+    P::string("robots.name_prefix", "bluebot_", "Robot names are <prefix><index>: letters, digits or _"),
+    rate_param("publish.state_rate", 30.0, "Rate of /tank/state and /tf (each when someone listens), Hz of sim time"),
+    rate_param("publish.marker_rate", 10.0, "Rate of /tank/markers (when someone listens), Hz of sim time"),
+    rate_param("publish.metrics_rate", 1.0, "Rate of ~/metrics and of the metrics CSV's rows, Hz of sim time"),
+    P::boolean("publish.vision_rays", false, "Draw each robot's vision: a line to every neighbour it paired in its last reading"),
+    P::boolean("publish.robot_descriptions", true, "Publish every robot's latched /<robot>/robot_description (URDF)"),
+    P::string("publish.robot_model", "", "URDF file published as the robot description; \"\" = the model generated from the catalogue"),
+    P::string("publish.frame_id", "world", "Fixed frame of every pose (the tank's floor centre)"),
+];
 
 /// Everything the node is configured with.
 #[derive(Debug, Clone)]
@@ -228,6 +260,15 @@ mod tests {
 
     fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {
         NodeSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())
+    }
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
+            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod settings;
 
 fn main() -> std::process::ExitCode {
     keep_freed_memory();
-    flotilla_common::ros::node_main("kilobot_table", settings::NodeSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("kilobot_table", settings::PARAMS, settings::NodeSettings::from_tree, node::run)
 }
 
 /// Every tick builds a few large messages (a 1024-robot sensor batch is ~330 kB) and frees

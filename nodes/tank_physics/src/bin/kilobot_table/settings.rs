@@ -1,11 +1,12 @@
 //! The node's parameters: the table (`table.*`, [`TableConfig`]), where the robots start
 //! (`robots.*`), time control (`run.*`) and topic rates (`publish.*`).
 
+use flotilla_common::param_spec::{DefaultValue, Kind, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, take_section, ParamError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
 use std::time::Duration;
-use tank_physics::run::{check_rate, RunSettings};
+use tank_physics::run::{check_rate, rate_param, RunSettings, RUN_PARAMS};
 use tank_physics::systems::kilobot::{hex_block, KilobotTable, Pose, TableConfig};
 
 /// Where the robots start.
@@ -65,6 +66,90 @@ impl Default for PublishSettings {
         Self { state_rate: 30.0, marker_rate: 10.0, sensor_rate: 10.0, frame_id: "world".into() }
     }
 }
+
+/// The node's parameters for ROS 2 tools (`ros2 param describe /kilobot_table <name>`),
+/// checked against [`NodeSettings::from_tree`]; all are read at start-up. The table's
+/// distance-error model (`table.channel.distance_error`, a tagged choice) is declared as a
+/// file gives it, without a descriptor.
+pub const PARAMS: NodeParams = NodeParams { groups: &[OWN_PARAMS, TABLE_PARAMS, RUN_PARAMS], extras_live: false };
+
+/// `table.*` ([`TableConfig`]) entries of [`PARAMS`]: world units are robot diameters
+/// (32.5 mm), a step is [`TableConfig::step_duration`].
+const TABLE_PARAMS: &[P] = &[
+    P::new(
+        "table.bounds.min",
+        DefaultValue::Unset(Kind::Doubles),
+        "Lower-left corner [x, y] of the walled table top, world units; absent: no walls",
+    ),
+    P::new(
+        "table.bounds.max",
+        DefaultValue::Unset(Kind::Doubles),
+        "Upper-right corner [x, y] of the walled table top, world units (more than one robot from min)",
+    ),
+    P::double("table.speed", 0.01, "Distance moved per step at nominal speed, world units (> 0)"),
+    P::double("table.turn_angle", 10.0 * std::f64::consts::PI / 180.0, "Heading change of a turning step, rad (>= 0)"),
+    P::double("table.turn_drift", 1.0, "Distance a turning step still moves forward, fraction of table.speed (>= 0)"),
+    P::double("table.speed_factor_mean", 1.0, "Mean of the per-robot speed factor (dimensionless, >= 0)"),
+    P::double("table.speed_factor_std", 0.0, "Standard deviation of the per-robot speed factor (dimensionless, >= 0; 0 = all equal)"),
+    P::double(
+        "table.avoidance.yield_distance",
+        1.5,
+        "A moving robot stops for the step when another is ahead closer than this, world units (> 0)",
+    ),
+    P::double("table.avoidance.cone", std::f64::consts::FRAC_PI_3, "Half angle of the cone counted as ahead, rad")
+        .range(0.0, std::f64::consts::PI),
+    P::new(
+        "table.failures.interval",
+        DefaultValue::Unset(Kind::Integer),
+        "Steps between motor-failure draws (> 0); absent: motors never fail",
+    ),
+    P::new(
+        "table.failures.threshold",
+        DefaultValue::Unset(Kind::Double),
+        "A robot's motors fail for good when a U(0, 1) draw exceeds this (0..1)",
+    )
+    .range(0.0, 1.0),
+    P::double("table.channel.range", 4.845, "Infrared range, centre to centre, world units (> 0)"),
+    P::double("table.channel.loss", 0.0, "Probability that a receiver misses a transmission it could hear").range(0.0, 1.0),
+    P::new(
+        "table.channel.capacity",
+        DefaultValue::Unset(Kind::Double),
+        "Packets per second one neighbourhood carries (hardware: ~240), Hz (> 0); absent: no shared-channel limit",
+    ),
+    P::double("table.channel.tx_rate", 9.6, "Transmission attempts per robot when the channel is shared, Hz (> 0)"),
+    P::double("table.step_duration", 0.0325, "Duration of one step, s (> 0)"),
+    P::double("table.ambient_light", 0.5, "Ambient light every robot reads (dimensionless, 0..1)"),
+    P::integer("table.overlap_passes", 4, "Overlap resolution passes per step, count").int_range(0, i64::MAX),
+    P::double(
+        "table.push_share",
+        0.0,
+        "Share of an overlap a robot at rest takes when a moving robot runs into it (0: immovable; 0.5: equal masses)",
+    )
+    .range(0.0, 1.0),
+];
+
+/// The node's own entries of [`PARAMS`].
+const OWN_PARAMS: &[P] = &[
+    P::integer("seed", 1, "Run seed (speed factors, channel, failures)").int_range(0, i64::MAX),
+    P::string(
+        "robots.placement",
+        "lattice",
+        "Who places the robots: lattice (robots.count on a lattice, or robots.poses) or topic (a scenario, on /kilobot/placement)",
+    ),
+    P::integer("robots.count", 25, "Robots packed on a hexagonal lattice centred on the origin (ignored when robots.poses is given)")
+        .int_range(1, MAX_ROBOTS as i64),
+    P::double("robots.spacing", 1.5, "Centre-to-centre spacing of that lattice, world units (one robot diameter, 32.5 mm); at least 1"),
+    P::new(
+        "robots.poses",
+        DefaultValue::Doubles(&[]),
+        "Explicit start poses [x0, y0, heading0, ...], world units and rad, three numbers per robot",
+    ),
+    P::string("robots.name_prefix", "kb_", "Robot names are <prefix><index>: letters, digits or _"),
+    rate_param("publish.state_rate", 30.0, "Rate of /tank/state (and /tf when someone listens), Hz of sim time"),
+    rate_param("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time"),
+    rate_param("publish.sensor_rate", 10.0, "Rate of /kilobot/sensors, Hz of sim time (above one per step: every step)"),
+    P::string("publish.frame_id", "world", "Fixed frame of every pose"),
+];
 
 /// Everything the node is configured with.
 #[derive(Debug, Clone)]
@@ -162,6 +247,15 @@ pub const MAX_ROBOTS: usize = 1_000_000;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table's defaults, names and ranges are those of the node's own validation.
+    #[test]
+    fn table_matches_the_validation() {
+        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
+            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
+        });
+        assert_eq!(check, Ok(()));
+    }
 
     fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {
         NodeSettings::from_tree(&serde_yaml::from_str(yaml).unwrap())

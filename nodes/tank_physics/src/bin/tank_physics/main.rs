@@ -10,5 +10,5 @@ mod services;
 mod settings;
 
 fn main() -> std::process::ExitCode {
-    flotilla_common::ros::node_main("tank_physics", node::NodeSettings::from_tree, node::run)
+    flotilla_common::ros::node_main("tank_physics", settings::PARAMS, node::NodeSettings::from_tree, node::run)
 }

@@ -13,7 +13,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use flotilla_common::ros::{self as fros, LiveParams, Spinner, Startup};
+use flotilla_common::ros::{self as fros, Spinner, Startup};
 use r2r::QosProfile;
 use tank_physics::rate::due;
 use tank_physics::{BodyState, World, WorldConfig};
@@ -106,8 +106,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     };
     services::serve(&mut node, control_tx.clone())?;
     robot_io.sync(&mut node, &world.bodies());
-    let mut updates =
-        LiveParams::serve(&mut node, &startup.params, |tree| NodeSettings::from_tree(tree).map(|_| ()).map_err(|e| e.to_string()))?;
+    let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let params_tx = control_tx.clone();
