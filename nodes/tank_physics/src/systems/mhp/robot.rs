@@ -478,7 +478,6 @@ mod tests {
         }
     }
 
-
     #[test]
     fn module_density_sets_the_inertia_not_the_terminal_speed() {
         // Half the density: half the mass, the same 5 cm/s, reached sooner.
