@@ -6,8 +6,8 @@ use flotilla_common::catalogue::{ModuleKind, Shape};
 use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::inertia::check;
 use flotilla_common::models::{
-    all_models, inlet_layout, module_model, parse_urdf, read_urdf, render_urdf, shape_geometry, ArenaModel, ArenaOutline, Geometry,
-    JointKind, Model,
+    all_models, inlet_layout, module_model, parse_urdf, read_urdf, render_urdf, shape_geometry, universal_cross_inertial, ArenaModel,
+    ArenaOutline, Geometry, JointKind, Model,
 };
 use nalgebra::{Matrix3, Vector3};
 use std::f64::consts::PI;
@@ -19,7 +19,7 @@ fn urdf_path(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn every_inertia_in_every_committed_urdf_is_physical() {
-    for model in all_models().iter().filter(|m| !m.is_static) {
+    for model in all_models() {
         // Read the committed file, not the in-memory model: this is what tools load.
         let read = read_urdf(&urdf_path(&model.name)).unwrap_or_else(|e| panic!("{e}"));
         let mut massive = 0;
@@ -177,11 +177,13 @@ fn molemod_robot_is_the_final_model() {
     assert!((2.0 * half_extents.x - (2.0 * p + g.main_cube_side)).abs() < 1e-12, "catalogue length {}", 2.0 * half_extents.x);
     // The joint cubes fit between the main cubes without touching them.
     assert!(g.joint_cube_side <= p - g.main_cube_side);
-    // URDF form: each universal joint is two revolute joints around a massless cross link.
+    // URDF form: each universal joint is two revolute joints around a 0.1 g cross link
+    // (libsdformat drops a massless one and everything below it).
     let split = model.split_universal_joints();
     for u in ["universal_0", "universal_1"] {
         let cross = split.link(&format!("{u}_cross")).expect("cross link");
-        assert!(cross.inertial.is_none() && cross.visuals.is_empty());
+        assert!(cross.visuals.is_empty() && cross.collisions.is_empty());
+        assert_eq!(cross.inertial, Some(universal_cross_inertial()));
         let a1 = split.joint(&format!("{u}_axis1")).expect("axis1");
         let a2 = split.joint(&format!("{u}_axis2")).expect("axis2");
         match (a1.kind, a2.kind) {
@@ -255,6 +257,27 @@ fn lily_tank_matches_spec_1() {
     // Water 8 cm below the 30 cm rim.
     assert!((frame_position(&model, "water_surface").z - 0.22).abs() < 1e-12);
     assert!(model.is_static);
+}
+
+#[test]
+fn arenas_are_static_bodies_weighing_their_floor_and_walls() {
+    // Kilobot table, plywood 600 kg/m^3: top 1.9 x 1.9 x 0.1 m = 0.361 m^3, four rim boxes
+    // 1.9 x 0.1 x 0.05 m = 0.0095 m^3 each (corners counted twice, as the boxes overlap):
+    // 0.399 m^3 = 239.4 kg, centre of mass (0.361 * -0.05 + 0.038 * 0.025) / 0.399 m.
+    let table = ArenaModel::KilobotTable.model();
+    let inertial = table.links[0].inertial.expect("the table is a body");
+    assert!((inertial.mass - 239.4).abs() < 1e-9, "{}", inertial.mass);
+    let com_z = (0.361 * -0.05 + 0.038 * 0.025) / 0.399;
+    assert!((inertial.centre_of_mass - Vector3::new(0.0, 0.0, com_z)).norm() < 1e-12, "{}", inertial.centre_of_mass);
+    for arena in ArenaModel::ALL {
+        let model = arena.model();
+        assert!(model.is_static, "{}", model.name);
+        let read = read_urdf(&urdf_path(&model.name)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(read.is_static, "{}: the URDF does not mark the model static for Gazebo", model.name);
+        // Only the floor-and-walls link weighs; water surface and inlets stay frames.
+        let massive: Vec<&str> = model.links.iter().filter(|l| l.inertial.is_some()).map(|l| l.name.as_str()).collect();
+        assert_eq!(massive, ["base_link"], "{}", model.name);
+    }
 }
 
 #[test]

@@ -116,3 +116,16 @@ fn a_negative_box_size() {
     let (line, element, _) = element_error(&text);
     assert_eq!((line, element.as_str()), (6, "<box>"));
 }
+
+#[test]
+fn the_gazebo_static_extension_is_read_and_a_bad_flag_named() {
+    assert!(!parse(GOOD).expect("valid").is_static);
+    let with = |text: &str| GOOD.replace("</robot>", &format!("  {text}\n</robot>"));
+    assert!(parse(&with("<gazebo><static>true</static></gazebo>")).expect("valid").is_static);
+    assert!(!parse(&with("<gazebo><static>false</static></gazebo>")).expect("valid").is_static);
+    // A link's or joint's extension does not make the model static.
+    assert!(!parse(&with("<gazebo reference=\"arm\"><static>true</static></gazebo>")).expect("valid").is_static);
+    let (line, element, message) = element_error(&with("<gazebo><static>yes</static></gazebo>"));
+    assert_eq!((line, element.as_str()), (13, "<static>"));
+    assert!(message.contains("`yes`"), "{message}");
+}

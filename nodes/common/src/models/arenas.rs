@@ -2,7 +2,8 @@
 //! MHP tanks, and the Kilobot table. World frame: origin at the centre of the tank floor
 //! (the table top), z up; an arena's `base_link` is that origin.
 
-use super::description::{Collision, Colour, Geometry, Joint, Link, Model, Pose, Visual};
+use super::description::{Collision, Colour, Geometry, Inertial, Joint, Link, Model, Pose, Visual};
+use super::inertia::{combine, solid, volume};
 use super::modules::{DARK, GREY};
 pub use crate::arena::{inlet_layout, ArenaGeometry, ArenaOutline, InletGeometry};
 use nalgebra::Vector3;
@@ -12,6 +13,11 @@ use std::f64::consts::PI;
 const WALL: Colour = Colour { name: Cow::Borrowed("wall"), rgba: [0.7, 0.75, 0.8, 0.35] };
 const WATER: Colour = Colour { name: Cow::Borrowed("water"), rgba: [0.2, 0.45, 0.9, 0.25] };
 const WOOD: Colour = Colour { name: Cow::Borrowed("wood"), rgba: [0.6, 0.45, 0.3, 1.0] };
+
+/// Density of a tank's floor and walls, kg/m^3: PMMA (acrylic), assumed.
+const TANK_DENSITY: f64 = 1190.0;
+/// Density of the Kilobot table's top and rim, kg/m^3: plywood, assumed.
+const TABLE_DENSITY: f64 = 600.0;
 
 /// The arenas Flotilla models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -108,6 +114,8 @@ fn arena_model(name: &str, g: &ArenaGeometry) -> Model {
         base.visuals.push(Visual { origin, geometry, colour: WALL });
         base.collisions.push(Collision { origin, geometry });
     }
+    let density = if g.water_level.is_some() { TANK_DENSITY } else { TABLE_DENSITY };
+    base.inertial = Some(solid_of(&base.collisions, density));
     let mut links = vec![base];
     let mut joints = Vec::new();
     if let Some(level) = g.water_level {
@@ -139,4 +147,15 @@ fn arena_model(name: &str, g: &ArenaGeometry) -> Model {
         }
     }
     Model { name: name.to_owned(), links, joints, is_static: true }
+}
+
+/// Mass properties of the arena's floor and walls as solids of `density` kg/m^3. The arena
+/// is static (`<static>` in SDF, the `<gazebo><static>` extension in URDF), so this mass
+/// never moves anything; the link has it because libsdformat's URDF converter (what Gazebo
+/// loads a URDF through) drops a link without mass and then refuses a model with no link.
+/// The walls are the physics' 0.1 m wall boxes, thicker than a real tank's, so this is the
+/// mass of the model's solid, not of the real tank.
+fn solid_of(parts: &[Collision], density: f64) -> Inertial {
+    let parts: Vec<_> = parts.iter().map(|c| (solid(&c.geometry, density * volume(&c.geometry)), c.origin.to_isometry())).collect();
+    combine(&parts)
 }

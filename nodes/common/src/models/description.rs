@@ -223,8 +223,43 @@ pub struct Model {
     pub is_static: bool,
 }
 
-/// Suffix of the massless link between the two revolute joints of a split universal joint.
+/// Suffix of the cross link between the two revolute joints of a split universal joint.
 pub const UNIVERSAL_CROSS_SUFFIX: &str = "_cross";
+
+/// Mass of the cross link of a split universal joint, kg (0.1 g). The cross is the joint's
+/// own mechanism, not a model part, but libsdformat's URDF converter (what Gazebo loads a
+/// URDF through) drops a link without `<inertial>` or with a mass it takes for zero (at or
+/// below 1e-6 kg) together with every link below it. 0.1 g is 100 times that threshold and
+/// 0.05 % of the 0.2 kg MoleMOD robot per joint, so it moves no result measurably; the
+/// native model (SDF, the physics) has no cross link and so not this mass.
+pub const UNIVERSAL_CROSS_MASS: f64 = 1e-4;
+
+/// Each principal moment of the cross link about its centre, kg m^2: a solid sphere of
+/// [`UNIVERSAL_CROSS_MASS`] and radius 5 mm (2/5 m r^2 = 1e-9), which fits inside the 16 mm
+/// joint cubes either side of it. Written as the literal so that the file's text reads back
+/// to exactly this value.
+pub const UNIVERSAL_CROSS_MOMENT: f64 = 1e-9;
+
+/// The mass properties [`Model::split_universal_joints`] gives each cross link.
+pub fn universal_cross_inertial() -> Inertial {
+    Inertial {
+        mass: UNIVERSAL_CROSS_MASS,
+        centre_of_mass: Vector3::zeros(),
+        inertia: Matrix3::from_diagonal_element(UNIVERSAL_CROSS_MOMENT),
+    }
+}
+
+/// Whether a link can be a split universal joint's cross: no shapes, and either no mass (as
+/// URDF files written before the cross had mass, or by hand) or [`universal_cross_inertial`].
+fn is_cross_link(link: &Link) -> bool {
+    let tiny = |i: &Inertial| {
+        let reference = universal_cross_inertial();
+        (i.mass - reference.mass).abs() <= 1e-9 * reference.mass
+            && i.centre_of_mass == reference.centre_of_mass
+            && (i.inertia - reference.inertia).abs().max() <= 1e-9 * UNIVERSAL_CROSS_MOMENT
+    };
+    link.visuals.is_empty() && link.collisions.is_empty() && link.inertial.as_ref().is_none_or(tiny)
+}
 
 impl Model {
     /// The link called `name`.
@@ -266,9 +301,9 @@ impl Model {
     }
 
     /// The same model with every universal joint replaced by two revolute joints around a
-    /// massless cross link: `<name>_axis1` (parent -> `<name>_cross`, about `axis`) and
-    /// `<name>_axis2` (cross -> child, about `axis2`). This is the URDF form, and the form
-    /// the physics builds (rapier's reduced-coordinate joints take one rotation axis).
+    /// cross link of [`universal_cross_inertial`] (0.1 g, see [`UNIVERSAL_CROSS_MASS`]):
+    /// `<name>_axis1` (parent -> `<name>_cross`, about `axis`) and `<name>_axis2` (cross ->
+    /// child, about `axis2`). This is the URDF form (URDF has no universal joint).
     pub fn split_universal_joints(&self) -> Model {
         let mut links = self.links.clone();
         let mut joints = Vec::with_capacity(self.joints.len());
@@ -276,7 +311,9 @@ impl Model {
             match joint.kind {
                 JointKind::Universal { axis, axis2, limits } => {
                     let cross = format!("{}{UNIVERSAL_CROSS_SUFFIX}", joint.name);
-                    links.push(Link::frame(cross.clone()));
+                    let mut cross_link = Link::frame(cross.clone());
+                    cross_link.inertial = Some(universal_cross_inertial());
+                    links.push(cross_link);
                     joints.push(Joint {
                         name: format!("{}_axis1", joint.name),
                         kind: JointKind::Revolute { axis, limits },
@@ -298,16 +335,17 @@ impl Model {
         Model { name: self.name.clone(), links, joints, is_static: self.is_static }
     }
 
-    /// The inverse of [`Model::split_universal_joints`]: every massless, shapeless
-    /// `<name>_cross` link between revolute joints `<name>_axis1` and `<name>_axis2` (the
-    /// second at the cross link's origin) becomes the universal joint `<name>` again. Used
-    /// to bring a model read from URDF back to its native form.
+    /// The inverse of [`Model::split_universal_joints`]: every shapeless `<name>_cross` link
+    /// (massless, or of [`universal_cross_inertial`]) between revolute joints `<name>_axis1`
+    /// and `<name>_axis2` (the second at the cross link's origin) becomes the universal joint
+    /// `<name>` again, and the cross's 0.1 g goes with it. Used to bring a model read from
+    /// URDF back to its native form.
     pub fn join_universal_joints(&self) -> Model {
         let mut model = self.clone();
         let crosses: Vec<String> = self
             .links
             .iter()
-            .filter(|l| l.inertial.is_none() && l.visuals.is_empty() && l.collisions.is_empty())
+            .filter(|l| is_cross_link(l))
             .filter_map(|l| l.name.strip_suffix(UNIVERSAL_CROSS_SUFFIX).map(str::to_owned))
             .collect();
         for name in crosses {
@@ -335,5 +373,63 @@ impl Model {
             }
         }
         model
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn robot_with_universal_joint() -> Model {
+        let body = |name: &str| Link {
+            name: name.to_owned(),
+            inertial: Some(Inertial { mass: 1.0, centre_of_mass: Vector3::zeros(), inertia: Matrix3::identity() }),
+            visuals: Vec::new(),
+            collisions: Vec::new(),
+        };
+        let limits = JointLimits { lower: -1.0, upper: 1.0, effort: 1.0, velocity: 1.0 };
+        Model {
+            name: "two".into(),
+            links: vec![body("base_link"), body("tip")],
+            joints: vec![Joint {
+                name: "u".into(),
+                kind: JointKind::Universal { axis: Vector3::z(), axis2: Vector3::y(), limits },
+                parent: "base_link".into(),
+                child: "tip".into(),
+                origin: Pose::translation(0.1, 0.0, 0.0),
+            }],
+            is_static: false,
+        }
+    }
+
+    #[test]
+    fn the_cross_moment_is_a_five_millimetre_sphere_of_the_cross_mass() {
+        assert!((0.4 * UNIVERSAL_CROSS_MASS * 0.005 * 0.005 - UNIVERSAL_CROSS_MOMENT).abs() < 1e-24);
+        // libsdformat takes a mass within 1e-6 kg of zero for none.
+        const { assert!(UNIVERSAL_CROSS_MASS >= 100.0 * 1e-6) };
+    }
+
+    #[test]
+    fn split_gives_the_cross_its_tiny_mass_and_join_removes_it() {
+        let model = robot_with_universal_joint();
+        let split = model.split_universal_joints();
+        let cross = split.link("u_cross").expect("cross link");
+        assert_eq!(cross.inertial, Some(universal_cross_inertial()));
+        assert!((split.total_mass() - model.total_mass() - UNIVERSAL_CROSS_MASS).abs() < 1e-15);
+        assert_eq!(split.join_universal_joints(), model);
+    }
+
+    #[test]
+    fn a_massless_cross_joins_too_but_a_massive_one_does_not() {
+        let model = robot_with_universal_joint();
+        let mut split = model.split_universal_joints();
+        let cross = split.links.iter_mut().find(|l| l.name == "u_cross").expect("cross link");
+        cross.inertial = None;
+        assert_eq!(split.join_universal_joints(), model);
+        // A cross with a real mass is a body of its own: joining would lose it.
+        let cross = split.links.iter_mut().find(|l| l.name == "u_cross").expect("cross link");
+        cross.inertial = Some(Inertial { mass: 0.01, ..universal_cross_inertial() });
+        let joined = split.join_universal_joints();
+        assert!(joined.link("u_cross").is_some() && joined.joint("u").is_none());
     }
 }

@@ -5,7 +5,8 @@
 //! - [`module_model`] / [`ArenaModel::model`]: the models, from [`crate::catalogue`] and
 //!   [`dimensions`] (the numbers the catalogue does not hold).
 //! - [`render_urdf`] / [`render_sdf`]: file text; universal joints are native in SDF and two
-//!   revolute joints around a massless cross link in URDF.
+//!   revolute joints around a 0.1 g cross link in URDF ([`UNIVERSAL_CROSS_MASS`]); static
+//!   models carry the `<gazebo><static>true</static></gazebo>` extension in URDF.
 //! - [`generated_files`] / [`write_files`]: what `gen_models` writes to `urdf/`.
 //! - [`read_urdf`]: a URDF file back into a model, errors naming file, line and element.
 //!
@@ -32,7 +33,8 @@ mod urdf;
 
 pub use arenas::{inlet_layout, ArenaGeometry, ArenaModel, ArenaOutline, InletGeometry};
 pub use description::{
-    Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual, UNIVERSAL_CROSS_SUFFIX,
+    universal_cross_inertial, Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual,
+    UNIVERSAL_CROSS_MASS, UNIVERSAL_CROSS_MOMENT, UNIVERSAL_CROSS_SUFFIX,
 };
 pub use modules::{module_model, shape_geometry};
 pub use reader::{parse_urdf, read_urdf, ModelFileError};

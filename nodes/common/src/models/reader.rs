@@ -240,6 +240,22 @@ impl<'input> Reader<'_, 'input> {
         Ok(Joint { name, kind, parent, child, origin })
     }
 
+    /// Whether a robot-level Gazebo extension (`<gazebo>` without `reference`) marks the
+    /// model static: `<gazebo><static>true</static></gazebo>`.
+    fn is_static(&self, robot: Node) -> Result<bool, ModelFileError> {
+        let mut is_static = false;
+        for gazebo in children(robot, "gazebo").filter(|g| !g.has_attribute("reference")) {
+            for flag in children(gazebo, "static") {
+                is_static = match flag.text().map(str::trim) {
+                    Some("true" | "1") => true,
+                    Some("false" | "0") => false,
+                    other => return Err(self.error(flag, format!("`{}` is not a boolean (true, false, 1, 0)", other.unwrap_or_default()))),
+                };
+            }
+        }
+        Ok(is_static)
+    }
+
     fn model(&self) -> Result<Model, ModelFileError> {
         let root = self.doc.root_element();
         if root.tag_name().name() != "robot" {
@@ -286,7 +302,7 @@ impl<'input> Reader<'_, 'input> {
             }
         };
         // A single root and one parent per link leave only cycles apart from the root.
-        let model = Model { name, links, joints, is_static: false };
+        let model = Model { name, links, joints, is_static: self.is_static(root)? };
         for link in &model.links {
             let mut current = link.name.as_str();
             let mut reached = false;

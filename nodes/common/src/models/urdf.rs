@@ -118,6 +118,11 @@ pub fn render_urdf(model: &Model) -> String {
         }
         emit!(out, "  </joint>");
     }
+    if model.is_static {
+        // Gazebo extension, read by libsdformat's URDF converter: the model never moves (as
+        // `<static>` in the SDF). URDF tools (robot_state_publisher, rviz) ignore `<gazebo>`.
+        emit!(out, "  <gazebo><static>true</static></gazebo>");
+    }
     emit!(out, "</robot>");
     out
 }
