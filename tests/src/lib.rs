@@ -36,7 +36,7 @@ pub fn bin(name: &str) -> PathBuf {
 
 /// A ROS_DOMAIN_ID reserved for this process (exclusive lock file per id).
 pub struct Domain {
-    /// The domain id (10..=100).
+    /// The domain id (10..=99; scripts/isolated.sh gives the whole run one of 100..=199).
     pub id: u32,
     _lock: File,
 }
@@ -46,9 +46,9 @@ impl Domain {
     pub fn reserve() -> anyhow::Result<Self> {
         let dir = std::env::temp_dir().join("flotilla-domains");
         std::fs::create_dir_all(&dir)?;
-        let start = std::process::id() % 91;
-        for k in 0..91 {
-            let id = 10 + (start + k) % 91;
+        let start = std::process::id() % 90;
+        for k in 0..90 {
+            let id = 10 + (start + k) % 90;
             let path = dir.join(id.to_string());
             let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
             // flock is released when the holder dies, so no stale ids.
@@ -56,7 +56,7 @@ impl Domain {
                 return Ok(Self { id, _lock: file });
             }
         }
-        bail!("no free ROS domain id in 10..=100")
+        bail!("no free ROS domain id in 10..=99")
     }
 }
 
@@ -70,6 +70,12 @@ fn try_lock(file: &File) -> bool {
 fn ros_env(cmd: &mut Command, domain: &Domain) {
     cmd.env("ROS_DOMAIN_ID", domain.id.to_string()).env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
 }
+
+/// How long [`Launch::wait`] lets the output readers finish once the process has exited.
+const READERS_GRACE: Duration = Duration::from_secs(5);
+
+/// The longest a test waits for one service response or action goal answer.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A running `flotilla launch`, its output captured.
 pub struct Launch {
@@ -133,18 +139,34 @@ impl Launch {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.child.try_wait()? {
-                for r in self.readers.drain(..) {
-                    let _ = r.join();
+                // A process the child left behind can hold its pipes open: take what the
+                // readers got by then rather than wait on them for ever.
+                let drained = Instant::now() + READERS_GRACE;
+                while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < drained {
+                    std::thread::sleep(Duration::from_millis(10));
                 }
                 return Ok((status, self.output()));
             }
             if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
+                self.kill_tree();
                 bail!("did not exit within {timeout:?}; output:\n{}", self.output());
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+}
+
+impl Launch {
+    /// SIGKILLs the process and everything it started. The launcher puts each node in a
+    /// process group of its own, so killing the launcher alone would leave its nodes
+    /// running, still publishing in this test's domain when a later test takes it.
+    fn kill_tree(&mut self) {
+        let pid = self.child.id() as i32;
+        for p in std::iter::once(pid).chain(descendants(pid)) {
+            // SAFETY: signalling a process we started or one it started.
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        let _ = self.child.wait();
     }
 }
 
@@ -153,17 +175,41 @@ impl Drop for Launch {
         if let Ok(None) = self.child.try_wait() {
             // SAFETY: signalling our own child by pid.
             unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-            let deadline = Instant::now() + Duration::from_secs(5);
+            // Longer than the launcher's own shutdown timeout (5 s), so that it ends its
+            // nodes itself when it can.
+            let deadline = Instant::now() + Duration::from_secs(10);
             while Instant::now() < deadline {
                 if let Ok(Some(_)) = self.child.try_wait() {
                     return;
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            self.kill_tree();
         }
     }
+}
+
+/// Every living descendant of `pid`, read from `/proc` (children before grandchildren).
+fn descendants(pid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    // (pid, parent pid) of every process; the command name in /proc/<pid>/stat is in
+    // parentheses and may hold spaces, so the fields are read after the last ')'.
+    let parents: Vec<(i32, i32)> = entries
+        .filter_map(|e| {
+            let p: i32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            Some((p, ppid))
+        })
+        .collect();
+    let mut found = vec![pid];
+    let mut next = 0;
+    while next < found.len() {
+        let parent = found[next];
+        found.extend(parents.iter().filter(|&&(_, pp)| pp == parent).map(|&(p, _)| p));
+        next += 1;
+    }
+    found.split_off(1)
 }
 
 /// Starts each `(executable, parameter file text, key)` case on its parameter file and
@@ -256,4 +302,89 @@ pub fn temp_file(name: &str, text: &str) -> anyhow::Result<(tempfile::TempDir, P
     let path = dir.path().join(name);
     std::fs::write(&path, text)?;
     Ok((dir, path))
+}
+
+/// Awaits a service response (or an action goal's answer) for at most [`ANSWER_TIMEOUT`]
+/// and panics naming `what` if none comes: a lost request fails the test, it never hangs
+/// it (rcl drops a request sent before the server was matched, and the future then waits
+/// for ever).
+pub async fn answered<T, E: std::fmt::Debug>(answer: impl std::future::Future<Output = Result<T, E>>, what: &str) -> T {
+    match tokio::time::timeout(ANSWER_TIMEOUT, answer).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(e)) => panic!("{what}: {e:?}"),
+        Err(_) => panic!("{what}: no answer within {ANSWER_TIMEOUT:?}"),
+    }
+}
+
+/// Calls an idempotent service until it answers: waits (up to `per_try`) for the server to
+/// be seen, then tries at most `tries` times, each waiting `per_try`, for servers that
+/// restart or whose endpoints are still being matched in discovery.
+pub async fn call_idempotent<S: r2r::WrappedServiceTypeSupport + 'static>(
+    client: &r2r::Client<S>,
+    request: &S::Request,
+    per_try: Duration,
+    tries: u32,
+    what: &str,
+) -> S::Response {
+    let seen = r2r::Node::is_available(client).unwrap_or_else(|e| panic!("{what}: {e}"));
+    // Not seen yet is no reason to stop: the tries below wait too.
+    let _ = tokio::time::timeout(per_try, seen).await;
+    for _ in 0..tries {
+        if let Ok(Ok(response)) = tokio::time::timeout(per_try, client.request(request).unwrap_or_else(|e| panic!("{what}: {e}"))).await {
+            return response;
+        }
+    }
+    panic!("{what}: no answer in {tries} tries of {per_try:?}")
+}
+
+/// Reads and drops messages from `stream` until it stays quiet for `quiet`, for at most
+/// `limit` (a stream that never goes quiet must not hold the test).
+pub async fn drain<T>(stream: &mut (impl Stream<Item = T> + Unpin), quiet: Duration, limit: Duration) {
+    let deadline = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < deadline {
+        match tokio::time::timeout(quiet, stream.next()).await {
+            Ok(Some(_)) => {}
+            _ => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Alive: listed in /proc and not a zombie.
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(|state| state != "Z")))
+            .unwrap_or(false)
+    }
+
+    // Regression: a launch killed after its timeout left its nodes running (each in its own
+    // process group), publishing in the domain the next test reserved.
+    #[test]
+    fn a_launch_that_does_not_exit_is_killed_with_everything_it_started() {
+        let domain = Domain::reserve().unwrap();
+        let mut cmd = Command::new("sh");
+        // The shell ignores SIGINT and starts a grandchild in a session of its own.
+        cmd.args(["-c", "trap '' INT; setsid sleep 300 & echo $!; wait"]);
+        let launch = Launch::spawn(cmd, &domain).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let grandchild = loop {
+            if let Some(pid) = launch.output().lines().next().and_then(|l| l.trim().parse::<i32>().ok()) {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "no pid printed: {}", launch.output());
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(alive(grandchild));
+        assert!(descendants(launch.pid() as i32).contains(&grandchild));
+        assert!(launch.interrupt(Duration::from_millis(300)).is_err(), "the shell ignores SIGINT");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while alive(grandchild) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!alive(grandchild), "the grandchild {grandchild} outlived the launch");
+    }
 }

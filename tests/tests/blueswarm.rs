@@ -9,7 +9,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use flotilla_e2e::{bin, temp_file, Domain, Launch, RosProbe};
+use flotilla_e2e::{bin, call_idempotent, drain, temp_file, Domain, Launch, RosProbe};
 use r2r::flotilla_msgs::msg::{BluebotSensors, TankState};
 use r2r::rcl_interfaces::msg::{Parameter, ParameterValue};
 use r2r::rcl_interfaces::srv::SetParameters;
@@ -36,11 +36,6 @@ fn moved(first: &TankState, last: &TankState) -> f64 {
             Some(((p.x - q.x).powi(2) + (p.y - q.y).powi(2) + (p.z - q.z).powi(2)).sqrt())
         })
         .fold(0.0, f64::max)
-}
-
-/// Reads `stream` until it stays quiet for 300 ms.
-async fn drain<T>(stream: &mut (impl futures::Stream<Item = T> + Unpin)) {
-    while tokio::time::timeout(Duration::from_millis(300), futures::StreamExt::next(stream)).await.is_ok_and(|m| m.is_some()) {}
 }
 
 fn double(name: &str, value: f64) -> Parameter {
@@ -89,18 +84,23 @@ async fn every_behaviour_runs_through_its_launch_file_and_d_t_changes_live() {
         assert!(samples.iter().all(|v| v["robots"] == 5));
         if behaviour == "dispersion" {
             // d_t live: refused out of range (reason named), then 0.26 -> 0.6 m spreads the swarm.
-            let r =
-                set.request(&SetParameters::Request { parameters: vec![double("bluebot.target_distance", -1.0)] }).unwrap().await.unwrap();
+            // Setting a parameter is idempotent: a request lost while this run's controller
+            // is still being matched in discovery is sent again.
+            let set_one = |name: &'static str, value: f64| {
+                let request = SetParameters::Request { parameters: vec![double(name, value)] };
+                let set = &set;
+                async move { call_idempotent(set, &request, Duration::from_secs(10), 6, name).await }
+            };
+            let r = set_one("bluebot.target_distance", -1.0).await;
             assert!(!r.results[0].successful && r.results[0].reason.contains("target_distance must be > 0"), "{:?}", r.results);
-            let r = set.request(&SetParameters::Request { parameters: vec![double("seed", 9.0)] }).unwrap().await.unwrap();
+            let r = set_one("seed", 9.0).await;
             assert!(!r.results[0].successful, "only bluebot.* is live: {:?}", r.results);
             let settled = flotilla_e2e::collect_until(&mut metrics, Duration::from_secs(60), |m: &[r2r::std_msgs::msg::String]| {
                 parse(m).last().and_then(|v| number(v, "time_s")).is_some_and(|t| t >= 30.0)
             })
             .await;
             let before = parse(&settled).last().and_then(|v| number(v, "mean_nnd_m")).unwrap_or_else(|| panic!("{}", launch.output()));
-            let r =
-                set.request(&SetParameters::Request { parameters: vec![double("bluebot.target_distance", 0.6)] }).unwrap().await.unwrap();
+            let r = set_one("bluebot.target_distance", 0.6).await;
             assert!(r.results[0].successful, "{:?}", r.results);
             let spread = flotilla_e2e::collect_until(&mut metrics, Duration::from_secs(90), |m: &[r2r::std_msgs::msg::String]| {
                 parse(m).last().and_then(|v| number(v, "mean_nnd_m")).is_some_and(|nnd| nnd > before + 0.1)
@@ -120,9 +120,10 @@ async fn every_behaviour_runs_through_its_launch_file_and_d_t_changes_live() {
         assert!(rows.len() >= 3 && rows[0].starts_with("time_s,robots,hull_volume_m3"), "{behaviour}: {text}");
         assert!(rows[1..].iter().all(|r| r.split(',').count() == rows[0].split(',').count()), "{text}");
         // Nothing of this run must leak into the next one.
-        drain(&mut metrics).await;
-        drain(&mut states).await;
-        drain(&mut readings).await;
+        let (quiet, limit) = (Duration::from_millis(300), Duration::from_secs(10));
+        drain(&mut metrics, quiet, limit).await;
+        drain(&mut states, quiet, limit).await;
+        drain(&mut readings, quiet, limit).await;
     }
 }
 

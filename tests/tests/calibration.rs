@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use flotilla_common::flow_field::FlowGrid;
 use flotilla_common::params::{get_dotted, load_file, NodeIdentity};
-use flotilla_e2e::{bin, Launch, RosProbe};
+use flotilla_e2e::{answered, bin, Launch, RosProbe};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::action::Calibrate;
 use r2r::flotilla_msgs::srv::EstimateFlowField;
@@ -66,7 +66,7 @@ type Outcome = (GoalStatus, Calibrate::Result, Vec<Calibrate::Feedback>);
 
 /// Sends a goal and waits for its result and the feedback that came with it.
 async fn send(client: &r2r::ActionClient<Calibrate::Action>, goal: Calibrate::Goal) -> Outcome {
-    let (_handle, result, feedback) = client.send_goal_request(goal).unwrap().await.expect("goal not answered");
+    let (_handle, result, feedback) = answered(client.send_goal_request(goal).unwrap(), "goal not answered").await;
     let (status, result) = tokio::time::timeout(Duration::from_secs(40), result).await.expect("no result in 40 s").unwrap();
     (status, result, drain(feedback).await)
 }
@@ -138,7 +138,7 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
     // its checkpoint.
     // Tiny iterations take milliseconds: this one would run for minutes.
     let long = Calibrate::Goal { iterations: 40_000, ..goal(&recording, dir.path(), "long") };
-    let (handle, long_result, mut long_feedback) = client.send_goal_request(long).unwrap().await.unwrap();
+    let (handle, long_result, mut long_feedback) = answered(client.send_goal_request(long).unwrap(), "client.send_goal_request").await;
     let first = tokio::time::timeout(Duration::from_secs(20), long_feedback.next()).await.expect("no feedback from the long goal");
     assert_eq!(first.map(|f| f.iteration), Some(1));
     let (status, result, _) = send(&client, goal(&recording, dir.path(), "second")).await;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use flotilla_common::trajectory::TrajectoryRecording;
-use flotilla_e2e::{bin, repo_root, temp_file, Launch, RosProbe};
+use flotilla_e2e::{answered, bin, repo_root, temp_file, Launch, RosProbe};
 use flotilla_experiments::batch::{Run, TankExperiment};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::msg::{LilyCommand, Radio, TankState};
@@ -142,13 +142,13 @@ async fn killing_and_restarting_one_controller_does_not_stop_the_run() {
     assert!(t5 > f64::from(clock_after_kill), "lily_5's commands went on ({t5} s)");
 
     // Stop and restart lily_5 through its service; the other robots keep going.
-    let r = enable5.request(&SetBool::Request { data: false }).unwrap().await.unwrap();
+    let r = answered(enable5.request(&SetBool::Request { data: false }).unwrap(), "enable5.request").await;
     assert!(r.success && r.message.contains("stopped"), "{}", r.message);
     latest_stamp(&mut cmd5, Duration::from_millis(500)).await;
     let stopped_at = latest_clock(&mut clock).await;
     assert!(until_sim_time(&mut clock, f64::from(stopped_at) + 5.0, Duration::from_secs(20)).await, "/clock stopped after the stop");
     assert!(latest_stamp(&mut cmd5, Duration::from_millis(500)).await.is_none(), "lily_5 commanded while stopped");
-    let r = enable5.request(&SetBool::Request { data: true }).unwrap().await.unwrap();
+    let r = answered(enable5.request(&SetBool::Request { data: true }).unwrap(), "enable5.request").await;
     assert!(r.success && r.message.contains("restarted"), "{}", r.message);
     assert!(next(&mut cmd5, Duration::from_secs(5)).await.is_some(), "lily_5 did not resume");
 
@@ -411,7 +411,7 @@ async fn batched_lock_step_run_equals_the_per_robot_run() {
     let parameters = [("lily_3", boolean(false)), ("lily_3", boolean(true)), ("ghost", boolean(false)), ("lily_4", integer)]
         .map(|(name, value)| Parameter { name: name.into(), value })
         .to_vec();
-    let results = enable.request(&SetParameters::Request { parameters }).unwrap().await.unwrap().results;
+    let results = answered(enable.request(&SetParameters::Request { parameters }).unwrap(), "enable.request").await.results;
     let outcome: Vec<(bool, &str)> = results.iter().map(|r| (r.successful, r.reason.as_str())).collect();
     assert!(outcome.len() == 4 && outcome[0].0 && outcome[0].1.contains("stopped"), "{outcome:?}");
     assert!(outcome[1].0 && outcome[1].1.contains("restarted"), "{outcome:?}");

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use flotilla_e2e::{repo_root, Launch, RosProbe};
+use flotilla_e2e::{answered, repo_root, Launch, RosProbe, ANSWER_TIMEOUT};
 use futures::StreamExt;
 use r2r::flotilla_msgs::action::ExecutePlan;
 use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
@@ -57,7 +57,7 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
     // A real task: the plan must replay, action by action, into the goal at the stated cost.
     for (name, robots) in [("task3", 2), ("task4", 3), ("task3d_1", 1)] {
         let (start, goal) = task(name, robots);
-        let resp = client.request(&request(&start, &goal)).unwrap().await.unwrap();
+        let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
         assert!(resp.success, "{name}: {}", resp.message);
         let steps = steps_of(&resp.actions);
         assert_eq!(steps.len() as u32, resp.steps);
@@ -107,13 +107,13 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
         assert!(!resp.message.is_empty());
         assert!(resp.message.to_lowercase().contains(want), "message `{}` does not mention `{want}`", resp.message);
     }
-    let resp = client.request(&request(&start, &goal)).unwrap().await.unwrap();
+    let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
     assert!(resp.success, "node stopped serving after bad requests: {}", resp.message);
 
     // Playback: feedback per step, result = the goal layout.
     tokio::time::timeout(Duration::from_secs(10), action_ready).await.unwrap().unwrap();
     let goal_msg = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 0.01 };
-    let (_handle, result, mut feedback) = goals.send_goal_request(goal_msg).unwrap().await.unwrap();
+    let (_handle, result, mut feedback) = answered(goals.send_goal_request(goal_msg).unwrap(), "goals.send_goal_request").await;
     let result = tokio::time::timeout(Duration::from_secs(20), result).await.unwrap().unwrap();
     let (status, result) = result;
     assert_eq!(status, r2r::GoalStatus::Succeeded, "{}", result.message);
@@ -129,14 +129,20 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
     let mut broken = resp.actions.clone();
     broken[0].to_cell = vec![0, 0, 5];
     let bad_goal = ExecutePlan::Goal { start: to_msg(&start), actions: broken, step_period: 0.01 };
-    assert!(goals.send_goal_request(bad_goal).unwrap().await.is_err(), "an invalid plan was accepted");
+    assert!(
+        tokio::time::timeout(ANSWER_TIMEOUT, goals.send_goal_request(bad_goal).unwrap()).await.expect("goal not answered").is_err(),
+        "an invalid plan was accepted"
+    );
 
     // Issue #21 item 1: a step period of 1e300 s is refused as a goal, and the action still
     // answers the next goal.
     let huge_period = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 1e300 };
-    assert!(goals.send_goal_request(huge_period).unwrap().await.is_err(), "a 1e300 s step period was accepted");
+    assert!(
+        tokio::time::timeout(ANSWER_TIMEOUT, goals.send_goal_request(huge_period).unwrap()).await.expect("goal not answered").is_err(),
+        "a 1e300 s step period was accepted"
+    );
     let again = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 0.01 };
-    let (_handle, result, _feedback) = goals.send_goal_request(again).unwrap().await.unwrap();
+    let (_handle, result, _feedback) = answered(goals.send_goal_request(again).unwrap(), "goals.send_goal_request").await;
     let (status, result) = tokio::time::timeout(Duration::from_secs(20), result).await.unwrap().unwrap();
     assert_eq!(status, r2r::GoalStatus::Succeeded, "the action stopped serving: {}", result.message);
 

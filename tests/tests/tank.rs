@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use flotilla_e2e::{temp_file, Launch, RosProbe};
+use flotilla_e2e::{answered, temp_file, Launch, RosProbe};
 use futures::StreamExt;
 use r2r::flotilla_msgs::msg::{LilyCommand, LilySensors, TankState};
 use r2r::flotilla_msgs::srv::{RemoveModule, ResetWorld, SetPumps, SpawnModule, StepWorld};
@@ -48,16 +48,20 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     tokio::time::timeout(Duration::from_secs(30), ready).await.expect("services did not appear").unwrap();
 
     let ok = |success: bool, message: &str, what: &str| assert!(success, "{what}: {message}");
-    let r = pause.request(&SetBool::Request { data: true }).unwrap().await.unwrap();
+    let r = answered(pause.request(&SetBool::Request { data: true }).unwrap(), "pause.request").await;
     ok(r.success, &r.message, "pause");
     // Step refuses while running is covered by the pause above; stepping a paused world works.
-    let r = step.request(&StepWorld::Request { steps: 2 }).unwrap().await.unwrap();
+    let r = answered(step.request(&StepWorld::Request { steps: 2 }).unwrap(), "step.request").await;
     ok(r.success, &r.message, "step");
     assert!(r.sim_time > 0.0);
 
     // Two Lilies face to face (face 0 of a toward face 2 of b), 1 mm apart.
     for (name, x) in [("lily_a", -0.0155), ("lily_b", 0.0155)] {
-        let r = spawn.request(&SpawnModule::Request { kind: "lily".into(), name: name.into(), pose: at(x, 0.0) }).unwrap().await.unwrap();
+        let r = answered(
+            spawn.request(&SpawnModule::Request { kind: "lily".into(), name: name.into(), pose: at(x, 0.0) }).unwrap(),
+            "spawn.request",
+        )
+        .await;
         ok(r.success, &r.message, name);
         assert_eq!(r.name, name);
     }
@@ -66,11 +70,19 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     assert!(urdf.data.contains("<robot") && urdf.data.contains("latch_0"), "{}", &urdf.data[..urdf.data.len().min(200)]);
 
     // Refusals name the problem; the node keeps serving.
-    let r = spawn.request(&SpawnModule::Request { kind: "frog".into(), name: "".into(), pose: at(0.1, 0.1) }).unwrap().await.unwrap();
+    let r = answered(
+        spawn.request(&SpawnModule::Request { kind: "frog".into(), name: "".into(), pose: at(0.1, 0.1) }).unwrap(),
+        "spawn.request",
+    )
+    .await;
     assert!(!r.success && r.message.contains("frog") && r.message.contains("lily"), "{}", r.message);
-    let r = spawn.request(&SpawnModule::Request { kind: "lily".into(), name: "lily_c".into(), pose: at(0.0, 0.0) }).unwrap().await.unwrap();
+    let r = answered(
+        spawn.request(&SpawnModule::Request { kind: "lily".into(), name: "lily_c".into(), pose: at(0.0, 0.0) }).unwrap(),
+        "spawn.request",
+    )
+    .await;
     assert!(!r.success && r.message.contains("overlap"), "{}", r.message);
-    let r = remove.request(&RemoveModule::Request { name: "nobody".into() }).unwrap().await.unwrap();
+    let r = answered(remove.request(&RemoveModule::Request { name: "nobody".into() }).unwrap(), "remove.request").await;
     assert!(!r.success && r.message.contains("nobody"), "{}", r.message);
 
     // Latch on both faces through the robots' cmd topics.
@@ -79,7 +91,7 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     for _ in 0..100 {
         cmd_a.publish(&latch([true, false, false, false])).unwrap();
         cmd_b.publish(&latch([false, false, true, false])).unwrap();
-        step.request(&StepWorld::Request { steps: 2 }).unwrap().await.unwrap();
+        answered(step.request(&StepWorld::Request { steps: 2 }).unwrap(), "step.request").await;
         let s = tokio::time::timeout(Duration::from_secs(2), state.next()).await.ok().flatten();
         if s.as_ref().and_then(|s| latched(s, "lily_a", 0)).as_deref() == Some("lily_b") {
             joined = true;
@@ -89,7 +101,7 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     assert!(joined, "the Lilies did not latch through their cmd topics");
     let mut saw_latched_sensor = false;
     for _ in 0..40 {
-        step.request(&StepWorld::Request { steps: 4 }).unwrap().await.unwrap();
+        answered(step.request(&StepWorld::Request { steps: 4 }).unwrap(), "step.request").await;
         if let Ok(Some(s)) = tokio::time::timeout(Duration::from_millis(500), sensors_a.next()).await {
             if s.latched.first() == Some(&true) {
                 saw_latched_sensor = true;
@@ -103,7 +115,7 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     let mut released = false;
     for _ in 0..100 {
         cmd_a.publish(&latch([false; 4])).unwrap();
-        step.request(&StepWorld::Request { steps: 2 }).unwrap().await.unwrap();
+        answered(step.request(&StepWorld::Request { steps: 2 }).unwrap(), "step.request").await;
         let s = tokio::time::timeout(Duration::from_secs(2), state.next()).await.ok().flatten();
         if s.is_some_and(|s| s.modules.len() == 2 && latched(&s, "lily_a", 0).is_none()) {
             released = true;
@@ -113,16 +125,16 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     assert!(released, "commanding the latch off did not release it");
 
     // Pumps: valid, out of range, wrong count.
-    let r = pumps.request(&SetPumps::Request { power: vec![50.0] }).unwrap().await.unwrap();
+    let r = answered(pumps.request(&SetPumps::Request { power: vec![50.0] }).unwrap(), "pumps.request").await;
     ok(r.success, &r.message, "set pumps");
-    let r = pumps.request(&SetPumps::Request { power: vec![150.0] }).unwrap().await.unwrap();
+    let r = answered(pumps.request(&SetPumps::Request { power: vec![150.0] }).unwrap(), "pumps.request").await;
     assert!(!r.success && r.message.contains("150"), "{}", r.message);
-    let r = pumps.request(&SetPumps::Request { power: vec![1.0, 2.0, 3.0] }).unwrap().await.unwrap();
+    let r = answered(pumps.request(&SetPumps::Request { power: vec![1.0, 2.0, 3.0] }).unwrap(), "pumps.request").await;
     assert!(!r.success && r.message.contains('3'), "{}", r.message);
     // Messages published before the change may still be queued: look for the new power.
     let mut seen = Vec::new();
     for _ in 0..50 {
-        step.request(&StepWorld::Request { steps: 1 }).unwrap().await.unwrap();
+        answered(step.request(&StepWorld::Request { steps: 1 }).unwrap(), "step.request").await;
         if let Ok(Some(s)) = tokio::time::timeout(Duration::from_secs(2), state.next()).await {
             seen = s.pump_power;
             if seen.iter().all(|p| (*p - 50.0).abs() < 1e-9) {
@@ -133,12 +145,12 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     assert!(!seen.is_empty() && seen.iter().all(|p| (*p - 50.0).abs() < 1e-9), "pump power in /tank/state: {seen:?}");
 
     // Remove one, then reset: back to the scenario (no modules) at t = 0.
-    let r = remove.request(&RemoveModule::Request { name: "lily_b".into() }).unwrap().await.unwrap();
+    let r = answered(remove.request(&RemoveModule::Request { name: "lily_b".into() }).unwrap(), "remove.request").await;
     ok(r.success, &r.message, "remove");
-    let r = reset.request(&ResetWorld::Request { use_seed: true, seed: 9 }).unwrap().await.unwrap();
+    let r = answered(reset.request(&ResetWorld::Request { use_seed: true, seed: 9 }).unwrap(), "reset.request").await;
     ok(r.success, &r.message, "reset");
     let s = loop {
-        step.request(&StepWorld::Request { steps: 1 }).unwrap().await.unwrap();
+        answered(step.request(&StepWorld::Request { steps: 1 }).unwrap(), "step.request").await;
         if let Ok(Some(s)) = tokio::time::timeout(Duration::from_secs(2), state.next()).await {
             if s.sim_time < 0.2 {
                 break s;

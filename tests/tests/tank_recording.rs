@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use flotilla_e2e::{bin, repo_root, temp_file, Launch, RosProbe};
+use flotilla_e2e::{answered, bin, repo_root, temp_file, Launch, RosProbe};
 use futures::StreamExt;
 use r2r::flotilla_msgs::msg::{FlowField, TankState};
 use r2r::rcl_interfaces::msg::{Parameter, ParameterValue};
@@ -178,17 +178,17 @@ async fn set_parameters_changes_the_hydrodynamics_live_and_refuses_bad_values() 
     let launch = Launch::start("launch/tank.launch.yaml", &[&arg], &probe.domain).unwrap();
     tokio::time::timeout(Duration::from_secs(30), ready).await.expect("parameter services did not appear").unwrap();
     let kv = || async {
-        let r = get.request(&GetParameters::Request { names: vec!["hydro.kv".into()] }).unwrap().await.unwrap();
+        let r = answered(get.request(&GetParameters::Request { names: vec!["hydro.kv".into()] }).unwrap(), "get hydro.kv").await;
         r.values[0].double_value
     };
     assert_eq!(kv().await, 1.24);
 
     // Good values are taken; the world keeps running.
-    let r = set
-        .request(&SetParameters::Request { parameters: vec![double("hydro.kv", 2.0), double("hydro.d_linear", 0.5)] })
-        .unwrap()
-        .await
-        .unwrap();
+    let r = answered(
+        set.request(&SetParameters::Request { parameters: vec![double("hydro.kv", 2.0), double("hydro.d_linear", 0.5)] }).unwrap(),
+        "set hydro.kv and hydro.d_linear",
+    )
+    .await;
     assert!(r.results.iter().all(|r| r.successful), "{:?}", r.results);
     assert_eq!(kv().await, 2.0);
 
@@ -201,11 +201,11 @@ async fn set_parameters_changes_the_hydrodynamics_live_and_refuses_bad_values() 
             "kf",
         ),
     ] {
-        let r = set.request(&SetParameters::Request { parameters: vec![parameter] }).unwrap().await.unwrap();
+        let r = answered(set.request(&SetParameters::Request { parameters: vec![parameter] }).unwrap(), key).await;
         assert!(!r.results[0].successful && r.results[0].reason.contains(key), "{:?}", r.results);
     }
     assert_eq!(kv().await, 2.0);
-    let before = states.next().await.unwrap().sim_time;
+    let before = tokio::time::timeout(Duration::from_secs(10), states.next()).await.expect("no /tank/state").unwrap().sim_time;
     let after = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
             let s = states.next().await.unwrap();
