@@ -112,12 +112,17 @@ fn sdf_checker() -> Option<PathBuf> {
         matches!((modified(b), modified(&source)), (Some(b), Some(s)) if b >= s)
     };
     if !fresh(&binary) {
-        let status = Command::new("c++").args(["-std=c++17", "-o"]).arg(&binary).arg(&source).args(flags.split_whitespace()).status();
+        // Tests run in parallel processes: each compiles to a name of its own and renames
+        // it into place, so none ever runs a checker another one is still writing
+        // (regression: "Text file busy").
+        let partial = binary.with_extension(format!("{}.partial", std::process::id()));
+        let status = Command::new("c++").args(["-std=c++17", "-o"]).arg(&partial).arg(&source).args(flags.split_whitespace()).status();
         match status {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => panic!("running c++: {e}"),
             Ok(s) => assert!(s.success(), "compiling {} against {module} failed", source.display()),
         }
+        std::fs::rename(&partial, &binary).unwrap_or_else(|e| panic!("moving the checker into place at {}: {e}", binary.display()));
     }
     Some(binary)
 }
