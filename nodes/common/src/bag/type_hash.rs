@@ -69,7 +69,7 @@ mod tests {
     #[test]
     fn bytes_format_as_rosidl_does_and_parse_back() {
         let mut value = [0u8; 32];
-        for (i, pair) in TF_MESSAGE[7..].as_bytes().chunks(2).enumerate() {
+        for (i, pair) in TF_MESSAGE.as_bytes()[7..].chunks(2).enumerate() {
             value[i] = u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap();
         }
         let hash = TypeHash::from_rihs(1, &value).unwrap();
