@@ -15,6 +15,7 @@ use flotilla_common::ros_bag::type_hash;
 use flotilla_e2e::{bin, python_tool, read_rosbag2, repo_root, temp_file, Launch, RosProbe};
 use futures::StreamExt;
 use r2r::flotilla_msgs::msg::{FlowField, TankState};
+use r2r::flotilla_msgs::srv::ResetWorld;
 use r2r::rcl_interfaces::msg::{Parameter, ParameterValue};
 use r2r::rcl_interfaces::srv::{GetParameters, SetParameters};
 use r2r::tf2_msgs::msg::TFMessage;
@@ -262,6 +263,54 @@ async fn a_killed_node_leaves_every_published_state_in_the_bag() {
     let read: Vec<u64> = rb["state_steps"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
     assert_eq!(read, recorded, "rosbags reads what the mcap crate reads");
     assert_eq!(rb["metadata"]["topics"]["/tank/state"]["count"].as_u64(), Some(state_count));
+}
+
+/// Waits (10 s at most) for a state at `min_time` s of sim time or later.
+async fn wait_for_time(states: &mut (impl futures::Stream<Item = TankState> + Unpin), min_time: f64) {
+    let reached = async {
+        while let Some(s) = states.next().await {
+            if s.sim_time >= min_time {
+                return;
+            }
+        }
+        panic!("/tank/state ended");
+    };
+    tokio::time::timeout(Duration::from_secs(10), reached).await.unwrap_or_else(|_| panic!("no state at {min_time} s of sim time"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_closes_the_bag_and_continues_in_a_numbered_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("reset");
+    let extra = format!("    record: {{bag: \"{}\"}}", bag.display());
+    let (_sdir, scenario) = temp_file("pingpong.yaml", &pingpong_with(&extra)).unwrap();
+    let mut probe = RosProbe::new("probe_reset").unwrap();
+    let reset = probe.with_node(|n| n.create_client::<ResetWorld::Service>("/tank/reset", r2r::QosProfile::default())).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&reset)).unwrap();
+    let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
+    probe.spin();
+    let arg = format!("scenario_file:={}", scenario.display());
+    let launch = Launch::start("launch/tank.launch.yaml", &[&arg], &probe.domain).unwrap();
+    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("/tank/reset did not appear").unwrap();
+    wait_for_time(&mut states, 0.5).await;
+    let r = reset.request(&ResetWorld::Request { use_seed: true, seed: 9 }).unwrap().await.unwrap();
+    assert!(r.success, "{}", r.message);
+    // States of the new run (sim time restarts at 0) up to 0.5 s.
+    wait_for_time(&mut states, 0.5).await;
+    let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "{output}");
+
+    // The first bag was finished at the reset, the second at the stop: both complete,
+    // both read by rosbags, sim time starting again in the second.
+    for (dir, name) in [(bag.clone(), "reset_0.mcap"), (dir.path().join("reset.1"), "reset.1_0.mcap")] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert!(mcap::Summary::read(&bytes).unwrap().is_some(), "{} is finished", dir.display());
+        let rb = read_rosbag2(&dir);
+        let count = rb["read_counts"]["/tank/state"].as_u64().unwrap();
+        assert!(count >= 15, "{}: {count} states", dir.display());
+        assert_eq!(rb["metadata"]["topics"]["/tank/state"]["count"].as_u64(), Some(count), "metadata.yaml final counts");
+        assert_eq!(rb["metadata"]["start_time"].as_u64(), Some(0), "{}: sim time from 0", dir.display());
+    }
 }
 
 fn double(name: &str, value: f64) -> Parameter {
