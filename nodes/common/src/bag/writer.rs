@@ -59,9 +59,9 @@ pub enum BagError {
     /// A topic was added twice.
     #[error("topic {0} is already in the bag")]
     DuplicateTopic(String),
-    /// More topics than MCAP channel ids.
-    #[error("topic {0}: too many topics for one MCAP file")]
-    TooManyTopics(String),
+    /// A topic id of another bag.
+    #[error("topic id {0} was not added to this bag")]
+    UnknownTopic(usize),
 }
 
 /// A topic to record.
@@ -181,7 +181,7 @@ impl BagWriter {
 
     /// Writes one CDR-serialized message stamped `time_ns` (ns; log and publish time).
     pub fn write(&mut self, topic: TopicId, time_ns: u64, cdr: &[u8]) -> Result<(), BagError> {
-        let channel = &mut self.channels[topic.0];
+        let channel = self.channels.get_mut(topic.0).ok_or(BagError::UnknownTopic(topic.0))?;
         channel.sequence = channel.sequence.wrapping_add(1);
         let (id, sequence) = (channel.id, channel.sequence);
         self.mcap.write(id, sequence, time_ns, cdr).map_err(|source| self.write_error(source))?;
@@ -327,6 +327,7 @@ mod tests {
         let state = bag.add_topic(&f.state()).unwrap();
         let flow = bag.add_topic(&f.flow()).unwrap();
         assert!(matches!(bag.add_topic(&f.state()), Err(BagError::DuplicateTopic(_))));
+        assert!(matches!(bag.write(TopicId(7), 0, &[]), Err(BagError::UnknownTopic(7))));
         bag.write(flow, 0, &[9]).unwrap();
         for i in 1..=3u8 {
             bag.write(state, u64::from(i) * 25_000_000, &[i]).unwrap();
