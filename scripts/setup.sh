@@ -11,7 +11,8 @@
 #   4. The `flotilla` ament package index entry (share/flotilla -> launch, config, urdf;
 #      lib/flotilla -> the cargo binaries) so `$(find-pkg-share flotilla)` and
 #      `pkg: flotilla` resolve for both `flotilla launch` and `ros2 launch`.
-#   5. Python tools the tests use (scripts/py-tools-requirements.txt), cached by content.
+#   5. Python tools the tests use (scripts/py-tools-requirements.txt), cached by content
+#      (alone: `scripts/setup.sh py-tools` prints their folder).
 #   6. build/env.sh: the exports `make env` prints.
 #
 # Progress goes to stderr; nothing is printed on stdout.
@@ -218,6 +219,11 @@ main() {
     # Two set-ups at once (e.g. `make test` in two clones) share the cache: take turns.
     exec 9>"$CACHE/.lock"
     flock 9
+    # `scripts/setup.sh py-tools`: only step 5; prints the folder (for FLOTILLA_PY_TOOLS).
+    if [ "${1:-}" = py-tools ]; then
+        install_py_tools
+        return 0
+    fi
     install_debian_packages
     local base_env
     if [ -n "${ROS_DISTRO:-}" ] && [ -z "${FLOTILLA_ROS_WHEELS:-}" ]; then

@@ -1,9 +1,9 @@
-"""Reads a Flotilla MCAP bag with Foxglove's ROS 2 reader (mcap-ros2-support), which parses
-the stored ros2msg schemas and decodes CDR itself: an independent check that the bag is a
-ROS 2 bag. Prints JSON: message count per topic and, per topic, the last message's fields
+"""Reads the MCAP file of a Flotilla bag with Foxglove's ROS 2 reader (mcap-ros2-support),
+which parses the stored ros2msg schemas and decodes CDR itself: an independent check that
+the bag is a ROS 2 bag. Prints JSON: message count per topic and, per topic, the last message's fields
 the e2e test compares.
 
-Usage: python3 tests/read_bag.py BAG.mcap
+Usage: python3 tests/read_bag.py BAG_DIRECTORY/NAME_0.mcap
 """
 import json
 import sys

@@ -1,5 +1,6 @@
 //! Issue 21 drills against the release binaries: kill -9 while recording (every state a
-//! subscriber received is in the bag and the CSV), signals while busy (a huge /tank/step,
+//! subscriber received is in the bag, read by the `mcap` crate and by rosbags, which opens
+//! the killed bag directory as is, and in the CSV), signals while busy (a huge /tank/step,
 //! an image_replay at speed 0 in a loop), and bad start-up configurations that must exit 2.
 //!
 //! `FLOTILLA_KILL_TRIALS` sets the number of kill -9 trials (default 3; the closing note of
@@ -9,7 +10,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 use std::time::Duration;
 
-use flotilla_e2e::{assert_bad_parameters_refused, bin, repo_root, temp_file, Domain, Launch, RosProbe};
+use flotilla_e2e::{assert_bad_parameters_refused, bin, read_rosbag2, repo_root, temp_file, Domain, Launch, RosProbe};
 use futures::StreamExt;
 use r2r::flotilla_msgs::msg::TankState;
 use r2r::flotilla_msgs::srv::StepWorld;
@@ -62,8 +63,8 @@ async fn item7_kill9_drill_every_received_state_is_in_the_bag_and_the_csv() {
     let mut report = Vec::new();
     for trial in 0..trials {
         let dir = tempfile::tempdir().unwrap();
-        let (bag, csv) = (dir.path().join("kill.mcap"), dir.path().join("kill.csv"));
-        let extra = format!("    record: {{mcap: \"{}\", trajectory_csv: \"{}\"}}", bag.display(), csv.display());
+        let (bag, csv) = (dir.path().join("kill"), dir.path().join("kill.csv"));
+        let extra = format!("    record: {{bag: \"{}\", trajectory_csv: \"{}\"}}", bag.display(), csv.display());
         let (_sdir, scenario) = temp_file("pingpong.yaml", &pingpong_with(&extra)).unwrap();
         let mut cmd = Command::new(bin("tank_physics"));
         cmd.args(["--ros-args", "--params-file"]).arg(&scenario).args(["-p", "run.real_time_factor:=0.0"]);
@@ -86,13 +87,23 @@ async fn item7_kill9_drill_every_received_state_is_in_the_bag_and_the_csv() {
         while let Ok(Some(s)) = tokio::time::timeout(Duration::from_millis(300), states.next()).await {
             received.push(s.step);
         }
-        let (in_bag, in_csv) = (bag_steps(&bag), csv_frames(&csv, 24));
+        let (in_bag, in_csv) = (bag_steps(&bag.join("kill_0.mcap")), csv_frames(&csv, 24));
         let not_in_bag: Vec<u64> = received.iter().filter(|s| !in_bag.contains(s)).copied().collect();
+        let rosbags = read_rosbag2(&bag);
+        let in_rosbags: BTreeSet<u64> = rosbags["state_steps"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
+        let not_in_rosbags: Vec<u64> = received.iter().filter(|s| !in_rosbags.contains(s)).copied().collect();
         // The state at start (step 0) precedes any CSV frame.
         let not_in_csv: Vec<u64> = received.iter().filter(|&&s| s > 0 && !in_csv.contains(&s)).copied().collect();
         assert!(not_in_bag.is_empty(), "trial {trial}: received but not in the bag: {not_in_bag:?}");
+        assert!(not_in_rosbags.is_empty(), "trial {trial}: received but not read by rosbags: {not_in_rosbags:?}");
         assert!(not_in_csv.is_empty(), "trial {trial}: received but not in the CSV: {not_in_csv:?}");
-        report.push(format!("trial {trial}: {} states received, all in bag ({}) and CSV ({})", received.len(), in_bag.len(), in_csv.len()));
+        report.push(format!(
+            "trial {trial}: {} states received, all in bag ({}; rosbags {}) and CSV ({})",
+            received.len(),
+            in_bag.len(),
+            in_rosbags.len(),
+            in_csv.len()
+        ));
     }
     eprintln!("{}", report.join("\n"));
 }
@@ -177,13 +188,15 @@ fn item8_bad_startup_configurations_exit_2() {
         physics("    modules:\n      lily: {kind: lily, poses: [5.0, 0.0, 0.0]}\n"),
         physics("    modules:\n      lily: {kind: lily, poses: [0.0, 0.0, 0.0, 0.001, 0.0, 0.0]}\n"),
         physics(&format!("    record: {{trajectory_csv: {unwritable}}}\n")),
-        physics(&format!("    record: {{mcap: {unwritable}}}\n")),
+        physics(&format!("    record: {{bag: {unwritable}}}\n")),
+        physics("    record: {mcap: /tmp/run.mcap}\n"),
         physics(&format!("    flow: {{file: {}}}\n", flow.display())),
         format!("tracker:\n  ros__parameters:\n    tracks_csv: {unwritable}\n"),
         format!("overhead_camera:\n  ros__parameters:\n    save_frames_dir: {unwritable}\n"),
     ];
-    let exes = ["tank_physics", "tank_physics", "tank_physics", "tank_physics", "tank_physics", "tracker", "overhead_camera"];
-    let keys = ["lily_0", "lily_1", unwritable, unwritable, "flow", unwritable, unwritable];
+    let exes =
+        ["tank_physics", "tank_physics", "tank_physics", "tank_physics", "tank_physics", "tank_physics", "tracker", "overhead_camera"];
+    let keys = ["lily_0", "lily_1", unwritable, unwritable, "record.bag", "flow", unwritable, unwritable];
     let cases: Vec<(&str, &str, &str)> = exes.iter().zip(&cases).zip(keys).map(|((e, c), k)| (*e, c.as_str(), k)).collect();
     assert_bad_parameters_refused(&domain, &cases);
 }

@@ -1,19 +1,29 @@
-//! What the tank physics node records (the trajectory CSV and the MCAP bag of the state
-//! topics) and its live parameters, through ROS: a finished run gives a complete bag whose
-//! messages are the ones published; a killed node leaves every state message it had
-//! published readable; `set_parameters` (what `ros2 param set` calls) changes the
-//! hydrodynamics while running and refuses bad values with a reason.
+//! What the tank physics node records (the trajectory CSV and the rosbag2 bag directory of
+//! the state topics) and its live parameters, through ROS: a finished run gives a complete
+//! bag (metadata.yaml + MCAP) whose messages are the ones published, read by three
+//! independent readers (the `mcap` crate, rosbags, Foxglove's mcap-ros2-support); a killed
+//! node leaves a bag rosbags opens as is, with every state message it had published;
+//! `set_parameters` (what `ros2 param set` calls) changes the hydrodynamics while running
+//! and refuses bad values with a reason.
 
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use flotilla_e2e::{answered, bin, repo_root, temp_file, Launch, RosProbe};
+use flotilla_common::ros_bag::type_hash;
+use flotilla_e2e::{answered, bin, python_tool, read_rosbag2, repo_root, temp_file, Launch, RosProbe};
 use futures::StreamExt;
 use r2r::flotilla_msgs::msg::{FlowField, TankState};
+use r2r::flotilla_msgs::srv::ResetWorld;
 use r2r::rcl_interfaces::msg::{Parameter, ParameterValue};
 use r2r::rcl_interfaces::srv::{GetParameters, SetParameters};
 use r2r::tf2_msgs::msg::TFMessage;
 use r2r::WrappedTypesupport;
+use serde_json::Value as Json;
+
+/// tf2_msgs/msg/TFMessage's type hash as a Jazzy graph announces it (`ros2 topic info -v /tf`).
+const JAZZY_TF_MESSAGE: &str = "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087";
 
 /// The 24-ball scenario with the given extra `ros__parameters` lines (4-space indented).
 fn pingpong_with(extra: &str) -> String {
@@ -29,8 +39,8 @@ struct BagMessage {
     data: Vec<u8>,
 }
 
-/// Every message of an MCAP file, and whether the file was finished.
-fn read_bag(path: &std::path::Path) -> (Vec<BagMessage>, bool) {
+/// Every message of an MCAP file, and whether it read to its end without error.
+fn read_mcap(path: &Path) -> (Vec<BagMessage>, bool) {
     let bytes = std::fs::read(path).unwrap();
     let mut out = Vec::new();
     let mut complete = true;
@@ -51,31 +61,41 @@ fn read_bag(path: &std::path::Path) -> (Vec<BagMessage>, bool) {
     (out, complete)
 }
 
-/// tests/read_bag.py's JSON summary of a bag (Foxglove's mcap-ros2-support, installed by
-/// scripts/setup.sh; its absence fails the test).
-fn python_reading(bag: &std::path::Path) -> serde_json::Value {
-    let tools = std::env::var("FLOTILLA_PY_TOOLS")
-        .expect("FLOTILLA_PY_TOOLS unset: source build/env.sh (scripts/setup.sh installs the bag reader)");
-    let python_path = match std::env::var("PYTHONPATH") {
-        Ok(p) if !p.is_empty() => format!("{tools}:{p}"),
-        _ => tools,
-    };
-    let out = Command::new("python3")
-        .arg(repo_root().join("tests/read_bag.py"))
-        .arg(bag)
-        .env("PYTHONPATH", python_path)
-        .output()
-        .expect("running python3");
-    assert!(out.status.success(), "read_bag.py: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("read_bag.py prints JSON")
+/// The bag's `metadata.yaml`, inside its `rosbag2_bagfile_information` key.
+fn metadata_yaml(bag: &Path) -> serde_yaml::Value {
+    let text = std::fs::read_to_string(bag.join("metadata.yaml")).unwrap();
+    serde_yaml::from_str::<serde_yaml::Value>(&text).unwrap()["rosbag2_bagfile_information"].clone()
+}
+
+/// (type, message count, type hash) per topic of a `metadata.yaml`.
+fn metadata_topics(m: &serde_yaml::Value) -> BTreeMap<String, (String, u64, String)> {
+    m["topics_with_message_count"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let meta = &t["topic_metadata"];
+            let text = |v: &serde_yaml::Value| v.as_str().unwrap().to_owned();
+            (text(&meta["name"]), (text(&meta["type"]), t["message_count"].as_u64().unwrap(), text(&meta["type_description_hash"])))
+        })
+        .collect()
+}
+
+/// The recorded topics: name, type, RIHS01 hash from the type support, durability.
+fn recorded_topics() -> [(&'static str, &'static str, String, &'static str); 3] {
+    [
+        ("/tank/state", "flotilla_msgs/msg/TankState", type_hash::<TankState>().unwrap().to_string(), "volatile"),
+        ("/tf", "tf2_msgs/msg/TFMessage", type_hash::<TFMessage>().unwrap().to_string(), "volatile"),
+        ("/tank/flow_field", "flotilla_msgs/msg/FlowField", type_hash::<FlowField>().unwrap().to_string(), "transient_local"),
+    ]
 }
 
 #[test]
 fn a_finished_run_leaves_a_complete_bag_and_csv() {
     let dir = tempfile::tempdir().unwrap();
-    let bag = dir.path().join("run.mcap");
+    let bag = dir.path().join("run");
     let csv = dir.path().join("run.csv");
-    let extra = format!("    record: {{mcap: \"{}\", trajectory_csv: \"{}\"}}", bag.display(), csv.display());
+    let extra = format!("    record: {{bag: \"{}\", trajectory_csv: \"{}\"}}", bag.display(), csv.display());
     let (_sdir, scenario) = temp_file("pingpong.yaml", &pingpong_with(&extra)).unwrap();
     let probe = RosProbe::new("probe_bag").unwrap();
     let args = [format!("scenario_file:={}", scenario.display()), "duration:=5".into(), "real_time_factor:=0".into()];
@@ -83,8 +103,13 @@ fn a_finished_run_leaves_a_complete_bag_and_csv() {
     let (status, output) = Launch::start("launch/tank.launch.yaml", &args, &probe.domain).unwrap().wait(Duration::from_secs(60)).unwrap();
     assert!(status.success(), "{output}");
 
-    let (messages, complete) = read_bag(&bag);
-    assert!(complete, "a bag closed on a normal stop has its summary and footer");
+    // A rosbag2 bag directory: metadata.yaml and <name>_0.mcap, nothing else.
+    let mut files: Vec<String> = std::fs::read_dir(&bag).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    files.sort();
+    assert_eq!(files, ["metadata.yaml", "run_0.mcap"]);
+    let mcap_file = bag.join("run_0.mcap");
+    let (messages, complete) = read_mcap(&mcap_file);
+    assert!(complete, "a bag closed on a normal stop reads to its end");
     let of = |topic: &str| messages.iter().filter(|m| m.topic == topic).collect::<Vec<_>>();
     let states = of("/tank/state");
     // 30 Hz of sim time (3 steps in 4 of 25 ms) for 5 s, plus the state at start.
@@ -101,18 +126,71 @@ fn a_finished_run_leaves_a_complete_bag_and_csv() {
     let flow = FlowField::from_serialized_bytes(&of("/tank/flow_field")[0].data).unwrap();
     assert!(flow.nx > 0 && flow.mean_x.len() == (flow.nx * flow.ny) as usize);
 
-    // An independent ROS 2 reader (Foxglove's, Python) decodes the same bag.
-    let python = python_reading(&bag);
+    // The MCAP channels carry the type hash and the offered QoS as rosbag2 writes them; the
+    // summary's last `rosbag2` metadata record is metadata.yaml's content.
+    let bytes = std::fs::read(&mcap_file).unwrap();
+    let summary = mcap::Summary::read(&bytes).unwrap().expect("a finished bag has a summary");
+    let topics = recorded_topics();
+    for (name, _, hash, durability) in &topics {
+        let channel = summary.channels.values().find(|c| c.topic == *name).unwrap();
+        assert_eq!(&channel.metadata["topic_type_hash"], hash, "{name}");
+        let qos: serde_yaml::Value = serde_yaml::from_str(&channel.metadata["offered_qos_profiles"]).unwrap();
+        assert_eq!((qos[0]["reliability"].as_str(), qos[0]["durability"].as_str()), (Some("reliable"), Some(*durability)), "{name}");
+    }
+    assert_eq!(topics[1].2, JAZZY_TF_MESSAGE, "the type support's TFMessage hash is Jazzy's");
+
+    // metadata.yaml as Jazzy's rosbag2 writes it, agreeing with the MCAP file.
+    let meta = metadata_yaml(&bag);
+    assert_eq!(meta["version"], 9);
+    assert_eq!(meta["storage_identifier"], "mcap");
+    assert_eq!(meta["relative_file_paths"][0], "run_0.mcap");
+    assert_eq!(meta["files"][0]["path"], "run_0.mcap");
+    assert_eq!(meta["ros_distro"], "jazzy");
+    assert_eq!(meta["message_count"].as_u64(), Some(messages.len() as u64));
+    assert_eq!(meta["files"][0]["message_count"].as_u64(), Some(messages.len() as u64));
+    let first = messages.iter().map(|m| m.log_time).min().unwrap();
+    let end = messages.iter().map(|m| m.log_time).max().unwrap();
+    assert_eq!(meta["starting_time"]["nanoseconds_since_epoch"].as_u64(), Some(first));
+    assert_eq!(meta["duration"]["nanoseconds"].as_u64(), Some(end - first));
+    let listed = metadata_topics(&meta);
+    for (name, type_name, hash, _) in &topics {
+        assert_eq!(listed[*name], (type_name.to_string(), of(name).len() as u64, hash.clone()), "{name}");
+    }
+
+    // rosbags opens the directory: its metadata, the MCAP file's messages, and the hashes it
+    // computes from the stored schemas all agree with ours.
+    let rb = read_rosbag2(&bag);
+    assert_eq!(rb["metadata"]["message_count"].as_u64(), Some(messages.len() as u64), "{rb}");
+    assert_eq!(rb["metadata"]["ros_distro"], "jazzy");
+    assert_eq!(rb["metadata"]["start_time"].as_u64(), Some(first));
+    for (name, type_name, hash, durability) in &topics {
+        let t = &rb["metadata"]["topics"][name];
+        let count = of(name).len() as u64;
+        assert_eq!(
+            (t["type"].as_str(), t["count"].as_u64(), t["type_hash"].as_str()),
+            (Some(*type_name), Some(count), Some(hash.as_str())),
+            "{name}: {t}"
+        );
+        assert_eq!(t["serialization_format"], "cdr");
+        assert_eq!(t["qos"][0]["reliability"], "reliable");
+        assert_eq!(t["qos"][0]["durability"], *durability);
+        assert_eq!(rb["read_counts"][name].as_u64(), Some(count), "{name} read from the MCAP file");
+        assert_eq!(rb["computed_hashes"][type_name].as_str(), Some(hash.as_str()), "rosbags' hash of {type_name}");
+    }
+    assert_eq!(rb["state"]["step"].as_u64(), Some(last.step));
+    assert_eq!(rb["state"]["log_time_ns"].as_u64(), Some(states.last().unwrap().log_time));
+    let steps: Vec<u64> = states.iter().map(|m| TankState::from_serialized_bytes(&m.data).unwrap().step).collect();
+    assert_eq!(rb["state_steps"], Json::from(steps));
+    assert_modules_match(&rb["state"]["modules"], &last);
+    assert_eq!(rb["tf_frames"].as_array().unwrap().len(), 24);
+    assert_eq!(rb["flow"]["cells"].as_u64(), Some(flow.mean_x.len() as u64));
+
+    // Foxglove's ROS 2 reader (Python) decodes the same MCAP file.
+    let python = python_tool("read_bag.py", &mcap_file);
     assert_eq!(python["counts"]["/tank/state"].as_u64(), Some(states.len() as u64), "{python}");
     assert_eq!(python["schemas"]["/tf"], "tf2_msgs/msg/TFMessage");
     assert_eq!(python["state"]["step"].as_u64(), Some(last.step));
-    let modules = python["state"]["modules"].as_array().unwrap();
-    assert_eq!(modules.len(), 24);
-    for (m, ours) in modules.iter().zip(&last.modules) {
-        assert_eq!(m[0], ours.name.as_str());
-        // JSON text -> f64 is within an ulp (serde_json's fast float parsing).
-        assert!((m[1].as_f64().unwrap() - ours.pose.position.x).abs() < 1e-12, "{m} vs {:?}", ours.pose.position);
-    }
+    assert_modules_match(&python["state"]["modules"], &last);
     assert_eq!(python["tf_frames"].as_array().unwrap().len(), 24);
 
     // The CSV has a frame per step with every ball, and it agrees with the bag.
@@ -125,11 +203,22 @@ fn a_finished_run_leaves_a_complete_bag_and_csv() {
     assert!((row[3] - last_ball.pose.position.x).abs() < 1e-9 && (row[4] - last_ball.pose.position.y).abs() < 1e-9);
 }
 
+/// A Python reader's `[name, x, y]` per module equals the state's.
+fn assert_modules_match(modules: &Json, state: &TankState) {
+    let modules = modules.as_array().unwrap();
+    assert_eq!(modules.len(), state.modules.len());
+    for (m, ours) in modules.iter().zip(&state.modules) {
+        assert_eq!(m[0], ours.name.as_str());
+        // JSON text -> f64 is within an ulp (serde_json's fast float parsing).
+        assert!((m[1].as_f64().unwrap() - ours.pose.position.x).abs() < 1e-12, "{m} vs {:?}", ours.pose.position);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_node_leaves_every_published_state_in_the_bag() {
     let dir = tempfile::tempdir().unwrap();
-    let bag = dir.path().join("crash.mcap");
-    let extra = format!("    record: {{mcap: \"{}\"}}", bag.display());
+    let bag = dir.path().join("crash");
+    let extra = format!("    record: {{bag: \"{}\"}}", bag.display());
     let (_sdir, scenario) = temp_file("pingpong.yaml", &pingpong_with(&extra)).unwrap();
     let mut probe = RosProbe::new("probe_crash").unwrap();
     let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
@@ -148,15 +237,80 @@ async fn a_killed_node_leaves_every_published_state_in_the_bag() {
     // SAFETY: killing our own child by pid.
     unsafe { libc::kill(node.pid() as i32, libc::SIGKILL) };
     let _ = node.wait(Duration::from_secs(10));
-
-    let (messages, complete) = read_bag(&bag);
-    assert!(!complete, "a killed node cannot write the summary");
-    let recorded: Vec<u64> =
-        messages.iter().filter(|m| m.topic == "/tank/state").map(|m| TankState::from_serialized_bytes(&m.data).unwrap().step).collect();
     // Everything the probe saw is in the bag, but perhaps the very last (killed between
     // publishing and writing it).
-    let missing: Vec<u64> = received[..received.len() - 1].iter().filter(|s| !recorded.contains(s)).copied().collect();
+    let must = &received[..received.len() - 1];
+
+    // The MCAP file reads to its (provisional) end; only the summary is missing.
+    let mcap_file = bag.join("crash_0.mcap");
+    let (messages, complete) = read_mcap(&mcap_file);
+    assert!(complete, "a killed node's MCAP file reads to its end");
+    assert!(mcap::Summary::read(&std::fs::read(&mcap_file).unwrap()).unwrap().is_none(), "a killed node cannot write the summary");
+    let recorded: Vec<u64> =
+        messages.iter().filter(|m| m.topic == "/tank/state").map(|m| TankState::from_serialized_bytes(&m.data).unwrap().step).collect();
+    let missing: Vec<u64> = must.iter().filter(|s| !recorded.contains(s)).copied().collect();
     assert!(missing.is_empty(), "published but not recorded: {missing:?} (recorded {} states)", recorded.len());
+
+    // metadata.yaml lists every topic; its counts lag the MCAP file by at most the last
+    // second of recording.
+    let listed = metadata_topics(&metadata_yaml(&bag));
+    assert_eq!(listed.keys().collect::<Vec<_>>(), ["/tank/flow_field", "/tank/state", "/tf"]);
+    let state_count = listed["/tank/state"].1;
+    assert!(state_count >= 1 && state_count <= recorded.len() as u64, "metadata counts {state_count} of {} states", recorded.len());
+
+    // rosbags opens the killed bag as is and reads every state the probe received.
+    let rb = read_rosbag2(&bag);
+    let read: Vec<u64> = rb["state_steps"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
+    assert_eq!(read, recorded, "rosbags reads what the mcap crate reads");
+    assert_eq!(rb["metadata"]["topics"]["/tank/state"]["count"].as_u64(), Some(state_count));
+}
+
+/// Waits (10 s at most) for a state at `min_time` s of sim time or later.
+async fn wait_for_time(states: &mut (impl futures::Stream<Item = TankState> + Unpin), min_time: f64) {
+    let reached = async {
+        while let Some(s) = states.next().await {
+            if s.sim_time >= min_time {
+                return;
+            }
+        }
+        panic!("/tank/state ended");
+    };
+    tokio::time::timeout(Duration::from_secs(10), reached).await.unwrap_or_else(|_| panic!("no state at {min_time} s of sim time"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_closes_the_bag_and_continues_in_a_numbered_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("reset");
+    let extra = format!("    record: {{bag: \"{}\"}}", bag.display());
+    let (_sdir, scenario) = temp_file("pingpong.yaml", &pingpong_with(&extra)).unwrap();
+    let mut probe = RosProbe::new("probe_reset").unwrap();
+    let reset = probe.with_node(|n| n.create_client::<ResetWorld::Service>("/tank/reset", r2r::QosProfile::default())).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&reset)).unwrap();
+    let mut states = probe.subscribe::<TankState>("/tank/state").unwrap();
+    probe.spin();
+    let arg = format!("scenario_file:={}", scenario.display());
+    let launch = Launch::start("launch/tank.launch.yaml", &[&arg], &probe.domain).unwrap();
+    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("/tank/reset did not appear").unwrap();
+    wait_for_time(&mut states, 0.5).await;
+    let r = answered(reset.request(&ResetWorld::Request { use_seed: true, seed: 9 }).unwrap(), "/tank/reset").await;
+    assert!(r.success, "{}", r.message);
+    // States of the new run (sim time restarts at 0) up to 0.5 s.
+    wait_for_time(&mut states, 0.5).await;
+    let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "{output}");
+
+    // The first bag was finished at the reset, the second at the stop: both complete,
+    // both read by rosbags, sim time starting again in the second.
+    for (dir, name) in [(bag.clone(), "reset_0.mcap"), (dir.path().join("reset.1"), "reset.1_0.mcap")] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert!(mcap::Summary::read(&bytes).unwrap().is_some(), "{} is finished", dir.display());
+        let rb = read_rosbag2(&dir);
+        let count = rb["read_counts"]["/tank/state"].as_u64().unwrap();
+        assert!(count >= 15, "{}: {count} states", dir.display());
+        assert_eq!(rb["metadata"]["topics"]["/tank/state"]["count"].as_u64(), Some(count), "metadata.yaml final counts");
+        assert_eq!(rb["metadata"]["start_time"].as_u64(), Some(0), "{}: sim time from 0", dir.display());
+    }
 }
 
 fn double(name: &str, value: f64) -> Parameter {

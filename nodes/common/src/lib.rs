@@ -13,14 +13,14 @@
 //!   first peak and plateau.
 //! - [`trajectory`]: the SwisTrack-like trajectory CSV that physics, tracker and
 //!   calibration share.
-//! - [`bag`]: ROS 2 bag-compatible MCAP recording that survives a crash.
+//! - [`bag`]: rosbag2 bag directories (`metadata.yaml` + MCAP) that survive a crash.
 //! - [`params`]: `ros__parameters` files: loading, validation, clear errors.
 //! - [`param_spec`]: each node's parameter table (default, description with unit, range,
 //!   live or read-only) and the ROS 2 declarations made from it.
 //! - `ros` (feature `ros`): node start-up, shutdown and parameter glue for r2r;
 //!   `ros_contract`: each robot system's hardware contract as its `flotilla_msgs` messages;
 //!   `ros_params`: the ROS 2 parameter services and `/parameter_events` every node serves;
-//!   `rosout`: every `tracing` event on `/rosout`.
+//!   `rosout`: every `tracing` event on `/rosout`; `ros_bag`: message type hashes for bags.
 
 pub mod arena;
 pub mod bag;
@@ -37,6 +37,8 @@ pub mod trajectory;
 
 #[cfg(feature = "ros")]
 pub mod ros;
+#[cfg(feature = "ros")]
+pub mod ros_bag;
 #[cfg(feature = "ros")]
 pub mod ros_contract;
 #[cfg(feature = "ros")]

@@ -1,10 +1,14 @@
 //! What the node records: every body's trajectory to CSV (each step it is due) and the
-//! state topics (`/tank/state`, `/tf`, `/tank/flow_field`) to a ROS 2 bag-compatible MCAP
-//! file, stamped with sim time. Both are flushed as they go, so a crash loses nothing
-//! already published. A reset sends time back to 0: both continue in new numbered files.
+//! state topics (`/tank/state`, `/tf`, `/tank/flow_field`) to a rosbag2 bag directory
+//! (`metadata.yaml` + MCAP), stamped with sim time. Both are flushed as they go, so a crash
+//! loses nothing already published. A reset sends time back to 0: both continue in new
+//! numbered files (`<stem>.<n>.csv`, bag `<dir>.<n>`).
 
 use anyhow::Context as _;
-use flotilla_common::bag::{BagWriter, MessageDefinitions, TopicId, TopicQos};
+use flotilla_common::bag::{BagWriter, MessageDefinitions, Topic, TopicId, TopicQos};
+use flotilla_common::ros_bag::type_hash;
+use r2r::flotilla_msgs::msg::{FlowField, TankState};
+use r2r::tf2_msgs::msg::TFMessage;
 use r2r::WrappedTypesupport;
 use std::fs::File;
 use std::io::BufWriter;
@@ -23,16 +27,13 @@ struct StateBag {
 }
 
 impl StateBag {
-    fn create(path: &Path, definitions: &MessageDefinitions) -> anyhow::Result<Self> {
-        let mut writer = BagWriter::create(path)?;
-        let mut topic = |name: &str, type_name: &str, qos| -> anyhow::Result<TopicId> {
-            let definition =
-                definitions.full_definition(type_name).with_context(|| format!("message definition of {type_name} for {name}"))?;
-            Ok(writer.add_topic(name, type_name, &definition, qos)?)
-        };
-        let state = topic("/tank/state", "flotilla_msgs/msg/TankState", TopicQos::STREAM)?;
-        let tf = topic("/tf", "tf2_msgs/msg/TFMessage", TopicQos::STREAM)?;
-        let flow = topic("/tank/flow_field", "flotilla_msgs/msg/FlowField", TopicQos::LATCHED)?;
+    fn create(dir: &Path, definitions: &MessageDefinitions) -> anyhow::Result<Self> {
+        // The bag names the distribution it was recorded with, as rosbag2 does.
+        let distro = std::env::var("ROS_DISTRO").unwrap_or_default();
+        let mut writer = BagWriter::create(dir, &distro)?;
+        let state = add_topic::<TankState>(&mut writer, definitions, "/tank/state", "flotilla_msgs/msg/TankState", TopicQos::STREAM)?;
+        let tf = add_topic::<TFMessage>(&mut writer, definitions, "/tf", "tf2_msgs/msg/TFMessage", TopicQos::STREAM)?;
+        let flow = add_topic::<FlowField>(&mut writer, definitions, "/tank/flow_field", "flotilla_msgs/msg/FlowField", TopicQos::LATCHED)?;
         Ok(Self { writer, state, tf, flow })
     }
 
@@ -41,6 +42,20 @@ impl StateBag {
         self.writer.write(topic, sim_time_ns(sim_time), &cdr)?;
         Ok(())
     }
+}
+
+/// Adds `name` of message type `T` (`type_name`) with its full definition and the type
+/// hash of `T`'s type support.
+fn add_topic<T: WrappedTypesupport>(
+    writer: &mut BagWriter,
+    definitions: &MessageDefinitions,
+    name: &str,
+    type_name: &str,
+    qos: TopicQos,
+) -> anyhow::Result<TopicId> {
+    let definition = definitions.full_definition(type_name).with_context(|| format!("message definition of {type_name} for {name}"))?;
+    let type_hash = type_hash::<T>().with_context(|| format!("type hash of {type_name} for {name}"))?;
+    Ok(writer.add_topic(&Topic { name, type_name, definition: &definition, type_hash: &type_hash, qos })?)
 }
 
 /// Sim time as a bag timestamp, ns.
@@ -65,7 +80,7 @@ impl Recording {
         let mut recording =
             Self { settings: settings.clone(), definitions: MessageDefinitions::from_env(), csv: None, bag: None, resets: 0 };
         recording.csv = recording.open_csv(settings.trajectory_csv.clone())?;
-        recording.bag = recording.open_bag(settings.mcap.clone())?;
+        recording.bag = recording.open_bag(settings.bag.clone())?;
         Ok(recording)
     }
 
@@ -77,9 +92,8 @@ impl Recording {
         .transpose()
     }
 
-    fn open_bag(&self, path: Option<PathBuf>) -> anyhow::Result<Option<StateBag>> {
-        path.map(|path| StateBag::create(&path, &self.definitions).with_context(|| format!("opening the bag {}", path.display())))
-            .transpose()
+    fn open_bag(&self, dir: Option<PathBuf>) -> anyhow::Result<Option<StateBag>> {
+        dir.map(|dir| StateBag::create(&dir, &self.definitions).with_context(|| format!("opening the bag {}", dir.display()))).transpose()
     }
 
     /// The trajectory frame of this step, if one is due.
@@ -93,7 +107,7 @@ impl Recording {
     }
 
     /// The state and TF messages just published, then everything to disk.
-    pub fn state(&mut self, state: &r2r::flotilla_msgs::msg::TankState, tf: &r2r::tf2_msgs::msg::TFMessage, sim_time: f64) {
+    pub fn state(&mut self, state: &TankState, tf: &TFMessage, sim_time: f64) {
         self.with_bag(|bag| {
             bag.write(bag.state, state, sim_time)?;
             bag.write(bag.tf, tf, sim_time)?;
@@ -102,7 +116,7 @@ impl Recording {
     }
 
     /// The flow field just published (latched; again after pump changes and resets).
-    pub fn flow(&mut self, flow: &r2r::flotilla_msgs::msg::FlowField, sim_time: f64) {
+    pub fn flow(&mut self, flow: &FlowField, sim_time: f64) {
         self.with_bag(|bag| {
             bag.write(bag.flow, flow, sim_time)?;
             Ok(bag.writer.flush()?)
@@ -112,7 +126,7 @@ impl Recording {
     fn with_bag(&mut self, write: impl FnOnce(&mut StateBag) -> anyhow::Result<()>) {
         if let Some(bag) = &mut self.bag {
             if let Err(e) = write(bag) {
-                warn!(path = %bag.writer.path().display(), "bag recording stopped: {e:#}");
+                warn!(bag = %bag.writer.dir().display(), "bag recording stopped: {e:#}");
                 self.bag = None;
             }
         }
@@ -130,7 +144,7 @@ impl Recording {
         self.resets += 1;
         let n = self.resets;
         let csv = self.settings.trajectory_csv.as_ref().map(|p| numbered(p, n));
-        let bag = self.settings.mcap.as_ref().map(|p| numbered(p, n));
+        let bag = self.settings.bag.as_ref().map(|p| numbered(p, n));
         match self.open_csv(csv) {
             Ok(csv) => self.csv = csv,
             Err(e) => warn!("cannot continue the trajectory recording after reset: {e:#}"),
@@ -144,7 +158,8 @@ impl Recording {
         }
     }
 
-    /// Finishes both files (the bag gets its summary and footer).
+    /// Finishes both recordings (the bag's MCAP file gets its summary, `metadata.yaml` its
+    /// final counts).
     pub fn finish(&mut self) {
         if let Some(csv) = self.csv.take() {
             if let Err(e) = csv.finish() {
@@ -152,9 +167,9 @@ impl Recording {
             }
         }
         if let Some(bag) = self.bag.take() {
-            let path = bag.writer.path().to_owned();
+            let dir = bag.writer.dir().to_owned();
             match bag.writer.finish() {
-                Ok(messages) => info!(path = %path.display(), messages, "bag closed"),
+                Ok(messages) => info!(bag = %dir.display(), messages, "bag closed"),
                 Err(e) => warn!("closing the bag: {e}"),
             }
         }

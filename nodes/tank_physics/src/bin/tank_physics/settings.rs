@@ -67,17 +67,23 @@ pub struct RecordSettings {
     pub trajectory_csv: Option<PathBuf>,
     /// Record every this many physics steps. Default 1.
     pub every_steps: u64,
-    /// ROS 2 bag (MCAP, sim-time stamps) of `/tank/state`, `/tf` and `/tank/flow_field`,
-    /// flushed at every state message; "" = none. After a reset: `<stem>.<n>.mcap`.
+    /// rosbag2 bag directory (`metadata.yaml` + `<name>_0.mcap`, sim-time stamps) of
+    /// `/tank/state`, `/tf` and `/tank/flow_field`, flushed at every state message; "" =
+    /// none. After a reset the recording continues in the bag `<dir>.<n>`.
     #[serde(deserialize_with = "optional_path")]
-    pub mcap: Option<PathBuf>,
+    pub bag: Option<PathBuf>,
 }
 
 impl Default for RecordSettings {
     fn default() -> Self {
-        Self { trajectory_csv: None, every_steps: 1, mcap: None }
+        Self { trajectory_csv: None, every_steps: 1, bag: None }
     }
 }
+
+/// Keys that are gone, with what replaced them: refused at start-up with this message
+/// rather than as unknown keys.
+const REPLACED_KEYS: &[(&str, &str)] =
+    &[("record.mcap", "was replaced by record.bag: a rosbag2 bag directory (metadata.yaml + MCAP file) instead of a bare .mcap file")];
 
 fn optional_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
     let s = String::deserialize(d)?;
@@ -147,7 +153,7 @@ const OWN_PARAMS: &[P] = &[
         P::boolean("publish.robot_descriptions", true, "Publish every module's latched /<name>/robot_description (URDF)"),
         P::string("record.trajectory_csv", "", "Trajectory CSV (frame,time,id,x,y,heading,...), flushed every frame; \"\" = none"),
         P::integer("record.every_steps", 1, "Record every this many physics steps").int_range(1, i64::MAX),
-        P::string("record.mcap", "", "ROS 2 bag (MCAP) of /tank/state, /tf and /tank/flow_field; \"\" = none"),
+        P::string("record.bag", "", "rosbag2 bag directory (metadata.yaml + MCAP) of /tank/state, /tf and /tank/flow_field; \"\" = none"),
         P::string("robots.interface", "per_robot", "per_robot (a topic pair per robot) or batched (one per system)"),
 ];
 
@@ -171,6 +177,11 @@ pub struct NodeSettings {
 impl NodeSettings {
     /// Splits and validates a parameter tree (standard ROS keys are ignored).
     pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        for (key, why) in REPLACED_KEYS {
+            if params::get_dotted(tree, key).or_else(|| tree.get(*key)).is_some() {
+                return Err(ParamError::invalid(*key, why));
+            }
+        }
         let mut world_tree = params::without_standard(tree);
         let run = take_section::<RunSettings>(&mut world_tree, "run")?;
         let publish = take_section::<PublishSettings>(&mut world_tree, "publish")?;
@@ -228,5 +239,17 @@ mod tests {
             assert!(msg.contains(key), "{yaml}: {msg}");
         }
         assert_eq!(settings("run: {real_time_factor: 0.0}").unwrap().run.real_time_factor, 0.0);
+    }
+
+    /// Issue 20 item 5: the bare-MCAP key is refused with a message naming its successor.
+    #[test]
+    fn record_mcap_is_refused_naming_record_bag() {
+        for yaml in ["record: {mcap: /tmp/run.mcap}", "record: {mcap: \"\"}", "record.mcap: /tmp/run.mcap"] {
+            let msg = settings(yaml).unwrap_err().to_string();
+            assert!(msg.contains("record.mcap") && msg.contains("record.bag"), "{yaml}: {msg}");
+        }
+        let record = settings("record: {bag: /tmp/run}").unwrap().record;
+        assert_eq!(record.bag, Some(PathBuf::from("/tmp/run")));
+        assert_eq!(settings("record: {bag: \"\"}").unwrap().record.bag, None);
     }
 }
