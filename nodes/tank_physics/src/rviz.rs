@@ -202,10 +202,12 @@ pub fn generate(config_dir: &Path) -> Result<Vec<(String, String)>, ViewError> {
         .collect()
 }
 
-/// Writes every scenario's view from the files in `config_dir` into `out_dir`; returns the
-/// paths written.
+/// Writes every scenario's view from the files in `config_dir` into `out_dir` (created if
+/// missing); returns the paths written.
 pub fn write_views(config_dir: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, ViewError> {
-    generate(config_dir)?
+    let views = generate(config_dir)?;
+    std::fs::create_dir_all(out_dir).map_err(|source| ViewError::Io { path: out_dir.to_owned(), source })?;
+    views
         .into_iter()
         .map(|(name, text)| {
             let path = out_dir.join(name);
