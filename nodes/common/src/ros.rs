@@ -339,6 +339,21 @@ pub fn transform_msg(pose: &Isometry3<f64>) -> r2r::geometry_msgs::msg::Transfor
     }
 }
 
+/// The TF transforms of `joints` (a [`crate::models::FrameTree`]'s) for the module named
+/// `prefix`: `<prefix>/<parent link>` -> `<prefix>/<child link>`, stamped `seconds`.
+pub fn joint_transforms<'a>(
+    joints: impl IntoIterator<Item = &'a crate::models::JointFrame> + 'a,
+    prefix: &'a str,
+    seconds: f64,
+) -> impl Iterator<Item = r2r::geometry_msgs::msg::TransformStamped> + 'a {
+    use crate::models::prefixed_frame;
+    joints.into_iter().map(move |j| r2r::geometry_msgs::msg::TransformStamped {
+        header: header(seconds, &prefixed_frame(prefix, &j.parent)),
+        child_frame_id: prefixed_frame(prefix, &j.child),
+        transform: transform_msg(&j.transform),
+    })
+}
+
 /// nalgebra vector as `geometry_msgs/Vector3`.
 pub fn vector_msg(v: &Vector3<f64>) -> r2r::geometry_msgs::msg::Vector3 {
     r2r::geometry_msgs::msg::Vector3 { x: v.x, y: v.y, z: v.z }
@@ -374,6 +389,21 @@ mod tests {
         assert_eq!((t.sec, t.nanosec), (12, 25_000_000));
         let t = time_msg(0.9999999999);
         assert_eq!((t.sec, t.nanosec), (1, 0));
+    }
+
+    #[test]
+    fn joint_transforms_are_named_below_the_prefix() {
+        let tree = crate::models::FrameTree::of_kind(crate::catalogue::ModuleKind::Lily).unwrap();
+        let msgs: Vec<_> = joint_transforms(&tree.fixed, "lily_7", 2.5).collect();
+        assert_eq!(msgs.len(), 5);
+        let latch = msgs.iter().find(|m| m.child_frame_id == "lily_7/latch_1").expect("latch_1");
+        assert_eq!(latch.header.frame_id, "lily_7/base_link");
+        assert_eq!((latch.header.stamp.sec, latch.header.stamp.nanosec), (2, 500_000_000));
+        let (t, q) = (&latch.transform.translation, &latch.transform.rotation);
+        // latch_1 is on the +y face, turned 90 degrees about z.
+        assert!(t.x.abs() < 1e-12 && (t.y - 0.015).abs() < 1e-12 && t.z.abs() < 1e-12, "{t:?}");
+        let half = std::f64::consts::FRAC_PI_4;
+        assert!((q.z - half.sin()).abs() < 1e-9 && (q.w - half.cos()).abs() < 1e-9, "{q:?}");
     }
 
     #[test]

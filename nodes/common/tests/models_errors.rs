@@ -75,6 +75,14 @@ fn a_missing_limit_on_a_revolute_joint() {
 }
 
 #[test]
+fn an_error_inside_a_joint_names_the_joint() {
+    let text = GOOD.replace("<child link=\"arm\"/>", "<child link=\"arm\"/>\n    <origin xyz=\"0.1 north 0\"/>");
+    let (line, element, message) = element_error(&text);
+    assert_eq!((line, element.as_str()), (10, "<origin> of <joint name=\"arm_joint\">"));
+    assert!(message.contains("0.1 north 0"), "{message}");
+}
+
+#[test]
 fn a_bad_number() {
     let (line, element, message) = element_error(&GOOD.replace("<mass value=\"1\"/>", "<mass value=\"heavy\"/>"));
     assert_eq!((line, element.as_str()), (4, "<mass>"));

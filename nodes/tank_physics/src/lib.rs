@@ -25,6 +25,7 @@ pub mod rate;
 pub mod recorder;
 pub mod robots;
 pub mod run;
+pub mod rviz;
 pub mod spatial;
 pub mod systems;
 pub mod world;

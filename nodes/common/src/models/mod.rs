@@ -9,9 +9,13 @@
 //!   models carry the `<gazebo><static>true</static></gazebo>` extension in URDF.
 //! - [`generated_files`] / [`write_files`]: what `gen_models` writes to `urdf/`.
 //! - [`read_urdf`]: a URDF file back into a model, errors naming file, line and element.
+//! - [`FrameTree`]: the TF transforms a URDF's joints give (fixed ones for `/tf_static`,
+//!   movable ones at position zero for `/tf`).
 //!
-//! Link names are TF frame names below the module's prefix: robot_state_publisher with
-//! `frame_prefix: lily_7/` publishes `lily_7/base_link`, `lily_7/latch_0`, ... (REP 105).
+//! Link names are TF frame names below the module's prefix ([`prefixed_frame`]):
+//! `tank_physics` publishes `world -> lily_7/base_link` and, from the module's URDF,
+//! `lily_7/base_link -> lily_7/latch_0`, ... (REP 105), which rviz's RobotModel with
+//! `TF Prefix: lily_7` draws.
 
 /// Appends one formatted line to a `String` (writing to a `String` cannot fail).
 macro_rules! emit {
@@ -24,6 +28,7 @@ macro_rules! emit {
 mod arenas;
 pub mod description;
 pub mod dimensions;
+mod frames;
 pub mod inertia;
 mod modules;
 mod molemod;
@@ -36,6 +41,7 @@ pub use description::{
     universal_cross_inertial, Collision, Colour, Geometry, Inertial, Joint, JointKind, JointLimits, Link, Model, Pose, Visual,
     UNIVERSAL_CROSS_MASS, UNIVERSAL_CROSS_MOMENT, UNIVERSAL_CROSS_SUFFIX,
 };
+pub use frames::{prefixed_frame, FrameTree, FrameTreeError, JointFrame};
 pub use modules::{module_model, shape_geometry};
 pub use reader::{parse_urdf, read_urdf, ModelFileError};
 pub use sdf::render_sdf;
@@ -49,7 +55,8 @@ pub fn all_models() -> Vec<Model> {
     ModuleKind::ALL.iter().map(|&k| module_model(k)).chain(ArenaModel::ALL.iter().map(|a| a.model())).collect()
 }
 
-/// The URDF of a module kind: the `robot_description` robot_state_publisher takes.
+/// The URDF of a module kind: the `robot_description` every module publishes (what rviz's
+/// RobotModel and robot_state_publisher take).
 pub fn robot_description(kind: ModuleKind) -> String {
     render_urdf(&module_model(kind))
 }

@@ -201,7 +201,18 @@ impl<'input> Reader<'_, 'input> {
         Ok(link)
     }
 
+    /// Reads a `<joint>`; an error in one of its elements (`<origin>`, `<limit>`, ...) also
+    /// names the joint.
     fn joint(&self, node: Node) -> Result<Joint, ModelFileError> {
+        self.joint_elements(node).map_err(|e| match e {
+            ModelFileError::Element { path, line, element, message } if element != describe(node) => {
+                ModelFileError::Element { path, line, element: format!("{element} of {}", describe(node)), message }
+            }
+            other => other,
+        })
+    }
+
+    fn joint_elements(&self, node: Node) -> Result<Joint, ModelFileError> {
         let name = self.attribute(node, "name")?.to_owned();
         let parent = self.attribute(self.one(node, "parent")?, "link")?.to_owned();
         let child = self.attribute(self.one(node, "child")?, "link")?.to_owned();

@@ -257,6 +257,29 @@ pub struct ModuleGroup {
     pub poses: Option<Vec<[f64; 3]>>,
 }
 
+impl ModuleGroup {
+    /// The name of the group's `i`-th module: `<prefix>_<i>`.
+    pub fn name(&self, i: usize) -> String {
+        format!("{}_{i}", self.prefix)
+    }
+
+    /// Every module of the group: (name, kind), in spawn order.
+    pub fn modules(&self) -> impl Iterator<Item = (String, ModuleKind)> + '_ {
+        (0..self.count).map(|i| (self.name(i), self.kind))
+    }
+
+    /// Only the `modules` section of a node parameter tree (the `ros__parameters` mapping),
+    /// checked as [`WorldConfig::from_params`] checks it; the other keys are not looked at
+    /// (for tools that need the module names of a scenario, such as `gen_rviz`).
+    pub fn from_params(params: &serde_yaml::Value) -> Result<Vec<Self>, ConfigError> {
+        let mut root = Section::root(params)?;
+        let mut s = root.section("modules")?;
+        let modules = read_modules(&mut s)?;
+        s.finish()?;
+        Ok(modules)
+    }
+}
+
 /// Random placement of modules.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SpawnConfig {

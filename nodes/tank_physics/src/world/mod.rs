@@ -125,7 +125,7 @@ impl World {
         let groups = world.config.modules.clone();
         for group in &groups {
             for i in 0..group.count {
-                let name = format!("{}_{i}", group.prefix);
+                let name = group.name(i);
                 match &group.poses {
                     Some(poses) => {
                         let [x, y, heading] = poses[i];

@@ -2,6 +2,7 @@
 //! `main` only wires things up; the logic is in the library and in [`node::run`].
 
 mod flow;
+mod frames;
 mod markers;
 mod node;
 mod recording;

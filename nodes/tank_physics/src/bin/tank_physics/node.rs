@@ -7,12 +7,13 @@
 //! [`Control`] messages for the stepping thread, which answers through oneshot channels.
 //! Shutdown stops the physics thread, then the spinner, then drops the node.
 
-use crate::{flow, markers, recording, robots, services, settings};
+use crate::{flow, frames, markers, recording, robots, services, settings};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use flotilla_common::models::prefixed_frame;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use r2r::QosProfile;
 use tank_physics::rate::due;
@@ -93,8 +94,10 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let latched = QosProfile::default().transient_local().keep_last(1);
     let (control_tx, control_rx) = mpsc::channel();
     let lockstep = settings.run.lockstep.then_some(settings.lockstep_timeout);
+    // The modules' link frames go with their descriptions: both are for rviz's RobotModel.
+    let frames = if settings.publish.robot_descriptions { Some(Arc::new(frames::ModuleFrames::new()?)) } else { None };
     let (robot_io, robot_outputs) =
-        robots::RobotIo::new(&mut node, control_tx.clone(), lockstep, settings.robots.interface, settings.publish.robot_descriptions)?;
+        robots::RobotIo::new(&mut node, control_tx.clone(), lockstep, settings.robots.interface, frames.clone())?;
     let outputs = Outputs {
         clock: node.create_publisher("/clock", QosProfile::default())?,
         state: node.create_publisher("/tank/state", QosProfile::default())?,
@@ -105,7 +108,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         robots: robot_outputs,
     };
     services::serve(&mut node, control_tx.clone())?;
-    robot_io.sync(&mut node, &world.bodies());
+    robot_io.sync(&mut node, &world.bodies(), world.time());
     let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
@@ -123,14 +126,15 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
             }
         }
     });
-    // The stepping thread reports module set changes so per-robot topics follow them.
-    let (bodies_tx, mut bodies_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<BodyState>>();
+    // The stepping thread reports module set changes (the modules, sim time) so per-robot
+    // topics and the static link frames follow them.
+    let (bodies_tx, mut bodies_rx) = tokio::sync::mpsc::unbounded_channel::<(Vec<BodyState>, f64)>();
     {
         let node = node.clone();
         tokio::spawn(async move {
-            while let Some(bodies) = bodies_rx.recv().await {
+            while let Some((bodies, seconds)) = bodies_rx.recv().await {
                 if let Ok(mut n) = node.lock() {
-                    robot_io.sync(&mut n, &bodies);
+                    robot_io.sync(&mut n, &bodies, seconds);
                 }
             }
         });
@@ -141,7 +145,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         let stop = stop.clone();
         let settings = settings.clone();
         tokio::task::spawn_blocking(move || {
-            let mut sim = Sim { stepping: None, world, settings, recording, out: outputs, bodies_tx };
+            let mut sim = Sim { stepping: None, world, settings, recording, out: outputs, bodies_tx, frames };
             sim.run(&stop, &control_rx)
         })
     };
@@ -182,7 +186,10 @@ struct Sim {
     settings: NodeSettings,
     recording: recording::Recording,
     out: Outputs,
-    bodies_tx: tokio::sync::mpsc::UnboundedSender<Vec<BodyState>>,
+    bodies_tx: tokio::sync::mpsc::UnboundedSender<(Vec<BodyState>, f64)>,
+    /// The modules' link frames (movable joints go on `/tf`); `None` when
+    /// `publish.robot_descriptions` is false.
+    frames: Option<Arc<frames::ModuleFrames>>,
 }
 
 impl Sim {
@@ -361,7 +368,7 @@ impl Sim {
             Control::Radio { robot, payload } => self.out.robots.radio(&self.world, &robot, &payload),
         }
         if bodies_changed {
-            let _ = self.bodies_tx.send(self.world.bodies());
+            let _ = self.bodies_tx.send((self.world.bodies(), self.world.time()));
             self.publish_state();
             self.publish_markers();
         }
@@ -402,7 +409,7 @@ impl Sim {
         let bodies = world.bodies();
         let header = fros::header(t, frame);
         let state = state_wanted.then(|| tank_state(world, &bodies, header.clone()));
-        let tf = tf_wanted.then(|| tf_message(&bodies, &header));
+        let tf = tf_wanted.then(|| tf_message(&bodies, &header, t, self.frames.as_deref()));
         // Write before publish: whatever a subscriber received is already in the bag.
         if let (true, Some(state), Some(tf)) = (recording, &state, &tf) {
             self.recording.state(state, tf, t);
@@ -439,18 +446,21 @@ fn tank_state(world: &World, bodies: &[BodyState], header: r2r::std_msgs::msg::H
     }
 }
 
-/// `/tf`: `world` -> `<name>/base_link` of every module.
-fn tf_message(bodies: &[BodyState], header: &r2r::std_msgs::msg::Header) -> r2r::tf2_msgs::msg::TFMessage {
-    r2r::tf2_msgs::msg::TFMessage {
-        transforms: bodies
-            .iter()
-            .map(|b| r2r::geometry_msgs::msg::TransformStamped {
-                header: header.clone(),
-                child_frame_id: format!("{}/base_link", b.name),
-                transform: fros::transform_msg(&b.pose),
-            })
-            .collect(),
-    }
+/// `/tf` at `t` (s of sim time): `world` -> `<name>/base_link` of every module, then (with
+/// `frames`) every module's movable joints at position zero.
+fn tf_message(
+    bodies: &[BodyState],
+    header: &r2r::std_msgs::msg::Header,
+    t: f64,
+    frames: Option<&frames::ModuleFrames>,
+) -> r2r::tf2_msgs::msg::TFMessage {
+    let poses = bodies.iter().map(|b| r2r::geometry_msgs::msg::TransformStamped {
+        header: header.clone(),
+        child_frame_id: prefixed_frame(&b.name, "base_link"),
+        transform: fros::transform_msg(&b.pose),
+    });
+    let joints = frames.into_iter().flat_map(|f| f.moving(bodies, t));
+    r2r::tf2_msgs::msg::TFMessage { transforms: poses.chain(joints).collect() }
 }
 
 fn module_state(b: &BodyState, names: &std::collections::HashMap<u32, &str>) -> r2r::flotilla_msgs::msg::ModuleState {

@@ -23,10 +23,11 @@
 //! the run is then as deterministic as the in-process one. A robot that does not answer
 //! within `run.lockstep_timeout` (wall s) is reported and the world steps on without it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros as fros;
 use flotilla_common::ros_contract::{RosBatch, RosHardware};
 use flotilla_contract::{bluebot::Bluebot, kilobot::Kilobot, lily::Lily, mhp::Mhp, molemod::Molemod};
@@ -38,13 +39,15 @@ use tank_physics::robots::{is_robot, RobotBus};
 use tank_physics::{BodyState, World};
 use tracing::{info, warn};
 
+use crate::frames::ModuleFrames;
 use crate::node::Control;
 use crate::settings::Interface;
 
 /// Per-module topics, created and dropped as modules come and go: every module's
-/// `<name>/robot_description` (its URDF, transient-local, for robot_state_publisher with
-/// `frame_prefix: <name>/`; unless `publish.robot_descriptions` is false), and each
-/// robot's `cmd` and `sensors`, or its system's batched pair.
+/// `<name>/robot_description` (its URDF, transient-local, for rviz's RobotModel with
+/// `TF Prefix: <name>`) and the fixed link frames of all modules on `/tf_static` (unless
+/// `publish.robot_descriptions` is false), and each robot's `cmd` and `sensors`, or its
+/// system's batched pair.
 pub struct RobotIo {
     control: mpsc::Sender<Control>,
     interface: Interface,
@@ -53,19 +56,31 @@ pub struct RobotIo {
     /// for the node's life).
     commands: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     /// `None` when `publish.robot_descriptions` is false.
-    descriptions: Option<Mutex<HashMap<String, r2r::Publisher<r2r::std_msgs::msg::String>>>>,
+    descriptions: Option<Mutex<Descriptions>>,
+}
+
+/// What rviz's RobotModel needs of each module besides `/tf`.
+struct Descriptions {
+    /// Each module's latched `/<name>/robot_description` publisher, by module name, with
+    /// the kind whose URDF it sent.
+    topics: HashMap<String, (ModuleKind, r2r::Publisher<r2r::std_msgs::msg::String>)>,
+    /// `/tf_static` (transient local): one message with every module's fixed link frames.
+    tf_static: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
+    /// Every kind's link frames.
+    frames: Arc<ModuleFrames>,
 }
 
 impl RobotIo {
     /// Creates the radio topics and returns the topic manager and the stepping thread's
     /// side. `lockstep`: wait up to this long (wall) for every robot's command of a tick.
-    /// Needs a tokio runtime (subscription tasks).
+    /// `frames`: publish every module's robot_description and fixed link frames (`None`:
+    /// neither). Needs a tokio runtime (subscription tasks).
     pub fn new(
         node: &mut r2r::Node,
         control: mpsc::Sender<Control>,
         lockstep: Option<Duration>,
         interface: Interface,
-        descriptions: bool,
+        frames: Option<Arc<ModuleFrames>>,
     ) -> anyhow::Result<(Self, RobotOutputs)> {
         let sinks: Arc<Mutex<Sinks>> = Arc::default();
         let uplink = node.create_publisher::<Radio>("/radio/uplink", QosProfile::default())?;
@@ -87,13 +102,21 @@ impl RobotIo {
             info!(batched = %names(batched), per_robot = %names(single), "batched robot interface: /<system>/sensors and /<system>/cmd; systems without batch messages stay per robot");
         }
         let outputs = RobotOutputs { sinks: sinks.clone(), uplink, bus: RobotBus::default(), lockstep, tick: None };
-        let descriptions = descriptions.then(Mutex::default);
+        let descriptions = match frames {
+            Some(frames) => {
+                let latched = QosProfile::default().transient_local().keep_last(1);
+                let tf_static = node.create_publisher("/tf_static", latched)?;
+                Some(Mutex::new(Descriptions { topics: HashMap::new(), tf_static, frames }))
+            }
+            None => None,
+        };
         Ok((Self { control, interface, sinks, commands: Mutex::default(), descriptions }, outputs))
     }
 
-    /// Makes the robot topics match `bodies`. Needs a tokio runtime (command tasks).
-    pub fn sync(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
-        self.sync_descriptions(node, bodies);
+    /// Makes the robot topics match `bodies` (the world at `seconds` of sim time). Needs a
+    /// tokio runtime (command tasks).
+    pub fn sync(&self, node: &mut r2r::Node, bodies: &[BodyState], seconds: f64) {
+        self.sync_descriptions(node, bodies, seconds);
         let wanted: HashMap<&str, System> = bodies.iter().filter_map(|b| Some((b.name.as_str(), b.kind.system()?))).collect();
         let (Ok(mut sinks), Ok(mut commands)) = (self.sinks.lock(), self.commands.lock()) else { return };
         // Batched topics stay once created (their system's robots may come back); per-robot
@@ -125,13 +148,16 @@ impl RobotIo {
         }
     }
 
-    fn sync_descriptions(&self, node: &mut r2r::Node, bodies: &[BodyState]) {
+    /// Every module's robot_description, and `/tf_static` sent again with the fixed link
+    /// frames of the modules now in the world (called at start and after every spawn,
+    /// removal and reset).
+    fn sync_descriptions(&self, node: &mut r2r::Node, bodies: &[BodyState], seconds: f64) {
         let Some(Ok(mut descriptions)) = self.descriptions.as_ref().map(Mutex::lock) else { return };
-        let present: HashSet<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
-        descriptions.retain(|name, _| present.contains(name.as_str()));
+        let present: HashMap<&str, ModuleKind> = bodies.iter().map(|b| (b.name.as_str(), b.kind)).collect();
+        descriptions.topics.retain(|name, (kind, _)| present.get(name.as_str()) == Some(&*kind));
         let latched = QosProfile::default().transient_local().keep_last(1);
         for b in bodies {
-            if descriptions.contains_key(&b.name) {
+            if descriptions.topics.contains_key(&b.name) {
                 continue;
             }
             let topic = format!("/{}/robot_description", b.name);
@@ -141,10 +167,14 @@ impl RobotIo {
                     if let Err(e) = p.publish(&r2r::std_msgs::msg::String { data: urdf }) {
                         warn!(%topic, "publishing the robot description: {e}");
                     }
-                    descriptions.insert(b.name.clone(), p);
+                    descriptions.topics.insert(b.name.clone(), (b.kind, p));
                 }
                 Err(e) => warn!(%topic, "cannot create the robot description topic: {e}"),
             }
+        }
+        let frames = descriptions.frames.static_message(bodies, seconds);
+        if let Err(e) = descriptions.tf_static.publish(&frames) {
+            warn!(transforms = frames.transforms.len(), "publishing /tf_static: {e}");
         }
     }
 }

@@ -25,8 +25,10 @@ pub struct PublishSettings {
     pub sensor_rate: f64,
     /// Fixed frame of every pose. Default `world`.
     pub frame_id: String,
-    /// Every module's latched `/<name>/robot_description` (its URDF). Default true; a
-    /// swarm turns it off (one publisher per module: docs/swarm_scale.md).
+    /// Every module's latched `/<name>/robot_description` (its URDF) and link frames
+    /// (fixed joints on `/tf_static`, movable ones at position zero on `/tf`), for rviz's
+    /// RobotModel. Default true; a swarm turns it off (one publisher per module:
+    /// docs/swarm_scale.md).
     pub robot_descriptions: bool,
 }
 
@@ -150,7 +152,7 @@ const OWN_PARAMS: &[P] = &[
         rate_param("publish.marker_rate", 10.0, "Rate of /tank/markers, Hz of sim time"),
         rate_param("publish.sensor_rate", 10.0, "Rate of every robot's sensors, Hz of sim time"),
         P::string("publish.frame_id", "world", "Fixed frame of every pose"),
-        P::boolean("publish.robot_descriptions", true, "Publish every module's latched /<name>/robot_description (URDF)"),
+        P::boolean("publish.robot_descriptions", true, "Publish every module's latched /<name>/robot_description (URDF) and its link frames (/tf_static, movable joints on /tf)"),
         P::string("record.trajectory_csv", "", "Trajectory CSV (frame,time,id,x,y,heading,...), flushed every frame; \"\" = none"),
         P::integer("record.every_steps", 1, "Record every this many physics steps").int_range(1, i64::MAX),
         P::string("record.bag", "", "rosbag2 bag directory (metadata.yaml + MCAP) of /tank/state, /tf and /tank/flow_field; \"\" = none"),
