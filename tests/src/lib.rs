@@ -304,7 +304,34 @@ pub fn temp_file(name: &str, text: &str) -> anyhow::Result<(tempfile::TempDir, P
     Ok((dir, path))
 }
 
-<<<<<<< HEAD
+/// Runs `tests/<script> <arg>` with the Python test tools (scripts/py-tools-requirements.txt,
+/// installed by scripts/setup.sh; `FLOTILLA_PY_TOOLS` names their folder) and returns the
+/// JSON it prints. Panics (failing the test) when the tools are missing or the script fails.
+pub fn python_tool(script: &str, arg: &Path) -> serde_json::Value {
+    let tools = std::env::var("FLOTILLA_PY_TOOLS")
+        .expect("FLOTILLA_PY_TOOLS unset: source build/env.sh (scripts/setup.sh installs the bag readers)");
+    let python_path = match std::env::var("PYTHONPATH") {
+        Ok(p) if !p.is_empty() => format!("{tools}:{p}"),
+        _ => tools,
+    };
+    let out = Command::new("python3")
+        .arg(repo_root().join("tests").join(script))
+        .arg(arg)
+        .env("PYTHONPATH", python_path)
+        .output()
+        .expect("running python3");
+    assert!(out.status.success(), "{script} {}: {}", arg.display(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{script} printed no JSON ({e})"))
+}
+
+/// A bag directory as the `rosbags` package reads it (tests/read_rosbag2.py): what its
+/// metadata.yaml says, what its MCAP file holds, the type hashes rosbags computes from the
+/// stored schemas (it refuses a bag whose stored hash differs) and the decoded fields the
+/// tests compare.
+pub fn read_rosbag2(dir: &Path) -> serde_json::Value {
+    python_tool("read_rosbag2.py", dir)
+}
+
 /// Awaits a service response (or an action goal's answer) for at most [`ANSWER_TIMEOUT`]
 /// and panics naming `what` if none comes: a lost request fails the test, it never hangs
 /// it (rcl drops a request sent before the server was matched, and the future then waits
@@ -388,32 +415,4 @@ mod tests {
         }
         assert!(!alive(grandchild), "the grandchild {grandchild} outlived the launch");
     }
-=======
-/// Runs `tests/<script> <arg>` with the Python test tools (scripts/py-tools-requirements.txt,
-/// installed by scripts/setup.sh; `FLOTILLA_PY_TOOLS` names their folder) and returns the
-/// JSON it prints. Panics (failing the test) when the tools are missing or the script fails.
-pub fn python_tool(script: &str, arg: &Path) -> serde_json::Value {
-    let tools = std::env::var("FLOTILLA_PY_TOOLS")
-        .expect("FLOTILLA_PY_TOOLS unset: source build/env.sh (scripts/setup.sh installs the bag readers)");
-    let python_path = match std::env::var("PYTHONPATH") {
-        Ok(p) if !p.is_empty() => format!("{tools}:{p}"),
-        _ => tools,
-    };
-    let out = Command::new("python3")
-        .arg(repo_root().join("tests").join(script))
-        .arg(arg)
-        .env("PYTHONPATH", python_path)
-        .output()
-        .expect("running python3");
-    assert!(out.status.success(), "{script} {}: {}", arg.display(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{script} printed no JSON ({e})"))
-}
-
-/// A bag directory as the `rosbags` package reads it (tests/read_rosbag2.py): what its
-/// metadata.yaml says, what its MCAP file holds, the type hashes rosbags computes from the
-/// stored schemas (it refuses a bag whose stored hash differs) and the decoded fields the
-/// tests compare.
-pub fn read_rosbag2(dir: &Path) -> serde_json::Value {
-    python_tool("read_rosbag2.py", dir)
->>>>>>> rosbag2
 }
