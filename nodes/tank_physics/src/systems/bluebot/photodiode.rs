@@ -73,7 +73,7 @@ impl Photodiode {
         if !(self.half_fov > 0.0 && self.half_fov <= std::f64::consts::PI) {
             return Err(format!("photodiode half_fov must be in (0, pi] rad, got {}", self.half_fov));
         }
-        if !(self.full_scale.is_finite() && self.full_scale > 0.0) || !self.mount.iter().all(|x| x.is_finite()) {
+        if !(self.full_scale.is_finite() && self.full_scale > 0.0 && self.mount.iter().all(|x| x.is_finite())) {
             return Err(format!("photodiode full_scale ({}) must be > 0 and its mount finite", self.full_scale));
         }
         Ok(())
