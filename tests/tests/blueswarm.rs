@@ -66,6 +66,9 @@ async fn every_behaviour_runs_through_its_launch_file_and_d_t_changes_live() {
         assert!(first.modules.iter().all(|m| m.kind == "bluebot"));
         let got = flotilla_e2e::collect_until(&mut readings, Duration::from_secs(30), |r: &[BluebotSensors]| r.len() >= 2).await;
         assert!(got.len() >= 2 && got.iter().all(|r| r.depth > 0.0), "{behaviour}: no readings:\n{}", launch.output());
+        // The photodiode reads at least the room light (about 400 counts) and within its 12-bit range.
+        let diode: Vec<f64> = got.iter().map(|r| r.photodiode).collect();
+        assert!(diode.iter().all(|x| x.is_finite() && (300.0..=4095.0).contains(x)), "{behaviour}: photodiode {diode:?}");
         // The firmware steers: some robot swims 5 cm (sync only holds depth: 1 cm).
         let distance = if behaviour == "sync" { 0.01 } else { 0.05 };
         let went = flotilla_e2e::collect_until(&mut states, Duration::from_secs(60), |s: &[TankState]| {

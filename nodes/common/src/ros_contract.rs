@@ -318,6 +318,7 @@ impl RosHardware for Bluebot {
                 .map(|n| m::BluebotNeighbour { azimuth: n.azimuth, elevation: n.elevation, distance: n.distance })
                 .collect(),
             flashes: s.flashes.iter().map(|f| m::BluebotFlash { azimuth: f.azimuth, elevation: f.elevation }).collect(),
+            photodiode: s.photodiode,
         }
     }
 
@@ -339,6 +340,7 @@ impl RosHardware for Bluebot {
                 .map(|n| Neighbour { azimuth: n.azimuth, elevation: n.elevation, distance: n.distance })
                 .collect(),
             flashes: msg.flashes.into_iter().map(|f| Flash { azimuth: f.azimuth, elevation: f.elevation }).collect(),
+            photodiode: msg.photodiode,
         }
     }
 
@@ -503,6 +505,7 @@ mod tests {
                 blobs: vec![blob, Blob::default()],
                 neighbours: vec![Neighbour { azimuth: 0.2, elevation: 0.1, distance: 0.7 }],
                 flashes: vec![Flash { azimuth: -1.0, elevation: 0.3 }],
+                photodiode: 803.0,
             },
             BluebotCommand { caudal: 3.0, pectoral_left: 6.0, pectoral_right: 0.0, dorsal: 1.0, leds: true, flashing: true },
         );

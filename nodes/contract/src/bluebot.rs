@@ -93,6 +93,10 @@ pub struct BluebotSensors {
     pub neighbours: Vec<Neighbour>,
     /// Flashing robots seen by the flash detector.
     pub flashes: Vec<Flash>,
+    /// Light on the forward-facing photodiode (VTP1112H read by a 12-bit ADC: 0 to 4095;
+    /// the authors' programs see about 2 with the room lights off, 400 with them on),
+    /// counts.
+    pub photodiode: f64,
 }
 
 /// Red over blue ratio above which a blob is the red light source (SPEC 3).

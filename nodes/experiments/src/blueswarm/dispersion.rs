@@ -6,7 +6,7 @@
 //! 2 of its settled value (the paper plots density on a log scale).
 
 use super::plot::{lines, Series};
-use super::{fidelity, over_seeds, Run, BODY_LENGTH};
+use super::{choice, fidelity, over_seeds, Run, BODY_LENGTH};
 use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use flotilla_firmware::bluebot::{DispersionFirmware, DispersionParams};
 use nalgebra::Vector3;
@@ -15,7 +15,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Map};
 use tank_physics::systems::bluebot::metrics::{hull_volume, mean_nnd};
-use tank_physics::systems::bluebot::{SwarmConfig, SwarmWorld};
+use tank_physics::systems::bluebot::vision::pipeline::{Pairing, PipelineParams};
+use tank_physics::systems::bluebot::vision::{Analytic, Rendered, Vision};
+use tank_physics::systems::bluebot::{Fidelity, SwarmConfig, SwarmWorld};
 
 /// The dispersion experiment.
 pub struct Dispersion;
@@ -28,7 +30,19 @@ const OPTIONS: &[OptionSpec] = &[
         name: "dead-band",
         kind: OptionKind::Positive,
         default: "0.000001",
-        help: "|p| d_t below which a robot holds still (speed grows with log |p| above)",
+        help: "|p| d_t below which the log speed map gives no speed (speed grows with log |p| above)",
+    },
+    OptionSpec {
+        name: "min-caudal",
+        kind: OptionKind::Numbers,
+        default: "1.5",
+        help: "lowest caudal frequency while a neighbour is seen, Hz (0: hold still below the dead band)",
+    },
+    OptionSpec {
+        name: "pairing",
+        kind: OptionKind::Names,
+        default: "nearest-elevation",
+        help: "LED pairing: nearest-elevation (vertically aligned, smallest gap first) or azimuth-order (the authors' program: next blob within 5 deg)",
     },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
@@ -74,23 +88,42 @@ impl Experiment for Dispersion {
         }
         let phase_length = options.number("switch-every")?;
         let dead_band = options.number("dead-band")?;
+        let min_caudal = match options.numbers("min-caudal")?.as_slice() {
+            [f] => *f,
+            other => {
+                return Err(ExperimentError::Option {
+                    option: "min-caudal".into(),
+                    message: format!("one frequency (Hz, >= 0), got {} values", other.len()),
+                })
+            }
+        };
         let seeds = options.count("seeds")?;
         let first = options.seed("seed")?;
         let fidelity = fidelity(options)?;
+        let pairing = match choice(options, "pairing", &["nearest-elevation", "azimuth-order"])?.as_str() {
+            "azimuth-order" => Pairing::AzimuthOrder { window: 5f64.to_radians() },
+            _ => Pairing::NearestElevation,
+        };
+        let pipeline = PipelineParams { pairing, ..PipelineParams::default() };
         progress.expect(seeds, "blueswarm dispersion");
         let runs: Vec<(u64, Vec<Sample>)> = (first..first + seeds as u64)
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                let mut world = SwarmWorld::new(SwarmConfig { fidelity, ..SwarmConfig::default() }, seed)?;
+                let vision: Box<dyn Vision> = match fidelity {
+                    Fidelity::Analytic => Box::new(Analytic { pipeline, ..Analytic::default() }),
+                    Fidelity::Rendered => Box::new(Rendered { pipeline, ..Rendered::default() }),
+                };
+                let mut world = SwarmWorld::new(SwarmConfig { fidelity, ..SwarmConfig::default() }, seed)?.with_vision(vision);
                 // Centrally deployed: within 0.25 m of the tank's centre at mid-depth.
                 for i in 0..robots {
                     let p =
                         Vector3::new(0.89 + rng.gen_range(-0.25..0.25), 0.89 + rng.gen_range(-0.25..0.25), 0.45 + rng.gen_range(-0.1..0.1));
                     world.add(&format!("bluebot_{i}"), p, rng.gen_range(-3.1..3.1))?;
                 }
-                let params = DispersionParams { target_distance: targets[0] * BODY_LENGTH, dead_band, ..DispersionParams::default() };
-                params.validate().map_err(|message| ExperimentError::Option { option: "dead-band".into(), message })?;
+                let params =
+                    DispersionParams { target_distance: targets[0] * BODY_LENGTH, dead_band, min_caudal, ..DispersionParams::default() };
+                params.validate().map_err(|message| ExperimentError::Option { option: "dead-band/min-caudal".into(), message })?;
                 let mut run = Run::new(world, (0..robots).map(|_| DispersionFirmware::new(params)).collect());
                 let mut samples = Vec::new();
                 for (phase, &target) in targets.iter().enumerate() {

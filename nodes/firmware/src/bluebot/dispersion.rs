@@ -7,6 +7,11 @@
 //! the attraction of a neighbour at 6 d_t is 10^5 times weaker than at 1.2 d_t, and a
 //! linear map would leave aggregation stalled), and moves its depth target along p's
 //! vertical part.
+//! While it sees a neighbour it never stops: the caudal fin beats at least at
+//! `min_caudal` (the paper: "all robots move continuously to minimize forces", "the
+//! stronger the final averaged force, the higher the oscillation frequencies"; the
+//! authors' dispersion program, fberlinger/blueswarm `fishfood/exp_LJpot.py`, swims
+//! along the normalised p with the caudal fin at 1.5 Hz plus a term growing with |p|).
 //! d_t can be changed while running ([`DispersionFirmware::set_target_distance`]);
 //! d_t = infinity disperses without bound (every neighbour repels equally).
 
@@ -26,9 +31,12 @@ pub struct DispersionParams {
     pub b: f64,
     /// |p| d_t at and above which the robot swims at full speed, 1.
     pub full_speed_force: f64,
-    /// Below this |p| d_t the robot holds still; between the two the speed grows with
-    /// log |p|, 1.
+    /// Below this |p| d_t the log map gives no speed; between the two the speed grows
+    /// with log |p|, 1.
     pub dead_band: f64,
+    /// Lowest caudal frequency while a neighbour is seen and p is not zero (0: the robot
+    /// holds still below the dead band), Hz.
+    pub min_caudal: f64,
     /// Vertical speed of the depth target at full force, m/s.
     pub vertical_speed: f64,
     /// Shallowest depth target, m.
@@ -45,6 +53,7 @@ impl Default for DispersionParams {
             b: 6.0,
             full_speed_force: 2.0,
             dead_band: 1e-6,
+            min_caudal: 1.5,
             vertical_speed: 0.05,
             min_depth: 0.08,
             max_depth: 0.83,
@@ -63,6 +72,9 @@ impl DispersionParams {
         }
         if !(self.dead_band > 0.0 && self.full_speed_force > self.dead_band && self.vertical_speed >= 0.0) {
             return Err("dispersion needs 0 < dead_band < full_speed_force and vertical_speed >= 0".to_owned());
+        }
+        if !(self.min_caudal >= 0.0 && self.min_caudal.is_finite()) {
+            return Err(format!("dispersion min_caudal must be >= 0 Hz, got {}", self.min_caudal));
         }
         if !(0.0 <= self.min_depth && self.min_depth < self.max_depth) {
             return Err(format!("dispersion depth range [{}, {}] m is empty", self.min_depth, self.max_depth));
@@ -134,11 +146,13 @@ impl DispersionFirmware {
         let scale = if self.params.target_distance.is_finite() { self.params.target_distance } else { 1.0 };
         let strength = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() * scale;
         let horizontal = p[0].hypot(p[1]) * scale;
-        let speed = if strength > self.params.dead_band {
+        let logarithmic = if strength > self.params.dead_band {
             ((strength / self.params.dead_band).ln() / (self.params.full_speed_force / self.params.dead_band).ln()).min(1.0)
         } else {
             0.0
         };
+        let floor = if strength > 0.0 { (self.params.min_caudal / self.gait.max_caudal).min(1.0) } else { 0.0 };
+        let speed = logarithmic.max(floor);
         let target = self.depth_target.get_or_insert(depth);
         let climb = if strength > 0.0 { p[2] * scale / strength } else { 0.0 };
         *target = (*target - climb * speed * self.params.vertical_speed * dt).clamp(self.params.min_depth, self.params.max_depth);
@@ -212,6 +226,23 @@ mod tests {
         let right = Neighbour { azimuth: -std::f64::consts::FRAC_PI_2, elevation: 0.0, distance: 0.3 };
         let c = fw.step(1.0, &reading(vec![left, right]));
         assert!(c.caudal == 0.0 && c.leds, "{c:?}");
+    }
+
+    #[test]
+    fn a_robot_that_sees_a_neighbour_keeps_swimming_at_the_lowest_caudal_frequency() {
+        // A neighbour a hair beyond d_t ahead: |p| d_t = 72e-9, below the dead band.
+        let hair = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.26 * (1.0 + 1e-9) };
+        let mut moving = DispersionFirmware::new(DispersionParams::default());
+        let c = moving.step(0.0, &reading(vec![hair.clone()]));
+        assert!((c.caudal - 1.5).abs() < 1e-12 && c.pectoral_left == 0.0 && c.pectoral_right == 0.0, "{c:?}");
+        let mut still = DispersionFirmware::new(DispersionParams { min_caudal: 0.0, ..DispersionParams::default() });
+        assert_eq!(still.step(0.0, &reading(vec![hair.clone()])).caudal, 0.0, "min_caudal 0: the dead band holds it");
+        // A strong pull is above the floor: the log map decides.
+        let far = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.4 };
+        assert!(moving.step(0.5, &reading(vec![far])).caudal > 2.0);
+        // Nobody seen: it does not swim.
+        assert_eq!(moving.step(1.0, &reading(vec![])).caudal, 0.0);
+        assert!(moving.set_parameter("min_caudal", -1.0).unwrap_err().contains("min_caudal"));
     }
 
     #[test]

@@ -65,7 +65,7 @@ scalar_parameters!(SyncParams, "sync", [period, flash, coupling, exponent, depth
 scalar_parameters!(
     DispersionParams,
     "dispersion",
-    [target_distance, a, b, full_speed_force, dead_band, vertical_speed, min_depth, max_depth]
+    [target_distance, a, b, full_speed_force, dead_band, min_caudal, vertical_speed, min_depth, max_depth]
 );
 scalar_parameters!(MillingParams, "milling", [alpha, rho, caudal, pectoral, depth]);
 scalar_parameters!(SearchParams, "search", [wander_speed, wander_period, turn_rate, lost_after]);

@@ -93,7 +93,11 @@ pub const PARAMS: NodeParams = NodeParams {
             "bluebot.full_speed_force",
             "dispersion: |p| d_t at and above which the robot swims at full speed (dimensionless, > dead_band)",
         ),
-        bluebot("bluebot.dead_band", "dispersion: |p| d_t below which the robot holds still (dimensionless, > 0)"),
+        bluebot("bluebot.dead_band", "dispersion: |p| d_t below which the log speed map gives no speed (dimensionless, > 0)"),
+        bluebot(
+            "bluebot.min_caudal",
+            "dispersion: lowest caudal frequency while a neighbour is seen, Hz (>= 0; 0: hold still below dead_band)",
+        ),
         bluebot("bluebot.vertical_speed", "dispersion: vertical speed of the depth target at full force, m/s (>= 0)"),
         bluebot("bluebot.min_depth", "dispersion: shallowest depth target, m (>= 0, < max_depth)"),
         bluebot("bluebot.max_depth", "dispersion: deepest depth target, m (> min_depth)"),

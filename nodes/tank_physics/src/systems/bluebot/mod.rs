@@ -11,12 +11,14 @@
 pub mod body;
 pub mod capabilities;
 pub mod metrics;
+pub mod photodiode;
 pub mod placement;
 pub mod tank;
 pub mod vision;
 pub mod world;
 
 pub use body::{BodyParams, BodyState, FinMap};
+pub use photodiode::Photodiode;
 pub use tank::{RedSource, Tank};
 pub use vision::{Analytic, Fidelity, Vision};
 pub use world::{Robot, SwarmConfig, SwarmError, SwarmWorld};

@@ -7,6 +7,7 @@
 //! a reading (the cameras run at 2 Hz: call it every [`SwarmConfig::sensing_period`]).
 
 use super::body::{BodyConstants, BodyParams, BodyState};
+use super::photodiode::Photodiode;
 use super::tank::Tank;
 use super::vision::{Fidelity, LedLayout, Leds, RobotView, Scene, Vision};
 use flotilla_contract::bluebot::{BluebotCommand, BluebotSensors};
@@ -15,6 +16,9 @@ use nalgebra::Vector3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
+
+/// Mixed into the run seed for the photodiodes' noise streams.
+const PHOTODIODE_STREAM: u64 = 0x5048_4f54_4f44_494f;
 
 /// How a Blueswarm world is built.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +37,8 @@ pub struct SwarmConfig {
     pub depth_noise: f64,
     /// The vision's fidelity.
     pub fidelity: Fidelity,
+    /// Every robot's forward-facing photodiode.
+    pub photodiode: Photodiode,
 }
 
 impl Default for SwarmConfig {
@@ -45,6 +51,7 @@ impl Default for SwarmConfig {
             sensing_period: 0.5,
             depth_noise: 0.002,
             fidelity: Fidelity::Analytic,
+            photodiode: Photodiode::default(),
         }
     }
 }
@@ -55,6 +62,9 @@ pub enum SwarmError {
     /// The tank's dimensions are unusable.
     #[error("{0}")]
     Tank(String),
+    /// The photodiode's parameters are unusable.
+    #[error("{0}")]
+    Photodiode(String),
     /// The step or sensing period is not a positive number.
     #[error("{field} must be a positive number of seconds, got {value}")]
     Period {
@@ -102,6 +112,9 @@ pub struct SwarmWorld {
     constants: BodyConstants,
     robots: Vec<Robot>,
     rngs: Vec<ChaCha8Rng>,
+    /// The photodiodes' noise, a stream of its own per robot so that adding the diode
+    /// left every other draw as it was.
+    diode_rngs: Vec<ChaCha8Rng>,
     vision: Box<dyn Vision>,
     seed: u64,
     steps: u64,
@@ -112,13 +125,24 @@ impl SwarmWorld {
     /// An empty tank; every random draw of robot `i` comes from (`seed`, `i`).
     pub fn new(config: SwarmConfig, seed: u64) -> Result<Self, SwarmError> {
         config.tank.validate().map_err(SwarmError::Tank)?;
+        config.photodiode.validate().map_err(SwarmError::Photodiode)?;
         for (field, value) in [("dt", config.dt), ("sensing_period", config.sensing_period)] {
             if !(value.is_finite() && value > 0.0) {
                 return Err(SwarmError::Period { field, value });
             }
         }
         let vision = config.fidelity.build();
-        Ok(Self { constants: config.body.constants(), config, robots: Vec::new(), rngs: Vec::new(), vision, seed, steps: 0, contacts: 0 })
+        Ok(Self {
+            constants: config.body.constants(),
+            config,
+            robots: Vec::new(),
+            rngs: Vec::new(),
+            diode_rngs: Vec::new(),
+            vision,
+            seed,
+            steps: 0,
+            contacts: 0,
+        })
     }
 
     /// Replaces the vision (another fidelity or other camera parameters).
@@ -140,6 +164,7 @@ impl SwarmWorld {
             present: true,
         });
         self.rngs.push(ChaCha8Rng::seed_from_u64(robot_seed(self.seed, index as u32)));
+        self.diode_rngs.push(ChaCha8Rng::seed_from_u64(robot_seed(self.seed ^ PHOTODIODE_STREAM, index as u32)));
         Ok(index)
     }
 
@@ -242,7 +267,7 @@ impl SwarmWorld {
             .collect()
     }
 
-    /// Robot `index`'s reading now: vision and pressure sensor.
+    /// Robot `index`'s reading now: vision, pressure sensor and photodiode.
     pub fn sense(&mut self, index: usize) -> Result<BluebotSensors, SwarmError> {
         let views = self.views();
         self.sense_with(&views, index)
@@ -265,6 +290,8 @@ impl SwarmWorld {
         let mut reading = self.vision.sense(&scene, index, time, rng);
         let noise = Normal::new(0.0, self.config.depth_noise.max(1e-12)).map_or(0.0, |n| n.sample(rng));
         reading.depth = self.config.tank.water_depth - self.robots[index].body.position.z + noise;
+        let body = &self.robots[index].body;
+        reading.photodiode = self.config.photodiode.read(&self.config.tank, &body.position, &body.orientation, &mut self.diode_rngs[index]);
         reading.stamp = flotilla_contract::stamp_seconds(time);
         Ok(reading)
     }

@@ -206,6 +206,6 @@ impl Vision for Analytic {
         let image = Self::merge(image);
         let depth = surface - eye.z;
         let (blobs, neighbours) = process(&self.cameras, &image, depth, &self.pipeline);
-        BluebotSensors { stamp: time, depth, blobs, neighbours, flashes }
+        BluebotSensors { stamp: time, depth, blobs, neighbours, flashes, photodiode: 0.0 }
     }
 }

@@ -193,8 +193,8 @@ fn segment_distance(p1: &Vector3<f64>, q1: &Vector3<f64>, p2: &Vector3<f64>, q2:
 pub trait Vision: Send + Sync {
     /// Short name for logs and summaries (`analytic`, `rendered`).
     fn name(&self) -> &'static str;
-    /// The observer's reading: blobs, paired neighbours, flashes; `depth` is filled in
-    /// by the caller from the pressure sensor.
+    /// The observer's reading: blobs, paired neighbours, flashes; `depth` and
+    /// `photodiode` are filled in by the caller (pressure sensor, photodiode).
     fn sense(&self, scene: &Scene<'_>, observer: usize, time: f64, rng: &mut ChaCha8Rng) -> BluebotSensors;
 }
 

@@ -46,6 +46,23 @@ pub struct PipelineParams {
     pub merge_azimuth: f64,
     /// ... and within this relative distance difference, 1.
     pub merge_distance: f64,
+    /// How a camera's blobs are paired into LED pairs.
+    pub pairing: Pairing,
+}
+
+/// How a camera's blobs are paired into LED pairs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pairing {
+    /// Vertically aligned blobs (within `azimuth_tolerance` plus `azimuth_slope` times
+    /// their elevation gap), the pair nearest in elevation first.
+    NearestElevation,
+    /// As the authors' dispersion program (fberlinger/blueswarm `fishfood/exp_LJpot.py`):
+    /// blobs sorted by azimuth, each with the next one when their azimuths differ by at
+    /// most `window` rad whatever their elevations, else the first is dropped.
+    AzimuthOrder {
+        /// Largest azimuth difference of a pair, rad (the authors': 5 deg).
+        window: f64,
+    },
 }
 
 impl Default for PipelineParams {
@@ -59,6 +76,7 @@ impl Default for PipelineParams {
             max_distance: 4.0,
             merge_azimuth: 4f64.to_radians(),
             merge_distance: 0.35,
+            pairing: Pairing::NearestElevation,
         }
     }
 }
@@ -123,6 +141,9 @@ pub fn process(cameras: &Cameras, blobs: &[ImageBlob], depth: f64, params: &Pipe
 /// Pairs one camera's blobs: nearest in elevation first among vertically aligned blobs
 /// whose pair is a plausible robot under the water.
 fn pair(blobs: &[&Blob], depth: f64, params: &PipelineParams) -> Vec<Neighbour> {
+    if let Pairing::AzimuthOrder { window } = params.pairing {
+        return pair_in_azimuth_order(blobs, depth, window, params);
+    }
     // Sorted by azimuth, a blob's partners lie within the widest tolerance (the gap is at
     // most pi); one camera spans less than 200 deg, so no pair straddles +-pi.
     let mut order: Vec<usize> = (0..blobs.len()).collect();
@@ -159,6 +180,31 @@ fn pair(blobs: &[&Blob], depth: f64, params: &PipelineParams) -> Vec<Neighbour> 
             used[j] = true;
             out.extend(locate(blobs[i], blobs[j], params.led_spacing));
         }
+    }
+    out
+}
+
+/// [`Pairing::AzimuthOrder`]: neighbours in azimuth order within `window` rad, pairs
+/// outside the distance range or above the surface dropped.
+fn pair_in_azimuth_order(blobs: &[&Blob], depth: f64, window: f64, params: &PipelineParams) -> Vec<Neighbour> {
+    let mut order: Vec<&Blob> = blobs.to_vec();
+    order.sort_unstable_by(|a, b| a.azimuth.total_cmp(&b.azimuth));
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k + 1 < order.len() {
+        let (a, b) = (order[k], order[k + 1]);
+        if b.azimuth - a.azimuth > window {
+            k += 1;
+            continue;
+        }
+        let (lo, hi) = if a.elevation <= b.elevation { (a, b) } else { (b, a) };
+        if let Some(n) = locate(lo, hi, params.led_spacing) {
+            let z = n.distance * n.elevation.sin();
+            if (params.min_distance..=params.max_distance).contains(&n.distance) && z < depth - params.surface_margin {
+                out.push(n);
+            }
+        }
+        k += 2;
     }
     out
 }
@@ -220,6 +266,32 @@ mod tests {
         let found = pair(&all, 0.3, &PipelineParams::default());
         assert_eq!(found.len(), 1, "{found:?}");
         assert!((found[0].distance - d.hypot(z)).abs() < 1e-9, "{found:?}");
+    }
+
+    #[test]
+    fn azimuth_order_pairing_crosses_robots_on_one_bearing() {
+        // Two robots 2 deg apart in azimuth, 0.4 m and 1.2 m away, both level with the eye.
+        let (a, b) = (0.30, 0.30 + 2f64.to_radians());
+        let blobs = [at(a, 0.4, -0.043), at(a + 1e-4, 0.4, 0.043), at(b, 1.2, -0.043), at(b + 1e-4, 1.2, 0.043)];
+        let all: Vec<&Blob> = blobs.iter().collect();
+        let mut nearest = pair(&all, 0.5, &PipelineParams::default());
+        nearest.sort_by(|x, y| x.distance.total_cmp(&y.distance));
+        assert!(nearest.len() == 2 && (nearest[0].distance - 0.4).abs() < 1e-6 && (nearest[1].distance - 1.2).abs() < 1e-6);
+        // The authors' pairing takes the blobs in azimuth order: the same two pairs here...
+        let order = PipelineParams { pairing: Pairing::AzimuthOrder { window: 5f64.to_radians() }, ..PipelineParams::default() };
+        assert_eq!(pair(&all, 0.5, &order).len(), 2);
+        // ...but when the far robot's upper LED sorts between the near robot's two, each of
+        // the near robot's LEDs goes with one of the far robot's: two phantoms at the
+        // harmonic mean of 0.4 and 1.2 m (0.6 m), and neither robot is seen.
+        let crossed = [at(a, 0.4, -0.043), at(a + 2e-4, 0.4, 0.043), at(a + 1e-4, 1.2, 0.043), at(b, 1.2, -0.043)];
+        let all: Vec<&Blob> = crossed.iter().collect();
+        let mut found = pair(&all, 0.5, &order);
+        found.sort_by(|x, y| x.distance.total_cmp(&y.distance));
+        assert!(found.len() == 2 && found.iter().all(|n| (n.distance - 0.6).abs() < 0.01), "{found:?}");
+        // Nearest in elevation first pairs the two upper LEDs (the smallest gap): one
+        // phantom at the far robot's 1.2 m (a weak force where the other gives a strong one).
+        let ours = pair(&all, 0.5, &PipelineParams::default());
+        assert!(ours.len() == 1 && (ours[0].distance - 1.2031).abs() < 1e-3, "{ours:?}");
     }
 
     #[test]

@@ -259,7 +259,7 @@ impl Vision for Rendered {
         }
         let depth = scene.tank.water_depth - eye.z;
         let (blobs, neighbours) = process(&self.cameras, &image, depth, &self.pipeline);
-        BluebotSensors { stamp: time, depth, blobs, neighbours, flashes }
+        BluebotSensors { stamp: time, depth, blobs, neighbours, flashes, photodiode: 0.0 }
     }
 }
 
