@@ -10,10 +10,14 @@
 #      environment has no tf2_msgs), built with cmake + ament + rosidl, cached by content.
 #   4. The `flotilla` ament package index entry (share/flotilla -> launch, config, urdf;
 #      lib/flotilla -> the cargo binaries) so `$(find-pkg-share flotilla)` and
-#      `pkg: flotilla` resolve for both `flotilla launch` and `ros2 launch`.
+#      `pkg: flotilla` resolve for both `flotilla launch` and `ros2 launch` from this
+#      checkout (a colcon workspace installs the package instead: ament/flotilla).
 #   5. Python tools the tests use (scripts/py-tools-requirements.txt), cached by content
 #      (alone: `scripts/setup.sh py-tools` prints their folder).
 #   6. build/env.sh: the exports `make env` prints.
+#   Alone, for the colcon workspace test: `scripts/setup.sh colcon` and
+#   `scripts/setup.sh colcon-cargo` print the folder of a cached venv holding colcon
+#   (scripts/colcon-requirements.txt), without or with its Cargo extensions.
 #
 # Progress goes to stderr; nothing is printed on stdout.
 set -euo pipefail
@@ -95,6 +99,21 @@ install_py_tools() {
         rm -rf "$dir"
         "$py" -m pip install --disable-pip-version-check -q --target "$dir" -r "$ROOT/scripts/py-tools-requirements.txt" >&2 \
             || die "installing scripts/py-tools-requirements.txt failed"
+        touch "$dir/.complete"
+    fi
+    echo "$dir"
+}
+
+# Prints the folder of a cached venv with the pinned list $1 (and the lists it includes).
+install_venv() {
+    local list=$1 py dir
+    py=$(python_for_wheels)
+    dir="$CACHE/$(basename "$list" .txt)-$(hash_of "$list" "$ROOT"/scripts/colcon-requirements.txt)"
+    if [ ! -f "$dir/.complete" ]; then
+        log "installing $(basename "$list") into $dir"
+        rm -rf "$dir"
+        "$py" -m venv "$dir"
+        "$dir/bin/pip" install --disable-pip-version-check -q -r "$list" >&2 || die "installing scripts/$(basename "$list") failed"
         touch "$dir/.complete"
     fi
     echo "$dir"
@@ -205,10 +224,13 @@ register_flotilla_package() {
             ln -s "$ROOT/$dir/$file" "$ament/share/flotilla/$dir/$file"
         done < <(cd "$ROOT/$dir" && find . -type f -print0)
     done
-    ln -sf "$ROOT/package.xml" "$ament/share/flotilla/package.xml"
-    # Every `[[bin]]` of the node crates, so a new node needs no edit here.
+    ln -sf "$ROOT/ament/flotilla/package.xml" "$ament/share/flotilla/package.xml"
+    # build/ holds a second flotilla package.xml (the link above): colcon, crawling a
+    # workspace with this repository in it, must not find it.
+    touch "$BUILD/COLCON_IGNORE"
+    case "$target_dir" in "$ROOT"/*) mkdir -p "$target_dir" && touch "$target_dir/COLCON_IGNORE" ;; esac
     local exe
-    for exe in $(awk '/^\[\[bin\]\]/{bin=1; next} bin && /^name *=/{gsub(/[" ]/,""); sub(/^name=/,""); print; bin=0}' "$ROOT"/nodes/*/Cargo.toml); do
+    for exe in $(bash "$ROOT/scripts/node_binaries.sh"); do
         ln -sf "$target_dir/$PROFILE/$exe" "$ament/lib/flotilla/$exe"
     done
     echo "$ament"
@@ -220,10 +242,12 @@ main() {
     exec 9>"$CACHE/.lock"
     flock 9
     # `scripts/setup.sh py-tools`: only step 5; prints the folder (for FLOTILLA_PY_TOOLS).
-    if [ "${1:-}" = py-tools ]; then
-        install_py_tools
-        return 0
-    fi
+    case "${1:-}" in
+        py-tools) install_py_tools; return 0 ;;
+        colcon | colcon-cargo) install_venv "$ROOT/scripts/$1-requirements.txt"; return 0 ;;
+        "") ;;
+        *) die "unknown step '$1' (py-tools, colcon, colcon-cargo; none = everything)" ;;
+    esac
     install_debian_packages
     local base_env
     if [ -n "${ROS_DISTRO:-}" ] && [ -z "${FLOTILLA_ROS_WHEELS:-}" ]; then

@@ -20,6 +20,12 @@ if [ -f "$kit/install.sh" ] && [ -n "${FLOTILLA_ROS_PREFIX:-}" ]; then
 else
     echo "[test] ../shared/tools/ros2-jazzy-cli not found: the real ros2 launch checks will be skipped" >&2
 fi
+# colcon, without and with its Cargo extensions, for the colcon workspace build test
+# (tests/tests/colcon.rs); pip needs the network, so outside the namespace too.
+echo "[test] installing colcon for the workspace build test (no-op once installed)" >&2
+FLOTILLA_COLCON=$(bash scripts/setup.sh colcon) && FLOTILLA_COLCON_CARGO=$(bash scripts/setup.sh colcon-cargo) \
+    && export FLOTILLA_COLCON FLOTILLA_COLCON_CARGO \
+    || echo "[test] colcon could not be installed: the colcon workspace test will be skipped" >&2
 # Compile (and fetch dev-dependencies) outside the namespace, which has no network.
 cargo test --release --workspace --no-run
 if cargo nextest --version >/dev/null 2>&1; then

@@ -189,6 +189,45 @@ impl Drop for Launch {
     }
 }
 
+/// The executables in `exe_dir` running below `root` (any depth), by file name: a launch's
+/// node processes, without the launcher, shells or Python.
+pub fn node_processes(root: u32, exe_dir: &Path) -> std::collections::BTreeMap<String, usize> {
+    let mut found = std::collections::BTreeMap::new();
+    for pid in descendants(root as i32) {
+        let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else { continue };
+        if exe.parent() == Some(exe_dir) {
+            let name = exe.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            *found.entry(name).or_default() += 1;
+        }
+    }
+    found
+}
+
+/// Starts `cmd`, waits (up to 40 s) until its node processes (executables in `exe_dir`)
+/// have stayed the same for `settle`, sends SIGINT and waits for the exit: (processes,
+/// exit code, output).
+pub fn run_until_interrupted(
+    cmd: Command,
+    domain: &Domain,
+    exe_dir: &Path,
+    settle: Duration,
+) -> (std::collections::BTreeMap<String, usize>, Option<i32>, String) {
+    let launch = Launch::spawn(cmd, domain).expect("starting the launch");
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let (mut seen, mut since) = (std::collections::BTreeMap::new(), Instant::now());
+    while Instant::now() < deadline {
+        let now = node_processes(launch.pid(), exe_dir);
+        if now != seen {
+            (seen, since) = (now, Instant::now());
+        } else if !seen.is_empty() && since.elapsed() >= settle {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (status, output) = launch.interrupt(Duration::from_secs(30)).expect("the launch to exit after SIGINT");
+    (seen, status.code(), output)
+}
+
 /// Every living descendant of `pid`, read from `/proc` (children before grandchildren).
 fn descendants(pid: i32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };

@@ -7,12 +7,11 @@
 //! `FLOTILLA_ROS2_CLI_ENV`) or from a sourced ROS 2 that has `ros2 launch`; without
 //! either the test says so and checks Flotilla's launcher alone.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use flotilla_e2e::{bin, bin_dir, repo_root, Domain, Launch};
+use flotilla_e2e::{bin, bin_dir, repo_root, run_until_interrupted, Domain};
 
 /// How the real `ros2` is reached, if at all.
 fn ros2_launch() -> Option<Command> {
@@ -27,49 +26,6 @@ fn ros2_launch() -> Option<Command> {
         cmd.arg("launch");
         cmd
     })
-}
-
-/// The node executables running below `root` (any depth), by name: Flotilla's binaries
-/// only (not the launcher, shells or Python).
-fn node_processes(root: u32) -> BTreeMap<String, usize> {
-    let ours = bin_dir();
-    let mut found = BTreeMap::new();
-    let mut stack = vec![root];
-    while let Some(pid) = stack.pop() {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten();
-        for task in tasks {
-            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-            stack.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
-        }
-        if pid == root {
-            continue;
-        }
-        let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else { continue };
-        if exe.parent() == Some(ours.as_path()) {
-            let name = exe.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            *found.entry(name).or_default() += 1;
-        }
-    }
-    found
-}
-
-/// Starts `cmd`, waits until its node processes have stayed the same for `settle`, sends
-/// SIGINT and waits for the exit: (processes, exit code, output).
-fn run_until_interrupted(cmd: Command, domain: &Domain, settle: Duration) -> (BTreeMap<String, usize>, Option<i32>, String) {
-    let launch = Launch::spawn(cmd, domain).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(40);
-    let (mut seen, mut since) = (BTreeMap::new(), Instant::now());
-    while Instant::now() < deadline {
-        let now = node_processes(launch.pid());
-        if now != seen {
-            (seen, since) = (now, Instant::now());
-        } else if !seen.is_empty() && since.elapsed() >= settle {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let (status, output) = launch.interrupt(Duration::from_secs(30)).unwrap();
-    (seen, status.code(), output)
 }
 
 /// A folder of three rendered frames with its camera model, for the replay launch.
@@ -122,14 +78,14 @@ fn every_launch_file_runs_the_same_under_flotilla_and_ros2_launch() {
         let mut runs = Vec::new();
         let mut own = Command::new(bin("flotilla"));
         own.arg("launch").arg(file).args(args(&name));
-        runs.push(("flotilla launch", run_until_interrupted(own, &domain, settle)));
+        runs.push(("flotilla launch", run_until_interrupted(own, &domain, &bin_dir(), settle)));
         if let Some(base) = &real {
             let mut by_path = Command::new(base.get_program());
             by_path.args(base.get_args()).arg(file).args(args(&name));
-            runs.push(("ros2 launch PATH", run_until_interrupted(by_path, &domain, settle)));
+            runs.push(("ros2 launch PATH", run_until_interrupted(by_path, &domain, &bin_dir(), settle)));
             let mut by_package = Command::new(base.get_program());
             by_package.args(base.get_args()).args(["flotilla", &name]).args(args(&name));
-            runs.push(("ros2 launch flotilla FILE", run_until_interrupted(by_package, &domain, settle)));
+            runs.push(("ros2 launch flotilla FILE", run_until_interrupted(by_package, &domain, &bin_dir(), settle)));
         }
         let reference = runs[0].1 .0.clone();
         for (launcher, (processes, code, output)) in &runs {
