@@ -127,10 +127,17 @@ impl Launch {
         self.output.lock().map(|v| v.join("\n")).unwrap_or_default()
     }
 
-    /// Sends SIGINT and waits (up to `timeout`) for the exit status.
+    /// Sends SIGINT and waits (up to `timeout`) for the exit status. A command started as
+    /// the leader of its own process group (`CommandExt::process_group(0)`) gets it on the
+    /// whole group, as Ctrl-C in a terminal does (`ros2 run` relies on that: it does not
+    /// forward the signal to the node).
     pub fn interrupt(self, timeout: Duration) -> anyhow::Result<(ExitStatus, String)> {
-        // SAFETY: signalling our own child by pid.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let pid = self.child.id() as i32;
+        // SAFETY: signalling our own child, or the process group it leads.
+        unsafe {
+            let target = if libc::getpgid(pid) == pid { -pid } else { pid };
+            libc::kill(target, libc::SIGINT);
+        }
         self.wait(timeout)
     }
 

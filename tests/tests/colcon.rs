@@ -56,8 +56,9 @@ fn underlay_env() -> Vec<(&'static str, OsString)> {
 /// `bash -c SCRIPT` in `dir` with the underlay environment; no network (CARGO_NET_OFFLINE:
 /// scripts/test.sh fetched every crate before entering the network namespace).
 fn shell(dir: &Path, script: &str) -> Command {
+    // Launch::spawn runs commands in the checkout: the script changes directory itself.
     let mut cmd = Command::new("bash");
-    cmd.arg("-c").arg(script).current_dir(dir).envs(underlay_env()).env("CARGO_NET_OFFLINE", "true");
+    cmd.arg("-c").arg(format!("cd \"$0\" && {script}")).arg(dir).envs(underlay_env()).env("CARGO_NET_OFFLINE", "true");
     for var in ["IDL_PACKAGE_FILTER", "FLOTILLA_ROOT", "CARGO_TARGET_DIR", "COLCON_PREFIX_PATH"] {
         cmd.env_remove(var);
     }
@@ -118,9 +119,13 @@ fn colcon_builds_the_workspace_once_and_installs_the_flotilla_package() {
     let root = repo_root();
     let ws = root.join("target/colcon-ws");
     let link = ws.join("src/flotilla");
+    // A workspace made for another checkout (a target directory copied between clones)
+    // holds CMake caches of that path: start it anew.
+    if ws.exists() && std::fs::read_link(&link).ok().as_deref() != Some(root.as_path()) {
+        std::fs::remove_dir_all(&ws).unwrap();
+    }
     std::fs::create_dir_all(link.parent().unwrap()).unwrap();
-    if std::fs::read_link(&link).ok().as_deref() != Some(root.as_path()) {
-        let _ = std::fs::remove_file(&link);
+    if !link.is_symlink() {
         std::os::unix::fs::symlink(&root, &link).unwrap();
     }
 
@@ -175,6 +180,11 @@ fn colcon_builds_the_workspace_once_and_installs_the_flotilla_package() {
         return;
     };
     let sourced = |command: &str| format!("source \"{}\" && source install/setup.bash && exec {command}", kit.to_string_lossy());
+    // Ctrl-C in a terminal: SIGINT to the whole foreground process group.
+    let foreground = |mut cmd: Command| {
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        cmd
+    };
     let (code, output) = run(shell(&ws, &sourced("ros2 pkg executables flotilla")), &domain, Duration::from_secs(120));
     assert_eq!(code, Some(0), "{output}");
     let mut listed: Vec<String> = output.lines().filter_map(|l| l.strip_prefix("flotilla ")).map(str::to_owned).collect();
@@ -184,12 +194,13 @@ fn colcon_builds_the_workspace_once_and_installs_the_flotilla_package() {
     assert_eq!(listed, expected, "ros2 pkg executables flotilla");
 
     let settle = Duration::from_secs(3);
-    let (processes, code, output) = run_until_interrupted(shell(&ws, &sourced("ros2 run flotilla tank_physics")), &domain, &lib, settle);
+    let (processes, code, output) =
+        run_until_interrupted(foreground(shell(&ws, &sourced("ros2 run flotilla tank_physics"))), &domain, &lib, settle);
     assert_eq!(processes, BTreeMap::from([("tank_physics".to_owned(), 1)]), "ros2 run flotilla tank_physics:\n{output}");
     assert_eq!(code, Some(0), "ros2 run after SIGINT:\n{output}");
 
     let demo = sourced("ros2 launch flotilla demo.launch.yaml duration:=0");
-    let (from_install, code, output) = run_until_interrupted(shell(&ws, &demo), &domain, &lib, settle);
+    let (from_install, code, output) = run_until_interrupted(foreground(shell(&ws, &demo)), &domain, &lib, settle);
     assert_eq!(code, Some(0), "ros2 launch flotilla demo.launch.yaml after SIGINT:\n{output}");
     let mut own = Command::new(flotilla_e2e::bin("flotilla"));
     own.args(["launch"]).arg(root.join("launch/demo.launch.yaml")).arg("duration:=0");
