@@ -193,6 +193,8 @@ struct LostTrack {
     id: u32,
     kind: Option<usize>,
     position: [f64; 2],
+    /// Its estimated velocity when it died, m/s.
+    velocity: [f64; 2],
     /// Stamp of its last detection, s.
     stamp: f64,
 }
@@ -242,11 +244,13 @@ impl MultiTargetTracker {
     pub fn reset(&mut self) {
         for t in self.tracks.drain(..) {
             if let Some(id) = t.id {
-                self.lost.push(LostTrack { id, kind: t.kind, position: t.last_measured, stamp: f64::NEG_INFINITY });
+                self.lost.push(LostTrack { id, kind: t.kind, position: t.last_measured, velocity: [0.0, 0.0], stamp: f64::NEG_INFINITY });
             }
         }
         for lost in &mut self.lost {
+            // After a time jump neither the stamp nor the velocity says where it went.
             lost.stamp = f64::NEG_INFINITY;
+            lost.velocity = [0.0, 0.0];
         }
         if self.config.object_count == 0 {
             self.lost.clear();
@@ -309,9 +313,9 @@ impl MultiTargetTracker {
             }
         }
         if self.config.object_count > 0 {
-            self.lost.extend(
-                died.iter().filter_map(|t| Some(LostTrack { id: t.id?, kind: t.kind, position: t.last_measured, stamp: t.last_hit_stamp })),
-            );
+            self.lost.extend(died.iter().filter_map(|t| {
+                Some(LostTrack { id: t.id?, kind: t.kind, position: t.last_measured, velocity: t.filter.velocity, stamp: t.last_hit_stamp })
+            }));
         }
         self.assign_ids(stamp);
         self.output.clear();
@@ -386,45 +390,89 @@ impl MultiTargetTracker {
     /// the lost track of the same kind that could have got there (nearest first), else
     /// (every id issued) the nearest lost one of that kind, else a fresh one while fewer
     /// than `object_count` were issued; otherwise the track waits unpublished.
+    /// Gives ids to newly confirmed tracks. Open set: the next id. Closed set: the lost
+    /// ids are matched to all the tracks that need one in this frame at once (minimum
+    /// total squared distance, `Assigner`), each lost body expected where its velocity
+    /// carries it over at most `max_coast_time` from its last detection, and only where
+    /// it could have got at `max_speed`; then fresh ids while fewer than `object_count`
+    /// were issued, then (every id issued) the nearest lost id of the kind.
     fn assign_ids(&mut self, stamp: f64) {
-        let (count, max_speed, reach) = (self.config.object_count, self.config.max_speed, self.config.max_gate_distance);
-        for t in 0..self.tracks.len() {
-            let track = &self.tracks[t];
-            if !track.confirmed || track.id.is_some() {
-                continue;
-            }
-            if count == 0 {
+        let (count, max_speed, reach, horizon) =
+            (self.config.object_count, self.config.max_speed, self.config.max_gate_distance, self.config.max_coast_time);
+        let waiting: Vec<usize> = (0..self.tracks.len()).filter(|&t| self.tracks[t].confirmed && self.tracks[t].id.is_none()).collect();
+        if waiting.is_empty() {
+            return;
+        }
+        if count == 0 {
+            for t in waiting {
                 self.tracks[t].id = Some(self.next_id);
                 self.next_id = self.next_id.wrapping_add(1);
+            }
+            return;
+        }
+        let same_kind = |a: Option<usize>, b: Option<usize>| a.is_none() || b.is_none() || a == b;
+        let expected = |l: &LostTrack| {
+            let carried = (stamp - l.stamp).clamp(0.0, horizon);
+            [l.position[0] + l.velocity[0] * carried, l.position[1] + l.velocity[1] * carried]
+        };
+        let mut candidates = Vec::new();
+        for (row, &t) in waiting.iter().enumerate() {
+            let track = &self.tracks[t];
+            let [x, y] = track.last_measured;
+            for (col, l) in self.lost.iter().enumerate() {
+                let from_last = (l.position[0] - x).hypot(l.position[1] - y);
+                if !same_kind(track.kind, l.kind) || from_last > max_speed * (stamp - l.stamp) + reach {
+                    continue;
+                }
+                let [ex, ey] = expected(l);
+                candidates.push(Candidate { track: row, detection: col, cost: (ex - x).powi(2) + (ey - y).powi(2) });
+            }
+        }
+        // Leaving a body without its id costs more than all the plausible pairs together,
+        // so as many bodies as possible get an id back.
+        let miss_cost = vec![candidates.iter().map(|c| c.cost).sum::<f64>() + 1.0; waiting.len()];
+        let pairs = self.assigner.solve(waiting.len(), self.lost.len(), &candidates, &miss_cost);
+        let mut taken = vec![false; self.lost.len()];
+        for &(row, col) in &pairs {
+            let lost = &self.lost[col];
+            let [x, y] = self.tracks[waiting[row]].last_measured;
+            tracing::debug!(id = lost.id, x, y, stamp, lost_at = lost.stamp, "track re-identified");
+            self.tracks[waiting[row]].id = Some(lost.id);
+            taken[col] = true;
+        }
+        let mut index = 0;
+        self.lost.retain(|_| {
+            index += 1;
+            !taken[index - 1]
+        });
+        for &t in &waiting {
+            if self.tracks[t].id.is_some() {
                 continue;
             }
-            let [x, y] = track.last_measured;
-            let distance = |l: &LostTrack| (l.position[0] - x).hypot(l.position[1] - y);
-            let same_kind = |l: &&LostTrack| track.kind.is_none() || l.kind.is_none() || l.kind == track.kind;
-            let nearest = |plausible_only: bool| {
-                self.lost
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| same_kind(l))
-                    .filter(|(_, l)| !plausible_only || distance(l) <= max_speed * (stamp - l.stamp) + reach)
-                    .min_by(|a, b| distance(a.1).total_cmp(&distance(b.1)))
-                    .map(|(i, _)| i)
-            };
             let issued = self.next_id - 1;
-            let chosen = nearest(true).or_else(|| if issued >= count { nearest(false) } else { None });
-            let id = match chosen {
-                Some(i) => {
-                    let lost = self.lost.swap_remove(i);
-                    tracing::debug!(id = lost.id, x, y, stamp, lost_at = lost.stamp, "track re-identified");
-                    lost.id
-                }
-                None if issued < count => {
-                    self.next_id += 1;
-                    issued + 1
-                }
-                None => continue,
-            };
-            self.tracks[t].id = Some(id);
+            if issued < count {
+                self.next_id += 1;
+                self.tracks[t].id = Some(issued + 1);
+                continue;
+            }
+            let track = &self.tracks[t];
+            let [x, y] = track.last_measured;
+            let nearest = self
+                .lost
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| same_kind(track.kind, l.kind))
+                .min_by(|a, b| {
+                    let da = (a.1.position[0] - x).hypot(a.1.position[1] - y);
+                    let db = (b.1.position[0] - x).hypot(b.1.position[1] - y);
+                    da.total_cmp(&db)
+                })
+                .map(|(i, _)| i);
+            if let Some(i) = nearest {
+                let lost = self.lost.swap_remove(i);
+                tracing::debug!(id = lost.id, x, y, stamp, lost_at = lost.stamp, "track re-identified (every id issued)");
+                self.tracks[t].id = Some(lost.id);
+            }
         }
     }
 
@@ -563,6 +611,81 @@ mod tests {
             let t = resume + dt * f64::from(k);
             let tracks = tracker.update(&[b], t).unwrap();
             assert!(tracks.iter().all(|tr| tr.id != a_id), "body B took A's id {a_id} after the gap: {tracks:?}");
+        }
+    }
+
+    /// Ten bodies on a grid, each with its own velocity (m/s), at time `t` (s).
+    fn set_a(t: f64) -> Vec<Detection> {
+        (0..10)
+            .map(|i| {
+                let (row, col) = (f64::from(i / 5), f64::from(i % 5));
+                let (vx, vy) = (0.1 + 0.03 * col, 0.05 - 0.04 * row);
+                det(-0.2 + 0.08 * col + vx * t, -0.1 + 0.12 * row + vy * t)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn after_a_gap_no_body_returns_under_another_bodys_former_id() {
+        // Set A (ten moving bodies) is tracked for 1 s, then no frame arrives for 1.1 s.
+        // Set B (ten other bodies) then sits 1-2 mm from where A's stale constant-velocity
+        // predictions land. Every A track is older than the coast time and must be gone
+        // before gating: no B body may come back under an A id, in any frame.
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        let dt = 1.0 / 30.0;
+        let mut a_ids = Vec::new();
+        for k in 0..30 {
+            a_ids = tracker.update(&set_a(dt * f64::from(k)), dt * f64::from(k)).unwrap().iter().map(|t| t.id).collect();
+        }
+        assert_eq!(a_ids.len(), 10);
+        let resume = 29.0 * dt + 1.1;
+        for k in 0..5 {
+            let t = resume + dt * f64::from(k);
+            let set_b: Vec<_> = set_a(t).iter().map(|d| det(d.x + 0.001, d.y - 0.0015)).collect();
+            let tracks = tracker.update(&set_b, t).unwrap();
+            let stolen: Vec<_> = tracks.iter().filter(|tr| a_ids.contains(&tr.id)).collect();
+            assert!(stolen.is_empty(), "frame {k} after the gap: set B under A's ids {stolen:?}");
+            if k >= 1 {
+                assert_eq!(tracks.len(), 10, "set B tracked under new ids");
+            }
+        }
+    }
+
+    #[test]
+    fn a_closed_set_gets_its_own_ids_back_after_a_gap() {
+        // Pairs of bodies cross head-on at 0.2 m/s, 20 mm apart, during a 1.1 s hole in the
+        // frames: each body comes back nearer to its partner's last position than to its
+        // own. Matching the returning bodies jointly against where the lost ones were
+        // heading gives every body its own id; the nearest last position swaps them.
+        let config = TrackerConfig { object_count: 10, ..TrackerConfig::default() };
+        let mut tracker = MultiTargetTracker::new(config).unwrap();
+        let dt = 1.0 / 30.0;
+        let at = |t: f64| -> Vec<Detection> {
+            (0..5)
+                .flat_map(|row| {
+                    let y = -0.12 + 0.06 * f64::from(row);
+                    [det(-0.15 + 0.2 * t, y), det(0.15 - 0.2 * t, y + 0.02)]
+                })
+                .collect()
+        };
+        let id_near = |tracks: &[Track], d: &Detection| tracks.iter().find(|t| (t.x - d.x).hypot(t.y - d.y) < 0.005).map(|t| t.id);
+        let mut before = Vec::new();
+        for k in 0..16 {
+            let t = dt * f64::from(k);
+            let bodies = at(t);
+            let tracks = tracker.update(&bodies, t).unwrap().to_vec();
+            before = bodies.iter().map(|d| id_near(&tracks, d)).collect();
+        }
+        assert!(before.iter().all(Option::is_some), "{before:?}");
+        let resume = 15.0 * dt + 1.1;
+        for k in 0..4 {
+            let t = resume + dt * f64::from(k);
+            let bodies = at(t);
+            let tracks = tracker.update(&bodies, t).unwrap().to_vec();
+            if k >= 1 {
+                let after: Vec<_> = bodies.iter().map(|d| id_near(&tracks, d)).collect();
+                assert_eq!(after, before, "frame {k} after the gap");
+            }
         }
     }
 
