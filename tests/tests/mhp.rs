@@ -148,7 +148,11 @@ fn bad_parameters_exit_2_naming_the_key() {
         ("mhp_tank", tank("    modules: {flow_ml_s: -11}\n"), "modules.flow_ml_s"),
         ("mhp_tank", tank("    tank: {torch_x: 0.2}\n"), "tank.torch_x"),
         ("mhp_tank", tank("    tank: {water_depth: 0.5}\n"), "tank.water_depth"),
-        ("robot_controller", "robot_controller:\n  ros__parameters:\n    kind: mhp_square\n    mhp_controller: pid\n".to_owned(), "mhp_controller"),
+        (
+            "robot_controller",
+            "robot_controller:\n  ros__parameters:\n    kind: mhp_square\n    mhp_controller: pid\n".to_owned(),
+            "mhp_controller",
+        ),
     ];
     let cases: Vec<(&str, &str, &str)> = cases.iter().map(|(exe, text, key)| (*exe, text.as_str(), *key)).collect();
     flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);

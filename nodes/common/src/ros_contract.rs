@@ -326,12 +326,7 @@ pub fn mhp_layout_msg(layout: &MhpLayout, stamp: f64, frame: &str) -> m::MhpLayo
             force: t.force,
         })
         .collect();
-    m::MhpLayout {
-        header: header(stamp, frame),
-        faces_per_module: layout.faces_per_module as u32,
-        faces: layout.faces as u32,
-        thrusters,
-    }
+    m::MhpLayout { header: header(stamp, frame), faces_per_module: layout.faces_per_module as u32, faces: layout.faces as u32, thrusters }
 }
 
 /// A `<robot>/layout` message as the contract's layout.
@@ -560,7 +555,12 @@ mod tests {
             orientation: [0.5f64.sqrt(), 0.0, 0.0, 0.5f64.sqrt()],
         };
         round_trip::<Mhp>(
-            MhpSensors { stamp: 0.75, connected: vec![false; 4], target_seen: vec![true, false, false, true], navigation: Some(navigation) },
+            MhpSensors {
+                stamp: 0.75,
+                connected: vec![false; 4],
+                target_seen: vec![true, false, false, true],
+                navigation: Some(navigation),
+            },
             MhpCommand { thrust: vec![0.0, 1.0, 1.0, 0.0] },
         );
         let layout = MhpLayout {

@@ -112,9 +112,7 @@ pub fn build(system: System, id: u32, params: &FirmwareParams) -> Result<Box<dyn
             let layout = || params.mhp_layouts.get(&id).ok_or(BuildError::MissingLayout { controller: params.mhp.name() });
             match params.mhp {
                 MhpController::Decentralised => Ok(erase::<Mhp>(MhpReactive)),
-                MhpController::Prototype => {
-                    Ok(erase::<Mhp>(MhpPrototypeReactive { faces_per_module: layout()?.faces_per_module }))
-                }
+                MhpController::Prototype => Ok(erase::<Mhp>(MhpPrototypeReactive { faces_per_module: layout()?.faces_per_module })),
                 MhpController::Centralised(gains) => Ok(erase::<Mhp>(MhpCentralised::new(layout()?, gains))),
             }
         }
@@ -177,6 +175,9 @@ mod tests {
         let out = fw.step(0.0, &flotilla_contract::Reading::Mhp(reading)).unwrap();
         assert_eq!(out, flotilla_contract::Actuation::Mhp(flotilla_contract::mhp::MhpCommand { thrust: vec![0.0, 1.0, 0.0, 0.0] }));
         assert!(build(System::Mhp, 4, &params).is_err(), "robot 4 has no layout");
-        assert_eq!(MhpController::parse("pid").unwrap_err(), "unknown MHP controller `pid`: expected one of decentralised, prototype, centralised");
+        assert_eq!(
+            MhpController::parse("pid").unwrap_err(),
+            "unknown MHP controller `pid`: expected one of decentralised, prototype, centralised"
+        );
     }
 }

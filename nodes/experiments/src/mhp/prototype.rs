@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use flotilla_contract::mhp::MhpCommand;
 use plotters::prelude::*;
 use rayon::prelude::*;
-use tank_physics::systems::mhp::shapes::prototype_configurations;
 use tank_physics::systems::mhp::prototype::{PrototypeModules, PrototypeTank, PrototypeTrial, Stage};
+use tank_physics::systems::mhp::shapes::prototype_configurations;
 use tank_physics::systems::mhp::Morphology;
 
 use super::{controllers, option_error, Controller};

@@ -35,10 +35,10 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
+use flotilla_common::ros_contract::mhp_layout_from_msg;
 use flotilla_common::ros_contract::{RosBatch, RosHardware};
 use flotilla_contract::{bluebot::Bluebot, kilobot::Kilobot, lily::Lily, mhp::Mhp, molemod::Molemod, System};
 use futures::{Stream, StreamExt};
-use flotilla_common::ros_contract::mhp_layout_from_msg;
 use r2r::flotilla_msgs::msg::{MhpLayout as MhpLayoutMsg, TankState};
 use r2r::rcl_interfaces::msg::{ParameterType, SetParametersResult};
 use r2r::rcl_interfaces::srv::SetParameters;
@@ -185,7 +185,8 @@ impl Shared {
     fn await_layout(&self, name: &str, id: u32, kind: &str) -> anyhow::Result<()> {
         let latched = QosProfile::default().transient_local().keep_last(1);
         let topic = format!("/{name}/layout");
-        let mut layouts = self.node.lock().map_err(|_| anyhow::anyhow!("node lock poisoned"))?.subscribe::<MhpLayoutMsg>(&topic, latched)?;
+        let mut layouts =
+            self.node.lock().map_err(|_| anyhow::anyhow!("node lock poisoned"))?.subscribe::<MhpLayoutMsg>(&topic, latched)?;
         info!(robot = name, topic = %topic, "waiting for the robot's thruster layout");
         let (shared, name, kind) = (self.clone(), name.to_owned(), kind.to_owned());
         tokio::spawn(async move {

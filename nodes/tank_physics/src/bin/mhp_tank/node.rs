@@ -182,7 +182,9 @@ impl Sim {
                 }
                 continue;
             }
-            if self.tick.is_none() && self.trial.control_due() && self.reading.as_ref().is_none_or(|r| fros_stamp(r) < self.trial.time() - 1e-9)
+            if self.tick.is_none()
+                && self.trial.control_due()
+                && self.reading.as_ref().is_none_or(|r| fros_stamp(r) < self.trial.time() - 1e-9)
             {
                 self.publish_sensors(lockstep.is_some());
             }
@@ -449,7 +451,9 @@ impl Sim {
         torch.color = colour(1.0, 0.95, 0.3, 1.0);
         markers.push(torch);
         let (hx, hy) = (0.5 * tank.size_x, 0.5 * tank.size_y);
-        for (ns, x, c) in [("start_line", tank.start_x, colour(0.1, 0.8, 0.2, 1.0)), ("finish_line", tank.finish_x, colour(0.9, 0.1, 0.1, 1.0))] {
+        for (ns, x, c) in
+            [("start_line", tank.start_x, colour(0.1, 0.8, 0.2, 1.0)), ("finish_line", tank.finish_x, colour(0.9, 0.1, 0.1, 1.0))]
+        {
             let mut line = base(ns, 0, Marker::LINE_STRIP as u8);
             line.scale.x = 0.006;
             line.color = c;

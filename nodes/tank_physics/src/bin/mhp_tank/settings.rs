@@ -121,7 +121,11 @@ const OWN_PARAMS: &[P] = &[
     P::string("robot.configuration", "4T", "The robot's configuration: one of 1, 2, 3I, 3L, 4I, 4O, 4T, 4S, 4L"),
     P::integer("robot.trial", 0, "Trial index: the start as trial <trial> of `flotilla experiment mhp prototype --seed <seed>`")
         .int_range(0, u32::MAX as i64),
-    P::boolean("robot.navigation", true, "Readings carry navigation (torch relative to the robot, velocities, attitude) for a centralised controller"),
+    P::boolean(
+        "robot.navigation",
+        true,
+        "Readings carry navigation (torch relative to the robot, velocities, attitude) for a centralised controller",
+    ),
     P::double("modules.flow_ml_s", 11.0, "Flow of one pump, ml/s (> 0)"),
     P::double("modules.outlet_mm", 4.0, "Inner diameter of a pump's outlet, mm (> 0; assumed)"),
     P::double("modules.draft_mm", 64.0, "Water level in and around a module, mm (in (0, 90))"),
@@ -198,19 +202,28 @@ impl NodeSettings {
             || !robot.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             || robot.name.starts_with(|c: char| c.is_ascii_digit())
         {
-            return Err(ParamError::invalid("robot.name", format!("must be letters, digits or `_`, not starting with a digit (a ROS name), got `{}`", robot.name)));
+            return Err(ParamError::invalid(
+                "robot.name",
+                format!("must be letters, digits or `_`, not starting with a digit (a ROS name), got `{}`", robot.name),
+            ));
         }
         let morphology = configuration(&robot.configuration).map_err(|e| ParamError::invalid("robot.configuration", e))?;
         positive("modules.flow_ml_s", modules.flow_ml_s, "ml/s")?;
         positive("modules.outlet_mm", modules.outlet_mm, "mm")?;
         positive("modules.draft_mm", modules.draft_mm, "mm")?;
         if modules.draft_mm >= 90.0 {
-            return Err(ParamError::invalid("modules.draft_mm", format!("must be below the module's 90 mm height, got {} mm", modules.draft_mm)));
+            return Err(ParamError::invalid(
+                "modules.draft_mm",
+                format!("must be below the module's 90 mm height, got {} mm", modules.draft_mm),
+            ));
         }
         positive("tank.height", tank.height, "m")?;
         positive("tank.water_depth", tank.water_depth, "m")?;
         if tank.water_depth > tank.height {
-            return Err(ParamError::invalid("tank.water_depth", format!("must be at most tank.height ({} m), got {} m", tank.height, tank.water_depth)));
+            return Err(ParamError::invalid(
+                "tank.water_depth",
+                format!("must be at most tank.height ({} m), got {} m", tank.height, tank.water_depth),
+            ));
         }
         let model = PrototypeTank {
             size_x: tank.size_x,

@@ -103,7 +103,10 @@ impl PrototypeTank {
             return err("start_x", format!("must be inside the tank (|x| < {hx} m), got {} m", self.start_x));
         }
         if !(self.finish_x.is_finite() && self.finish_x > self.start_x && self.finish_x < hx) {
-            return err("finish_x", format!("must be after start_x ({} m) and inside the tank (< {hx} m), got {} m", self.start_x, self.finish_x));
+            return err(
+                "finish_x",
+                format!("must be after start_x ({} m) and inside the tank (< {hx} m), got {} m", self.start_x, self.finish_x),
+            );
         }
         if !(self.torch.iter().all(|v| v.is_finite()) && (self.torch.x.abs() > hx || self.torch.y.abs() > hy)) {
             return err("torch", format!("must be outside the tank (|x| > {hx} m or |y| > {hy} m), got {:?} m", self.torch.as_slice()));
@@ -186,13 +189,7 @@ impl PrototypeTrial {
     /// Trial `trial` of a run seeded `seed`: the robot of `morphology` placed behind the
     /// start line with a yaw U(0, 2 pi) and a lateral offset U(-spread, spread) drawn
     /// (after the robot's own fault draws) from `robot_seed(seed, trial)`.
-    pub fn new(
-        morphology: &Morphology,
-        modules: PrototypeModules,
-        tank: PrototypeTank,
-        seed: u64,
-        trial: u32,
-    ) -> Result<Self, MhpError> {
+    pub fn new(morphology: &Morphology, modules: PrototypeModules, tank: PrototypeTank, seed: u64, trial: u32) -> Result<Self, MhpError> {
         let params = modules.params();
         let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(seed, trial));
         let mut robot = MhpRobot::new(morphology, params, MhpFaults::default(), &mut rng)?;
