@@ -157,3 +157,32 @@ fn bad_parameters_exit_2_naming_the_key() {
     let cases: Vec<(&str, &str, &str)> = cases.iter().map(|(exe, text, key)| (*exe, text.as_str(), *key)).collect();
     flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
 }
+
+#[test]
+fn the_overhead_tracker_follows_every_module() {
+    let domain = Domain::reserve().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let csv = scratch.path().join("tracks.csv");
+    let csv_arg = format!("tracks_csv:={}", csv.display());
+    let args = ["camera:=true", "duration:=12", "real_time_factor:=1.0", csv_arg.as_str()];
+    let launch = Launch::start("launch/mhp_tank.launch.yaml", &args, &domain).unwrap();
+    let (status, output) = launch.wait(Duration::from_secs(90)).unwrap();
+    assert!(status.success(), "{output}");
+    let text = std::fs::read_to_string(&csv).unwrap_or_else(|e| panic!("{}: {e}\n{output}", csv.display()));
+    // frame,time,id,x,y,...: one row per track per frame.
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let ids: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[2]).collect();
+    assert_eq!(ids.len(), 4, "one track per module, no identity switch: {ids:?}\n{output}");
+    let frames: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[0]).collect();
+    // 12 s at 30 Hz is 360 frames; on a loaded machine the camera may render fewer, but
+    // every frame tracked has all four modules.
+    assert!(frames.len() >= 150 && rows.len() == 4 * frames.len(), "{} rows over {} frames", rows.len(), frames.len());
+    // The modules' mean x: behind the start line at first, past the finish line at the end.
+    let mean_x = |frame: &str| {
+        let xs: Vec<f64> = rows.iter().filter(|r| r[0] == frame).map(|r| r[3].parse::<f64>().unwrap()).collect();
+        xs.iter().sum::<f64>() / xs.len() as f64
+    };
+    let (first, last) = (frames.iter().min_by_key(|f| f.parse::<u64>().unwrap()), frames.iter().max_by_key(|f| f.parse::<u64>().unwrap()));
+    let (x0, x1) = (mean_x(first.unwrap()), mean_x(last.unwrap()));
+    assert!(x0 < -0.05 && x1 > 0.45, "tracked centroid x {x0} -> {x1} m");
+}

@@ -65,7 +65,7 @@ pub struct TankSettings {
     pub size_y: f64,
     /// Wall height above the floor, m. Default 0.3 (assumed).
     pub height: f64,
-    /// Water depth, m (at most the wall height). Default 0.2 (assumed).
+    /// Water depth, m (at most the wall height). Default 0.22 (the `mhp_tank` arena model: 8 cm below the rim).
     pub water_depth: f64,
     /// Start line, x in m. Default -0.05.
     pub start_x: f64,
@@ -84,7 +84,7 @@ impl Default for TankSettings {
             size_x: t.size_x,
             size_y: t.size_y,
             height: 0.3,
-            water_depth: 0.2,
+            water_depth: 0.22,
             start_x: t.start_x,
             finish_x: t.finish_x,
             torch_x: t.torch.x,
@@ -132,7 +132,7 @@ const OWN_PARAMS: &[P] = &[
     P::double("tank.size_x", 1.26, "Tank inner length along x, m (> 0)"),
     P::double("tank.size_y", 0.68, "Tank inner width along y, m (> 0)"),
     P::double("tank.height", 0.3, "Wall height above the floor, m (> 0, at least tank.water_depth)"),
-    P::double("tank.water_depth", 0.2, "Water depth, m (> 0, at most tank.height)"),
+    P::double("tank.water_depth", 0.22, "Water depth, m (> 0, at most tank.height)"),
     P::double("tank.start_x", -0.05, "Start line, x in m from the tank centre (inside the tank)"),
     P::double("tank.finish_x", 0.45, "Finish line, x in m from the tank centre (after the start line, inside the tank)"),
     P::double("tank.torch_x", 0.65, "Torch, x in m from the tank centre (the torch is outside the tank)"),
