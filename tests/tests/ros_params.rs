@@ -257,6 +257,10 @@ fn every_node_lists_its_parameters_and_logs_on_rosout() {
             launch("kilobot_self_assembly.launch.yaml", &["robots:=6".into()]),
             vec![("/kilobot_table", "kilobot_table"), ("/kilobot_swarm", "kilobot_swarm")],
         ),
+        (
+            launch("mhp_tank.launch.yaml", &["controller:=centralised".into()]),
+            vec![("/mhp_tank", "mhp_tank"), ("/robot_controller", "robot_controller")],
+        ),
     ];
     let mut table = vec!["| node | parameters listed | /rosout messages seen |".to_owned(), "|---|---|---|".to_owned()];
     let mut failures = Vec::new();

@@ -9,10 +9,11 @@ use crate::ros::header;
 use flotilla_contract::bluebot::{Blob, Bluebot, BluebotCommand, BluebotSensors, Camera, Flash, Neighbour};
 use flotilla_contract::kilobot::{IrMessage, Kilobot, KilobotCommand, KilobotSensors, Overhead, MESSAGE_BYTES};
 use flotilla_contract::lily::{Lily, LilyCommand, LilySensors};
-use flotilla_contract::mhp::{Mhp, MhpCommand, MhpSensors};
+use flotilla_contract::mhp::{Mhp, MhpCommand, MhpLayout, MhpNavigation, MhpSensors, MhpThruster};
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::SystemHardware;
 use r2r::flotilla_msgs::msg as m;
+use r2r::geometry_msgs::msg::{Point, Quaternion, Vector3};
 use r2r::std_msgs::msg::Header;
 
 /// A system's contract types as ROS messages.
@@ -276,12 +277,31 @@ impl RosHardware for Mhp {
     type CommandMsg = m::MhpCommand;
 
     fn sensors_msg(s: &MhpSensors, frame: &str) -> m::MhpSensors {
-        m::MhpSensors { header: header(s.stamp, frame), connected: s.connected.clone(), target_seen: s.target_seen.clone() }
+        let nav = s.navigation.unwrap_or_default();
+        let v = |a: [f64; 3]| Vector3 { x: a[0], y: a[1], z: a[2] };
+        let [w, x, y, z] = nav.orientation;
+        m::MhpSensors {
+            header: header(s.stamp, frame),
+            connected: s.connected.clone(),
+            target_seen: s.target_seen.clone(),
+            has_navigation: s.navigation.is_some(),
+            target: v(nav.target),
+            velocity: v(nav.velocity),
+            angular_velocity: v(nav.angular_velocity),
+            orientation: Quaternion { x, y, z, w },
+        }
     }
 
     fn sensors_from_msg(msg: m::MhpSensors) -> MhpSensors {
-        // The message does not carry the central controller's navigation yet.
-        MhpSensors { stamp: stamp_of(&msg.header), connected: msg.connected, target_seen: msg.target_seen, navigation: None }
+        let a = |v: &Vector3| [v.x, v.y, v.z];
+        let q = &msg.orientation;
+        let navigation = msg.has_navigation.then(|| MhpNavigation {
+            target: a(&msg.target),
+            velocity: a(&msg.velocity),
+            angular_velocity: a(&msg.angular_velocity),
+            orientation: [q.w, q.x, q.y, q.z],
+        });
+        MhpSensors { stamp: stamp_of(&msg.header), connected: msg.connected, target_seen: msg.target_seen, navigation }
     }
 
     fn command_msg(c: &MhpCommand, stamp: f64) -> m::MhpCommand {
@@ -291,6 +311,37 @@ impl RosHardware for Mhp {
     fn command_from_msg(msg: m::MhpCommand) -> (MhpCommand, f64) {
         (MhpCommand { thrust: msg.thrust }, stamp_of(&msg.header))
     }
+}
+
+/// An MHP robot's thruster layout as its latched `<robot>/layout` message (`frame` names
+/// the robot's body frame, `stamp` s).
+pub fn mhp_layout_msg(layout: &MhpLayout, stamp: f64, frame: &str) -> m::MhpLayout {
+    let thrusters = layout
+        .thrusters
+        .iter()
+        .map(|t| m::MhpThruster {
+            face: t.face as u32,
+            position: Point { x: t.position[0], y: t.position[1], z: t.position[2] },
+            direction: Vector3 { x: t.direction[0], y: t.direction[1], z: t.direction[2] },
+            force: t.force,
+        })
+        .collect();
+    m::MhpLayout { header: header(stamp, frame), faces_per_module: layout.faces_per_module as u32, faces: layout.faces as u32, thrusters }
+}
+
+/// A `<robot>/layout` message as the contract's layout.
+pub fn mhp_layout_from_msg(msg: &m::MhpLayout) -> MhpLayout {
+    let thrusters = msg
+        .thrusters
+        .iter()
+        .map(|t| MhpThruster {
+            face: t.face as usize,
+            position: [t.position.x, t.position.y, t.position.z],
+            direction: [t.direction.x, t.direction.y, t.direction.z],
+            force: t.force,
+        })
+        .collect();
+    MhpLayout { faces_per_module: msg.faces_per_module as usize, faces: msg.faces as usize, thrusters }
 }
 
 impl RosHardware for Bluebot {
@@ -497,6 +548,27 @@ mod tests {
             MhpSensors { stamp: 0.5, connected: vec![true, false], target_seen: vec![false, true], navigation: None },
             MhpCommand { thrust: vec![1.0, 0.0] },
         );
+        let navigation = MhpNavigation {
+            target: [0.5, -0.25, 0.0],
+            velocity: [0.01, 0.02, 0.0],
+            angular_velocity: [0.0, 0.0, -0.3],
+            orientation: [0.5f64.sqrt(), 0.0, 0.0, 0.5f64.sqrt()],
+        };
+        round_trip::<Mhp>(
+            MhpSensors {
+                stamp: 0.75,
+                connected: vec![false; 4],
+                target_seen: vec![true, false, false, true],
+                navigation: Some(navigation),
+            },
+            MhpCommand { thrust: vec![0.0, 1.0, 1.0, 0.0] },
+        );
+        let layout = MhpLayout {
+            faces_per_module: 4,
+            faces: 8,
+            thrusters: vec![MhpThruster { face: 1, position: [-0.08, 0.0, 0.0], direction: [1.0, 0.0, 0.0], force: 9.6e-3 }],
+        };
+        assert_eq!(mhp_layout_from_msg(&mhp_layout_msg(&layout, 0.0, "mhp_0/base_link")), layout);
         let blob = Blob { camera: Camera::Right, azimuth: 0.3, elevation: -0.1, pixels: 12, red_ratio: 0.4 };
         round_trip::<Bluebot>(
             BluebotSensors {

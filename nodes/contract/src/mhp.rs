@@ -40,8 +40,8 @@ pub struct MhpSensors {
     /// blocked by the robot's own body) sees the target.
     pub target_seen: Vec<bool>,
     /// What a centrally controlled robot knows of itself and the target; `None` for a
-    /// robot with face sensors only (the decentralised robot). Not carried by the ROS
-    /// message yet.
+    /// robot with face sensors only (the decentralised robot). On ROS: `has_navigation`
+    /// and the four navigation fields of `flotilla_msgs/MhpSensors`.
     pub navigation: Option<MhpNavigation>,
 }
 

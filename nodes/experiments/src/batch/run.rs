@@ -64,7 +64,8 @@ impl<'a> Run<'a> {
 
     /// The standard robot side: one controller per robot, seeded like the world.
     pub fn controller_host(&self) -> Result<ControllerHost, BatchError> {
-        let params = ControllerParams { seed: self.seed, lily_ruleset: Some(self.experiment.ruleset.clone()), bluebot: None };
+        let params =
+            ControllerParams { seed: self.seed, lily_ruleset: Some(self.experiment.ruleset.clone()), ..ControllerParams::default() };
         let mut host = ControllerHost::new(params);
         for body in self.world.bodies().iter().filter(|b| has_firmware(b.kind)) {
             host.add(&body.name, body.id, body.kind.name())?;

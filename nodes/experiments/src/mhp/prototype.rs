@@ -9,17 +9,14 @@
 //!
 //! `flotilla experiment mhp prototype --configuration all --trials 3 --out DIR`
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 
 use flotilla_contract::mhp::MhpCommand;
-use flotilla_contract::robot_seed;
-use nalgebra::{UnitQuaternion, Vector3};
 use plotters::prelude::*;
 use rayon::prelude::*;
+use tank_physics::systems::mhp::prototype::{PrototypeModules, PrototypeTank, PrototypeTrial, Stage};
 use tank_physics::systems::mhp::shapes::prototype_configurations;
-use tank_physics::systems::mhp::{MhpFaults, MhpParams, MhpRobot, Morphology};
+use tank_physics::systems::mhp::Morphology;
 
 use super::{controllers, option_error, Controller};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
@@ -49,61 +46,42 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "time-limit", kind: OptionKind::Positive, default: "60", help: "time a trial may take, s" },
 ];
 
-/// Tank half-sizes, m (126 x 68 cm).
-const TANK_HALF: (f64, f64) = (0.63, 0.34);
-/// Start line, finish line and torch along the tank, m (tank centre at 0).
-const START_X: f64 = -0.05;
-const FINISH_X: f64 = 0.45;
-const TORCH_X: f64 = 0.65;
-/// The robot starts this far behind the start line, m.
-const BEHIND: f64 = 0.05;
-
 struct Run {
     configuration: String,
     trial: usize,
-    /// Start to finish, s (None: did not finish in time or hit a side wall).
+    /// Start to finish, s (None: did not finish in time or came near a side or back wall).
     time_s: Option<f64>,
 }
 
+/// One trial in the tank model the `mhp_tank` node runs too
+/// (`tank_physics::systems::mhp::prototype`).
 fn run(
     name: &str,
     morphology: &Morphology,
-    params: MhpParams,
+    modules: PrototypeModules,
     controller: Controller,
     seed: u64,
     trial: usize,
     limit: f64,
 ) -> Result<Run, String> {
-    let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(seed, trial as u32));
-    let mut robot = MhpRobot::new(morphology, params, MhpFaults::default(), &mut rng).map_err(|e| e.to_string())?;
-    let yaw = rng.gen_range(0.0..std::f64::consts::TAU);
-    let y = rng.gen_range(-0.02..0.02);
-    robot.place(Vector3::new(START_X - BEHIND, y, 0.0), UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw));
-    let torch = Vector3::new(TORCH_X, 0.0, 0.0);
-    let mut firmware = controller.firmware(&robot);
+    let mut t = PrototypeTrial::new(morphology, modules, PrototypeTank::default(), seed, trial as u32).map_err(|e| e.to_string())?;
+    let mut firmware = controller.firmware(t.robot());
     let mut command = MhpCommand::default();
-    let every = (0.05 / params.dt).round().max(1.0) as usize;
-    let (mut started, mut time_s) = (None, None);
-    for step in 0..(limit / params.dt).round() as usize {
-        if step % every == 0 {
-            let t = robot.time();
-            let sensors = robot.read(torch, false);
-            firmware.step_into(t, sensors, &mut command);
-            robot.apply(name, &command).map_err(|e| e.to_string())?;
+    let steps = (limit / t.robot().params().dt).round() as usize;
+    let mut time_s = None;
+    for _ in 0..steps {
+        if t.control_due() {
+            let now = t.time();
+            firmware.step_into(now, t.read(false), &mut command);
+            t.apply(name, &command).map_err(|e| e.to_string())?;
         }
-        robot.step();
-        let p = robot.body().position;
-        if p.y.abs() > TANK_HALF.1 - 0.04 || p.x < -TANK_HALF.0 + 0.04 {
+        let progress = t.step();
+        if t.near_side_or_back_wall() {
             break; // against a wall: the run is lost
         }
-        if started.is_none() && p.x >= START_X {
-            started = Some(robot.time());
-        }
-        if let Some(t0) = started {
-            if p.x >= FINISH_X {
-                time_s = Some(robot.time() - t0);
-                break;
-            }
+        if progress == Stage::Finished {
+            time_s = t.crossing_time();
+            break;
         }
     }
     Ok(Run { configuration: name.to_owned(), trial, time_s })
@@ -145,18 +123,19 @@ impl Experiment for Prototype {
             [c @ (Controller::Prototype | Controller::Decentralised)] => *c,
             _ => return Err(option_error("controller", "give one of prototype, decentralised")),
         };
-        let flow = options.number("flow-ml-s")? * 1e-6;
-        let outlet = options.number("outlet-mm")? * 1e-3;
-        let mut params = MhpParams::with_module_side(0.08);
-        params.wetted_height = options.number("draft-mm")? * 1e-3;
-        params.thrust = params.fluid_density * flow * flow / (std::f64::consts::PI * outlet * outlet / 4.0);
+        let modules = PrototypeModules {
+            flow_ml_s: options.number("flow-ml-s")?,
+            outlet_mm: options.number("outlet-mm")?,
+            draft_mm: options.number("draft-mm")?,
+        };
+        let params = modules.params();
         let (trials, seed, limit) = (options.count("trials")?, options.seed("seed")?, options.number("time-limit")?);
         progress.expect(chosen.len() * trials, "MHP prototype trials");
         let jobs: Vec<(usize, usize)> = (0..chosen.len()).flat_map(|c| (0..trials).map(move |t| (c, t))).collect();
         let runs: Vec<Run> = jobs
             .par_iter()
             .map(|&(c, t)| {
-                let r = run(&chosen[c].0, &chosen[c].1, params, controller, seed, t, limit);
+                let r = run(&chosen[c].0, &chosen[c].1, modules, controller, seed, t, limit);
                 progress.finished_one();
                 r
             })

@@ -68,6 +68,18 @@ impl ControllerHost {
         Ok(())
     }
 
+    /// Keeps MHP robot `id`'s thruster layout for the controllers built from one
+    /// ([`flotilla_firmware::registry::MhpController::needs_layout`]); give it before
+    /// [`ControllerHost::add`].
+    pub fn set_mhp_layout(&mut self, id: u32, layout: flotilla_contract::mhp::MhpLayout) {
+        self.params.mhp_layouts.insert(id, std::sync::Arc::new(layout));
+    }
+
+    /// Whether this host's MHP controllers are built from the robot's layout.
+    pub fn mhp_needs_layout(&self) -> bool {
+        self.params.mhp.needs_layout()
+    }
+
     /// Removes robot `name`'s controller.
     pub fn remove(&mut self, name: &str) -> Result<(), ControllerError> {
         self.robots.remove(name).map(|_| ()).ok_or_else(|| self.no_such(name))
@@ -163,7 +175,7 @@ mod tests {
 
     fn params() -> ControllerParams {
         let bluebot = flotilla_firmware::bluebot::Behaviour::by_name("milling").ok();
-        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(chain4())), bluebot }
+        ControllerParams { seed: 1, lily_ruleset: Some(Arc::new(chain4())), bluebot, ..ControllerParams::default() }
     }
 
     #[test]
@@ -241,7 +253,7 @@ mod tests {
         assert_eq!(pectorals(&mut host, "bb_0", 1.0), (false, true), "the refused value changed nothing");
         host.restart("bb_1").unwrap();
         assert_eq!(pectorals(&mut host, "bb_1", 1.5), (false, true), "a restarted robot gets the new alpha");
-        let mut bare = ControllerHost::new(ControllerParams { seed: 1, lily_ruleset: None, bluebot: None });
+        let mut bare = ControllerHost::new(ControllerParams { seed: 1, ..ControllerParams::default() });
         assert!(bare.set_bluebot_parameter("alpha", 0.3).unwrap_err().contains("bluebot.behaviour"));
     }
 }

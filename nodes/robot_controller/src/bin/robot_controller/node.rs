@@ -35,10 +35,11 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
+use flotilla_common::ros_contract::mhp_layout_from_msg;
 use flotilla_common::ros_contract::{RosBatch, RosHardware};
 use flotilla_contract::{bluebot::Bluebot, kilobot::Kilobot, lily::Lily, mhp::Mhp, molemod::Molemod, System};
 use futures::{Stream, StreamExt};
-use r2r::flotilla_msgs::msg::TankState;
+use r2r::flotilla_msgs::msg::{MhpLayout as MhpLayoutMsg, TankState};
 use r2r::rcl_interfaces::msg::{ParameterType, SetParametersResult};
 use r2r::rcl_interfaces::srv::SetParameters;
 use r2r::std_srvs::srv::SetBool;
@@ -82,6 +83,8 @@ pub async fn run(mut startup: Startup, settings: NodeSettings) -> anyhow::Result
         seed: settings.seed,
         lily_ruleset: settings.ruleset.as_ref().map(|(_, r)| r.clone()),
         bluebot: settings.bluebot,
+        mhp: settings.mhp,
+        ..ControllerParams::default()
     };
     let shared = Shared {
         node: Arc::new(Mutex::new(node)),
@@ -119,6 +122,7 @@ pub async fn run(mut startup: Startup, settings: NodeSettings) -> anyhow::Result
         robots = ?settings.selection.entries.iter().map(RobotEntry::name).collect::<Vec<_>>(),
         kind = settings.selection.kind.as_deref().unwrap_or(""),
         bluebot = settings.bluebot.map_or("none", |b| b.name()),
+        mhp_controller = settings.mhp.name(),
         "robot_controller running"
     );
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
@@ -156,13 +160,54 @@ async fn watch_world(mut states: impl Stream<Item = TankState> + Unpin, shared: 
 }
 
 impl Shared {
-    /// Starts robot `name`'s controller and topics, once; a refusal is logged and kept.
+    /// Starts robot `name`'s controller and topics, once; a refusal is logged and kept. An
+    /// MHP robot whose controller is built from its thruster layout starts when its latched
+    /// `/<robot>/layout` arrives.
     fn add(&self, name: &str, id: u32, kind: &str) {
         let Ok(mut tried) = self.tried.lock() else { return };
         if !tried.insert(name.to_owned()) {
             return;
         }
         drop(tried);
+        let system = kind.parse::<ModuleKind>().ok().and_then(ModuleKind::system);
+        let wants_layout = system == Some(System::Mhp) && self.host.lock().is_ok_and(|h| h.mhp_needs_layout());
+        if wants_layout {
+            if let Err(e) = self.await_layout(name, id, kind) {
+                error!(robot = name, "cannot subscribe to the robot's layout: {e:#}");
+            }
+            return;
+        }
+        self.start(name, id, kind);
+    }
+
+    /// Subscribes to MHP robot `name`'s latched `/<name>/layout` and starts its controller
+    /// with the first layout received.
+    fn await_layout(&self, name: &str, id: u32, kind: &str) -> anyhow::Result<()> {
+        let latched = QosProfile::default().transient_local().keep_last(1);
+        let topic = format!("/{name}/layout");
+        let mut layouts =
+            self.node.lock().map_err(|_| anyhow::anyhow!("node lock poisoned"))?.subscribe::<MhpLayoutMsg>(&topic, latched)?;
+        info!(robot = name, topic = %topic, "waiting for the robot's thruster layout");
+        let (shared, name, kind) = (self.clone(), name.to_owned(), kind.to_owned());
+        tokio::spawn(async move {
+            if let Some(msg) = layouts.next().await {
+                let layout = mhp_layout_from_msg(&msg);
+                info!(robot = %name, faces = layout.faces, thrusters = layout.thrusters.len(), "thruster layout received");
+                match shared.host.lock() {
+                    Ok(mut host) => host.set_mhp_layout(id, layout),
+                    Err(_) => {
+                        error!(robot = %name, "controller host poisoned");
+                        return;
+                    }
+                }
+                shared.start(&name, id, &kind);
+            }
+        });
+        Ok(())
+    }
+
+    /// Builds robot `name`'s controller and creates its topics; a refusal is logged and kept.
+    fn start(&self, name: &str, id: u32, kind: &str) {
         let added = self
             .host
             .lock()

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use flotilla_common::param_spec::{DefaultValue, Kind, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, ParamError};
 use flotilla_firmware::bluebot::Behaviour;
+use flotilla_firmware::registry::MhpController;
 use robot_controller::firmware::behaviour::behaviour_from_section;
 use robot_controller::firmware::Selection;
 use robot_controller::Ruleset;
@@ -31,6 +32,9 @@ struct Raw {
     /// Bluebot behaviour: `behaviour` (sync, dispersion, milling, search) and any of its
     /// scalar parameters (`target_distance` m, `alpha` rad, ...); empty = none.
     bluebot: Mapping,
+    /// Controller of every hosted MHP robot: decentralised (default), prototype or
+    /// centralised (the last two wait for the robot's latched `/<robot>/layout`).
+    mhp_controller: String,
 }
 
 impl Default for Raw {
@@ -43,6 +47,7 @@ impl Default for Raw {
             control_rate: 10.0,
             interface: Interface::PerRobot,
             bluebot: Mapping::new(),
+            mhp_controller: "decentralised".into(),
         }
     }
 }
@@ -76,6 +81,11 @@ pub const PARAMS: NodeParams = NodeParams {
         P::integer("seed", 1, "Run seed; each firmware draws from (seed, robot id)").int_range(0, i64::MAX),
         P::double("control_rate", 10.0, "Control steps per second, Hz of sim time (> 0)"),
         P::string("interface", "per_robot", "per_robot or batched, as the physics node's robots.interface"),
+        P::string(
+            "mhp_controller",
+            "decentralised",
+            "Controller of every hosted MHP robot: decentralised, prototype or centralised (the last two wait for the latched /<robot>/layout)",
+        ),
         P::new(
             "bluebot.behaviour",
             DefaultValue::Unset(Kind::String),
@@ -128,6 +138,8 @@ pub struct NodeSettings {
     pub interface: Interface,
     /// Behaviour of every Bluebot hosted.
     pub bluebot: Option<Behaviour>,
+    /// Controller of every MHP robot hosted.
+    pub mhp: MhpController,
 }
 
 impl NodeSettings {
@@ -152,7 +164,8 @@ impl NodeSettings {
             Some((path, Arc::new(rules)))
         };
         let bluebot = behaviour_from_section(&raw.bluebot)?;
-        Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate, interface: raw.interface, bluebot })
+        let mhp = MhpController::parse(&raw.mhp_controller).map_err(|e| ParamError::invalid("mhp_controller", e))?;
+        Ok(Self { selection, ruleset, seed: raw.seed, period: 1.0 / raw.control_rate, interface: raw.interface, bluebot, mhp })
     }
 }
 

@@ -13,6 +13,7 @@ pub mod body;
 pub mod file;
 pub mod lattice;
 pub mod occlusion;
+pub mod prototype;
 pub mod robot;
 pub mod shapes;
 

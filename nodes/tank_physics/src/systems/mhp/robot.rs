@@ -292,6 +292,11 @@ impl MhpRobot {
         &self.body
     }
 
+    /// The body, to be moved by a constraint the model does not know (a tank wall).
+    pub fn body_mut(&mut self) -> &mut RigidBody {
+        &mut self.body
+    }
+
     /// The parameters.
     pub fn params(&self) -> &MhpParams {
         &self.params
