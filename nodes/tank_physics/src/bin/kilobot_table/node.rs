@@ -27,7 +27,7 @@ use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotOverhead, KilobotPlacement, KilobotSensorsBatch, ModuleState, TankState};
 use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
-use r2r::QosProfile;
+use r2r::{NativeMsg, QosProfile};
 use tank_physics::rate::due;
 use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
 use tracing::{error, info, warn};
@@ -153,7 +153,8 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-            let mut sim = Sim { table, settings, out: outputs, index, sensors: Vec::new(), tick: None, refused: 0, overhead: None };
+            let mut sim =
+                Sim { table, settings, out: outputs, index, sensors: Vec::new(), tick: None, refused: 0, overhead: None, state_msg: None };
             sim.run(&stop, &control_rx)
         })
     };
@@ -185,6 +186,8 @@ struct Sim {
     refused: u64,
     /// The overhead broadcast waiting for the next sensor batch.
     overhead: Option<Overhead>,
+    /// `/tank/state` kept between publications (see [`Sim::state_template`]).
+    state_msg: Option<NativeMsg<TankState>>,
 }
 
 impl Sim {
@@ -335,63 +338,80 @@ impl Sim {
 
     /// Robot `i`'s pose in the world frame, m.
     fn pose(&self, i: usize) -> Isometry3<f64> {
-        let p = self.table.pose(i);
-        let half_height = ModuleKind::Kilobot.spec().shape.half_height();
-        Isometry3::from_parts(
-            Translation3::new(p.x * WORLD_UNIT_M, p.y * WORLD_UNIT_M, half_height),
-            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), p.theta),
-        )
+        world_pose(self.table.pose(i))
     }
 
     /// `/tank/state` and `/tf`, each only when someone listens.
-    fn publish_state(&self) {
+    fn publish_state(&mut self) {
         let (state_wanted, tf_wanted) = (fros::listened(&self.out.state), fros::listened(&self.out.tf));
         if !state_wanted && !tf_wanted {
             return;
         }
         let t = self.table.time();
-        let header = fros::header(t, &self.settings.publish.frame_id);
-        let poses: Vec<Isometry3<f64>> = (0..self.table.len()).map(|i| self.pose(i)).collect();
         if state_wanted {
-            let modules = poses
-                .iter()
-                .zip(&self.settings.names)
-                .enumerate()
-                .map(|(i, (pose, name))| ModuleState {
-                    id: i as u32,
-                    name: name.clone(),
-                    kind: ModuleKind::Kilobot.name().to_owned(),
-                    pose: fros::pose_msg(pose),
-                    ..Default::default()
-                })
-                .collect();
-            // A dry table: no water (level 0 m relative to the rim), no pumps.
-            let msg = TankState {
-                header: header.clone(),
-                step: self.table.steps(),
-                sim_time: t,
-                water_level: 0.0,
-                pump_power: Vec::new(),
-                modules,
-            };
-            if let Err(e) = self.out.state.publish(&msg) {
+            if self.state_msg.is_none() {
+                self.state_msg = Some(self.state_template());
+            }
+            let Some(msg) = self.state_msg.as_mut() else { return };
+            let stamp = fros::time_msg(t);
+            (msg.header.stamp.sec, msg.header.stamp.nanosec) = (stamp.sec, stamp.nanosec);
+            (msg.step, msg.sim_time) = (self.table.steps(), t);
+            // SAFETY: `modules` was made by `NativeMsg::from` with one element per robot and
+            // its size is never changed, so `data` points to `size` initialised elements
+            // owned by `msg`, which nothing else references while this slice lives.
+            let modules = unsafe { std::slice::from_raw_parts_mut(msg.modules.data, msg.modules.size) };
+            for (i, m) in modules.iter_mut().enumerate() {
+                let pose = fros::pose_msg(&world_pose(self.table.pose(i)));
+                let (position, orientation) = (&mut m.pose.position, &mut m.pose.orientation);
+                (position.x, position.y, position.z) = (pose.position.x, pose.position.y, pose.position.z);
+                (orientation.x, orientation.y, orientation.z, orientation.w) =
+                    (pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w);
+            }
+            if let Err(e) = self.out.state.publish_native(msg) {
                 warn!("publishing /tank/state: {e}");
             }
         }
         if tf_wanted {
-            let transforms = poses
-                .iter()
+            let header = fros::header(t, &self.settings.publish.frame_id);
+            let transforms = (0..self.table.len())
                 .zip(&self.settings.names)
-                .map(|(pose, name)| r2r::geometry_msgs::msg::TransformStamped {
+                .map(|(i, name)| r2r::geometry_msgs::msg::TransformStamped {
                     header: header.clone(),
                     child_frame_id: format!("{name}/base_link"),
-                    transform: fros::transform_msg(pose),
+                    transform: fros::transform_msg(&self.pose(i)),
                 })
                 .collect();
             if let Err(e) = self.out.tf.publish(&r2r::tf2_msgs::msg::TFMessage { transforms }) {
                 warn!("publishing /tf: {e}");
             }
         }
+    }
+
+    /// The `/tank/state` message as C structures, everything but the poses and the time
+    /// filled in: names and kinds are strings, and converting 1024 modules with two
+    /// strings each from the Rust message at every publication took most of the node's
+    /// time at 30 Hz (docs/swarm_scale.md).
+    fn state_template(&self) -> NativeMsg<TankState> {
+        let modules = (0..self.table.len())
+            .zip(&self.settings.names)
+            .map(|(i, name)| ModuleState {
+                id: i as u32,
+                name: name.clone(),
+                kind: ModuleKind::Kilobot.name().to_owned(),
+                pose: fros::pose_msg(&self.pose(i)),
+                ..Default::default()
+            })
+            .collect();
+        // A dry table: no water (level 0 m relative to the rim), no pumps.
+        let msg = TankState {
+            header: fros::header(self.table.time(), &self.settings.publish.frame_id),
+            step: self.table.steps(),
+            sim_time: self.table.time(),
+            water_level: 0.0,
+            pump_power: Vec::new(),
+            modules,
+        };
+        NativeMsg::from(&msg)
     }
 
     /// `/tank/markers`: every robot as one sphere list coloured by its LED (grey when off),
@@ -428,6 +448,15 @@ impl Sim {
             warn!("publishing /tank/markers: {e}");
         }
     }
+}
+
+/// A table pose (world units) in the world frame, m, the body's centre half its height up.
+fn world_pose(p: Pose) -> Isometry3<f64> {
+    let half_height = ModuleKind::Kilobot.spec().shape.half_height();
+    Isometry3::from_parts(
+        Translation3::new(p.x * WORLD_UNIT_M, p.y * WORLD_UNIT_M, half_height),
+        UnitQuaternion::from_axis_angle(&Vector3::z_axis(), p.theta),
+    )
 }
 
 /// The first placement the table accepts, as (poses in world units, names, anchored);
