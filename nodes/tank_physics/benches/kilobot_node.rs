@@ -16,7 +16,9 @@
 //! `scripts/isolated.sh cargo bench -p tank_physics --bench kilobot_node [-- --n 1024]`
 //! Options: `--n 64,256` (default 64,256,1024,4096), `--sim-seconds S` (default 60),
 //! `--timeout S` (wall bound per run, default 240), `--sensor-rate HZ` (10),
-//! `--state-rate HZ` (30: the overhead camera's rate).
+//! `--state-rate HZ` (30: the overhead camera's rate), `--node PATH` (a `kilobot_table`
+//! binary to run instead of this build's, e.g. one built from an earlier commit: before and
+//! after measured in one session), `--no-library` (skip the in-process column).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -43,6 +45,8 @@ struct Options {
     timeout: Duration,
     sensor_rate: f64,
     state_rate: f64,
+    node: String,
+    library: bool,
 }
 
 impl Options {
@@ -53,6 +57,8 @@ impl Options {
             timeout: Duration::from_secs(240),
             sensor_rate: 10.0,
             state_rate: 30.0,
+            node: env!("CARGO_BIN_EXE_kilobot_table").to_owned(),
+            library: true,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -69,6 +75,8 @@ impl Options {
                 "--timeout" => o.timeout = Duration::from_secs_f64(number("--timeout", value("--timeout")?)?),
                 "--sensor-rate" => o.sensor_rate = number("--sensor-rate", value("--sensor-rate")?)?,
                 "--state-rate" => o.state_rate = number("--state-rate", value("--state-rate")?)?,
+                "--node" => o.node = value("--node")?.clone(),
+                "--no-library" => o.library = false,
                 other => bail!("unknown option {other} (see the bench's header comment)"),
             }
         }
@@ -200,7 +208,7 @@ fn run_node(probe: &mut Probe, n: usize, options: &Options) -> anyhow::Result<No
         options.sensor_rate, options.state_rate
     );
     let spawned = Instant::now();
-    let mut node = NodeProcess::spawn(env!("CARGO_BIN_EXE_kilobot_table"), &params)?;
+    let mut node = NodeProcess::spawn(&options.node, &params)?;
     let pid = node.pid();
     // Start-up: the node answers /tank/pause once it spins, every topic created.
     let bound = options.timeout;
@@ -288,7 +296,8 @@ fn main() -> anyhow::Result<()> {
     );
     let mut first = None;
     for &n in &options.counts {
-        let (library, library_heard) = library_ratio(n, options.sim_seconds, options.sensor_rate)?;
+        let (library, library_heard) =
+            if options.library { library_ratio(n, options.sim_seconds, options.sensor_rate)? } else { (f64::NAN, f64::NAN) };
         let run = run_node(&mut probe, n, &options).with_context(|| format!("N = {n}"))?;
         let sim = run.sim_reached;
         let per_robot = run.cpu.as_secs_f64() / sim.max(1e-9) / n as f64 * 1e3;

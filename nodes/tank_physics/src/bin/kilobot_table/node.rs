@@ -20,14 +20,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
-use flotilla_common::ros_contract::RosBatch;
-use flotilla_contract::kilobot::{Kilobot, KilobotCommand, KilobotSensors, Overhead};
+use flotilla_common::ros_contract::{overhead_wire, RosBatch};
+use flotilla_contract::kilobot::{Kilobot, KilobotCommand, KilobotSensors, Overhead, MESSAGE_BYTES};
 use futures::StreamExt;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotOverhead, KilobotPlacement, KilobotSensorsBatch, ModuleState, TankState};
 use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
-use r2r::QosProfile;
+use r2r::{NativeMsg, QosProfile};
 use tank_physics::rate::due;
 use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
 use tracing::{error, info, warn};
@@ -153,7 +153,18 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-            let mut sim = Sim { table, settings, out: outputs, index, sensors: Vec::new(), tick: None, refused: 0, overhead: None };
+            let mut sim = Sim {
+                table,
+                settings,
+                out: outputs,
+                index,
+                sensors: Vec::new(),
+                tick: None,
+                refused: 0,
+                overhead: None,
+                state_msg: None,
+                sensors_msg: None,
+            };
             sim.run(&stop, &control_rx)
         })
     };
@@ -185,6 +196,10 @@ struct Sim {
     refused: u64,
     /// The overhead broadcast waiting for the next sensor batch.
     overhead: Option<Overhead>,
+    /// `/tank/state` kept between publications (see [`Sim::state_template`]).
+    state_msg: Option<NativeMsg<TankState>>,
+    /// `/kilobot/sensors` kept between batches (see [`Sim::sensors_template`]).
+    sensors_msg: Option<NativeMsg<KilobotSensorsBatch>>,
 }
 
 impl Sim {
@@ -320,10 +335,47 @@ impl Sim {
         self.table.read_all(&mut self.sensors);
         // The overhead controller reaches every robot at once, with this reading only.
         let overhead = self.overhead.take();
-        self.sensors.iter_mut().for_each(|s| s.overhead = overhead);
         let t = self.table.time();
-        let readings: Vec<(&str, &KilobotSensors)> = self.settings.names.iter().map(String::as_str).zip(&self.sensors).collect();
-        if let Err(e) = self.out.sensors.publish(&Kilobot::sensors_batch(t, &readings)) {
+        let heard: usize = self.sensors.iter().map(|s| s.messages.len()).sum();
+        let fits = self.sensors_msg.as_ref().is_some_and(|m| m.distances.capacity >= heard);
+        if !fits {
+            // A quarter more than this tick's messages: a swarm that closes up grows the
+            // arrays a few times, not at every tick (at least one: an array of none has no
+            // data pointer to write through).
+            self.sensors_msg = Some(self.sensors_template((heard + heard / 4).max(1)));
+        }
+        let Some(msg) = self.sensors_msg.as_mut() else { return };
+        let stamp = fros::time_msg(t);
+        (msg.header.stamp.sec, msg.header.stamp.nanosec) = (stamp.sec, stamp.nanosec);
+        let (command, payload) = overhead_wire(overhead);
+        msg.overhead_command = command;
+        // SAFETY (every slice below): the template made each array with `data` pointing to
+        // `capacity` initialised elements owned by `msg`; the per-robot arrays keep one per
+        // robot, the message arrays were made for at least `heard` messages (checked above)
+        // and the overhead payload for a whole message, and nothing else references them
+        // while the slices live. Setting `size` at most `capacity` is what is sent.
+        unsafe {
+            let n = self.sensors.len();
+            let ticks = std::slice::from_raw_parts_mut(msg.ticks.data, n);
+            let light = std::slice::from_raw_parts_mut(msg.light.data, n);
+            let counts = std::slice::from_raw_parts_mut(msg.message_counts.data, n);
+            msg.payloads.size = heard * MESSAGE_BYTES;
+            msg.distances.size = heard;
+            let payloads = std::slice::from_raw_parts_mut(msg.payloads.data, heard * MESSAGE_BYTES);
+            let distances = std::slice::from_raw_parts_mut(msg.distances.data, heard);
+            let mut k = 0;
+            for (i, s) in self.sensors.iter().enumerate() {
+                (ticks[i], light[i], counts[i]) = (s.ticks, s.light, s.messages.len() as u32);
+                for ir in &s.messages {
+                    payloads[k * MESSAGE_BYTES..(k + 1) * MESSAGE_BYTES].copy_from_slice(&ir.payload);
+                    distances[k] = ir.distance;
+                    k += 1;
+                }
+            }
+            msg.overhead_payload.size = payload.len();
+            std::slice::from_raw_parts_mut(msg.overhead_payload.data, payload.len()).copy_from_slice(&payload);
+        }
+        if let Err(e) = self.out.sensors.publish_native(msg) {
             warn!("publishing /kilobot/sensors: {e}");
         }
         if lockstep {
@@ -333,65 +385,102 @@ impl Sim {
         }
     }
 
+    /// The `/kilobot/sensors` batch as C structures with room for `messages` messages,
+    /// the robots' names written once: converting the batch from the Rust message at every
+    /// tick copied 1024 names and 330 kB of arrays through fresh allocations. Same content
+    /// on the wire as [`RosBatch::sensors_batch`] (robots in order, messages concatenated).
+    fn sensors_template(&self, messages: usize) -> NativeMsg<KilobotSensorsBatch> {
+        let n = self.table.len();
+        let msg = KilobotSensorsBatch {
+            header: fros::header(self.table.time(), ""),
+            robots: self.settings.names.clone(),
+            ticks: vec![0; n],
+            light: vec![0.0; n],
+            message_counts: vec![0; n],
+            payloads: vec![0; messages * MESSAGE_BYTES],
+            distances: vec![0.0; messages],
+            overhead_command: 0,
+            overhead_payload: vec![0; MESSAGE_BYTES],
+        };
+        NativeMsg::from(&msg)
+    }
+
     /// Robot `i`'s pose in the world frame, m.
     fn pose(&self, i: usize) -> Isometry3<f64> {
-        let p = self.table.pose(i);
-        let half_height = ModuleKind::Kilobot.spec().shape.half_height();
-        Isometry3::from_parts(
-            Translation3::new(p.x * WORLD_UNIT_M, p.y * WORLD_UNIT_M, half_height),
-            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), p.theta),
-        )
+        world_pose(self.table.pose(i))
     }
 
     /// `/tank/state` and `/tf`, each only when someone listens.
-    fn publish_state(&self) {
+    fn publish_state(&mut self) {
         let (state_wanted, tf_wanted) = (fros::listened(&self.out.state), fros::listened(&self.out.tf));
         if !state_wanted && !tf_wanted {
             return;
         }
         let t = self.table.time();
-        let header = fros::header(t, &self.settings.publish.frame_id);
-        let poses: Vec<Isometry3<f64>> = (0..self.table.len()).map(|i| self.pose(i)).collect();
         if state_wanted {
-            let modules = poses
-                .iter()
-                .zip(&self.settings.names)
-                .enumerate()
-                .map(|(i, (pose, name))| ModuleState {
-                    id: i as u32,
-                    name: name.clone(),
-                    kind: ModuleKind::Kilobot.name().to_owned(),
-                    pose: fros::pose_msg(pose),
-                    ..Default::default()
-                })
-                .collect();
-            // A dry table: no water (level 0 m relative to the rim), no pumps.
-            let msg = TankState {
-                header: header.clone(),
-                step: self.table.steps(),
-                sim_time: t,
-                water_level: 0.0,
-                pump_power: Vec::new(),
-                modules,
-            };
-            if let Err(e) = self.out.state.publish(&msg) {
+            if self.state_msg.is_none() {
+                self.state_msg = Some(self.state_template());
+            }
+            let Some(msg) = self.state_msg.as_mut() else { return };
+            let stamp = fros::time_msg(t);
+            (msg.header.stamp.sec, msg.header.stamp.nanosec) = (stamp.sec, stamp.nanosec);
+            (msg.step, msg.sim_time) = (self.table.steps(), t);
+            // SAFETY: `modules` was made by `NativeMsg::from` with one element per robot and
+            // its size is never changed, so `data` points to `size` initialised elements
+            // owned by `msg`, which nothing else references while this slice lives.
+            let modules = unsafe { std::slice::from_raw_parts_mut(msg.modules.data, msg.modules.size) };
+            for (i, m) in modules.iter_mut().enumerate() {
+                let pose = fros::pose_msg(&world_pose(self.table.pose(i)));
+                let (position, orientation) = (&mut m.pose.position, &mut m.pose.orientation);
+                (position.x, position.y, position.z) = (pose.position.x, pose.position.y, pose.position.z);
+                (orientation.x, orientation.y, orientation.z, orientation.w) =
+                    (pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w);
+            }
+            if let Err(e) = self.out.state.publish_native(msg) {
                 warn!("publishing /tank/state: {e}");
             }
         }
         if tf_wanted {
-            let transforms = poses
-                .iter()
+            let header = fros::header(t, &self.settings.publish.frame_id);
+            let transforms = (0..self.table.len())
                 .zip(&self.settings.names)
-                .map(|(pose, name)| r2r::geometry_msgs::msg::TransformStamped {
+                .map(|(i, name)| r2r::geometry_msgs::msg::TransformStamped {
                     header: header.clone(),
                     child_frame_id: format!("{name}/base_link"),
-                    transform: fros::transform_msg(pose),
+                    transform: fros::transform_msg(&self.pose(i)),
                 })
                 .collect();
             if let Err(e) = self.out.tf.publish(&r2r::tf2_msgs::msg::TFMessage { transforms }) {
                 warn!("publishing /tf: {e}");
             }
         }
+    }
+
+    /// The `/tank/state` message as C structures, everything but the poses and the time
+    /// filled in: names and kinds are strings, and converting 1024 modules with two
+    /// strings each from the Rust message at every publication took most of the node's
+    /// time at 30 Hz (docs/swarm_scale.md).
+    fn state_template(&self) -> NativeMsg<TankState> {
+        let modules = (0..self.table.len())
+            .zip(&self.settings.names)
+            .map(|(i, name)| ModuleState {
+                id: i as u32,
+                name: name.clone(),
+                kind: ModuleKind::Kilobot.name().to_owned(),
+                pose: fros::pose_msg(&self.pose(i)),
+                ..Default::default()
+            })
+            .collect();
+        // A dry table: no water (level 0 m relative to the rim), no pumps.
+        let msg = TankState {
+            header: fros::header(self.table.time(), &self.settings.publish.frame_id),
+            step: self.table.steps(),
+            sim_time: self.table.time(),
+            water_level: 0.0,
+            pump_power: Vec::new(),
+            modules,
+        };
+        NativeMsg::from(&msg)
     }
 
     /// `/tank/markers`: every robot as one sphere list coloured by its LED (grey when off),
@@ -428,6 +517,15 @@ impl Sim {
             warn!("publishing /tank/markers: {e}");
         }
     }
+}
+
+/// A table pose (world units) in the world frame, m, the body's centre half its height up.
+fn world_pose(p: Pose) -> Isometry3<f64> {
+    let half_height = ModuleKind::Kilobot.spec().shape.half_height();
+    Isometry3::from_parts(
+        Translation3::new(p.x * WORLD_UNIT_M, p.y * WORLD_UNIT_M, half_height),
+        UnitQuaternion::from_axis_angle(&Vector3::z_axis(), p.theta),
+    )
 }
 
 /// The first placement the table accepts, as (poses in world units, names, anchored);

@@ -319,11 +319,12 @@ impl KilobotTable {
         // branch would be mispredicted half the time): each is written, kept if in range.
         let mut found = 0;
         tx.grid.for_each_range_near(xi, yi, channel.range, |a, b| {
-            for k in a..b {
-                let (dx, dy) = (sx[k] - xi, sy[k] - yi);
+            let run = sx[a..b].iter().zip(&sy[a..b]).zip(&index[a..b]);
+            for (k, ((&x, &y), &j)) in (a..b).zip(run) {
+                let (dx, dy) = (x - xi, y - yi);
                 let d2 = dx * dx + dy * dy;
                 hits[found] = (k as u32, d2);
-                found += usize::from(d2 < range2 && index[k] as usize != i);
+                found += usize::from(d2 < range2 && j as usize != i);
             }
         });
         let mut delivered = 0;
