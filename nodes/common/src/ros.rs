@@ -289,6 +289,36 @@ impl Spinner {
     }
 }
 
+/// Serves `/tank/pause` (std_srvs/SetBool: true pauses, false resumes) for a simulator
+/// whose stepping thread takes requests on `control`: `request(paused, done)` wraps the
+/// request, and the answer is sent once the stepping thread has acted on it (`done`), or
+/// says `stopped` when the thread no longer listens. Runs on the current tokio runtime.
+pub fn serve_pause<C: Send + 'static>(
+    node: &mut r2r::Node,
+    control: std::sync::mpsc::Sender<C>,
+    request: fn(bool, tokio::sync::oneshot::Sender<()>) -> C,
+    stopped: &'static str,
+) -> Result<(), r2r::Error> {
+    use futures::StreamExt;
+    let mut pauses = node.create_service::<r2r::std_srvs::srv::SetBool::Service>("/tank/pause", r2r::QosProfile::default())?;
+    tokio::spawn(async move {
+        while let Some(call) = pauses.next().await {
+            let paused = call.message.data;
+            let (done, answered) = tokio::sync::oneshot::channel();
+            let ok = control.send(request(paused, done)).is_ok() && answered.await.is_ok();
+            let message = match (ok, paused) {
+                (false, _) => stopped,
+                (true, true) => "paused",
+                (true, false) => "running",
+            };
+            if let Err(e) = call.respond(r2r::std_srvs::srv::SetBool::Response { success: ok, message: message.into() }) {
+                tracing::warn!("answering /tank/pause: {e}");
+            }
+        }
+    });
+    Ok(())
+}
+
 /// The wall-clock time now as a `builtin_interfaces/Time` (the stamp of `/rosout` and
 /// `/parameter_events` messages, which rcl stamps with the system clock).
 pub fn wall_time_msg() -> r2r::builtin_interfaces::msg::Time {

@@ -100,23 +100,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         metrics: node.create_publisher("~/metrics", QosProfile::default())?,
         sensors,
     };
-    let mut pauses = node.create_service::<r2r::std_srvs::srv::SetBool::Service>("/tank/pause", QosProfile::default())?;
-    tokio::spawn(async move {
-        while let Some(request) = pauses.next().await {
-            let paused = request.message.data;
-            let (done, answered) = tokio::sync::oneshot::channel();
-            let ok = control_tx.send(Control::Pause(paused, done)).is_ok() && answered.await.is_ok();
-            let message = match (ok, paused) {
-                (false, _) => "the tank has stopped",
-                (true, true) => "paused",
-                (true, false) => "running",
-            };
-            let response = r2r::std_srvs::srv::SetBool::Response { success: ok, message: message.into() };
-            if let Err(e) = request.respond(response) {
-                warn!("answering /tank/pause: {e}");
-            }
-        }
-    });
+    fros::serve_pause(&mut node, control_tx, Control::Pause, "the tank has stopped")?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));

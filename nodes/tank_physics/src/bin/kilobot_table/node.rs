@@ -110,26 +110,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
             }
         }
     });
-    let mut pauses = node.create_service::<r2r::std_srvs::srv::SetBool::Service>("/tank/pause", QosProfile::default())?;
-    let pause_tx = control_tx.clone();
-    tokio::spawn(async move {
-        while let Some(request) = pauses.next().await {
-            let paused = request.message.data;
-            let (done, answered) = tokio::sync::oneshot::channel();
-            let ok = pause_tx.send(Control::Pause(paused, done)).is_ok() && answered.await.is_ok();
-            let message = if !ok {
-                "the table has stopped"
-            } else if paused {
-                "paused"
-            } else {
-                "running"
-            };
-            let response = r2r::std_srvs::srv::SetBool::Response { success: ok, message: message.into() };
-            if let Err(e) = request.respond(response) {
-                warn!("answering /tank/pause: {e}");
-            }
-        }
-    });
+    fros::serve_pause(&mut node, control_tx.clone(), Control::Pause, "the table has stopped")?;
     tokio::spawn(async move {
         while let Some(batch) = batches.next().await {
             let (stamp, commands) = match Kilobot::commands_from_batch(batch) {
