@@ -9,6 +9,19 @@ pub fn due(rate_hz: f64, t: f64, dt: f64) -> bool {
     periods(t) > periods(t - dt)
 }
 
+/// Sleeps until sim time `t` (s) is due in wall time at `real_time_factor` sim seconds per
+/// wall second, counted from `anchor` (the wall instant at which sim time was `anchor.1`);
+/// returns at once when it is already due or the factor is 0 (as fast as possible).
+pub fn wait_for_real_time(anchor: (std::time::Instant, f64), t: f64, real_time_factor: f64) {
+    if real_time_factor > 0.0 {
+        let due_at = anchor.0 + flotilla_common::duration::saturating((t - anchor.1) / real_time_factor);
+        let now = std::time::Instant::now();
+        if due_at > now {
+            std::thread::sleep(due_at - now);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::due;

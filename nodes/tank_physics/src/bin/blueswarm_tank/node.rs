@@ -218,13 +218,7 @@ impl Sim {
                 reason = "reached max_sim_time";
                 break;
             }
-            if rtf > 0.0 {
-                let due_at = pace.0 + flotilla_common::duration::saturating((t - pace.1) / rtf);
-                let now = Instant::now();
-                if due_at > now {
-                    std::thread::sleep(due_at - now);
-                }
-            }
+            tank_physics::rate::wait_for_real_time(pace, t, rtf);
         }
         let (t, wall) = (self.world.time(), started.elapsed().as_secs_f64());
         format!(

@@ -209,13 +209,7 @@ impl Sim {
                 reason = "reached max_sim_time";
                 break;
             }
-            if rtf > 0.0 {
-                let due_at = pace.0 + flotilla_common::duration::saturating((t - pace.1) / rtf);
-                let now = Instant::now();
-                if due_at > now {
-                    std::thread::sleep(due_at - now);
-                }
-            }
+            tank_physics::rate::wait_for_real_time(pace, t, rtf);
         }
         let (t, wall) = (self.trial.time(), started.elapsed().as_secs_f64());
         let crossing = self.trial.crossing_time().map_or_else(|| "not crossed".to_owned(), |c| format!("{c:.2} s"));

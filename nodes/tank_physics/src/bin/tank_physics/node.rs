@@ -246,13 +246,7 @@ impl Sim {
                 reason = "reached max_sim_time";
                 break;
             }
-            if rtf > 0.0 {
-                let due = pace.0 + flotilla_common::duration::saturating((self.world.time() - pace.1) / rtf);
-                let now = Instant::now();
-                if due > now {
-                    std::thread::sleep(due - now);
-                }
-            }
+            tank_physics::rate::wait_for_real_time(pace, self.world.time(), rtf);
         }
         if let Some(step) = self.stepping.take() {
             let _ = step.reply.send(Err(format!("shutting down after {} of {} steps", step.done, step.total)));
