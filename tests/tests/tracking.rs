@@ -157,9 +157,16 @@ async fn frames_saved_from_the_emulator_replay_to_the_same_tracks() {
     assert!(replay_output.contains(&format!("summary: {saved} frames published")), "{replay_output}");
 
     // The frames of the live run are in the replay, at the same stamps, with the same
-    // positions under one fixed pairing of ids. Fast DDS may lose the odd 3 MB image in
-    // either run (a lost fragment is only re-requested at the next heartbeat), so a few
-    // frames may be missing from one side.
+    // positions under one fixed pairing of ids. Fast DDS may lose the odd image in either
+    // run (a lost fragment is only re-requested at the next heartbeat), and the live
+    // tracker may subscribe after the first frames, so a few frames may be missing from
+    // one side. The two runs then start from different histories: the tracks (one coasts
+    // where the other is hit) until both have seen the SETTLE frames before a frame, and
+    // the detector's running illumination and edge-width estimates (refreshed a quarter
+    // of the tiles per frame) for good, which moves a centroid by a fraction of a pixel
+    // (up to 0.52 mm measured); positions agree within TOLERANCE, about one pixel.
+    const TOLERANCE: f64 = 0.0015;
+    const SETTLE: usize = 5;
     let (live, replayed) = (by_stamp(&live_csv), by_stamp(&replay_csv));
     assert!(live.len() >= 40, "live run recorded {} frames", live.len());
     assert!(
@@ -167,6 +174,15 @@ async fn frames_saved_from_the_emulator_replay_to_the_same_tracks() {
         "replay tracked {} of {saved} frames:\n{replay_output}\nlive:\n{camera_output}",
         replayed.len()
     );
+    let frame_paths = tracking::replay::list_frames(&frames).unwrap();
+    let saved_stamps = tracking::replay::read_stamps(&frames, &frame_paths).unwrap().expect("stamps.csv lists every saved frame");
+    let seen_by = |run: &BTreeMap<u64, BTreeMap<u32, (f64, f64)>>| -> Vec<bool> {
+        saved_stamps.iter().map(|s| run.keys().any(|k| (f64::from_bits(*k) - s).abs() < 1e-6)).collect()
+    };
+    let (live_seen, replay_seen) = (seen_by(&live), seen_by(&replayed));
+    let unseen = |seen: &[bool]| -> Vec<usize> { (0..seen.len()).filter(|&i| !seen[i]).collect() };
+    let holes = format!("saved frames without tracks: live {:?}, replay {:?}", unseen(&live_seen), unseen(&replay_seen));
+    let settled = |i: usize| i >= SETTLE && (i - SETTLE..=i).all(|j| live_seen[j] && replay_seen[j]);
     let mut pairing: HashMap<u32, u32> = HashMap::new();
     let (mut compared, mut missing) = (0, 0);
     for (stamp, live_frame) in &live {
@@ -174,12 +190,18 @@ async fn frames_saved_from_the_emulator_replay_to_the_same_tracks() {
             missing += 1;
             continue;
         };
+        let time = f64::from_bits(*stamp);
+        let index = saved_stamps.iter().position(|s| (s - time).abs() < 1e-6);
+        let index = index.unwrap_or_else(|| panic!("live frame at {time} s is not among the saved frames"));
+        if !settled(index) {
+            continue;
+        }
         for (id, position) in live_frame {
             let (replay_id, _) = replay_frame
                 .iter()
-                .find(|(_, p)| (p.0 - position.0).abs() < 1e-12 && (p.1 - position.1).abs() < 1e-12)
-                .unwrap_or_else(|| panic!("live track {id} at {position:?} ({} s) not in the replay", f64::from_bits(*stamp)));
-            assert_eq!(*pairing.entry(*id).or_insert(*replay_id), *replay_id, "track {id} changed partner");
+                .find(|(_, p)| (p.0 - position.0).hypot(p.1 - position.1) < TOLERANCE)
+                .unwrap_or_else(|| panic!("live track {id} at {position:?} ({time} s, frame {index}) not in the replay; {holes}"));
+            assert_eq!(*pairing.entry(*id).or_insert(*replay_id), *replay_id, "track {id} changed partner; {holes}");
         }
         compared += 1;
     }
@@ -188,7 +210,7 @@ async fn frames_saved_from_the_emulator_replay_to_the_same_tracks() {
     partners.sort_unstable();
     partners.dedup();
     assert_eq!(partners.len(), pairing.len(), "two live tracks share a replay track: {pairing:?}");
-    assert!(compared >= 36 && pairing.len() >= BALLS, "compared {compared} frames, {} ids", pairing.len());
+    assert!(compared >= 30 && pairing.len() >= BALLS, "compared {compared} frames, {} ids; {holes}", pairing.len());
 }
 
 fn image(width: u32, height: u32, step: u32, encoding: &str, data: Vec<u8>, stamp: f64) -> Image {
