@@ -238,6 +238,7 @@ fn every_node_lists_its_parameters_and_logs_on_rosout() {
             ],
         ),
         (launch("planner.launch.yaml", &[]), vec![("/reconfig_planner", "reconfig_planner")]),
+        (launch("camera_tracker.launch.yaml", &["in_process:=true".into()]), vec![("/camera_tracker", "camera_tracker")]),
         (
             launch("calibration.launch.yaml", &[format!("output_root:={}", scratch.path().join("calibration").display())]),
             vec![("/calibration", "calibration")],

@@ -100,6 +100,48 @@ async fn camera_and_tracker_follow_the_balls_at_the_camera_rate() {
     assert_eq!(id_set(&arrays[2]), id_set(arrays.last().unwrap()), "identities changed");
 }
 
+/// `camera_tracker` (in_process:=true): the same tracks from one process, every rendered
+/// frame tracked (none can be lost between camera and tracker), and the summary says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn camera_and_tracker_in_one_process_track_every_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("tracks.csv");
+    let mut probe = RosProbe::new("probe_tracking_in_process").unwrap();
+    let mut tracks = probe.subscribe::<TrackArray>("/tracking/tracks").unwrap();
+    probe.spin();
+    let world = Launch::start("launch/pingpong_24.launch.yaml", &["camera:=false", "real_time_factor:=1.0"], &probe.domain).unwrap();
+    let camera =
+        Launch::start("launch/camera_tracker.launch.yaml", &["in_process:=true", &format!("tracks_csv:={}", csv.display())], &probe.domain)
+            .unwrap();
+    let arrays = flotilla_e2e::collect_until(&mut tracks, Duration::from_secs(25), |a: &[TrackArray]| {
+        a.iter().filter(|t| t.tracks.len() == BALLS).count() >= 60
+    })
+    .await;
+    let (status, output) = camera.interrupt(Duration::from_secs(15)).unwrap();
+    assert!(status.success(), "camera_tracker exit {status:?}:\n{output}");
+    let (status, world_output) = world.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "physics exit {status:?}:\n{world_output}");
+    assert!(!output.contains("exec: overhead_camera") && output.contains("camera_tracker"), "{output}");
+    let full: Vec<&TrackArray> = arrays.iter().filter(|t| t.tracks.len() == BALLS).collect();
+    assert!(full.len() >= 60, "{} messages with every ball:\n{output}", full.len());
+    let mut ids: Vec<u32> = full.last().unwrap().tracks.iter().map(|t| t.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), BALLS, "duplicate track ids");
+    // "summary: N frames rendered, ...; tracker summary: N frames tracked, 0 skipped, 0 lost".
+    let number_before = |text: &str, what: &str| -> u64 {
+        let at = text.find(what).unwrap_or_else(|| panic!("no `{what}` in:\n{output}"));
+        text[..at].split_whitespace().last().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no count before `{what}`:\n{output}"))
+    };
+    let rendered = number_before(&output, " frames rendered");
+    let tracked = number_before(&output, " frames tracked");
+    assert!(rendered >= 60 && tracked == rendered, "{rendered} rendered, {tracked} tracked:\n{output}");
+    assert!(output.contains("0 skipped, 0 lost before arrival"), "{output}");
+    // Every tracked frame with confirmed tracks is in the CSV (the first has none yet).
+    let recorded = by_stamp(&csv).len() as u64;
+    assert!(recorded + 2 >= tracked && recorded <= tracked, "{recorded} frames recorded of {tracked} tracked");
+}
+
 /// Detected positions by frame stamp: (time bits) -> id -> (x, y).
 fn by_stamp(path: &Path) -> BTreeMap<u64, BTreeMap<u32, (f64, f64)>> {
     let recording = TrajectoryRecording::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -333,6 +375,11 @@ fn tracking_nodes_refuse_bad_parameters_naming_the_key() {
         ("tracker", "tracker:\n  ros__parameters:\n    detector: {edge_margin: 0}\n", "detector.edge_margin"),
         ("tracker", "tracker:\n  ros__parameters:\n    tracker: {confirm_hit: 2}\n", "confirm_hit"),
         ("image_replay", "image_replay:\n  ros__parameters:\n    speed: 1.0\n", "directory"),
+        // camera_tracker reads both nodes' sections (and its own); the key is named as there.
+        ("camera_tracker", "tracker:\n  ros__parameters:\n    detector: {edge_margin: 0}\n", "detector.edge_margin"),
+        ("camera_tracker", "overhead_camera:\n  ros__parameters:\n    encoding: yuv422\n", "encoding"),
+        ("camera_tracker", "camera_tracker:\n  ros__parameters:\n    tracks_topic: 'a b'\n", "tracks_topic"),
+        ("camera_tracker", "trackr:\n  ros__parameters:\n    plane_z: 0.0\n", "no section applies"),
     ];
     flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
 }

@@ -682,6 +682,38 @@ impl NodeArgs {
         }
         Ok(tree)
     }
+
+    /// Like [`NodeArgs::load`] for a node that does the work of other nodes in its process
+    /// (a camera and its tracker): each file's sections for every one of `components`, in
+    /// order, each passed through `adopt` (which drops the keys the composite takes from
+    /// an earlier component), then the node's own sections, then the overrides. The same
+    /// files thus configure the nodes alone or together; a file with no section for any of
+    /// them is refused as [`NodeArgs::load`] refuses it.
+    pub fn load_composite(&self, components: &[&str], adopt: impl Fn(&str, &mut Mapping)) -> Result<Mapping, ParamError> {
+        let mut tree = Mapping::new();
+        for file in &self.params_files {
+            let text = std::fs::read_to_string(file).map_err(|source| ParamError::Read { path: file.clone(), source })?;
+            let mut any = false;
+            for name in components {
+                let (mut section, matched) = parse_sections(&text, file, &NodeIdentity::new(*name, self.identity.namespace.clone()))?;
+                if matched {
+                    any = true;
+                    adopt(name, &mut section);
+                    merge(&mut tree, &section);
+                }
+            }
+            let (own, matched) = parse_sections(&text, file, &self.identity)?;
+            if !(matched || any) {
+                // The error names the sections and the nearest name.
+                parse_str_for_node(&text, file, &self.identity)?;
+            }
+            merge(&mut tree, &own);
+        }
+        for o in &self.overrides {
+            apply_override(&mut tree, o)?;
+        }
+        Ok(tree)
+    }
 }
 
 #[cfg(test)]
@@ -730,6 +762,34 @@ mod args_tests {
         let tree = args.load().unwrap();
         assert_eq!(get_dotted(&tree, "seed").unwrap().as_i64(), Some(7));
         assert_eq!(get_dotted(&tree, "dt").unwrap().as_f64(), Some(0.025));
+    }
+
+    #[test]
+    fn a_composite_reads_its_components_sections_then_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+        std::fs::write(&a, "camera:\n  ros__parameters:\n    frame_id: cam\n    rate: 30.0\n").unwrap();
+        std::fs::write(&b, "tracker:\n  ros__parameters:\n    frame_id: world\n    gate: 4.0\nboth:\n  ros__parameters:\n    rate: 10.0\n")
+            .unwrap();
+        let args = NodeArgs::parse(
+            "both",
+            strings(&["--ros-args", "--params-file", a.to_str().unwrap(), "--params-file", b.to_str().unwrap(), "-p", "gate:=2.0"]),
+        )
+        .unwrap();
+        let tree = args
+            .load_composite(&["camera", "tracker"], |component, section| {
+                if component == "tracker" {
+                    section.remove("frame_id");
+                }
+            })
+            .unwrap();
+        assert_eq!(get_dotted(&tree, "frame_id").and_then(Value::as_str), Some("cam"), "the tracker's clashing key is dropped");
+        assert_eq!(get_dotted(&tree, "rate").and_then(Value::as_f64), Some(10.0), "the own section wins");
+        assert_eq!(get_dotted(&tree, "gate").and_then(Value::as_f64), Some(2.0), "overrides come last");
+        // A file for none of them is refused, naming the sections.
+        std::fs::write(&a, "camra:\n  ros__parameters:\n    rate: 1.0\n").unwrap();
+        let err = args.load_composite(&["camera", "tracker"], |_, _| {}).unwrap_err().to_string();
+        assert!(err.contains("no section applies") && err.contains("camra"), "{err}");
     }
 
     #[test]

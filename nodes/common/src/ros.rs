@@ -52,8 +52,14 @@ impl Startup {
     /// Reads the process arguments for node `default_name` and loads its parameters;
     /// `spec` and `validate` are what [`Startup::create_node`] serves them with.
     pub fn from_env(default_name: &str, spec: NodeParams, validate: Validator) -> Result<Self, ParamError> {
+        Self::from_env_loading(default_name, spec, validate, NodeArgs::load)
+    }
+
+    /// [`Startup::from_env`] with the parameter tree built by `load` (a composite node's
+    /// [`NodeArgs::load_composite`]).
+    pub fn from_env_loading(default_name: &str, spec: NodeParams, validate: Validator, load: ParamLoader) -> Result<Self, ParamError> {
         let args = NodeArgs::parse(default_name, std::env::args().skip(1))?;
-        let params = args.load()?;
+        let params = load(&args)?;
         Ok(Self { args, params, spec, validate, updates: std::sync::OnceLock::new() })
     }
 
@@ -132,10 +138,28 @@ pub fn node_main<S: 'static, Fut>(
 where
     Fut: std::future::Future<Output = anyhow::Result<String>>,
 {
+    node_main_loading(name, spec, NodeArgs::load, settings, run)
+}
+
+/// How a node builds its parameter tree from its command line.
+pub type ParamLoader = fn(&NodeArgs) -> Result<Mapping, ParamError>;
+
+/// [`node_main`] with the parameter tree built by `load` (a composite node reads its
+/// components' sections: [`NodeArgs::load_composite`]).
+pub fn node_main_loading<S: 'static, Fut>(
+    name: &str,
+    spec: NodeParams,
+    load: ParamLoader,
+    settings: fn(&Mapping) -> Result<S, ParamError>,
+    run: impl FnOnce(Startup, S) -> Fut,
+) -> std::process::ExitCode
+where
+    Fut: std::future::Future<Output = anyhow::Result<String>>,
+{
     use std::process::ExitCode;
     init_tracing();
     let validate: Validator = std::sync::Arc::new(move |tree: &Mapping| settings(tree).map(|_| ()).map_err(|e| e.to_string()));
-    let startup = match Startup::from_env(name, spec, validate) {
+    let startup = match Startup::from_env_loading(name, spec, validate, load) {
         Ok(s) => s,
         Err(e) => {
             tracing::error!("{e}");

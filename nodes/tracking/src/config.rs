@@ -48,143 +48,145 @@ impl Default for RawArena {
 /// `overhead_camera`'s parameters for ROS 2 tools (`ros2 param describe /overhead_camera
 /// <name>`), checked against [`CameraNodeConfig::from_tree`]: a change applies to the next
 /// frame, except the topics and `save_frames_dir` (read at start-up).
-pub const CAMERA_PARAMS: NodeParams = NodeParams {
-    groups: &[&[
-        P::string("state_topic", "/tank/state", "Ground-truth topic (flotilla_msgs/TankState)"),
-        P::string("image_topic", DEFAULT_IMAGE_TOPIC, "Published sensor_msgs/Image topic"),
-        P::string("camera_info_topic", DEFAULT_CAMERA_INFO_TOPIC, "Published sensor_msgs/CameraInfo topic"),
-        P::string("frame_id", "overhead_camera", "frame_id of the image and CameraInfo headers: the optical frame (not empty)").live(),
-        P::string("parent_frame_id", "world", "Frame of the /tank/state poses, parent of the optical frame on /tf_static (not empty)")
-            .live(),
-        P::double("rate", 30.0, "Frames per second, Hz of sim time").range(1.0 / 3600.0, 1000.0).live(),
-        P::string("encoding", "rgb8", "Image encoding: rgb8 or mono8").live(),
-        P::integer("width", 1024, "Image width, px").int_range(16, 8192).live(),
-        P::integer("height", 1024, "Image height, px").int_range(16, 8192).live(),
-        P::double("margin", 0.03, "Margin around the arena in the camera's view, m (>= 0)").live(),
-        P::double("mount.x", 0.0, "World x of the optical centre, m").live(),
-        P::double("mount.y", 0.0, "World y of the optical centre, m").live(),
-        P::double("mount.height", 1.0, "Height of the optical centre above the water plane (or table top), m (> 0)").live(),
-        P::double("distortion.k1", 0.0, "Plumb-bob first radial coefficient (dimensionless, multiplies r^2)").live(),
-        P::double("distortion.k2", 0.0, "Plumb-bob second radial coefficient (dimensionless, multiplies r^4)").live(),
-        P::double("distortion.p1", 0.0, "Plumb-bob first tangential coefficient (dimensionless)").live(),
-        P::double("distortion.p2", 0.0, "Plumb-bob second tangential coefficient (dimensionless)").live(),
-        P::double("distortion.k3", 0.0, "Plumb-bob third radial coefficient (dimensionless, multiplies r^6)").live(),
-        P::string("arena.kind", "round_tank", "Arena drawn under the modules: round_tank, rect_tank or table").live(),
-        P::double("arena.diameter", 0.6, "Inner diameter of the round tank, m (> 0)").live(),
-        P::double("arena.size_x", 1.0, "Size along x of a rectangular tank or table, m (> 0)").live(),
-        P::double("arena.size_y", 1.0, "Size along y of a rectangular tank or table, m (> 0)").live(),
-        P::double("arena.depth", 0.3, "Tank floor to rim, m (> 0; the water surface is depth + water_level above the floor)").live(),
-        P::double("render.noise_sigma", 0.0, "Standard deviation of the additive Gaussian pixel noise, 8-bit levels (>= 0)").live(),
-        P::double(
-            "render.illumination_gradient",
-            0.0,
-            "Illumination gain change from the image centre to its edge, fraction (0.2: 0.8x .. 1.2x; in (-1, 1))",
-        )
-        .live(),
-        P::double("render.illumination_direction", 0.0, "Direction in which illumination grows, rad from the image +u axis").live(),
-        P::double("render.blur_sigma", 0.0, "Standard deviation of the Gaussian optical blur, px (0 = sharp)").range(0.0, 20.0).live(),
-        P::integer("render.supersampling", 4, "Sub-samples per pixel side on region edges, count").int_range(1, 16).live(),
-        P::double("render.rim_width", 0.01, "Width of the tank rim drawn around the water, m (>= 0)").live(),
-        P::integer("render.seed", 0, "Seed of the pixel noise (frame k draws from stream k)").int_range(0, i64::MAX).live(),
-        P::string("save_frames_dir", "", "Folder receiving every frame as PNG with camera.yaml and stamps.csv; \"\" = none"),
-    ]],
-    extras_live: true,
-};
+pub const CAMERA_PARAMS: NodeParams = NodeParams { groups: &[CAMERA_KEYS], extras_live: true };
+
+/// The camera's own keys.
+const CAMERA_KEYS: &[P] = &[
+    P::string("state_topic", "/tank/state", "Ground-truth topic (flotilla_msgs/TankState)"),
+    P::string("image_topic", DEFAULT_IMAGE_TOPIC, "Published sensor_msgs/Image topic"),
+    P::string("camera_info_topic", DEFAULT_CAMERA_INFO_TOPIC, "Published sensor_msgs/CameraInfo topic"),
+    P::string("frame_id", "overhead_camera", "frame_id of the image and CameraInfo headers: the optical frame (not empty)").live(),
+    P::string("parent_frame_id", "world", "Frame of the /tank/state poses, parent of the optical frame on /tf_static (not empty)").live(),
+    P::double("rate", 30.0, "Frames per second, Hz of sim time").range(1.0 / 3600.0, 1000.0).live(),
+    P::string("encoding", "rgb8", "Image encoding: rgb8 or mono8").live(),
+    P::integer("width", 1024, "Image width, px").int_range(16, 8192).live(),
+    P::integer("height", 1024, "Image height, px").int_range(16, 8192).live(),
+    P::double("margin", 0.03, "Margin around the arena in the camera's view, m (>= 0)").live(),
+    P::double("mount.x", 0.0, "World x of the optical centre, m").live(),
+    P::double("mount.y", 0.0, "World y of the optical centre, m").live(),
+    P::double("mount.height", 1.0, "Height of the optical centre above the water plane (or table top), m (> 0)").live(),
+    P::double("distortion.k1", 0.0, "Plumb-bob first radial coefficient (dimensionless, multiplies r^2)").live(),
+    P::double("distortion.k2", 0.0, "Plumb-bob second radial coefficient (dimensionless, multiplies r^4)").live(),
+    P::double("distortion.p1", 0.0, "Plumb-bob first tangential coefficient (dimensionless)").live(),
+    P::double("distortion.p2", 0.0, "Plumb-bob second tangential coefficient (dimensionless)").live(),
+    P::double("distortion.k3", 0.0, "Plumb-bob third radial coefficient (dimensionless, multiplies r^6)").live(),
+    P::string("arena.kind", "round_tank", "Arena drawn under the modules: round_tank, rect_tank or table").live(),
+    P::double("arena.diameter", 0.6, "Inner diameter of the round tank, m (> 0)").live(),
+    P::double("arena.size_x", 1.0, "Size along x of a rectangular tank or table, m (> 0)").live(),
+    P::double("arena.size_y", 1.0, "Size along y of a rectangular tank or table, m (> 0)").live(),
+    P::double("arena.depth", 0.3, "Tank floor to rim, m (> 0; the water surface is depth + water_level above the floor)").live(),
+    P::double("render.noise_sigma", 0.0, "Standard deviation of the additive Gaussian pixel noise, 8-bit levels (>= 0)").live(),
+    P::double(
+        "render.illumination_gradient",
+        0.0,
+        "Illumination gain change from the image centre to its edge, fraction (0.2: 0.8x .. 1.2x; in (-1, 1))",
+    )
+    .live(),
+    P::double("render.illumination_direction", 0.0, "Direction in which illumination grows, rad from the image +u axis").live(),
+    P::double("render.blur_sigma", 0.0, "Standard deviation of the Gaussian optical blur, px (0 = sharp)").range(0.0, 20.0).live(),
+    P::integer("render.supersampling", 4, "Sub-samples per pixel side on region edges, count").int_range(1, 16).live(),
+    P::double("render.rim_width", 0.01, "Width of the tank rim drawn around the water, m (>= 0)").live(),
+    P::integer("render.seed", 0, "Seed of the pixel noise (frame k draws from stream k)").int_range(0, i64::MAX).live(),
+    P::string("save_frames_dir", "", "Folder receiving every frame as PNG with camera.yaml and stamps.csv; \"\" = none"),
+];
 
 /// `tracker`'s parameters for ROS 2 tools (`ros2 param describe /tracker <name>`), checked
 /// against [`TrackerNodeConfig::from_tree`]: a change restarts the tracks with the next
 /// CameraInfo, except the topics, the image QoS and `tracks_csv` (read at start-up). The
 /// lists `detector.markers` and `detector.region` are declared as a file gives them.
-pub const TRACKER_PARAMS: NodeParams = NodeParams {
-    groups: &[&[
-        P::string("image_topic", DEFAULT_IMAGE_TOPIC, "Subscribed sensor_msgs/Image topic"),
-        P::string("camera_info_topic", DEFAULT_CAMERA_INFO_TOPIC, "Subscribed sensor_msgs/CameraInfo topic"),
-        P::boolean(
-            "image_best_effort",
-            false,
-            "Subscribe to images best-effort (as camera drivers with the sensor-data QoS publish; may lose frames) instead of reliable",
-        ),
-        P::string("tracks_topic", "/tracking/tracks", "Published flotilla_msgs/TrackArray topic"),
-        P::string("markers_topic", "/tracking/markers", "Published visualization_msgs/MarkerArray topic"),
-        P::string("frame_id", "world", "Frame of the tracks and markers").live(),
-        P::double("plane_z", 0.0, "Height of the water plane in frame_id, where the rviz markers are drawn, m").live(),
-        P::double("mount.x", 0.0, "World x of the camera's optical centre (CameraInfo does not carry it), m").live(),
-        P::double("mount.y", 0.0, "World y of the camera's optical centre, m").live(),
-        P::double("mount.height", 1.0, "Height of the optical centre above the water plane, m (> 0)").live(),
-        P::boolean(
-            "detector.adaptive",
-            true,
-            "Thresholds relative to a per-tile illumination model (true), or one fixed detector.threshold (false)",
-        )
+pub const TRACKER_PARAMS: NodeParams = NodeParams { groups: &[TRACKER_INPUT_KEYS, TRACKING_KEYS], extras_live: true };
+
+/// Where the tracker's images come from and where its camera is: `camera_tracker` takes
+/// these from its own camera ([`CAMERA_FROM_TRACKER_KEYS`]).
+const TRACKER_INPUT_KEYS: &[P] = &[
+    P::string("image_topic", DEFAULT_IMAGE_TOPIC, "Subscribed sensor_msgs/Image topic"),
+    P::string("camera_info_topic", DEFAULT_CAMERA_INFO_TOPIC, "Subscribed sensor_msgs/CameraInfo topic"),
+    P::boolean(
+        "image_best_effort",
+        false,
+        "Subscribe to images best-effort (as camera drivers with the sensor-data QoS publish; may lose frames) instead of reliable",
+    ),
+    P::string("frame_id", "world", "Frame of the tracks and markers").live(),
+    P::double("mount.x", 0.0, "World x of the camera's optical centre (CameraInfo does not carry it), m").live(),
+    P::double("mount.y", 0.0, "World y of the camera's optical centre, m").live(),
+    P::double("mount.height", 1.0, "Height of the optical centre above the water plane, m (> 0)").live(),
+];
+
+/// What the tracker does with the images and where its results go.
+const TRACKING_KEYS: &[P] = &[
+    P::string("tracks_topic", "/tracking/tracks", "Published flotilla_msgs/TrackArray topic"),
+    P::string("markers_topic", "/tracking/markers", "Published visualization_msgs/MarkerArray topic"),
+    P::double("plane_z", 0.0, "Height of the water plane in frame_id, where the rviz markers are drawn, m").live(),
+    P::boolean(
+        "detector.adaptive",
+        true,
+        "Thresholds relative to a per-tile illumination model (true), or one fixed detector.threshold (false)",
+    )
+    .live(),
+    P::integer("detector.threshold", 180, "Fixed grey level at or above which a pixel is marker (adaptive false), 8-bit level")
+        .int_range(1, 255)
         .live(),
-        P::integer("detector.threshold", 180, "Fixed grey level at or above which a pixel is marker (adaptive false), 8-bit level")
-            .int_range(1, 255)
-            .live(),
-        P::double("detector.candidate_contrast", 25.0, "Candidates stand this far above their tile's background, 8-bit levels")
-            .range(1.0, 254.0)
-            .live(),
-        P::double(
-            "detector.max_edge_ratio",
-            2.0,
-            "Largest edge width of a marker, multiple of the scene's typical marker edge (0 disables, else >= 1), ratio",
-        )
+    P::double("detector.candidate_contrast", 25.0, "Candidates stand this far above their tile's background, 8-bit levels")
+        .range(1.0, 254.0)
         .live(),
-        P::double(
-            "detector.diameter_tolerance",
-            0.25,
-            "Largest relative difference of a blob's diameter from its kind's, fraction (in (0, 1))",
-        )
+    P::double(
+        "detector.max_edge_ratio",
+        2.0,
+        "Largest edge width of a marker, multiple of the scene's typical marker edge (0 disables, else >= 1), ratio",
+    )
+    .live(),
+    P::double(
+        "detector.diameter_tolerance",
+        0.25,
+        "Largest relative difference of a blob's diameter from its kind's, fraction (in (0, 1))",
+    )
+    .live(),
+    P::double("detector.min_marker_diameter", 0.008, "Smallest accepted marker diameter (equivalent disc), m (> 0)").live(),
+    P::double("detector.max_marker_diameter", 0.035, "Largest accepted marker diameter (equivalent disc), m (> min_marker_diameter)")
         .live(),
-        P::double("detector.min_marker_diameter", 0.008, "Smallest accepted marker diameter (equivalent disc), m (> 0)").live(),
-        P::double("detector.max_marker_diameter", 0.035, "Largest accepted marker diameter (equivalent disc), m (> min_marker_diameter)")
-            .live(),
-        P::double("detector.marker_height", 0.005, "Height of the marker plane above the water, m").live(),
-        P::integer("detector.edge_margin", 2, "Band around a blob whose partial coverage enters the centroid, px (>= 2 sigma of the blur)")
-            .int_range(1, 8)
-            .live(),
-        P::double("detector.min_dot_fraction", 0.02, "Smallest hole taken as a heading dot, fraction of the marker area (in [0, 1))")
-            .live(),
-        P::double("detector.max_dot_fraction", 0.25, "Largest hole taken as a heading dot, fraction of the marker area (in (min, 1])")
-            .live(),
-        P::double("detector.min_contrast", 30.0, "Smallest marker-to-surround contrast, 8-bit levels (> 0)").live(),
-        P::double("detector.max_elongation", 1.5, "Largest ratio of major to minor axis of a marker (>= 1)").live(),
-        P::double("tracker.acceleration_noise", 10.0, "Power spectral density of the unmodelled acceleration, m^2/s^3 (> 0)").live(),
-        P::double("tracker.measurement_sigma", 0.0005, "Standard deviation of a measured position, m (> 0)").live(),
-        P::double("tracker.initial_velocity_sigma", 0.3, "Standard deviation of a newborn track's velocity, m/s (> 0)").live(),
-        P::double("tracker.gate_sigmas", 4.0, "Gate radius in standard deviations of the predicted position (> 0)").live(),
-        P::double("tracker.min_gate_distance", 0.015, "Smallest gate radius, m (> 0)").live(),
-        P::double("tracker.max_gate_distance", 0.04, "Largest gate radius, m (>= min_gate_distance)").live(),
-        P::boolean(
-            "tracker.stationary_hypothesis",
-            true,
-            "Also match a detection against where the track was last seen, not only its constant-velocity prediction",
-        )
+    P::double("detector.marker_height", 0.005, "Height of the marker plane above the water, m").live(),
+    P::integer("detector.edge_margin", 2, "Band around a blob whose partial coverage enters the centroid, px (>= 2 sigma of the blur)")
+        .int_range(1, 8)
         .live(),
-        P::double("tracker.duplicate_distance", 0.01, "A coasting track this close to a detected one is a duplicate, m (>= 0; 0 disables)")
-            .live(),
-        P::integer("tracker.confirm_hits", 2, "Consecutive detections before a track is confirmed and published, count")
-            .int_range(1, u32::MAX as i64)
-            .live(),
-        P::double("tracker.max_coast_time", 0.5, "Longest a confirmed track coasts on its prediction without detections, s (>= 0)").live(),
-        P::double("tracker.confidence_rate", 0.2, "Weight of the newest frame in the confidence, fraction (in (0, 1])").live(),
-        P::double(
-            "tracker.static_time",
-            0.0,
-            "A detection staying within static_tolerance this long is a reflection and dropped, s; 0 = off",
-        )
+    P::double("detector.min_dot_fraction", 0.02, "Smallest hole taken as a heading dot, fraction of the marker area (in [0, 1))").live(),
+    P::double("detector.max_dot_fraction", 0.25, "Largest hole taken as a heading dot, fraction of the marker area (in (min, 1])").live(),
+    P::double("detector.min_contrast", 30.0, "Smallest marker-to-surround contrast, 8-bit levels (> 0)").live(),
+    P::double("detector.max_elongation", 1.5, "Largest ratio of major to minor axis of a marker (>= 1)").live(),
+    P::double("tracker.acceleration_noise", 10.0, "Power spectral density of the unmodelled acceleration, m^2/s^3 (> 0)").live(),
+    P::double("tracker.measurement_sigma", 0.0005, "Standard deviation of a measured position, m (> 0)").live(),
+    P::double("tracker.initial_velocity_sigma", 0.3, "Standard deviation of a newborn track's velocity, m/s (> 0)").live(),
+    P::double("tracker.gate_sigmas", 4.0, "Gate radius in standard deviations of the predicted position (> 0)").live(),
+    P::double("tracker.min_gate_distance", 0.015, "Smallest gate radius, m (> 0)").live(),
+    P::double("tracker.max_gate_distance", 0.04, "Largest gate radius, m (>= min_gate_distance)").live(),
+    P::boolean(
+        "tracker.stationary_hypothesis",
+        true,
+        "Also match a detection against where the track was last seen, not only its constant-velocity prediction",
+    )
+    .live(),
+    P::double("tracker.duplicate_distance", 0.01, "A coasting track this close to a detected one is a duplicate, m (>= 0; 0 disables)")
         .live(),
-        P::double("tracker.static_tolerance", 0.0002, "How far a static reflection's detections wander, m (> 0)").live(),
-        P::integer("tracker.object_count", 0, "Objects in the tank when the set is closed and known (lost ids are reused); 0 = open set")
-            .int_range(0, u32::MAX as i64)
-            .live(),
-        P::double("tracker.max_speed", 0.6, "Fastest a body moves (how far a lost body can be found again), m/s (> 0)").live(),
-        P::string("tracks_csv", "", "Trajectory CSV of the tracks, flushed every frame; \"\" = none"),
-        P::double("warn_interval", 5.0, "Shortest time between two warnings of the same kind (later ones are counted), s")
-            .range(0.0, 3600.0)
-            .live(),
-    ]],
-    extras_live: true,
-};
+    P::integer("tracker.confirm_hits", 2, "Consecutive detections before a track is confirmed and published, count")
+        .int_range(1, u32::MAX as i64)
+        .live(),
+    P::double("tracker.max_coast_time", 0.5, "Longest a confirmed track coasts on its prediction without detections, s (>= 0)").live(),
+    P::double("tracker.confidence_rate", 0.2, "Weight of the newest frame in the confidence, fraction (in (0, 1])").live(),
+    P::double("tracker.static_time", 0.0, "A detection staying within static_tolerance this long is a reflection and dropped, s; 0 = off")
+        .live(),
+    P::double("tracker.static_tolerance", 0.0002, "How far a static reflection's detections wander, m (> 0)").live(),
+    P::integer("tracker.object_count", 0, "Objects in the tank when the set is closed and known (lost ids are reused); 0 = open set")
+        .int_range(0, u32::MAX as i64)
+        .live(),
+    P::double("tracker.max_speed", 0.6, "Fastest a body moves (how far a lost body can be found again), m/s (> 0)").live(),
+    P::string("tracks_csv", "", "Trajectory CSV of the tracks, flushed every frame; \"\" = none"),
+    P::double("warn_interval", 5.0, "Shortest time between two warnings of the same kind (later ones are counted), s")
+        .range(0.0, 3600.0)
+        .live(),
+];
+
+/// `camera_tracker`'s parameters: the camera's and the tracking ones of the tracker (see
+/// [`CameraTrackerConfig`]).
+pub const CAMERA_TRACKER_PARAMS: NodeParams = NodeParams { groups: &[CAMERA_KEYS, TRACKING_KEYS], extras_live: true };
 
 /// `image_replay`'s parameters for ROS 2 tools (`ros2 param describe /image_replay
 /// <name>`), checked against [`ReplayNodeConfig::from_tree`]; all are read at start-up.
@@ -432,6 +434,57 @@ impl TrackerNodeConfig {
             tracker: raw.tracker,
             tracks_csv: optional_path(&raw.tracks_csv),
             warn_interval,
+        })
+    }
+}
+
+/// Top-level keys of the tracker's parameters that `camera_tracker` takes from its own
+/// camera instead: the images, the camera's mount and the frame of the poses.
+pub const CAMERA_FROM_TRACKER_KEYS: [&str; 5] = ["image_topic", "camera_info_topic", "image_best_effort", "frame_id", "mount"];
+
+/// Top-level keys only the tracking part of `camera_tracker` reads.
+const TRACKING_ONLY_KEYS: [&str; 7] = ["tracks_topic", "markers_topic", "plane_z", "detector", "tracker", "tracks_csv", "warn_interval"];
+
+/// Validated `camera_tracker` settings: the overhead camera and the tracker in one process,
+/// each rendered frame handed to the tracker in memory, so none can be lost between them.
+/// Its parameter files are those of the two nodes: it reads their `overhead_camera` and
+/// `tracker` sections ([`CameraTrackerConfig::load`]) and then its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CameraTrackerConfig {
+    /// The camera, as `overhead_camera` would run it.
+    pub camera: CameraNodeConfig,
+    /// The tracker, its image, mount and frame taken from `camera`.
+    pub tracker: TrackerNodeConfig,
+}
+
+impl CameraTrackerConfig {
+    /// Validates a parameter tree (standard ROS keys ignored): the tracking keys
+    /// ([`CAMERA_TRACKER_PARAMS`]) go to the tracker, every other key to the camera.
+    pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
+        let (mut camera_tree, mut tracking_tree) = (Mapping::new(), Mapping::new());
+        for (key, value) in params::without_standard(tree) {
+            let tracking = key.as_str().is_some_and(|k| TRACKING_ONLY_KEYS.contains(&k));
+            if tracking { &mut tracking_tree } else { &mut camera_tree }.insert(key, value);
+        }
+        let camera = CameraNodeConfig::from_tree(&camera_tree)?;
+        let mut tracker = TrackerNodeConfig::from_tree(&tracking_tree)?;
+        tracker.image_topic.clone_from(&camera.image_topic);
+        tracker.camera_info_topic.clone_from(&camera.camera_info_topic);
+        tracker.frame_id.clone_from(&camera.parent_frame_id);
+        tracker.mount = camera.camera.mount;
+        Ok(Self { camera, tracker })
+    }
+
+    /// The parameter tree from the command line: every file's `overhead_camera` and
+    /// `tracker` sections (without the tracker's [`CAMERA_FROM_TRACKER_KEYS`]), then the
+    /// node's own sections and the `-p` overrides.
+    pub fn load(args: &params::NodeArgs) -> Result<Mapping, ParamError> {
+        args.load_composite(&["overhead_camera", "tracker"], |component, section| {
+            if component == "tracker" {
+                for key in CAMERA_FROM_TRACKER_KEYS {
+                    section.remove(key);
+                }
+            }
         })
     }
 }

@@ -215,6 +215,102 @@ impl DropCounter {
     }
 }
 
+/// Counts the frames lost before they reached the tracker. sensor_msgs/Image has no
+/// sequence number in ROS 2, but a camera publishes a CameraInfo with each image's stamp:
+/// a message of a few hundred bytes that arrives where a multi-megabyte image may not. A
+/// CameraInfo stamp whose image was overtaken by a later image is a lost frame, however
+/// irregular the stamps (an emulated camera sampling a physics step of 25 ms at 30 Hz
+/// has gaps of 1.5 periods that stamp gaps alone would count as losses). Until an image
+/// matches a CameraInfo stamp (a driver that publishes its CameraInfo once, or with other
+/// stamps) the gaps in the image stamps are counted instead ([`DropCounter`]).
+#[derive(Clone, Debug, Default)]
+pub struct FrameLedger {
+    /// CameraInfo stamps whose image has not arrived, ns.
+    announced: std::collections::BTreeSet<i64>,
+    /// Stamps of the latest images, ns (a CameraInfo may come after its image).
+    received: std::collections::VecDeque<i64>,
+    last_image: Option<i64>,
+    /// Whether the images and CameraInfos share stamps.
+    paired: bool,
+    gaps: DropCounter,
+    lost: u64,
+}
+
+/// Stamps the ledger remembers on each side.
+const LEDGER_SPAN: usize = 300;
+
+impl FrameLedger {
+    /// A CameraInfo stamped `stamp_ns` arrived; returns the frames this shows lost (its
+    /// image was overtaken by a later one).
+    pub fn camera_info(&mut self, stamp_ns: i64) -> u64 {
+        if self.received.contains(&stamp_ns) {
+            self.paired = true;
+            return 0;
+        }
+        if self.received.front().is_some_and(|&oldest| stamp_ns < oldest) {
+            // Before every image remembered: time went back (a reset or a replay restart).
+            self.restart();
+        } else if self.last_image.is_some_and(|last| stamp_ns < last) {
+            // Older than the newest image and never received: lost, once pairing is known.
+            let missing = u64::from(self.paired);
+            self.lost += missing;
+            return missing;
+        }
+        self.announced.insert(stamp_ns);
+        if self.announced.len() > LEDGER_SPAN {
+            self.announced.pop_first();
+        }
+        0
+    }
+
+    /// An image stamped `stamp_ns` arrived; returns how many frames before it are lost.
+    pub fn image(&mut self, stamp_ns: i64) -> u64 {
+        let gap_missing = self.gaps.observe(stamp_ns as f64 * 1e-9);
+        if self.last_image.is_some_and(|last| stamp_ns <= last) && !self.announced.contains(&stamp_ns) {
+            // Time went back (a reset or a replay restart): start the ledger over.
+            self.restart();
+        }
+        self.last_image = Some(stamp_ns);
+        if self.announced.remove(&stamp_ns) {
+            self.paired = true;
+        }
+        self.received.push_back(stamp_ns);
+        if self.received.len() > LEDGER_SPAN {
+            self.received.pop_front();
+        }
+        let missing = if self.paired {
+            let overtaken = self.announced.range(..stamp_ns).count();
+            self.announced = self.announced.split_off(&stamp_ns);
+            overtaken as u64
+        } else {
+            gap_missing
+        };
+        self.lost += missing;
+        missing
+    }
+
+    fn restart(&mut self) {
+        self.announced.clear();
+        self.received.clear();
+        self.last_image = None;
+    }
+
+    /// Frames lost so far.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// CameraInfos newer than the last image, whose images had not arrived (in flight at
+    /// shutdown, or lost with the last frames).
+    pub fn unanswered(&self) -> u64 {
+        if self.paired {
+            self.announced.len() as u64
+        } else {
+            0
+        }
+    }
+}
+
 /// The `tracker` node's state: the latest CameraInfo and the tracker built on it.
 pub struct LiveTracker {
     detector: DetectorConfig,
@@ -465,6 +561,53 @@ mod tests {
         // Stamps for a different number of files are ignored.
         let rate = ReplayTimeline::new(3, Some(vec![1.0]), 2.0, 10.0);
         assert!((rate.stamp(2) - 2.2).abs() < 1e-12 && rate.len() == 3);
+    }
+
+    #[test]
+    fn the_ledger_counts_lost_images_from_their_camera_infos_whatever_the_spacing() {
+        let mut ledger = FrameLedger::default();
+        // Frames quantised to a 25 ms physics step at 30 Hz: gaps of 25 and 50 ms.
+        let stamps: Vec<i64> = [0, 50, 75, 100, 150, 175, 200, 250, 275, 300, 350].iter().map(|ms| ms * 1_000_000).collect();
+        let mut lost = 0;
+        for (k, &s) in stamps.iter().enumerate() {
+            match k {
+                // Frames 4 and 7 are lost.
+                4 | 7 => lost += ledger.camera_info(s),
+                // Frame 9's CameraInfo comes after its image.
+                9 => lost += ledger.image(s) + ledger.camera_info(s),
+                _ => lost += ledger.camera_info(s) + ledger.image(s),
+            }
+        }
+        assert_eq!((lost, ledger.lost(), ledger.unanswered()), (2, 2, 0));
+        // A CameraInfo overtaken by a later image counts when it arrives.
+        assert_eq!(ledger.image(400_000_000), 0);
+        assert_eq!(ledger.camera_info(400_000_000), 0);
+        assert_eq!(ledger.camera_info(375_000_000), 1);
+        // The last CameraInfo without its image yet is in flight, not lost.
+        assert_eq!(ledger.camera_info(425_000_000), 0);
+        assert_eq!((ledger.lost(), ledger.unanswered()), (3, 1));
+        // Time going back (a reset) starts over without counting.
+        let mut ledger = FrameLedger::default();
+        for ms in [1000, 1050, 1075] {
+            assert_eq!(ledger.camera_info(ms * 1_000_000) + ledger.image(ms * 1_000_000), 0);
+        }
+        assert_eq!(ledger.camera_info(0), 0);
+        assert_eq!(ledger.image(0), 0);
+        assert_eq!(ledger.camera_info(50_000_000) + ledger.image(50_000_000), 0);
+        assert_eq!((ledger.lost(), ledger.unanswered()), (0, 0));
+    }
+
+    #[test]
+    fn without_stamped_camera_infos_the_ledger_counts_stamp_gaps() {
+        let mut ledger = FrameLedger::default();
+        // One CameraInfo at start-up (stamp 0), then images at 30 Hz.
+        assert_eq!(ledger.camera_info(0), 0);
+        let period = 1_000_000_000 / 30;
+        let mut lost = 0;
+        for k in (1..20).filter(|k| *k != 12) {
+            lost += ledger.image(k * period);
+        }
+        assert_eq!((lost, ledger.unanswered()), (1, 0));
     }
 
     #[test]

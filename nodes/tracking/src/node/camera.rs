@@ -9,9 +9,9 @@
 //! encoding runs on a writer thread so saving cannot slow the camera down, and every
 //! queued frame is written before the node exits.
 
-use super::convert;
+use super::{convert, tracker};
 use crate::accuracy::RenderedFrame;
-use crate::config::CameraNodeConfig;
+use crate::config::{CameraNodeConfig, CameraTrackerConfig, TrackerNodeConfig};
 use crate::live::{scene_object, CameraEmulator, WarnLimiter};
 use crate::replay::FrameSaver;
 use anyhow::Context as _;
@@ -60,6 +60,28 @@ impl FrameWriter {
 
 /// Renders and publishes until SIGINT/SIGTERM; returns the summary line.
 pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<String> {
+    run_with(startup, config, None).await
+}
+
+/// `camera_tracker`: the camera, each frame tracked in this process as `tracker` would
+/// (same topics, recording and summary), so no frame is lost in transport; the image
+/// itself is published only while something subscribes to it (rviz).
+pub async fn run_with_tracker(startup: Startup, config: CameraTrackerConfig) -> anyhow::Result<String> {
+    run_with(startup, config.camera, Some(config.tracker)).await
+}
+
+/// The settings of an accepted parameter tree: the camera's, and in `camera_tracker` the
+/// tracker's.
+fn settings(tree: &serde_yaml::Mapping, tracking: bool) -> anyhow::Result<(CameraNodeConfig, Option<TrackerNodeConfig>)> {
+    Ok(if tracking {
+        let both = CameraTrackerConfig::from_tree(tree)?;
+        (both.camera, Some(both.tracker))
+    } else {
+        (CameraNodeConfig::from_tree(tree)?, None)
+    })
+}
+
+async fn run_with(startup: Startup, config: CameraNodeConfig, tracker: Option<TrackerNodeConfig>) -> anyhow::Result<String> {
     let mut emulator = CameraEmulator::new(&config).context("building the emulated camera")?;
     let mut writer = match &config.save_frames_dir {
         Some(dir) => Some(FrameWriter::start(dir.clone(), &config)?),
@@ -71,6 +93,10 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     let static_tf =
         node.create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", QosProfile::default().transient_local().keep_last(1))?;
     let mut states = node.subscribe::<TankState>(&config.state_topic, QosProfile::default())?;
+    let mut tracking = match tracker {
+        Some(c) => Some((tracker::live_tracker(&c)?, tracker::Outputs::create(&mut node, c)?)),
+        None => None,
+    };
     let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
@@ -105,14 +131,22 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                     continue;
                 }
                 let tree = updates.borrow_and_update().clone();
-                match CameraNodeConfig::from_tree(&tree).map_err(anyhow::Error::from).and_then(|c| Ok((CameraEmulator::new(&c)?, c))) {
-                    Ok((new_emulator, new_config)) => {
+                let parsed = settings(&tree, tracking.is_some()).and_then(|(c, t)| Ok((CameraEmulator::new(&c)?, c, t)));
+                match parsed {
+                    Ok((new_emulator, new_config, new_tracker)) => {
                         if (new_config.state_topic.as_str(), new_config.image_topic.as_str(), new_config.camera_info_topic.as_str())
                             != (config.state_topic.as_str(), config.image_topic.as_str(), config.camera_info_topic.as_str())
                         {
                             warn!("topic names change only on restart (so does save_frames_dir)");
                         }
                         info!("camera parameters updated");
+                        if let (Some((live, out)), Some(new_tracker)) = (tracking.as_mut(), new_tracker) {
+                            if new_tracker != out.config {
+                                *live = tracker::live_tracker(&new_tracker)?;
+                                out.reconfigure(new_tracker);
+                                info!("tracker parameters updated; tracks restart with the next frame");
+                            }
+                        }
                         emulator = new_emulator;
                         config = new_config;
                         published_pose = None; // frame names may have changed
@@ -159,8 +193,17 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
                 render_time += started.elapsed();
                 let image = convert::image_msg(&frame, stamp, &config.frame_id);
                 let info = convert::camera_info_msg(emulator.camera(), stamp, &config.frame_id);
-                if let Err(e) = images.publish(&image).and_then(|_| infos.publish(&info)) {
-                    warn!("publishing the camera image: {e}");
+                if tracking.is_none() || fros::listened(&images) {
+                    if let Err(e) = images.publish(&image) {
+                        warn!("publishing the camera image: {e}");
+                    }
+                }
+                if let Err(e) = infos.publish(&info) {
+                    warn!("publishing the camera info: {e}");
+                }
+                if let Some((live, out)) = tracking.as_mut() {
+                    out.camera_info(live, &info);
+                    out.image(live, &image);
                 }
                 if let Some(w) = &writer {
                     if w.queue.send((index, stamp, frame)).is_err() {
@@ -188,6 +231,9 @@ pub async fn run(startup: Startup, config: CameraNodeConfig) -> anyhow::Result<S
     }
     if let Some(saved) = saved {
         summary += &format!(", {saved} saved");
+    }
+    if let Some((_, out)) = tracking {
+        summary += &format!("; tracker {}", out.finish()?);
     }
     Ok(summary)
 }

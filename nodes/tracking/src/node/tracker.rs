@@ -8,7 +8,7 @@
 
 use super::convert;
 use crate::config::TrackerNodeConfig;
-use crate::live::{DropCounter, FrameIssue, FrameOutcome, LiveTracker, WarnLimiter};
+use crate::live::{FrameIssue, FrameLedger, FrameOutcome, LiveTracker, WarnLimiter};
 use crate::recording::{numbered_path, TrackRecorder};
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
@@ -57,32 +57,90 @@ impl Stats {
 /// Frames held while waiting for the first CameraInfo (one second at 30 Hz).
 const PENDING_FRAMES: usize = 30;
 
-/// Everything a tracked frame goes to.
-struct Outputs {
-    config: TrackerNodeConfig,
+/// Everything a tracked frame goes to (also `camera_tracker`'s, fed in memory).
+pub(super) struct Outputs {
+    pub(super) config: TrackerNodeConfig,
     tracks: r2r::Publisher<r2r::flotilla_msgs::msg::TrackArray>,
     markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     recorder: Option<TrackRecorder<std::io::BufWriter<std::fs::File>>>,
     /// Times the stamps went back (numbers the continued recordings).
     restarts: u32,
     limiter: WarnLimiter,
-    /// Counts frames that never arrived, from the image stamps.
-    drops: DropCounter,
+    /// Counts frames that never arrived, from the CameraInfo and image stamps.
+    frames: FrameLedger,
     stats: Stats,
 }
 
 impl Outputs {
-    /// Tracks one image and publishes and records the result, or warns why it was skipped.
-    fn image(&mut self, live: &mut LiveTracker, msg: &Image) {
-        let received = Instant::now();
-        let stamp = convert::seconds(&msg.header.stamp);
-        let missing = self.drops.observe(stamp);
-        if missing > 0 {
-            self.stats.lost += missing;
-            if let Some(held_back) = self.limiter.admit("frames_lost", Instant::now()) {
-                warn!(topic = %self.config.image_topic, missing, lost_total = self.stats.lost, held_back, stamp, "frames lost before reaching the tracker (gap in the image stamps)");
+    /// The publishers of `config`'s topics on `node`, and the recording if one is asked for.
+    pub(super) fn create(node: &mut r2r::Node, config: TrackerNodeConfig) -> anyhow::Result<Self> {
+        let recorder = config.tracks_csv.as_deref().map(open_recorder).transpose()?;
+        let tracks = node.create_publisher::<r2r::flotilla_msgs::msg::TrackArray>(&config.tracks_topic, QosProfile::default())?;
+        let markers = node.create_publisher::<r2r::visualization_msgs::msg::MarkerArray>(&config.markers_topic, QosProfile::default())?;
+        let limiter = WarnLimiter::new(config.warn_interval);
+        Ok(Self { config, tracks, markers, recorder, restarts: 0, limiter, frames: FrameLedger::default(), stats: Stats::default() })
+    }
+
+    fn report_lost(&mut self, missing: u64, stamp: f64) {
+        if missing == 0 {
+            return;
+        }
+        self.stats.lost = self.frames.lost();
+        if let Some(held_back) = self.limiter.admit("frames_lost", Instant::now()) {
+            warn!(topic = %self.config.image_topic, missing, lost_total = self.stats.lost, held_back, stamp, "frames lost before reaching the tracker");
+        }
+    }
+
+    /// Takes the camera model of a CameraInfo; true when it changed (the tracks restart).
+    pub(super) fn camera_info(&mut self, live: &mut LiveTracker, msg: &CameraInfo) -> bool {
+        let missing = self.frames.camera_info(nanoseconds(&msg.header.stamp));
+        self.report_lost(missing, convert::seconds(&msg.header.stamp));
+        match live.camera_info(msg.width, msg.height, &msg.distortion_model, &msg.k, &msg.d) {
+            Ok(changed) => {
+                if changed {
+                    info!(
+                        width = msg.width,
+                        height = msg.height,
+                        fx = msg.k.first().copied().unwrap_or_default(),
+                        "camera model from CameraInfo"
+                    );
+                }
+                changed
+            }
+            Err(e) => {
+                if let Some(held_back) = self.limiter.admit("camera_info", Instant::now()) {
+                    warn!(topic = %self.config.camera_info_topic, held_back, "CameraInfo refused, previous camera model kept: {e}");
+                }
+                false
             }
         }
+    }
+
+    /// New settings (the topics and the recording stay as they started).
+    pub(super) fn reconfigure(&mut self, config: TrackerNodeConfig) {
+        self.limiter = WarnLimiter::new(config.warn_interval);
+        self.config = config;
+    }
+
+    /// Closes the recording; returns the summary line.
+    pub(super) fn finish(self) -> anyhow::Result<String> {
+        if let Some(r) = self.recorder {
+            r.into_inner().context("closing the track recording")?;
+        }
+        let mut summary = self.stats.summary();
+        let unanswered = self.frames.unanswered();
+        if unanswered > 0 {
+            summary += &format!(", {unanswered} announced by CameraInfo and not received by shutdown");
+        }
+        Ok(summary)
+    }
+
+    /// Tracks one image and publishes and records the result, or warns why it was skipped.
+    pub(super) fn image(&mut self, live: &mut LiveTracker, msg: &Image) {
+        let received = Instant::now();
+        let stamp = convert::seconds(&msg.header.stamp);
+        let missing = self.frames.image(nanoseconds(&msg.header.stamp));
+        self.report_lost(missing, stamp);
         let tracks = match live.frame(msg.width, msg.height, msg.step, &msg.encoding, &msg.data, stamp) {
             Ok((outcome, tracks)) => {
                 if let FrameOutcome::Restarted { previous } = outcome {
@@ -140,31 +198,31 @@ impl Outputs {
     }
 }
 
+/// A header stamp in nanoseconds (exact, to pair an image with its CameraInfo).
+fn nanoseconds(stamp: &r2r::builtin_interfaces::msg::Time) -> i64 {
+    i64::from(stamp.sec) * 1_000_000_000 + i64::from(stamp.nanosec)
+}
+
 fn open_recorder(path: &Path) -> anyhow::Result<TrackRecorder<std::io::BufWriter<std::fs::File>>> {
     TrackRecorder::create(path).with_context(|| format!("opening tracks_csv {}", path.display()))
 }
 
-fn live_tracker(config: &TrackerNodeConfig) -> anyhow::Result<LiveTracker> {
+pub(super) fn live_tracker(config: &TrackerNodeConfig) -> anyhow::Result<LiveTracker> {
     LiveTracker::new(config.detector.clone(), config.tracker.clone(), config.mount).context("tracker settings")
 }
 
 /// Tracks until SIGINT/SIGTERM; returns the summary line.
 pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<String> {
     let mut live = live_tracker(&config)?;
-    let recorder = config.tracks_csv.as_deref().map(open_recorder).transpose()?;
     let mut node = startup.create_node()?;
-    let tracks = node.create_publisher::<r2r::flotilla_msgs::msg::TrackArray>(&config.tracks_topic, QosProfile::default())?;
-    let markers = node.create_publisher::<r2r::visualization_msgs::msg::MarkerArray>(&config.markers_topic, QosProfile::default())?;
     let image_qos = if config.image_best_effort { QosProfile::sensor_data() } else { convert::image_qos() };
     let mut images = node.subscribe::<Image>(&config.image_topic, image_qos)?;
     let mut infos = node.subscribe::<CameraInfo>(&config.camera_info_topic, QosProfile::default())?;
+    let mut out = Outputs::create(&mut node, config.clone())?;
     let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(image_topic = %config.image_topic, camera_info_topic = %config.camera_info_topic, tracks_topic = %config.tracks_topic, "tracker running");
-    let limiter = WarnLimiter::new(config.warn_interval);
-    let mut out =
-        Outputs { config, tracks, markers, recorder, restarts: 0, limiter, drops: DropCounter::default(), stats: Stats::default() };
     let mut pending: VecDeque<Image> = VecDeque::new();
     let mut parameters_served = true;
     let signal = fros::shutdown_signal();
@@ -186,26 +244,16 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
                     Ok((new_live, new_config)) => {
                         info!("tracker parameters updated; tracks restart with the next CameraInfo");
                         live = new_live;
-                        out.limiter = WarnLimiter::new(new_config.warn_interval);
-                        out.config = new_config;
+                        out.reconfigure(new_config);
                     }
                     Err(e) => warn!("parameter update ignored: {e:#}"),
                 }
             }
             msg = infos.next() => {
                 let Some(msg) = msg else { break };
-                match live.camera_info(msg.width, msg.height, &msg.distortion_model, &msg.k, &msg.d) {
-                    Ok(true) => {
-                        info!(width = msg.width, height = msg.height, fx = msg.k.first().copied().unwrap_or_default(), "camera model from CameraInfo");
-                        for held in pending.drain(..) {
-                            out.image(&mut live, &held);
-                        }
-                    }
-                    Ok(false) => {}
-                    Err(e) => {
-                        if let Some(held_back) = out.limiter.admit("camera_info", Instant::now()) {
-                            warn!(topic = %out.config.camera_info_topic, held_back, "CameraInfo refused, previous camera model kept: {e}");
-                        }
+                if out.camera_info(&mut live, &msg) {
+                    for held in pending.drain(..) {
+                        out.image(&mut live, &held);
                     }
                 }
             }
@@ -232,8 +280,5 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
     out.stats.skipped += pending.len() as u64;
     spinner.stop();
     drop(node);
-    if let Some(r) = out.recorder {
-        r.into_inner().context("closing the track recording")?;
-    }
-    Ok(out.stats.summary())
+    out.finish()
 }
