@@ -161,7 +161,10 @@ pub struct Track {
     pub heading: Option<f64>,
     /// Stamp of the frame, s.
     pub stamp: f64,
-    /// Exponentially weighted fraction of recent frames with a detection, 0..1.
+    /// Exponentially weighted average of recent frames' evidence, 0..1: a frame counts
+    /// the visible fraction of the marker (`Detection::coverage`, 1 when whole), a miss 0;
+    /// a partly hidden marker, whose centroid is biased toward its visible part, thus
+    /// reports lower confidence.
     pub confidence: f64,
     /// Frames since the last detection (0 = detected in this frame).
     pub missed_frames: u32,
@@ -487,7 +490,7 @@ impl MultiTargetTracker {
         track.hits += 1;
         track.missed_frames = 0;
         track.last_hit_stamp = stamp;
-        track.confidence += c.confidence_rate * (1.0 - track.confidence);
+        track.confidence += c.confidence_rate * (detection.coverage.clamp(0.0, 1.0) - track.confidence);
         if !track.confirmed && track.hits >= c.confirm_hits {
             track.confirmed = true;
             tracing::debug!(id = track.id, x = detection.x, y = detection.y, stamp, "track confirmed");
@@ -513,7 +516,7 @@ impl MultiTargetTracker {
             confirmed: false,
             missed_frames: 0,
             last_hit_stamp: stamp,
-            confidence: c.confidence_rate,
+            confidence: c.confidence_rate * detection.coverage.clamp(0.0, 1.0),
             reported: [detection.x, detection.y],
             last_measured: [detection.x, detection.y],
         };
@@ -544,6 +547,23 @@ mod tests {
         assert_eq!(near_origin.x, 0.001);
         // Confidence after two hits with rate 0.2: 0.2 then 0.2 + 0.2 * 0.8 = 0.36.
         assert!((near_origin.confidence - 0.36).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_partly_hidden_marker_lowers_the_confidence() {
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        let dt = 1.0 / 30.0;
+        let mut confidence = Vec::new();
+        for k in 0..40 {
+            // Whole for 20 frames, then 60 % visible (behind an inlet pipe).
+            let coverage = if k < 20 { 1.0 } else { 0.6 };
+            let detection = Detection { coverage, ..det(0.01 * f64::from(k) * dt, 0.0) };
+            if let Some(t) = tracker.update(&[detection], dt * f64::from(k)).unwrap().first() {
+                confidence.push(t.confidence);
+            }
+        }
+        let (whole, hidden) = (confidence[17], *confidence.last().unwrap());
+        assert!(whole > 0.95 && (hidden - 0.6).abs() < 0.01, "confidence {whole} whole, {hidden} 60 % visible");
     }
 
     #[test]
