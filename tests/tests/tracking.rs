@@ -197,6 +197,20 @@ async fn frames_saved_from_the_emulator_replay_to_the_same_tracks() {
     let (status, replay_output) = replay.wait(Duration::from_secs(28)).unwrap();
     assert!(status.success(), "replay exit {status:?}:\n{replay_output}");
     assert!(replay_output.contains(&format!("summary: {saved} frames published")), "{replay_output}");
+    // In lock step, as fast as the tracker goes, every frame is tracked and none lost.
+    let lockstep = Launch::start(
+        "launch/replay_tracker.launch.yaml",
+        &[&format!("replay_dir:={}", frames.display()), "speed:=0", "lockstep:=true"],
+        &probe.domain,
+    )
+    .unwrap();
+    let (status, lockstep_output) = lockstep.wait(Duration::from_secs(40)).unwrap();
+    assert!(status.success(), "lock-step replay exit {status:?}:\n{lockstep_output}");
+    assert!(
+        lockstep_output.contains(&format!("summary: {saved} frames tracked, 0 skipped, 0 lost before arrival"))
+            && !lockstep_output.contains("lock step: frame not seen tracked"),
+        "{lockstep_output}"
+    );
 
     // The frames of the live run are in the replay, at the same stamps, with the same
     // positions under one fixed pairing of ids. Fast DDS may lose the odd image in either

@@ -216,6 +216,11 @@ pub const REPLAY_PARAMS: NodeParams = NodeParams {
             "TrackArray topic whose message stamped with the last frame's stamp proves it was tracked (waited for); \"\" = no wait",
         ),
         P::double("done_timeout", 10.0, "Longest wait for done_topic, s").range(0.0, 3600.0),
+        P::boolean(
+            "lockstep",
+            false,
+            "Publish a frame only once done_topic shows the previous one tracked (up to done_timeout): none lost under load; speed is then an upper bound",
+        ),
     ]],
     extras_live: false,
 };
@@ -519,6 +524,7 @@ struct RawReplay {
     linger: f64,
     done_topic: String,
     done_timeout: f64,
+    lockstep: bool,
 }
 
 impl Default for RawReplay {
@@ -537,6 +543,7 @@ impl Default for RawReplay {
             linger: 1.0,
             done_topic: String::new(),
             done_timeout: 10.0,
+            lockstep: false,
         }
     }
 }
@@ -573,6 +580,9 @@ pub struct ReplayNodeConfig {
     pub done_topic: Option<String>,
     /// Longest wait for `done_topic`, s.
     pub done_timeout: Duration,
+    /// Each frame waits until `done_topic` shows the previous one tracked (at most
+    /// `done_timeout`): a loaded consumer is never overrun, so no frame is lost.
+    pub lockstep: bool,
 }
 
 impl ReplayNodeConfig {
@@ -598,6 +608,9 @@ impl ReplayNodeConfig {
         }
         let done_timeout = Span::new(0.0, 3600.0).seconds(raw.done_timeout).map_err(|e| e.at("done_timeout"))?;
         let linger = Span::new(0.0, 3600.0).seconds(raw.linger).map_err(|e| e.at("linger"))?;
+        if raw.lockstep && raw.done_topic.is_empty() {
+            return Err(ParamError::invalid("lockstep", "needs done_topic: the tracker's TrackArray topic that shows a frame tracked"));
+        }
         Ok(Self {
             directory,
             image_topic: params::topic_name("image_topic", raw.image_topic)?,
@@ -612,6 +625,7 @@ impl ReplayNodeConfig {
             linger,
             done_topic: if raw.done_topic.is_empty() { None } else { Some(params::topic_name("done_topic", raw.done_topic)?) },
             done_timeout,
+            lockstep: raw.lockstep,
         })
     }
 }
@@ -696,6 +710,26 @@ mod tests {
         let base = format!("directory: {}", env!("CARGO_MANIFEST_DIR"));
         let replay = check_table(REPLAY_PARAMS.params(), &base, |t| shown(ReplayNodeConfig::from_tree(t).map(|c| format!("{c:?}"))));
         assert_eq!(replay, Ok(()));
+        let both =
+            check_table(CAMERA_TRACKER_PARAMS.params(), "{}", |t| shown(CameraTrackerConfig::from_tree(t).map(|c| format!("{c:?}"))));
+        assert_eq!(both, Ok(()));
+    }
+
+    #[test]
+    fn camera_tracker_splits_its_keys_and_tracks_its_own_camera() {
+        let c = CameraTrackerConfig::from_tree(&tree(
+            "parent_frame_id: lab\nmount: {x: 0.1, y: 0.0, height: 1.5}\nwidth: 512\ntracks_topic: /t\ndetector: {marker_height: 0.01}",
+        ))
+        .unwrap();
+        assert_eq!((c.camera.camera.width, c.tracker.tracks_topic.as_str()), (512, "/t"));
+        assert_eq!((c.tracker.frame_id.as_str(), c.tracker.mount, c.tracker.detector.marker_height), ("lab", c.camera.camera.mount, 0.01));
+        // A key of neither is refused by name; so is a tracker input key (the camera's own).
+        for (text, key) in
+            [("tracker: {gate_sigma: 4.0}", "gate_sigma"), ("colour: red", "colour"), ("image_best_effort: true", "image_best_effort")]
+        {
+            let err = CameraTrackerConfig::from_tree(&tree(text)).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
     }
 
     #[test]
@@ -783,6 +817,7 @@ mod tests {
             (format!("directory: {d}\nstamps: later"), "stamps"),
             (format!("directory: {d}\nrate: -2.0"), "rate"),
             (format!("directory: {d}\nspeed: .inf"), "speed"),
+            (format!("directory: {d}\nlockstep: true"), "`lockstep`: needs done_topic"),
         ] {
             let err = ReplayNodeConfig::from_tree(&tree(&text)).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");

@@ -72,6 +72,23 @@ struct Counts {
     confirmed: bool,
 }
 
+/// Whether a message of `tracks` stamped `stamp` (or later) arrives within `timeout`.
+async fn tracked(
+    tracks: &mut (impl futures::Stream<Item = r2r::flotilla_msgs::msg::TrackArray> + Unpin),
+    stamp: f64,
+    timeout: Duration,
+) -> bool {
+    let seen = async {
+        while let Some(msg) = tracks.next().await {
+            if convert::seconds(&msg.header.stamp) >= stamp - 1e-6 {
+                return true;
+            }
+        }
+        false
+    };
+    tokio::time::timeout(timeout, seen).await.unwrap_or(false)
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn publish_all(
     config: &ReplayNodeConfig,
@@ -80,7 +97,7 @@ async fn publish_all(
     timeline: &ReplayTimeline,
     images: &r2r::Publisher<r2r::sensor_msgs::msg::Image>,
     infos: &r2r::Publisher<r2r::sensor_msgs::msg::CameraInfo>,
-    done: Option<impl futures::Stream<Item = r2r::flotilla_msgs::msg::TrackArray> + Unpin>,
+    mut done: Option<impl futures::Stream<Item = r2r::flotilla_msgs::msg::TrackArray> + Unpin>,
     counts: &mut Counts,
 ) -> anyhow::Result<()> {
     let wanted = config.wait_for_subscribers as usize;
@@ -112,6 +129,11 @@ async fn publish_all(
         if let Some(due) = timeline.wall_offset(k, config.speed) {
             tokio::time::sleep_until((start + due).into()).await;
         }
+        if let (true, Some(tracks), Some(previous)) = (config.lockstep, done.as_mut(), last_stamp) {
+            if !tracked(tracks, previous, config.done_timeout).await {
+                warn!(stamp = previous, timeout_s = config.done_timeout.as_secs_f64(), "lock step: frame not seen tracked; going on");
+            }
+        }
         let stamp = match config.stamps {
             ReplayStamps::Wall => SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0),
             ReplayStamps::Recorded | ReplayStamps::Rate => timeline.stamp(k),
@@ -130,15 +152,7 @@ async fn publish_all(
     // shows the last frame tracked, so that ending the launch does not cut the tail off.
     counts.confirmed = match (done, last_stamp) {
         (Some(mut tracks), Some(last)) => {
-            let seen = async {
-                while let Some(msg) = tracks.next().await {
-                    if convert::seconds(&msg.header.stamp) >= last - 1e-6 {
-                        return true;
-                    }
-                }
-                false
-            };
-            let confirmed = tokio::time::timeout(config.done_timeout, seen).await.unwrap_or(false);
+            let confirmed = tracked(&mut tracks, last, config.done_timeout).await;
             if !confirmed {
                 warn!(stamp = last, timeout_s = config.done_timeout.as_secs_f64(), "the last frame was not seen tracked");
             }
