@@ -5,6 +5,8 @@
 //! The optical frame's pose goes on `/tf_static` (parent `parent_frame_id`) with the
 //! first state and again whenever the water level or the mount changes.
 //!
+//! As `camera_tracker` it also tracks each frame in memory, as the `tracker` node would.
+//!
 //! The frame is rendered on the task that receives the states (a few ms per frame); PNG
 //! encoding runs on a writer thread so saving cannot slow the camera down, and every
 //! queued frame is written before the node exits.
@@ -142,9 +144,14 @@ async fn run_with(startup: Startup, config: CameraNodeConfig, tracker: Option<Tr
                         info!("camera parameters updated");
                         if let (Some((live, out)), Some(new_tracker)) = (tracking.as_mut(), new_tracker) {
                             if new_tracker != out.config {
-                                *live = tracker::live_tracker(&new_tracker)?;
-                                out.reconfigure(new_tracker);
-                                info!("tracker parameters updated; tracks restart with the next frame");
+                                match tracker::live_tracker(&new_tracker) {
+                                    Ok(new_live) => {
+                                        *live = new_live;
+                                        out.reconfigure(new_tracker);
+                                        info!("tracker parameters updated; tracks restart with the next frame");
+                                    }
+                                    Err(e) => warn!("tracker parameter update ignored: {e:#}"),
+                                }
                             }
                         }
                         emulator = new_emulator;
