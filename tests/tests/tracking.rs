@@ -14,6 +14,8 @@ use flotilla_e2e::{bin, temp_file, Launch, RosProbe};
 use futures::StreamExt;
 use r2r::builtin_interfaces::msg::Time;
 use r2r::flotilla_msgs::msg::{TankState, TrackArray};
+use r2r::rcl_interfaces::msg::{Parameter, ParameterValue};
+use r2r::rcl_interfaces::srv::SetParameters;
 use r2r::sensor_msgs::msg::{CameraInfo, Image};
 use r2r::QosProfile;
 
@@ -108,6 +110,8 @@ async fn camera_and_tracker_in_one_process_track_every_frame() {
     let csv = dir.path().join("tracks.csv");
     let mut probe = RosProbe::new("probe_tracking_in_process").unwrap();
     let mut tracks = probe.subscribe::<TrackArray>("/tracking/tracks").unwrap();
+    let set =
+        probe.with_node(|n| n.create_client::<SetParameters::Service>("/camera_tracker/set_parameters", QosProfile::default())).unwrap();
     probe.spin();
     let world = Launch::start("launch/pingpong_24.launch.yaml", &["camera:=false", "real_time_factor:=1.0"], &probe.domain).unwrap();
     let camera =
@@ -117,8 +121,24 @@ async fn camera_and_tracker_in_one_process_track_every_frame() {
         a.iter().filter(|t| t.tracks.len() == BALLS).count() >= 60
     })
     .await;
+    // Its parameters are the camera's and the tracker's, checked by both: a tracker key is
+    // taken live, a bad one refused with the reason.
+    let integer = |name: &str, value: i64| Parameter {
+        name: name.into(),
+        value: ParameterValue { type_: 2, integer_value: value, ..Default::default() },
+    };
+    let set_one = |parameter: Parameter| {
+        let request = SetParameters::Request { parameters: vec![parameter] };
+        let set = &set;
+        async move { flotilla_e2e::call_idempotent(set, &request, Duration::from_secs(10), 6, "set_parameters").await }
+    };
+    let r = set_one(integer("detector.edge_margin", 0)).await;
+    assert!(!r.results[0].successful && r.results[0].reason.contains("edge_margin"), "{:?}", r.results);
+    let r = set_one(integer("tracker.object_count", BALLS as i64)).await;
+    assert!(r.results[0].successful, "{:?}", r.results);
     let (status, output) = camera.interrupt(Duration::from_secs(15)).unwrap();
     assert!(status.success(), "camera_tracker exit {status:?}:\n{output}");
+    assert!(output.contains("tracker parameters updated"), "{output}");
     let (status, world_output) = world.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "physics exit {status:?}:\n{world_output}");
     assert!(!output.contains("exec: overhead_camera") && output.contains("camera_tracker"), "{output}");

@@ -77,6 +77,13 @@ impl CameraEmulator {
         })
     }
 
+    /// The camera with new settings, continuing this one's frame count: frame indices
+    /// (saved frame names, noise streams) go on rather than start over and overwrite the
+    /// frames already saved.
+    pub fn rebuilt(&self, config: &CameraNodeConfig) -> Result<Self, RenderError> {
+        Ok(Self { frames: self.frames, ..Self::new(config)? })
+    }
+
     /// The camera model (for CameraInfo).
     pub fn camera(&self) -> &CameraModel {
         self.renderer.camera()
@@ -454,6 +461,21 @@ mod tests {
     use super::*;
     use crate::render::{MarkerKind, RenderOptions};
     use flotilla_common::arena::ArenaOutline;
+
+    /// A parameter change rebuilt the camera with its frame count at 0: saved frames were
+    /// overwritten from `frame_000000.png` on and the summary counted only the frames since.
+    #[test]
+    fn a_rebuilt_camera_goes_on_counting_frames() {
+        let config = CameraNodeConfig::from_tree(&serde_yaml::from_str("width: 64\nheight: 64").unwrap()).unwrap();
+        let mut camera = CameraEmulator::new(&config).unwrap();
+        for k in 0..3 {
+            assert_eq!(camera.offer(f64::from(k) / 30.0, &[]).map(|(i, _)| i), Some(u64::from(k)));
+        }
+        let changed = CameraNodeConfig::from_tree(&serde_yaml::from_str("width: 48\nheight: 48").unwrap()).unwrap();
+        let mut camera = camera.rebuilt(&changed).unwrap();
+        let (index, frame) = camera.offer(0.1, &[]).unwrap();
+        assert_eq!((index, camera.frames(), frame.size()), (3, 4, (48, 48)));
+    }
 
     #[test]
     fn frame_clock_follows_sim_time() {

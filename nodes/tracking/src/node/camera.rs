@@ -133,7 +133,7 @@ async fn run_with(startup: Startup, config: CameraNodeConfig, tracker: Option<Tr
                     continue;
                 }
                 let tree = updates.borrow_and_update().clone();
-                let parsed = settings(&tree, tracking.is_some()).and_then(|(c, t)| Ok((CameraEmulator::new(&c)?, c, t)));
+                let parsed = settings(&tree, tracking.is_some()).and_then(|(c, t)| Ok((emulator.rebuilt(&c)?, c, t)));
                 match parsed {
                     Ok((new_emulator, new_config, new_tracker)) => {
                         if (new_config.state_topic.as_str(), new_config.image_topic.as_str(), new_config.camera_info_topic.as_str())
