@@ -468,7 +468,7 @@ mod tests {
     fn a_rebuilt_camera_goes_on_counting_frames() {
         let config = CameraNodeConfig::from_tree(&serde_yaml::from_str("width: 64\nheight: 64").unwrap()).unwrap();
         let mut camera = CameraEmulator::new(&config).unwrap();
-        for k in 0..3 {
+        for k in 0..3u32 {
             assert_eq!(camera.offer(f64::from(k) / 30.0, &[]).map(|(i, _)| i), Some(u64::from(k)));
         }
         let changed = CameraNodeConfig::from_tree(&serde_yaml::from_str("width: 48\nheight: 48").unwrap()).unwrap();
