@@ -137,6 +137,17 @@ impl<'a> ImageView<'a> {
             Encoding::Bgr8 => luma(row[3 * u as usize + 2], row[3 * u as usize + 1], row[3 * u as usize]),
         }
     }
+
+    /// Appends the grey levels of the `count` pixels from `(u, v)` along row `v`.
+    pub fn gray_span(&self, u: u32, v: u32, count: usize, out: &mut Vec<u8>) {
+        let start = u as usize;
+        let row = self.row(v);
+        match self.encoding {
+            Encoding::Mono8 => out.extend_from_slice(&row[start..start + count]),
+            Encoding::Rgb8 => out.extend(row[3 * start..3 * (start + count)].chunks_exact(3).map(|p| luma(p[0], p[1], p[2]))),
+            Encoding::Bgr8 => out.extend(row[3 * start..3 * (start + count)].chunks_exact(3).map(|p| luma(p[2], p[1], p[0]))),
+        }
+    }
 }
 
 /// An owned frame (e.g. decoded from a PNG file).
@@ -209,5 +220,11 @@ mod tests {
         let m = ImageView::new(2, 2, 3, "mono8", &mono[..5]).unwrap();
         assert_eq!(m.gray(1, 1), 0);
         assert_eq!(m.gray(0, 1), 9);
+        let mut span = Vec::new();
+        for view in [v, w] {
+            view.gray_span(0, 0, 2, &mut span);
+        }
+        m.gray_span(0, 1, 2, &mut span);
+        assert_eq!(span, [v.gray(0, 0), 124, w.gray(0, 0), 124, 9, 0]);
     }
 }

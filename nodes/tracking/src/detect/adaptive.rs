@@ -13,8 +13,8 @@
 //!    must reach the threshold somewhere. The marker level is thus measured on the marker
 //!    itself, wherever it sits in a vignetted, graded or dimmed frame.
 
-use super::components::{Components, Run, TileThresholds, TILE, TILE_OFF};
-use crate::frame::{luma, Encoding, ImageView};
+use super::components::{Components, Run, RunScanner, TileThresholds, SKIP_CHUNK, TILE, TILE_OFF};
+use crate::frame::ImageView;
 
 /// Sparse sampling step inside a tile, px (an 8 x 8 sample of a 32 px tile).
 pub const SAMPLE_STEP: usize = 4;
@@ -39,6 +39,8 @@ pub struct Illumination {
     thresholds: TileThresholds,
     /// Frames since the model was (re)built.
     frames: usize,
+    /// The contrast of the last thresholds, 8-bit levels.
+    contrast: Option<f64>,
     samples: Vec<u8>,
 }
 
@@ -55,6 +57,7 @@ impl Illumination {
         self.background = vec![0.0; columns * rows];
         self.thresholds = TileThresholds { columns, rows, values: vec![TILE_OFF; columns * rows] };
         self.frames = 0;
+        self.contrast = None;
     }
 
     /// True once [`Illumination::reset`] was called for this size.
@@ -67,8 +70,13 @@ impl Illumination {
     pub fn update(&mut self, image: &ImageView, contrast: f64) -> &TileThresholds {
         let (columns, rows) = (self.thresholds.columns, self.thresholds.rows);
         let (width, height) = (image.width() as usize, image.height() as usize);
+        // Thresholds change only where the background did: all on the first frame (or for
+        // a new contrast), else the tile rows next to the refreshed ones.
+        let phase = self.frames % REFRESH_STRIDE;
+        let everything = self.frames == 0 || self.contrast != Some(contrast);
+        let refreshed = |row: usize| everything || row % REFRESH_STRIDE == phase;
         for row in 0..rows {
-            if self.frames > 0 && row % REFRESH_STRIDE != self.frames % REFRESH_STRIDE {
+            if !refreshed(row) {
                 continue;
             }
             for column in 0..columns {
@@ -96,6 +104,9 @@ impl Illumination {
         // (not the least) keeps a darker floor beyond the wall out of the water's tiles.
         let mut around = [0f32; 9];
         for row in 0..rows {
+            if !(row.saturating_sub(1)..(row + 2).min(rows)).any(refreshed) {
+                continue;
+            }
             for column in 0..columns {
                 let t = row * columns + column;
                 if !self.active[t] {
@@ -118,6 +129,7 @@ impl Illumination {
             }
         }
         self.frames += 1;
+        self.contrast = Some(contrast);
         &self.thresholds
     }
 
@@ -143,32 +155,34 @@ pub struct SplitLevels {
 /// Cuts candidates into marker blobs. Reuses its buffers.
 #[derive(Default)]
 pub struct Splitter {
+    /// Four interleaved 256-bin histograms: a candidate's pixels often share a level
+    /// (a saturated marker), and counting neighbours into separate bins keeps each
+    /// increment from waiting on the previous one.
+    partial: Vec<[u32; 4]>,
     histogram: Vec<u32>,
-    /// The candidate's runs and their grey levels, run after run.
-    source: Vec<Run>,
-    levels: Vec<u8>,
-    runs: Vec<Run>,
-    peaks: Vec<u8>,
     blobs: Components,
 }
 
 impl Splitter {
-    /// Splits the candidate made of `runs` (sorted by row); a candidate whose pixels all
-    /// share one level stays whole. The marker blobs are in [`Splitter::blobs`]; `None`
-    /// for an empty candidate.
-    pub fn split(&mut self, image: &ImageView, runs: impl Iterator<Item = Run>) -> Option<SplitLevels> {
-        self.histogram.clear();
-        self.histogram.resize(256, 0);
-        self.levels.clear();
-        self.source.clear();
-        for run in runs {
-            let start = self.levels.len();
-            gray_span(image, run, &mut self.levels);
-            for &level in &self.levels[start..] {
-                self.histogram[usize::from(level)] += 1;
+    /// Splits the candidate made of `runs` (sorted by row, with their pixels' grey
+    /// levels); a candidate whose pixels all share one level stays whole. The marker
+    /// blobs are in [`Splitter::blobs`]; `None` for an empty candidate.
+    pub fn split<'a>(&mut self, runs: impl Iterator<Item = (Run, &'a [u8])> + Clone) -> Option<SplitLevels> {
+        self.partial.clear();
+        self.partial.resize(256, [0; 4]);
+        for (_, levels) in runs.clone() {
+            let mut quads = levels.chunks_exact(4);
+            for quad in &mut quads {
+                for (lane, &level) in quad.iter().enumerate() {
+                    self.partial[usize::from(level)][lane] += 1;
+                }
             }
-            self.source.push(run);
+            for &level in quads.remainder() {
+                self.partial[usize::from(level)][0] += 1;
+            }
         }
+        self.histogram.clear();
+        self.histogram.extend(self.partial.iter().map(|lanes| lanes.iter().sum::<u32>()));
         let levels = match otsu(&self.histogram) {
             Some(levels) => levels,
             None => {
@@ -176,45 +190,24 @@ impl Splitter {
                 SplitLevels { dark: level as f64, bright: level as f64, high: level as u8, low: level as u8 }
             }
         };
-        self.runs.clear();
-        self.peaks.clear();
-        let mut offset = 0;
-        for run in &self.source {
-            let row = &self.levels[offset..offset + (run.end - run.start) as usize];
-            offset += row.len();
-            let mut i = 0;
-            while i < row.len() {
-                if row[i] < levels.low {
-                    i += 1;
-                    continue;
+        self.blobs.label_runs(|set| {
+            for (run, row) in runs {
+                let mut push = |start: usize, end: usize| {
+                    set.push(Run { v: run.v, start: run.start + start as u32, end: run.start + end as u32 }, &row[start..end]);
+                };
+                let mut scanner = RunScanner::default();
+                for (c, chunk) in row.chunks(SKIP_CHUNK).enumerate() {
+                    scanner.scan(chunk, c * SKIP_CHUNK, levels.low, &mut push);
                 }
-                let (start, mut peak) = (i, 0u8);
-                while i < row.len() && row[i] >= levels.low {
-                    peak = peak.max(row[i]);
-                    i += 1;
-                }
-                self.runs.push(Run { v: run.v, start: run.start + start as u32, end: run.start + i as u32 });
-                self.peaks.push(peak);
+                scanner.close(row.len(), &mut push);
             }
-        }
-        self.blobs.label_runs(&self.runs, &self.peaks);
+        });
         Some(levels)
     }
 
     /// The marker blobs of the last split (check [`super::Blob::peak`] against the seed level).
     pub fn blobs(&self) -> &Components {
         &self.blobs
-    }
-}
-
-/// Appends the grey levels of one run.
-fn gray_span(image: &ImageView, run: Run, out: &mut Vec<u8>) {
-    let (start, end) = (run.start as usize, run.end as usize);
-    let row = image.row(run.v);
-    match image.encoding() {
-        Encoding::Mono8 => out.extend_from_slice(&row[start..end]),
-        Encoding::Rgb8 => out.extend(row[3 * start..3 * end].chunks_exact(3).map(|p| luma(p[0], p[1], p[2]))),
-        Encoding::Bgr8 => out.extend(row[3 * start..3 * end].chunks_exact(3).map(|p| luma(p[2], p[1], p[0]))),
     }
 }
 
@@ -226,6 +219,11 @@ fn otsu(histogram: &[u32]) -> Option<SplitLevels> {
     let (mut weight_dark, mut sum_dark) = (0.0, 0.0);
     let mut best: Option<(f64, usize, f64, f64)> = None;
     for (level, &count) in histogram.iter().enumerate().take(255) {
+        // An empty level repeats the previous level's classes exactly, and a tie never
+        // replaces the best cut: skipping it changes nothing.
+        if count == 0 {
+            continue;
+        }
         weight_dark += f64::from(count);
         sum_dark += level as f64 * f64::from(count);
         let weight_bright = total - weight_dark;
@@ -286,7 +284,7 @@ mod tests {
         assert_eq!(candidates.blobs()[0].pixels, 144);
         let mut splitter = Splitter::default();
         let blob = candidates.blobs()[0];
-        let levels = splitter.split(&image, candidates.blob_runs(&blob)).unwrap();
+        let levels = splitter.split(candidates.blob_run_levels(&blob)).unwrap();
         assert_eq!((levels.dark, levels.bright), (60.0, 110.0));
         let markers = splitter.blobs().blobs();
         assert_eq!(markers.len(), 1);

@@ -6,10 +6,11 @@
 
 use crate::frame::{luma, Encoding, ImageView};
 
-/// Side of a threshold tile, px; also the chunk tested at once when skipping dark
-/// stretches of a row.
+/// Side of a threshold tile, px; also the chunk of a row read at once when finding runs.
 pub const TILE: usize = 32;
-const SKIP_CHUNK: usize = TILE;
+pub(crate) const SKIP_CHUNK: usize = TILE;
+// A chunk's comparisons fit one 32-bit mask.
+const _: () = assert!(SKIP_CHUNK <= 32);
 /// Threshold of a tile that is not looked at (above every 8-bit level).
 pub const TILE_OFF: u16 = 256;
 
@@ -68,17 +69,53 @@ pub struct Blob {
     runs: (u32, u32),
 }
 
-/// Reusable labeller: buffers grow to the largest frame seen and are then reused.
+/// Runs with the grey levels of their pixels, so that the candidate splits read each
+/// pixel's level once, from the labelling, rather than converting it from the image again.
 #[derive(Default)]
-pub struct Components {
+pub struct RunLevels {
     runs: Vec<Run>,
     /// Brightest level of each run.
     peaks: Vec<u8>,
+    /// Where each run's levels start in `levels`.
+    starts: Vec<u32>,
+    /// Grey levels of every run's pixels, run after run.
+    levels: Vec<u8>,
+}
+
+impl RunLevels {
+    /// Appends a run and the grey levels of its pixels (one per column).
+    pub fn push(&mut self, run: Run, levels: &[u8]) {
+        debug_assert_eq!(levels.len(), (run.end - run.start) as usize);
+        self.runs.push(run);
+        self.peaks.push(levels.iter().fold(0, |m, &l| m.max(l)));
+        self.starts.push(self.levels.len() as u32);
+        self.levels.extend_from_slice(levels);
+    }
+
+    fn clear(&mut self) {
+        self.runs.clear();
+        self.peaks.clear();
+        self.starts.clear();
+        self.levels.clear();
+    }
+
+    /// The grey levels of run `i`.
+    fn levels_of(&self, i: usize) -> &[u8] {
+        let (run, start) = (self.runs[i], self.starts[i] as usize);
+        &self.levels[start..start + (run.end - run.start) as usize]
+    }
+}
+
+/// Reusable labeller: buffers grow to the largest frame seen and are then reused.
+#[derive(Default)]
+pub struct Components {
+    set: RunLevels,
     parent: Vec<u32>,
     gray_row: Vec<u8>,
     blobs: Vec<Blob>,
     run_order: Vec<u32>,
     blob_of_root: Vec<u32>,
+    blob_of_run: Vec<u32>,
 }
 
 impl Components {
@@ -86,12 +123,11 @@ impl Components {
     /// threshold, looking only at columns `spans[v].0..spans[v].1` of each row `v` (all
     /// columns when `spans` is shorter than the image).
     pub fn label(&mut self, image: &ImageView, thresholds: &TileThresholds, spans: &[(u32, u32)]) {
-        self.runs.clear();
-        self.peaks.clear();
+        self.set.clear();
         self.parent.clear();
         let mut previous_row = 0..0;
         for v in 0..image.height() {
-            let row_start = self.runs.len();
+            let row_start = self.set.runs.len();
             let tiles = thresholds.row(v);
             let (lo, hi) = spans.get(v as usize).map_or((0, image.width() as usize), |&(lo, hi)| (lo as usize, hi as usize));
             if lo < hi {
@@ -105,28 +141,27 @@ impl Components {
                         &self.gray_row
                     }
                 };
-                push_runs(gray, v, lo as u32, &tiles[lo / TILE..], &mut self.runs, &mut self.peaks);
+                push_runs(gray, v, lo as u32, &tiles[lo / TILE..], &mut self.set);
             }
-            for i in row_start..self.runs.len() {
-                self.parent.push(i as u32);
-            }
-            self.join_rows(previous_row.clone(), row_start..self.runs.len());
-            previous_row = row_start..self.runs.len();
+            let row_end = self.set.runs.len();
+            self.parent.extend(row_start as u32..row_end as u32);
+            self.join_rows(previous_row.clone(), row_start..row_end);
+            previous_row = row_start..row_end;
         }
         self.collect_blobs();
     }
 
-    /// Labels ready-made runs (sorted by row, then column, not overlapping) with the
-    /// brightest level of each.
-    pub fn label_runs(&mut self, runs: &[Run], peaks: &[u8]) {
-        self.runs.clear();
-        self.runs.extend_from_slice(runs);
-        self.peaks.clear();
-        self.peaks.extend_from_slice(peaks);
+    /// Labels ready-made runs that `fill` pushes (sorted by row, then column, not
+    /// overlapping) with the grey levels of their pixels.
+    pub fn label_runs(&mut self, fill: impl FnOnce(&mut RunLevels)) {
+        self.set.clear();
+        fill(&mut self.set);
+        let count = self.set.runs.len();
         self.parent.clear();
-        self.parent.extend(0..runs.len() as u32);
+        self.parent.extend(0..count as u32);
         let (mut previous_row, mut start) = (0..0, 0);
-        while start < runs.len() {
+        while start < count {
+            let runs = &self.set.runs;
             let v = runs[start].v;
             let end = start + runs[start..].iter().take_while(|r| r.v == v).count();
             if previous_row.end > previous_row.start && runs[previous_row.start].v + 1 == v {
@@ -145,14 +180,21 @@ impl Components {
 
     /// The runs of one blob.
     pub fn blob_runs<'a>(&'a self, blob: &Blob) -> impl Iterator<Item = Run> + Clone + 'a {
-        self.run_order[blob.runs.0 as usize..blob.runs.1 as usize].iter().map(|&i| self.runs[i as usize])
+        self.run_order[blob.runs.0 as usize..blob.runs.1 as usize].iter().map(|&i| self.set.runs[i as usize])
+    }
+
+    /// The runs of one blob with the grey levels of their pixels.
+    pub fn blob_run_levels<'a>(&'a self, blob: &Blob) -> impl Iterator<Item = (Run, &'a [u8])> + Clone + 'a {
+        self.run_order[blob.runs.0 as usize..blob.runs.1 as usize]
+            .iter()
+            .map(|&i| (self.set.runs[i as usize], self.set.levels_of(i as usize)))
     }
 
     /// Unions runs of the current row with 8-connected runs of the previous row.
     fn join_rows(&mut self, previous: std::ops::Range<usize>, current: std::ops::Range<usize>) {
         let (mut p, mut c) = (previous.start, current.start);
         while p < previous.end && c < current.end {
-            let (above, here) = (self.runs[p], self.runs[c]);
+            let (above, here) = (self.set.runs[p], self.set.runs[c]);
             // 8-connectivity: the columns overlap once each run is widened by one pixel.
             if above.start <= here.end && above.end >= here.start {
                 self.union(p as u32, c as u32);
@@ -187,13 +229,14 @@ impl Components {
     fn collect_blobs(&mut self) {
         self.blobs.clear();
         self.blob_of_root.clear();
-        self.blob_of_root.resize(self.runs.len(), u32::MAX);
-        let mut blob_of_run = Vec::with_capacity(self.runs.len());
-        for i in 0..self.runs.len() {
+        let count = self.set.runs.len();
+        self.blob_of_root.resize(count, u32::MAX);
+        self.blob_of_run.clear();
+        for i in 0..count {
             let root = self.find(i as u32) as usize;
             if self.blob_of_root[root] == u32::MAX {
                 self.blob_of_root[root] = self.blobs.len() as u32;
-                let run = self.runs[i];
+                let run = self.set.runs[i];
                 self.blobs.push(Blob {
                     u_min: run.start,
                     u_max: run.end - 1,
@@ -205,14 +248,14 @@ impl Components {
                 });
             }
             let b = self.blob_of_root[root];
-            blob_of_run.push(b);
-            let run = self.runs[i];
+            self.blob_of_run.push(b);
+            let run = self.set.runs[i];
             let blob = &mut self.blobs[b as usize];
             blob.u_min = blob.u_min.min(run.start);
             blob.u_max = blob.u_max.max(run.end - 1);
             blob.v_max = blob.v_max.max(run.v);
             blob.pixels += run.end - run.start;
-            blob.peak = blob.peak.max(self.peaks[i]);
+            blob.peak = blob.peak.max(self.set.peaks[i]);
             blob.runs.1 += 1;
         }
         let mut offset = 0;
@@ -222,8 +265,8 @@ impl Components {
             offset += count;
         }
         self.run_order.clear();
-        self.run_order.resize(self.runs.len(), 0);
-        for (i, &b) in blob_of_run.iter().enumerate() {
+        self.run_order.resize(count, 0);
+        for (i, &b) in self.blob_of_run.iter().enumerate() {
             let blob = &mut self.blobs[b as usize];
             self.run_order[blob.runs.1 as usize] = i as u32;
             blob.runs.1 += 1;
@@ -241,11 +284,19 @@ fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut V
             gray.fill(0);
             continue;
         }
-        for (px, g) in chunk.chunks_exact(3).zip(gray.iter_mut()) {
-            *g = match encoding {
-                Encoding::Bgr8 => luma(px[2], px[1], px[0]),
-                _ => luma(px[0], px[1], px[2]),
-            };
+        let (r, b) = if encoding == Encoding::Bgr8 { (2, 0) } else { (0, 2) };
+        match (<&[u8; 3 * SKIP_CHUNK]>::try_from(chunk), <&mut [u8; SKIP_CHUNK]>::try_from(&mut *gray)) {
+            // Fixed sizes, so that the compiler can vectorise the conversion.
+            (Ok(px), Ok(gray)) => {
+                for (i, g) in gray.iter_mut().enumerate() {
+                    *g = luma(px[3 * i + r], px[3 * i + 1], px[3 * i + b]);
+                }
+            }
+            _ => {
+                for (px, g) in chunk.chunks_exact(3).zip(gray.iter_mut()) {
+                    *g = luma(px[r], px[1], px[b]);
+                }
+            }
         }
     }
 }
@@ -254,49 +305,95 @@ fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut V
 /// per-channel maxima (tighter than the largest byte on coloured backgrounds such as
 /// blue water, whose blue channel alone would cross a low threshold).
 fn luma_bound(chunk: &[u8], encoding: Encoding) -> u8 {
-    let mut max = [0u8; 3];
-    for px in chunk.chunks_exact(3) {
-        for (m, &b) in max.iter_mut().zip(px) {
-            *m = (*m).max(b);
-        }
-    }
+    let max = match <&[u8; 3 * SKIP_CHUNK]>::try_from(chunk) {
+        // A whole chunk is folded in halves whose lengths stay multiples of 3, so every
+        // byte keeps its channel; fixed sizes let the compiler vectorise the maxima.
+        Ok(full) => fold_max::<3>(&fold_max::<6>(&fold_max::<12>(&fold_max::<24>(&fold_max::<48>(full))))),
+        Err(_) => chunk.chunks_exact(3).fold([0u8; 3], |m, px| [m[0].max(px[0]), m[1].max(px[1]), m[2].max(px[2])]),
+    };
     match encoding {
         Encoding::Bgr8 => luma(max[2], max[1], max[0]),
         _ => luma(max[0], max[1], max[2]),
     }
 }
 
+/// Element-wise maximum of the first two `N`-byte halves of `pair` (zeros if shorter).
+fn fold_max<const N: usize>(pair: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    if let Some((low, high)) = pair.split_first_chunk::<N>().and_then(|(low, rest)| Some((low, rest.first_chunk::<N>()?))) {
+        for ((o, &a), &b) in out.iter_mut().zip(low).zip(high) {
+            *o = a.max(b);
+        }
+    }
+    out
+}
+
 /// Appends the runs of pixels at or above their tile's threshold in one grey row (or the
-/// part of it from column `offset`, a multiple of [`TILE`]), with the brightest level of
-/// each run.
-fn push_runs(row: &[u8], v: u32, offset: u32, tiles: &[u16], runs: &mut Vec<Run>, peaks: &mut Vec<u8>) {
-    let n = row.len();
-    let above = |u: usize| u16::from(row[u]) >= tiles[u / SKIP_CHUNK];
-    let mut u = 0;
-    while u < n {
-        // Skip dark pixels, a whole chunk at a time where possible.
-        while u < n && !above(u) {
-            let threshold = tiles[u / SKIP_CHUNK];
-            if u % SKIP_CHUNK == 0
-                && u + SKIP_CHUNK <= n
-                && (threshold >= TILE_OFF || u16::from(row[u..u + SKIP_CHUNK].iter().fold(0u8, |m, &b| m.max(b))) < threshold)
-            {
-                u += SKIP_CHUNK;
-            } else {
-                u += 1;
+/// part of it from column `offset`, a multiple of [`TILE`]), with their grey levels.
+fn push_runs(row: &[u8], v: u32, offset: u32, tiles: &[u16], out: &mut RunLevels) {
+    let mut push = |start: usize, end: usize| out.push(Run { v, start: offset + start as u32, end: offset + end as u32 }, &row[start..end]);
+    let mut scanner = RunScanner::default();
+    for (c, (chunk, &threshold)) in row.chunks(SKIP_CHUNK).zip(tiles).enumerate() {
+        if threshold >= TILE_OFF {
+            scanner.close(c * SKIP_CHUNK, &mut push);
+        } else {
+            scanner.scan(chunk, c * SKIP_CHUNK, threshold as u8, &mut push);
+        }
+    }
+    scanner.close(row.len(), &mut push);
+}
+
+/// Finds the runs of levels at or above a threshold in a row read [`SKIP_CHUNK`] levels
+/// at a time: each chunk becomes a bit mask (compared all at once), and runs are found
+/// from its bit transitions, so a chunk costs the same whatever its content.
+#[derive(Default)]
+pub(crate) struct RunScanner {
+    /// Start of the run still growing at the end of the last chunk.
+    open: Option<usize>,
+}
+
+impl RunScanner {
+    /// Scans `chunk` (at most [`SKIP_CHUNK`] levels, from column `base` of the row),
+    /// calling `push(start, end)` for every run it ends.
+    pub(crate) fn scan(&mut self, chunk: &[u8], base: usize, threshold: u8, push: &mut impl FnMut(usize, usize)) {
+        let bits = above_mask(chunk, threshold);
+        let mut i = 0;
+        while i < chunk.len() {
+            // Bits from `i` on; `i` < 32, and bits past the chunk are 0.
+            let rest = bits >> i;
+            match self.open {
+                Some(start) => {
+                    i += (!rest).trailing_zeros() as usize;
+                    if i < chunk.len() {
+                        push(start, base + i);
+                        self.open = None;
+                    }
+                }
+                None => {
+                    i += rest.trailing_zeros() as usize;
+                    if i < chunk.len() {
+                        self.open = Some(base + i);
+                    }
+                }
             }
         }
-        if u >= n {
-            break;
+    }
+
+    /// Ends the open run (if any) at column `end`.
+    pub(crate) fn close(&mut self, end: usize, push: &mut impl FnMut(usize, usize)) {
+        if let Some(start) = self.open.take() {
+            push(start, end);
         }
-        let start = u;
-        let mut peak = 0u8;
-        while u < n && above(u) {
-            peak = peak.max(row[u]);
-            u += 1;
-        }
-        runs.push(Run { v, start: offset + start as u32, end: offset + u as u32 });
-        peaks.push(peak);
+    }
+}
+
+/// Bit `i` set where `chunk[i] >= threshold` (at most 32 levels).
+fn above_mask(chunk: &[u8], threshold: u8) -> u32 {
+    let mask = |levels: &[u8]| levels.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i);
+    match <&[u8; SKIP_CHUNK]>::try_from(chunk) {
+        // Fixed size: the compiler compares the whole chunk in vector registers.
+        Ok(full) => mask(full),
+        Err(_) => mask(chunk),
     }
 }
 
@@ -340,14 +437,21 @@ mod tests {
         row[31] = 200;
         row[32] = 200;
         row[99] = 200;
-        let (mut runs, mut peaks) = (Vec::new(), Vec::new());
-        push_runs(&row, 0, 0, &[128; 4], &mut runs, &mut peaks);
-        assert_eq!(runs, vec![Run { v: 0, start: 31, end: 33 }, Run { v: 0, start: 99, end: 100 }]);
-        assert_eq!(peaks, vec![200, 200]);
+        let mut set = RunLevels::default();
+        push_runs(&row, 0, 0, &[128; 4], &mut set);
+        assert_eq!(set.runs, vec![Run { v: 0, start: 31, end: 33 }, Run { v: 0, start: 99, end: 100 }]);
+        assert_eq!(set.peaks, vec![200, 200]);
+        assert_eq!((set.levels_of(0), set.levels_of(1)), (&[200u8, 200][..], &[200u8][..]));
         // Tiles left out and tiles with their own threshold.
-        let (mut runs, mut peaks) = (Vec::new(), Vec::new());
-        push_runs(&row, 0, 0, &[TILE_OFF, 201, 128, 128], &mut runs, &mut peaks);
-        assert_eq!(runs, vec![Run { v: 0, start: 99, end: 100 }]);
+        let mut set = RunLevels::default();
+        push_runs(&row, 0, 0, &[TILE_OFF, 201, 128, 128], &mut set);
+        assert_eq!(set.runs, vec![Run { v: 0, start: 99, end: 100 }]);
+        // A run over whole bright chunks crosses chunk and tile borders.
+        let mut set = RunLevels::default();
+        let bright: Vec<u8> = (0..100).map(|u| if (20..90).contains(&u) { 150 + (u % 7) as u8 } else { 0 }).collect();
+        push_runs(&bright, 3, 64, &[100, 140, 150, 100], &mut set);
+        assert_eq!(set.runs, vec![Run { v: 3, start: 84, end: 154 }]);
+        assert_eq!((set.peaks[0], set.levels_of(0)), (156, &bright[20..90]));
     }
 
     #[test]
@@ -371,7 +475,11 @@ mod tests {
             Run { v: 4, start: 2, end: 6 },
         ];
         let mut c = Components::default();
-        c.label_runs(&runs, &[10, 20, 30, 40, 50]);
+        c.label_runs(|set| {
+            for (run, peak) in runs.iter().zip([10, 20, 30, 40, 50]) {
+                set.push(*run, &vec![peak; (run.end - run.start) as usize]);
+            }
+        });
         // Rows 0-1 join (diagonal touch); row 3 is not next to row 1; row 4 joins both runs of row 3.
         assert_eq!(c.blobs().len(), 2);
         assert_eq!((c.blobs()[0].pixels, c.blobs()[0].peak), (4, 20));

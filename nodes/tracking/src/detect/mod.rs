@@ -335,7 +335,7 @@ impl Detector {
                     continue;
                 }
                 let mut parts = Parts { config: &self.config, gates: &gates, refiner: &mut self.refiner, image, camera, stats: &mut stats };
-                parts.split(&mut self.splitters, self.components.blob_runs(blob), &mut self.candidates);
+                parts.split(&mut self.splitters, self.components.blob_run_levels(blob), &mut self.candidates);
             }
         } else {
             if !(self.fixed_thresholds.columns == (image.width() as usize).div_ceil(TILE)
@@ -605,12 +605,12 @@ impl Parts<'_, '_> {
     /// again (up to [`MAX_SPLIT_DEPTH`]), the others measured and gated into `out`,
     /// unless a markedly smaller, brighter blob nests inside them: the marker is the
     /// brightest structure (a sticker on a body top that itself stands above the water).
-    fn split(&mut self, splitters: &mut [Splitter], runs: impl Iterator<Item = Run> + Clone, out: &mut Vec<Detection>) {
+    fn split<'r>(&mut self, splitters: &mut [Splitter], runs: impl Iterator<Item = (Run, &'r [u8])> + Clone, out: &mut Vec<Detection>) {
         let Some((splitter, deeper)) = splitters.split_first_mut() else {
             self.stats.rejected_size += 1;
             return;
         };
-        let Some(levels) = splitter.split(self.image, runs) else {
+        let Some(levels) = splitter.split(runs) else {
             self.stats.rejected_contrast += 1;
             return;
         };
@@ -621,11 +621,11 @@ impl Parts<'_, '_> {
                 // is) and what can still be a group of bodies (not the tank's rim).
                 let span = f64::from((marker.u_max - marker.u_min).max(marker.v_max - marker.v_min));
                 if levels.bright - levels.dark >= self.config.min_contrast && span <= self.gates.largest_structure {
-                    self.split(deeper, markers.blob_runs(marker), out);
+                    self.split(deeper, markers.blob_run_levels(marker), out);
                 } else {
                     self.stats.rejected_size += 1;
                 }
-            } else if !self.nested(deeper, markers.blob_runs(marker), marker.pixels, out) {
+            } else if !self.nested(deeper, markers.blob_run_levels(marker), marker.pixels, out) {
                 if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, markers, marker, self.stats) {
                     out.push(d);
                 }
@@ -636,9 +636,15 @@ impl Parts<'_, '_> {
     /// Measures the bright blobs nested in a blob of `pixels` px made of `runs` when they
     /// are distinctly brighter and cover less than [`NESTED_FRACTION`] of it (a blurred
     /// marker's own core covers more); true when one of them was a marker.
-    fn nested(&mut self, deeper: &mut [Splitter], runs: impl Iterator<Item = Run> + Clone, pixels: u32, out: &mut Vec<Detection>) -> bool {
+    fn nested<'r>(
+        &mut self,
+        deeper: &mut [Splitter],
+        runs: impl Iterator<Item = (Run, &'r [u8])> + Clone,
+        pixels: u32,
+        out: &mut Vec<Detection>,
+    ) -> bool {
         let Some(splitter) = deeper.first_mut() else { return false };
-        let Some(levels) = splitter.split(self.image, runs) else { return false };
+        let Some(levels) = splitter.split(runs) else { return false };
         if levels.bright - levels.dark < self.config.min_contrast {
             return false;
         }

@@ -76,6 +76,8 @@ pub struct Refiner {
     hole: Vec<u32>,
     best_hole: Vec<u32>,
     levels: Vec<u8>,
+    /// Grey levels of the window, converted once per blob.
+    gray: Vec<u8>,
 }
 
 /// The padded box around a blob, in image pixels.
@@ -120,19 +122,26 @@ impl Refiner {
         let has_dot = dot_pixels > 0 && (limits.min_dot_fraction..=limits.max_dot_fraction).contains(&dot_fraction);
         let margin = limits.edge_margin as usize;
         self.dilate(&win, COMP | HOLE, NEAR_FILLED, margin);
-        self.dilate(&win, COMP | HOLE, NEAR_RING, margin + 1);
+        // One more pixel around the margin: a square grown by `margin`, then by 1, is the
+        // square grown by `margin + 1` (also where the window clips it).
+        self.dilate(&win, NEAR_FILLED, NEAR_RING, 1);
         if has_dot {
             self.dilate(&win, DOT, NEAR_DOT, margin);
         }
-        let (surround, marker) = self.levels(image, &win);
+        self.gray.clear();
+        for v in win.v0..win.v0 + win.height as u32 {
+            image.gray_span(win.u0, v, win.width, &mut self.gray);
+        }
+        let (surround, marker) = self.levels(&win);
         let contrast = marker - surround;
         if contrast < limits.min_contrast {
             return Err(RefineReject::LowContrast);
         }
-        Ok(self.weighted_centroids(image, &win, surround, marker, has_dot))
+        Ok(self.weighted_centroids(&win, surround, marker, has_dot))
     }
 
-    /// Flood-fills (4-connected) the non-blob pixels reachable from the window border.
+    /// Flood-fills (4-connected) the non-blob pixels reachable from the window border,
+    /// a row stretch at a time.
     fn mark_outside(&mut self, win: &Window) {
         self.stack.clear();
         let (w, h) = (win.width, win.height);
@@ -149,19 +158,28 @@ impl Refiner {
             if self.mask[i] != 0 {
                 continue;
             }
-            self.mask[i] = OUTSIDE;
-            let (x, y) = (i % w, i / w);
-            if x > 0 {
-                self.stack.push((i - 1) as u32);
+            let row = i - i % w;
+            let mut lo = i;
+            while lo > row && self.mask[lo - 1] == 0 {
+                lo -= 1;
             }
-            if x + 1 < w {
-                self.stack.push((i + 1) as u32);
+            let mut hi = i + 1;
+            while hi < row + w && self.mask[hi] == 0 {
+                hi += 1;
             }
-            if y > 0 {
-                self.stack.push((i - w) as u32);
-            }
-            if y + 1 < h {
-                self.stack.push((i + w) as u32);
+            self.mask[lo..hi].fill(OUTSIDE);
+            // One seed per stretch of unmarked pixels along it in the rows above and below.
+            let y = row / w;
+            for neighbour in [y.checked_sub(1), (y + 1 < h).then_some(y + 1)].into_iter().flatten() {
+                let shift = neighbour * w;
+                let mut in_stretch = false;
+                for j in lo - row..hi - row {
+                    let free = self.mask[shift + j] == 0;
+                    if free && !in_stretch {
+                        self.stack.push((shift + j) as u32);
+                    }
+                    in_stretch = free;
+                }
             }
         }
     }
@@ -204,21 +222,26 @@ impl Refiner {
         let (w, h) = (win.width, win.height);
         self.spread.clear();
         self.spread.resize(w * h, 0);
-        for y in 0..h {
-            let row = &self.mask[y * w..(y + 1) * w];
-            for (x, &m) in row.iter().enumerate() {
-                if m & src != 0 {
-                    let lo = x.saturating_sub(radius);
-                    let hi = (x + radius).min(w - 1);
-                    self.spread[y * w + lo..=y * w + hi].fill(1);
+        for (mask, spread) in self.mask.chunks_exact(w).zip(self.spread.chunks_exact_mut(w)) {
+            let mut x = 0;
+            while x < w {
+                if mask[x] & src == 0 {
+                    x += 1;
+                    continue;
                 }
+                let start = x;
+                while x < w && mask[x] & src != 0 {
+                    x += 1;
+                }
+                spread[start.saturating_sub(radius)..(x + radius).min(w)].fill(dst);
             }
         }
+        // Whole rows at a time: `spread` holds `dst` or 0.
         for y in 0..h {
-            let (lo, hi) = (y.saturating_sub(radius), (y + radius).min(h - 1));
-            for x in 0..w {
-                if (lo..=hi).any(|yy| self.spread[yy * w + x] != 0) {
-                    self.mask[y * w + x] |= dst;
+            let mask = &mut self.mask[y * w..(y + 1) * w];
+            for yy in y.saturating_sub(radius)..(y + radius + 1).min(h) {
+                for (m, &s) in mask.iter_mut().zip(&self.spread[yy * w..(yy + 1) * w]) {
+                    *m |= s;
                 }
             }
         }
@@ -226,7 +249,7 @@ impl Refiner {
 
     /// Surround level (median outside the ring) and marker level (mean of blob pixels
     /// whose 8 neighbours are all blob pixels; the brightest blob pixel if none).
-    fn levels(&mut self, image: &ImageView, win: &Window) -> (f64, f64) {
+    fn levels(&mut self, win: &Window) -> (f64, f64) {
         let w = win.width;
         self.levels.clear();
         let (mut interior_sum, mut interior_count, mut brightest) = (0u64, 0u64, 0u8);
@@ -234,7 +257,7 @@ impl Refiner {
             for x in 0..w {
                 let i = y * w + x;
                 let m = self.mask[i];
-                let level = image.gray(win.u0 + x as u32, win.v0 + y as u32);
+                let level = self.gray[i];
                 if m & NEAR_RING == 0 {
                     self.levels.push(level);
                 } else if m & COMP != 0 {
@@ -253,13 +276,23 @@ impl Refiner {
         let surround = if self.levels.is_empty() {
             0.0
         } else {
-            let mid = self.levels.len() / 2;
-            f64::from(*self.levels.select_nth_unstable(mid).1)
+            // The level of rank `mid` (counting beats a general selection on bytes).
+            let mut histogram = [0u32; 256];
+            for &level in &self.levels {
+                histogram[usize::from(level)] += 1;
+            }
+            let mid = (self.levels.len() / 2) as u32;
+            let mut below = 0;
+            let rank = histogram.iter().position(|&count| {
+                below += count;
+                below > mid
+            });
+            rank.map_or(0.0, |level| level as f64)
         };
         (surround, marker)
     }
 
-    fn weighted_centroids(&self, image: &ImageView, win: &Window, surround: f64, marker: f64, has_dot: bool) -> BlobMeasure {
+    fn weighted_centroids(&self, win: &Window, surround: f64, marker: f64, has_dot: bool) -> BlobMeasure {
         let w = win.width;
         let scale = 1.0 / (marker - surround);
         let (mut sum, mut sum_x, mut sum_y) = (0.0, 0.0, 0.0);
@@ -272,7 +305,7 @@ impl Refiner {
                 if m & NEAR_FILLED == 0 {
                     continue;
                 }
-                let level = f64::from(image.gray(win.u0 + x as u32, win.v0 + y as u32));
+                let level = f64::from(self.gray[y * w + x]);
                 let inside_marker = m & (COMP | HOLE) != 0;
                 let weight =
                     if m & HOLE != 0 || (inside_marker && m & NEAR_DOT != 0) { 1.0 } else { ((level - surround) * scale).clamp(0.0, 1.0) };
