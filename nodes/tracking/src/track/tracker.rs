@@ -192,9 +192,9 @@ struct TrackState {
     last_measured: [f64; 2],
 }
 
-/// Most votes a track's kind holds: an established kind survives this many contrary
-/// detections in a row (0.5 s at 30 Hz of a hidden dot), and a newborn track seen once
-/// under the wrong kind takes the right one at its next detection.
+/// Most votes a track's kind holds: an established kind changes only at the 15th
+/// contrary detection in a row (0.5 s at 30 Hz of a hidden dot), and a newborn track
+/// seen once under the wrong kind takes the right one at its next detection.
 const KIND_VOTE_CAP: u32 = 15;
 
 /// A confirmed track that died: its id waits to be given to the body when it returns.
