@@ -5,8 +5,12 @@
 //!
 //! ```text
 //! cargo run --release -p tracking --no-default-features --example nuisance -- \
-//!     --scene all --frames 150 [--encoding mono8] [--save-frames DIR]
+//!     --scene all --frames 150 [--encoding mono8] [--save-frames DIR] [--frame-cache DIR]
 //! ```
+//!
+//! Rendering a 2048^2 frame takes seconds; `--frame-cache` keeps the rendered frames and
+//! their truth on disk (raw RGB, about 12 MB per 2048^2 frame), so a second run with the
+//! same scene, seed and frame counts only detects and tracks.
 
 #[path = "../tests/support/nuisance.rs"]
 mod nuisance;
@@ -61,6 +65,11 @@ struct Args {
     /// Save the frames (PNG, camera.yaml, stamps.csv) of the last scene for image_replay.
     #[arg(long)]
     save_frames: Option<PathBuf>,
+    /// Directory of rendered frames and their truth: read when there, else written (the
+    /// cache is keyed by scene, seed and frame index only; delete it after changing the
+    /// generator).
+    #[arg(long)]
+    frame_cache: Option<PathBuf>,
     /// Print every miss, false detection and error above 1 mm, and the detector's rejections.
     #[arg(long)]
     verbose: bool,
@@ -87,15 +96,22 @@ fn main() -> anyhow::Result<()> {
         let mut scores =
             score::Scores { verbose: args.verbose, nadir: (config.camera.mount[0], config.camera.mount[1]), ..Default::default() };
         let period = 1.0 / config.rate;
+        let cache = args.frame_cache.as_ref().map(|dir| FrameCache { dir: dir.join(format!("{scene:?}-seed{}", args.seed)) });
         for k in 0..args.empty_frames {
-            let frame = generator.empty_frame();
+            let frame = match &cache {
+                Some(cache) => cache.get(&format!("empty{k:04}"), &config, || generator.empty_frame())?,
+                None => generator.empty_frame(),
+            };
             let stamp = (k as f64 - args.empty_frames as f64) * period;
             tracker.process(&ImageView::from_rgb(&frame.rgb), stamp)?;
         }
         let (mut render_time, mut track_time) = (0.0, 0.0);
-        for _ in 0..args.frames {
+        for k in 0..args.frames {
             let started = Instant::now();
-            let frame = generator.next_frame();
+            let frame = match &cache {
+                Some(cache) => cache.get(&format!("frame{k:04}"), &config, || generator.next_frame())?,
+                None => generator.next_frame(),
+            };
             let image = match args.encoding {
                 Encoding::Rgb8 => RenderedFrame::Rgb(frame.rgb.clone()),
                 Encoding::Mono8 => RenderedFrame::Gray(frame.gray()),
@@ -127,4 +143,53 @@ fn main() -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Rendered frames of one scene on disk: `NAME.rgb` (raw pixels) and `NAME.truth` (index,
+/// stamp, then one body per line, floats in Rust's round-trip notation).
+struct FrameCache {
+    dir: PathBuf,
+}
+
+impl FrameCache {
+    /// The cached frame `name`, else `render()` (called in order, so the generator's
+    /// motion stays in step only when the whole cache is missing: a partly filled cache
+    /// must be deleted).
+    fn get(&self, name: &str, config: &nuisance::SceneConfig, render: impl FnOnce() -> nuisance::Frame) -> anyhow::Result<nuisance::Frame> {
+        let (rgb_path, truth_path) = (self.dir.join(format!("{name}.rgb")), self.dir.join(format!("{name}.truth")));
+        if truth_path.exists() {
+            let (w, h) = (config.camera.width, config.camera.height);
+            let rgb = image::RgbImage::from_raw(w, h, std::fs::read(&rgb_path)?)
+                .ok_or_else(|| anyhow::anyhow!("{} is not a {w}x{h} RGB frame", rgb_path.display()))?;
+            let text = std::fs::read_to_string(&truth_path)?;
+            let mut lines = text.lines();
+            let mut head = lines.next().unwrap_or_default().split_whitespace();
+            let index = head.next().unwrap_or_default().parse()?;
+            let stamp = head.next().unwrap_or_default().parse()?;
+            let truth = lines.map(parse_truth).collect::<anyhow::Result<_>>()?;
+            return Ok(nuisance::Frame { index, stamp, truth, rgb });
+        }
+        let frame = render();
+        std::fs::create_dir_all(&self.dir)?;
+        std::fs::write(&rgb_path, frame.rgb.as_raw())?;
+        let mut text = format!("{} {:?}\n", frame.index, frame.stamp);
+        for t in &frame.truth {
+            text += &format!("{} {:?} {:?} {:?} {:?} {:?} {:?} {:?}\n", t.id, t.kind, t.x, t.y, t.vx, t.vy, t.heading, t.visible);
+        }
+        // The truth file is written last: it marks the frame complete.
+        std::fs::write(&truth_path, text)?;
+        Ok(frame)
+    }
+}
+
+fn parse_truth(line: &str) -> anyhow::Result<nuisance::Truth> {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    anyhow::ensure!(f.len() == 8, "bad truth line {line:?}");
+    let kind = match f[1] {
+        "Ball" => nuisance::Kind::Ball,
+        "Lily" => nuisance::Kind::Lily,
+        other => anyhow::bail!("unknown kind {other:?}"),
+    };
+    let num = |i: usize| f[i].parse::<f64>();
+    Ok(nuisance::Truth { id: f[0].parse()?, kind, x: num(2)?, y: num(3)?, vx: num(4)?, vy: num(5)?, heading: num(6)?, visible: num(7)? })
 }

@@ -175,8 +175,13 @@ struct TrackState {
     /// Published identity, given once the track is confirmed (and, for a closed set, an
     /// id is free).
     id: Option<u32>,
-    /// Marker kind of the last detection (index into the detector's kinds).
+    /// Marker kind (index into the detector's kinds), settled by `kind_votes`.
     kind: Option<usize>,
+    /// Detections of `kind` minus detections of another kind, at most `KIND_VOTE_CAP`:
+    /// a partly hidden marker is misclassified (a Lily whose dot is under the pipe looks
+    /// like a ball), and one such detection must not relabel the track (its id would go
+    /// to the pool, and come back, under the wrong kind).
+    kind_votes: u32,
     filter: ConstantVelocity,
     heading: Option<f64>,
     hits: u32,
@@ -189,6 +194,11 @@ struct TrackState {
     /// Position of the last detection, m.
     last_measured: [f64; 2],
 }
+
+/// Most votes a track's kind holds: an established kind changes only at the 15th
+/// contrary detection in a row (0.5 s at 30 Hz of a hidden dot), and a newborn track
+/// seen once under the wrong kind takes the right one at its next detection.
+const KIND_VOTE_CAP: u32 = 15;
 
 /// A confirmed track that died: its id waits to be given to the body when it returns.
 #[derive(Clone, Copy, Debug)]
@@ -211,6 +221,7 @@ pub struct MultiTargetTracker {
     last_stamp: Option<f64>,
     assigner: Assigner,
     candidates: Vec<Candidate>,
+    /// Cost of leaving a track without a detection: 1 (pair costs are in gate units).
     miss_cost: Vec<f64>,
     output: Vec<Track>,
 }
@@ -370,7 +381,11 @@ impl MultiTargetTracker {
                 radius = radius.min(c.min_gate_distance + reversal);
             }
             let radius2 = radius * radius;
-            self.miss_cost.push(radius2);
+            // Pair costs are squared distances in units of the track's own gate, and a
+            // miss costs 1 whatever the gate: with costs in m^2 and a miss costing the
+            // gate^2, a coasting track (wide gate, high miss cost) outbid a well-tracked
+            // neighbour (tight gate) for the neighbour's detection, and took its id.
+            self.miss_cost.push(1.0);
             let [px, py] = track.filter.position;
             let [lx, ly] = track.last_measured;
             for (d, det) in detections.iter().enumerate() {
@@ -382,17 +397,17 @@ impl MultiTargetTracker {
                 // Only a body seen in the previous frame can be assumed to have stopped there.
                 let stationary = c.stationary_hypothesis && track.missed_frames == 0;
                 let d2 = if stationary { to_prediction.min(to_last) } else { to_prediction };
-                if d2 < radius2 {
-                    self.candidates.push(Candidate { track: t, detection: d, cost: d2 });
+                // A detection that shows its heading dot is surely of its kind (a hidden
+                // dot misclassifies a marker, a seen one does not): a track settled on
+                // another kind must not take it, however close.
+                let other_kind = det.heading.is_some() && det.kind.is_some() && track.kind_votes > 1 && det.kind != track.kind;
+                if d2 < radius2 && !other_kind {
+                    self.candidates.push(Candidate { track: t, detection: d, cost: d2 / radius2 });
                 }
             }
         }
     }
 
-    /// Gives ids to newly confirmed tracks: a fresh one in an open set; in a closed set
-    /// the lost track of the same kind that could have got there (nearest first), else
-    /// (every id issued) the nearest lost one of that kind, else a fresh one while fewer
-    /// than `object_count` were issued; otherwise the track waits unpublished.
     /// Gives ids to newly confirmed tracks. Open set: the next id. Closed set: the lost
     /// ids are matched to all the tracks that need one in this frame at once (minimum
     /// total squared distance, `Assigner`), each lost body expected where its velocity
@@ -486,7 +501,16 @@ impl MultiTargetTracker {
         track.reported = [detection.x, detection.y];
         track.last_measured = track.reported;
         track.heading = detection.heading.or(track.heading);
-        track.kind = detection.kind.or(track.kind);
+        if let Some(kind) = detection.kind {
+            if track.kind == Some(kind) {
+                track.kind_votes = (track.kind_votes + 1).min(KIND_VOTE_CAP);
+            } else if track.kind_votes <= 1 {
+                track.kind = Some(kind);
+                track.kind_votes = 1;
+            } else {
+                track.kind_votes -= 1;
+            }
+        }
         track.hits += 1;
         track.missed_frames = 0;
         track.last_hit_stamp = stamp;
@@ -510,6 +534,7 @@ impl MultiTargetTracker {
         let mut track = TrackState {
             id: None,
             kind: detection.kind,
+            kind_votes: 1,
             filter: ConstantVelocity::new([detection.x, detection.y], c.measurement_sigma, c.initial_velocity_sigma),
             heading: detection.heading,
             hits: 1,
@@ -746,6 +771,31 @@ mod tests {
             open.update(&at(t), t).unwrap();
         }
         assert!(open.tracks().iter().all(|t| t.id > 3), "{:?}", open.tracks());
+    }
+
+    #[test]
+    fn a_coasting_track_does_not_outbid_a_tracked_neighbour() {
+        // Body A runs along +x at 0.3 m/s and is hidden (a pipe) from frame 21; body B
+        // sits still ahead of it. At frame 24 A's coasting prediction is 35 mm from B,
+        // inside A's 40 mm gate, while B's own track gates at 15 mm. With pair costs in
+        // m^2 and a miss costing the gate^2, A's wide gate (miss 1.6e-3) outbid B's
+        // (2.25e-4): A's track took B's detection (1.2e-3) and B's id was lost.
+        let mut tracker = MultiTargetTracker::new(TrackerConfig::default()).unwrap();
+        let dt = 1.0 / 30.0;
+        let b = det(0.075, 0.0);
+        let mut b_id = None;
+        for k in 0..30 {
+            let t = dt * f64::from(k);
+            let a = det(-0.2 + 0.3 * t, 0.0);
+            let seen: Vec<Detection> = if k <= 20 { vec![a, b] } else { vec![b] };
+            let tracks = tracker.update(&seen, t).unwrap();
+            let on_b: Vec<_> =
+                tracks.iter().filter(|tr| tr.missed_frames == 0 && (tr.x - b.x).hypot(tr.y - b.y) < 1e-3).map(|tr| tr.id).collect();
+            if k >= 1 {
+                assert_eq!(on_b.len(), 1, "frame {k}: B not tracked once: {tracks:?}");
+                assert_eq!(*b_id.get_or_insert(on_b[0]), on_b[0], "frame {k}: B's id changed");
+            }
+        }
     }
 
     #[test]
