@@ -168,9 +168,17 @@ impl Splitter {
     /// levels); a candidate whose pixels all share one level stays whole. The marker
     /// blobs are in [`Splitter::blobs`]; `None` for an empty candidate.
     pub fn split<'a>(&mut self, runs: impl Iterator<Item = (Run, &'a [u8])> + Clone) -> Option<SplitLevels> {
+        let levels = self.levels(runs.clone())?;
+        self.cut(runs, levels);
+        Some(levels)
+    }
+
+    /// The levels [`Splitter::split`] would cut the candidate made of `runs` at, without
+    /// cutting it: a caller that may not need the blobs decides on these first.
+    pub fn levels<'a>(&mut self, runs: impl Iterator<Item = (Run, &'a [u8])>) -> Option<SplitLevels> {
         self.partial.clear();
         self.partial.resize(256, [0; 4]);
-        for (_, levels) in runs.clone() {
+        for (_, levels) in runs {
             let mut quads = levels.chunks_exact(4);
             for quad in &mut quads {
                 for (lane, &level) in quad.iter().enumerate() {
@@ -183,13 +191,17 @@ impl Splitter {
         }
         self.histogram.clear();
         self.histogram.extend(self.partial.iter().map(|lanes| lanes.iter().sum::<u32>()));
-        let levels = match otsu(&self.histogram) {
-            Some(levels) => levels,
+        match otsu(&self.histogram) {
+            Some(levels) => Some(levels),
             None => {
                 let level = self.histogram.iter().position(|&c| c > 0)?;
-                SplitLevels { dark: level as f64, bright: level as f64, high: level as u8, low: level as u8 }
+                Some(SplitLevels { dark: level as f64, bright: level as f64, high: level as u8, low: level as u8 })
             }
-        };
+        }
+    }
+
+    /// Cuts the candidate made of `runs` at `levels` (from [`Splitter::levels`] on the same runs).
+    pub fn cut<'a>(&mut self, runs: impl Iterator<Item = (Run, &'a [u8])>, levels: SplitLevels) {
         self.blobs.label_runs(|set| {
             for (run, row) in runs {
                 let mut push = |start: usize, end: usize| {
@@ -202,7 +214,6 @@ impl Splitter {
                 scanner.close(row.len(), &mut push);
             }
         });
-        Some(levels)
     }
 
     /// The marker blobs of the last split (check [`super::Blob::peak`] against the seed level).

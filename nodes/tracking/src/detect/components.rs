@@ -9,8 +9,8 @@ use crate::frame::{luma, Encoding, ImageView};
 /// Side of a threshold tile, px; also the chunk of a row read at once when finding runs.
 pub const TILE: usize = 32;
 pub(crate) const SKIP_CHUNK: usize = TILE;
-// A chunk's comparisons fit one 32-bit mask.
-const _: () = assert!(SKIP_CHUNK <= 32);
+// A chunk's comparisons fit one 32-bit mask, made of two 16-byte vectors.
+const _: () = assert!(SKIP_CHUNK == 32);
 /// Threshold of a tile that is not looked at (above every 8-bit level).
 pub const TILE_OFF: u16 = 256;
 
@@ -388,13 +388,39 @@ impl RunScanner {
 }
 
 /// Bit `i` set where `chunk[i] >= threshold` (at most 32 levels).
+#[inline]
 fn above_mask(chunk: &[u8], threshold: u8) -> u32 {
-    let mask = |levels: &[u8]| levels.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i);
     match <&[u8; SKIP_CHUNK]>::try_from(chunk) {
-        // Fixed size: the compiler compares the whole chunk in vector registers.
-        Ok(full) => mask(full),
-        Err(_) => mask(chunk),
+        Ok(full) => full_mask(full, threshold),
+        Err(_) => chunk.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i),
     }
+}
+
+/// [`above_mask`] of a whole chunk with two vector compares and byte-mask extractions:
+/// every thresholded pixel goes through here, and the compiler does not find
+/// `movemask` on its own (it widened the comparisons to 32-bit lanes instead).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn full_mask(chunk: &[u8; SKIP_CHUNK], threshold: u8) -> u32 {
+    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_set1_epi8};
+    // SAFETY: SSE2 is part of the x86_64 baseline, and the two unaligned 16-byte loads
+    // read exactly the 32 bytes of `chunk`.
+    unsafe {
+        let floor = _mm_set1_epi8(threshold as i8);
+        // Unsigned `level >= threshold` is `max(level, threshold) == level`.
+        let above = |p: *const u8| {
+            let levels = _mm_loadu_si128(p.cast::<__m128i>());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(levels, floor), levels)) as u32 & 0xffff
+        };
+        above(chunk.as_ptr()) | above(chunk.as_ptr().add(16)) << 16
+    }
+}
+
+/// [`above_mask`] of a whole chunk; the fixed size lets the compiler vectorise it.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn full_mask(chunk: &[u8; SKIP_CHUNK], threshold: u8) -> u32 {
+    chunk.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i)
 }
 
 #[cfg(test)]
@@ -452,6 +478,16 @@ mod tests {
         push_runs(&bright, 3, 64, &[100, 140, 150, 100], &mut set);
         assert_eq!(set.runs, vec![Run { v: 3, start: 84, end: 154 }]);
         assert_eq!((set.peaks[0], set.levels_of(0)), (156, &bright[20..90]));
+    }
+
+    #[test]
+    fn chunk_masks_match_the_comparisons() {
+        let chunk: [u8; SKIP_CHUNK] = std::array::from_fn(|i| (i * 37 % 256) as u8);
+        for threshold in [0u8, 1, 37, 128, 200, 254, 255] {
+            let expected = chunk.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i);
+            assert_eq!(above_mask(&chunk, threshold), expected, "threshold {threshold}");
+            assert_eq!(above_mask(&chunk[..7], threshold), expected & 0x7f, "threshold {threshold}");
+        }
     }
 
     #[test]

@@ -644,10 +644,13 @@ impl Parts<'_, '_> {
         out: &mut Vec<Detection>,
     ) -> bool {
         let Some(splitter) = deeper.first_mut() else { return false };
-        let Some(levels) = splitter.split(runs) else { return false };
+        // Most markers hold no distinctly brighter part: the contrast alone rules them
+        // out, before any labelling.
+        let Some(levels) = splitter.levels(runs.clone()) else { return false };
         if levels.bright - levels.dark < self.config.min_contrast {
             return false;
         }
+        splitter.cut(runs, levels);
         let inner = splitter.blobs();
         let bright = || inner.blobs().iter().filter(|b| b.peak >= levels.high && f64::from(b.pixels) >= self.gates.min_pixels);
         let inner_pixels: u32 = bright().map(|b| b.pixels).sum();
