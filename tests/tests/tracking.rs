@@ -136,6 +136,11 @@ async fn camera_and_tracker_in_one_process_track_every_frame() {
     assert!(!r.results[0].successful && r.results[0].reason.contains("edge_margin"), "{:?}", r.results);
     let r = set_one(integer("tracker.object_count", BALLS as i64)).await;
     assert!(r.results[0].successful, "{:?}", r.results);
+    // The service answers once the value is accepted; the node applies it on its own loop.
+    let applied = Instant::now() + Duration::from_secs(10);
+    while !camera.output().contains("tracker parameters updated") && Instant::now() < applied {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let (status, output) = camera.interrupt(Duration::from_secs(15)).unwrap();
     assert!(status.success(), "camera_tracker exit {status:?}:\n{output}");
     assert!(output.contains("tracker parameters updated"), "{output}");
