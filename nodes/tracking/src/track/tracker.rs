@@ -433,11 +433,26 @@ impl MultiTargetTracker {
             let carried = (stamp - l.stamp).clamp(0.0, horizon);
             [l.position[0] + l.velocity[0] * carried, l.position[1] + l.velocity[1] * carried]
         };
+        // Tracks still coasting compete with the lost ids: a track that coasted away on a
+        // velocity estimated from cut-off detections (a body half under the inlet pipe)
+        // leaves its body to come back as a new track, which must take that id back
+        // rather than the lost id of another body.
+        let coasting: Vec<(usize, LostTrack)> = (0..self.tracks.len())
+            .filter_map(|t| {
+                let tr = &self.tracks[t];
+                let id = tr.id.filter(|_| tr.confirmed && tr.missed_frames > 0)?;
+                Some((
+                    t,
+                    LostTrack { id, kind: tr.kind, position: tr.last_measured, velocity: tr.filter.velocity, stamp: tr.last_hit_stamp },
+                ))
+            })
+            .collect();
+        let owners: Vec<&LostTrack> = self.lost.iter().chain(coasting.iter().map(|(_, l)| l)).collect();
         let mut candidates = Vec::new();
         for (row, &t) in waiting.iter().enumerate() {
             let track = &self.tracks[t];
             let [x, y] = track.last_measured;
-            for (col, l) in self.lost.iter().enumerate() {
+            for (col, l) in owners.iter().enumerate() {
                 let from_last = (l.position[0] - x).hypot(l.position[1] - y);
                 if !same_kind(track.kind, l.kind) || from_last > max_speed * (stamp - l.stamp) + reach {
                     continue;
@@ -449,20 +464,24 @@ impl MultiTargetTracker {
         // Leaving a body without its id costs more than all the plausible pairs together,
         // so as many bodies as possible get an id back.
         let miss_cost = vec![candidates.iter().map(|c| c.cost).sum::<f64>() + 1.0; waiting.len()];
-        let pairs = self.assigner.solve(waiting.len(), self.lost.len(), &candidates, &miss_cost);
-        let mut taken = vec![false; self.lost.len()];
+        let pairs = self.assigner.solve(waiting.len(), owners.len(), &candidates, &miss_cost);
+        let mut taken = vec![false; owners.len()];
         for &(row, col) in &pairs {
-            let lost = &self.lost[col];
+            let owner = owners[col];
             let [x, y] = self.tracks[waiting[row]].last_measured;
-            tracing::debug!(id = lost.id, x, y, stamp, lost_at = lost.stamp, "track re-identified");
-            self.tracks[waiting[row]].id = Some(lost.id);
+            tracing::debug!(id = owner.id, x, y, stamp, lost_at = owner.stamp, "track re-identified");
+            self.tracks[waiting[row]].id = Some(owner.id);
             taken[col] = true;
         }
+        let lost_count = self.lost.len();
         let mut index = 0;
         self.lost.retain(|_| {
             index += 1;
             !taken[index - 1]
         });
+        // A coasting track whose id went to its body's new track is that body's duplicate:
+        // dropped once the remaining ids are given (the indices of `waiting` hold till then).
+        let replaced: Vec<usize> = coasting.iter().enumerate().filter(|(k, _)| taken[lost_count + k]).map(|(_, (t, _))| *t).collect();
         for &t in &waiting {
             if self.tracks[t].id.is_some() {
                 continue;
@@ -491,6 +510,13 @@ impl MultiTargetTracker {
                 tracing::debug!(id = lost.id, x, y, stamp, lost_at = lost.stamp, "track re-identified (every id issued)");
                 self.tracks[t].id = Some(lost.id);
             }
+        }
+        if !replaced.is_empty() {
+            let mut index = 0;
+            self.tracks.retain(|_| {
+                index += 1;
+                !replaced.contains(&(index - 1))
+            });
         }
     }
 
@@ -771,6 +797,47 @@ mod tests {
             open.update(&at(t), t).unwrap();
         }
         assert!(open.tracks().iter().all(|t| t.id > 3), "{:?}", open.tracks());
+    }
+
+    /// 2048^2 nuisance scene: a body's track coasted away on a velocity estimated from
+    /// detections the inlet pipe cut off; the body came back as a new track and took the
+    /// only id in the lost pool, another body's, while its own track was still coasting.
+    #[test]
+    fn a_body_whose_track_coasted_away_gets_its_own_id_back() {
+        let config = TrackerConfig { object_count: 2, ..TrackerConfig::default() };
+        let mut tracker = MultiTargetTracker::new(config).unwrap();
+        let dt = 1.0 / 30.0;
+        // A drifts along x at 0.3 m/s (its detections half hidden), B sits 0.12 m ahead of
+        // where A was last seen.
+        let a = |k: u32| f64::from(k.min(20)) * 0.3 * dt;
+        let b = [a(20) + 0.12, 0.0];
+        let mut ids = (0, 0);
+        for k in 0..40u32 {
+            let t = dt * f64::from(k);
+            let mut detections = Vec::new();
+            // B is hidden from frame 5 on (its track dies, its id goes to the pool); A is
+            // hidden for frames 21-26 and then found 2 cm on (it slowed down): beyond the
+            // duplicate distance of its last detection.
+            if k < 5 {
+                detections.push(det(b[0], b[1]));
+            }
+            if k <= 20 {
+                detections.push(det(a(k), 0.0));
+            } else if k > 26 {
+                detections.push(det(a(k) + 0.02, 0.0));
+            }
+            let tracks = tracker.update(&detections, t).unwrap().to_vec();
+            if k == 4 {
+                let id_near = |x: f64| tracks.iter().find(|tr| (tr.x - x).abs() < 1e-3).map(|tr| tr.id).unwrap();
+                ids = (id_near(a(4)), id_near(b[0]));
+            }
+            if k >= 30 {
+                let live: Vec<&Track> = tracks.iter().filter(|tr| tr.missed_frames == 0).collect();
+                assert_eq!(live.len(), 1, "frame {k}: {tracks:?}");
+                assert_eq!(live[0].id, ids.0, "frame {k}: A took B's id {} instead of its own", ids.1);
+                assert_eq!(tracks.iter().filter(|tr| tr.id == ids.0).count(), 1, "frame {k}: A's id on two tracks: {tracks:?}");
+            }
+        }
     }
 
     #[test]
