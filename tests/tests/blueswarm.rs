@@ -75,7 +75,16 @@ async fn every_behaviour_runs_through_its_launch_file_and_d_t_changes_live() {
             s.last().is_some_and(|last| moved(&first, last) > distance)
         })
         .await;
-        assert!(went.last().is_some_and(|l| moved(&first, l) > distance), "{behaviour}: robots did not move:\n{}", launch.output());
+        let span = |s: &TankState| s.header.stamp.sec as f64 + s.header.stamp.nanosec as f64 * 1e-9;
+        assert!(
+            went.last().is_some_and(|l| moved(&first, l) > distance),
+            "{behaviour}: robots did not move: {} states in 60 s, sim time {:.2} -> {:?} s, largest move {:?} m:\n{}",
+            went.len(),
+            span(&first),
+            went.last().map(span),
+            went.last().map(|l| moved(&first, l)),
+            launch.output()
+        );
         let flowed = flotilla_e2e::collect_until(&mut metrics, Duration::from_secs(90), |m: &[r2r::std_msgs::msg::String]| {
             // Two samples at least: the CSV (written before each is published) then has two rows.
             let parsed = parse(m);
