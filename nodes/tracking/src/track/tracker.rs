@@ -212,6 +212,20 @@ struct LostTrack {
     stamp: f64,
 }
 
+impl TrackState {
+    /// What re-identification keeps of an identified track: its id, kind, last detection
+    /// and velocity.
+    fn as_lost(&self) -> Option<LostTrack> {
+        Some(LostTrack {
+            id: self.id?,
+            kind: self.kind,
+            position: self.last_measured,
+            velocity: self.filter.velocity,
+            stamp: self.last_hit_stamp,
+        })
+    }
+}
+
 /// Keeps identities of targets across frames.
 pub struct MultiTargetTracker {
     config: TrackerConfig,
@@ -327,9 +341,7 @@ impl MultiTargetTracker {
             }
         }
         if self.config.object_count > 0 {
-            self.lost.extend(died.iter().filter_map(|t| {
-                Some(LostTrack { id: t.id?, kind: t.kind, position: t.last_measured, velocity: t.filter.velocity, stamp: t.last_hit_stamp })
-            }));
+            self.lost.extend(died.iter().filter_map(|t| t.as_lost()));
         }
         self.assign_ids(stamp);
         self.output.clear();
@@ -440,11 +452,7 @@ impl MultiTargetTracker {
         let coasting: Vec<(usize, LostTrack)> = (0..self.tracks.len())
             .filter_map(|t| {
                 let tr = &self.tracks[t];
-                let id = tr.id.filter(|_| tr.confirmed && tr.missed_frames > 0)?;
-                Some((
-                    t,
-                    LostTrack { id, kind: tr.kind, position: tr.last_measured, velocity: tr.filter.velocity, stamp: tr.last_hit_stamp },
-                ))
+                Some((t, tr.as_lost().filter(|_| tr.confirmed && tr.missed_frames > 0)?))
             })
             .collect();
         let owners: Vec<&LostTrack> = self.lost.iter().chain(coasting.iter().map(|(_, l)| l)).collect();
