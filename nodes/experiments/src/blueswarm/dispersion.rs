@@ -8,7 +8,7 @@
 use super::plot::{lines, Series};
 use super::{choice, fidelity, over_seeds, Run, BODY_LENGTH};
 use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
-use flotilla_firmware::bluebot::{DispersionFirmware, DispersionParams};
+use flotilla_firmware::bluebot::{DispersionFirmware, DispersionGait, DispersionParams};
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -43,6 +43,18 @@ const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Names,
         default: "nearest-elevation",
         help: "LED pairing: nearest-elevation (vertically aligned, smallest gap first) or azimuth-order (the authors' program: next blob within 5 deg)",
+    },
+    OptionSpec {
+        name: "gait",
+        kind: OptionKind::Names,
+        default: "graded",
+        help: "how p becomes fin frequencies: graded (log speed map, fast turns) or program (the authors' exp_LJpot.py: caudal 1.5-2 Hz, slow pectoral turns, distances clipped at d_t + 2 BL)",
+    },
+    OptionSpec {
+        name: "pixel-noise",
+        kind: OptionKind::Numbers,
+        default: "0.3",
+        help: "standard deviation of a blob centre in the analytic vision, pixels (sensitivity of the spread to distance errors)",
     },
     OptionSpec { name: "seeds", kind: OptionKind::Count, default: "5", help: "runs (seeds seed..seed+seeds)" },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
@@ -97,6 +109,15 @@ impl Experiment for Dispersion {
                 })
             }
         };
+        let pixel_noise = match options.numbers("pixel-noise")?.as_slice() {
+            [px] if *px >= 0.0 && px.is_finite() => *px,
+            _ => {
+                return Err(ExperimentError::Option {
+                    option: "pixel-noise".into(),
+                    message: "one standard deviation (pixels, >= 0)".into(),
+                })
+            }
+        };
         let seeds = options.count("seeds")?;
         let first = options.seed("seed")?;
         let fidelity = fidelity(options)?;
@@ -105,13 +126,17 @@ impl Experiment for Dispersion {
             _ => Pairing::NearestElevation,
         };
         let pipeline = PipelineParams { pairing, ..PipelineParams::default() };
+        let gait = match choice(options, "gait", &["graded", "program"])?.as_str() {
+            "program" => DispersionGait::Program,
+            _ => DispersionGait::Graded,
+        };
         progress.expect(seeds, "blueswarm dispersion");
         let runs: Vec<(u64, Vec<Sample>)> = (first..first + seeds as u64)
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 let vision: Box<dyn Vision> = match fidelity {
-                    Fidelity::Analytic => Box::new(Analytic { pipeline, ..Analytic::default() }),
+                    Fidelity::Analytic => Box::new(Analytic { pipeline, pixel_noise, ..Analytic::default() }),
                     Fidelity::Rendered => Box::new(Rendered { pipeline, ..Rendered::default() }),
                 };
                 let mut world = SwarmWorld::new(SwarmConfig { fidelity, ..SwarmConfig::default() }, seed)?.with_vision(vision);
@@ -121,8 +146,13 @@ impl Experiment for Dispersion {
                         Vector3::new(0.89 + rng.gen_range(-0.25..0.25), 0.89 + rng.gen_range(-0.25..0.25), 0.45 + rng.gen_range(-0.1..0.1));
                     world.add(&format!("bluebot_{i}"), p, rng.gen_range(-3.1..3.1))?;
                 }
-                let params =
-                    DispersionParams { target_distance: targets[0] * BODY_LENGTH, dead_band, min_caudal, ..DispersionParams::default() };
+                let params = DispersionParams {
+                    target_distance: targets[0] * BODY_LENGTH,
+                    dead_band,
+                    min_caudal,
+                    gait,
+                    ..DispersionParams::default()
+                };
                 params.validate().map_err(|message| ExperimentError::Option { option: "dead-band/min-caudal".into(), message })?;
                 let mut run = Run::new(world, (0..robots).map(|_| DispersionFirmware::new(params)).collect());
                 let mut samples = Vec::new();

@@ -152,6 +152,22 @@ mod tests {
     }
 
     #[test]
+    fn dispersion_runs_the_program_gait_and_refuses_bad_gait_and_noise() {
+        let given = [("robots", "5"), ("target-distances", "3,0.75"), ("switch-every", "25"), ("seeds", "1"), ("gait", "program")];
+        let m = run("dispersion", &given);
+        let phases = m["phases"].as_array().unwrap();
+        let nnd = |i: usize| phases[i]["mean_nnd_m"]["mean"].as_f64().unwrap();
+        assert!(nnd(1) < nnd(0), "{} vs {}", nnd(1), nnd(0));
+        assert_ne!(m, run("dispersion", &given[..4]), "the program's gait is not the graded one");
+        let e = find("blueswarm", "dispersion").unwrap();
+        for (option, value) in [("gait", "fast"), ("pixel-noise", "-1"), ("pixel-noise", "1,2")] {
+            let bad = Options::parse(e.options(), &[(option.into(), value.into())]).unwrap();
+            let Err(err) = e.run(&bad, &Progress::hidden()) else { panic!("--{option} {value} accepted") };
+            assert!(err.is_usage() && err.to_string().contains(option), "{err}");
+        }
+    }
+
+    #[test]
     fn short_milling_forms_a_circle_and_bad_flags_are_usage_errors() {
         let m = run("milling", &[("robots", "5"), ("duration", "60"), ("seeds", "1")]);
         let radius = m["radius_mm"]["mean"].as_f64().unwrap();

@@ -20,6 +20,9 @@ use flotilla_contract::bluebot::{Bluebot, BluebotCommand, BluebotSensors};
 use flotilla_contract::Firmware;
 use serde::{Deserialize, Serialize};
 
+/// Distance beyond d_t at which the program's force stops changing (2 BL), m.
+const PROGRAM_CLIP: f64 = 0.26;
+
 /// Lennard-Jones parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DispersionParams {
@@ -43,6 +46,28 @@ pub struct DispersionParams {
     pub min_depth: f64,
     /// Deepest depth target, m.
     pub max_depth: f64,
+    /// How a move p becomes fin frequencies.
+    #[serde(default)]
+    pub gait: DispersionGait,
+}
+
+/// How the dispersion firmware turns its next move p into fin frequencies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DispersionGait {
+    /// Speed graded by |p| on the log map (floor `min_caudal`), heading and depth target
+    /// through [`Gait::steer`]; p averages force x unit vector (SPEC 3).
+    #[default]
+    Graded,
+    /// The authors' dispersion program (fberlinger/blueswarm `fishfood/exp_LJpot.py`, read,
+    /// not copied): p averages force x relative position (the paper's Eq. 2) with each
+    /// distance clipped at d_t + 2 BL for the force; the caudal fin beats at
+    /// 1.5 + 0.4 |p| Hz (at most 2) while p is within 35 deg of the bow; the far pectoral
+    /// turns at 1 + 1.5 |heading| / 155 deg Hz beyond 10 deg; p more than 155 deg off the
+    /// bow: both pectorals at 2.5 Hz (backing off) and no caudal; the dorsal fin is on at
+    /// full frequency while p points more than 2 deg down, off while it points more than
+    /// 2 deg up, and unchanged between.
+    Program,
 }
 
 impl Default for DispersionParams {
@@ -57,6 +82,7 @@ impl Default for DispersionParams {
             vertical_speed: 0.05,
             min_depth: 0.08,
             max_depth: 0.83,
+            gait: DispersionGait::Graded,
         }
     }
 }
@@ -92,6 +118,21 @@ impl DispersionParams {
         (2.0 * self.b * q.powf(self.b) - self.a * q.powf(self.a)) / r.max(1e-3)
     }
 
+    /// The program's next move from body-frame neighbour positions (the paper's Eq. 2:
+    /// force x relative position, the force's distance clipped at d_t + 2 BL), 1.
+    pub fn program_move(&self, positions: &[[f64; 3]]) -> [f64; 3] {
+        let clip = self.target_distance + PROGRAM_CLIP;
+        let mut p = [0.0; 3];
+        for r in positions {
+            let d = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt().clamp(1e-3, clip);
+            let f = self.force(d);
+            for k in 0..3 {
+                p[k] += f * r[k] / positions.len() as f64;
+            }
+        }
+        p
+    }
+
     /// The next move p from body-frame neighbour positions, 1/m.
     pub fn next_move(&self, positions: &[[f64; 3]]) -> [f64; 3] {
         let mut p = [0.0; 3];
@@ -112,6 +153,7 @@ pub struct DispersionFirmware {
     params: DispersionParams,
     gait: Gait,
     depth_target: Option<f64>,
+    diving: bool,
     last_time: Option<f64>,
     last_move: [f64; 3],
     seen: usize,
@@ -120,7 +162,7 @@ pub struct DispersionFirmware {
 impl DispersionFirmware {
     /// A robot dispersing with `params`.
     pub fn new(params: DispersionParams) -> Self {
-        Self { params, gait: Gait::default(), depth_target: None, last_time: None, last_move: [0.0; 3], seen: 0 }
+        Self { params, gait: Gait::default(), depth_target: None, diving: false, last_time: None, last_move: [0.0; 3], seen: 0 }
     }
 
     /// Changes d_t while running (m, > 0; infinite for unbounded dispersion).
@@ -139,6 +181,39 @@ impl DispersionFirmware {
     /// The last move vector p, 1/m (body frame).
     pub fn last_move(&self) -> [f64; 3] {
         self.last_move
+    }
+
+    /// The program's command for a move `p` (body frame, 1; zero: nobody seen).
+    fn program_command(&mut self, p: [f64; 3]) -> BluebotCommand {
+        let magnitude = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+        if magnitude == 0.0 {
+            let dorsal = if self.diving { self.gait.max_dorsal } else { 0.0 };
+            return BluebotCommand { dorsal, leds: true, ..BluebotCommand::default() };
+        }
+        let pitch = p[2].atan2(p[0].hypot(p[1])).to_degrees();
+        if pitch < -2.0 {
+            self.diving = true;
+        } else if pitch > 2.0 {
+            self.diving = false;
+        }
+        let dorsal = if self.diving { self.gait.max_dorsal } else { 0.0 };
+        // Degrees clockwise from the bow (the program's sign: positive to the right).
+        let heading = -p[1].atan2(p[0]).to_degrees();
+        let caudal = (1.5 + 0.4 * magnitude).min(2.0);
+        let (caudal, left, right) = if heading.abs() > 155.0 {
+            (0.0, 2.5, 2.5)
+        } else if heading.abs() < 10.0 {
+            (caudal, 0.0, 0.0)
+        } else {
+            let turn = 1.0 + 1.5 * heading.abs() / 155.0;
+            let caudal = if heading.abs() < 35.0 { caudal } else { 0.0 };
+            if heading > 0.0 {
+                (caudal, turn, 0.0)
+            } else {
+                (caudal, 0.0, turn)
+            }
+        };
+        BluebotCommand { caudal, pectoral_left: left, pectoral_right: right, dorsal, leds: true, flashing: false }
     }
 
     /// The command for a move `p` (body frame, 1/m), `dt` s after the last one.
@@ -170,6 +245,11 @@ impl Firmware<Bluebot> for DispersionFirmware {
         self.last_time = Some(time);
         let positions: Vec<[f64; 3]> = sensors.neighbours.iter().map(|n| n.position()).collect();
         self.seen = positions.len();
+        if self.params.gait == DispersionGait::Program {
+            let p = if positions.is_empty() { [0.0; 3] } else { self.params.program_move(&positions) };
+            self.last_move = p;
+            return self.program_command(p);
+        }
         let p = if positions.is_empty() { [0.0; 3] } else { self.params.next_move(&positions) };
         self.last_move = p;
         self.command_for(p, sensors.depth, dt)
@@ -259,5 +339,42 @@ mod tests {
         let above = Neighbour { azimuth: 0.0, elevation: 1.2, distance: 0.3 };
         let c = fw.step(1.0, &reading(vec![above]));
         assert!(c.dorsal > Gait::default().hover, "{c:?}");
+    }
+
+    #[test]
+    fn the_program_gait_swims_at_1_5_to_2_hz_turns_slowly_and_backs_off() {
+        let params = DispersionParams { gait: DispersionGait::Program, ..DispersionParams::default() };
+        let mut fw = DispersionFirmware::new(params);
+        // 0.4 m dead ahead: attracted; p = (12 (0.65^6 - 0.65^12)) = 0.8673..., caudal 1.5 + 0.4 |p|.
+        let ahead = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.4 };
+        let c = fw.step(0.0, &reading(vec![ahead]));
+        let q: f64 = 0.26 / 0.4;
+        let p = 12.0 * (q.powi(6) - q.powi(12));
+        assert!((c.caudal - (1.5 + 0.4 * p)).abs() < 1e-12 && c.pectoral_left == 0.0 && c.pectoral_right == 0.0, "{c:?}");
+        // Far away the force stops fading at d_t + 2 BL and grows with the distance: capped at 2 Hz.
+        let far = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 5.0 };
+        assert_eq!(fw.step(0.5, &reading(vec![far])).caudal, 2.0);
+        // 90 deg to the right: the left pectoral at 1 + 1.5 * 90 / 155 Hz, no caudal (beyond 35 deg).
+        let right = Neighbour { azimuth: -std::f64::consts::FRAC_PI_2, elevation: 0.0, distance: 0.4 };
+        let c = fw.step(1.0, &reading(vec![right]));
+        assert!(c.caudal == 0.0 && (c.pectoral_left - (1.0 + 1.5 * 90.0 / 155.0)).abs() < 1e-9 && c.pectoral_right == 0.0, "{c:?}");
+        // 20 deg to the left: the right pectoral and the caudal fin.
+        let left = Neighbour { azimuth: 20f64.to_radians(), elevation: 0.0, distance: 0.4 };
+        let c = fw.step(1.5, &reading(vec![left]));
+        assert!(c.caudal > 1.5 && c.pectoral_right > 1.0 && c.pectoral_left == 0.0, "{c:?}");
+        // Too close dead ahead: p points behind, both pectorals back it off.
+        let near = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.15 };
+        let c = fw.step(2.0, &reading(vec![near]));
+        assert!(c.caudal == 0.0 && c.pectoral_left == 2.5 && c.pectoral_right == 2.5, "{c:?}");
+        // The dorsal fin: on while p points down, kept while level, off while p points up.
+        let below = Neighbour { azimuth: 0.0, elevation: -0.5, distance: 0.4 };
+        assert_eq!(fw.step(2.5, &reading(vec![below])).dorsal, Gait::default().max_dorsal);
+        let level = Neighbour { azimuth: 0.0, elevation: 0.0, distance: 0.4 };
+        assert_eq!(fw.step(3.0, &reading(vec![level])).dorsal, Gait::default().max_dorsal);
+        let above = Neighbour { azimuth: 0.0, elevation: 0.5, distance: 0.4 };
+        assert_eq!(fw.step(3.5, &reading(vec![above])).dorsal, 0.0);
+        // Nobody seen: no swimming.
+        let c = fw.step(4.0, &reading(vec![]));
+        assert!(c.caudal == 0.0 && c.pectoral_left == 0.0 && c.pectoral_right == 0.0, "{c:?}");
     }
 }

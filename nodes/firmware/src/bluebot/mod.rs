@@ -15,7 +15,7 @@ pub mod motion;
 pub mod search;
 pub mod sync;
 
-pub use dispersion::{DispersionFirmware, DispersionParams};
+pub use dispersion::{DispersionFirmware, DispersionGait, DispersionParams};
 pub use milling::{MillingFirmware, MillingParams};
 pub use search::{SearchFirmware, SearchParams, SearchState};
 pub use sync::{SyncFirmware, SyncParams};
