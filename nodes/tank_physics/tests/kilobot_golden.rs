@@ -31,9 +31,9 @@ impl Digest {
 fn command(i: usize, round: usize) -> KilobotCommand {
     let k = (i * 7 + round * 3) % 8;
     let (left, right) = match k {
-        0 | 1 | 2 => (1.0, 1.0),
-        3 | 4 => (1.0, 0.0),
-        5 | 6 => (0.0, 1.0),
+        0..=2 => (1.0, 1.0),
+        3..=4 => (1.0, 0.0),
+        5..=6 => (0.0, 1.0),
         _ => (0.0, 0.0),
     };
     let message = if (i + round) % 5 == 0 { Vec::new() } else { vec![i as u8, (i >> 8) as u8, round as u8] };

@@ -25,7 +25,7 @@ use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use flotilla_common::ros_contract::{overhead_wire, RosBatch};
-use flotilla_contract::kilobot::{Kilobot, KilobotCommand, KilobotSensors, Overhead};
+use flotilla_contract::kilobot::{Kilobot, KilobotCommand, Overhead};
 use futures::StreamExt;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotOverhead, KilobotPlacement, KilobotSensorsBatch, ModuleState, TankState};
@@ -37,7 +37,7 @@ use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
 use tracing::{error, info, warn};
 
 use crate::settings::{NodeSettings, Placement};
-use crate::wire::{self, SensorsWire, StateWire};
+use crate::wire::{self, Readings, SensorsWire, StateWire};
 
 /// Commands of one batch: (robot, command, stamp of the reading it answers in s).
 type Commands = Vec<(String, KilobotCommand, f64)>;
@@ -174,7 +174,8 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-            let mut sim = Sim { table, settings, out: outputs, index, sensors: Vec::new(), tick: None, refused: 0, overhead: None };
+            let mut sim =
+                Sim { table, settings, out: outputs, index, readings: Readings::default(), tick: None, refused: 0, overhead: None };
             sim.run(&stop, &control_rx)
         })
     };
@@ -200,7 +201,7 @@ struct Sim {
     out: Outputs,
     index: HashMap<String, usize>,
     /// Reused for every sensor batch.
-    sensors: Vec<KilobotSensors>,
+    readings: Readings,
     tick: Option<Tick>,
     /// Commands refused (unknown robot, out of range), for the summary.
     refused: u64,
@@ -332,17 +333,18 @@ impl Sim {
 
     /// Every robot's reading in one batch; in lock step, opens the tick it starts.
     fn publish_sensors(&mut self, lockstep: bool) {
-        self.table.read_all(&mut self.sensors);
+        read_flat(&mut self.table, &mut self.readings);
         // The overhead controller reaches every robot at once, with this reading only.
         let (command, payload) = overhead_wire(self.overhead.take());
         let t = self.table.time();
+        let stamp = fros::time_msg(t);
         let published = match &mut self.out.batches {
             Batches::Raw { sensors, sensors_wire, .. } => {
                 let names = &self.settings.names;
                 let batch = sensors_wire.get_or_insert_with(|| SensorsWire::new("", names));
-                sensors.publish_raw(batch.write(&fros::time_msg(t), &self.sensors, command, &payload))
+                sensors.publish_raw(batch.write(&stamp, &self.readings, command, &payload))
             }
-            Batches::Typed { sensors, .. } => sensors.publish(&sensors_msg(t, &self.settings.names, &self.sensors, command, payload)),
+            Batches::Typed { sensors, .. } => sensors.publish(&self.readings.message(stamp, &self.settings.names, command, payload)),
         };
         if let Err(e) = published {
             warn!("publishing /kilobot/sensors: {e}");
@@ -458,13 +460,23 @@ fn state_msg(table: &KilobotTable, settings: &NodeSettings) -> TankState {
     }
 }
 
-/// `/kilobot/sensors` at `t` (s): every robot's reading (index = robot) and the overhead
-/// broadcast in wire form.
-fn sensors_msg(t: f64, names: &[String], readings: &[KilobotSensors], command: u8, payload: Vec<u8>) -> KilobotSensorsBatch {
-    let named: Vec<(&str, &KilobotSensors)> = names.iter().map(String::as_str).zip(readings).collect();
-    let mut msg = Kilobot::sensors_batch(t, &named);
-    (msg.overhead_command, msg.overhead_payload) = (command, payload);
-    msg
+/// Every robot's reading of the table's current step into `out`, laid out as the batch
+/// carries it (the messages written straight into its arrays, not through a
+/// [`flotilla_contract::kilobot::KilobotSensors`] per robot).
+fn read_flat(table: &mut KilobotTable, out: &mut Readings) {
+    out.clear();
+    let n = table.len();
+    out.ticks.resize(n, table.ticks());
+    out.light.resize(n, table.config().ambient_light);
+    for i in 0..n {
+        let before = out.distances.len();
+        let (payloads, distances) = (&mut out.payloads, &mut out.distances);
+        table.read_messages(i, |payload, distance| {
+            payloads.extend_from_slice(payload);
+            distances.push(distance);
+        });
+        out.counts.push((out.distances.len() - before) as u32);
+    }
 }
 
 /// A table pose (world units) in the world frame, m, the body's centre half its height up.
@@ -516,10 +528,12 @@ fn check_placement(msg: KilobotPlacement, settings: &NodeSettings) -> anyhow::Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flotilla_contract::kilobot::KilobotSensors;
     use r2r::WrappedTypesupport as _;
 
     /// The raw path (serialised once, poses, time and readings rewritten in place) reads
-    /// back as the messages the typed path publishes, after the robots moved and talked.
+    /// back as the messages the typed path publishes, and the readings as the library's
+    /// (`read_all`, through the contract's batch), after the robots moved and talked.
     #[test]
     fn raw_batches_read_back_as_the_typed_messages() {
         let tree = serde_yaml::from_str("{robots: {count: 40, spacing: 1.5}, seed: 3}").unwrap();
@@ -527,7 +541,7 @@ mod tests {
         let mut table = KilobotTable::new(settings.table, &settings.poses, settings.seed).unwrap();
         let mut state = StateWire::new(&state_msg(&table, &settings));
         let mut batch = SensorsWire::new("", &settings.names);
-        let mut readings = Vec::new();
+        let (mut readings, mut sensors) = (Readings::default(), Vec::new());
         for i in 0..table.len() {
             let talk = KilobotCommand { motor_left: 1.0, motor_right: (i % 2) as f64, led: [0.0; 3], message: vec![i as u8] };
             table.apply(i, &talk).unwrap();
@@ -539,12 +553,17 @@ mod tests {
             (0..state.len()).for_each(|i| state.set_pose(i, &fros::pose_msg(&world_pose(table.pose(i)))));
             let typed = state_msg(&table, &settings);
             assert_eq!(TankState::from_serialized_bytes(state.bytes()).unwrap(), typed);
-            table.read_all(&mut readings);
-            assert!(readings.iter().map(|r| r.messages.len()).sum::<usize>() > 0);
+            read_flat(&mut table, &mut readings);
+            assert!(!readings.distances.is_empty());
             let (command, payload) = if round == 1 { overhead_wire(Some(Overhead::Run)) } else { (0, Vec::new()) };
             let raw = batch.write(&fros::time_msg(t), &readings, command, &payload);
-            let typed = sensors_msg(t, &settings.names, &readings, command, payload.clone());
+            let typed = readings.message(fros::time_msg(t), &settings.names, command, payload.clone());
             assert_eq!(KilobotSensorsBatch::from_serialized_bytes(raw).unwrap(), typed);
+            table.read_all(&mut sensors);
+            let named: Vec<(&str, &KilobotSensors)> = settings.names.iter().map(String::as_str).zip(&sensors).collect();
+            let mut library = Kilobot::sensors_batch(t, &named);
+            (library.overhead_command, library.overhead_payload) = (command, payload);
+            assert_eq!(library, typed);
         }
     }
 }

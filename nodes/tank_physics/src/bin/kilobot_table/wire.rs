@@ -95,17 +95,21 @@ impl Cdr {
         self.buf.extend_from_slice(v);
     }
 
-    fn u32s(&mut self, v: impl ExactSizeIterator<Item = u32>) {
+    fn u32s(&mut self, v: &[u32]) {
         self.len(v.len());
-        v.for_each(|x| self.buf.extend_from_slice(&x.to_le_bytes()));
+        let start = self.buf.len();
+        self.buf.resize(start + 4 * v.len(), 0);
+        self.buf[start..].chunks_exact_mut(4).zip(v).for_each(|(out, x)| out.copy_from_slice(&x.to_le_bytes()));
     }
 
-    fn f64s(&mut self, v: impl ExactSizeIterator<Item = f64>) {
+    fn f64s(&mut self, v: &[f64]) {
         self.len(v.len());
-        if v.len() > 0 {
+        if !v.is_empty() {
             self.align(8);
         }
-        v.for_each(|x| self.buf.extend_from_slice(&x.to_le_bytes()));
+        let start = self.buf.len();
+        self.buf.resize(start + 8 * v.len(), 0);
+        self.buf[start..].chunks_exact_mut(8).zip(v).for_each(|(out, x)| out.copy_from_slice(&x.to_le_bytes()));
     }
 
     /// Writes `v` over the 8 bytes at `at`.
@@ -139,7 +143,7 @@ impl StateWire {
         cdr.u64(msg.step);
         cdr.f64(msg.sim_time);
         cdr.f64(msg.water_level);
-        cdr.f64s(msg.pump_power.iter().copied());
+        cdr.f64s(&msg.pump_power);
         cdr.len(msg.modules.len());
         let poses_at = msg.modules.iter().map(|m| module(&mut cdr, m)).collect();
         Self { cdr, step_at, poses_at }
@@ -220,7 +224,7 @@ fn module(cdr: &mut Cdr, m: &ModuleState) -> usize {
         cdr.string(&latch.partner);
         cdr.u8(latch.partner_face);
     }
-    cdr.f64s(m.thrusters.iter().copied());
+    cdr.f64s(&m.thrusters);
     pose_at
 }
 
@@ -245,50 +249,82 @@ impl SensorsWire {
         Self { names_end: cdr.buf.len(), cdr, robots: robots.len() }
     }
 
-    /// Writes one tick: every robot's reading (index = robot, as the names were given) and
-    /// the overhead broadcast (command 0 and no payload when none); returns the batch.
-    pub fn write(&mut self, stamp: &Time, readings: &[KilobotSensors], overhead_command: u8, overhead_payload: &[u8]) -> &[u8] {
-        debug_assert_eq!(readings.len(), self.robots);
+    /// Writes one tick's readings (robots as the names were given) and the overhead
+    /// broadcast (command 0 and no payload when none); returns the batch.
+    pub fn write(&mut self, stamp: &Time, readings: &Readings, overhead_command: u8, overhead_payload: &[u8]) -> &[u8] {
+        debug_assert_eq!(readings.counts.len(), self.robots);
         let cdr = &mut self.cdr;
         cdr.truncate(self.names_end);
         cdr.buf[STAMP_AT..STAMP_AT + 4].copy_from_slice(&stamp.sec.to_le_bytes());
         cdr.buf[STAMP_AT + 4..STAMP_AT + 8].copy_from_slice(&stamp.nanosec.to_le_bytes());
-        cdr.u32s(readings.iter().map(|s| s.ticks));
-        cdr.f64s(readings.iter().map(|s| s.light));
-        cdr.u32s(readings.iter().map(|s| s.messages.len() as u32));
-        let heard: usize = readings.iter().map(|s| s.messages.len()).sum();
-        cdr.len(heard * MESSAGE_BYTES);
-        for s in readings {
-            s.messages.iter().for_each(|m| cdr.buf.extend_from_slice(&m.payload));
-        }
-        cdr.f64s(ExactIter { inner: readings.iter().flat_map(|s| s.messages.iter().map(|m| m.distance)), len: heard });
+        cdr.u32s(&readings.ticks);
+        cdr.f64s(&readings.light);
+        cdr.u32s(&readings.counts);
+        cdr.bytes(&readings.payloads);
+        cdr.f64s(&readings.distances);
         cdr.u8(overhead_command);
         cdr.bytes(overhead_payload);
         &cdr.buf
     }
 }
 
-/// An iterator whose length is known from elsewhere (the messages of all readings).
-struct ExactIter<I> {
-    inner: I,
-    len: usize,
+/// One tick's readings as `KilobotSensorsBatch` lays them out: robot `i` read `ticks[i]`
+/// and `light[i]` and heard `counts[i]` messages, which follow those of robots `0..i` in
+/// `payloads` (9 bytes each) and `distances` (m).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Readings {
+    /// Robot clocks, ticks.
+    pub ticks: Vec<u32>,
+    /// Ambient light, 0..1 of full scale.
+    pub light: Vec<f64>,
+    /// Messages heard per robot.
+    pub counts: Vec<u32>,
+    /// Message payloads, concatenated.
+    pub payloads: Vec<u8>,
+    /// Distance to each message's sender, m.
+    pub distances: Vec<f64>,
 }
 
-impl<I: Iterator> Iterator for ExactIter<I> {
-    type Item = I::Item;
-
-    fn next(&mut self) -> Option<I::Item> {
-        let item = self.inner.next()?;
-        self.len -= 1;
-        Some(item)
+impl Readings {
+    /// Empties every array (keeping their memory).
+    pub fn clear(&mut self) {
+        self.ticks.clear();
+        self.light.clear();
+        self.counts.clear();
+        self.payloads.clear();
+        self.distances.clear();
     }
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.len, Some(self.len))
+    /// The layout of `sensors` (index = robot).
+    pub fn of(sensors: &[KilobotSensors]) -> Self {
+        let mut r = Self::default();
+        for s in sensors {
+            r.ticks.push(s.ticks);
+            r.light.push(s.light);
+            r.counts.push(s.messages.len() as u32);
+            for m in &s.messages {
+                r.payloads.extend_from_slice(&m.payload);
+                r.distances.push(m.distance);
+            }
+        }
+        r
+    }
+
+    /// The batch message of these readings at `stamp` for the robots `names`, frame "".
+    pub fn message(&self, stamp: Time, names: &[String], overhead_command: u8, overhead_payload: Vec<u8>) -> KilobotSensorsBatch {
+        KilobotSensorsBatch {
+            header: r2r::std_msgs::msg::Header { stamp, frame_id: String::new() },
+            robots: names.to_vec(),
+            ticks: self.ticks.clone(),
+            light: self.light.clone(),
+            message_counts: self.counts.clone(),
+            payloads: self.payloads.clone(),
+            distances: self.distances.clone(),
+            overhead_command,
+            overhead_payload,
+        }
     }
 }
-
-impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
 
 /// Why the writers cannot stand in for the middleware's serialisation.
 #[derive(Debug, thiserror::Error)]
@@ -319,18 +355,10 @@ pub fn matches_middleware() -> Result<(), WireError> {
         let mut wire = SensorsWire::new(frame, &names);
         let stamp = Time { sec: 12, nanosec: 345_000_000 };
         let (command, payload) = overhead;
+        let readings = Readings::of(&readings);
         wire.write(&stamp, &readings, command, &payload);
-        let msg = KilobotSensorsBatch {
-            header: r2r::std_msgs::msg::Header { stamp, frame_id: frame.to_owned() },
-            robots: names,
-            ticks: readings.iter().map(|s| s.ticks).collect(),
-            light: readings.iter().map(|s| s.light).collect(),
-            message_counts: readings.iter().map(|s| s.messages.len() as u32).collect(),
-            payloads: readings.iter().flat_map(|s| s.messages.iter().flat_map(|m| m.payload)).collect(),
-            distances: readings.iter().flat_map(|s| s.messages.iter().map(|m| m.distance)).collect(),
-            overhead_command: command,
-            overhead_payload: payload,
-        };
+        let mut msg = readings.message(stamp, &names, command, payload);
+        msg.header.frame_id = frame.to_owned();
         compare("KilobotSensorsBatch", &wire, &msg)?;
     }
     Ok(())
@@ -450,10 +478,10 @@ mod tests {
         let (_, robots, mut readings, _) = sensor_samples().remove(3);
         let names: Vec<String> = robots.iter().map(|r| (*r).to_owned()).collect();
         let mut wire = SensorsWire::new("frame", &names);
-        wire.write(&Time { sec: 1, nanosec: 0 }, &readings, 1, &[]);
+        wire.write(&Time { sec: 1, nanosec: 0 }, &Readings::of(&readings), 1, &[]);
         readings.iter_mut().for_each(|r| r.messages.truncate(1));
         let stamp = Time { sec: 2, nanosec: 5 };
-        let back = KilobotSensorsBatch::from_serialized_bytes(wire.write(&stamp, &readings, 0, &[])).unwrap();
+        let back = KilobotSensorsBatch::from_serialized_bytes(wire.write(&stamp, &Readings::of(&readings), 0, &[])).unwrap();
         assert_eq!(back.header.stamp, stamp);
         assert_eq!(back.robots, names);
         assert_eq!(back.message_counts, vec![1, 1, 0, 1]);
