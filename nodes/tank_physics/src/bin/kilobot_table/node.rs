@@ -29,6 +29,7 @@ use flotilla_contract::kilobot::{Kilobot, KilobotCommand, Overhead};
 use futures::StreamExt;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotOverhead, KilobotPlacement, KilobotSensorsBatch, ModuleState, TankState};
+use r2r::geometry_msgs::msg::{Point, Quaternion};
 use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
@@ -62,22 +63,33 @@ struct Outputs {
 
 /// How `/tank/state` and `/kilobot/sensors` go out.
 enum Batches {
-    /// Serialised by [`wire`] (made at the first publication) and published raw.
-    Raw { state: r2r::PublisherUntyped, sensors: r2r::PublisherUntyped, state_wire: Option<StateWire>, sensors_wire: Option<SensorsWire> },
+    /// Serialised by [`wire`] and published raw.
+    Raw(Box<Raw>),
     /// The messages through the middleware's serialiser: [`wire`] does not match it.
     Typed { state: r2r::Publisher<TankState>, sensors: r2r::Publisher<KilobotSensorsBatch> },
+}
+
+/// The raw publishers and what they publish (made at the first publication).
+struct Raw {
+    state: r2r::PublisherUntyped,
+    sensors: r2r::PublisherUntyped,
+    state_wire: Option<StateWire>,
+    sensors_wire: Option<SensorsWire>,
+    /// Each robot's orientation in the state with the bits of the heading it is of.
+    orientations: Vec<(u64, Quaternion)>,
 }
 
 impl Batches {
     fn new(node: &mut r2r::Node) -> anyhow::Result<Self> {
         let qos = QosProfile::default;
         Ok(match wire::matches_middleware() {
-            Ok(()) => Batches::Raw {
+            Ok(()) => Batches::Raw(Box::new(Raw {
                 state: node.create_publisher_untyped("/tank/state", "flotilla_msgs/msg/TankState", qos())?,
                 sensors: node.create_publisher_untyped("/kilobot/sensors", "flotilla_msgs/msg/KilobotSensorsBatch", qos())?,
                 state_wire: None,
                 sensors_wire: None,
-            },
+                orientations: Vec::new(),
+            })),
             Err(e) => {
                 warn!("publishing /tank/state and /kilobot/sensors through the middleware's serialiser: {e}");
                 Batches::Typed {
@@ -91,7 +103,7 @@ impl Batches {
     /// Whether `/tank/state` has a subscriber in another process (true when unknown).
     fn state_listened(&self) -> bool {
         match self {
-            Batches::Raw { state, .. } => state.get_inter_process_subscription_count().map_or(true, |n| n > 0),
+            Batches::Raw(raw) => raw.state.get_inter_process_subscription_count().map_or(true, |n| n > 0),
             Batches::Typed { state, .. } => fros::listened(state),
         }
     }
@@ -339,10 +351,10 @@ impl Sim {
         let t = self.table.time();
         let stamp = fros::time_msg(t);
         let published = match &mut self.out.batches {
-            Batches::Raw { sensors, sensors_wire, .. } => {
+            Batches::Raw(raw) => {
                 let names = &self.settings.names;
-                let batch = sensors_wire.get_or_insert_with(|| SensorsWire::new("", names));
-                sensors.publish_raw(batch.write(&stamp, &self.readings, command, &payload))
+                let batch = raw.sensors_wire.get_or_insert_with(|| SensorsWire::new("", names));
+                raw.sensors.publish_raw(batch.write(&stamp, &self.readings, command, &payload))
             }
             Batches::Typed { sensors, .. } => sensors.publish(&self.readings.message(stamp, &self.settings.names, command, payload)),
         };
@@ -370,14 +382,11 @@ impl Sim {
         let t = self.table.time();
         if state_wanted {
             let published = match &mut self.out.batches {
-                Batches::Raw { state, state_wire, .. } => {
+                Batches::Raw(raw) => {
                     let (table, settings) = (&self.table, &self.settings);
-                    let msg = state_wire.get_or_insert_with(|| StateWire::new(&state_msg(table, settings)));
-                    msg.set_time(&fros::time_msg(t), table.steps(), t);
-                    for i in 0..msg.len() {
-                        msg.set_pose(i, &fros::pose_msg(&world_pose(table.pose(i))));
-                    }
-                    state.publish_raw(msg.bytes())
+                    let msg = raw.state_wire.get_or_insert_with(|| StateWire::new(&state_msg(table, settings)));
+                    write_poses(msg, &mut raw.orientations, table);
+                    raw.state.publish_raw(msg.bytes())
                 }
                 Batches::Typed { state, .. } => state.publish(&state_msg(&self.table, &self.settings)),
             };
@@ -420,7 +429,7 @@ impl Sim {
         robots.color = ColorRGBA { r: 1.0, g: 1.0, b: 1.0, a: 1.0 };
         for i in 0..self.table.len() {
             let pose = self.pose(i);
-            robots.points.push(r2r::geometry_msgs::msg::Point { x: pose.translation.x, y: pose.translation.y, z: pose.translation.z });
+            robots.points.push(Point { x: pose.translation.x, y: pose.translation.y, z: pose.translation.z });
             let [r, g, b] = self.table.led(i);
             let colour = if self.table.failed(i) {
                 ColorRGBA { r: 0.4, g: 0.0, b: 0.0, a: 1.0 }
@@ -488,6 +497,25 @@ fn world_pose(p: Pose) -> Isometry3<f64> {
     )
 }
 
+/// The table's time and every robot's pose into the serialised state: as
+/// [`world_pose`], the orientation made again only for a robot whose heading changed
+/// (`orientations` keeps them between publications; most robots do not turn).
+fn write_poses(msg: &mut StateWire, orientations: &mut Vec<(u64, Quaternion)>, table: &KilobotTable) {
+    let t = table.time();
+    msg.set_time(&fros::time_msg(t), table.steps(), t);
+    let half_height = ModuleKind::Kilobot.spec().shape.half_height();
+    // NaN bits: no heading has them, so every orientation is made at the first publication.
+    orientations.resize(msg.len(), (u64::MAX, Quaternion::default()));
+    for (i, (heading, orientation)) in orientations.iter_mut().enumerate() {
+        let p = table.pose(i);
+        if *heading != p.theta.to_bits() {
+            (*heading, *orientation) = (p.theta.to_bits(), fros::pose_msg(&world_pose(p)).orientation);
+        }
+        let position = Point { x: p.x * WORLD_UNIT_M, y: p.y * WORLD_UNIT_M, z: half_height };
+        msg.set_pose(i, &r2r::geometry_msgs::msg::Pose { position, orientation: orientation.clone() });
+    }
+}
+
 /// The first placement the table accepts, as (poses in world units, names, anchored);
 /// `None` when the subscription ends. A refused placement is logged and the node waits on.
 async fn accept_placement(
@@ -540,6 +568,7 @@ mod tests {
         let settings = NodeSettings::from_tree(&tree).unwrap();
         let mut table = KilobotTable::new(settings.table, &settings.poses, settings.seed).unwrap();
         let mut state = StateWire::new(&state_msg(&table, &settings));
+        let mut orientations = Vec::new();
         let mut batch = SensorsWire::new("", &settings.names);
         let (mut readings, mut sensors) = (Readings::default(), Vec::new());
         for i in 0..table.len() {
@@ -549,8 +578,7 @@ mod tests {
         for round in 0..3 {
             (0..20).for_each(|_| table.step());
             let t = table.time();
-            state.set_time(&fros::time_msg(t), table.steps(), t);
-            (0..state.len()).for_each(|i| state.set_pose(i, &fros::pose_msg(&world_pose(table.pose(i)))));
+            write_poses(&mut state, &mut orientations, &table);
             let typed = state_msg(&table, &settings);
             assert_eq!(TankState::from_serialized_bytes(state.bytes()).unwrap(), typed);
             read_flat(&mut table, &mut readings);
