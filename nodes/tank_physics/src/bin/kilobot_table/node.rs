@@ -1,8 +1,8 @@
 //! The ROS 2 side of `kilobot_table`: the table steps on its own thread, paced to the real
 //! time factor, and publishes `/clock`, `/tank/state` (every robot as a `kilobot` module,
 //! so the overhead camera and tracker work on the table as on a tank), `/tf` and
-//! `/tank/markers` when someone listens, and every robot's reading in one
-//! `flotilla_msgs/KilobotSensorsBatch` on `/kilobot/sensors`; commands come in batches on
+//! `/tank/markers`, and every robot's reading in one `flotilla_msgs/KilobotSensorsBatch` on
+//! `/kilobot/sensors`, each when someone listens; commands come in batches on
 //! `/kilobot/cmd` (any number per tick, `robots[i]` + `commands[i]`). With `run.lockstep`
 //! the table waits after each sensor batch until every robot answered it.
 //!
@@ -105,6 +105,14 @@ impl Batches {
         match self {
             Batches::Raw(raw) => raw.state.get_inter_process_subscription_count().map_or(true, |n| n > 0),
             Batches::Typed { state, .. } => fros::listened(state),
+        }
+    }
+
+    /// Whether `/kilobot/sensors` has a subscriber in another process (true when unknown).
+    fn sensors_listened(&self) -> bool {
+        match self {
+            Batches::Raw(raw) => raw.sensors.get_inter_process_subscription_count().map_or(true, |n| n > 0),
+            Batches::Typed { sensors, .. } => fros::listened(sensors),
         }
     }
 }
@@ -345,12 +353,16 @@ impl Sim {
 
     /// Every robot's reading in one batch; in lock step, opens the tick it starts.
     fn publish_sensors(&mut self, lockstep: bool) {
+        // Read whether or not anyone listens: the reading decides the step's transmissions
+        // (from the run's random stream on a shared channel) and counts them.
         read_flat(&mut self.table, &mut self.readings);
         // The overhead controller reaches every robot at once, with this reading only.
         let (command, payload) = overhead_wire(self.overhead.take());
         let t = self.table.time();
         let stamp = fros::time_msg(t);
         let published = match &mut self.out.batches {
+            // Nobody to hear it: not serialised (a batch is ~0.6 MB at 1024 robots).
+            batches if !batches.sensors_listened() => Ok(()),
             Batches::Raw(raw) => {
                 let names = &self.settings.names;
                 let batch = raw.sensors_wire.get_or_insert_with(|| SensorsWire::new("", names));
