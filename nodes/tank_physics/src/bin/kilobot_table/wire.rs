@@ -6,8 +6,8 @@
 //! writing the poses in place and appending the sensor arrays.
 //!
 //! The bytes are the middleware's own: [`matches_middleware`] compares both writers with
-//! `rmw_serialize` on messages of every shape at start-up, and the node falls back to
-//! publishing the C messages when they differ.
+//! `rmw_serialize` on messages of every shape at start-up, and the node publishes the typed
+//! messages (the middleware serialising them) when they differ.
 
 use flotilla_contract::kilobot::{KilobotSensors, MESSAGE_BYTES};
 use r2r::builtin_interfaces::msg::Time;
@@ -104,6 +104,8 @@ impl Cdr {
 
     fn f64s(&mut self, v: &[f64]) {
         self.len(v.len());
+        // No padding before an empty array (the serialiser writes none; its size estimate
+        // counts it, see `matches_middleware`).
         if !v.is_empty() {
             self.align(8);
         }
