@@ -4,6 +4,7 @@
 
 mod node;
 mod settings;
+mod wire;
 
 fn main() -> std::process::ExitCode {
     keep_freed_memory();

@@ -1,8 +1,8 @@
 //! The ROS 2 side of `kilobot_table`: the table steps on its own thread, paced to the real
 //! time factor, and publishes `/clock`, `/tank/state` (every robot as a `kilobot` module,
 //! so the overhead camera and tracker work on the table as on a tank), `/tf` and
-//! `/tank/markers` when someone listens, and every robot's reading in one
-//! `flotilla_msgs/KilobotSensorsBatch` on `/kilobot/sensors`; commands come in batches on
+//! `/tank/markers`, and every robot's reading in one `flotilla_msgs/KilobotSensorsBatch` on
+//! `/kilobot/sensors`, each when someone listens; commands come in batches on
 //! `/kilobot/cmd` (any number per tick, `robots[i]` + `commands[i]`). With `run.lockstep`
 //! the table waits after each sensor batch until every robot answered it.
 //!
@@ -11,6 +11,10 @@
 //! a placement the table refuses is logged and the node keeps waiting. The overhead
 //! controller's broadcasts (`flotilla_msgs/KilobotOverhead` on `/kilobot/overhead`: run,
 //! pause, custom) reach every robot with the next sensor batch.
+//!
+//! `/tank/state` and `/kilobot/sensors` are serialised by the node itself ([`crate::wire`],
+//! checked against the middleware's serialiser at start-up) and published raw; when the
+//! middleware's bytes differ the node publishes the messages the usual way.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,18 +25,20 @@ use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use flotilla_common::ros_contract::{overhead_wire, RosBatch};
-use flotilla_contract::kilobot::{Kilobot, KilobotCommand, KilobotSensors, Overhead, MESSAGE_BYTES};
+use flotilla_contract::kilobot::{Kilobot, KilobotCommand, Overhead};
 use futures::StreamExt;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use r2r::flotilla_msgs::msg::{KilobotCommandBatch, KilobotOverhead, KilobotPlacement, KilobotSensorsBatch, ModuleState, TankState};
+use r2r::geometry_msgs::msg::{Point, Quaternion};
 use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
-use r2r::{NativeMsg, QosProfile};
+use r2r::QosProfile;
 use tank_physics::rate::due;
 use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
 use tracing::{error, info, warn};
 
 use crate::settings::{NodeSettings, Placement};
+use crate::wire::{self, Readings, SensorsWire, StateWire};
 
 /// Commands of one batch: (robot, command, stamp of the reading it answers in s).
 type Commands = Vec<(String, KilobotCommand, f64)>;
@@ -50,10 +56,65 @@ enum Control {
 /// Publishers the stepping thread uses.
 struct Outputs {
     clock: r2r::Publisher<r2r::rosgraph_msgs::msg::Clock>,
-    state: r2r::Publisher<TankState>,
     tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
     markers: r2r::Publisher<MarkerArray>,
-    sensors: r2r::Publisher<KilobotSensorsBatch>,
+    batches: Batches,
+}
+
+/// How `/tank/state` and `/kilobot/sensors` go out.
+enum Batches {
+    /// Serialised by [`wire`] and published raw.
+    Raw(Box<Raw>),
+    /// The messages through the middleware's serialiser: [`wire`] does not match it.
+    Typed { state: r2r::Publisher<TankState>, sensors: r2r::Publisher<KilobotSensorsBatch> },
+}
+
+/// The raw publishers and what they publish (made at the first publication).
+struct Raw {
+    state: r2r::PublisherUntyped,
+    sensors: r2r::PublisherUntyped,
+    state_wire: Option<StateWire>,
+    sensors_wire: Option<SensorsWire>,
+    /// Each robot's orientation in the state with the bits of the heading it is of.
+    orientations: Vec<(u64, Quaternion)>,
+}
+
+impl Batches {
+    fn new(node: &mut r2r::Node) -> anyhow::Result<Self> {
+        let qos = QosProfile::default;
+        Ok(match wire::matches_middleware() {
+            Ok(()) => Batches::Raw(Box::new(Raw {
+                state: node.create_publisher_untyped("/tank/state", "flotilla_msgs/msg/TankState", qos())?,
+                sensors: node.create_publisher_untyped("/kilobot/sensors", "flotilla_msgs/msg/KilobotSensorsBatch", qos())?,
+                state_wire: None,
+                sensors_wire: None,
+                orientations: Vec::new(),
+            })),
+            Err(e) => {
+                warn!("publishing /tank/state and /kilobot/sensors through the middleware's serialiser: {e}");
+                Batches::Typed {
+                    state: node.create_publisher("/tank/state", qos())?,
+                    sensors: node.create_publisher("/kilobot/sensors", qos())?,
+                }
+            }
+        })
+    }
+
+    /// Whether `/tank/state` has a subscriber in another process (true when unknown).
+    fn state_listened(&self) -> bool {
+        match self {
+            Batches::Raw(raw) => raw.state.get_inter_process_subscription_count().map_or(true, |n| n > 0),
+            Batches::Typed { state, .. } => fros::listened(state),
+        }
+    }
+
+    /// Whether `/kilobot/sensors` has a subscriber in another process (true when unknown).
+    fn sensors_listened(&self) -> bool {
+        match self {
+            Batches::Raw(raw) => raw.sensors.get_inter_process_subscription_count().map_or(true, |n| n > 0),
+            Batches::Typed { sensors, .. } => fros::listened(sensors),
+        }
+    }
 }
 
 /// Runs the node until SIGINT/SIGTERM or `run.max_sim_time`; returns the summary line.
@@ -87,10 +148,9 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
     settings.anchored.iter().enumerate().filter(|(_, a)| **a).for_each(|(i, _)| table.set_anchored(i, true));
     let outputs = Outputs {
         clock: node.create_publisher("/clock", QosProfile::default())?,
-        state: node.create_publisher("/tank/state", QosProfile::default())?,
         tf: node.create_publisher("/tf", QosProfile::default())?,
         markers: node.create_publisher("/tank/markers", QosProfile::default().transient_local().keep_last(1))?,
-        sensors: node.create_publisher("/kilobot/sensors", QosProfile::default())?,
+        batches: Batches::new(&mut node)?,
     };
     let mut batches = node.subscribe::<KilobotCommandBatch>("/kilobot/cmd", QosProfile::default())?;
     let mut overhead = node.subscribe::<KilobotOverhead>("/kilobot/overhead", QosProfile::default())?;
@@ -134,18 +194,8 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-            let mut sim = Sim {
-                table,
-                settings,
-                out: outputs,
-                index,
-                sensors: Vec::new(),
-                tick: None,
-                refused: 0,
-                overhead: None,
-                state_msg: None,
-                sensors_msg: None,
-            };
+            let mut sim =
+                Sim { table, settings, out: outputs, index, readings: Readings::default(), tick: None, refused: 0, overhead: None };
             sim.run(&stop, &control_rx)
         })
     };
@@ -171,16 +221,12 @@ struct Sim {
     out: Outputs,
     index: HashMap<String, usize>,
     /// Reused for every sensor batch.
-    sensors: Vec<KilobotSensors>,
+    readings: Readings,
     tick: Option<Tick>,
     /// Commands refused (unknown robot, out of range), for the summary.
     refused: u64,
     /// The overhead broadcast waiting for the next sensor batch.
     overhead: Option<Overhead>,
-    /// `/tank/state` kept between publications (see [`Sim::state_template`]).
-    state_msg: Option<NativeMsg<TankState>>,
-    /// `/kilobot/sensors` kept between batches (see [`Sim::sensors_template`]).
-    sensors_msg: Option<NativeMsg<KilobotSensorsBatch>>,
 }
 
 impl Sim {
@@ -307,50 +353,24 @@ impl Sim {
 
     /// Every robot's reading in one batch; in lock step, opens the tick it starts.
     fn publish_sensors(&mut self, lockstep: bool) {
-        self.table.read_all(&mut self.sensors);
+        // Read whether or not anyone listens: the reading decides the step's transmissions
+        // (from the run's random stream on a shared channel) and counts them.
+        read_flat(&mut self.table, &mut self.readings);
         // The overhead controller reaches every robot at once, with this reading only.
-        let overhead = self.overhead.take();
+        let (command, payload) = overhead_wire(self.overhead.take());
         let t = self.table.time();
-        let heard: usize = self.sensors.iter().map(|s| s.messages.len()).sum();
-        let fits = self.sensors_msg.as_ref().is_some_and(|m| m.distances.capacity >= heard);
-        if !fits {
-            // A quarter more than this tick's messages: a swarm that closes up grows the
-            // arrays a few times, not at every tick (at least one: an array of none has no
-            // data pointer to write through).
-            self.sensors_msg = Some(self.sensors_template((heard + heard / 4).max(1)));
-        }
-        let Some(msg) = self.sensors_msg.as_mut() else { return };
         let stamp = fros::time_msg(t);
-        (msg.header.stamp.sec, msg.header.stamp.nanosec) = (stamp.sec, stamp.nanosec);
-        let (command, payload) = overhead_wire(overhead);
-        msg.overhead_command = command;
-        // SAFETY (every slice below): the template made each array with `data` pointing to
-        // `capacity` initialised elements owned by `msg`; the per-robot arrays keep one per
-        // robot, the message arrays were made for at least `heard` messages (checked above)
-        // and the overhead payload for a whole message, and nothing else references them
-        // while the slices live. Setting `size` at most `capacity` is what is sent.
-        unsafe {
-            let n = self.sensors.len();
-            let ticks = std::slice::from_raw_parts_mut(msg.ticks.data, n);
-            let light = std::slice::from_raw_parts_mut(msg.light.data, n);
-            let counts = std::slice::from_raw_parts_mut(msg.message_counts.data, n);
-            msg.payloads.size = heard * MESSAGE_BYTES;
-            msg.distances.size = heard;
-            let payloads = std::slice::from_raw_parts_mut(msg.payloads.data, heard * MESSAGE_BYTES);
-            let distances = std::slice::from_raw_parts_mut(msg.distances.data, heard);
-            let mut k = 0;
-            for (i, s) in self.sensors.iter().enumerate() {
-                (ticks[i], light[i], counts[i]) = (s.ticks, s.light, s.messages.len() as u32);
-                for ir in &s.messages {
-                    payloads[k * MESSAGE_BYTES..(k + 1) * MESSAGE_BYTES].copy_from_slice(&ir.payload);
-                    distances[k] = ir.distance;
-                    k += 1;
-                }
+        let published = match &mut self.out.batches {
+            // Nobody to hear it: not serialised (a batch is ~0.6 MB at 1024 robots).
+            batches if !batches.sensors_listened() => Ok(()),
+            Batches::Raw(raw) => {
+                let names = &self.settings.names;
+                let batch = raw.sensors_wire.get_or_insert_with(|| SensorsWire::new("", names));
+                raw.sensors.publish_raw(batch.write(&stamp, &self.readings, command, &payload))
             }
-            msg.overhead_payload.size = payload.len();
-            std::slice::from_raw_parts_mut(msg.overhead_payload.data, payload.len()).copy_from_slice(&payload);
-        }
-        if let Err(e) = self.out.sensors.publish_native(msg) {
+            Batches::Typed { sensors, .. } => sensors.publish(&self.readings.message(stamp, &self.settings.names, command, payload)),
+        };
+        if let Err(e) = published {
             warn!("publishing /kilobot/sensors: {e}");
         }
         if lockstep {
@@ -360,26 +380,6 @@ impl Sim {
         }
     }
 
-    /// The `/kilobot/sensors` batch as C structures with room for `messages` messages,
-    /// the robots' names written once: converting the batch from the Rust message at every
-    /// tick copied 1024 names and 330 kB of arrays through fresh allocations. Same content
-    /// on the wire as [`RosBatch::sensors_batch`] (robots in order, messages concatenated).
-    fn sensors_template(&self, messages: usize) -> NativeMsg<KilobotSensorsBatch> {
-        let n = self.table.len();
-        let msg = KilobotSensorsBatch {
-            header: fros::header(self.table.time(), ""),
-            robots: self.settings.names.clone(),
-            ticks: vec![0; n],
-            light: vec![0.0; n],
-            message_counts: vec![0; n],
-            payloads: vec![0; messages * MESSAGE_BYTES],
-            distances: vec![0.0; messages],
-            overhead_command: 0,
-            overhead_payload: vec![0; MESSAGE_BYTES],
-        };
-        NativeMsg::from(&msg)
-    }
-
     /// Robot `i`'s pose in the world frame, m.
     fn pose(&self, i: usize) -> Isometry3<f64> {
         world_pose(self.table.pose(i))
@@ -387,31 +387,22 @@ impl Sim {
 
     /// `/tank/state` and `/tf`, each only when someone listens.
     fn publish_state(&mut self) {
-        let (state_wanted, tf_wanted) = (fros::listened(&self.out.state), fros::listened(&self.out.tf));
+        let (state_wanted, tf_wanted) = (self.out.batches.state_listened(), fros::listened(&self.out.tf));
         if !state_wanted && !tf_wanted {
             return;
         }
         let t = self.table.time();
         if state_wanted {
-            if self.state_msg.is_none() {
-                self.state_msg = Some(self.state_template());
-            }
-            let Some(msg) = self.state_msg.as_mut() else { return };
-            let stamp = fros::time_msg(t);
-            (msg.header.stamp.sec, msg.header.stamp.nanosec) = (stamp.sec, stamp.nanosec);
-            (msg.step, msg.sim_time) = (self.table.steps(), t);
-            // SAFETY: `modules` was made by `NativeMsg::from` with one element per robot and
-            // its size is never changed, so `data` points to `size` initialised elements
-            // owned by `msg`, which nothing else references while this slice lives.
-            let modules = unsafe { std::slice::from_raw_parts_mut(msg.modules.data, msg.modules.size) };
-            for (i, m) in modules.iter_mut().enumerate() {
-                let pose = fros::pose_msg(&world_pose(self.table.pose(i)));
-                let (position, orientation) = (&mut m.pose.position, &mut m.pose.orientation);
-                (position.x, position.y, position.z) = (pose.position.x, pose.position.y, pose.position.z);
-                (orientation.x, orientation.y, orientation.z, orientation.w) =
-                    (pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w);
-            }
-            if let Err(e) = self.out.state.publish_native(msg) {
+            let published = match &mut self.out.batches {
+                Batches::Raw(raw) => {
+                    let (table, settings) = (&self.table, &self.settings);
+                    let msg = raw.state_wire.get_or_insert_with(|| StateWire::new(&state_msg(table, settings)));
+                    write_poses(msg, &mut raw.orientations, table);
+                    raw.state.publish_raw(msg.bytes())
+                }
+                Batches::Typed { state, .. } => state.publish(&state_msg(&self.table, &self.settings)),
+            };
+            if let Err(e) = published {
                 warn!("publishing /tank/state: {e}");
             }
         }
@@ -429,33 +420,6 @@ impl Sim {
                 warn!("publishing /tf: {e}");
             }
         }
-    }
-
-    /// The `/tank/state` message as C structures, everything but the poses and the time
-    /// filled in: names and kinds are strings, and converting 1024 modules with two
-    /// strings each from the Rust message at every publication took most of the node's
-    /// time at 30 Hz (docs/swarm_scale.md).
-    fn state_template(&self) -> NativeMsg<TankState> {
-        let modules = (0..self.table.len())
-            .zip(&self.settings.names)
-            .map(|(i, name)| ModuleState {
-                id: i as u32,
-                name: name.clone(),
-                kind: ModuleKind::Kilobot.name().to_owned(),
-                pose: fros::pose_msg(&self.pose(i)),
-                ..Default::default()
-            })
-            .collect();
-        // A dry table: no water (level 0 m relative to the rim), no pumps.
-        let msg = TankState {
-            header: fros::header(self.table.time(), &self.settings.publish.frame_id),
-            step: self.table.steps(),
-            sim_time: self.table.time(),
-            water_level: 0.0,
-            pump_power: Vec::new(),
-            modules,
-        };
-        NativeMsg::from(&msg)
     }
 
     /// `/tank/markers`: every robot as one sphere list coloured by its LED (grey when off),
@@ -477,7 +441,7 @@ impl Sim {
         robots.color = ColorRGBA { r: 1.0, g: 1.0, b: 1.0, a: 1.0 };
         for i in 0..self.table.len() {
             let pose = self.pose(i);
-            robots.points.push(r2r::geometry_msgs::msg::Point { x: pose.translation.x, y: pose.translation.y, z: pose.translation.z });
+            robots.points.push(Point { x: pose.translation.x, y: pose.translation.y, z: pose.translation.z });
             let [r, g, b] = self.table.led(i);
             let colour = if self.table.failed(i) {
                 ColorRGBA { r: 0.4, g: 0.0, b: 0.0, a: 1.0 }
@@ -494,6 +458,48 @@ impl Sim {
     }
 }
 
+/// `/tank/state` now: every robot as a `kilobot` module (its index as id) at its pose.
+fn state_msg(table: &KilobotTable, settings: &NodeSettings) -> TankState {
+    let modules = (0..table.len())
+        .zip(&settings.names)
+        .map(|(i, name)| ModuleState {
+            id: i as u32,
+            name: name.clone(),
+            kind: ModuleKind::Kilobot.name().to_owned(),
+            pose: fros::pose_msg(&world_pose(table.pose(i))),
+            ..Default::default()
+        })
+        .collect();
+    // A dry table: no water (level 0 m relative to the rim), no pumps.
+    TankState {
+        header: fros::header(table.time(), &settings.publish.frame_id),
+        step: table.steps(),
+        sim_time: table.time(),
+        water_level: 0.0,
+        pump_power: Vec::new(),
+        modules,
+    }
+}
+
+/// Every robot's reading of the table's current step into `out`, laid out as the batch
+/// carries it (the messages written straight into its arrays, not through a
+/// [`flotilla_contract::kilobot::KilobotSensors`] per robot).
+fn read_flat(table: &mut KilobotTable, out: &mut Readings) {
+    out.clear();
+    let n = table.len();
+    out.ticks.resize(n, table.ticks());
+    out.light.resize(n, table.config().ambient_light);
+    for i in 0..n {
+        let before = out.distances.len();
+        let (payloads, distances) = (&mut out.payloads, &mut out.distances);
+        table.read_messages(i, |payload, distance| {
+            payloads.extend_from_slice(payload);
+            distances.push(distance);
+        });
+        out.counts.push((out.distances.len() - before) as u32);
+    }
+}
+
 /// A table pose (world units) in the world frame, m, the body's centre half its height up.
 fn world_pose(p: Pose) -> Isometry3<f64> {
     let half_height = ModuleKind::Kilobot.spec().shape.half_height();
@@ -501,6 +507,25 @@ fn world_pose(p: Pose) -> Isometry3<f64> {
         Translation3::new(p.x * WORLD_UNIT_M, p.y * WORLD_UNIT_M, half_height),
         UnitQuaternion::from_axis_angle(&Vector3::z_axis(), p.theta),
     )
+}
+
+/// The table's time and every robot's pose into the serialised state: as
+/// [`world_pose`], the orientation made again only for a robot whose heading changed
+/// (`orientations` keeps them between publications; most robots do not turn).
+fn write_poses(msg: &mut StateWire, orientations: &mut Vec<(u64, Quaternion)>, table: &KilobotTable) {
+    let t = table.time();
+    msg.set_time(&fros::time_msg(t), table.steps(), t);
+    let half_height = ModuleKind::Kilobot.spec().shape.half_height();
+    // NaN bits: no heading has them, so every orientation is made at the first publication.
+    orientations.resize(msg.len(), (u64::MAX, Quaternion::default()));
+    for (i, (heading, orientation)) in orientations.iter_mut().enumerate() {
+        let p = table.pose(i);
+        if *heading != p.theta.to_bits() {
+            (*heading, *orientation) = (p.theta.to_bits(), fros::pose_msg(&world_pose(p)).orientation);
+        }
+        let position = Point { x: p.x * WORLD_UNIT_M, y: p.y * WORLD_UNIT_M, z: half_height };
+        msg.set_pose(i, &r2r::geometry_msgs::msg::Pose { position, orientation: orientation.clone() });
+    }
 }
 
 /// The first placement the table accepts, as (poses in world units, names, anchored);
@@ -538,4 +563,47 @@ fn check_placement(msg: KilobotPlacement, settings: &NodeSettings) -> anyhow::Re
     let poses: Vec<Pose> = (0..n).map(|i| Pose { x: msg.x[i] / WORLD_UNIT_M, y: msg.y[i] / WORLD_UNIT_M, theta: msg.theta[i] }).collect();
     KilobotTable::new(settings.table, &poses, settings.seed)?;
     Ok((poses, msg.robots, msg.anchored))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flotilla_contract::kilobot::KilobotSensors;
+    use r2r::WrappedTypesupport as _;
+
+    /// The raw path (serialised once, poses, time and readings rewritten in place) reads
+    /// back as the messages the typed path publishes, and the readings as the library's
+    /// (`read_all`, through the contract's batch), after the robots moved and talked.
+    #[test]
+    fn raw_batches_read_back_as_the_typed_messages() {
+        let tree = serde_yaml::from_str("{robots: {count: 40, spacing: 1.5}, seed: 3}").unwrap();
+        let settings = NodeSettings::from_tree(&tree).unwrap();
+        let mut table = KilobotTable::new(settings.table, &settings.poses, settings.seed).unwrap();
+        let mut state = StateWire::new(&state_msg(&table, &settings));
+        let mut orientations = Vec::new();
+        let mut batch = SensorsWire::new("", &settings.names);
+        let (mut readings, mut sensors) = (Readings::default(), Vec::new());
+        for i in 0..table.len() {
+            let talk = KilobotCommand { motor_left: 1.0, motor_right: (i % 2) as f64, led: [0.0; 3], message: vec![i as u8] };
+            table.apply(i, &talk).unwrap();
+        }
+        for round in 0..3 {
+            (0..20).for_each(|_| table.step());
+            let t = table.time();
+            write_poses(&mut state, &mut orientations, &table);
+            let typed = state_msg(&table, &settings);
+            assert_eq!(TankState::from_serialized_bytes(state.bytes()).unwrap(), typed);
+            read_flat(&mut table, &mut readings);
+            assert!(!readings.distances.is_empty());
+            let (command, payload) = if round == 1 { overhead_wire(Some(Overhead::Run)) } else { (0, Vec::new()) };
+            let raw = batch.write(&fros::time_msg(t), &readings, command, &payload);
+            let typed = readings.message(fros::time_msg(t), &settings.names, command, payload.clone());
+            assert_eq!(KilobotSensorsBatch::from_serialized_bytes(raw).unwrap(), typed);
+            table.read_all(&mut sensors);
+            let named: Vec<(&str, &KilobotSensors)> = settings.names.iter().map(String::as_str).zip(&sensors).collect();
+            let mut library = Kilobot::sensors_batch(t, &named);
+            (library.overhead_command, library.overhead_payload) = (command, payload);
+            assert_eq!(library, typed);
+        }
+    }
 }

@@ -90,7 +90,14 @@ pub struct KilobotTable {
     message: Vec<Option<[u8; MESSAGE_BYTES]>>,
     led: Vec<[f64; 3]>,
     odometer: Vec<f64>,
+    /// `theta`'s sine and cosine, valid while `trig_of` holds `theta`'s bits (a heading
+    /// changes only when its robot turns: most steps reuse them).
+    sin: Vec<f64>,
+    cos: Vec<f64>,
+    trig_of: Vec<u64>,
     grid: Grid,
+    /// The robots moving this step, in cells of the yield distance (avoidance queries).
+    moving_grid: Grid,
     tx_grid: Grid,
     attempting: Vec<bool>,
     sending: Vec<bool>,
@@ -148,7 +155,12 @@ impl KilobotTable {
             message: vec![None; n],
             led: vec![[0.0; 3]; n],
             odometer: vec![0.0; n],
+            sin: vec![0.0; n],
+            cos: vec![1.0; n],
+            // 0.0's bits: the (0, 1) above.
+            trig_of: vec![0; n],
             grid: Grid::default(),
+            moving_grid: Grid::default(),
             tx_grid: Grid::default(),
             attempting: vec![false; n],
             sending: vec![false; n],
@@ -304,11 +316,23 @@ impl KilobotTable {
     /// drawn from the run's seed, the step, the sender and the receiver, so they do not
     /// depend on the order of reading.
     pub fn read(&mut self, i: usize, out: &mut KilobotSensors) {
-        self.prepare_read();
         out.stamp = self.time();
-        out.ticks = self.step.min(u64::from(u32::MAX)) as u32;
+        out.ticks = self.ticks();
         out.light = self.config.ambient_light;
         out.messages.clear();
+        self.read_messages(i, |payload, distance| out.messages.push(IrMessage { payload: *payload, distance }));
+    }
+
+    /// Every robot's clock in this step's readings, ticks (one per step).
+    pub fn ticks(&self) -> u32 {
+        self.step.min(u64::from(u32::MAX)) as u32
+    }
+
+    /// The messages of robot `i`'s reading of the current step, each handed to
+    /// `heard(payload, distance in m)`: [`Self::read`] without a [`KilobotSensors`], for a
+    /// host that lays readings out its own way (the same messages, in the same order).
+    pub fn read_messages(&mut self, i: usize, mut heard: impl FnMut(&[u8; MESSAGE_BYTES], f64)) {
+        self.prepare_read();
         let channel = self.config.channel;
         let range2 = channel.range * channel.range;
         let (xi, yi) = (self.x[i], self.y[i]);
@@ -335,7 +359,7 @@ impl KilobotTable {
                 continue;
             }
             let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
-            out.messages.push(IrMessage { payload: tx.payload[k], distance: measured * WORLD_UNIT_M });
+            heard(&tx.payload[k], measured * WORLD_UNIT_M);
             delivered += 1;
         }
         self.deliveries += delivered;
@@ -415,20 +439,23 @@ impl KilobotTable {
         }
         if let Some(avoid) = cfg.avoidance {
             let cos_cone = avoid.cone.cos();
+            // Only moving robots make others yield: the grid holds just them, in cells of
+            // the yield distance (a query scans ~10 candidates, not the ~30 of `grid`).
+            let moving = &self.moved;
+            self.moving_grid.rebuild(&self.x, &self.y, |j| moving[j], avoid.yield_distance);
             for i in 0..n {
                 if !self.moved[i] {
                     continue;
                 }
-                let (xi, yi, (s, c)) = (self.x[i], self.y[i], self.theta[i].sin_cos());
-                let (x, y, moving) = (&self.x, &self.y, &self.moved);
+                let (s, c) = self.trig(i);
+                let (xi, yi, x, y) = (self.x[i], self.y[i], &self.x, &self.y);
                 let mut blocked = false;
-                self.grid.for_each_near(xi, yi, avoid.yield_distance, |j| {
-                    if j == i || !moving[j] || blocked {
-                        return;
-                    }
+                // Every candidate tested, without branches (whether one blocks is a coin
+                // toss a branch predictor loses); the robot itself is at d = 0.
+                self.moving_grid.for_each_near(xi, yi, avoid.yield_distance, |j| {
                     let (dx, dy) = (x[j] - xi, y[j] - yi);
                     let d = (dx * dx + dy * dy).sqrt();
-                    blocked = d < avoid.yield_distance && d > 0.0 && (dx * c + dy * s) >= cos_cone * d;
+                    blocked |= (d < avoid.yield_distance) & (d > 0.0) & ((dx * c + dy * s) >= cos_cone * d);
                 });
                 // `moved` of later robots is read above, so mark blocked ones after the scan.
                 self.attempting[i] = blocked;
@@ -458,7 +485,7 @@ impl KilobotTable {
                 Motion::Stop => 0.0,
             };
             self.theta[i] = wrap(self.theta[i]);
-            let (s, c) = self.theta[i].sin_cos();
+            let (s, c) = self.trig(i);
             self.x[i] += distance * c;
             self.y[i] += distance * s;
             self.odometer[i] += distance;
@@ -484,6 +511,17 @@ impl KilobotTable {
             }
         }
         self.rebuild_grid();
+    }
+
+    /// Robot `i`'s (sin, cos) of its heading, computed again only when the heading changed.
+    #[inline]
+    fn trig(&mut self, i: usize) -> (f64, f64) {
+        let bits = self.theta[i].to_bits();
+        if self.trig_of[i] != bits {
+            (self.sin[i], self.cos[i]) = self.theta[i].sin_cos();
+            self.trig_of[i] = bits;
+        }
+        (self.sin[i], self.cos[i])
     }
 
     /// Pushes overlapping robots apart: two moved robots share the correction, a robot at
