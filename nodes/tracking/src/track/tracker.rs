@@ -213,6 +213,36 @@ struct LostTrack {
 }
 
 impl TrackState {
+    /// How far from its predicted position (predicted to `stamp`) a detection may be and
+    /// still be this track's body, m.
+    fn gate_radius(&self, c: &TrackerConfig, stamp: f64) -> f64 {
+        let sigma = self.filter.innovation_variance(c.measurement_sigma).sqrt();
+        let radius = (c.gate_sigmas * sigma).clamp(c.min_gate_distance, c.max_gate_distance);
+        if self.hits <= c.confirm_hits {
+            return radius;
+        }
+        // Velocity-aware: since its last hit a body can have gone at most a full reversal
+        // (a head-on collision) off its prediction, so a slow body's gate stays small and a
+        // glint or a neighbour beyond it cannot take the track.
+        let [vx, vy] = self.filter.velocity;
+        let reversal = 2.0 * vx.hypot(vy) * (stamp - self.last_hit_stamp);
+        radius.min(c.min_gate_distance + reversal)
+    }
+
+    /// Whether `p` (m) is within the gate of where this coasting track's body can be at
+    /// `stamp`: anywhere from its last detection (stopped) to its constant-velocity
+    /// prediction. Velocities estimated from cut-off detections are biased (a marker
+    /// sliding under a pipe shows a centroid that moves with its visible part), so the
+    /// body may have gone any fraction of the predicted way, but not off to the side.
+    fn could_be_at(&self, p: [f64; 2], c: &TrackerConfig, stamp: f64) -> bool {
+        let ([lx, ly], [px, py]) = (self.last_measured, self.filter.position);
+        let (sx, sy) = (px - lx, py - ly);
+        let length2 = sx * sx + sy * sy;
+        let along = if length2 > 0.0 { (((p[0] - lx) * sx + (p[1] - ly) * sy) / length2).clamp(0.0, 1.0) } else { 0.0 };
+        let (nx, ny) = (lx + along * sx, ly + along * sy);
+        (p[0] - nx).hypot(p[1] - ny) <= self.gate_radius(c, stamp)
+    }
+
     /// What re-identification keeps of an identified track: its id, kind, last detection
     /// and velocity.
     fn as_lost(&self) -> Option<LostTrack> {
@@ -382,16 +412,7 @@ impl MultiTargetTracker {
         self.candidates.clear();
         self.miss_cost.clear();
         for (t, track) in self.tracks.iter().enumerate() {
-            let sigma = track.filter.innovation_variance(c.measurement_sigma).sqrt();
-            let mut radius = (c.gate_sigmas * sigma).clamp(c.min_gate_distance, c.max_gate_distance);
-            if track.hits > c.confirm_hits {
-                // Velocity-aware: since its last hit a body can have gone at most a full
-                // reversal (a head-on collision) off its prediction, so a slow body's gate
-                // stays small and a glint or a neighbour beyond it cannot take the track.
-                let [vx, vy] = track.filter.velocity;
-                let reversal = 2.0 * vx.hypot(vy) * (stamp - track.last_hit_stamp);
-                radius = radius.min(c.min_gate_distance + reversal);
-            }
+            let radius = track.gate_radius(c, stamp);
             let radius2 = radius * radius;
             // Pair costs are squared distances in units of the track's own gate, and a
             // miss costs 1 whatever the gate: with costs in m^2 and a miss costing the
@@ -448,7 +469,11 @@ impl MultiTargetTracker {
         // Tracks still coasting compete with the lost ids: a track that coasted away on a
         // velocity estimated from cut-off detections (a body half under the inlet pipe)
         // leaves its body to come back as a new track, which must take that id back
-        // rather than the lost id of another body.
+        // rather than the lost id of another body. But a coasting track is alive: its gate
+        // says where its body can be, so only a new track inside that gate (around any
+        // point between its last detection and its prediction) may be its body. Beyond it
+        // the new track is another body, maybe one never seen (a fresh id is left): given
+        // the coasting id, it left the body a new id when it came back where predicted.
         let coasting: Vec<(usize, LostTrack)> = (0..self.tracks.len())
             .filter_map(|t| {
                 let tr = &self.tracks[t];
@@ -464,6 +489,11 @@ impl MultiTargetTracker {
                 let from_last = (l.position[0] - x).hypot(l.position[1] - y);
                 if !same_kind(track.kind, l.kind) || from_last > max_speed * (stamp - l.stamp) + reach {
                     continue;
+                }
+                if let Some((coasting_track, _)) = col.checked_sub(self.lost.len()).map(|k| coasting[k]) {
+                    if !self.tracks[coasting_track].could_be_at([x, y], &self.config, stamp) {
+                        continue;
+                    }
                 }
                 let [ex, ey] = expected(l);
                 candidates.push(Candidate { track: row, detection: col, cost: (ex - x).powi(2) + (ey - y).powi(2) });
@@ -489,7 +519,7 @@ impl MultiTargetTracker {
         });
         // A coasting track whose id went to its body's new track is that body's duplicate:
         // dropped once the remaining ids are given (the indices of `waiting` hold till then).
-        let replaced: Vec<usize> = coasting.iter().enumerate().filter(|(k, _)| taken[lost_count + k]).map(|(_, (t, _))| *t).collect();
+        let mut replaced: Vec<usize> = coasting.iter().enumerate().filter(|(k, _)| taken[lost_count + k]).map(|(_, (t, _))| *t).collect();
         for &t in &waiting {
             if self.tracks[t].id.is_some() {
                 continue;
@@ -517,6 +547,34 @@ impl MultiTargetTracker {
                 let lost = self.lost.swap_remove(i);
                 tracing::debug!(id = lost.id, x, y, stamp, lost_at = lost.stamp, "track re-identified (every id issued)");
                 self.tracks[t].id = Some(lost.id);
+                continue;
+            }
+            // Every id issued and none lost: the body can only be one whose track still
+            // coasts, whatever its gate says (a velocity from cut-off detections can point
+            // across the occluder's edge), so the nearest prediction of its kind gives its id.
+            let closest = coasting
+                .iter()
+                .enumerate()
+                .filter(|(k, (_, l))| !taken[lost_count + k] && same_kind(track.kind, l.kind))
+                .map(|(k, (_, l))| {
+                    let [ex, ey] = expected(l);
+                    (k, (ex - x).hypot(ey - y))
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(k, _)| k);
+            if let Some(k) = closest {
+                let (coasting_track, owner) = coasting[k];
+                tracing::debug!(
+                    id = owner.id,
+                    x,
+                    y,
+                    stamp,
+                    lost_at = owner.stamp,
+                    "track re-identified (every id issued, its track coasting)"
+                );
+                taken[lost_count + k] = true;
+                replaced.push(coasting_track);
+                self.tracks[t].id = Some(owner.id);
             }
         }
         if !replaced.is_empty() {
@@ -846,6 +904,82 @@ mod tests {
                 assert_eq!(tracks.iter().filter(|tr| tr.id == ids.0).count(), 1, "frame {k}: A's id on two tracks: {tracks:?}");
             }
         }
+    }
+
+    /// 2048^2 nuisance scene, seed 7: a Lily coasted under the inlet pipe while another
+    /// Lily, hidden there since the start (no id yet), came out 10 cm along the pipe. The
+    /// coasting track's id was the only one within `max_speed` reach, so the newcomer took
+    /// it (and the coasting track was dropped) although a fresh id was left; the first Lily
+    /// then came back where its track predicted it and got the fresh id.
+    #[test]
+    fn a_newcomer_does_not_take_the_id_of_a_track_coasting_elsewhere() {
+        let config = TrackerConfig { object_count: 3, ..TrackerConfig::default() };
+        let mut tracker = MultiTargetTracker::new(config).unwrap();
+        let dt = 1.0 / 30.0;
+        // A drifts along x at 0.1 m/s and is hidden for frames 13-18; B sits far away; C,
+        // never seen before, shows up from frame 17 on, 9 cm from A's last detection (within
+        // the 0.16 m A can reach by C's confirmation) and 7 cm from A's prediction (beyond
+        // its 4 cm gate).
+        let a = |k: u32| [-0.1 + 0.1 * dt * f64::from(k), 0.0];
+        let (b, c) = ([0.3, 0.3], [a(12)[0] + 0.09, -0.02]);
+        let mut ids = (None, None);
+        for k in 0..40u32 {
+            let t = dt * f64::from(k);
+            let mut detections = vec![det(b[0], b[1])];
+            if !(13..=18).contains(&k) {
+                detections.push(det(a(k)[0], a(k)[1]));
+            }
+            if k >= 17 {
+                detections.push(det(c[0], c[1]));
+            }
+            let tracks = tracker.update(&detections, t).unwrap().to_vec();
+            let id_at =
+                |p: [f64; 2]| tracks.iter().find(|tr| tr.missed_frames == 0 && (tr.x - p[0]).hypot(tr.y - p[1]) < 1e-3).map(|tr| tr.id);
+            if k == 12 {
+                ids.0 = id_at(a(k));
+            }
+            if k == 18 {
+                ids.1 = id_at(c);
+                assert_ne!(ids.1, ids.0, "frame {k}: C took A's id while A's track coasted 7 cm away: {tracks:?}");
+            }
+            if k >= 20 {
+                assert_eq!(id_at(a(k)), ids.0, "frame {k}: A lost its id: {tracks:?}");
+                assert_eq!(id_at(c), ids.1, "frame {k}: C's id changed: {tracks:?}");
+            }
+        }
+        assert!(ids.0.is_some() && ids.1.is_some(), "{ids:?}");
+    }
+
+    /// 2048^2 nuisance scene, seed 8: a Lily's velocity, estimated from detections cut off
+    /// by the inlet pipe, pointed across the pipe; the Lily came out 4 cm beside its track's
+    /// predicted path. Every id was issued and none was lost, so it can only be that body:
+    /// it must get the coasting track's id at once, not wait for the track to die.
+    #[test]
+    fn a_body_beyond_its_coasting_gate_gets_its_id_when_no_other_is_free() {
+        let config = TrackerConfig { object_count: 2, ..TrackerConfig::default() };
+        let mut tracker = MultiTargetTracker::new(config).unwrap();
+        let dt = 1.0 / 30.0;
+        // A runs along x at 0.2 m/s, hidden for frames 11-16, and comes back 5 cm to the side
+        // of its path; B sits far away.
+        let a = |k: u32| [-0.1 + 0.2 * dt * f64::from(k), if k > 16 { 0.05 } else { 0.0 }];
+        let b = [0.3, 0.3];
+        let mut a_id = None;
+        for k in 0..25u32 {
+            let mut detections = vec![det(b[0], b[1])];
+            if !(11..=16).contains(&k) {
+                detections.push(det(a(k)[0], a(k)[1]));
+            }
+            let tracks = tracker.update(&detections, dt * f64::from(k)).unwrap().to_vec();
+            let on_a = tracks.iter().find(|tr| tr.missed_frames == 0 && (tr.x - a(k)[0]).hypot(tr.y - a(k)[1]) < 1e-3).map(|tr| tr.id);
+            if k == 10 {
+                a_id = on_a;
+            }
+            if k >= 18 {
+                assert_eq!(on_a, a_id, "frame {k}: A's new track not given A's id: {tracks:?}");
+                assert_eq!(tracks.len(), 2, "frame {k}: {tracks:?}");
+            }
+        }
+        assert!(a_id.is_some());
     }
 
     #[test]
