@@ -4,7 +4,7 @@
 //! The threshold is set per square tile of [`TILE`] pixels (the illumination model), and
 //! a tile can be left out altogether (outside the detection region).
 
-use crate::frame::{luma, Encoding, ImageView};
+use crate::frame::{colour_to_luma, luma, Encoding, ImageView};
 
 /// Side of a threshold tile, px; also the chunk of a row read at once when finding runs.
 pub const TILE: usize = 32;
@@ -309,20 +309,7 @@ fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut V
             gray.fill(0);
             continue;
         }
-        let (r, b) = if encoding == Encoding::Bgr8 { (2, 0) } else { (0, 2) };
-        match (<&[u8; 3 * SKIP_CHUNK]>::try_from(chunk), <&mut [u8; SKIP_CHUNK]>::try_from(&mut *gray)) {
-            // Fixed sizes, so that the compiler can vectorise the conversion.
-            (Ok(px), Ok(gray)) => {
-                for (i, g) in gray.iter_mut().enumerate() {
-                    *g = luma(px[3 * i + r], px[3 * i + 1], px[3 * i + b]);
-                }
-            }
-            _ => {
-                for (px, g) in chunk.chunks_exact(3).zip(gray.iter_mut()) {
-                    *g = luma(px[r], px[1], px[b]);
-                }
-            }
-        }
+        colour_to_luma(chunk, encoding == Encoding::Bgr8, gray);
     }
 }
 
