@@ -265,7 +265,7 @@ impl Splitter {
             for (run, row) in runs {
                 let len = (run.end - run.start) as usize;
                 let mut push = |start: usize, end: usize| {
-                    set.push(Run { v: run.v, start: run.start + start as u32, end: run.start + end as u32 }, &row[start..end]);
+                    set.push_from(Run { v: run.v, start: run.start + start as u32, end: run.start + end as u32 }, &row[start..]);
                 };
                 let mut scanner = RunScanner::default();
                 for base in (0..len).step_by(SKIP_CHUNK) {

@@ -93,6 +93,31 @@ impl RunLevels {
         self.levels.extend_from_slice(levels);
     }
 
+    /// [`RunLevels::push`] from `levels`, which starts with the run's levels and may go
+    /// on past them: when it holds whole [`SKIP_CHUNK`]s, they are copied and their peak
+    /// taken a chunk at a time (most runs are short: a `memmove` call and a byte-by-byte
+    /// peak cost more than the copy itself).
+    pub(crate) fn push_from(&mut self, run: Run, levels: &[u8]) {
+        let len = (run.end - run.start) as usize;
+        let chunks = len.div_ceil(SKIP_CHUNK);
+        if levels.len() < chunks * SKIP_CHUNK {
+            self.push(run, &levels[..len]);
+            return;
+        }
+        let start = self.levels.len();
+        let mut peak = 0;
+        for (c, chunk) in levels.chunks_exact(SKIP_CHUNK).take(chunks).enumerate() {
+            let Some(chunk) = chunk.first_chunk::<SKIP_CHUNK>() else { continue };
+            self.levels.extend_from_slice(chunk);
+            peak = peak.max(chunk_peak(chunk, (len - c * SKIP_CHUNK).min(SKIP_CHUNK)));
+        }
+        // The levels copied past the run's end are dropped (the next run overwrites them).
+        self.levels.truncate(start + len);
+        self.runs.push(run);
+        self.peaks.push(peak);
+        self.starts.push(start as u32);
+    }
+
     fn clear(&mut self) {
         self.runs.clear();
         self.peaks.clear();
@@ -380,7 +405,8 @@ fn fold_max<const N: usize>(pair: &[u8]) -> [u8; N] {
 /// Appends the runs of pixels at or above their tile's threshold in one grey row (or the
 /// part of it from column `offset`, a multiple of [`TILE`]), with their grey levels.
 fn push_runs(row: &[u8], v: u32, offset: u32, tiles: &[u16], out: &mut RunLevels) {
-    let mut push = |start: usize, end: usize| out.push(Run { v, start: offset + start as u32, end: offset + end as u32 }, &row[start..end]);
+    let mut push =
+        |start: usize, end: usize| out.push_from(Run { v, start: offset + start as u32, end: offset + end as u32 }, &row[start..]);
     let mut scanner = RunScanner::default();
     for (c, (chunk, &threshold)) in row.chunks(SKIP_CHUNK).zip(tiles).enumerate() {
         if threshold >= TILE_OFF {
@@ -490,6 +516,45 @@ fn full_mask(chunk: &[u8; SKIP_CHUNK], threshold: u8) -> u32 {
     chunk.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i)
 }
 
+/// The largest of the first `len` (at most [`SKIP_CHUNK`]) levels of a chunk, with
+/// vector maxima (the levels past `len` masked off).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn chunk_peak(chunk: &[u8; SKIP_CHUNK], len: usize) -> u8 {
+    use std::arch::x86_64::{__m128i, _mm_and_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_max_epu8, _mm_srli_si128};
+    /// `KEEP[SKIP_CHUNK - len..][..SKIP_CHUNK]`: `len` bytes 0xff, then zeros.
+    static KEEP: [u8; 2 * SKIP_CHUNK] = {
+        let mut keep = [0u8; 2 * SKIP_CHUNK];
+        let mut i = 0;
+        while i < SKIP_CHUNK {
+            keep[i] = 0xff;
+            i += 1;
+        }
+        keep
+    };
+    let keep = &KEEP[SKIP_CHUNK - len.min(SKIP_CHUNK)..][..SKIP_CHUNK];
+    // SAFETY: SSE2 is part of the x86_64 baseline; the loads read exactly the 32 bytes of
+    // `chunk` and of `keep`.
+    unsafe {
+        let load = |p: *const u8| _mm_loadu_si128(p.cast::<__m128i>());
+        let low = _mm_and_si128(load(chunk.as_ptr()), load(keep.as_ptr()));
+        let high = _mm_and_si128(load(chunk.as_ptr().add(16)), load(keep.as_ptr().add(16)));
+        let m = _mm_max_epu8(low, high);
+        let m = _mm_max_epu8(m, _mm_srli_si128::<8>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<4>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<2>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<1>(m));
+        _mm_cvtsi128_si32(m) as u8
+    }
+}
+
+/// The largest of the first `len` (at most [`SKIP_CHUNK`]) levels of a chunk.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn chunk_peak(chunk: &[u8; SKIP_CHUNK], len: usize) -> u8 {
+    chunk.iter().enumerate().fold(0, |m, (i, &l)| if i < len { m.max(l) } else { m })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -555,6 +620,23 @@ mod tests {
             assert_eq!(above_mask(&chunk, threshold), expected, "threshold {threshold}");
             assert_eq!(above_mask(&chunk[..7], threshold), expected & 0x7f, "threshold {threshold}");
         }
+    }
+
+    #[test]
+    fn chunk_peaks_and_padded_pushes_match_the_levels() {
+        let chunk: [u8; SKIP_CHUNK] = std::array::from_fn(|i| (i * 53 % 251) as u8);
+        for len in 1..=SKIP_CHUNK {
+            assert_eq!(chunk_peak(&chunk, len), chunk[..len].iter().copied().max().unwrap_or(0), "len {len}");
+        }
+        // Runs pushed from longer slices (whole chunks or not) keep their own levels.
+        let levels: Vec<u8> = (0..100).map(|i| (i * 91 % 256) as u8).collect();
+        let (mut fast, mut plain) = (RunLevels::default(), RunLevels::default());
+        for (start, end) in [(0usize, 1usize), (3, 40), (40, 72), (50, 99), (70, 100)] {
+            let run = Run { v: 0, start: start as u32, end: end as u32 };
+            fast.push_from(run, &levels[start..]);
+            plain.push(run, &levels[start..end]);
+        }
+        assert_eq!((&fast.runs, &fast.peaks, &fast.starts, &fast.levels), (&plain.runs, &plain.peaks, &plain.starts, &plain.levels));
     }
 
     #[test]
