@@ -283,7 +283,13 @@ impl Components {
         self.blob_of_root.resize(count, u32::MAX);
         self.blob_of_run.clear();
         for i in 0..count {
-            let root = self.find(i as u32) as usize;
+            // A run's parent never follows it (unions point the later root at the
+            // earlier one, path halving only moves up), so once the runs before `i` point
+            // at their roots, its parent's parent is its root.
+            let parent = self.parent[i] as usize;
+            let root = self.parent[parent] as usize;
+            debug_assert_eq!(self.parent[root] as usize, root);
+            self.parent[i] = root as u32;
             if self.blob_of_root[root] == u32::MAX {
                 self.blob_of_root[root] = self.blobs.len() as u32;
                 let run = self.set.runs[i];
