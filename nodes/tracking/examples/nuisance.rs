@@ -12,6 +12,8 @@
 //! their truth on disk (raw RGB, about 12 MB per 2048^2 frame), so a second run with the
 //! same scene, seed and frame counts only detects and tracks.
 
+#[path = "../tests/support/digest.rs"]
+mod digest;
 #[path = "../tests/support/nuisance.rs"]
 mod nuisance;
 #[path = "../tests/support/score.rs"]
@@ -73,6 +75,10 @@ struct Args {
     /// Print every miss, false detection and error above 1 mm, and the detector's rejections.
     #[arg(long)]
     verbose: bool,
+    /// Print a digest of every detection and rejection count per scene (compare commits
+    /// meant to leave the detector's output bit-identical).
+    #[arg(long)]
+    digest: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -106,6 +112,7 @@ fn main() -> anyhow::Result<()> {
             tracker.process(&ImageView::from_rgb(&frame.rgb), stamp)?;
         }
         let (mut render_time, mut track_time) = (0.0, 0.0);
+        let mut digest = digest::Digest::default();
         for k in 0..args.frames {
             let started = Instant::now();
             let frame = match &cache {
@@ -130,6 +137,8 @@ fn main() -> anyhow::Result<()> {
                 widths.sort_by(f64::total_cmp);
                 println!("frame {} edge widths {widths:.2?}", frame.index);
             }
+            tracker.detections().iter().for_each(|d| digest.detection(d));
+            digest.stats(&tracker.detection_stats());
             scores.add(&frame.truth, tracker.detections(), &tracks);
             if let Some(saver) = saver.as_mut() {
                 saver.save(frame.index as u64, frame.stamp, &image)?;
@@ -141,6 +150,9 @@ fn main() -> anyhow::Result<()> {
             1e3 * render_time / args.frames as f64,
             1e3 * track_time / args.frames as f64
         );
+        if args.digest {
+            println!("{scene:?} {:?}: detection digest {:016x}", args.encoding, digest.0);
+        }
     }
     Ok(())
 }

@@ -42,6 +42,8 @@ pub struct Illumination {
     /// The contrast of the last thresholds, 8-bit levels.
     contrast: Option<f64>,
     samples: Vec<u8>,
+    /// Per tile, whether the last refresh changed its background.
+    changed: Vec<bool>,
 }
 
 impl Illumination {
@@ -55,6 +57,7 @@ impl Illumination {
         self.active = active;
         self.sample_masks = sample_masks;
         self.background = vec![0.0; columns * rows];
+        self.changed = vec![false; columns * rows];
         self.thresholds = TileThresholds { columns, rows, values: vec![TILE_OFF; columns * rows] };
         self.frames = 0;
         self.contrast = None;
@@ -75,6 +78,7 @@ impl Illumination {
         let phase = self.frames % REFRESH_STRIDE;
         let everything = self.frames == 0 || self.contrast != Some(contrast);
         let refreshed = |row: usize| everything || row % REFRESH_STRIDE == phase;
+        self.changed.fill(everything);
         for row in 0..rows {
             if !refreshed(row) {
                 continue;
@@ -97,7 +101,9 @@ impl Illumination {
                     continue;
                 }
                 let k = ((self.samples.len() - 1) as f64 * BACKGROUND_PERCENTILE) as usize;
-                self.background[t] = f32::from(*self.samples.select_nth_unstable(k).1);
+                let level = f32::from(*self.samples.select_nth_unstable(k).1);
+                self.changed[t] |= level != self.background[t];
+                self.background[t] = level;
             }
         }
         // A body can cover a whole tile, never most of the 3 x 3 around it; the median
@@ -110,6 +116,13 @@ impl Illumination {
             for column in 0..columns {
                 let t = row * columns + column;
                 if !self.active[t] {
+                    continue;
+                }
+                // A median of the same levels is the same level (a static scene's
+                // backgrounds rarely change).
+                let around_changed = (row.saturating_sub(1)..(row + 2).min(rows))
+                    .any(|r| self.changed[r * columns + column.saturating_sub(1)..r * columns + (column + 2).min(columns)].contains(&true));
+                if !around_changed {
                     continue;
                 }
                 let mut n = 0;
@@ -159,13 +172,20 @@ pub struct Splitter {
     /// (a saturated marker), and counting neighbours into separate bins keeps each
     /// increment from waiting on the previous one.
     partial: Vec<[u32; 4]>,
+    /// Histogram of the candidate of the last [`Splitter::levels`], pixels per level.
     histogram: Vec<u32>,
+    /// Growth level of the last cut, 8-bit level.
+    cut_low: u8,
     blobs: Components,
 }
 
+/// Pixels a histogram copy costs about as much as counting: below this margin a blob's
+/// histogram is counted, not derived from its parent's.
+const DERIVE_MARGIN: u32 = 128;
+
 impl Splitter {
     /// Splits the candidate made of `runs` (sorted by row, with their pixels' grey
-    /// levels); a candidate whose pixels all share one level stays whole. The marker
+    /// levels: a slice at least as long as the run, levels past its end ignored); a candidate whose pixels all share one level stays whole. The marker
     /// blobs are in [`Splitter::blobs`]; `None` for an empty candidate.
     pub fn split<'a>(&mut self, runs: impl Iterator<Item = (Run, &'a [u8])> + Clone) -> Option<SplitLevels> {
         let levels = self.levels(runs.clone())?;
@@ -178,8 +198,8 @@ impl Splitter {
     pub fn levels<'a>(&mut self, runs: impl Iterator<Item = (Run, &'a [u8])>) -> Option<SplitLevels> {
         self.partial.clear();
         self.partial.resize(256, [0; 4]);
-        for (_, levels) in runs {
-            let mut quads = levels.chunks_exact(4);
+        for (run, levels) in runs {
+            let mut quads = levels[..(run.end - run.start) as usize].chunks_exact(4);
             for quad in &mut quads {
                 for (lane, &level) in quad.iter().enumerate() {
                     self.partial[usize::from(level)][lane] += 1;
@@ -191,6 +211,44 @@ impl Splitter {
         }
         self.histogram.clear();
         self.histogram.extend(self.partial.iter().map(|lanes| lanes.iter().sum::<u32>()));
+        self.histogram_levels()
+    }
+
+    /// [`Splitter::levels`] of blob `index` of `parent`'s last cut, made of `runs`. Every
+    /// pixel of the parent's candidate at or above its cut's growth level lies in exactly
+    /// one blob of the cut, so the blob's histogram is the parent's from that level up
+    /// less the other blobs' pixels: counted that way when they are fewer (a large blob
+    /// cut again, a marker on its body top), the same counts either way.
+    pub(crate) fn levels_within<'a>(
+        &mut self,
+        parent: &Splitter,
+        index: usize,
+        runs: impl Iterator<Item = (Run, &'a [u8])>,
+    ) -> Option<SplitLevels> {
+        let blobs = parent.blobs.blobs();
+        let pixels = blobs[index].pixels;
+        let others = blobs.iter().map(|b| b.pixels).sum::<u32>() - pixels;
+        if others + DERIVE_MARGIN >= pixels {
+            return self.levels(runs);
+        }
+        self.histogram.clear();
+        self.histogram.extend_from_slice(&parent.histogram);
+        self.histogram[..usize::from(parent.cut_low)].fill(0);
+        for (i, other) in blobs.iter().enumerate() {
+            if i != index {
+                for (_, levels) in parent.blobs.blob_run_levels(other) {
+                    for &level in levels {
+                        self.histogram[usize::from(level)] -= 1;
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(self.histogram.iter().sum::<u32>(), pixels);
+        self.histogram_levels()
+    }
+
+    /// Otsu's levels of the histogram in `self.histogram`; one level for a single-level one.
+    fn histogram_levels(&self) -> Option<SplitLevels> {
         match otsu(&self.histogram) {
             Some(levels) => Some(levels),
             None => {
@@ -202,16 +260,18 @@ impl Splitter {
 
     /// Cuts the candidate made of `runs` at `levels` (from [`Splitter::levels`] on the same runs).
     pub fn cut<'a>(&mut self, runs: impl Iterator<Item = (Run, &'a [u8])>, levels: SplitLevels) {
+        self.cut_low = levels.low;
         self.blobs.label_runs(|set| {
             for (run, row) in runs {
+                let len = (run.end - run.start) as usize;
                 let mut push = |start: usize, end: usize| {
-                    set.push(Run { v: run.v, start: run.start + start as u32, end: run.start + end as u32 }, &row[start..end]);
+                    set.push_from(Run { v: run.v, start: run.start + start as u32, end: run.start + end as u32 }, &row[start..]);
                 };
                 let mut scanner = RunScanner::default();
-                for (c, chunk) in row.chunks(SKIP_CHUNK).enumerate() {
-                    scanner.scan(chunk, c * SKIP_CHUNK, levels.low, &mut push);
+                for base in (0..len).step_by(SKIP_CHUNK) {
+                    scanner.scan_padded(&row[base..], (len - base).min(SKIP_CHUNK), base, levels.low, &mut push);
                 }
-                scanner.close(row.len(), &mut push);
+                scanner.close(len, &mut push);
             }
         });
     }

@@ -4,7 +4,7 @@
 //! The threshold is set per square tile of [`TILE`] pixels (the illumination model), and
 //! a tile can be left out altogether (outside the detection region).
 
-use crate::frame::{luma, Encoding, ImageView};
+use crate::frame::{colour_to_luma, luma, Encoding, ImageView};
 
 /// Side of a threshold tile, px; also the chunk of a row read at once when finding runs.
 pub const TILE: usize = 32;
@@ -78,7 +78,8 @@ pub struct RunLevels {
     peaks: Vec<u8>,
     /// Where each run's levels start in `levels`.
     starts: Vec<u32>,
-    /// Grey levels of every run's pixels, run after run.
+    /// Grey levels of every run's pixels, run after run, then [`SKIP_CHUNK`] zeros once
+    /// filled, so that any chunk of a run can be read as a whole vector.
     levels: Vec<u8>,
 }
 
@@ -92,6 +93,31 @@ impl RunLevels {
         self.levels.extend_from_slice(levels);
     }
 
+    /// [`RunLevels::push`] from `levels`, which starts with the run's levels and may go
+    /// on past them: when it holds whole [`SKIP_CHUNK`]s, they are copied and their peak
+    /// taken a chunk at a time (most runs are short: a `memmove` call and a byte-by-byte
+    /// peak cost more than the copy itself).
+    pub(crate) fn push_from(&mut self, run: Run, levels: &[u8]) {
+        let len = (run.end - run.start) as usize;
+        let chunks = len.div_ceil(SKIP_CHUNK);
+        if levels.len() < chunks * SKIP_CHUNK {
+            self.push(run, &levels[..len]);
+            return;
+        }
+        let start = self.levels.len();
+        let mut peak = 0;
+        for (c, chunk) in levels.chunks_exact(SKIP_CHUNK).take(chunks).enumerate() {
+            let Some(chunk) = chunk.first_chunk::<SKIP_CHUNK>() else { continue };
+            self.levels.extend_from_slice(chunk);
+            peak = peak.max(chunk_peak(chunk, (len - c * SKIP_CHUNK).min(SKIP_CHUNK)));
+        }
+        // The levels copied past the run's end are dropped (the next run overwrites them).
+        self.levels.truncate(start + len);
+        self.runs.push(run);
+        self.peaks.push(peak);
+        self.starts.push(start as u32);
+    }
+
     fn clear(&mut self) {
         self.runs.clear();
         self.peaks.clear();
@@ -103,6 +129,19 @@ impl RunLevels {
     fn levels_of(&self, i: usize) -> &[u8] {
         let (run, start) = (self.runs[i], self.starts[i] as usize);
         &self.levels[start..start + (run.end - run.start) as usize]
+    }
+
+    /// The grey levels of run `i` and the levels after them, [`SKIP_CHUNK`] - 1 more at
+    /// least (once padded).
+    fn padded_levels_of(&self, i: usize) -> &[u8] {
+        let (run, start) = (self.runs[i], self.starts[i] as usize);
+        let end = start + (run.end - run.start) as usize;
+        &self.levels[start..(end + SKIP_CHUNK - 1).min(self.levels.len())]
+    }
+
+    /// Appends the zeros after the last run's levels.
+    fn pad(&mut self) {
+        self.levels.resize(self.levels.len() + SKIP_CHUNK, 0);
     }
 }
 
@@ -148,6 +187,7 @@ impl Components {
             self.join_rows(previous_row.clone(), row_start..row_end);
             previous_row = row_start..row_end;
         }
+        self.set.pad();
         self.collect_blobs();
     }
 
@@ -156,6 +196,7 @@ impl Components {
     pub fn label_runs(&mut self, fill: impl FnOnce(&mut RunLevels)) {
         self.set.clear();
         fill(&mut self.set);
+        self.set.pad();
         let count = self.set.runs.len();
         self.parent.clear();
         self.parent.extend(0..count as u32);
@@ -188,6 +229,15 @@ impl Components {
         self.run_order[blob.runs.0 as usize..blob.runs.1 as usize]
             .iter()
             .map(|&i| (self.set.runs[i as usize], self.set.levels_of(i as usize)))
+    }
+
+    /// The runs of one blob with the grey levels of their pixels followed by
+    /// [`SKIP_CHUNK`] - 1 more levels (of the next runs, or zeros): each chunk of a run
+    /// can be compared as a whole vector.
+    pub(crate) fn blob_run_padded_levels<'a>(&'a self, blob: &Blob) -> impl Iterator<Item = (Run, &'a [u8])> + Clone + 'a {
+        self.run_order[blob.runs.0 as usize..blob.runs.1 as usize]
+            .iter()
+            .map(|&i| (self.set.runs[i as usize], self.set.padded_levels_of(i as usize)))
     }
 
     /// Unions runs of the current row with 8-connected runs of the previous row.
@@ -233,7 +283,13 @@ impl Components {
         self.blob_of_root.resize(count, u32::MAX);
         self.blob_of_run.clear();
         for i in 0..count {
-            let root = self.find(i as u32) as usize;
+            // A run's parent never follows it (unions point the later root at the
+            // earlier one, path halving only moves up), so once the runs before `i` point
+            // at their roots, its parent's parent is its root.
+            let parent = self.parent[i] as usize;
+            let root = self.parent[parent] as usize;
+            debug_assert_eq!(self.parent[root] as usize, root);
+            self.parent[i] = root as u32;
             if self.blob_of_root[root] == u32::MAX {
                 self.blob_of_root[root] = self.blobs.len() as u32;
                 let run = self.set.runs[i];
@@ -284,20 +340,7 @@ fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut V
             gray.fill(0);
             continue;
         }
-        let (r, b) = if encoding == Encoding::Bgr8 { (2, 0) } else { (0, 2) };
-        match (<&[u8; 3 * SKIP_CHUNK]>::try_from(chunk), <&mut [u8; SKIP_CHUNK]>::try_from(&mut *gray)) {
-            // Fixed sizes, so that the compiler can vectorise the conversion.
-            (Ok(px), Ok(gray)) => {
-                for (i, g) in gray.iter_mut().enumerate() {
-                    *g = luma(px[3 * i + r], px[3 * i + 1], px[3 * i + b]);
-                }
-            }
-            _ => {
-                for (px, g) in chunk.chunks_exact(3).zip(gray.iter_mut()) {
-                    *g = luma(px[r], px[1], px[b]);
-                }
-            }
-        }
+        colour_to_luma(chunk, encoding == Encoding::Bgr8, gray);
     }
 }
 
@@ -306,9 +349,7 @@ fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut V
 /// blue water, whose blue channel alone would cross a low threshold).
 fn luma_bound(chunk: &[u8], encoding: Encoding) -> u8 {
     let max = match <&[u8; 3 * SKIP_CHUNK]>::try_from(chunk) {
-        // A whole chunk is folded in halves whose lengths stay multiples of 3, so every
-        // byte keeps its channel; fixed sizes let the compiler vectorise the maxima.
-        Ok(full) => fold_max::<3>(&fold_max::<6>(&fold_max::<12>(&fold_max::<24>(&fold_max::<48>(full))))),
+        Ok(full) => channel_maxima(full),
         Err(_) => chunk.chunks_exact(3).fold([0u8; 3], |m, px| [m[0].max(px[0]), m[1].max(px[1]), m[2].max(px[2])]),
     };
     match encoding {
@@ -317,7 +358,46 @@ fn luma_bound(chunk: &[u8], encoding: Encoding) -> u8 {
     }
 }
 
+/// The largest byte of each channel of a whole colour chunk, in byte order, with byte
+/// shifts of three vectors: every background chunk of a colour frame goes through here
+/// (the compiler's version of the halving folds spilled to the stack and cost more than
+/// the frame's reads).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn channel_maxima(chunk: &[u8; 3 * SKIP_CHUNK]) -> [u8; 3] {
+    use std::arch::x86_64::{__m128i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_max_epu8, _mm_slli_si128, _mm_srli_si128};
+    // SAFETY: SSE2 is part of the x86_64 baseline, and the six unaligned 16-byte loads
+    // read exactly the 96 bytes of `chunk`.
+    unsafe {
+        let load = |offset: usize| _mm_loadu_si128(chunk.as_ptr().add(offset).cast::<__m128i>());
+        // Bytes 48 apart hold the same channel: lane i of `a` holds channel i % 3, of `b`
+        // (i + 1) % 3, of `c` (i + 2) % 3.
+        let a = _mm_max_epu8(load(0), load(48));
+        let b = _mm_max_epu8(load(16), load(64));
+        let c = _mm_max_epu8(load(32), load(80));
+        // Moved onto `a`'s channels: `b` one lane up and two down, `c` two up and one down
+        // (each pair of shifts keeps every lane of the vector; shifted-in zeros are harmless).
+        let m = _mm_max_epu8(a, _mm_max_epu8(_mm_slli_si128::<1>(b), _mm_srli_si128::<2>(b)));
+        let m = _mm_max_epu8(m, _mm_max_epu8(_mm_slli_si128::<2>(c), _mm_srli_si128::<1>(c)));
+        // Lanes 0, 1 and 2 gather the lanes 3 apart: 0..16 step 3, 1..16 step 3, 2..16 step 3.
+        let m = _mm_max_epu8(m, _mm_srli_si128::<3>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<6>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<12>(m));
+        let [r, g, b, _] = _mm_cvtsi128_si32(m).to_le_bytes();
+        [r, g, b]
+    }
+}
+
+/// The largest byte of each channel of a whole colour chunk, in byte order.
+#[cfg(not(target_arch = "x86_64"))]
+fn channel_maxima(chunk: &[u8; 3 * SKIP_CHUNK]) -> [u8; 3] {
+    // Folded in halves whose lengths stay multiples of 3, so every byte keeps its
+    // channel; fixed sizes let the compiler vectorise the maxima.
+    fold_max::<3>(&fold_max::<6>(&fold_max::<12>(&fold_max::<24>(&fold_max::<48>(chunk)))))
+}
+
 /// Element-wise maximum of the first two `N`-byte halves of `pair` (zeros if shorter).
+#[cfg(any(test, not(target_arch = "x86_64")))]
 fn fold_max<const N: usize>(pair: &[u8]) -> [u8; N] {
     let mut out = [0u8; N];
     if let Some((low, high)) = pair.split_first_chunk::<N>().and_then(|(low, rest)| Some((low, rest.first_chunk::<N>()?))) {
@@ -331,7 +411,8 @@ fn fold_max<const N: usize>(pair: &[u8]) -> [u8; N] {
 /// Appends the runs of pixels at or above their tile's threshold in one grey row (or the
 /// part of it from column `offset`, a multiple of [`TILE`]), with their grey levels.
 fn push_runs(row: &[u8], v: u32, offset: u32, tiles: &[u16], out: &mut RunLevels) {
-    let mut push = |start: usize, end: usize| out.push(Run { v, start: offset + start as u32, end: offset + end as u32 }, &row[start..end]);
+    let mut push =
+        |start: usize, end: usize| out.push_from(Run { v, start: offset + start as u32, end: offset + end as u32 }, &row[start..]);
     let mut scanner = RunScanner::default();
     for (c, (chunk, &threshold)) in row.chunks(SKIP_CHUNK).zip(tiles).enumerate() {
         if threshold >= TILE_OFF {
@@ -356,22 +437,40 @@ impl RunScanner {
     /// Scans `chunk` (at most [`SKIP_CHUNK`] levels, from column `base` of the row),
     /// calling `push(start, end)` for every run it ends.
     pub(crate) fn scan(&mut self, chunk: &[u8], base: usize, threshold: u8, push: &mut impl FnMut(usize, usize)) {
-        let bits = above_mask(chunk, threshold);
+        self.scan_bits(above_mask(chunk, threshold), chunk.len(), base, push);
+    }
+
+    /// Scans the first `len` levels (at most [`SKIP_CHUNK`]) of `levels` from column
+    /// `base` of the row: a whole vector compare when `levels` holds a whole chunk (the
+    /// levels past `len` are ignored).
+    #[inline]
+    pub(crate) fn scan_padded(&mut self, levels: &[u8], len: usize, base: usize, threshold: u8, push: &mut impl FnMut(usize, usize)) {
+        let bits = match levels.first_chunk::<SKIP_CHUNK>() {
+            Some(full) => full_mask(full, threshold) & (u32::MAX >> (SKIP_CHUNK - len)),
+            None => above_mask(&levels[..len], threshold),
+        };
+        self.scan_bits(bits, len, base, push);
+    }
+
+    /// Ends and starts runs at the transitions of `bits` (bit `i`: level `base + i` is at
+    /// or above the threshold; bits from `len` on are 0).
+    #[inline]
+    fn scan_bits(&mut self, bits: u32, len: usize, base: usize, push: &mut impl FnMut(usize, usize)) {
         let mut i = 0;
-        while i < chunk.len() {
+        while i < len {
             // Bits from `i` on; `i` < 32, and bits past the chunk are 0.
             let rest = bits >> i;
             match self.open {
                 Some(start) => {
                     i += (!rest).trailing_zeros() as usize;
-                    if i < chunk.len() {
+                    if i < len {
                         push(start, base + i);
                         self.open = None;
                     }
                 }
                 None => {
                     i += rest.trailing_zeros() as usize;
-                    if i < chunk.len() {
+                    if i < len {
                         self.open = Some(base + i);
                     }
                 }
@@ -421,6 +520,45 @@ fn full_mask(chunk: &[u8; SKIP_CHUNK], threshold: u8) -> u32 {
 #[inline]
 fn full_mask(chunk: &[u8; SKIP_CHUNK], threshold: u8) -> u32 {
     chunk.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i)
+}
+
+/// The largest of the first `len` (at most [`SKIP_CHUNK`]) levels of a chunk, with
+/// vector maxima (the levels past `len` masked off).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn chunk_peak(chunk: &[u8; SKIP_CHUNK], len: usize) -> u8 {
+    use std::arch::x86_64::{__m128i, _mm_and_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_max_epu8, _mm_srli_si128};
+    /// `KEEP[SKIP_CHUNK - len..][..SKIP_CHUNK]`: `len` bytes 0xff, then zeros.
+    static KEEP: [u8; 2 * SKIP_CHUNK] = {
+        let mut keep = [0u8; 2 * SKIP_CHUNK];
+        let mut i = 0;
+        while i < SKIP_CHUNK {
+            keep[i] = 0xff;
+            i += 1;
+        }
+        keep
+    };
+    let keep = &KEEP[SKIP_CHUNK - len.min(SKIP_CHUNK)..][..SKIP_CHUNK];
+    // SAFETY: SSE2 is part of the x86_64 baseline; the loads read exactly the 32 bytes of
+    // `chunk` and of `keep`.
+    unsafe {
+        let load = |p: *const u8| _mm_loadu_si128(p.cast::<__m128i>());
+        let low = _mm_and_si128(load(chunk.as_ptr()), load(keep.as_ptr()));
+        let high = _mm_and_si128(load(chunk.as_ptr().add(16)), load(keep.as_ptr().add(16)));
+        let m = _mm_max_epu8(low, high);
+        let m = _mm_max_epu8(m, _mm_srli_si128::<8>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<4>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<2>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<1>(m));
+        _mm_cvtsi128_si32(m) as u8
+    }
+}
+
+/// The largest of the first `len` (at most [`SKIP_CHUNK`]) levels of a chunk.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn chunk_peak(chunk: &[u8; SKIP_CHUNK], len: usize) -> u8 {
+    chunk.iter().enumerate().fold(0, |m, (i, &l)| if i < len { m.max(l) } else { m })
 }
 
 #[cfg(test)]
@@ -487,6 +625,43 @@ mod tests {
             let expected = chunk.iter().enumerate().fold(0u32, |bits, (i, &level)| bits | u32::from(level >= threshold) << i);
             assert_eq!(above_mask(&chunk, threshold), expected, "threshold {threshold}");
             assert_eq!(above_mask(&chunk[..7], threshold), expected & 0x7f, "threshold {threshold}");
+        }
+    }
+
+    #[test]
+    fn chunk_peaks_and_padded_pushes_match_the_levels() {
+        let chunk: [u8; SKIP_CHUNK] = std::array::from_fn(|i| (i * 53 % 251) as u8);
+        for len in 1..=SKIP_CHUNK {
+            assert_eq!(chunk_peak(&chunk, len), chunk[..len].iter().copied().max().unwrap_or(0), "len {len}");
+        }
+        // Runs pushed from longer slices (whole chunks or not) keep their own levels.
+        let levels: Vec<u8> = (0..100).map(|i| (i * 91 % 256) as u8).collect();
+        let (mut fast, mut plain) = (RunLevels::default(), RunLevels::default());
+        for (start, end) in [(0usize, 1usize), (3, 40), (40, 72), (50, 99), (70, 100)] {
+            let run = Run { v: 0, start: start as u32, end: end as u32 };
+            fast.push_from(run, &levels[start..]);
+            plain.push(run, &levels[start..end]);
+        }
+        assert_eq!((&fast.runs, &fast.peaks, &fast.starts, &fast.levels), (&plain.runs, &plain.peaks, &plain.starts, &plain.levels));
+    }
+
+    #[test]
+    fn channel_maxima_match_the_bytes() {
+        // Each channel's maximum placed at every pixel of the chunk in turn, over noise
+        // below it: the vector shifts must reach every byte of every channel.
+        let mut noise = 12345u32;
+        for pixel in 0..SKIP_CHUNK {
+            let mut chunk = [0u8; 3 * SKIP_CHUNK];
+            for byte in chunk.iter_mut() {
+                noise = noise.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                *byte = (noise >> 24) as u8 % 200;
+            }
+            for (channel, peak) in [(0, 201u8), (1, 230), (2, 255)] {
+                chunk[3 * ((pixel + 7 * channel) % SKIP_CHUNK) + channel] = peak;
+            }
+            let expected = fold_max::<3>(&fold_max::<6>(&fold_max::<12>(&fold_max::<24>(&fold_max::<48>(&chunk)))));
+            assert_eq!(channel_maxima(&chunk), expected, "pixel {pixel}");
+            assert_eq!(expected, [201, 230, 255]);
         }
     }
 

@@ -335,7 +335,7 @@ impl Detector {
                     continue;
                 }
                 let mut parts = Parts { config: &self.config, gates: &gates, refiner: &mut self.refiner, image, camera, stats: &mut stats };
-                parts.split(&mut self.splitters, self.components.blob_run_levels(blob), &mut self.candidates);
+                parts.split(&mut self.splitters, self.components.blob_run_padded_levels(blob), None, &mut self.candidates);
             }
         } else {
             if !(self.fixed_thresholds.columns == (image.width() as usize).div_ceil(TILE)
@@ -605,27 +605,40 @@ impl Parts<'_, '_> {
     /// again (up to [`MAX_SPLIT_DEPTH`]), the others measured and gated into `out`,
     /// unless a markedly smaller, brighter blob nests inside them: the marker is the
     /// brightest structure (a sticker on a body top that itself stands above the water).
-    fn split<'r>(&mut self, splitters: &mut [Splitter], runs: impl Iterator<Item = (Run, &'r [u8])> + Clone, out: &mut Vec<Detection>) {
+    /// `parent`: the splitter whose cut gave the candidate, and its blob's index there.
+    fn split<'r>(
+        &mut self,
+        splitters: &mut [Splitter],
+        runs: impl Iterator<Item = (Run, &'r [u8])> + Clone,
+        parent: Option<(&Splitter, usize)>,
+        out: &mut Vec<Detection>,
+    ) {
         let Some((splitter, deeper)) = splitters.split_first_mut() else {
             self.stats.rejected_size += 1;
             return;
         };
-        let Some(levels) = splitter.split(runs) else {
+        let levels = match parent {
+            Some((parent, index)) => splitter.levels_within(parent, index, runs.clone()),
+            None => splitter.levels(runs.clone()),
+        };
+        let Some(levels) = levels else {
             self.stats.rejected_contrast += 1;
             return;
         };
+        splitter.cut(runs, levels);
+        let splitter = &*splitter;
         let markers = splitter.blobs();
-        for marker in markers.blobs().iter().filter(|m| m.peak >= levels.high) {
+        for (index, marker) in markers.blobs().iter().enumerate().filter(|(_, m)| m.peak >= levels.high) {
             if f64::from(marker.pixels) > self.gates.largest_marker_pixels {
                 // Cut again only where this cut found structure (a uniform one stays as it
                 // is) and what can still be a group of bodies (not the tank's rim).
                 let span = f64::from((marker.u_max - marker.u_min).max(marker.v_max - marker.v_min));
                 if levels.bright - levels.dark >= self.config.min_contrast && span <= self.gates.largest_structure {
-                    self.split(deeper, markers.blob_run_levels(marker), out);
+                    self.split(deeper, markers.blob_run_padded_levels(marker), Some((splitter, index)), out);
                 } else {
                     self.stats.rejected_size += 1;
                 }
-            } else if !self.nested(deeper, markers.blob_run_levels(marker), marker.pixels, out) {
+            } else if !self.nested(deeper, markers.blob_run_padded_levels(marker), (splitter, index), marker.pixels, out) {
                 if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, markers, marker, self.stats) {
                     out.push(d);
                 }
@@ -635,18 +648,20 @@ impl Parts<'_, '_> {
 
     /// Measures the bright blobs nested in a blob of `pixels` px made of `runs` when they
     /// are distinctly brighter and cover less than [`NESTED_FRACTION`] of it (a blurred
-    /// marker's own core covers more); true when one of them was a marker.
+    /// marker's own core covers more); true when one of them was a marker. `parent`: the
+    /// splitter whose cut gave the blob, and its index there.
     fn nested<'r>(
         &mut self,
         deeper: &mut [Splitter],
         runs: impl Iterator<Item = (Run, &'r [u8])> + Clone,
+        parent: (&Splitter, usize),
         pixels: u32,
         out: &mut Vec<Detection>,
     ) -> bool {
         let Some(splitter) = deeper.first_mut() else { return false };
         // Most markers hold no distinctly brighter part: the contrast alone rules them
         // out, before any labelling.
-        let Some(levels) = splitter.levels(runs.clone()) else { return false };
+        let Some(levels) = splitter.levels_within(parent.0, parent.1, runs.clone()) else { return false };
         if levels.bright - levels.dark < self.config.min_contrast {
             return false;
         }

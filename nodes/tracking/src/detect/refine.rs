@@ -9,7 +9,7 @@
 //! not pulled away from the dot; the dot's own centroid is weighted by `f - I`.
 
 use super::components::Run;
-use crate::frame::ImageView;
+use crate::frame::{Encoding, ImageView};
 
 /// Bright pixel of the blob itself.
 const COMP: u8 = 1;
@@ -75,8 +75,8 @@ pub struct Refiner {
     stack: Vec<u32>,
     hole: Vec<u32>,
     best_hole: Vec<u32>,
-    levels: Vec<u8>,
-    /// Grey levels of the window, converted once per blob.
+    /// Grey levels of a colour frame's window, converted once per blob (a mono8 frame's
+    /// rows are read in place).
     gray: Vec<u8>,
 }
 
@@ -129,15 +129,17 @@ impl Refiner {
             self.dilate(&win, DOT, NEAR_DOT, margin);
         }
         self.gray.clear();
-        for v in win.v0..win.v0 + win.height as u32 {
-            image.gray_span(win.u0, v, win.width, &mut self.gray);
+        if image.encoding() != Encoding::Mono8 {
+            for v in win.v0..win.v0 + win.height as u32 {
+                image.gray_span(win.u0, v, win.width, &mut self.gray);
+            }
         }
-        let (surround, marker) = self.levels(&win);
+        let (surround, marker) = self.levels(image, &win);
         let contrast = marker - surround;
         if contrast < limits.min_contrast {
             return Err(RefineReject::LowContrast);
         }
-        Ok(self.weighted_centroids(&win, surround, marker, has_dot))
+        Ok(self.weighted_centroids(image, &win, surround, marker, has_dot))
     }
 
     /// Flood-fills (4-connected) the non-blob pixels reachable from the window border,
@@ -247,19 +249,31 @@ impl Refiner {
         }
     }
 
+    /// Grey levels of window row `y`: the image's own bytes for mono8, else the
+    /// converted window.
+    fn gray_row<'s>(&'s self, image: &ImageView<'s>, win: &Window, y: usize) -> &'s [u8] {
+        match image.encoding() {
+            Encoding::Mono8 => &image.row(win.v0 + y as u32)[win.u0 as usize..win.u0 as usize + win.width],
+            _ => &self.gray[y * win.width..(y + 1) * win.width],
+        }
+    }
+
     /// Surround level (median outside the ring) and marker level (mean of blob pixels
     /// whose 8 neighbours are all blob pixels; the brightest blob pixel if none).
-    fn levels(&mut self, win: &Window) -> (f64, f64) {
+    fn levels(&self, image: &ImageView, win: &Window) -> (f64, f64) {
         let w = win.width;
-        self.levels.clear();
+        // The surround's levels counted (the median by counting beats a general
+        // selection on bytes).
+        let (mut histogram, mut surround_count) = ([0u32; 256], 0u32);
         let (mut interior_sum, mut interior_count, mut brightest) = (0u64, 0u64, 0u8);
         for y in 0..win.height {
-            for x in 0..w {
+            let gray = self.gray_row(image, win, y);
+            for (x, &level) in gray.iter().enumerate() {
                 let i = y * w + x;
                 let m = self.mask[i];
-                let level = self.gray[i];
                 if m & NEAR_RING == 0 {
-                    self.levels.push(level);
+                    histogram[usize::from(level)] += 1;
+                    surround_count += 1;
                 } else if m & COMP != 0 {
                     brightest = brightest.max(level);
                     // Blob pixels never sit on the window border (it is padded).
@@ -273,15 +287,11 @@ impl Refiner {
             }
         }
         let marker = if interior_count > 0 { interior_sum as f64 / interior_count as f64 } else { f64::from(brightest) };
-        let surround = if self.levels.is_empty() {
+        let surround = if surround_count == 0 {
             0.0
         } else {
-            // The level of rank `mid` (counting beats a general selection on bytes).
-            let mut histogram = [0u32; 256];
-            for &level in &self.levels {
-                histogram[usize::from(level)] += 1;
-            }
-            let mid = (self.levels.len() / 2) as u32;
+            // The level of rank `mid`.
+            let mid = surround_count / 2;
             let mut below = 0;
             let rank = histogram.iter().position(|&count| {
                 below += count;
@@ -292,7 +302,7 @@ impl Refiner {
         (surround, marker)
     }
 
-    fn weighted_centroids(&self, win: &Window, surround: f64, marker: f64, has_dot: bool) -> BlobMeasure {
+    fn weighted_centroids(&self, image: &ImageView, win: &Window, surround: f64, marker: f64, has_dot: bool) -> BlobMeasure {
         let w = win.width;
         let scale = 1.0 / (marker - surround);
         let (mut sum, mut sum_x, mut sum_y) = (0.0, 0.0, 0.0);
@@ -300,12 +310,13 @@ impl Refiner {
         let (mut dot_sum, mut dot_x, mut dot_y) = (0.0, 0.0, 0.0);
         let mut partial = 0usize;
         for y in 0..win.height {
-            for x in 0..w {
+            let gray = self.gray_row(image, win, y);
+            for (x, &level) in gray.iter().enumerate() {
                 let m = self.mask[y * w + x];
                 if m & NEAR_FILLED == 0 {
                     continue;
                 }
-                let level = f64::from(self.gray[y * w + x]);
+                let level = f64::from(level);
                 let inside_marker = m & (COMP | HOLE) != 0;
                 let weight =
                     if m & HOLE != 0 || (inside_marker && m & NEAR_DOT != 0) { 1.0 } else { ((level - surround) * scale).clamp(0.0, 1.0) };
