@@ -3,9 +3,10 @@
 //! world's step (medium and force models as extension points). A change that moves a
 //! trajectory must say why in the commit and re-record with `FLOTILLA_BLESS=1`.
 
+#[path = "support/golden_file.rs"]
+mod golden_file;
 use flotilla_common::catalogue::ModuleKind;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use tank_physics::{HydroParams, World, WorldConfig};
 
 /// Positions and headings of every body once per simulated second, as CSV text with
@@ -29,12 +30,7 @@ fn trajectory(config: WorldConfig, seed: u64, seconds: usize) -> String {
 }
 
 fn check(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden").join(name);
-    if std::env::var_os("FLOTILLA_BLESS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (FLOTILLA_BLESS=1 records it)", path.display()));
+    let Some(expected) = golden_file::expected(name, actual) else { return };
     let mut worst = (0.0f64, String::new());
     for (e, a) in expected.lines().zip(actual.lines()).skip(1) {
         let (ef, af): (Vec<&str>, Vec<&str>) = (e.split(',').collect(), a.split(',').collect());

@@ -6,9 +6,10 @@
 //! change that moves a run must say why in the commit and re-record with
 //! `FLOTILLA_BLESS=1`.
 
+#[path = "support/golden_file.rs"]
+mod golden_file;
 use flotilla_contract::kilobot::{KilobotCommand, KilobotSensors};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use tank_physics::systems::kilobot::{hex_block, Bounds, ChannelConfig, DistanceError, Failures, KilobotTable, TableConfig};
 
 /// FNV-1a over 64-bit words.
@@ -93,12 +94,7 @@ fn run(config: TableConfig, count: usize, spacing: f64, seed: u64, anchored: usi
 }
 
 fn check(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden").join(name);
-    if std::env::var_os("FLOTILLA_BLESS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (FLOTILLA_BLESS=1 records it)", path.display()));
+    let Some(expected) = golden_file::expected(name, actual) else { return };
     for (e, a) in expected.lines().zip(actual.lines()) {
         assert_eq!(e, a, "{name}: first row that differs (second, poses, readings, collisions, transmissions, deliveries, failed)");
     }
