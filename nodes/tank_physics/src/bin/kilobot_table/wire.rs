@@ -9,7 +9,8 @@
 //! `rmw_serialize` on messages of every shape at start-up, and the node publishes the typed
 //! messages (the middleware serialising them) when they differ.
 
-use flotilla_contract::kilobot::{KilobotSensors, MESSAGE_BYTES};
+use flotilla_common::ros_contract::RosBatch;
+use flotilla_contract::kilobot::{Kilobot, KilobotSensors, MESSAGE_BYTES};
 use r2r::builtin_interfaces::msg::Time;
 use r2r::flotilla_msgs::msg::{KilobotSensorsBatch, ModuleState, TankState};
 use r2r::geometry_msgs::msg::Pose;
@@ -297,19 +298,16 @@ impl Readings {
         self.distances.clear();
     }
 
-    /// The layout of `sensors` (index = robot).
-    pub fn of(sensors: &[KilobotSensors]) -> Self {
-        let mut r = Self::default();
-        for s in sensors {
-            r.ticks.push(s.ticks);
-            r.light.push(s.light);
-            r.counts.push(s.messages.len() as u32);
-            for m in &s.messages {
-                r.payloads.extend_from_slice(&m.payload);
-                r.distances.push(m.distance);
-            }
+    /// The arrays of a batch built by the contract's own flattening
+    /// (`RosBatch::sensors_batch`), so the check compares the writer with it.
+    fn of_batch(batch: &KilobotSensorsBatch) -> Self {
+        Self {
+            ticks: batch.ticks.clone(),
+            light: batch.light.clone(),
+            counts: batch.message_counts.clone(),
+            payloads: batch.payloads.clone(),
+            distances: batch.distances.clone(),
         }
-        r
     }
 
     /// The batch message of these readings at `stamp` for the robots `names`, frame "".
@@ -357,10 +355,8 @@ pub fn matches_middleware() -> Result<(), WireError> {
         let mut wire = SensorsWire::new(frame, &names);
         let stamp = Time { sec: 12, nanosec: 345_000_000 };
         let (command, payload) = overhead;
-        let readings = Readings::of(&readings);
-        wire.write(&stamp, &readings, command, &payload);
-        let mut msg = readings.message(stamp, &names, command, payload);
-        msg.header.frame_id = frame.to_owned();
+        let msg = library_batch(frame, &robots, &readings, stamp.clone(), (command, payload.clone()));
+        wire.write(&stamp, &Readings::of_batch(&msg), command, &payload);
         compare("KilobotSensorsBatch", &wire, &msg)?;
     }
     Ok(())
@@ -424,6 +420,16 @@ type SensorSample = (&'static str, Vec<&'static str>, Vec<KilobotSensors>, (u8, 
 
 /// Sensor batches with none, one and an odd number of messages, names of several lengths,
 /// with and without an overhead broadcast.
+/// A sample's batch as the typed path builds it: the contract's flattening of the readings.
+fn library_batch(frame: &str, robots: &[&str], readings: &[KilobotSensors], stamp: Time, overhead: (u8, Vec<u8>)) -> KilobotSensorsBatch {
+    let named: Vec<(&str, &KilobotSensors)> = robots.iter().copied().zip(readings).collect();
+    let mut batch = Kilobot::sensors_batch(0.0, &named);
+    batch.header.stamp = stamp;
+    batch.header.frame_id = frame.to_owned();
+    (batch.overhead_command, batch.overhead_payload) = overhead;
+    batch
+}
+
 fn sensor_samples() -> Vec<SensorSample> {
     use flotilla_contract::kilobot::IrMessage;
     let reading = |ticks: u32, heard: usize| KilobotSensors {
@@ -480,10 +486,12 @@ mod tests {
         let (_, robots, mut readings, _) = sensor_samples().remove(3);
         let names: Vec<String> = robots.iter().map(|r| (*r).to_owned()).collect();
         let mut wire = SensorsWire::new("frame", &names);
-        wire.write(&Time { sec: 1, nanosec: 0 }, &Readings::of(&readings), 1, &[]);
+        let first = library_batch("frame", &robots, &readings, Time { sec: 1, nanosec: 0 }, (1, Vec::new()));
+        wire.write(&first.header.stamp, &Readings::of_batch(&first), 1, &[]);
         readings.iter_mut().for_each(|r| r.messages.truncate(1));
         let stamp = Time { sec: 2, nanosec: 5 };
-        let back = KilobotSensorsBatch::from_serialized_bytes(wire.write(&stamp, &Readings::of(&readings), 0, &[])).unwrap();
+        let smaller = library_batch("frame", &robots, &readings, stamp.clone(), (0, Vec::new()));
+        let back = KilobotSensorsBatch::from_serialized_bytes(wire.write(&stamp, &Readings::of_batch(&smaller), 0, &[])).unwrap();
         assert_eq!(back.header.stamp, stamp);
         assert_eq!(back.robots, names);
         assert_eq!(back.message_counts, vec![1, 1, 0, 1]);
