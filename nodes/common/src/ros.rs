@@ -185,21 +185,54 @@ where
         run(startup, settings).await
     });
     // Blocking tasks (e.g. a long plan) must not keep the process alive after shutdown.
-    runtime.shutdown_timeout(Duration::from_millis(500));
+    let shutting_down = std::time::Instant::now();
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    if shutting_down.elapsed() >= RUNTIME_SHUTDOWN {
+        tracing::warn!(
+            waited_s = RUNTIME_SHUTDOWN.as_secs_f64(),
+            "a task was still running when the runtime shut down; its ROS objects stay alive until the process exits"
+        );
+    }
     crate::rosout::detach();
-    match outcome {
+    let code = match outcome {
         Ok(summary) => {
             tracing::info!("{summary}");
-            ExitCode::SUCCESS
+            0
         }
         Err(e) => {
             tracing::error!("{e:#}");
             if !STARTED.load(Ordering::Acquire) || e.downcast_ref::<RclArgumentsError>().is_some() {
-                ExitCode::from(EXIT_BAD_CONFIG)
+                EXIT_BAD_CONFIG
             } else {
-                ExitCode::FAILURE
+                1
             }
         }
+    };
+    guard_exit(code);
+    ExitCode::from(code)
+}
+
+/// How long the runtime's tasks get to finish once `run` has returned.
+const RUNTIME_SHUTDOWN: Duration = Duration::from_millis(500);
+
+/// How long the process may take to exit once `main` returns (normally milliseconds).
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// Ends the process with `code` if exiting takes longer than [`EXIT_GRACE`]. The DDS
+/// middleware's exit handlers tear down what is still alive; with a task stuck inside an
+/// rcl call they have been seen to wait forever, so the launcher killed a node that had
+/// already logged its summary (a clean shutdown reported as a failure). Rust runs no
+/// destructors at exit either, so skipping those handlers loses nothing the node writes.
+fn guard_exit(code: u8) {
+    let spawned = std::thread::Builder::new().name("exit-guard".into()).spawn(move || {
+        std::thread::sleep(EXIT_GRACE);
+        eprintln!("exit handlers still running after {:.1} s; exiting with code {code} without them", EXIT_GRACE.as_secs_f64());
+        // SAFETY: `_exit` ends the process at once without running exit handlers or
+        // destructors; no other thread's state is touched.
+        unsafe { libc::_exit(i32::from(code)) }
+    });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot start the exit guard: {e}");
     }
 }
 
