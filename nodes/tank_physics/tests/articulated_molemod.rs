@@ -10,8 +10,9 @@ use flotilla_common::models::{module_model, read_urdf, render_urdf, JointKind, M
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::{FiveIntervalController, JointAxis, JointControl};
 use nalgebra::{Isometry3, Vector3};
-use rapier3d_f64::prelude::*;
+use rapier3d_f64::prelude::{ColliderSet, ImpulseJointSet, RigidBodySet};
 use std::path::Path;
+use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 use tank_physics::systems::molemod::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
 
 const DT: f64 = 0.002;
@@ -21,24 +22,13 @@ const SLIDE: f64 = 0.02;
 const CUBES: [&str; 3] = ["head_front", "base_link", "head_rear"];
 
 struct Sim {
-    pipeline: PhysicsPipeline,
-    params: IntegrationParameters,
-    islands: IslandManager,
-    broad_phase: BroadPhaseBvh,
-    narrow_phase: NarrowPhase,
-    bodies: RigidBodySet,
-    colliders: ColliderSet,
-    impulse_joints: ImpulseJointSet,
-    multibody_joints: MultibodyJointSet,
-    ccd: CCDSolver,
-    robot: ArticulatedRobot,
+    world: MoleWorld,
     /// The mole's firmware: one axis per driven joint coordinate, in the robot's order.
     firmware: JointControl,
     /// Joint coordinate names, in the robot's order.
     names: Vec<String>,
     /// Joints given a new target last.
     moving: Vec<String>,
-    steps: usize,
 }
 
 fn committed_model() -> Model {
@@ -49,78 +39,26 @@ fn committed_model() -> Model {
 impl Sim {
     /// The robot resting on a flat floor (top at z = 0), every joint at zero.
     fn new(model: &Model) -> Self {
-        let mut bodies = RigidBodySet::new();
-        let mut colliders = ColliderSet::new();
-        let mut impulse_joints = ImpulseJointSet::new();
-        let floor = bodies.insert(RigidBodyBuilder::fixed().translation(Vector3::new(0.0, 0.0, -0.05)).build());
-        colliders.insert_with_parent(ColliderBuilder::cuboid(2.0, 2.0, 0.05).friction(GRIP).build(), floor, &mut bodies);
-        let robot = ArticulatedRobot::build(
-            model,
-            Isometry3::translation(0.0, 0.0, 0.0201),
-            ArticulatedOptions::default(),
-            &mut bodies,
-            &mut colliders,
-            &mut impulse_joints,
-        )
-        .expect("the model builds");
-        let names: Vec<String> = robot.joint_names().map(str::to_owned).collect();
+        let world = MoleWorld::new(model, Isometry3::identity(), MoleWorldOptions { dt: DT, ..MoleWorldOptions::default() })
+            .expect("the model builds");
+        let names: Vec<String> = world.robot().joint_names().map(str::to_owned).collect();
         let axes = names
             .iter()
             .map(|n| {
-                let prismatic = robot.is_prismatic(n).expect("joint");
+                let prismatic = world.robot().is_prismatic(n).expect("joint");
                 let controller = if prismatic { FiveIntervalController::prismatic() } else { FiveIntervalController::revolute() };
                 JointAxis { controller, target: 0.0 }
             })
             .collect();
-        let mut sim = Self {
-            firmware: JointControl { axes, head_grip: Vec::new() },
-            names,
-            pipeline: PhysicsPipeline::new(),
-            // Centimetre-sized bodies: rapier's tolerances and speculative-contact distance
-            // scale with length_unit; at the default 1 m the links float on 2 mm contacts.
-            // A chain of seven jointed bodies needs more solver passes than rapier's default
-            // for a motor's torque to reach the far end within a step.
-            params: IntegrationParameters {
-                dt: DT,
-                length_unit: 0.01,
-                num_internal_pgs_iterations: 16,
-                ..IntegrationParameters::default()
-            },
-            islands: IslandManager::new(),
-            broad_phase: BroadPhaseBvh::new(),
-            narrow_phase: NarrowPhase::new(),
-            bodies,
-            colliders,
-            impulse_joints,
-            multibody_joints: MultibodyJointSet::new(),
-            ccd: CCDSolver::new(),
-            robot,
-            moving: Vec::new(),
-            steps: 0,
-        };
+        let mut sim = Self { firmware: JointControl { axes, head_grip: Vec::new() }, names, world, moving: Vec::new() };
         sim.settle();
         sim
     }
 
     fn step(&mut self) {
-        let reading = self.robot.sensors(self.steps as f64 * DT, &self.bodies);
+        let reading = self.world.sensors();
         let command = self.firmware.step(reading.stamp, &reading);
-        self.robot.apply("mole", &command, &mut self.impulse_joints).expect("the firmware's command fits the robot");
-        self.pipeline.step(
-            &Vector3::new(0.0, 0.0, -9.81),
-            &self.params,
-            &mut self.islands,
-            &mut self.broad_phase,
-            &mut self.narrow_phase,
-            &mut self.bodies,
-            &mut self.colliders,
-            &mut self.impulse_joints,
-            &mut self.multibody_joints,
-            &mut self.ccd,
-            &(),
-            &(),
-        );
-        self.steps += 1;
+        self.world.step("mole", &command).expect("the firmware's command fits the robot");
     }
 
     fn settle(&mut self) {
@@ -135,7 +73,7 @@ impl Sim {
         let limit = (seconds / DT) as usize;
         for _ in 0..limit {
             self.step();
-            let reading = self.robot.sensors(0.0, &self.bodies);
+            let reading = self.world.sensors();
             let at_target = |j: &String| {
                 let i = self.index(j);
                 self.firmware.axes[i].controller.reached(reading.joint_positions[i], self.firmware.axes[i].target)
@@ -144,18 +82,15 @@ impl Sim {
                 return;
             }
         }
-        let positions: Vec<String> = self
-            .robot
-            .joint_names()
-            .map(|n| format!("{n}={:.6}", self.robot.joint_position(n, &self.bodies).unwrap_or(f64::NAN)))
-            .collect();
+        let positions: Vec<String> =
+            self.world.robot().joint_names().map(|n| format!("{n}={:.6}", self.world.joint_position(n).unwrap_or(f64::NAN))).collect();
         panic!("joints not at their targets after {seconds} s: {}", positions.join(", "));
     }
 
     fn targets(&mut self, targets: &[(&str, f64)]) {
         self.moving.clear();
         for (joint, target) in targets {
-            self.robot.check_target(joint, *target).expect("valid target");
+            self.world.robot().check_target(joint, *target).expect("valid target");
             let i = self.index(joint);
             self.firmware.axes[i].target = *target;
             self.moving.push((*joint).to_owned());
@@ -166,7 +101,7 @@ impl Sim {
     fn grip(&mut self, gripping: &[&str]) {
         for cube in CUBES {
             let mu = if gripping.contains(&cube) { GRIP } else { SLIDE };
-            self.robot.set_friction(cube, mu, &self.bodies, &mut self.colliders).expect("cube");
+            self.world.set_friction(cube, mu).expect("cube");
         }
     }
 
@@ -175,7 +110,7 @@ impl Sim {
     }
 
     fn pose(&self, link: &str) -> Isometry3<f64> {
-        self.robot.link_pose(link, &self.bodies).expect("link")
+        self.world.link_pose(link).expect("link")
     }
 
     fn heading(&self, link: &str) -> f64 {
@@ -184,7 +119,7 @@ impl Sim {
     }
 
     fn joint(&self, name: &str) -> f64 {
-        self.robot.joint_position(name, &self.bodies).expect("joint")
+        self.world.joint_position(name).expect("joint")
     }
 }
 
@@ -195,17 +130,17 @@ fn rapier_bodies_carry_the_model_masses() {
     // The URDF's 0.1 g universal-joint cross links (there for libsdformat) go when the
     // split joints are joined back: the bodies are the native model's links.
     let native = model.join_universal_joints();
-    assert!(native.link("universal_0_cross").is_none() && sim.robot.body("universal_0_cross").is_err());
+    assert!(native.link("universal_0_cross").is_none() && sim.world.robot().body("universal_0_cross").is_err());
     let mut total = 0.0;
     for link in native.links.iter().filter(|l| l.inertial.is_some()) {
-        let body = &sim.bodies[sim.robot.body(&link.name).expect("body")];
+        let body_mass = sim.world.link_mass(&link.name).expect("body");
         let mass = link.inertial.expect("mass").mass;
-        assert!((body.mass() - mass).abs() < 1e-12, "{}: {} vs {mass}", link.name, body.mass());
-        total += body.mass();
+        assert!((body_mass - mass).abs() < 1e-12, "{}: {body_mass} vs {mass}", link.name);
+        total += body_mass;
     }
     assert!((total - ModuleKind::MolemodRobot.spec().mass).abs() < 1e-12);
     // Four prismatic joints and two universal joints as two revolute joints each.
-    let mut names: Vec<&str> = sim.robot.joint_names().collect();
+    let mut names: Vec<&str> = sim.world.robot().joint_names().collect();
     names.sort_unstable();
     assert_eq!(
         names,
@@ -246,7 +181,7 @@ fn joints_expand_and_contract_to_within_50_um() {
     sim.run_to_targets(5.0);
     assert!((gap(&sim, "head_front", "base_link") - front0).abs() < 1e-4);
     // 20 mm at 20 mm/s, then half speed over the last 2 mm: about 1.1 s each way.
-    assert!(sim.steps < 100 + 2 * (1.5 / DT) as usize, "took {} steps", sim.steps);
+    assert!(sim.world.time() < (100.0 + 2.0 * 1.5 / DT) * DT, "took {} s", sim.world.time());
 }
 
 #[test]
@@ -323,16 +258,16 @@ fn bad_models_and_requests_are_named() {
     assert!(err.to_string().contains("molemod_robot"), "{err}");
 
     let mut sim = Sim::new(&committed_model());
-    let err = sim.robot.check_target("prismatic_0", 0.5).unwrap_err();
+    let err = sim.world.robot().check_target("prismatic_0", 0.5).unwrap_err();
     assert!(matches!(err, ArticulatedError::TargetOutOfRange { .. }), "{err}");
-    assert!(matches!(sim.robot.check_target("elbow", 0.0), Err(ArticulatedError::UnknownJoint(_))));
+    assert!(matches!(sim.world.robot().check_target("elbow", 0.0), Err(ArticulatedError::UnknownJoint(_))));
     let too_few = flotilla_contract::molemod::MolemodCommand { joint_velocities: vec![0.0; 2], head_grip: Vec::new() };
-    let err = sim.robot.apply("mole", &too_few, &mut sim.impulse_joints).unwrap_err();
+    let err = sim.world.step("mole", &too_few).unwrap_err();
     assert!(matches!(err, ArticulatedError::WrongAxisCount { given: 2, .. }), "{err}");
     let too_fast = flotilla_contract::molemod::MolemodCommand { joint_velocities: vec![f64::NAN; sim.names.len()], head_grip: Vec::new() };
-    let err = sim.robot.apply("mole", &too_fast, &mut sim.impulse_joints).unwrap_err().to_string();
+    let err = sim.world.step("mole", &too_fast).unwrap_err().to_string();
     assert!(err.contains("mole") && err.contains("joint_velocities[0]"), "{err}");
-    assert!(sim.robot.set_friction("tail", 0.1, &sim.bodies, &mut sim.colliders).is_err());
+    assert!(sim.world.set_friction("tail", 0.1).is_err());
     // Only prismatic and revolute joints are driven in the URDF form.
     let split = committed_model();
     assert!(split.joints.iter().all(|j| matches!(j.kind, JointKind::Prismatic { .. } | JointKind::Revolute { .. })));

@@ -1,5 +1,8 @@
-//! MoleMOD joint control (SPEC 2): the five-interval joint position controller, and the
-//! firmware that drives every joint of a mole to its target from the encoder readings.
+//! MoleMOD joint control (SPEC 2): the five-interval joint position controller, the
+//! firmware that drives every joint of a mole to its target from the encoder readings,
+//! and the mole's motions built on it ([`motion`]).
+
+pub mod motion;
 
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;

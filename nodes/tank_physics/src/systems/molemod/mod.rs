@@ -14,6 +14,9 @@
 //!
 //! Rapier's tolerances scale with `IntegrationParameters::length_unit`; for centimetre
 //! robots set it to about 0.01 m, or bodies rest on the 2 mm speculative-contact margin.
+//! [`world::MoleWorld`] is a mole on a floor with those settings.
+
+pub mod world;
 
 use flotilla_common::models::{Geometry, JointKind, JointLimits, Model};
 use flotilla_contract::molemod::{MolemodCommand, MolemodSensors};
@@ -26,8 +29,9 @@ use tracing::debug;
 /// How an articulated robot is put into rapier.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArticulatedOptions {
-    /// Friction coefficient every collider starts with (combined with the other surface by
-    /// taking the lower of the two, so the robot's own value rules on a rougher floor).
+    /// Friction coefficient of every collider but the heads' (combined with the other
+    /// surface by taking the lower of the two, so the robot's own value rules on a rougher
+    /// floor): the body slides; only the heads grip.
     pub friction: f64,
     /// Motor damping: force per unit of speed error pulling each joint to its commanded
     /// speed, N s/m (prismatic) or N m s/rad (revolute); the joint's effort limit caps it.
@@ -35,14 +39,24 @@ pub struct ArticulatedOptions {
     /// Collision groups of the robot's colliders. The default keeps a robot's links from
     /// touching each other (the real robot's soft body fills the gaps between cubes).
     pub collision_groups: InteractionGroups,
+    /// Links whose friction the command's `head_grip` switches, in its order (front, rear);
+    /// they start gripping.
+    pub heads: &'static [&'static str],
+    /// Friction coefficient of a gripping head.
+    pub grip_friction: f64,
+    /// Friction coefficient of a head that slides.
+    pub slide_friction: f64,
 }
 
 impl Default for ArticulatedOptions {
     fn default() -> Self {
         Self {
-            friction: 0.5,
+            friction: 0.02,
             motor_damping: 100.0,
             collision_groups: InteractionGroups::new(Group::GROUP_2, Group::ALL.difference(Group::GROUP_2), InteractionTestMode::And),
+            heads: &["head_front", "head_rear"],
+            grip_friction: 1.0,
+            slide_friction: 0.02,
         }
     }
 }
@@ -87,6 +101,14 @@ pub enum ArticulatedError {
     /// A command value out of range.
     #[error(transparent)]
     Command(#[from] OutOfRange),
+    /// A command with another number of head grips than the robot has heads.
+    #[error("the command sets {given} head grips, the robot has {expected} heads")]
+    WrongGripCount {
+        /// Heads of the robot.
+        expected: usize,
+        /// Grips given.
+        given: usize,
+    },
     /// A command with another number of joint axes than the robot has.
     #[error("the command drives {given} joint axes, the robot has {expected}")]
     WrongAxisCount {
@@ -231,7 +253,7 @@ impl ArticulatedRobot {
                 let collider = ColliderBuilder::new(shape)
                     .position(c.origin.to_isometry() * align)
                     .density(0.0)
-                    .friction(options.friction)
+                    .friction(if options.heads.contains(&link_name.as_str()) { options.grip_friction } else { options.friction })
                     .friction_combine_rule(CoefficientCombineRule::Min)
                     .collision_groups(options.collision_groups)
                     .build();
@@ -378,14 +400,23 @@ impl ArticulatedRobot {
     }
 
     /// Takes the firmware's command: each motor runs at its commanded velocity (capped at
-    /// the joint's speed limit); an empty velocity list keeps the last. Call before each step.
-    pub fn apply(&self, robot: &str, command: &MolemodCommand, impulse_joints: &mut ImpulseJointSet) -> Result<(), ArticulatedError> {
+    /// the joint's speed limit) and each head grips or slides (its friction switches between
+    /// [`ArticulatedOptions::grip_friction`] and `slide_friction`); an empty list keeps the
+    /// last. Call before each step.
+    pub fn apply(
+        &self,
+        robot: &str,
+        command: &MolemodCommand,
+        bodies: &RigidBodySet,
+        colliders: &mut ColliderSet,
+        impulse_joints: &mut ImpulseJointSet,
+    ) -> Result<(), ArticulatedError> {
         command.validate(robot).map_err(ArticulatedError::Command)?;
-        if command.joint_velocities.is_empty() {
-            return Ok(());
-        }
-        if command.joint_velocities.len() != self.coordinates.len() {
+        if !command.joint_velocities.is_empty() && command.joint_velocities.len() != self.coordinates.len() {
             return Err(ArticulatedError::WrongAxisCount { expected: self.coordinates.len(), given: command.joint_velocities.len() });
+        }
+        if !command.head_grip.is_empty() && command.head_grip.len() != self.options.heads.len() {
+            return Err(ArticulatedError::WrongGripCount { expected: self.options.heads.len(), given: command.head_grip.len() });
         }
         for (c, &velocity) in self.coordinates.iter().zip(&command.joint_velocities) {
             let speed = velocity.clamp(-c.limits.velocity, c.limits.velocity);
@@ -393,7 +424,16 @@ impl ArticulatedRobot {
                 joint.data.set_motor_velocity(c.axis, speed, self.options.motor_damping);
             }
         }
+        for (head, &grip) in self.options.heads.iter().zip(&command.head_grip) {
+            let friction = if grip { self.options.grip_friction } else { self.options.slide_friction };
+            self.set_friction(head, friction, bodies, colliders)?;
+        }
         Ok(())
+    }
+
+    /// The limits of joint coordinate `name`.
+    pub fn limits(&self, name: &str) -> Result<JointLimits, ArticulatedError> {
+        Ok(self.coordinate(name)?.limits)
     }
 
     /// Sets the friction coefficient of a link's colliders (the MoleMOD gait switches it).
