@@ -60,6 +60,9 @@ pub enum ExperimentError {
     /// A plan does not replay to its goal at its cost.
     #[error("the plan does not replay: {0}")]
     Verify(#[from] reconfig_planner::VerifyError),
+    /// The MoleMOD mole could not be built or refused a command.
+    #[error(transparent)]
+    Mole(#[from] tank_physics::systems::molemod::ArticulatedError),
     /// A plot could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),

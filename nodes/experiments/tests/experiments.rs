@@ -107,3 +107,27 @@ fn molemod_table1_short_run() {
         assert_eq!(again.metrics[label]["expanded"], outcome.metrics[label]["expanded"]);
     }
 }
+
+#[test]
+fn molemod_motions_short_run() {
+    let options = [("steps", "12"), ("iterations", "2"), ("angles", "0.3"), ("starts", "2"), ("seed", "5")];
+    let (outcome, runs) = run("molemod", "motions", &options);
+    assert_eq!(runs, 1 + 1 + 2 + 1, "one crawl, one turn, two starts, one traced run");
+    let crawl = &outcome.metrics["crawl"]["step 12 mm"];
+    assert!((figure(crawl, "mm_per_cycle") - 24.0).abs() < 0.05 * 24.0, "{crawl}");
+    let turn = &outcome.metrics["turn"]["angle 0.3 rad"];
+    assert!((figure(turn, "turned_rad") - 0.3).abs() < 0.1 * 0.3, "{turn}");
+    let metrics = Value::Object(outcome.metrics.clone());
+    assert!(figure(&metrics, "max_outer_joint_error_um") <= 50.0, "{metrics}");
+    assert!(figure(&metrics, "repeat_end_spread_mm") < 1.0, "{metrics}");
+    assert_eq!(outcome.tables.iter().map(|t| t.file.as_str()).collect::<Vec<_>>(), ["motions.csv", "joints.csv"]);
+    // Same seed, same run, bit for bit (all but the wall time).
+    let without_wall =
+        |o: &Outcome| o.metrics.iter().filter(|(k, _)| *k != "wall_time_s").map(|(k, v)| (k.clone(), v.clone())).collect::<Vec<_>>();
+    assert_eq!(without_wall(&run("molemod", "motions", &options).0), without_wall(&outcome));
+    // A step the joints cannot make is a usage error naming the option.
+    let experiment = find("molemod", "motions").unwrap();
+    let given = vec![("steps".to_owned(), "45".to_owned())];
+    let err = experiment.run(&Options::parse(experiment.options(), &given).unwrap(), &Progress::hidden()).err().expect("refused");
+    assert!(err.is_usage() && err.to_string().contains("--steps") && err.to_string().contains("step = 0.045"), "{err}");
+}

@@ -49,16 +49,13 @@ impl Run {
 
     /// Steps until the firmware is idle and at least `min_s` passed; panics after 60 s.
     fn until_idle(&mut self, min_s: f64) {
-        let start = self.world.time();
-        loop {
-            let reading = self.world.sensors();
-            let command = self.firmware.step(reading.stamp, &reading);
-            self.world.step("mole", &command).expect("the firmware's command fits the robot");
-            let elapsed = self.world.time() - start;
-            if self.firmware.idle() && elapsed >= min_s {
-                return;
-            }
-            assert!(elapsed < 60.0, "motion not done after 60 s: {}", self.firmware.status());
+        let until = self.world.time() + min_s;
+        let finished =
+            self.world.drive("mole", &mut self.firmware, 60.0, |fw| fw.idle(), |_| {}).expect("the firmware's commands fit the robot");
+        assert!(finished, "motion not done after 60 s: {}", self.firmware.status());
+        let rest = until - self.world.time();
+        if rest > 0.0 {
+            self.world.drive("mole", &mut self.firmware, rest, |_| false, |_| {}).expect("fits");
         }
     }
 

@@ -1,13 +1,16 @@
-//! Experiments of the MoleMOD planner (SPEC 2): Table 1 planning times.
+//! Experiments of MoleMOD (SPEC 2): the planner's Table 1 planning times, and the mole's
+//! motions measured in the physics.
 
+mod motions;
 mod table1;
 
+pub use motions::Motions;
 pub use table1::Table1;
 
 use crate::experiment::Experiment;
 
 /// The MoleMOD experiments, in the order `flotilla experiment list` shows them.
-pub const EXPERIMENTS: &[&dyn Experiment] = &[&Table1];
+pub const EXPERIMENTS: &[&dyn Experiment] = &[&Table1, &Motions];
 
 /// The task files shipped in the repository (`config/molemod/`).
 pub const TASKS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/molemod");

@@ -4,7 +4,8 @@
 
 use super::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
 use flotilla_common::models::Model;
-use flotilla_contract::molemod::{MolemodCommand, MolemodSensors};
+use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
+use flotilla_contract::Firmware;
 use nalgebra::{Isometry3, Vector3};
 use rapier3d_f64::prelude::*;
 
@@ -111,6 +112,30 @@ impl MoleWorld {
         );
         self.steps += 1;
         Ok(())
+    }
+
+    /// Runs `firmware` against the robot, one command per step, until `done(firmware)`
+    /// holds after a step or `limit` seconds passed (then `Ok(false)`); `each` sees every
+    /// reading. A command the robot cannot take is returned as the error.
+    pub fn drive<F: Firmware<Molemod>>(
+        &mut self,
+        robot: &str,
+        firmware: &mut F,
+        limit: f64,
+        mut done: impl FnMut(&F) -> bool,
+        mut each: impl FnMut(&MolemodSensors),
+    ) -> Result<bool, ArticulatedError> {
+        let end = self.time() + limit;
+        while self.time() < end {
+            let reading = self.sensors();
+            each(&reading);
+            let command = firmware.step(reading.stamp, &reading);
+            self.step(robot, &command)?;
+            if done(firmware) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The built robot (its joints, links and limits).
