@@ -175,7 +175,9 @@ impl Refiner {
     /// Surround and marker levels (see [`Refiner::levels`]) from the bit rows.
     fn levels_bits(&self, image: &ImageView, win: &Window) -> (f64, f64) {
         let planes = &self.planes;
-        let (mut histogram, mut surround_count) = ([0u32; 256], 0u32);
+        // Four interleaved histograms: the surround is mostly one level, and counting
+        // neighbours into separate bins keeps each increment from waiting on the last.
+        let (mut lanes, mut surround_count) = ([[0u32; 4]; 256], 0u32);
         let (mut interior_sum, mut interior_count) = (0u64, 0u64);
         let row_mask = bit_span(0, win.width as u32);
         // Blob pixels never sit on the window border (it is padded): the first and last
@@ -185,9 +187,11 @@ impl Refiner {
             let gray = self.gray_row(image, win, y);
             let mut surround = row_mask & !planes.near_ring[y];
             surround_count += surround.count_ones();
+            let mut lane = 0;
             while surround != 0 {
-                histogram[usize::from(gray[surround.trailing_zeros() as usize])] += 1;
+                lanes[usize::from(gray[surround.trailing_zeros() as usize])][lane & 3] += 1;
                 surround &= surround - 1;
+                lane += 1;
             }
             if y == 0 || y + 1 == win.height {
                 continue;
@@ -213,6 +217,7 @@ impl Refiner {
             }
             f64::from(brightest)
         };
+        let histogram: [u32; 256] = std::array::from_fn(|level| lanes[level].iter().sum());
         (median_of(&histogram, surround_count), marker)
     }
 
