@@ -101,7 +101,7 @@ impl Illumination {
                     continue;
                 }
                 let k = ((self.samples.len() - 1) as f64 * BACKGROUND_PERCENTILE) as usize;
-                let level = f32::from(*self.samples.select_nth_unstable(k).1);
+                let level = f32::from(kth_smallest(&self.samples, k));
                 self.changed[t] |= level != self.background[t];
                 self.background[t] = level;
             }
@@ -150,6 +150,31 @@ impl Illumination {
     pub fn thresholds(&self) -> &TileThresholds {
         &self.thresholds
     }
+}
+
+/// The `k`-th smallest (from 0) of `levels` (`k < levels.len()`), by counting: the high
+/// nibbles first, then the low nibbles of the levels in the high nibble's bin (a general
+/// selection costs several times more on a tile's 64 samples).
+fn kth_smallest(levels: &[u8], k: usize) -> u8 {
+    let mut high = [0usize; 16];
+    for &level in levels {
+        high[usize::from(level >> 4)] += 1;
+    }
+    let (mut below, mut bin) = (0, 0);
+    while below + high[bin] <= k {
+        below += high[bin];
+        bin += 1;
+    }
+    let mut low = [0usize; 16];
+    for &level in levels.iter().filter(|&&l| usize::from(l >> 4) == bin) {
+        low[usize::from(level & 15)] += 1;
+    }
+    let mut nibble = 0;
+    while below + low[nibble] <= k {
+        below += low[nibble];
+        nibble += 1;
+    }
+    (bin << 4 | nibble) as u8
 }
 
 /// Levels of one candidate after the split, 8-bit levels.
@@ -316,6 +341,26 @@ fn otsu(histogram: &[u32]) -> Option<SplitLevels> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kth_smallest_matches_a_sort() {
+        let mut noise = 7u32;
+        for len in [1usize, 2, 5, 16, 63, 64] {
+            for spread in [1u32, 3, 40, 256] {
+                let levels: Vec<u8> = (0..len)
+                    .map(|_| {
+                        noise = noise.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                        (100 + (noise >> 16) % spread).min(255) as u8
+                    })
+                    .collect();
+                let mut sorted = levels.clone();
+                sorted.sort_unstable();
+                for (k, &expected) in sorted.iter().enumerate() {
+                    assert_eq!(kth_smallest(&levels, k), expected, "len {len}, spread {spread}, k {k}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn otsu_splits_two_levels_and_sets_hysteresis() {
