@@ -610,22 +610,36 @@ impl Planes {
 }
 
 /// Grows `region` (within `free`) to every pixel of `free` 4-connected to it: row fills
-/// swept down and up until nothing changes.
+/// swept down, then up and down in turn until a sweep changes nothing. Once filled, a row
+/// is whole stretches, so a row whose neighbours add no seed stays as it is (most rows
+/// of the later sweeps: no fill computed).
 fn flood(free: &[u128], region: &mut [u128]) {
     let h = free.len();
+    for y in 0..h {
+        let seeds = region[y] | if y > 0 { region[y - 1] & free[y] } else { 0 };
+        if seeds != 0 {
+            region[y] = row_fill(free[y], seeds);
+        }
+    }
     loop {
         let mut changed = false;
-        for y in 0..h {
-            let seeds = region[y] | if y > 0 { region[y - 1] & free[y] } else { 0 };
-            let filled = row_fill(free[y], seeds);
-            changed |= filled != region[y];
-            region[y] = filled;
+        for y in (0..h.saturating_sub(1)).rev() {
+            let seeds = region[y] | (region[y + 1] & free[y]);
+            if seeds != region[y] {
+                region[y] = row_fill(free[y], seeds);
+                changed = true;
+            }
         }
-        for y in (0..h).rev() {
-            let seeds = region[y] | if y + 1 < h { region[y + 1] & free[y] } else { 0 };
-            let filled = row_fill(free[y], seeds);
-            changed |= filled != region[y];
-            region[y] = filled;
+        if !changed {
+            return;
+        }
+        changed = false;
+        for y in 1..h {
+            let seeds = region[y] | (region[y - 1] & free[y]);
+            if seeds != region[y] {
+                region[y] = row_fill(free[y], seeds);
+                changed = true;
+            }
         }
         if !changed {
             return;
