@@ -489,6 +489,11 @@ impl Moments {
     fn add(&mut self, x: usize, y: usize, level: u8, hole: bool, inside_marker: bool, near_dot: bool) {
         let level = f64::from(level);
         let weight = if hole || (inside_marker && near_dot) { 1.0 } else { ((level - self.surround) * self.scale).clamp(0.0, 1.0) };
+        // An uncovered pixel (most of the margin) adds +0 to every sum and is no dot pixel
+        // (those weigh 1): skipping it leaves the sums bit for bit as they are.
+        if weight == 0.0 {
+            return;
+        }
         self.partial += usize::from(weight > 0.1 && weight < 0.9);
         let (xf, yf) = (x as f64, y as f64);
         self.sum += weight;
