@@ -127,6 +127,12 @@ impl<'a> ImageView<'a> {
         &self.data[start..start + self.width as usize * self.encoding.bytes_per_pixel() as usize]
     }
 
+    /// Row `v` and every byte of the frame after it (the next rows): lets a reader load
+    /// whole vectors across the row's end without copying it.
+    pub(crate) fn row_onward(&self, v: u32) -> &'a [u8] {
+        &self.data[v as usize * self.step as usize..]
+    }
+
     /// Grey level of pixel `(u, v)`: the value for mono8, BT.601 luma for colour.
     #[inline]
     pub fn gray(&self, u: u32, v: u32) -> u8 {

@@ -172,15 +172,18 @@ impl Components {
             if lo < hi {
                 // Whole tiles, so that chunks stay aligned with their thresholds.
                 let (lo, hi) = (lo / TILE * TILE, hi.div_ceil(TILE).saturating_mul(TILE).min(image.width() as usize));
-                let gray = match image.encoding() {
-                    Encoding::Mono8 => &image.row(v)[lo..hi],
+                // The levels after the span (the rest of the frame, or zeros) let a run that
+                // ends near it be copied a whole chunk at a time too.
+                let padded = match image.encoding() {
+                    Encoding::Mono8 => &image.row_onward(v)[lo..],
                     encoding => {
                         let bytes = encoding.bytes_per_pixel() as usize;
                         colour_row_to_gray(&image.row(v)[lo * bytes..hi * bytes], encoding, &tiles[lo / TILE..], &mut self.gray_row);
+                        self.gray_row.resize(hi - lo + SKIP_CHUNK, 0);
                         &self.gray_row
                     }
                 };
-                push_runs(gray, v, lo as u32, &tiles[lo / TILE..], &mut self.set);
+                push_runs(&padded[..hi - lo], padded, v, lo as u32, &tiles[lo / TILE..], &mut self.set);
             }
             let row_end = self.set.runs.len();
             self.parent.extend(row_start as u32..row_end as u32);
@@ -409,10 +412,11 @@ fn fold_max<const N: usize>(pair: &[u8]) -> [u8; N] {
 }
 
 /// Appends the runs of pixels at or above their tile's threshold in one grey row (or the
-/// part of it from column `offset`, a multiple of [`TILE`]), with their grey levels.
-fn push_runs(row: &[u8], v: u32, offset: u32, tiles: &[u16], out: &mut RunLevels) {
+/// part of it from column `offset`, a multiple of [`TILE`]), with their grey levels;
+/// `padded` starts as `row` and may go on past it.
+fn push_runs(row: &[u8], padded: &[u8], v: u32, offset: u32, tiles: &[u16], out: &mut RunLevels) {
     let mut push =
-        |start: usize, end: usize| out.push_from(Run { v, start: offset + start as u32, end: offset + end as u32 }, &row[start..]);
+        |start: usize, end: usize| out.push_from(Run { v, start: offset + start as u32, end: offset + end as u32 }, &padded[start..]);
     let mut scanner = RunScanner::default();
     for (c, (chunk, &threshold)) in row.chunks(SKIP_CHUNK).zip(tiles).enumerate() {
         if threshold >= TILE_OFF {
@@ -602,18 +606,18 @@ mod tests {
         row[32] = 200;
         row[99] = 200;
         let mut set = RunLevels::default();
-        push_runs(&row, 0, 0, &[128; 4], &mut set);
+        push_runs(&row, &row, 0, 0, &[128; 4], &mut set);
         assert_eq!(set.runs, vec![Run { v: 0, start: 31, end: 33 }, Run { v: 0, start: 99, end: 100 }]);
         assert_eq!(set.peaks, vec![200, 200]);
         assert_eq!((set.levels_of(0), set.levels_of(1)), (&[200u8, 200][..], &[200u8][..]));
         // Tiles left out and tiles with their own threshold.
         let mut set = RunLevels::default();
-        push_runs(&row, 0, 0, &[TILE_OFF, 201, 128, 128], &mut set);
+        push_runs(&row, &row, 0, 0, &[TILE_OFF, 201, 128, 128], &mut set);
         assert_eq!(set.runs, vec![Run { v: 0, start: 99, end: 100 }]);
         // A run over whole bright chunks crosses chunk and tile borders.
         let mut set = RunLevels::default();
         let bright: Vec<u8> = (0..100).map(|u| if (20..90).contains(&u) { 150 + (u % 7) as u8 } else { 0 }).collect();
-        push_runs(&bright, 3, 64, &[100, 140, 150, 100], &mut set);
+        push_runs(&bright, &bright, 3, 64, &[100, 140, 150, 100], &mut set);
         assert_eq!(set.runs, vec![Run { v: 3, start: 84, end: 154 }]);
         assert_eq!((set.peaks[0], set.levels_of(0)), (156, &bright[20..90]));
     }
