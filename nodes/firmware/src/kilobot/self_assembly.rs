@@ -519,8 +519,10 @@ impl KiloProgram for SelfAssembly {
         let now = kilo.kilo_ticks();
         let g = self.params.gradient_distance;
         // Where `uid` is or goes in the sorted table: a count that compiles to a few vector
-        // compares for the table sizes a Kilobot sees (tens of neighbours).
-        let k = self.neighbour_uids.iter().map(|&u| usize::from(u < uid)).sum::<usize>();
+        // compares for the table sizes a Kilobot sees (tens of neighbours); counted in u16
+        // lanes (8 per compare), which cannot overflow: the uids below `uid` in a table of
+        // distinct uids number at most `uid`.
+        let k = usize::from(self.neighbour_uids.iter().fold(0u16, |count, &u| count + u16::from(u < uid)));
         let known = self.neighbour_uids.get(k) == Some(&uid);
         if known && self.neighbours[k].raw == message.data {
             // The same message again (most are: a robot repeats itself until its state
