@@ -257,6 +257,8 @@ pub struct SelfAssembly {
     start_ok: bool,
     /// Neighbours that are localisation references.
     reference_count: usize,
+    /// The last broadcast and its bytes.
+    sent: Option<(Broadcast, [u8; MESSAGE_BYTES])>,
 }
 
 impl SelfAssembly {
@@ -286,6 +288,7 @@ impl SelfAssembly {
             start_stale: true,
             start_ok: false,
             reference_count: 0,
+            sent: None,
         })
     }
 
@@ -561,7 +564,16 @@ impl KiloProgram for SelfAssembly {
 
     fn message_tx(&mut self, _kilo: &mut Kilo) -> Option<Message> {
         let b = Broadcast { uid: self.uid, gradient: self.gradient, state: self.state, localised: self.localised, position: self.position };
-        Some(Message { data: b.encode() })
+        // A robot repeats itself until its state changes: encode only a new broadcast
+        // (equal fields give equal bytes; a NaN position never compares equal).
+        match self.sent {
+            Some((last, data)) if last == b => Some(Message { data }),
+            _ => {
+                let data = b.encode();
+                self.sent = Some((b, data));
+                Some(Message { data })
+            }
+        }
     }
 
     fn prefetch(&self) {

@@ -356,22 +356,26 @@ impl KilobotTable {
         let range2 = channel.range * channel.range;
         let (xi, yi, x, y) = (self.x[i], self.y[i], &self.x[..], &self.y[..]);
         let key = mix(self.channel_key ^ self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let (list, hits) = self.neighbours.of(i);
-        // The senders among the neighbours, without a branch per neighbour (a quarter of
-        // them send on the shared channel: a branch would often be mispredicted).
+        let (list, hits, squares) = self.neighbours.of(i);
+        // The senders among the neighbours, then those of them in range, each without a
+        // branch per candidate (a quarter of the neighbours send on the shared channel, a
+        // third of a list is out of range: branches would often be mispredicted).
         let on_air = &self.on_air;
         let mut found = 0;
         for &j in list {
             hits[found] = j;
             found += usize::from(on_air[j as usize]);
         }
-        let mut delivered = 0;
-        for &j in &hits[..found] {
+        let mut in_range = 0;
+        for k in 0..found {
+            let j = hits[k];
             let (dx, dy) = (x[j as usize] - xi, y[j as usize] - yi);
             let d2 = dx * dx + dy * dy;
-            if d2 >= range2 {
-                continue;
-            }
+            (hits[in_range], squares[in_range]) = (j, d2);
+            in_range += usize::from(d2 < range2);
+        }
+        let mut delivered = 0;
+        for (&j, &d2) in hits[..in_range].iter().zip(&squares[..in_range]) {
             let draw = Draw::new(key, j, i as u32);
             if channel.loss > 0.0 && draw.unit(0) < channel.loss {
                 continue;
@@ -425,7 +429,7 @@ impl KilobotTable {
                 continue;
             }
             let (xj, yj, x, y, attempting) = (self.x[j], self.y[j], &self.x, &self.y, &self.attempting);
-            let (list, hits) = self.neighbours.of(j);
+            let (list, hits, _) = self.neighbours.of(j);
             let mut found = 0;
             for &k in list {
                 hits[found] = k;
@@ -613,8 +617,10 @@ struct Neighbours {
     /// Positions at the last rebuild, world units.
     x: Vec<f64>,
     y: Vec<f64>,
-    /// Scratch of a query: one slot per neighbour of the longest list.
+    /// Scratch of a query: one slot per neighbour of the longest list (robot, squared
+    /// distance, world units^2).
     hits: Vec<u32>,
+    squares: Vec<f64>,
     /// Rebuilds so far.
     rebuilds: u64,
 }
@@ -651,14 +657,15 @@ impl Neighbours {
         self.y.clear();
         self.y.extend_from_slice(y);
         self.hits.resize(longest + 1, 0);
+        self.squares.resize(longest + 1, 0.0);
         self.rebuilds += 1;
     }
 
     /// Robot `i`'s list and the scratch for a query over it.
     #[inline]
-    fn of(&mut self, i: usize) -> (&[u32], &mut [u32]) {
+    fn of(&mut self, i: usize) -> (&[u32], &mut [u32], &mut [f64]) {
         let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
-        (&self.list[a..b], &mut self.hits)
+        (&self.list[a..b], &mut self.hits, &mut self.squares)
     }
 }
 
