@@ -2,7 +2,7 @@
 //! rules and what the metrics and plots need.
 
 use super::layout::{Layout, LayoutError, PackSpec};
-use flotilla_contract::kilobot::{KilobotCommand, KilobotSensors};
+use flotilla_contract::kilobot::KilobotCommand;
 use flotilla_firmware::kilobot::{KilobotFirmware, Localisation, SelfAssembly, SelfAssemblyParams, Shape, State};
 use robot_controller::kilobot::Scene;
 use std::sync::Arc;
@@ -91,9 +91,10 @@ pub struct Swarm {
     pub table: KilobotTable,
     /// Every robot's firmware.
     pub firmware: Vec<KilobotFirmware<SelfAssembly>>,
-    /// One robot's reading and command, reused robot after robot (they stay in cache).
-    reading: KilobotSensors,
+    /// One robot's command, reused robot after robot (it stays in cache).
     command: KilobotCommand,
+    /// The table's ambient light, 0..1.
+    light: f64,
     ideal: bool,
     seeds: usize,
     mean_seed: [f64; 2],
@@ -128,8 +129,8 @@ impl Swarm {
         let swarm = Self {
             table,
             firmware,
-            reading: KilobotSensors::default(),
             command: KilobotCommand::default(),
+            light: scenario.table.ambient_light,
             ideal: scenario.params.localisation == Localisation::Ideal,
             seeds: scene.seeds(),
             mean_seed,
@@ -149,16 +150,24 @@ impl Swarm {
     /// (everything a robot hears was sent before the step's first command), then move.
     pub fn step(&mut self) -> Result<(), RunError> {
         for i in 0..self.firmware.len() {
+            // Two robots ahead its firmware, one ahead the tables that firmware points to
+            // (at 10,000 robots they are not in cache).
+            if let Some(later) = self.firmware.get(i + 2) {
+                later.prefetch_early();
+            }
             if let Some(next) = self.firmware.get(i + 1) {
                 next.prefetch();
             }
             let fw = &mut self.firmware[i];
-            self.table.read(i, &mut self.reading);
             if self.ideal {
                 let p = self.table.pose(i);
                 fw.program_mut().set_oracle(Some([p.x, p.y]));
             }
-            fw.step_into(&self.reading, &mut self.command);
+            // The reading handed over message by message (the tick `read` + `step_into`
+            // would make, without the reading's buffer).
+            fw.begin_tick(self.table.ticks(), self.light);
+            self.table.read_messages(i, |payload, distance| fw.receive(payload, distance));
+            fw.end_tick(&mut self.command);
             self.table.apply(i, &self.command)?;
         }
         self.table.step();

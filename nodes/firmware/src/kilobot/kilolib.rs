@@ -157,6 +157,25 @@ impl<P: KiloProgram> KilobotFirmware<P> {
         self.program.prefetch();
     }
 
+    /// Hint that this robot's tick comes after the next one: asks the processor to load
+    /// this firmware's own bytes (not what they point to: reading a pointer from memory not
+    /// yet loaded would stall), so that [`Self::prefetch`] a robot later finds them loaded.
+    /// Changes nothing the program does.
+    pub fn prefetch_early(&self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let bytes = (self as *const Self).cast::<i8>();
+            // SAFETY: SSE is part of every x86_64 target, and a prefetch reads no memory
+            // the program can see (it only hints the cache; any address is allowed).
+            unsafe {
+                for offset in (0..std::mem::size_of::<Self>()).step_by(64) {
+                    _mm_prefetch::<_MM_HINT_T0>(bytes.wrapping_add(offset));
+                }
+            }
+        }
+    }
+
     /// The robot as the program sees it.
     pub fn kilo(&self) -> &Kilo {
         &self.kilo
@@ -164,16 +183,34 @@ impl<P: KiloProgram> KilobotFirmware<P> {
 
     /// One tick into `command` (its message buffer is reused: no allocation once grown).
     pub fn step_into(&mut self, sensors: &KilobotSensors, command: &mut KilobotCommand) {
-        self.kilo.ticks = sensors.ticks;
-        self.kilo.light = sensors.light;
+        self.begin_tick(sensors.ticks, sensors.light);
+        for m in &sensors.messages {
+            self.receive(&m.payload, m.distance);
+        }
+        self.end_tick(command);
+    }
+
+    /// The start of a tick whose messages a host hands over one by one with
+    /// [`Self::receive`] (no reading buffer), then [`Self::end_tick`]: the same tick as
+    /// [`Self::step_into`] with a reading of `ticks`, `light` (0..1) and those messages.
+    pub fn begin_tick(&mut self, ticks: u32, light: f64) {
+        self.kilo.ticks = ticks;
+        self.kilo.light = light;
         if !self.started {
             self.started = true;
             self.program.setup(&mut self.kilo);
         }
-        for m in &sensors.messages {
-            let distance = DistanceMeasurement { mm: m.distance * 1e3 };
-            self.program.message_rx(&mut self.kilo, &Message { data: m.payload }, &distance);
-        }
+    }
+
+    /// A message heard in this tick, its sender `distance` m away (measured).
+    #[inline]
+    pub fn receive(&mut self, payload: &[u8; MESSAGE_BYTES], distance: f64) {
+        let distance = DistanceMeasurement { mm: distance * 1e3 };
+        self.program.message_rx(&mut self.kilo, &Message { data: *payload }, &distance);
+    }
+
+    /// The end of the tick: `loop`, then the command (motors, LED, message to send).
+    pub fn end_tick(&mut self, command: &mut KilobotCommand) {
         self.program.main_loop(&mut self.kilo);
         let tx = self.program.message_tx(&mut self.kilo);
         command.motor_left = f64::from(self.kilo.motors.0) / 255.0;

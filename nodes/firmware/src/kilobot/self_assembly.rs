@@ -257,6 +257,8 @@ pub struct SelfAssembly {
     start_ok: bool,
     /// Neighbours that are localisation references.
     reference_count: usize,
+    /// The last broadcast and its bytes.
+    sent: Option<(Broadcast, [u8; MESSAGE_BYTES])>,
 }
 
 impl SelfAssembly {
@@ -286,6 +288,7 @@ impl SelfAssembly {
             start_stale: true,
             start_ok: false,
             reference_count: 0,
+            sent: None,
         })
     }
 
@@ -519,8 +522,10 @@ impl KiloProgram for SelfAssembly {
         let now = kilo.kilo_ticks();
         let g = self.params.gradient_distance;
         // Where `uid` is or goes in the sorted table: a count that compiles to a few vector
-        // compares for the table sizes a Kilobot sees (tens of neighbours).
-        let k = self.neighbour_uids.iter().map(|&u| usize::from(u < uid)).sum::<usize>();
+        // compares for the table sizes a Kilobot sees (tens of neighbours); counted in u16
+        // lanes (8 per compare), which cannot overflow: the uids below `uid` in a table of
+        // distinct uids number at most `uid`.
+        let k = usize::from(self.neighbour_uids.iter().fold(0u16, |count, &u| count + u16::from(u < uid)));
         let known = self.neighbour_uids.get(k) == Some(&uid);
         if known && self.neighbours[k].raw == message.data {
             // The same message again (most are: a robot repeats itself until its state
@@ -559,7 +564,16 @@ impl KiloProgram for SelfAssembly {
 
     fn message_tx(&mut self, _kilo: &mut Kilo) -> Option<Message> {
         let b = Broadcast { uid: self.uid, gradient: self.gradient, state: self.state, localised: self.localised, position: self.position };
-        Some(Message { data: b.encode() })
+        // A robot repeats itself until its state changes: encode only a new broadcast
+        // (equal fields give equal bytes; a NaN position never compares equal).
+        match self.sent {
+            Some((last, data)) if last == b => Some(Message { data }),
+            _ => {
+                let data = b.encode();
+                self.sent = Some((b, data));
+                Some(Message { data })
+            }
+        }
     }
 
     fn prefetch(&self) {

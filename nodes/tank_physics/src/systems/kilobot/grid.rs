@@ -101,32 +101,6 @@ impl Grid {
         }
     }
 
-    /// Calls `visit(a, b)` for every run `a..b` of positions in [`Self::items`] that holds
-    /// the filed robots of the cells within `radius` of (`x`, `y`) (one run per row of
-    /// cells; candidates: the caller applies the exact distance test).
-    #[inline]
-    pub(crate) fn for_each_range_near(&self, x: f64, y: f64, radius: f64, mut visit: impl FnMut(usize, usize)) {
-        if self.items.is_empty() {
-            return;
-        }
-        let span = |v: f64, lo: f64, n: usize| {
-            let a = ((v - radius - lo) / self.cell).floor().max(0.0) as usize;
-            let b = ((((v + radius - lo) / self.cell).floor()).max(0.0) as usize).min(n - 1);
-            (a.min(n - 1), b)
-        };
-        let (x0, x1) = span(x, self.min[0], self.nx);
-        let (y0, y1) = span(y, self.min[1], self.ny);
-        for cy in y0..=y1 {
-            let row = cy * self.nx;
-            visit(self.start[row + x0] as usize, self.start[row + x1 + 1] as usize);
-        }
-    }
-
-    /// The filed robots, sorted by cell.
-    pub(crate) fn items(&self) -> &[u32] {
-        &self.items
-    }
-
     fn cell_index(&self, x: f64, y: f64) -> usize {
         let cx = (((x - self.min[0]) / self.cell).floor().max(0.0) as usize).min(self.nx - 1);
         let cy = (((y - self.min[1]) / self.cell).floor().max(0.0) as usize).min(self.ny - 1);

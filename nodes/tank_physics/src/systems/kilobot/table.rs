@@ -14,6 +14,13 @@ use rand_distr::{Distribution, Normal};
 const DIAMETER: f64 = 1.0;
 /// Overlap below which two robots count as touching, world units (rounding slack).
 const CONTACT_SLACK: f64 = 1e-9;
+/// Margin of the channel's neighbour lists beyond its range, world units: a list holds
+/// every robot within range + skin, and stays complete until some robot has moved
+/// `LIST_SLACK` of it (robots move 0.01 per step: lists last tens of steps).
+const SKIN: f64 = 1.0;
+/// Share of [`SKIN`] a robot may move before the lists are rebuilt (below 1/2, the bound
+/// that keeps them complete, for rounding).
+const LIST_SLACK: f64 = 0.45;
 
 /// A robot's pose on the table.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -98,12 +105,17 @@ pub struct KilobotTable {
     grid: Grid,
     /// The robots moving this step, in cells of the yield distance (avoidance queries).
     moving_grid: Grid,
-    tx_grid: Grid,
     attempting: Vec<bool>,
     sending: Vec<bool>,
-    /// This step's transmissions, sorted by cell of `rx_grid` (see [`Senders`]).
-    senders: Senders,
-    /// The step whose senders `senders` holds (None: not decided yet).
+    /// Whether each robot's message is on the air this step (sending and has one).
+    on_air: Vec<bool>,
+    /// The message each robot on the air sends this step, as it was when the step's
+    /// transmissions were decided (a host may apply a robot's next message before a later
+    /// robot reads this step's).
+    on_air_payload: Vec<[u8; MESSAGE_BYTES]>,
+    /// The channel's neighbour lists (see [`Neighbours`]).
+    neighbours: Neighbours,
+    /// The step whose transmissions `on_air` holds (None: not decided yet).
     prepared: Option<u64>,
     /// Key of the distance-error and loss draws (from the run's seed).
     channel_key: u64,
@@ -161,10 +173,11 @@ impl KilobotTable {
             trig_of: vec![0; n],
             grid: Grid::default(),
             moving_grid: Grid::default(),
-            tx_grid: Grid::default(),
             attempting: vec![false; n],
             sending: vec![false; n],
-            senders: Senders::default(),
+            on_air: vec![false; n],
+            on_air_payload: vec![[0; MESSAGE_BYTES]; n],
+            neighbours: Neighbours::default(),
             prepared: None,
             channel_key,
             contacts: Vec::new(),
@@ -269,6 +282,12 @@ impl KilobotTable {
         self.deliveries
     }
 
+    /// Times the channel's neighbour lists were rebuilt (they are rebuilt when robots have
+    /// moved far enough to leave them incomplete).
+    pub fn channel_list_rebuilds(&self) -> u64 {
+        self.neighbours.rebuilds
+    }
+
     /// Takes every robot's command (index = robot): motions for the next step, messages
     /// and LEDs.
     pub fn apply_all(&mut self, commands: &[KilobotCommand]) -> Result<(), CommandError> {
@@ -335,63 +354,57 @@ impl KilobotTable {
         self.prepare_read();
         let channel = self.config.channel;
         let range2 = channel.range * channel.range;
-        let (xi, yi) = (self.x[i], self.y[i]);
+        let (xi, yi, x, y) = (self.x[i], self.y[i], &self.x[..], &self.y[..]);
         let key = mix(self.channel_key ^ self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let tx = &mut self.senders;
-        let (sx, sy, index, hits) = (&tx.x[..], &tx.y[..], &tx.index[..], &mut tx.hits);
-        // Candidates in range, without a branch per candidate (half of them miss: a
-        // branch would be mispredicted half the time): each is written, kept if in range.
+        let (list, hits, squares) = self.neighbours.of(i);
+        // The senders among the neighbours, then those of them in range, each without a
+        // branch per candidate (a quarter of the neighbours send on the shared channel, a
+        // third of a list is out of range: branches would often be mispredicted).
+        let on_air = &self.on_air;
         let mut found = 0;
-        tx.grid.for_each_range_near(xi, yi, channel.range, |a, b| {
-            let run = sx[a..b].iter().zip(&sy[a..b]).zip(&index[a..b]);
-            for (k, ((&x, &y), &j)) in (a..b).zip(run) {
-                let (dx, dy) = (x - xi, y - yi);
-                let d2 = dx * dx + dy * dy;
-                hits[found] = (k as u32, d2);
-                found += usize::from(d2 < range2 && j as usize != i);
-            }
-        });
+        for &j in list {
+            hits[found] = j;
+            found += usize::from(on_air[j as usize]);
+        }
+        let mut in_range = 0;
+        for k in 0..found {
+            let j = hits[k];
+            let (dx, dy) = (x[j as usize] - xi, y[j as usize] - yi);
+            let d2 = dx * dx + dy * dy;
+            (hits[in_range], squares[in_range]) = (j, d2);
+            in_range += usize::from(d2 < range2);
+        }
         let mut delivered = 0;
-        for &(k, d2) in &hits[..found] {
-            let k = k as usize;
-            let draw = Draw::new(key, index[k], i as u32);
+        for (&j, &d2) in hits[..in_range].iter().zip(&squares[..in_range]) {
+            let draw = Draw::new(key, j, i as u32);
             if channel.loss > 0.0 && draw.unit(0) < channel.loss {
                 continue;
             }
             let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
-            heard(&tx.payload[k], measured * WORLD_UNIT_M);
+            heard(&self.on_air_payload[j as usize], measured * WORLD_UNIT_M);
             delivered += 1;
         }
         self.deliveries += delivered;
     }
 
-    /// Decides this step's transmissions (once per step) and files them by cell.
+    /// Decides this step's transmissions (once per step).
     fn prepare_read(&mut self) {
         if self.prepared == Some(self.step) {
             return;
         }
         self.prepared = Some(self.step);
+        self.neighbours.refresh(&self.grid, &self.x, &self.y, self.config.channel.range);
         self.decide_senders();
-        let (sending, message) = (&self.sending, &self.message);
-        let on_air = |j: usize| sending[j] && message[j].is_some();
-        // Cells of half the range: a query scans 5 x 5 cells covering (2.5 range)^2
-        // instead of 3 x 3 covering (3 range)^2.
-        self.senders.grid.rebuild(&self.x, &self.y, on_air, self.config.channel.range / 2.0);
-        let tx = &mut self.senders;
-        tx.x.clear();
-        tx.y.clear();
-        tx.index.clear();
-        tx.payload.clear();
-        for &j in tx.grid.items() {
-            let j = j as usize;
-            tx.x.push(self.x[j]);
-            tx.y.push(self.y[j]);
-            tx.index.push(j as u32);
-            tx.payload.push(self.message[j].unwrap_or_default());
+        let mut on_air = 0;
+        for j in 0..self.len() {
+            self.on_air[j] = false;
+            if let (true, Some(payload)) = (self.sending[j], self.message[j]) {
+                self.on_air[j] = true;
+                self.on_air_payload[j] = payload;
+                on_air += 1;
+            }
         }
-        self.transmissions += tx.index.len() as u64;
-        // One slot per sender and one spare: a reading's candidates all fit.
-        tx.hits.resize(tx.index.len() + 1, (0, 0.0));
+        self.transmissions += on_air;
     }
 
     /// Which robots get a message through this step (see [`super::ChannelConfig`]).
@@ -409,22 +422,26 @@ impl KilobotTable {
         for j in 0..n {
             self.attempting[j] = self.message[j].is_some() && self.rng.gen::<f64>() < p_try;
         }
-        let attempting = &self.attempting;
-        self.tx_grid.rebuild(&self.x, &self.y, |i| attempting[i], channel.range);
+        let range2 = channel.range * channel.range;
         for j in 0..n {
             self.sending[j] = false;
             if !self.attempting[j] {
                 continue;
             }
-            let (xj, yj, x, y) = (self.x[j], self.y[j], &self.x, &self.y);
-            let mut contenders = 0usize;
-            self.tx_grid.for_each_near(xj, yj, channel.range, |k| {
-                let (dx, dy) = (x[k] - xj, y[k] - yj);
-                if dx * dx + dy * dy < channel.range * channel.range {
-                    contenders += 1;
-                }
-            });
-            let p = (per_step / contenders.max(1) as f64).min(1.0);
+            let (xj, yj, x, y, attempting) = (self.x[j], self.y[j], &self.x, &self.y, &self.attempting);
+            let (list, hits, _) = self.neighbours.of(j);
+            let mut found = 0;
+            for &k in list {
+                hits[found] = k;
+                found += usize::from(attempting[k as usize]);
+            }
+            // The robots trying within range, itself included.
+            let mut contenders = 1usize;
+            for &k in &hits[..found] {
+                let (dx, dy) = (x[k as usize] - xj, y[k as usize] - yj);
+                contenders += usize::from(dx * dx + dy * dy < range2);
+            }
+            let p = (per_step / contenders as f64).min(1.0);
             self.sending[j] = p >= 1.0 || self.rng.gen::<f64>() < p;
         }
     }
@@ -586,22 +603,70 @@ impl KilobotTable {
     }
 }
 
-/// One step's transmissions, filed by cell of `grid` (structure of arrays in the grid's
-/// order: a receiver's query reads a few contiguous runs).
+/// Verlet lists of the channel: every robot's neighbours within range + [`SKIN`] of the
+/// positions at the last rebuild. Complete while no robot has moved more than half the
+/// skin since (two robots out of a list were farther apart than range + skin: each moved
+/// less than skin / 2, so they are still out of range), so a reading or a sender's
+/// contention walks a list of ~40 robots instead of querying a grid rebuilt every step.
 #[derive(Default)]
-struct Senders {
-    grid: Grid,
-    /// Sender x, world units.
+struct Neighbours {
+    /// `start[i]..start[i + 1]` are robot `i`'s neighbours in `list`.
+    start: Vec<u32>,
+    /// Robot indices.
+    list: Vec<u32>,
+    /// Positions at the last rebuild, world units.
     x: Vec<f64>,
-    /// Sender y, world units.
     y: Vec<f64>,
-    /// Sender robot index.
-    index: Vec<u32>,
-    /// The message sent.
-    payload: Vec<[u8; MESSAGE_BYTES]>,
-    /// Scratch of a reading: (position in these arrays, squared distance) of the senders
-    /// in range.
-    hits: Vec<(u32, f64)>,
+    /// Scratch of a query: one slot per neighbour of the longest list (robot, squared
+    /// distance, world units^2).
+    hits: Vec<u32>,
+    squares: Vec<f64>,
+    /// Rebuilds so far.
+    rebuilds: u64,
+}
+
+impl Neighbours {
+    /// Rebuilds the lists from `grid` (current with `x`, `y`) when some robot has moved
+    /// too far since the last rebuild (or the robots changed).
+    fn refresh(&mut self, grid: &Grid, x: &[f64], y: &[f64], range: f64) {
+        let limit = (SKIN * LIST_SLACK) * (SKIN * LIST_SLACK);
+        let stale = self.x.len() != x.len()
+            || x.iter().zip(y).zip(self.x.iter().zip(&self.y)).any(|((&a, &b), (&c, &d))| (a - c) * (a - c) + (b - d) * (b - d) >= limit);
+        if !stale && self.start.len() == x.len() + 1 {
+            return;
+        }
+        let reach = range + SKIN;
+        let (start, list) = (&mut self.start, &mut self.list);
+        start.clear();
+        list.clear();
+        start.push(0);
+        let mut longest = 0;
+        for i in 0..x.len() {
+            let (xi, yi, before) = (x[i], y[i], list.len());
+            grid.for_each_near(xi, yi, reach, |j| {
+                let (dx, dy) = (x[j] - xi, y[j] - yi);
+                if j != i && dx * dx + dy * dy < reach * reach {
+                    list.push(j as u32);
+                }
+            });
+            longest = longest.max(list.len() - before);
+            start.push(list.len() as u32);
+        }
+        self.x.clear();
+        self.x.extend_from_slice(x);
+        self.y.clear();
+        self.y.extend_from_slice(y);
+        self.hits.resize(longest + 1, 0);
+        self.squares.resize(longest + 1, 0.0);
+        self.rebuilds += 1;
+    }
+
+    /// Robot `i`'s list and the scratch for a query over it.
+    #[inline]
+    fn of(&mut self, i: usize) -> (&[u32], &mut [u32], &mut [f64]) {
+        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
+        (&self.list[a..b], &mut self.hits, &mut self.squares)
+    }
 }
 
 /// The random numbers of one delivery (sender, receiver, step): a counter-based

@@ -257,3 +257,60 @@ fn distance_errors_have_the_configured_spread() {
     let (mean, std, _) = spread(DistanceError::Gaussian { sigma: 0.02 });
     assert!(mean.abs() < 0.001 && (std - 0.02).abs() < 0.001, "{mean} {std}");
 }
+
+/// A host may run each robot right after reading it: a robot read after another applied
+/// its next message still hears the message that was on the air when the step began.
+#[test]
+fn a_robot_read_after_its_neighbour_applied_hears_the_step_s_message() {
+    let mut table = KilobotTable::new(exact(), &at(&[(0.0, 0.0, 0.0), (2.0, 0.0, 0.0)]), 1).unwrap();
+    let say = |byte: u8| KilobotCommand { message: vec![byte], ..KilobotCommand::default() };
+    table.apply_all(&[say(1), say(2)]).unwrap();
+    table.step();
+    let mut reading = KilobotSensors::default();
+    table.read(0, &mut reading);
+    assert_eq!(reading.messages.iter().map(|m| m.payload[0]).collect::<Vec<_>>(), vec![2]);
+    table.apply(0, &say(9)).unwrap();
+    table.read(1, &mut reading);
+    assert_eq!(reading.messages.iter().map(|m| m.payload[0]).collect::<Vec<_>>(), vec![1], "robot 0's next message is not on the air yet");
+    table.step();
+    table.read(1, &mut reading);
+    assert_eq!(reading.messages.iter().map(|m| m.payload[0]).collect::<Vec<_>>(), vec![9]);
+}
+
+/// The channel's neighbour lists stay complete while robots drive through each other's
+/// range for many list lifetimes: every reading holds exactly the robots in range, at
+/// their exact distances.
+#[test]
+fn moving_robots_hear_exactly_the_robots_in_range() {
+    let poses: Vec<Pose> = (0..60).map(|i| Pose { x: (i % 10) as f64 * 1.7, y: (i / 10) as f64 * 1.7, theta: i as f64 * 0.7 }).collect();
+    let config = TableConfig { speed: 0.05, turn_angle: 0.05, ..exact() };
+    let mut table = KilobotTable::new(config, &poses, 5).unwrap();
+    let range = config.channel.range;
+    let mut reading = KilobotSensors::default();
+    for step in 0..400 {
+        let commands: Vec<KilobotCommand> = (0..60)
+            .map(|i| {
+                let turn = (i + step / 40) % 3;
+                let (l, r) = [(1.0, 1.0), (1.0, 0.0), (0.0, 1.0)][turn];
+                KilobotCommand { motor_left: l, motor_right: r, message: vec![i as u8], ..KilobotCommand::default() }
+            })
+            .collect();
+        for i in 0..60 {
+            table.read(i, &mut reading);
+            let mut heard: Vec<(u8, u64)> = reading.messages.iter().map(|m| (m.payload[0], m.distance.to_bits())).collect();
+            heard.sort_unstable();
+            let p = table.pose(i);
+            let expected: Vec<(u8, u64)> = (0..60)
+                .filter(|&j| j != i && step > 0)
+                .map(|j| (j, table.pose(j)))
+                .filter(|(_, q)| (q.x - p.x).powi(2) + (q.y - p.y).powi(2) < range * range)
+                .map(|(j, q)| (j as u8, ((q.x - p.x).powi(2) + (q.y - p.y).powi(2)).sqrt().max(0.0) * WORLD_UNIT_M))
+                .map(|(j, d)| (j, d.to_bits()))
+                .collect();
+            assert_eq!(heard, expected, "robot {i} at step {step}");
+        }
+        table.apply_all(&commands).unwrap();
+        table.step();
+    }
+    assert!(table.channel_list_rebuilds() > 5, "the lists were rebuilt as robots moved: {}", table.channel_list_rebuilds());
+}
