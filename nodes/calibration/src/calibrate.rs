@@ -224,7 +224,8 @@ mod tests {
         CalibrationSettings {
             msd: MsdSettings { window_frames: 120, start_stride: 20 },
             simulated_windows: 4,
-            pso: PsoSettings { iterations, swarm_size: 12, seed: 5, ..PsoSettings::default() },
+            // The plain PSO: the reported best is the swarm's (no final re-evaluation).
+            pso: PsoSettings { iterations, swarm_size: 12, seed: 5, final_reevaluations: 0, ..PsoSettings::default() },
             parameters: ParameterSpace {
                 parameters: vec![
                     ParameterRange::new("stiffness", "1/s^2", 2.0, 30.0, 10.0),

@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_yaml::Mapping;
 use tank_physics::WorldConfig;
 
-use crate::flow_estimation::{estimate_flow_field, FlowEstimationSettings};
+use crate::flow_estimation::{estimate_flow_field, CellCoverage, FlowEstimationSettings};
 use crate::job::{fitness_samples, mean_and_std, resample_all, run_job, JobSettings};
 use crate::maps::GridSpec;
 use crate::msd::pooled_mean_squared_displacement;
@@ -123,6 +123,17 @@ pub struct FlowFieldArgs {
     /// Fewest samples for a cell to enter the comparison.
     #[arg(long, default_value_t = 20)]
     pub min_count: u64,
+    /// Fewest flow samples for a cell to count as measured; sparse and unvisited cells
+    /// inside the tank are filled from the measured ones.
+    #[arg(long, default_value_t = 20)]
+    pub min_measured: usize,
+    /// Radius of the round tank centred on the grid (m); default half of `--side`; 0:
+    /// the whole grid is the tank.
+    #[arg(long)]
+    pub tank_radius: Option<f64>,
+    /// Keep the raw per-cell statistics (zero mean and deviation where nothing was seen).
+    #[arg(long)]
+    pub no_fill: bool,
 }
 
 /// `record` arguments.
@@ -263,8 +274,13 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
 }
 
 fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
-    let mut settings =
-        FlowEstimationSettings { grid: GridSpec { nx: args.cells, ny: args.cells, side: args.side }, ..FlowEstimationSettings::default() };
+    let mut settings = FlowEstimationSettings {
+        grid: GridSpec { nx: args.cells, ny: args.cells, side: args.side },
+        min_measured_samples: args.min_measured,
+        tank_radius: args.tank_radius.unwrap_or(0.5 * args.side),
+        fill: !args.no_fill,
+        ..FlowEstimationSettings::default()
+    };
     // Before reading anything: the same cap the node applies (`--cells` 1000000 aborted).
     settings.grid.validate().context("--cells/--side")?;
     if let Some(mass) = args.mass {
@@ -279,9 +295,19 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
     let (tested, normal) = estimate.normality_summary();
     println!("flow field: {} -> {}", args.recordings.len(), args.out.display());
     println!("normality (KS, 5 %): {normal} of {tested} tested cells not rejected");
+    let coverage = estimate.coverage_summary();
+    println!(
+        "cells: {} measured (>= {} samples), {} sparse, {} unvisited inside the tank ({}), {} outside",
+        coverage.measured,
+        settings.min_measured_samples,
+        coverage.sparse,
+        coverage.unvisited,
+        if settings.fill { "filled from the measured cells" } else { "not filled" },
+        coverage.outside
+    );
     let stem = args.out.with_extension("");
     estimate.write_normality_csv(&stem.with_extension("normality.csv"))?;
-    let mean = |axis: usize| estimate.cells.iter().map(|c| (c.count > 0).then_some(c.mean[axis])).collect::<Vec<_>>();
+    let mean = |axis: usize| estimate.cells.iter().map(|c| (c.count > 0 || c.filled).then_some(c.mean[axis])).collect::<Vec<_>>();
     let (est_x, est_y) = (mean(0), mean(1));
     let mut panels =
         vec![HeatPanel { title: "estimated mean v_x", values: &est_x }, HeatPanel { title: "estimated mean v_y", values: &est_y }];
@@ -316,6 +342,28 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
         "m/s",
     )?;
     println!("plot: {}", plot.display());
+    // Which cells rest on data: 2 measured, 1 sparse (filled), 0 unvisited (filled).
+    let status: Vec<Option<f64>> = estimate
+        .cells
+        .iter()
+        .map(|c| match c.coverage {
+            CellCoverage::Measured => Some(2.0),
+            CellCoverage::Sparse => Some(1.0),
+            CellCoverage::Unvisited => Some(0.0),
+            CellCoverage::Outside => None,
+        })
+        .collect();
+    let coverage_plot = stem.with_extension("coverage.png");
+    plot_heat_maps(
+        &coverage_plot,
+        "Cells: 2 measured, 1 sparse (filled), 0 unvisited (filled)",
+        &settings.grid,
+        &[HeatPanel { title: "coverage", values: &status }],
+        1,
+        ColourScale::Sequential { min: 0.0, max: 2.0 },
+        "class",
+    )?;
+    println!("coverage plot: {}", coverage_plot.display());
     Ok(())
 }
 

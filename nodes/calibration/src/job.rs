@@ -35,6 +35,9 @@ pub struct JobSettings {
     pub velocity_half_window: usize,
     /// Node name the parameter file is written for (default `tank_physics`).
     pub parameter_file_node: String,
+    /// Fresh-seed windows the calibrated best is validated on; the summary gives their
+    /// mean and spread next to the PSO's best fitness (dimensionless; default 5).
+    pub validation_runs: usize,
 }
 
 impl Default for JobSettings {
@@ -45,6 +48,7 @@ impl Default for JobSettings {
             maps: GridSpec::default(),
             velocity_half_window: 3,
             parameter_file_node: "tank_physics".into(),
+            validation_runs: 5,
         }
     }
 }
@@ -69,6 +73,9 @@ impl JobSettings {
             return Err(CalibrationError::Setting(format!("max_gap must be >= 0 s, got {}", self.max_gap)));
         }
         self.maps.validate()?;
+        if self.validation_runs == 0 {
+            return Err(CalibrationError::Setting("validation_runs must be at least 1".into()));
+        }
         if self.parameter_file_node.is_empty() {
             return Err(CalibrationError::Setting("parameter_file_node must not be empty".into()));
         }
@@ -128,10 +135,16 @@ impl JobFiles {
 pub struct JobSummary {
     /// Calibrated parameters, `(name, value)` (parameter units).
     pub parameters: Vec<(String, f64)>,
-    /// PSO best fitness (m^2).
+    /// PSO best fitness (m^2): with final re-evaluations, the best mean of fresh
+    /// evaluations of the personal bests; otherwise the best single draw.
     pub best_fitness: f64,
-    /// Fitness of the best parameters re-simulated on a fresh seed over one window (m^2).
+    /// Mean fitness of the best parameters re-simulated on `validation_runs` fresh seeds,
+    /// one window each (m^2). Much above `best_fitness`: the best was a lucky draw.
     pub validation_fitness: f64,
+    /// Sample standard deviation of those validation fitnesses (m^2).
+    pub validation_fitness_std: f64,
+    /// Validation windows (dimensionless).
+    pub validation_runs: usize,
     /// `sum |MSD_sim - MSD_real| / sum MSD_real` of a long validation run (dimensionless).
     pub relative_msd_error: f64,
     /// Occupancy and velocity maps, real vs simulated.
@@ -178,9 +191,18 @@ pub fn run_job(
     // Validation on fresh seeds: one window as in the fitness, and a run as long as the
     // longest recording for the MSD curve and the maps.
     let seed = evaluation_seed(settings.calibration.pso.seed, usize::MAX, 7, 0);
-    let window = simulator.simulate(&outcome.best, settings.calibration.simulated_frames(), seed)?;
-    let validation_fitness =
-        pooled_mean_squared_displacement(std::slice::from_ref(&window), &msd_settings)?.absolute_difference_sum(&reference)?;
+    let validation = {
+        use rayon::prelude::*;
+        (0..settings.validation_runs)
+            .into_par_iter()
+            .map(|k| {
+                let seed = evaluation_seed(settings.calibration.pso.seed, usize::MAX, 7, k);
+                let window = simulator.simulate(&outcome.best, settings.calibration.simulated_frames(), seed)?;
+                Ok(pooled_mean_squared_displacement(std::slice::from_ref(&window), &msd_settings)?.absolute_difference_sum(&reference)?)
+            })
+            .collect::<Result<Vec<f64>, CalibrationError>>()?
+    };
+    let (validation_fitness, validation_fitness_std) = mean_and_std(&validation);
     let frames = real.iter().map(RegularTracks::frames).max().unwrap_or(0);
     let long = simulator.simulate(&outcome.best, frames, seed.wrapping_add(1))?;
     let simulated = pooled_mean_squared_displacement(std::slice::from_ref(&long), &msd_settings)?;
@@ -201,6 +223,8 @@ pub fn run_job(
         parameters: space.named(&outcome.best).map(|(n, v)| (n.to_owned(), v)).collect(),
         best_fitness: outcome.best_fitness,
         validation_fitness,
+        validation_fitness_std: if validation.len() > 1 { validation_fitness_std } else { 0.0 },
+        validation_runs: validation.len(),
         relative_msd_error,
         maps,
         iterations: outcome.history.last().map_or(0, |r| r.iteration),
@@ -216,7 +240,13 @@ pub fn run_job(
     };
     let yaml = serde_yaml::to_string(&summary).map_err(|e| CalibrationError::Setting(format!("cannot serialise the summary: {e}")))?;
     write_atomically(&files.summary, yaml.as_bytes())?;
-    info!(best_fitness = summary.best_fitness, relative_msd_error, wall_time_s = summary.wall_time, "calibration job done");
+    info!(
+        best_fitness = summary.best_fitness,
+        validation_fitness,
+        relative_msd_error,
+        wall_time_s = summary.wall_time,
+        "calibration job done"
+    );
     Ok(summary)
 }
 
@@ -348,7 +378,11 @@ mod tests {
                 .unwrap();
         assert!(summary.completed);
         assert_eq!(summary.iterations, 3);
-        assert_eq!(summary.evaluations, 18);
+        // 3 iterations x 6 particles, plus the default 3 fresh re-evaluations of the 6
+        // personal bests.
+        assert_eq!(summary.evaluations, 36);
+        assert_eq!(summary.validation_runs, 5);
+        assert!(summary.validation_fitness > 0.0 && summary.validation_fitness_std > 0.0, "{summary:?}");
         let f = &summary.files;
         for path in [
             &f.parameters,
@@ -373,7 +407,8 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, vec![4]);
-        assert!(more.best_fitness <= summary.best_fitness);
+        // 4 x 6 PSO evaluations (the first 3 iterations from the checkpoint) + 3 x 6 fresh.
+        assert_eq!(more.evaluations, 42);
     }
 
     #[test]

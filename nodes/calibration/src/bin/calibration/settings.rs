@@ -168,6 +168,8 @@ impl NodeSettings {
         defaults.flow.grid.side = flow.side;
         defaults.flow.grid.nx = flow.cells;
         defaults.flow.grid.ny = flow.cells;
+        // The grid is the round tank's bounding square: cells beyond its radius are outside.
+        defaults.flow.tank_radius = 0.5 * flow.side;
         defaults.flow.drag.mass = flow.ball_mass;
         defaults.job.validate().map_err(|e| ParamError::invalid("job_settings_file", e))?;
         if !(raw.warmup.is_finite() && raw.warmup >= 0.0) {

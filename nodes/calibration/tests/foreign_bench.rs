@@ -1,0 +1,93 @@
+//! The foreign-data bench (issue #19): a tank simulator that shares no code with the
+//! physics (`support/foreign_tank.rs`) is deterministic per seed, behaves like the
+//! tank it claims to be, and its recordings go through the flow-field estimation with
+//! the unvisited still core filled.
+
+#[path = "support/foreign_tank.rs"]
+mod foreign_tank;
+
+use calibration::flow_estimation::{estimate_flow_field, CellCoverage, FlowEstimationSettings};
+use foreign_tank::{ForeignTank, Tracking};
+
+fn short_tank() -> ForeignTank {
+    ForeignTank { warmup: 5.0, ..ForeignTank::default() }
+}
+
+#[test]
+fn deterministic_per_seed() {
+    let tank = short_tank();
+    let tracking = Tracking { dropout_rate: 0.05, swap_rate: 0.2, ..Tracking::default() };
+    let a = tank.record(20.0, 7, &tracking);
+    let b = tank.record(20.0, 7, &tracking);
+    let c = tank.record(20.0, 8, &tracking);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    assert!(!a.samples.is_empty());
+}
+
+#[test]
+fn balls_stay_in_the_tank_and_out_of_the_still_core() {
+    let tank = short_tank();
+    let rec = tank.record(120.0, 3, &Tracking::default());
+    let expected = 24 * (120 * 30 + 1);
+    let missing = 1.0 - rec.samples.len() as f64 / expected as f64;
+    // 1 % missing detections: binomial sd over 86 k detections is 0.03 %.
+    assert!((missing - 0.01).abs() < 0.002, "missing fraction {missing}");
+    let radii: Vec<f64> = rec.samples.iter().map(|s| s.x.hypot(s.y)).collect();
+    let outermost = radii.iter().fold(0.0f64, |a, &r| a.max(r));
+    // Soft wall: a ball centre may press a few mm past radius - ball radius.
+    assert!(outermost < tank.radius - tank.ball_radius + 0.01, "outermost {outermost}");
+    let in_core = radii.iter().filter(|&&r| r < tank.core_radius()).count() as f64 / radii.len() as f64;
+    assert!(in_core < 0.002, "fraction of samples in the still core {in_core}");
+    // The balls do move: mean speed between frames of the same id well above the noise.
+    let tracks = rec.tracks();
+    let (mut sum, mut n) = (0.0, 0usize);
+    for t in &tracks {
+        for k in 1..t.len() {
+            if t.frames[k] == t.frames[k - 1] + 1 {
+                sum += (t.positions[k] - t.positions[k - 1]).norm() * 30.0;
+                n += 1;
+            }
+        }
+    }
+    let speed = sum / n as f64;
+    assert!(speed > 0.03 && speed < 0.5, "mean speed {speed} m/s");
+}
+
+#[test]
+fn stirring_and_level_change_the_flow() {
+    let p = nalgebra::Vector2::new(0.2, 0.05);
+    let base = ForeignTank::default();
+    let strong = ForeignTank { stirring: 1.4, ..base.clone() };
+    let low = ForeignTank { water_level: 0.10, ..base.clone() };
+    assert!((strong.flow(p, 1.0).norm() / base.flow(p, 1.0).norm() - 1.4).abs() < 1e-9);
+    assert!(low.flow(p, 1.0).norm() > base.flow(p, 1.0).norm());
+    assert!(low.core_radius() > base.core_radius());
+    // In the core only the outward upwelling drift: no swirl, no jets.
+    let core = base.flow(nalgebra::Vector2::new(0.01, 0.0), 0.0);
+    assert!(core.x > 0.0 && core.y == 0.0, "{core}");
+}
+
+#[test]
+fn unvisited_core_is_filled_not_still() {
+    let tank = short_tank();
+    let rec = tank.record(180.0, 11, &Tracking::default());
+    let raw = estimate_flow_field(std::slice::from_ref(&rec), &FlowEstimationSettings { fill: false, ..Default::default() }).unwrap();
+    let filled = estimate_flow_field(&[rec], &FlowEstimationSettings::default()).unwrap();
+    let coverage = filled.coverage_summary();
+    assert_eq!(coverage, raw.coverage_summary());
+    assert!(coverage.unvisited >= 10, "{coverage:?}");
+    assert!(coverage.measured > 1000, "{coverage:?}");
+    for (r, f) in raw.cells.iter().zip(&filled.cells) {
+        match f.coverage {
+            CellCoverage::Unvisited => {
+                // The old behaviour: silent still water. Now: moving water's spread.
+                assert_eq!((r.mean.norm(), r.std.norm()), (0.0, 0.0));
+                assert!(f.filled && f.std.x > 0.0 && f.std.y > 0.0, "{f:?}");
+            }
+            CellCoverage::Measured => assert_eq!((r.mean, r.std, f.filled), (f.mean, f.std, false)),
+            CellCoverage::Sparse => assert!(f.filled),
+            CellCoverage::Outside => assert_eq!(r, f),
+        }
+    }
+}
