@@ -98,7 +98,9 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
     assert_eq!(feedback.iter().map(|f| f.iteration).collect::<Vec<_>>(), vec![1, 2, 3]);
     assert!(feedback.iter().all(|f| f.iterations == 3 && f.best_parameters.len() == 5));
     assert!(feedback.windows(2).all(|w| w[1].best_fitness <= w[0].best_fitness), "best fitness rose");
-    assert_eq!(result.fitness, feedback[2].best_fitness);
+    // The result's fitness is the chosen parameters' on fresh seeds (final re-evaluation,
+    // on by default): not the luckiest draw the feedback saw, so it may lie above it.
+    assert!(result.fitness.is_finite() && result.fitness > 0.0, "fitness {}", result.fitness);
     assert_eq!(result.parameters.len(), 5);
     assert_eq!(result.files.len(), 8);
     for file in result.files.iter().chain([&result.parameter_file]) {
