@@ -145,12 +145,7 @@ impl Refiner {
         let has_dot = dot_pixels > 0 && (limits.min_dot_fraction..=limits.max_dot_fraction).contains(&dot_fraction);
         let margin = limits.edge_margin as usize;
         planes.dilate_filled(margin, has_dot);
-        self.gray.clear();
-        if image.encoding() != Encoding::Mono8 {
-            for v in win.v0..win.v0 + win.height as u32 {
-                image.gray_span(win.u0, v, win.width, &mut self.gray);
-            }
-        }
+        self.convert_window(image, win);
         let (surround, marker) = self.levels_bits(image, win);
         let contrast = marker - surround;
         if contrast < limits.min_contrast {
@@ -170,6 +165,17 @@ impl Refiner {
             }
         }
         Ok(moments.finish(win, has_dot))
+    }
+
+    /// Converts a colour frame's window to grey levels once (a mono8 frame's rows are read
+    /// in place).
+    fn convert_window(&mut self, image: &ImageView, win: &Window) {
+        self.gray.clear();
+        if image.encoding() != Encoding::Mono8 {
+            for v in win.v0..win.v0 + win.height as u32 {
+                image.gray_span(win.u0, v, win.width, &mut self.gray);
+            }
+        }
     }
 
     /// Surround and marker levels (see [`Refiner::levels`]) from the bit rows.
@@ -253,12 +259,7 @@ impl Refiner {
         if has_dot {
             self.dilate(win, DOT, NEAR_DOT, margin);
         }
-        self.gray.clear();
-        if image.encoding() != Encoding::Mono8 {
-            for v in win.v0..win.v0 + win.height as u32 {
-                image.gray_span(win.u0, v, win.width, &mut self.gray);
-            }
-        }
+        self.convert_window(image, win);
         let (surround, marker) = self.levels(image, win);
         let contrast = marker - surround;
         if contrast < limits.min_contrast {
