@@ -81,6 +81,16 @@ impl<H: Hardware> Firmware<H> for Box<dyn Firmware<H>> {
     }
 }
 
+/// Wraps an angle to (-pi, pi], rad (headings, bearings and turn errors of every system).
+pub fn wrap_angle(angle: f64) -> f64 {
+    let a = angle.rem_euclid(std::f64::consts::TAU);
+    if a > std::f64::consts::PI {
+        a - std::f64::consts::TAU
+    } else {
+        a
+    }
+}
+
 /// Seed of robot `robot`'s own random stream in a run seeded with `seed` (splitmix64 of
 /// both, so neighbouring ids give unrelated streams).
 pub fn robot_seed(seed: u64, robot: u32) -> u64 {

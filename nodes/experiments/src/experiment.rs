@@ -63,6 +63,9 @@ pub enum ExperimentError {
     /// The MoleMOD mole could not be built or refused a command.
     #[error(transparent)]
     Mole(#[from] tank_physics::systems::molemod::ArticulatedError),
+    /// The mole's model lacks a joint its motion firmware drives.
+    #[error(transparent)]
+    MoleFirmware(#[from] flotilla_firmware::molemod::motion::MotionError),
     /// A plot could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),

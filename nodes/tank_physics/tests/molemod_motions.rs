@@ -4,6 +4,7 @@
 //! turns it, how exact the joints end, and that it repeats.
 
 use flotilla_common::models::{read_urdf, Model};
+use flotilla_contract::wrap_angle as wrap;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
 use nalgebra::{Isometry3, Vector3};
@@ -88,10 +89,6 @@ fn start_pose(seed: u64) -> Isometry3<f64> {
     };
     let (x, y, yaw) = (next() - 0.5, next() - 0.5, (2.0 * next() - 1.0) * std::f64::consts::PI);
     Isometry3::new(Vector3::new(x, y, 0.0), Vector3::z() * yaw)
-}
-
-fn wrap(angle: f64) -> f64 {
-    (angle + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI
 }
 
 #[test]

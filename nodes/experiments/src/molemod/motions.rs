@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::models::{module_model, Model};
+use flotilla_contract::wrap_angle as wrap;
 use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
 use nalgebra::{Isometry3, Vector3};
 use plotters::prelude::*;
@@ -52,7 +53,7 @@ impl Mole {
             let limits = robot.limits(name)?;
             axes.push(AxisSpec { name: name.to_owned(), prismatic: robot.is_prismatic(name)?, lower: limits.lower, upper: limits.upper });
         }
-        let firmware = MoleMotions::new(axes).map_err(|e| Options::invalid("steps", e.to_string()))?;
+        let firmware = MoleMotions::new(axes)?;
         let mut mole = Self { world, firmware, trace: None };
         // Settle on the floor with every joint held.
         mole.world.drive("mole", &mut mole.firmware, 0.2, |_| false, |_| {})?;
@@ -83,10 +84,6 @@ impl Mole {
 fn heading(pose: &Isometry3<f64>) -> f64 {
     let x = pose.rotation * Vector3::x();
     x.y.atan2(x.x)
-}
-
-fn wrap(angle: f64) -> f64 {
-    (angle + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI
 }
 
 impl Experiment for Motions {

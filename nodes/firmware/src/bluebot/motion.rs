@@ -5,7 +5,6 @@
 
 use flotilla_contract::bluebot::BluebotCommand;
 use serde::{Deserialize, Serialize};
-use std::f64::consts::PI;
 
 /// Fin frequencies of the behaviours.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,15 +29,7 @@ impl Default for Gait {
     }
 }
 
-/// Wraps an angle to (-pi, pi], rad.
-pub fn wrap(angle: f64) -> f64 {
-    let a = angle.rem_euclid(2.0 * PI);
-    if a > PI {
-        a - 2.0 * PI
-    } else {
-        a
-    }
-}
+pub use flotilla_contract::wrap_angle as wrap;
 
 impl Gait {
     /// Dorsal frequency that brings a robot at `depth` m to `target` m (both below the

@@ -6,6 +6,7 @@
 use super::config::{DistanceError, TableConfig, TableError, WORLD_UNIT_M};
 use super::grid::Grid;
 use flotilla_contract::kilobot::{IrMessage, KilobotCommand, KilobotSensors, MESSAGE_BYTES};
+use flotilla_contract::wrap_angle as wrap;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
@@ -707,14 +708,5 @@ fn noise(error: DistanceError, draw: &Draw) -> f64 {
             (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos() * sigma
         }
         _ => 0.0,
-    }
-}
-
-fn wrap(angle: f64) -> f64 {
-    let a = angle.rem_euclid(std::f64::consts::TAU);
-    if a > std::f64::consts::PI {
-        a - std::f64::consts::TAU
-    } else {
-        a
     }
 }

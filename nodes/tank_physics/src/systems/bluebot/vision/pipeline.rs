@@ -81,15 +81,7 @@ impl Default for PipelineParams {
     }
 }
 
-/// Wraps an angle to (-pi, pi], rad.
-pub fn wrap(angle: f64) -> f64 {
-    let a = angle.rem_euclid(2.0 * PI);
-    if a > PI {
-        a - 2.0 * PI
-    } else {
-        a
-    }
-}
+pub use flotilla_contract::wrap_angle as wrap;
 
 /// Azimuth and elevation of a body-frame direction, rad.
 pub fn bearing(dir: &Vector3<f64>) -> (f64, f64) {
