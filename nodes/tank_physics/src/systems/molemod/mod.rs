@@ -16,6 +16,7 @@
 //! robots set it to about 0.01 m, or bodies rest on the 2 mm speculative-contact margin.
 //! [`world::MoleWorld`] is a mole on a floor with those settings.
 
+pub mod blocks;
 pub mod world;
 
 use flotilla_common::models::{Geometry, JointKind, JointLimits, Model};
@@ -46,6 +47,13 @@ pub struct ArticulatedOptions {
     pub grip_friction: f64,
     /// Friction coefficient of a head that slides.
     pub slide_friction: f64,
+    /// Radius of the rounded edges of box links, m (0 = sharp). The real mole's cubes sit
+    /// in a soft body; a rounded edge slides over a tunnel rim where a sharp one catches.
+    pub edge_radius: f64,
+    /// A joint axis commanded to stand still is locked where it is (the real joints are
+    /// geared and do not back-drive), instead of only being driven to zero speed by its
+    /// motor, which yields under load in the impulse-joint chain.
+    pub hold_still_joints: bool,
 }
 
 impl Default for ArticulatedOptions {
@@ -57,6 +65,8 @@ impl Default for ArticulatedOptions {
             heads: &["head_front", "head_rear"],
             grip_friction: 1.0,
             slide_friction: 0.02,
+            edge_radius: 0.0,
+            hold_still_joints: true,
         }
     }
 }
@@ -161,11 +171,27 @@ struct DrivenCoordinate {
     handle: ImpulseJointHandle,
 }
 
+/// One driven rapier joint and which of its coordinates are held still.
+#[derive(Clone, Debug)]
+struct DrivenJoint {
+    handle: ImpulseJointHandle,
+    /// Axes locked while every coordinate moves.
+    free_mask: JointAxesMask,
+    frame_in_parent: Isometry3<f64>,
+    frame_in_child: Isometry3<f64>,
+    /// Indices of its coordinates in `ArticulatedRobot::coordinates` (one, or two for a
+    /// universal joint: first then second angle).
+    coordinates: Vec<usize>,
+    /// Per coordinate: locked where it stood when commanded to stand still.
+    held: Vec<bool>,
+}
+
 /// A robot built into rapier sets from a model.
 #[derive(Clone, Debug)]
 pub struct ArticulatedRobot {
     bodies: Vec<(String, RigidBodyHandle)>,
     coordinates: Vec<DrivenCoordinate>,
+    joints: Vec<DrivenJoint>,
     options: ArticulatedOptions,
 }
 
@@ -182,8 +208,12 @@ fn joint_axes(axis: &Vector3<f64>, axis2: Option<&Vector3<f64>>) -> UnitQuaterni
     }
 }
 
-fn shape(geometry: &Geometry) -> (SharedShape, Isometry3<f64>) {
+fn shape(geometry: &Geometry, edge_radius: f64) -> (SharedShape, Isometry3<f64>) {
     match *geometry {
+        Geometry::Box { size } if edge_radius > 0.0 => {
+            let r = edge_radius.min(0.5 * size.min());
+            (SharedShape::round_cuboid(0.5 * size.x - r, 0.5 * size.y - r, 0.5 * size.z - r, r), Isometry3::identity())
+        }
         Geometry::Box { size } => (SharedShape::cuboid(0.5 * size.x, 0.5 * size.y, 0.5 * size.z), Isometry3::identity()),
         // Rapier's cylinder axis is y; the models' is z.
         Geometry::Cylinder { radius, length } => {
@@ -227,7 +257,7 @@ impl ArticulatedRobot {
             return Err(ArticulatedError::NotATree { model: name, link: missing.name.clone() });
         }
         let mut handles: HashMap<String, RigidBodyHandle> = HashMap::new();
-        let mut robot = Self { bodies: Vec::new(), coordinates: Vec::new(), options };
+        let mut robot = Self { bodies: Vec::new(), coordinates: Vec::new(), joints: Vec::new(), options };
         for link_name in &order {
             let Some(link) = model.link(link_name) else { continue };
             let parent_joint = model.parent_joint(link_name);
@@ -249,7 +279,7 @@ impl ArticulatedRobot {
             }
             let handle = bodies.insert(builder.build());
             for c in &link.collisions {
-                let (shape, align) = shape(&c.geometry);
+                let (shape, align) = shape(&c.geometry, options.edge_radius);
                 let collider = ColliderBuilder::new(shape)
                     .position(c.origin.to_isometry() * align)
                     .density(0.0)
@@ -320,6 +350,15 @@ impl ArticulatedRobot {
         }
         let handle = impulse_joints.insert(parent, child, generic.build(), true);
         if let Some(limits) = limits {
+            let first = self.coordinates.len();
+            self.joints.push(DrivenJoint {
+                handle,
+                free_mask: mask,
+                frame_in_parent,
+                frame_in_child: align,
+                coordinates: (first..first + driven.len()).collect(),
+                held: vec![false; driven.len()],
+            });
             for (name, coordinate, axis) in driven {
                 self.coordinates.push(DrivenCoordinate {
                     name,
@@ -340,6 +379,16 @@ impl ArticulatedRobot {
     /// joint `u` drives `u_axis1` and `u_axis2`).
     pub fn joint_names(&self) -> impl Iterator<Item = &str> {
         self.coordinates.iter().map(|j| j.name.as_str())
+    }
+
+    /// Every link's name and rigid body.
+    pub fn bodies_iter(&self) -> impl Iterator<Item = (&str, RigidBodyHandle)> {
+        self.bodies.iter().map(|(n, h)| (n.as_str(), *h))
+    }
+
+    /// The links whose grip the command switches, front first.
+    pub fn heads(&self) -> &'static [&'static str] {
+        self.options.heads
     }
 
     /// The rigid body of a link.
@@ -402,9 +451,10 @@ impl ArticulatedRobot {
     /// Takes the firmware's command: each motor runs at its commanded velocity (capped at
     /// the joint's speed limit) and each head grips or slides (its friction switches between
     /// [`ArticulatedOptions::grip_friction`] and `slide_friction`); an empty list keeps the
-    /// last. Call before each step.
+    /// last. With [`ArticulatedOptions::hold_still_joints`], an axis commanded to zero
+    /// speed is locked where it stands until it is commanded to move. Call before each step.
     pub fn apply(
-        &self,
+        &mut self,
         robot: &str,
         command: &MolemodCommand,
         bodies: &RigidBodySet,
@@ -424,11 +474,57 @@ impl ArticulatedRobot {
                 joint.data.set_motor_velocity(c.axis, speed, self.options.motor_damping);
             }
         }
+        if self.options.hold_still_joints && !command.joint_velocities.is_empty() {
+            for j in 0..self.joints.len() {
+                let held: Vec<bool> = self.joints[j].coordinates.iter().map(|&c| command.joint_velocities[c] == 0.0).collect();
+                if held != self.joints[j].held {
+                    self.hold(j, held, bodies, impulse_joints);
+                }
+            }
+        }
         for (head, &grip) in self.options.heads.iter().zip(&command.head_grip) {
             let friction = if grip { self.options.grip_friction } else { self.options.slide_friction };
             self.set_friction(head, friction, bodies, colliders)?;
         }
         Ok(())
+    }
+
+    /// Locks joint `j`'s coordinates flagged in `held` at their present positions and
+    /// frees the others: a locked axis is a rigid constraint, as a geared joint at rest.
+    fn hold(&mut self, j: usize, held: Vec<bool>, bodies: &RigidBodySet, impulse_joints: &mut ImpulseJointSet) {
+        let joint = &self.joints[j];
+        let here: Vec<f64> = joint.coordinates.iter().map(|&c| Self::position_of(&self.coordinates[c], bodies)).collect();
+        let (mask, frame1, frame2) = match held.as_slice() {
+            // Every coordinate still: the joint is rigid in the pose it has now.
+            [true] | [true, true] => {
+                let c = &self.coordinates[joint.coordinates[0]];
+                let (Some(parent), Some(child)) = (bodies.get(c.parent), bodies.get(c.child)) else { return };
+                let frame2 = child.position().inverse() * parent.position() * joint.frame_in_parent;
+                (JointAxesMask::LOCKED_FIXED_AXES, joint.frame_in_parent, frame2)
+            }
+            // A universal joint turning about its first axis (x) with the second held at
+            // a2: R = Rx(a1) Ry(a2); the child frame turned by Ry(-a2) leaves a revolute
+            // joint about x whose angle is still a1.
+            [false, true] => (
+                JointAxesMask::LOCKED_REVOLUTE_AXES,
+                joint.frame_in_parent,
+                joint.frame_in_child * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -here[1]),
+            ),
+            // Turning about the second axis with the first held at a1: the parent frame
+            // turned by Rx(a1) leaves a revolute joint about y whose angle is still a2.
+            [true, false] => (
+                JointAxesMask::LIN_AXES | JointAxesMask::ANG_X | JointAxesMask::ANG_Z,
+                joint.frame_in_parent * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), here[0]),
+                joint.frame_in_child,
+            ),
+            _ => (joint.free_mask, joint.frame_in_parent, joint.frame_in_child),
+        };
+        if let Some(rapier_joint) = impulse_joints.get_mut(joint.handle, true) {
+            rapier_joint.data.locked_axes = mask;
+            rapier_joint.data.set_local_frame1(frame1);
+            rapier_joint.data.set_local_frame2(frame2);
+        }
+        self.joints[j].held = held;
     }
 
     /// The limits of joint coordinate `name`.

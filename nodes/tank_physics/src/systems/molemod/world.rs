@@ -1,13 +1,23 @@
-//! A mole on a flat floor under gravity: the rapier world its motions are measured in.
-//! The robot takes commands and gives readings through the MoleMOD contract only, so the
-//! firmware driving it cannot tell it from a real mole.
+//! A mole on a flat floor under gravity, alone or in the tunnels of a lattice of passive
+//! blocks: the rapier world its motions are measured in. The robot takes commands and
+//! gives readings through the MoleMOD contract only, so the firmware driving it cannot
+//! tell it from a real mole.
+//!
+//! **Gripping inside a block.** The real mole grips a tunnel by pressing its head against
+//! the walls. Where the tunnel floor has its hole (the crossing tunnel), floor friction
+//! cannot stand for that, so a head that grips while its centre is inside a block is
+//! clamped to the block: a joint whose six axes are held still by motors up to
+//! [`GripClamp::force`] and [`GripClamp::torque`], removed when the grip is released. On
+//! the open floor a grip is the head's friction alone.
 
+use super::blocks::{BlockError, BlockOptions, Blocks};
 use super::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
 use flotilla_common::models::Model;
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::{Isometry3, Point3, Vector3};
 use rapier3d_f64::prelude::*;
+use reconfig_planner::lattice::Lattice;
 
 /// How the world is set up.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,14 +29,67 @@ pub struct MoleWorldOptions {
     /// Solver passes per step: a chain of seven jointed bodies needs more than rapier's
     /// default for a motor's torque to reach the far end within a step.
     pub solver_iterations: usize,
+    /// Substeps per step (rapier's `num_solver_iterations`): a cantilevered head held by
+    /// a chain of light links sags less with more.
+    pub substeps: usize,
+    /// Natural frequency of the contact spring, Hz. Rapier's 30 Hz lets a loaded 40 mm
+    /// cube sink 0.2-0.45 mm into what it rests on, enough for a cube crossing a tunnel's
+    /// hole to catch the far rim; at 1000 Hz it sinks under 0.05 mm.
+    pub contact_frequency: f64,
     /// The robot's build options.
     pub robot: ArticulatedOptions,
+    /// How hard a gripping head holds on to a block.
+    pub clamp: GripClamp,
 }
 
 impl Default for MoleWorldOptions {
     fn default() -> Self {
-        Self { dt: 0.002, floor_friction: 1.0, solver_iterations: 16, robot: ArticulatedOptions::default() }
+        Self {
+            dt: 0.002,
+            floor_friction: 1.0,
+            solver_iterations: 16,
+            substeps: 8,
+            contact_frequency: 1000.0,
+            robot: ArticulatedOptions::default(),
+            clamp: GripClamp::default(),
+        }
     }
+}
+
+/// The hold of a head gripping inside a block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GripClamp {
+    /// Largest force the grip holds along each axis, N.
+    pub force: f64,
+    /// Largest torque the grip holds about each axis, N m.
+    pub torque: f64,
+    /// Motor damping of the clamp, N s/m and N m s/rad: high, so below its limits the
+    /// clamp does not creep (a static grip), as a softer one lets the head slide 1 mm per
+    /// crawl cycle.
+    pub damping: f64,
+}
+
+impl Default for GripClamp {
+    /// 5 N and 0.2 N m (assumed): well above the 0.3 N of a prismatic joint and the
+    /// 0.05 N m of a universal one, so the joints cannot pull a gripping head loose, and
+    /// above the 2 N weight of the mole.
+    fn default() -> Self {
+        Self { force: 5.0, torque: 0.2, damping: 1.0e6 }
+    }
+}
+
+/// A world that cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorldError {
+    /// The robot cannot be built.
+    #[error(transparent)]
+    Robot(#[from] ArticulatedError),
+    /// The blocks cannot be built.
+    #[error(transparent)]
+    Blocks(#[from] BlockError),
+    /// The lattice has no robot to put the mole in.
+    #[error("the lattice has no robot cell")]
+    NoRobot,
 }
 
 /// A mole on a floor (floor top at z = 0).
@@ -43,6 +106,12 @@ pub struct MoleWorld {
     ccd: CCDSolver,
     robot: ArticulatedRobot,
     steps: u64,
+    blocks: Option<Blocks>,
+    clamp: GripClamp,
+    /// Per head: the clamp joint holding it to a block while it grips there.
+    clamps: Vec<Option<ImpulseJointHandle>>,
+    /// Per head: gripping (the last command's, or the start's: all).
+    grips: Vec<bool>,
 }
 
 impl MoleWorld {
@@ -68,6 +137,8 @@ impl MoleWorld {
                 dt: options.dt,
                 length_unit: 0.01,
                 num_internal_pgs_iterations: options.solver_iterations,
+                num_solver_iterations: options.substeps,
+                contact_softness: SpringCoefficients { natural_frequency: options.contact_frequency, damping_ratio: 5.0 },
                 ..IntegrationParameters::default()
             },
             islands: IslandManager::new(),
@@ -78,11 +149,35 @@ impl MoleWorld {
             impulse_joints,
             multibody_joints: MultibodyJointSet::new(),
             ccd: CCDSolver::new(),
+            clamps: vec![None; options.robot.heads.len()],
+            grips: vec![true; options.robot.heads.len()],
             robot,
             steps: 0,
+            blocks: None,
+            clamp: options.clamp,
         })
     }
 
+    /// The blocks of `lattice` standing on the floor (see [`Blocks`]), all screwed to
+    /// their neighbours, and `model` lying on the floor of the `x` tunnel of the first
+    /// robot's block, its body cube at the block's centre, heading along +x.
+    pub fn in_lattice(model: &Model, lattice: &Lattice, options: MoleWorldOptions, blocks: BlockOptions) -> Result<Self, WorldError> {
+        let cell = *lattice.robots().first().ok_or(WorldError::NoRobot)?;
+        // Built at the floor first, then lifted into the tunnel: the root's pose is at its
+        // cube's centre, the tunnel floor lies half a tunnel below the block's centre.
+        let mut world = Self::new(model, Isometry3::identity(), options)?;
+        let built = Blocks::build(lattice, blocks, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints)?;
+        let lift = Isometry3::translation(0.0, 0.0, built.centre(&cell).z - 0.5 * blocks.tunnel)
+            * Isometry3::translation(built.centre(&cell).x, built.centre(&cell).y, 0.0);
+        for (_, handle) in world.robot.bodies_iter() {
+            if let Some(body) = world.bodies.get_mut(handle) {
+                let pose = lift * body.position();
+                body.set_position(pose, true);
+            }
+        }
+        world.blocks = Some(built);
+        Ok(world)
+    }
     /// Sim time, s.
     pub fn time(&self) -> f64 {
         self.steps as f64 * self.params.dt
@@ -96,6 +191,10 @@ impl MoleWorld {
     /// Carries out `command` for one step (a bad command changes nothing and is returned).
     pub fn step(&mut self, robot: &str, command: &MolemodCommand) -> Result<(), ArticulatedError> {
         self.robot.apply(robot, command, &self.bodies, &mut self.colliders, &mut self.impulse_joints)?;
+        if !command.head_grip.is_empty() {
+            self.grips.clone_from(&command.head_grip);
+        }
+        self.clamp_heads()?;
         self.pipeline.step(
             &Vector3::new(0.0, 0.0, -9.81),
             &self.params,
@@ -136,6 +235,72 @@ impl MoleWorld {
             }
         }
         Ok(false)
+    }
+
+    /// Clamps each gripping head that is inside a block to it; frees each head that lets go.
+    fn clamp_heads(&mut self) -> Result<(), ArticulatedError> {
+        let Some(blocks) = &self.blocks else { return Ok(()) };
+        for (i, head) in self.robot.heads().iter().enumerate() {
+            match (self.grips[i], self.clamps[i]) {
+                (true, None) => {
+                    let handle = self.robot.body(head)?;
+                    let pose = self.robot.link_pose(head, &self.bodies)?;
+                    let Some(block) = blocks.block_holding(&Point3::from(pose.translation.vector), &self.bodies) else { continue };
+                    let Some(block_pose) = self.bodies.get(block.body).map(|b| *b.position()) else { continue };
+                    let mut joint = GenericJointBuilder::new(JointAxesMask::empty())
+                        .local_frame1(Isometry3::identity())
+                        .local_frame2(block_pose.inverse() * pose)
+                        .contacts_enabled(true);
+                    for (axis, limit) in [
+                        (JointAxis::LinX, self.clamp.force),
+                        (JointAxis::LinY, self.clamp.force),
+                        (JointAxis::LinZ, self.clamp.force),
+                        (JointAxis::AngX, self.clamp.torque),
+                        (JointAxis::AngY, self.clamp.torque),
+                        (JointAxis::AngZ, self.clamp.torque),
+                    ] {
+                        joint = joint
+                            .motor_model(axis, MotorModel::ForceBased)
+                            .motor_velocity(axis, 0.0, self.clamp.damping)
+                            .motor_max_force(axis, limit);
+                    }
+                    self.clamps[i] = Some(self.impulse_joints.insert(handle, block.body, joint.build(), true));
+                }
+                (false, Some(clamp)) => {
+                    self.impulse_joints.remove(clamp, true);
+                    self.clamps[i] = None;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The blocks, if the world has a lattice.
+    pub fn blocks(&self) -> Option<&Blocks> {
+        self.blocks.as_ref()
+    }
+
+    /// Whether head `i` (0 = front) is clamped to a block now.
+    pub fn head_clamped(&self, i: usize) -> bool {
+        self.clamps.get(i).is_some_and(Option::is_some)
+    }
+
+    /// World pose of the block that started in `home`.
+    pub fn block_pose(&self, home: &reconfig_planner::lattice::Cell) -> Result<Isometry3<f64>, WorldError> {
+        let blocks = self.blocks.as_ref().ok_or(BlockError::NoBlock(*home))?;
+        Ok(blocks.pose(home, &self.bodies)?)
+    }
+
+    /// How far each block is from the centre of its home cell, m.
+    pub fn block_offsets(&self) -> Vec<(reconfig_planner::lattice::Cell, f64)> {
+        self.blocks.as_ref().map_or_else(Vec::new, |b| b.offsets(&self.bodies))
+    }
+
+    /// Unscrews two blocks (by their home cells).
+    pub fn unscrew(&mut self, a: &reconfig_planner::lattice::Cell, b: &reconfig_planner::lattice::Cell) -> Result<(), WorldError> {
+        let blocks = self.blocks.as_mut().ok_or(BlockError::NoBlock(*a))?;
+        Ok(blocks.unscrew(a, b, &mut self.impulse_joints)?)
     }
 
     /// The built robot (its joints, links and limits).

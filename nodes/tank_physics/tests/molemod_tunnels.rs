@@ -1,0 +1,172 @@
+//! The mole in the lattice world: passive blocks (100 mm cubes, two crossing 50 mm square
+//! tunnels) built from a planner lattice, screwed together, and the motion firmware
+//! crawling the final model through their tunnels (SPEC 2: moving in a straight tunnel is
+//! the forward motion, distance = step x iterations).
+
+use flotilla_common::models::{read_urdf, Model};
+use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
+use nalgebra::{Isometry3, Vector3};
+use reconfig_planner::lattice::{Cell, Lattice};
+use std::path::Path;
+use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
+use tank_physics::systems::molemod::ArticulatedOptions;
+
+fn committed_model() -> Model {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../urdf/molemod_robot.urdf");
+    read_urdf(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn axes(world: &MoleWorld) -> Vec<AxisSpec> {
+    let robot = world.robot();
+    robot
+        .joint_names()
+        .map(|name| {
+            let limits = robot.limits(name).expect("joint");
+            AxisSpec {
+                name: name.to_owned(),
+                prismatic: robot.is_prismatic(name).expect("joint"),
+                lower: limits.lower,
+                upper: limits.upper,
+            }
+        })
+        .collect()
+}
+
+/// The tunnel world's robot: the committed model with 4 mm rounded cube edges.
+fn options() -> MoleWorldOptions {
+    MoleWorldOptions { robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() }, ..MoleWorldOptions::default() }
+}
+
+const LINKS: [&str; 3] = ["head_front", "base_link", "head_rear"];
+
+struct Run {
+    world: MoleWorld,
+    firmware: MoleMotions,
+    /// Lowest centre height of the three main cubes seen during the run, m.
+    lowest: f64,
+}
+
+impl Run {
+    fn new(picture: &str) -> Self {
+        let lattice = Lattice::from_picture(picture).expect("picture");
+        let world = MoleWorld::in_lattice(&committed_model(), &lattice, options(), BlockOptions::default()).expect("the world builds");
+        let firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+        let mut run = Self { world, firmware, lowest: f64::INFINITY };
+        run.drive(0.3);
+        run
+    }
+
+    /// Steps until the firmware is idle and `min_s` passed (or 120 s), tracking how low
+    /// the cubes go.
+    fn drive(&mut self, min_s: f64) {
+        let until = self.world.time() + min_s;
+        let end = self.world.time() + 120.0;
+        while self.world.time() < end && !(self.firmware.idle() && self.world.time() >= until) {
+            let reading = self.world.sensors();
+            let command = self.firmware.step(reading.stamp, &reading);
+            self.world.step("mole", &command).expect("the firmware's commands fit the robot");
+            for link in LINKS {
+                self.lowest = self.lowest.min(self.world.link_pose(link).expect("link").translation.z);
+            }
+        }
+    }
+
+    fn motion(&mut self, motion: Motion) {
+        self.firmware.push(motion).expect("a valid motion");
+        self.drive(0.0);
+        assert!(self.firmware.idle(), "not done after 120 s: {}", self.firmware.status());
+    }
+
+    fn body(&self) -> Isometry3<f64> {
+        self.world.link_pose("base_link").expect("link")
+    }
+
+    fn pitch(&self, link: &str) -> f64 {
+        let x = self.world.link_pose(link).expect("link").rotation * Vector3::x();
+        x.z.atan2(x.x.hypot(x.y))
+    }
+}
+
+#[test]
+fn the_lattice_world_stands_still_with_the_mole_in_its_tunnel() {
+    let mut run = Run::new("#R##");
+    run.drive(1.0);
+    let blocks = run.world.blocks().expect("lattice world");
+    assert_eq!(blocks.blocks().len(), 4);
+    // The mole rests on the tunnel floor (25 mm below the block centre at 50 mm): cube
+    // centres 20 mm above it, 5 mm from the ceiling; nothing sank into the hole.
+    for link in LINKS {
+        let z = run.world.link_pose(link).expect("link").translation.z;
+        assert!((z - 0.045).abs() < 1e-3, "{link} at z = {z}");
+    }
+    let body = run.body().translation.vector;
+    assert!((body - Vector3::new(0.1, 0.0, 0.045)).norm() < 1e-3, "body at {body}");
+    for (cell, off) in run.world.block_offsets() {
+        assert!(off < 1e-4, "block {cell} moved {off} m");
+    }
+    // Both heads grip inside blocks (the rear one in block 0, the front in block 2).
+    assert!(run.world.head_clamped(0) && run.world.head_clamped(1));
+}
+
+#[test]
+fn a_crawl_through_screwed_blocks_moves_step_times_iterations() {
+    // Two blocks' worth (200 mm) in steps of 25 mm and of 20 mm.
+    for (step, iterations) in [(0.025, 8), (0.020, 10)] {
+        let mut run = Run::new("#R###");
+        let start = run.body();
+        let t0 = run.world.time();
+        run.motion(Motion::Crawl { step, iterations, backward: false });
+        assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+        let moved = run.body().translation.vector - start.translation.vector;
+        let expected = step * f64::from(iterations);
+        let worst_block = run.world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
+        eprintln!(
+            "tunnel crawl {iterations} x {:.0} mm: moved {:.2} mm (asked {:.0}), {:.2} mm sideways, {:.2} mm up, pitch {:.4} rad, \
+             lowest cube centre {:.2} mm above the tunnel floor, blocks moved at most {:.3} mm, {:.1} s",
+            step * 1e3,
+            moved.x * 1e3,
+            expected * 1e3,
+            moved.y * 1e3,
+            moved.z * 1e3,
+            run.pitch("base_link"),
+            (run.lowest - 0.025) * 1e3,
+            worst_block * 1e3,
+            run.world.time() - t0
+        );
+        assert!((moved.x - expected).abs() < 0.02 * expected, "moved {moved}, asked {expected} m");
+        assert!(moved.y.abs() < 2e-3 && moved.z.abs() < 2e-3, "left the tunnel's line: {moved}");
+        // No cube dropped into a hole: every cube centre stayed within 3 mm of its resting
+        // height (20 mm above the tunnel floor).
+        assert!(run.lowest > 0.025 + 0.017, "a cube sank to {} m", run.lowest);
+        assert!(worst_block < 1e-3, "the screwed blocks moved {worst_block} m");
+        // The body ended in block 3, the front head gripping in block 4.
+        let end = run.body().translation.x;
+        assert!((end - 0.1 - expected).abs() < 0.02 * expected, "body at x = {end}");
+        assert!(run.world.head_clamped(0));
+        let cell = Cell::planar(4, 0);
+        let front = run.world.link_pose("head_front").expect("link").translation.x;
+        let block = run.world.block_pose(&cell).expect("block").translation.x;
+        assert!((front - block).abs() < 0.05, "front head at {front}, block 4 at {block}");
+    }
+}
+
+#[test]
+fn screws_hold_an_overhanging_block_until_it_is_unscrewed() {
+    // Block (3, 1) overhangs: it rests on nothing and hangs from its screw to (2, 1).
+    let mut run = Run::new("..##\n#R#.");
+    let (hanging, holder) = (Cell::planar(3, 1), Cell::planar(2, 1));
+    let start = run.world.block_pose(&hanging).expect("block").translation.vector;
+    run.drive(1.0);
+    let held = run.world.block_pose(&hanging).expect("block").translation.vector - start;
+    eprintln!("overhanging block after 1 s screwed: moved {:.3} mm", held.norm() * 1e3);
+    assert!(held.norm() < 1e-3, "the screwed block moved {held}");
+    assert!(run.world.unscrew(&hanging, &Cell::planar(0, 0)).is_err(), "not neighbours, never screwed");
+    run.world.unscrew(&hanging, &holder).expect("screwed");
+    run.drive(0.3);
+    let fell = run.world.block_pose(&hanging).expect("block").translation.vector - start;
+    eprintln!("unscrewed: fell {:.1} mm in 0.3 s", -fell.z * 1e3);
+    // Free fall for 0.3 s is 441 mm; the floor stops it 100 mm down.
+    assert!(fell.z < -0.05, "the unscrewed block stayed: {fell}");
+}
