@@ -170,3 +170,28 @@ fn screws_hold_an_overhanging_block_until_it_is_unscrewed() {
     // Free fall for 0.3 s is 441 mm; the floor stops it 100 mm down.
     assert!(fell.z < -0.05, "the unscrewed block stayed: {fell}");
 }
+
+#[test]
+fn a_crawl_forward_and_back_through_the_tunnels_returns_to_the_start() {
+    let mut run = Run::new("#R###");
+    let start = run.body();
+    run.motion(Motion::Crawl { step: 0.025, iterations: 8, backward: false });
+    let turned_back_at = run.body().translation.x;
+    run.motion(Motion::Crawl { step: 0.025, iterations: 8, backward: true });
+    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+    let off = run.body().translation.vector - start.translation.vector;
+    eprintln!(
+        "tunnel crawl 8 x 25 mm forward, then back {:.2} mm: {:.2} mm from the start ({:.2}, {:.2}, {:.2}), lowest cube {:.2} mm",
+        (turned_back_at - run.body().translation.x) * 1e3,
+        off.norm() * 1e3,
+        off.x * 1e3,
+        off.y * 1e3,
+        off.z * 1e3,
+        (run.lowest - 0.025) * 1e3
+    );
+    // Along the tunnel: 2 % of the 200 mm each way. Up: the body ends ~3 mm high (its
+    // chain kinked at a clamped head, see docs/molemod_execution.md); the tunnel leaves
+    // 10 mm above a cube, so 5 mm bounds it inside.
+    assert!(off.x.abs() < 4e-3 && off.y.abs() < 2e-3 && off.z.abs() < 5e-3, "{off} from the start");
+    assert!(run.lowest > 0.025 + 0.017, "a cube sank to {} m", run.lowest);
+}
