@@ -195,3 +195,32 @@ fn a_crawl_forward_and_back_through_the_tunnels_returns_to_the_start() {
     assert!(off.x.abs() < 4e-3 && off.y.abs() < 2e-3 && off.z.abs() < 5e-3, "{off} from the start");
     assert!(run.lowest > 0.025 + 0.017, "a cube sank to {} m", run.lowest);
 }
+
+/// Regression (the last attempt's failure): a joint commanded to stand still yielded under
+/// a cantilevered head, because it was only a velocity motor at zero speed. With the
+/// front head and its joint cube hanging over the floor's edge for 2 s, the front
+/// universal joint's pitch must stay inside its 2 mrad dead band; without holding it
+/// does not (so the test can tell the two apart).
+#[test]
+fn a_still_joint_holds_a_cantilevered_head() {
+    let pitch_after = |hold: bool| {
+        let options =
+            MoleWorldOptions { robot: ArticulatedOptions { hold_still_joints: hold, ..options().robot }, ..MoleWorldOptions::default() };
+        // The floor ends at x = 5 m: the body cube (40 mm) rests on its last 30 mm, the
+        // front joint cube and head hang beyond.
+        let pose = Isometry3::translation(4.97, 0.0, 0.0);
+        let mut world = MoleWorld::new(&committed_model(), pose, options).expect("builds");
+        let mut firmware = MoleMotions::new(axes(&world)).expect("joints");
+        let mut worst: f64 = 0.0;
+        world.drive("mole", &mut firmware, 2.0, |_| false, |_| {}).expect("fits");
+        for _ in 0..10 {
+            world.drive("mole", &mut firmware, 0.1, |_| false, |_| {}).expect("fits");
+            worst = worst.max(world.joint_position("universal_0_axis2").expect("joint").abs());
+        }
+        let head = world.link_pose("head_front").expect("link").translation.z;
+        eprintln!("hold {hold}: front pitch joint at most {:.2} mrad off, head centre at z = {:.2} mm", worst * 1e3, head * 1e3);
+        worst
+    };
+    assert!(pitch_after(true) < 2e-3);
+    assert!(pitch_after(false) > 2e-3);
+}
