@@ -189,9 +189,10 @@ fn a_crawl_forward_and_back_through_the_tunnels_returns_to_the_start() {
         off.z * 1e3,
         (run.lowest - 0.025) * 1e3
     );
-    // Along the tunnel: 2 % of the 200 mm each way. Up: the body ends ~3 mm high (its
-    // chain kinked at a clamped head, see docs/molemod_execution.md); the tunnel leaves
-    // 10 mm above a cube, so 5 mm bounds it inside.
+    // Along the tunnel: 2 % of the 200 mm each way. Up: the mole ends ~3 mm high, straight,
+    // hanging from its rear head's clamp, which gripped while the head was lifted (see
+    // docs/molemod_execution.md); the tunnel leaves 10 mm above a cube, so 5 mm bounds it
+    // inside.
     assert!(off.x.abs() < 4e-3 && off.y.abs() < 2e-3 && off.z.abs() < 5e-3, "{off} from the start");
     assert!(run.lowest > 0.025 + 0.017, "a cube sank to {} m", run.lowest);
 }
