@@ -68,7 +68,9 @@ pub struct Kilo {
     motors: (u8, u8),
     color: Rgb,
     light: f64,
-    rng: ChaCha8Rng,
+    /// Boxed: its 300-odd bytes of block buffer, rarely used, would otherwise double the
+    /// bytes a host stepping thousands of robots pulls into cache per robot and tick.
+    rng: Box<ChaCha8Rng>,
 }
 
 impl Kilo {
@@ -138,7 +140,8 @@ pub struct KilobotFirmware<P> {
 impl<P: KiloProgram> KilobotFirmware<P> {
     /// Robot `uid` running `program`, its random numbers seeded with `seed`.
     pub fn new(uid: u16, seed: u64, program: P) -> Self {
-        let kilo = Kilo { uid, ticks: 0, motors: (0, 0), color: Rgb::default(), light: 0.0, rng: ChaCha8Rng::seed_from_u64(seed) };
+        let kilo =
+            Kilo { uid, ticks: 0, motors: (0, 0), color: Rgb::default(), light: 0.0, rng: Box::new(ChaCha8Rng::seed_from_u64(seed)) };
         Self { kilo, program, started: false }
     }
 

@@ -26,6 +26,9 @@ use flotilla_contract::kilobot::MESSAGE_BYTES;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// uids compared at once by a neighbour lookup (a 128-bit vector of u16).
+const UID_LANES: usize = 8;
+
 /// A robot's place in the assembly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[repr(u8)]
@@ -238,7 +241,9 @@ pub struct SelfAssembly {
     localised: bool,
     /// Sorted by uid.
     neighbours: Vec<Neighbour>,
-    /// `neighbours[k].uid`, apart: the lookup of every message reads one cache line.
+    /// `neighbours[k].uid`, apart (the lookup of every message reads one cache line), then
+    /// `u16::MAX` up to a multiple of [`UID_LANES`] (the lookup compares whole vectors,
+    /// without a scalar tail).
     neighbour_uids: Vec<u16>,
     previous_distance: f64,
     oracle: Option<[f64; 2]>,
@@ -466,12 +471,19 @@ impl SelfAssembly {
         self.neighbours.retain(|n| now.saturating_sub(n.heard) <= timeout);
         self.oldest_heard = self.neighbours.iter().map(|n| n.heard).min().unwrap_or(u32::MAX);
         if self.neighbours.len() != before {
-            self.neighbour_uids.clear();
-            self.neighbour_uids.extend(self.neighbours.iter().map(Neighbour::uid));
+            self.index_uids();
             self.reference_count = self.neighbours.iter().filter(|n| n.reference()).count();
             self.gradient_stale = true;
             self.start_stale = true;
         }
+    }
+
+    /// Fills `neighbour_uids` from the table.
+    fn index_uids(&mut self) {
+        self.neighbour_uids.clear();
+        self.neighbour_uids.extend(self.neighbours.iter().map(Neighbour::uid));
+        let padded = self.neighbour_uids.len().div_ceil(UID_LANES) * UID_LANES;
+        self.neighbour_uids.resize(padded, u16::MAX);
     }
 
     fn colour(&self, kilo: &mut Kilo) {
@@ -510,6 +522,7 @@ impl KiloProgram for SelfAssembly {
         self.colour(kilo);
     }
 
+    #[inline]
     fn message_rx(&mut self, kilo: &mut Kilo, message: &Message, distance: &DistanceMeasurement) {
         let d = estimate_distance(distance) / self.params.world_unit_mm;
         if d > self.params.neighbor_radius {
@@ -524,9 +537,10 @@ impl KiloProgram for SelfAssembly {
         // Where `uid` is or goes in the sorted table: a count that compiles to a few vector
         // compares for the table sizes a Kilobot sees (tens of neighbours); counted in u16
         // lanes (8 per compare), which cannot overflow: the uids below `uid` in a table of
-        // distinct uids number at most `uid`.
-        let k = usize::from(self.neighbour_uids.iter().fold(0u16, |count, &u| count + u16::from(u < uid)));
-        let known = self.neighbour_uids.get(k) == Some(&uid);
+        // distinct uids number at most `uid`. The padding (u16::MAX) is never below a uid.
+        let below = |count: u16, lanes: &[u16]| count + lanes.iter().fold(0u16, |c, &u| c + u16::from(u < uid));
+        let k = usize::from(self.neighbour_uids.chunks_exact(UID_LANES).fold(0u16, below));
+        let known = k < self.neighbours.len() && self.neighbour_uids[k] == uid;
         if known && self.neighbours[k].raw == message.data {
             // The same message again (most are: a robot repeats itself until its state
             // changes): only the distance and the time are new.
@@ -554,7 +568,7 @@ impl KiloProgram for SelfAssembly {
             self.reference_count = self.reference_count + usize::from(entry.reference()) - usize::from(old.reference());
         } else {
             self.neighbours.insert(k, entry);
-            self.neighbour_uids.insert(k, uid);
+            self.index_uids();
             self.oldest_heard = self.oldest_heard.min(now);
             self.gradient_stale = true;
             self.start_stale = true;

@@ -59,6 +59,27 @@ fn gradient_is_one_more_than_the_smallest_within_g() {
 }
 
 #[test]
+fn neighbours_are_found_by_uid_across_whole_lookup_vectors_and_at_the_largest_uid() {
+    // 20 neighbours (two vectors of 8 uids and a padded third), one of them uid u16::MAX,
+    // the value the lookup pads with.
+    let mut fw = robot(10, quick());
+    let mut around: Vec<IrMessage> = (0..19).map(|k| heard(100 + k * 7, 9, State::WaitToMove, None, 3.0)).collect();
+    around.push(heard(u16::MAX, 4, State::WaitToMove, None, 1.0));
+    tick(&mut fw, 0, around.clone());
+    assert_eq!(fw.program().gradient(), Some(5));
+    assert!(fw.program().status().ends_with("20 neighbours"), "{}", fw.program().status());
+    // The same robots again, the largest uid with a new gradient: updated, not added.
+    around[19] = heard(u16::MAX, 2, State::WaitToMove, None, 1.0);
+    tick(&mut fw, 1, around);
+    assert_eq!(fw.program().gradient(), Some(3));
+    assert!(fw.program().status().ends_with("20 neighbours"), "{}", fw.program().status());
+    // A new neighbour below them all shifts every entry: still one entry per uid.
+    tick(&mut fw, 2, vec![heard(1, 7, State::WaitToMove, None, 1.2), heard(u16::MAX, 2, State::WaitToMove, None, 1.0)]);
+    assert!(fw.program().status().ends_with("21 neighbours"), "{}", fw.program().status());
+    assert_eq!(fw.program().gradient(), Some(3));
+}
+
+#[test]
 fn startup_time_then_the_highest_gradient_moves_first() {
     let params = SelfAssemblyParams { startup_time: 5, ..SelfAssemblyParams::default() };
     let lower = |_t| vec![heard(1, 2, State::WaitToMove, None, 1.0), heard(2, 3, State::WaitToMove, None, 2.5)];

@@ -107,16 +107,15 @@ pub struct KilobotTable {
     /// The robots moving this step, in cells of the yield distance (avoidance queries).
     moving_grid: Grid,
     attempting: Vec<bool>,
-    sending: Vec<bool>,
-    /// Whether each robot's message is on the air this step (sending and has one).
-    on_air: Vec<bool>,
     /// The message each robot on the air sends this step, as it was when the step's
     /// transmissions were decided (a host may apply a robot's next message before a later
     /// robot reads this step's).
     on_air_payload: Vec<[u8; MESSAGE_BYTES]>,
     /// The channel's neighbour lists (see [`Neighbours`]).
     neighbours: Neighbours,
-    /// The step whose transmissions `on_air` holds (None: not decided yet).
+    /// This step's deliveries by receiver (see [`Deliveries`]).
+    inbox: Deliveries,
+    /// The step whose transmissions `inbox` holds (None: not decided yet).
     prepared: Option<u64>,
     /// Key of the distance-error and loss draws (from the run's seed).
     channel_key: u64,
@@ -175,10 +174,9 @@ impl KilobotTable {
             grid: Grid::default(),
             moving_grid: Grid::default(),
             attempting: vec![false; n],
-            sending: vec![false; n],
-            on_air: vec![false; n],
             on_air_payload: vec![[0; MESSAGE_BYTES]; n],
             neighbours: Neighbours::default(),
+            inbox: Deliveries::default(),
             prepared: None,
             channel_key,
             contacts: Vec::new(),
@@ -353,98 +351,82 @@ impl KilobotTable {
     /// host that lays readings out its own way (the same messages, in the same order).
     pub fn read_messages(&mut self, i: usize, mut heard: impl FnMut(&[u8; MESSAGE_BYTES], f64)) {
         self.prepare_read();
-        let channel = self.config.channel;
-        let range2 = channel.range * channel.range;
-        let (xi, yi, x, y) = (self.x[i], self.y[i], &self.x[..], &self.y[..]);
-        let key = mix(self.channel_key ^ self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let (list, hits, squares) = self.neighbours.of(i);
-        // The senders among the neighbours, then those of them in range, each without a
-        // branch per candidate (a quarter of the neighbours send on the shared channel, a
-        // third of a list is out of range: branches would often be mispredicted).
-        let on_air = &self.on_air;
-        let mut found = 0;
-        for &j in list {
-            hits[found] = j;
-            found += usize::from(on_air[j as usize]);
+        let inbox = &self.inbox;
+        let (a, b) = (inbox.start[i] as usize, inbox.start[i + 1] as usize);
+        for (&j, &distance) in inbox.sender[a..b].iter().zip(&inbox.distance[a..b]) {
+            heard(&self.on_air_payload[j as usize], distance);
         }
-        let mut in_range = 0;
-        for k in 0..found {
-            let j = hits[k];
-            let (dx, dy) = (x[j as usize] - xi, y[j as usize] - yi);
-            let d2 = dx * dx + dy * dy;
-            (hits[in_range], squares[in_range]) = (j, d2);
-            in_range += usize::from(d2 < range2);
-        }
-        let mut delivered = 0;
-        for (&j, &d2) in hits[..in_range].iter().zip(&squares[..in_range]) {
-            let draw = Draw::new(key, j, i as u32);
-            if channel.loss > 0.0 && draw.unit(0) < channel.loss {
-                continue;
-            }
-            let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
-            heard(&self.on_air_payload[j as usize], measured * WORLD_UNIT_M);
-            delivered += 1;
-        }
-        self.deliveries += delivered;
+        self.deliveries += (b - a) as u64;
     }
 
-    /// Decides this step's transmissions (once per step).
+    /// Decides and delivers this step's transmissions (once per step).
     fn prepare_read(&mut self) {
         if self.prepared == Some(self.step) {
             return;
         }
         self.prepared = Some(self.step);
         self.neighbours.refresh(&self.grid, &self.x, &self.y, self.config.channel.range);
-        self.decide_senders();
-        let mut on_air = 0;
-        for j in 0..self.len() {
-            self.on_air[j] = false;
-            if let (true, Some(payload)) = (self.sending[j], self.message[j]) {
-                self.on_air[j] = true;
-                self.on_air_payload[j] = payload;
-                on_air += 1;
-            }
-        }
-        self.transmissions += on_air;
+        self.transmit();
     }
 
-    /// Which robots get a message through this step (see [`super::ChannelConfig`]).
-    fn decide_senders(&mut self) {
+    /// Which robots get a message through this step (see [`super::ChannelConfig`]), and
+    /// every delivery of theirs, filed by receiver. Sender by sender: a sender's robots in
+    /// range are found once, for its contention and for its deliveries (a quarter of the
+    /// robots send on the shared channel: receivers scanning their lists for senders would
+    /// walk four times as many entries).
+    fn transmit(&mut self) {
         let n = self.len();
         let channel = self.config.channel;
-        let Some(capacity) = channel.capacity else {
-            for j in 0..n {
-                self.sending[j] = self.message[j].is_some();
-            }
-            return;
-        };
-        let p_try = (channel.tx_rate * self.config.step_duration).min(1.0);
-        let per_step = capacity * self.config.step_duration;
-        for j in 0..n {
-            self.attempting[j] = self.message[j].is_some() && self.rng.gen::<f64>() < p_try;
-        }
         let range2 = channel.range * channel.range;
+        let key = mix(self.channel_key ^ self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        // (probability of a try, packets per step and neighbourhood) of the shared channel.
+        let shared = channel.capacity.map(|c| ((channel.tx_rate * self.config.step_duration).min(1.0), c * self.config.step_duration));
+        if let Some((p_try, _)) = shared {
+            for j in 0..n {
+                self.attempting[j] = self.message[j].is_some() && self.rng.gen::<f64>() < p_try;
+            }
+        }
+        let inbox = &mut self.inbox;
+        inbox.begin(n);
+        let (x, y, attempting) = (&self.x[..], &self.y[..], &self.attempting[..]);
+        let mut on_air = 0;
         for j in 0..n {
-            self.sending[j] = false;
-            if !self.attempting[j] {
+            let Some(payload) = self.message[j] else { continue };
+            if shared.is_some() && !attempting[j] {
                 continue;
             }
-            let (xj, yj, x, y, attempting) = (self.x[j], self.y[j], &self.x, &self.y, &self.attempting);
-            let (list, hits, _) = self.neighbours.of(j);
-            let mut found = 0;
+            // Its neighbours in range, kept without a branch per candidate (a third of a
+            // list is out of range: branches would often be mispredicted).
+            let (xj, yj) = (x[j], y[j]);
+            let (list, hits, squares) = self.neighbours.of(j);
+            let mut in_range = 0;
             for &k in list {
-                hits[found] = k;
-                found += usize::from(attempting[k as usize]);
-            }
-            // The robots trying within range, itself included.
-            let mut contenders = 1usize;
-            for &k in &hits[..found] {
                 let (dx, dy) = (x[k as usize] - xj, y[k as usize] - yj);
-                contenders += usize::from(dx * dx + dy * dy < range2);
+                let d2 = dx * dx + dy * dy;
+                (hits[in_range], squares[in_range]) = (k, d2);
+                in_range += usize::from(d2 < range2);
             }
-            let p = (per_step / contenders as f64).min(1.0);
-            self.sending[j] = p >= 1.0 || self.rng.gen::<f64>() < p;
+            if let Some((_, per_step)) = shared {
+                // The robots trying within range, itself included.
+                let contenders = 1 + hits[..in_range].iter().map(|&k| usize::from(attempting[k as usize])).sum::<usize>();
+                let p = (per_step / contenders as f64).min(1.0);
+                if !(p >= 1.0 || self.rng.gen::<f64>() < p) {
+                    continue;
+                }
+            }
+            on_air += 1;
+            self.on_air_payload[j] = payload;
+            for (&k, &d2) in hits[..in_range].iter().zip(&squares[..in_range]) {
+                let draw = Draw::new(key, j as u32, k);
+                if channel.loss > 0.0 && draw.unit(0) < channel.loss {
+                    continue;
+                }
+                let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
+                inbox.post(k, j as u32, measured * WORLD_UNIT_M);
+            }
         }
+        inbox.file();
+        self.transmissions += on_air;
     }
 
     /// One step: collision avoidance, motion, overlap resolution, motor failures.
@@ -509,11 +491,14 @@ impl KilobotTable {
             self.odometer[i] += distance;
         }
         self.resolve_overlaps();
+        // Only moving robots move others (the overlap pass), or the walls.
+        let mut displaced = self.moved.iter().any(|&m| m);
         if let Some(b) = cfg.bounds {
             let r = DIAMETER / 2.0;
             for i in 0..n {
-                self.x[i] = self.x[i].clamp(b.min[0] + r, b.max[0] - r);
-                self.y[i] = self.y[i].clamp(b.min[1] + r, b.max[1] - r);
+                let (x, y) = (self.x[i].clamp(b.min[0] + r, b.max[0] - r), self.y[i].clamp(b.min[1] + r, b.max[1] - r));
+                displaced |= (x != self.x[i]) | (y != self.y[i]);
+                (self.x[i], self.y[i]) = (x, y);
             }
         }
         self.step += 1;
@@ -528,7 +513,10 @@ impl KilobotTable {
                 }
             }
         }
-        self.rebuild_grid();
+        // The same positions file into the same grid (a swarm at rest skips it).
+        if displaced {
+            self.rebuild_grid();
+        }
     }
 
     /// Robot `i`'s (sin, cos) of its heading, computed again only when the heading changed.
@@ -667,6 +655,57 @@ impl Neighbours {
     fn of(&mut self, i: usize) -> (&[u32], &mut [u32], &mut [f64]) {
         let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
         (&self.list[a..b], &mut self.hits, &mut self.squares)
+    }
+}
+
+/// One step's deliveries, filed by receiver (a counting sort of the deliveries posted
+/// sender by sender, so a receiver hears its senders in increasing index).
+#[derive(Default)]
+struct Deliveries {
+    /// `start[i]..start[i + 1]` are robot `i`'s deliveries in `sender` and `distance`.
+    start: Vec<u32>,
+    /// Sender index.
+    sender: Vec<u32>,
+    /// Measured distance, m.
+    distance: Vec<f64>,
+    /// Deliveries as posted: (receiver, sender, measured distance in m).
+    posted: Vec<(u32, u32, f64)>,
+}
+
+impl Deliveries {
+    /// Empties it for a step of `n` robots.
+    fn begin(&mut self, n: usize) {
+        self.start.clear();
+        self.start.resize(n + 1, 0);
+        self.posted.clear();
+    }
+
+    /// A delivery to `receiver` from `sender`, `distance` m measured.
+    #[inline]
+    fn post(&mut self, receiver: u32, sender: u32, distance: f64) {
+        self.posted.push((receiver, sender, distance));
+        self.start[receiver as usize + 1] += 1;
+    }
+
+    /// Files the posted deliveries by receiver.
+    fn file(&mut self) {
+        for i in 1..self.start.len() {
+            self.start[i] += self.start[i - 1];
+        }
+        self.sender.resize(self.posted.len(), 0);
+        self.distance.resize(self.posted.len(), 0.0);
+        // `start[i]` serves as receiver `i`'s fill cursor, then is restored below.
+        for &(receiver, sender, distance) in &self.posted {
+            let slot = &mut self.start[receiver as usize];
+            (self.sender[*slot as usize], self.distance[*slot as usize]) = (sender, distance);
+            *slot += 1;
+        }
+        for i in (1..self.start.len()).rev() {
+            self.start[i] = self.start[i - 1];
+        }
+        if let Some(first) = self.start.first_mut() {
+            *first = 0;
+        }
     }
 }
 
