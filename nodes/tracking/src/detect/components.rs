@@ -460,6 +460,13 @@ impl RunScanner {
     /// or above the threshold; bits from `len` on are 0).
     #[inline]
     fn scan_bits(&mut self, bits: u32, len: usize, base: usize, push: &mut impl FnMut(usize, usize)) {
+        debug_assert!((1..=SKIP_CHUNK).contains(&len));
+        // Most chunks neither start nor end a run (the water, a run's middle).
+        match self.open {
+            None if bits == 0 => return,
+            Some(_) if bits == u32::MAX >> (SKIP_CHUNK - len) => return,
+            _ => {}
+        }
         let mut i = 0;
         while i < len {
             // Bits from `i` on; `i` < 32, and bits past the chunk are 0.
