@@ -282,17 +282,38 @@ impl Components {
     fn collect_blobs(&mut self) {
         self.blobs.clear();
         self.blob_of_root.clear();
+        self.run_order.clear();
         let count = self.set.runs.len();
+        // A run's parent never follows it (unions point the later root at the earlier
+        // one, path halving only moves up), so once the runs before `i` point at their
+        // roots, its parent's parent is its root.
+        let mut roots = 0usize;
+        for i in 0..count {
+            let root = self.parent[self.parent[i] as usize];
+            debug_assert_eq!(self.parent[root as usize], root);
+            self.parent[i] = root;
+            roots += usize::from(root as usize == i);
+        }
+        if roots == 1 {
+            // One blob (most cuts leave their candidate in one piece): no grouping.
+            let first = self.set.runs[0];
+            let mut blob =
+                Blob { u_min: first.start, u_max: first.end - 1, v_min: first.v, v_max: first.v, pixels: 0, peak: 0, runs: (0, count as u32) };
+            for (run, &peak) in self.set.runs.iter().zip(&self.set.peaks) {
+                blob.u_min = blob.u_min.min(run.start);
+                blob.u_max = blob.u_max.max(run.end - 1);
+                blob.v_max = blob.v_max.max(run.v);
+                blob.pixels += run.end - run.start;
+                blob.peak = blob.peak.max(peak);
+            }
+            self.blobs.push(blob);
+            self.run_order.extend(0..count as u32);
+            return;
+        }
         self.blob_of_root.resize(count, u32::MAX);
         self.blob_of_run.clear();
         for i in 0..count {
-            // A run's parent never follows it (unions point the later root at the
-            // earlier one, path halving only moves up), so once the runs before `i` point
-            // at their roots, its parent's parent is its root.
-            let parent = self.parent[i] as usize;
-            let root = self.parent[parent] as usize;
-            debug_assert_eq!(self.parent[root] as usize, root);
-            self.parent[i] = root as u32;
+            let root = self.parent[i] as usize;
             if self.blob_of_root[root] == u32::MAX {
                 self.blob_of_root[root] = self.blobs.len() as u32;
                 let run = self.set.runs[i];
@@ -323,7 +344,6 @@ impl Components {
             blob.runs = (offset, offset);
             offset += count;
         }
-        self.run_order.clear();
         self.run_order.resize(count, 0);
         for (i, &b) in self.blob_of_run.iter().enumerate() {
             let blob = &mut self.blobs[b as usize];
