@@ -287,8 +287,10 @@ impl Splitter {
                     set.push_from(Run { v: run.v, start: run.start + start as u32, end: run.start + end as u32 }, &row[start..]);
                 };
                 let mut scanner = RunScanner::default();
-                for base in (0..len).step_by(SKIP_CHUNK) {
+                let mut base = 0;
+                while base < len {
                     scanner.scan_padded(&row[base..], (len - base).min(SKIP_CHUNK), base, levels.low, &mut push);
+                    base += SKIP_CHUNK;
                 }
                 scanner.close(len, &mut push);
             }
