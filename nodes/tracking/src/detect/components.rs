@@ -4,7 +4,7 @@
 //! The threshold is set per square tile of [`TILE`] pixels (the illumination model), and
 //! a tile can be left out altogether (outside the detection region).
 
-use crate::frame::{colour_to_luma, luma, Encoding, ImageView};
+use crate::frame::{colour_chunk_to_luma, colour_to_luma, luma, Encoding, ImageView};
 
 /// Side of a threshold tile, px; also the chunk of a row read at once when finding runs.
 pub const TILE: usize = 32;
@@ -358,12 +358,24 @@ impl Components {
 /// for tiles left out.
 fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut Vec<u8>) {
     out.resize(row.len() / 3, 0);
-    for ((chunk, gray), &threshold) in row.chunks(3 * SKIP_CHUNK).zip(out.chunks_mut(SKIP_CHUNK)).zip(tiles) {
-        if threshold >= TILE_OFF || u16::from(luma_bound(chunk, encoding)) < threshold {
-            gray.fill(0);
-            continue;
+    let bgr = encoding == Encoding::Bgr8;
+    // Whole chunks as fixed-size arrays (a dark chunk's zeros are two vector stores, not
+    // a `memset` call), then the rest of the row.
+    let (whole, tail) = row.as_chunks::<{ 3 * SKIP_CHUNK }>();
+    let (gray_whole, gray_tail) = out.as_chunks_mut::<SKIP_CHUNK>();
+    for ((chunk, gray), &threshold) in whole.iter().zip(gray_whole.iter_mut()).zip(tiles) {
+        if threshold >= TILE_OFF || u16::from(luma_of(channel_maxima(chunk), encoding)) < threshold {
+            *gray = [0; SKIP_CHUNK];
+        } else {
+            colour_chunk_to_luma(chunk, bgr, gray);
         }
-        colour_to_luma(chunk, encoding == Encoding::Bgr8, gray);
+    }
+    if let (false, Some(&threshold)) = (tail.is_empty(), tiles.get(whole.len())) {
+        if threshold >= TILE_OFF || u16::from(luma_bound(tail, encoding)) < threshold {
+            gray_tail.fill(0);
+        } else {
+            colour_to_luma(tail, bgr, gray_tail);
+        }
     }
 }
 
@@ -375,9 +387,14 @@ fn luma_bound(chunk: &[u8], encoding: Encoding) -> u8 {
         Ok(full) => channel_maxima(full),
         Err(_) => chunk.chunks_exact(3).fold([0u8; 3], |m, px| [m[0].max(px[0]), m[1].max(px[1]), m[2].max(px[2])]),
     };
+    luma_of(max, encoding)
+}
+
+/// The luma of one pixel's bytes in `encoding`'s channel order.
+fn luma_of(px: [u8; 3], encoding: Encoding) -> u8 {
     match encoding {
-        Encoding::Bgr8 => luma(max[2], max[1], max[0]),
-        _ => luma(max[0], max[1], max[2]),
+        Encoding::Bgr8 => luma(px[2], px[1], px[0]),
+        _ => luma(px[0], px[1], px[2]),
     }
 }
 
@@ -702,6 +719,32 @@ mod tests {
             let expected = fold_max::<3>(&fold_max::<6>(&fold_max::<12>(&fold_max::<24>(&fold_max::<48>(&chunk)))));
             assert_eq!(channel_maxima(&chunk), expected, "pixel {pixel}");
             assert_eq!(expected, [201, 230, 255]);
+        }
+    }
+
+    #[test]
+    fn colour_rows_convert_chunk_by_chunk() {
+        // 100 px: three whole chunks and a tail of 4, over noise with one bright pixel per
+        // chunk; tiles: converted, left out, above everything, converted (the tail).
+        let mut noise = 4321u32;
+        let mut row: Vec<u8> = (0..300)
+            .map(|_| {
+                noise = noise.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (noise >> 24) as u8 / 2
+            })
+            .collect();
+        for u in [5usize, 40, 70, 98] {
+            row[3 * u..3 * u + 3].copy_from_slice(&[250, 240, 230]);
+        }
+        for encoding in [Encoding::Rgb8, Encoding::Bgr8] {
+            let mut gray = vec![7u8; 3];
+            colour_row_to_gray(&row, encoding, &[100, TILE_OFF, 255, 100], &mut gray);
+            let expected: Vec<u8> = row
+                .chunks_exact(3)
+                .enumerate()
+                .map(|(u, px)| if u < 32 || u >= 96 { luma_of([px[0], px[1], px[2]], encoding) } else { 0 })
+                .collect();
+            assert_eq!(gray, expected, "{encoding:?}");
         }
     }
 
