@@ -297,8 +297,15 @@ impl Components {
         if roots == 1 {
             // One blob (most cuts leave their candidate in one piece): no grouping.
             let first = self.set.runs[0];
-            let mut blob =
-                Blob { u_min: first.start, u_max: first.end - 1, v_min: first.v, v_max: first.v, pixels: 0, peak: 0, runs: (0, count as u32) };
+            let mut blob = Blob {
+                u_min: first.start,
+                u_max: first.end - 1,
+                v_min: first.v,
+                v_max: first.v,
+                pixels: 0,
+                peak: 0,
+                runs: (0, count as u32),
+            };
             for (run, &peak) in self.set.runs.iter().zip(&self.set.peaks) {
                 blob.u_min = blob.u_min.min(run.start);
                 blob.u_max = blob.u_max.max(run.end - 1);
