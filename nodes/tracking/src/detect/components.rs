@@ -360,6 +360,23 @@ impl Components {
     }
 }
 
+/// `bytes.as_chunks::<N>()`: the whole `N`-byte chunks as arrays, and the rest (the
+/// standard method needs Rust 1.88, above the workspace's minimum).
+fn as_chunks<const N: usize>(bytes: &[u8]) -> (&[[u8; N]], &[u8]) {
+    let (head, tail) = bytes.split_at(bytes.len() / N * N);
+    // SAFETY: `head` holds exactly `head.len() / N` arrays of `N` bytes, and `[u8; N]`
+    // has the size `N` and the alignment 1 of its bytes.
+    (unsafe { std::slice::from_raw_parts(head.as_ptr().cast::<[u8; N]>(), head.len() / N) }, tail)
+}
+
+/// `bytes.as_chunks_mut::<N>()` (see [`as_chunks`]).
+fn as_chunks_mut<const N: usize>(bytes: &mut [u8]) -> (&mut [[u8; N]], &mut [u8]) {
+    let whole = bytes.len() / N;
+    let (head, tail) = bytes.split_at_mut(whole * N);
+    // SAFETY: as in `as_chunks`; `head` is borrowed mutably and exclusively.
+    (unsafe { std::slice::from_raw_parts_mut(head.as_mut_ptr().cast::<[u8; N]>(), whole) }, tail)
+}
+
 /// Converts a colour row to grey, writing 0 for whole chunks whose every byte is below
 /// the tile's threshold (luma is a weighted mean of the channels, so it is below too) and
 /// for tiles left out.
@@ -368,8 +385,8 @@ fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut V
     let bgr = encoding == Encoding::Bgr8;
     // Whole chunks as fixed-size arrays (a dark chunk's zeros are two vector stores, not
     // a `memset` call), then the rest of the row.
-    let (whole, tail) = row.as_chunks::<{ 3 * SKIP_CHUNK }>();
-    let (gray_whole, gray_tail) = out.as_chunks_mut::<SKIP_CHUNK>();
+    let (whole, tail) = as_chunks::<{ 3 * SKIP_CHUNK }>(row);
+    let (gray_whole, gray_tail) = as_chunks_mut::<SKIP_CHUNK>(out);
     for ((chunk, gray), &threshold) in whole.iter().zip(gray_whole.iter_mut()).zip(tiles) {
         if threshold >= TILE_OFF || u16::from(luma_of(channel_maxima(chunk), encoding)) < threshold {
             *gray = [0; SKIP_CHUNK];
@@ -464,7 +481,7 @@ fn push_runs(row: &[u8], padded: &[u8], v: u32, offset: u32, tiles: &[u16], out:
     let mut scanner = RunScanner::default();
     // Whole chunks first, as fixed-size arrays: every chunk of the frame's rows passes
     // here, and a plain loop over them costs less than a chain of slice iterators.
-    let (whole, tail) = row.as_chunks::<SKIP_CHUNK>();
+    let (whole, tail) = as_chunks::<SKIP_CHUNK>(row);
     for (c, (chunk, &threshold)) in whole.iter().zip(tiles).enumerate() {
         // A tile left out ends the open run at its first column, as a dark chunk does.
         let bits = if threshold >= TILE_OFF { 0 } else { full_mask(chunk, threshold as u8) };
@@ -749,7 +766,7 @@ mod tests {
             let expected: Vec<u8> = row
                 .chunks_exact(3)
                 .enumerate()
-                .map(|(u, px)| if u < 32 || u >= 96 { luma_of([px[0], px[1], px[2]], encoding) } else { 0 })
+                .map(|(u, px)| if (32..96).contains(&u) { 0 } else { luma_of([px[0], px[1], px[2]], encoding) })
                 .collect();
             assert_eq!(gray, expected, "{encoding:?}");
         }
