@@ -207,6 +207,23 @@ pub(crate) fn colour_to_luma(px: &[u8], bgr: bool, out: &mut [u8]) {
     }
 }
 
+/// [`colour_to_luma`] of one whole chunk of 32 pixels (fixed sizes: no length checks
+/// or remainder loop).
+#[inline]
+pub(crate) fn colour_chunk_to_luma(px: &[u8; 96], bgr: bool, out: &mut [u8; 32]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+    {
+        let (first, second) = px.split_at(48);
+        if let (Ok(first), Ok(second)) = (<&[u8; 48]>::try_from(first), <&[u8; 48]>::try_from(second)) {
+            let (low, high) = (luma16(first, bgr), luma16(second, bgr));
+            out[..16].copy_from_slice(&low);
+            out[16..].copy_from_slice(&high);
+            return;
+        }
+    }
+    colour_to_luma(px, bgr, out);
+}
+
 /// [`luma`] of 16 colour pixels: channels gathered with byte shuffles, weighted in
 /// 16-bit lanes (the largest sum, 255 x 256 + 128, fits).
 #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
@@ -297,6 +314,11 @@ mod tests {
             colour_to_luma(&px, bgr, &mut out);
             let expected: Vec<u8> = px.chunks_exact(3).map(|p| if bgr { luma(p[2], p[1], p[0]) } else { luma(p[0], p[1], p[2]) }).collect();
             assert_eq!(out, expected, "bgr {bgr}");
+            let mut chunk = [0u8; 32];
+            for (px, expected) in px.chunks_exact(96).zip(expected.chunks_exact(32)) {
+                colour_chunk_to_luma(px.try_into().unwrap(), bgr, &mut chunk);
+                assert_eq!(&chunk[..], expected, "bgr {bgr}");
+            }
         }
     }
 

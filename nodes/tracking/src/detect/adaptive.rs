@@ -287,8 +287,10 @@ impl Splitter {
                     set.push_from(Run { v: run.v, start: run.start + start as u32, end: run.start + end as u32 }, &row[start..]);
                 };
                 let mut scanner = RunScanner::default();
-                for base in (0..len).step_by(SKIP_CHUNK) {
+                let mut base = 0;
+                while base < len {
                     scanner.scan_padded(&row[base..], (len - base).min(SKIP_CHUNK), base, levels.low, &mut push);
+                    base += SKIP_CHUNK;
                 }
                 scanner.close(len, &mut push);
             }
@@ -304,9 +306,11 @@ impl Splitter {
 /// Otsu's threshold of a 256-bin histogram with the means of both classes and the
 /// hysteresis levels; `None` when all pixels share one level.
 fn otsu(histogram: &[u32]) -> Option<SplitLevels> {
-    let total: f64 = histogram.iter().map(|&c| f64::from(c)).sum();
-    let sum_all: f64 = histogram.iter().enumerate().map(|(level, &c)| level as f64 * f64::from(c)).sum();
-    let (mut weight_dark, mut sum_dark) = (0.0, 0.0);
+    // Pixel counts and level sums are integers (far below 2^53): summed as integers and
+    // converted, they are the same numbers as summed in f64, for fewer instructions.
+    let (total, sum_all) =
+        histogram.iter().enumerate().fold((0u64, 0u64), |(n, sum), (level, &c)| (n + u64::from(c), sum + level as u64 * u64::from(c)));
+    let (mut weight_dark, mut sum_dark) = (0u64, 0u64);
     let mut best: Option<(f64, usize, f64, f64)> = None;
     for (level, &count) in histogram.iter().enumerate().take(255) {
         // An empty level repeats the previous level's classes exactly, and a tie never
@@ -314,13 +318,14 @@ fn otsu(histogram: &[u32]) -> Option<SplitLevels> {
         if count == 0 {
             continue;
         }
-        weight_dark += f64::from(count);
-        sum_dark += level as f64 * f64::from(count);
-        let weight_bright = total - weight_dark;
-        if weight_dark == 0.0 || weight_bright == 0.0 {
-            continue;
+        weight_dark += u64::from(count);
+        sum_dark += level as u64 * u64::from(count);
+        // Nothing brighter: every later level is empty.
+        if weight_dark == total {
+            break;
         }
-        let (dark, bright) = (sum_dark / weight_dark, (sum_all - sum_dark) / weight_bright);
+        let (weight_dark, weight_bright) = (weight_dark as f64, (total - weight_dark) as f64);
+        let (dark, bright) = (sum_dark as f64 / weight_dark, (sum_all - sum_dark) as f64 / weight_bright);
         let between = weight_dark * weight_bright * (bright - dark).powi(2);
         if best.is_none_or(|(b, ..)| between > b) {
             best = Some((between, level, dark, bright));

@@ -4,7 +4,7 @@
 //! The threshold is set per square tile of [`TILE`] pixels (the illumination model), and
 //! a tile can be left out altogether (outside the detection region).
 
-use crate::frame::{colour_to_luma, luma, Encoding, ImageView};
+use crate::frame::{colour_chunk_to_luma, colour_to_luma, luma, Encoding, ImageView};
 
 /// Side of a threshold tile, px; also the chunk of a row read at once when finding runs.
 pub const TILE: usize = 32;
@@ -282,17 +282,45 @@ impl Components {
     fn collect_blobs(&mut self) {
         self.blobs.clear();
         self.blob_of_root.clear();
+        self.run_order.clear();
         let count = self.set.runs.len();
+        // A run's parent never follows it (unions point the later root at the earlier
+        // one, path halving only moves up), so once the runs before `i` point at their
+        // roots, its parent's parent is its root.
+        let mut roots = 0usize;
+        for i in 0..count {
+            let root = self.parent[self.parent[i] as usize];
+            debug_assert_eq!(self.parent[root as usize], root);
+            self.parent[i] = root;
+            roots += usize::from(root as usize == i);
+        }
+        if roots == 1 {
+            // One blob (most cuts leave their candidate in one piece): no grouping.
+            let first = self.set.runs[0];
+            let mut blob = Blob {
+                u_min: first.start,
+                u_max: first.end - 1,
+                v_min: first.v,
+                v_max: first.v,
+                pixels: 0,
+                peak: 0,
+                runs: (0, count as u32),
+            };
+            for (run, &peak) in self.set.runs.iter().zip(&self.set.peaks) {
+                blob.u_min = blob.u_min.min(run.start);
+                blob.u_max = blob.u_max.max(run.end - 1);
+                blob.v_max = blob.v_max.max(run.v);
+                blob.pixels += run.end - run.start;
+                blob.peak = blob.peak.max(peak);
+            }
+            self.blobs.push(blob);
+            self.run_order.extend(0..count as u32);
+            return;
+        }
         self.blob_of_root.resize(count, u32::MAX);
         self.blob_of_run.clear();
         for i in 0..count {
-            // A run's parent never follows it (unions point the later root at the
-            // earlier one, path halving only moves up), so once the runs before `i` point
-            // at their roots, its parent's parent is its root.
-            let parent = self.parent[i] as usize;
-            let root = self.parent[parent] as usize;
-            debug_assert_eq!(self.parent[root] as usize, root);
-            self.parent[i] = root as u32;
+            let root = self.parent[i] as usize;
             if self.blob_of_root[root] == u32::MAX {
                 self.blob_of_root[root] = self.blobs.len() as u32;
                 let run = self.set.runs[i];
@@ -323,7 +351,6 @@ impl Components {
             blob.runs = (offset, offset);
             offset += count;
         }
-        self.run_order.clear();
         self.run_order.resize(count, 0);
         for (i, &b) in self.blob_of_run.iter().enumerate() {
             let blob = &mut self.blobs[b as usize];
@@ -333,17 +360,46 @@ impl Components {
     }
 }
 
+/// `bytes.as_chunks::<N>()`: the whole `N`-byte chunks as arrays, and the rest (the
+/// standard method needs Rust 1.88, above the workspace's minimum).
+fn as_chunks<const N: usize>(bytes: &[u8]) -> (&[[u8; N]], &[u8]) {
+    let (head, tail) = bytes.split_at(bytes.len() / N * N);
+    // SAFETY: `head` holds exactly `head.len() / N` arrays of `N` bytes, and `[u8; N]`
+    // has the size `N` and the alignment 1 of its bytes.
+    (unsafe { std::slice::from_raw_parts(head.as_ptr().cast::<[u8; N]>(), head.len() / N) }, tail)
+}
+
+/// `bytes.as_chunks_mut::<N>()` (see [`as_chunks`]).
+fn as_chunks_mut<const N: usize>(bytes: &mut [u8]) -> (&mut [[u8; N]], &mut [u8]) {
+    let whole = bytes.len() / N;
+    let (head, tail) = bytes.split_at_mut(whole * N);
+    // SAFETY: as in `as_chunks`; `head` is borrowed mutably and exclusively.
+    (unsafe { std::slice::from_raw_parts_mut(head.as_mut_ptr().cast::<[u8; N]>(), whole) }, tail)
+}
+
 /// Converts a colour row to grey, writing 0 for whole chunks whose every byte is below
 /// the tile's threshold (luma is a weighted mean of the channels, so it is below too) and
 /// for tiles left out.
 fn colour_row_to_gray(row: &[u8], encoding: Encoding, tiles: &[u16], out: &mut Vec<u8>) {
     out.resize(row.len() / 3, 0);
-    for ((chunk, gray), &threshold) in row.chunks(3 * SKIP_CHUNK).zip(out.chunks_mut(SKIP_CHUNK)).zip(tiles) {
-        if threshold >= TILE_OFF || u16::from(luma_bound(chunk, encoding)) < threshold {
-            gray.fill(0);
-            continue;
+    let bgr = encoding == Encoding::Bgr8;
+    // Whole chunks as fixed-size arrays (a dark chunk's zeros are two vector stores, not
+    // a `memset` call), then the rest of the row.
+    let (whole, tail) = as_chunks::<{ 3 * SKIP_CHUNK }>(row);
+    let (gray_whole, gray_tail) = as_chunks_mut::<SKIP_CHUNK>(out);
+    for ((chunk, gray), &threshold) in whole.iter().zip(gray_whole.iter_mut()).zip(tiles) {
+        if threshold >= TILE_OFF || u16::from(luma_of(channel_maxima(chunk), encoding)) < threshold {
+            *gray = [0; SKIP_CHUNK];
+        } else {
+            colour_chunk_to_luma(chunk, bgr, gray);
         }
-        colour_to_luma(chunk, encoding == Encoding::Bgr8, gray);
+    }
+    if let (false, Some(&threshold)) = (tail.is_empty(), tiles.get(whole.len())) {
+        if threshold >= TILE_OFF || u16::from(luma_bound(tail, encoding)) < threshold {
+            gray_tail.fill(0);
+        } else {
+            colour_to_luma(tail, bgr, gray_tail);
+        }
     }
 }
 
@@ -355,9 +411,14 @@ fn luma_bound(chunk: &[u8], encoding: Encoding) -> u8 {
         Ok(full) => channel_maxima(full),
         Err(_) => chunk.chunks_exact(3).fold([0u8; 3], |m, px| [m[0].max(px[0]), m[1].max(px[1]), m[2].max(px[2])]),
     };
+    luma_of(max, encoding)
+}
+
+/// The luma of one pixel's bytes in `encoding`'s channel order.
+fn luma_of(px: [u8; 3], encoding: Encoding) -> u8 {
     match encoding {
-        Encoding::Bgr8 => luma(max[2], max[1], max[0]),
-        _ => luma(max[0], max[1], max[2]),
+        Encoding::Bgr8 => luma(px[2], px[1], px[0]),
+        _ => luma(px[0], px[1], px[2]),
     }
 }
 
@@ -418,11 +479,20 @@ fn push_runs(row: &[u8], padded: &[u8], v: u32, offset: u32, tiles: &[u16], out:
     let mut push =
         |start: usize, end: usize| out.push_from(Run { v, start: offset + start as u32, end: offset + end as u32 }, &padded[start..]);
     let mut scanner = RunScanner::default();
-    for (c, (chunk, &threshold)) in row.chunks(SKIP_CHUNK).zip(tiles).enumerate() {
+    // Whole chunks first, as fixed-size arrays: every chunk of the frame's rows passes
+    // here, and a plain loop over them costs less than a chain of slice iterators.
+    let (whole, tail) = as_chunks::<SKIP_CHUNK>(row);
+    for (c, (chunk, &threshold)) in whole.iter().zip(tiles).enumerate() {
+        // A tile left out ends the open run at its first column, as a dark chunk does.
+        let bits = if threshold >= TILE_OFF { 0 } else { full_mask(chunk, threshold as u8) };
+        scanner.scan_bits(bits, SKIP_CHUNK, c * SKIP_CHUNK, &mut push);
+    }
+    if let (false, Some(&threshold)) = (tail.is_empty(), tiles.get(whole.len())) {
+        let base = whole.len() * SKIP_CHUNK;
         if threshold >= TILE_OFF {
-            scanner.close(c * SKIP_CHUNK, &mut push);
+            scanner.close(base, &mut push);
         } else {
-            scanner.scan(chunk, c * SKIP_CHUNK, threshold as u8, &mut push);
+            scanner.scan(tail, base, threshold as u8, &mut push);
         }
     }
     scanner.close(row.len(), &mut push);
@@ -460,6 +530,13 @@ impl RunScanner {
     /// or above the threshold; bits from `len` on are 0).
     #[inline]
     fn scan_bits(&mut self, bits: u32, len: usize, base: usize, push: &mut impl FnMut(usize, usize)) {
+        debug_assert!((1..=SKIP_CHUNK).contains(&len));
+        // Most chunks neither start nor end a run (the water, a run's middle).
+        match self.open {
+            None if bits == 0 => return,
+            Some(_) if bits == u32::MAX >> (SKIP_CHUNK - len) => return,
+            _ => {}
+        }
         let mut i = 0;
         while i < len {
             // Bits from `i` on; `i` < 32, and bits past the chunk are 0.
@@ -666,6 +743,32 @@ mod tests {
             let expected = fold_max::<3>(&fold_max::<6>(&fold_max::<12>(&fold_max::<24>(&fold_max::<48>(&chunk)))));
             assert_eq!(channel_maxima(&chunk), expected, "pixel {pixel}");
             assert_eq!(expected, [201, 230, 255]);
+        }
+    }
+
+    #[test]
+    fn colour_rows_convert_chunk_by_chunk() {
+        // 100 px: three whole chunks and a tail of 4, over noise with one bright pixel per
+        // chunk; tiles: converted, left out, above everything, converted (the tail).
+        let mut noise = 4321u32;
+        let mut row: Vec<u8> = (0..300)
+            .map(|_| {
+                noise = noise.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (noise >> 24) as u8 / 2
+            })
+            .collect();
+        for u in [5usize, 40, 70, 98] {
+            row[3 * u..3 * u + 3].copy_from_slice(&[250, 240, 230]);
+        }
+        for encoding in [Encoding::Rgb8, Encoding::Bgr8] {
+            let mut gray = vec![7u8; 3];
+            colour_row_to_gray(&row, encoding, &[100, TILE_OFF, 255, 100], &mut gray);
+            let expected: Vec<u8> = row
+                .chunks_exact(3)
+                .enumerate()
+                .map(|(u, px)| if (32..96).contains(&u) { 0 } else { luma_of([px[0], px[1], px[2]], encoding) })
+                .collect();
+            assert_eq!(gray, expected, "{encoding:?}");
         }
     }
 
