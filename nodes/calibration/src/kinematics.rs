@@ -493,10 +493,13 @@ mod tests {
         assert!(RegularTracks::resample(&rec, 0.0, 0.1).is_err());
     }
 
+    /// Times (s), noisy positions (m), true velocities (m/s), true accelerations (m/s^2).
+    type Synthetic = (Vec<f64>, Vec<Vector2<f64>>, Vec<Vector2<f64>>, Vec<Vector2<f64>>);
+
     /// A smooth 2-D motion with known derivatives: three sinusoids per axis (0.1 m at
     /// 0.1 Hz, 2 cm at 0.5 Hz, 3 mm at 2 Hz), RMS acceleration ~0.4 m/s^2 per axis, like a
-    /// stirred ball. Returns (times, noisy positions, true velocities, true accelerations).
-    fn synthetic_track(seconds: f64, noise_sd: f64, seed: u64) -> (Vec<f64>, Vec<Vector2<f64>>, Vec<Vector2<f64>>, Vec<Vector2<f64>>) {
+    /// stirred ball.
+    fn synthetic_track(seconds: f64, noise_sd: f64, seed: u64) -> Synthetic {
         use rand::{Rng, SeedableRng};
         use rand_distr::StandardNormal;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -525,7 +528,7 @@ mod tests {
     }
 
     /// RMS per-axis error of velocity and acceleration with fixed windows, against the truth.
-    fn rms_errors(track: &(Vec<f64>, Vec<Vector2<f64>>, Vec<Vector2<f64>>, Vec<Vector2<f64>>), hv: usize, ha: usize) -> (f64, f64) {
+    fn rms_errors(track: &Synthetic, hv: usize, ha: usize) -> (f64, f64) {
         let settings = DifferentiationSettings { half_window: hv, acceleration_half_window: ha, ..DifferentiationSettings::default() };
         let out = differentiate(&track.0, &track.1, &settings);
         let (mut ev, mut ea) = (0.0, 0.0);
