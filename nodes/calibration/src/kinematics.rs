@@ -585,7 +585,7 @@ mod tests {
             // Stated bounds: at 2 mm noise, 1.5 cm/s and 0.2 m/s^2 per axis (signal RMS 0.6 m/s^2).
             assert!(ev < 0.015 && ea < 0.2, "errors {ev} m/s, {ea} m/s^2 at {noise} m noise");
             // The predicted error is the measured one to within 40 % (the reference window's
-            // own bias is taken as zero; measured: 7-38 %).
+            // own bias is taken as zero; measured: 7-37 %).
             assert!((choice.velocity_error / ev - 1.0).abs() < 0.4 && (choice.acceleration_error / ea - 1.0).abs() < 0.4);
         }
     }
