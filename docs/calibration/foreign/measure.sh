@@ -34,3 +34,8 @@ for v in before after; do for s in A B C; do
   p=$(python3 -c "import yaml;d=yaml.safe_load(open('run_${s}_$v/summary.yaml'));print(','.join(repr(x) for _,x in d['parameters']))")
   echo "$s $v: $($AFTER noise --recording $s.csv --world $w --runs 20 --seed 77 --parameters $p | tail -1)"
 done; done
+# "Kinematics from noisy tracks": the same run on PSO seeds 1 and 2 (AFTER built on
+# calib-kin; the estimates above already use the noise-aware windows).
+for seed in 1 2; do for s in A B C; do
+  uptime; /usr/bin/time $AFTER run --recording $s.csv --world world_$s.yaml --out run_${s}_kin_s$seed --seed $seed
+done; done
