@@ -34,3 +34,15 @@ for v in before after; do for s in A B C; do
   p=$(python3 -c "import yaml;d=yaml.safe_load(open('run_${s}_$v/summary.yaml'));print(','.join(repr(x) for _,x in d['parameters']))")
   echo "$s $v: $($AFTER noise --recording $s.csv --world $w --runs 20 --seed 77 --parameters $p | tail -1)"
 done; done
+# "Kinematics from noisy tracks": the same run on PSO seeds 1 and 2 (AFTER built on
+# calib-kin; the estimates above already use the noise-aware windows).
+for seed in 1 2; do for s in A B C; do
+  uptime; /usr/bin/time $AFTER run --recording $s.csv --world world_$s.yaml --out run_${s}_kin_s$seed --seed $seed
+done; done
+# B with a whiter foreign turbulence (0.05 s) vs the original 0.5 s, reduced PSO.
+for tt in 0.5 0.05; do
+  $REC --seconds 600 --seed 2 --stirring 0.7 --level 0.06 --turbulence-time $tt --out Bt$tt.csv
+  $AFTER flow-field --recording Bt$tt.csv --out Bt${tt}_est.csv
+  sed "s#file: \"\"  #file: \"$PWD/Bt${tt}_est.csv\"#" "$WORLD" > world_Bt$tt.yaml
+  uptime; /usr/bin/time $AFTER run --recording Bt$tt.csv --world world_Bt$tt.yaml --out run_Bt$tt --seed 1 --swarm-size 24 --iterations 10
+done

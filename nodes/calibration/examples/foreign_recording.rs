@@ -42,6 +42,9 @@ struct Args {
     /// Identity swaps between close balls per second.
     #[arg(long, default_value_t = 0.0)]
     swap_rate: f64,
+    /// Correlation time of the balls' turbulent velocity (s).
+    #[arg(long, default_value_t = 0.5)]
+    turbulence_time: f64,
     /// Output trajectory CSV.
     #[arg(long)]
     out: PathBuf,
@@ -52,7 +55,13 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let tank = ForeignTank { stirring: args.stirring, water_level: args.level, balls: args.balls, ..ForeignTank::default() };
+    let tank = ForeignTank {
+        stirring: args.stirring,
+        water_level: args.level,
+        balls: args.balls,
+        turbulence_time: args.turbulence_time,
+        ..ForeignTank::default()
+    };
     let tracking = Tracking {
         position_sd: args.noise,
         missing: args.missing,

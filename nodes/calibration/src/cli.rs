@@ -134,6 +134,10 @@ pub struct FlowFieldArgs {
     /// Keep the raw per-cell statistics (zero mean and deviation where nothing was seen).
     #[arg(long)]
     pub no_fill: bool,
+    /// Fixed half window of the smoothed differentiation (samples), velocity and
+    /// acceleration alike; default: chosen from the recordings' measured position noise.
+    #[arg(long)]
+    pub half_window: Option<usize>,
 }
 
 /// `record` arguments.
@@ -279,6 +283,7 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
         min_measured_samples: args.min_measured,
         tank_radius: args.tank_radius.unwrap_or(0.5 * args.side),
         fill: !args.no_fill,
+        half_window: args.half_window,
         ..FlowEstimationSettings::default()
     };
     // Before reading anything: the same cap the node applies (`--cells` 1000000 aborted).
@@ -295,6 +300,19 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
     let (tested, normal) = estimate.normality_summary();
     println!("flow field: {} -> {}", args.recordings.len(), args.out.display());
     println!("normality (KS, 5 %): {normal} of {tested} tested cells not rejected");
+    if let Some(w) = &estimate.windows {
+        println!(
+            "kinematics: position noise {:.2} mm per axis; half windows {} (velocity, expected error {:.4} m/s vs {:.4} raw) and {} (acceleration, {:.3} m/s^2 vs {:.3} raw) at {:.4} s",
+            w.noise_sd * 1e3,
+            w.velocity_half_window,
+            w.velocity_error,
+            w.raw_velocity_error,
+            w.acceleration_half_window,
+            w.acceleration_error,
+            w.raw_acceleration_error,
+            w.frame_interval
+        );
+    }
     let coverage = estimate.coverage_summary();
     println!(
         "cells: {} measured (>= {} samples), {} sparse, {} unvisited inside the tank ({}), {} outside",

@@ -22,7 +22,7 @@ use nalgebra::{Point2, Vector2};
 use serde::{Deserialize, Serialize};
 use tracing::info;
 
-use crate::kinematics::{recording_kinematics, DifferentiationSettings};
+use crate::kinematics::{choose_windows, differentiate, estimate_position_noise, split_segments, DifferentiationSettings, WindowChoice};
 use crate::maps::GridSpec;
 use crate::CalibrationError;
 
@@ -92,10 +92,19 @@ pub struct FlowEstimationSettings {
     pub grid: GridSpec,
     /// The drag model of the tracked objects.
     pub drag: DragModel,
-    /// Samples on each side of the local quadratic fit (dimensionless; default 3).
-    pub half_window: usize,
+    /// Samples on each side of the local quadratic fit, velocity and acceleration alike
+    /// (dimensionless). Default none: each window is chosen from the recordings' measured
+    /// position noise ([`choose_windows`]), up to `max_half_window`.
+    pub half_window: Option<usize>,
+    /// Widest half window the automatic choice considers (dimensionless; default 15,
+    /// 0.5 s at 30 Hz).
+    pub max_half_window: usize,
     /// Samples farther apart than this start a new segment (s; default 0.1).
     pub max_gap: f64,
+    /// Largest acceleration the balls' own motion shows (m/s^2; default 20): a larger
+    /// velocity jump between two frames is an identity swap or a mis-association and
+    /// splits the track ([`split_segments`]).
+    pub max_acceleration: f64,
     /// Significance level of the normality test (dimensionless; default 0.05).
     pub significance: f64,
     /// Fewest samples in a cell for the normality test to run (dimensionless; default 8).
@@ -118,8 +127,10 @@ impl Default for FlowEstimationSettings {
         Self {
             grid: GridSpec::default(),
             drag: DragModel::default(),
-            half_window: d.half_window,
+            half_window: None,
+            max_half_window: 15,
             max_gap: d.max_gap,
+            max_acceleration: d.max_acceleration,
             significance: 0.05,
             min_test_samples: 8,
             min_measured_samples: 20,
@@ -157,6 +168,9 @@ pub struct FlowFieldEstimate {
     pub cells: Vec<CellEstimate>,
     /// Significance level the normality verdicts use (dimensionless).
     pub significance: f64,
+    /// The differentiation the estimate used: measured noise and chosen windows (`None`
+    /// with a fixed `half_window`).
+    pub windows: Option<WindowChoice>,
 }
 
 impl FlowFieldEstimate {
@@ -259,26 +273,59 @@ pub fn estimate_flow_field(
     if recordings.is_empty() {
         return Err(CalibrationError::Recording("no recording given for the flow-field estimation".into()));
     }
-    let differentiation = DifferentiationSettings { half_window: settings.half_window, max_gap: settings.max_gap };
+    let tracks: Vec<_> = recordings.iter().flat_map(TrajectoryRecording::tracks).collect();
+    let views: Vec<(&[f64], &[Vector2<f64>])> = tracks.iter().map(|t| (t.times.as_slice(), t.positions.as_slice())).collect();
+    let noise_sd = estimate_position_noise(views.iter().copied()).unwrap_or(0.0);
+    let mut differentiation = DifferentiationSettings {
+        max_gap: settings.max_gap,
+        max_acceleration: settings.max_acceleration,
+        noise_sd,
+        ..DifferentiationSettings::default()
+    };
+    let windows = match settings.half_window {
+        Some(h) => {
+            differentiation.half_window = h;
+            differentiation.acceleration_half_window = h;
+            None
+        }
+        None => {
+            let choice = choose_windows(&views, &differentiation, noise_sd, settings.max_half_window);
+            if let Some(c) = choice {
+                differentiation.half_window = c.velocity_half_window;
+                differentiation.acceleration_half_window = c.acceleration_half_window;
+            }
+            choice
+        }
+    };
     let mut per_cell: Vec<Vec<Vector2<f64>>> = vec![Vec::new(); settings.grid.len()];
-    let mut total = 0usize;
-    for recording in recordings {
-        for sample in recording_kinematics(recording, &differentiation) {
+    let (mut total, mut segments) = (0usize, 0usize);
+    for &(times, positions) in &views {
+        segments += split_segments(times, positions, &differentiation).len();
+        for sample in differentiate(times, positions, &differentiation) {
             if let Some(i) = settings.grid.index(sample.position) {
                 per_cell[i].push(settings.drag.flow_velocity(sample.velocity, sample.acceleration));
                 total += 1;
             }
         }
     }
+    let widest = differentiation.half_window.max(differentiation.acceleration_half_window);
     if total == 0 {
         return Err(CalibrationError::Recording(format!(
             "no flow sample: the recordings need tracks of at least {} contiguous samples inside the grid",
-            2 * settings.half_window + 1
+            2 * widest + 1
         )));
     }
+    info!(
+        noise_sd,
+        velocity_half_window = differentiation.half_window,
+        acceleration_half_window = differentiation.acceleration_half_window,
+        tracks = views.len(),
+        segments,
+        "kinematics"
+    );
     let mut cells: Vec<CellEstimate> = per_cell.iter().map(|values| cell_estimate(values, settings.min_test_samples)).collect();
     classify_and_fill(&mut cells, settings);
-    let estimate = FlowFieldEstimate { grid: settings.grid, cells, significance: settings.significance };
+    let estimate = FlowFieldEstimate { grid: settings.grid, cells, significance: settings.significance, windows };
     let (tested, accepted) = estimate.normality_summary();
     let coverage = estimate.coverage_summary();
     info!(
