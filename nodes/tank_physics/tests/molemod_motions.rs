@@ -3,35 +3,15 @@
 //! and head grips out), as on a real mole: how far a crawl cycle moves it, how far a turn
 //! turns it, how exact the joints end, and that it repeats.
 
-use flotilla_common::models::{read_urdf, Model};
 use flotilla_contract::wrap_angle as wrap;
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
+use flotilla_firmware::molemod::motion::{MoleMotions, Motion};
 use nalgebra::{Isometry3, Vector3};
-use std::path::Path;
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 
-fn committed_model() -> Model {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../urdf/molemod_robot.urdf");
-    read_urdf(&path).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The firmware's view of the robot: its joint coordinates in reading order.
-fn axes(world: &MoleWorld) -> Vec<AxisSpec> {
-    let robot = world.robot();
-    robot
-        .joint_names()
-        .map(|name| {
-            let limits = robot.limits(name).expect("joint");
-            AxisSpec {
-                name: name.to_owned(),
-                prismatic: robot.is_prismatic(name).expect("joint"),
-                lower: limits.lower,
-                upper: limits.upper,
-            }
-        })
-        .collect()
-}
+#[path = "support/mole.rs"]
+mod mole;
+use mole::{axes, committed_model};
 
 struct Run {
     world: MoleWorld,

@@ -3,36 +3,17 @@
 //! crawling the final model through their tunnels (SPEC 2: moving in a straight tunnel is
 //! the forward motion, distance = step x iterations).
 
-use flotilla_common::models::{read_urdf, Model};
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
+use flotilla_firmware::molemod::motion::{MoleMotions, Motion};
 use nalgebra::{Isometry3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
-use std::path::Path;
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 use tank_physics::systems::molemod::ArticulatedOptions;
 
-fn committed_model() -> Model {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../urdf/molemod_robot.urdf");
-    read_urdf(&path).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn axes(world: &MoleWorld) -> Vec<AxisSpec> {
-    let robot = world.robot();
-    robot
-        .joint_names()
-        .map(|name| {
-            let limits = robot.limits(name).expect("joint");
-            AxisSpec {
-                name: name.to_owned(),
-                prismatic: robot.is_prismatic(name).expect("joint"),
-                lower: limits.lower,
-                upper: limits.upper,
-            }
-        })
-        .collect()
-}
+#[path = "support/mole.rs"]
+mod mole;
+use mole::{axes, committed_model};
 
 /// The tunnel world's robot: the committed model with 4 mm rounded cube edges.
 fn options() -> MoleWorldOptions {
