@@ -157,12 +157,11 @@ pub fn split_segments(times: &[f64], positions: &[Vector2<f64>], settings: &Diff
     let excess: Vec<f64> = (0..step.len())
         .map(|k| {
             let Some(u) = step[k] else { return 0.0 };
-            let neighbours: Vec<Vector2<f64>> =
-                [k.checked_sub(1).and_then(|j| step[j]), step.get(k + 1).copied().flatten()].into_iter().flatten().collect();
-            if neighbours.is_empty() {
-                return 0.0;
-            }
-            let mean = neighbours.iter().sum::<Vector2<f64>>() / neighbours.len() as f64;
+            let mean = match (k.checked_sub(1).and_then(|j| step[j]), step.get(k + 1).copied().flatten()) {
+                (Some(before), Some(after)) => (before + after) / 2.0,
+                (Some(one), None) | (None, Some(one)) => one,
+                (None, None) => return 0.0,
+            };
             let dt = times[k + 1] - times[k];
             let threshold = (settings.max_acceleration * dt).max(JUMP_SIGMAS * 5f64.sqrt() * settings.noise_sd / dt);
             (u - mean).norm() / threshold
