@@ -17,7 +17,7 @@ use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
 use nalgebra::{Isometry3, Point3, Vector3};
 use rapier3d_f64::prelude::*;
-use reconfig_planner::lattice::Lattice;
+use reconfig_planner::lattice::{Cell, Lattice};
 
 /// How the world is set up.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -167,8 +167,8 @@ impl MoleWorld {
         // cube's centre, the tunnel floor lies half a tunnel below the block's centre.
         let mut world = Self::new(model, Isometry3::identity(), options)?;
         let built = Blocks::build(lattice, blocks, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints)?;
-        let lift = Isometry3::translation(0.0, 0.0, built.centre(&cell).z - 0.5 * blocks.tunnel)
-            * Isometry3::translation(built.centre(&cell).x, built.centre(&cell).y, 0.0);
+        let centre = built.centre(&cell);
+        let lift = Isometry3::translation(centre.x, centre.y, centre.z - 0.5 * blocks.tunnel);
         for (_, handle) in world.robot.bodies_iter() {
             if let Some(body) = world.bodies.get_mut(handle) {
                 let pose = lift * body.position();
@@ -178,6 +178,7 @@ impl MoleWorld {
         world.blocks = Some(built);
         Ok(world)
     }
+
     /// Sim time, s.
     pub fn time(&self) -> f64 {
         self.steps as f64 * self.params.dt
@@ -287,18 +288,18 @@ impl MoleWorld {
     }
 
     /// World pose of the block that started in `home`.
-    pub fn block_pose(&self, home: &reconfig_planner::lattice::Cell) -> Result<Isometry3<f64>, WorldError> {
+    pub fn block_pose(&self, home: &Cell) -> Result<Isometry3<f64>, WorldError> {
         let blocks = self.blocks.as_ref().ok_or(BlockError::NoBlock(*home))?;
         Ok(blocks.pose(home, &self.bodies)?)
     }
 
     /// How far each block is from the centre of its home cell, m.
-    pub fn block_offsets(&self) -> Vec<(reconfig_planner::lattice::Cell, f64)> {
+    pub fn block_offsets(&self) -> Vec<(Cell, f64)> {
         self.blocks.as_ref().map_or_else(Vec::new, |b| b.offsets(&self.bodies))
     }
 
     /// Unscrews two blocks (by their home cells).
-    pub fn unscrew(&mut self, a: &reconfig_planner::lattice::Cell, b: &reconfig_planner::lattice::Cell) -> Result<(), WorldError> {
+    pub fn unscrew(&mut self, a: &Cell, b: &Cell) -> Result<(), WorldError> {
         let blocks = self.blocks.as_mut().ok_or(BlockError::NoBlock(*a))?;
         Ok(blocks.unscrew(a, b, &mut self.impulse_joints)?)
     }
