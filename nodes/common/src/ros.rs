@@ -337,13 +337,34 @@ impl Spinner {
         Self { stop, thread }
     }
 
-    /// Stops spinning and waits for the spin thread.
+    /// Stops spinning and waits up to [`SPIN_STOP_WAIT`] for the spin thread. A spin that
+    /// does not return (seen once: a node logged its shutdown, then hung here until the
+    /// launcher's SIGKILL) is left behind with a warning, so the node still ends with its
+    /// summary; the process exit does not wait for it.
     pub fn stop(mut self) {
         self.stop.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            if !join_within(t, SPIN_STOP_WAIT) {
+                tracing::warn!(waited_s = SPIN_STOP_WAIT.as_secs_f64(), "the ROS spin thread did not stop; leaving it");
+            }
         }
     }
+}
+
+/// How long [`Spinner::stop`] waits for the spin thread (a spin lasts 5 ms).
+const SPIN_STOP_WAIT: Duration = Duration::from_secs(1);
+
+/// Joins `thread` if it ends within `wait`; false (the thread left running) otherwise.
+fn join_within(thread: JoinHandle<()>, wait: Duration) -> bool {
+    let deadline = std::time::Instant::now() + wait;
+    while !thread.is_finished() {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = thread.join();
+    true
 }
 
 /// Serves `/tank/pause` (std_srvs/SetBool: true pauses, false resumes) for a simulator
@@ -469,6 +490,21 @@ pub fn flow_field_msg(grid: &crate::flow_field::FlowGrid, seconds: f64, frame: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: a spin thread that never returned held its node in shutdown until the
+    /// launcher's SIGKILL; stopping now gives up on it after the wait.
+    #[test]
+    fn a_spin_thread_that_never_returns_is_left_after_the_wait() {
+        let (_keep, blocked) = std::sync::mpsc::channel::<()>();
+        let stuck = std::thread::spawn(move || {
+            let _ = blocked.recv();
+        });
+        let started = std::time::Instant::now();
+        assert!(!join_within(stuck, Duration::from_millis(50)));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let quick = std::thread::spawn(|| {});
+        assert!(join_within(quick, Duration::from_secs(5)));
+    }
 
     #[test]
     fn time_msg_splits_seconds() {
