@@ -42,11 +42,8 @@ fn run(executor: &mut Executor, steps: &[Vec<Action>]) -> (Execution, Vec<Event>
 fn assert_at_goal(executor: &Executor, goal: &Lattice, tolerance: f64) {
     let world = executor.world();
     for cell in goal.block_cells() {
-        let nearest = executor
-            .expected_blocks()
-            .iter()
-            .map(|(home, _)| world.block_error(home, &cell).expect("block"))
-            .fold(f64::INFINITY, f64::min);
+        let nearest =
+            executor.expected_blocks().iter().map(|(home, _)| world.block_error(home, &cell).expect("block")).fold(f64::INFINITY, f64::min);
         assert!(nearest < tolerance, "goal cell {cell}: nearest block {:.3} mm off", nearest * 1e3);
     }
     for cell in goal.robots() {
@@ -158,7 +155,10 @@ fn an_action_without_motions_fails_before_the_physics_with_what_is_missing() {
     // A vertical move names the turn it needs.
     let tower = Lattice::from_picture(".#\nR#").expect("picture");
     let mut executor = build(&tower, ExecutorOptions::default());
-    let (execution, _) = run(&mut executor, &[vec![moved(0, Cell::planar(0, 0), Cell::planar(1, 0))], vec![moved(0, Cell::planar(1, 0), Cell::planar(1, 1))]]);
+    let (execution, _) = run(
+        &mut executor,
+        &[vec![moved(0, Cell::planar(0, 0), Cell::planar(1, 0))], vec![moved(0, Cell::planar(1, 0), Cell::planar(1, 1))]],
+    );
     let failure = execution.failure.expect("no vertical move");
     assert_eq!(failure.step, 1);
     assert!(failure.to_string().contains("turning inside a block into the vertical tunnel"), "{failure}");

@@ -59,15 +59,14 @@ fn snapshot(world: &MoleWorld, planned: &Lattice, title: String) -> Result<Snaps
     let blocks = world.blocks().map(|b| b.blocks().to_vec()).unwrap_or_default();
     let mut centres = Vec::new();
     for block in &blocks {
-        let at = world.block_pose(&block.home).map_err(|e| ExperimentError::Option { option: "task".into(), message: e.to_string() })?;
+        let at = world.block_pose(&block.home)?;
         centres.push((at.translation.x, at.translation.z));
     }
     let mut robots = Vec::new();
     for index in 0..world.robot_count() {
         let mut cubes = Vec::new();
         for link in LINKS {
-            let pose =
-                world.robot_link_pose(index, link).map_err(|e| ExperimentError::Option { option: "robots".into(), message: e.to_string() })?;
+            let pose = world.robot_link_pose(index, link)?;
             cubes.push((pose.translation.x, pose.translation.z));
         }
         robots.push(cubes);
@@ -100,7 +99,10 @@ impl Experiment for Execute {
     }
 
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
-        let path = options.path("task")?.filter(|p| !p.as_os_str().is_empty()).ok_or_else(|| Options::invalid("task", "a task file is required"))?;
+        let path = options
+            .path("task")?
+            .filter(|p| !p.as_os_str().is_empty())
+            .ok_or_else(|| Options::invalid("task", "a task file is required"))?;
         let robots = options.count("robots")?;
         let seed = options.seed("seed")?;
         let jitter = options.number("start_jitter")? * 1e-3;
@@ -110,13 +112,14 @@ impl Experiment for Execute {
         let replay = planned.verify(&request)?;
         let model = module_model(ModuleKind::MolemodRobot);
         // The tunnel world's robot: rounded cube edges slide over the tunnels' rims.
-        let world_options =
-            MoleWorldOptions { robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() }, ..MoleWorldOptions::default() };
+        let world_options = MoleWorldOptions {
+            robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
+            ..MoleWorldOptions::default()
+        };
         let executor_options = ExecutorOptions { trace_interval: TRACE_INTERVAL, start_jitter: jitter, seed, ..ExecutorOptions::default() };
         progress.expect(planned.steps.len(), &format!("{}: plan steps", task.name));
         let wall = Instant::now();
-        let mut executor = Executor::new(&model, &request.start, world_options, BlockOptions::default(), executor_options)
-            .map_err(|e| Options::invalid("task", e.to_string()))?;
+        let mut executor = Executor::new(&model, &request.start, world_options, BlockOptions::default(), executor_options)?;
         let before = snapshot(executor.world(), &request.start, format!("{}: before ({} robots)", task.name, robots))?;
         let mut events = Vec::new();
         let execution = executor.execute(&planned.steps, &mut |event| {
@@ -132,8 +135,7 @@ impl Experiment for Execute {
             &request.goal,
             format!("{}: after {} of {} steps (outlines: goal)", task.name, execution.steps_succeeded, execution.steps),
         )?;
-        let names: Vec<String> =
-            executor.world().robot_at(0).map_err(|e| Options::invalid("robots", e.to_string()))?.joint_names().map(str::to_owned).collect();
+        let names: Vec<String> = executor.world().robot_at(0)?.joint_names().map(str::to_owned).collect();
         let trace: Vec<(f64, Vec<Vec<f64>>)> = executor.trace().iter().map(|s| (s.time, s.positions.clone())).collect();
 
         let mut metrics = Map::new();
@@ -162,7 +164,9 @@ impl Experiment for Execute {
             header,
             rows: trace
                 .iter()
-                .map(|(t, per_robot)| std::iter::once(format!("{t:.3}")).chain(per_robot.iter().flatten().map(|v| format!("{v:.6}"))).collect())
+                .map(|(t, per_robot)| {
+                    std::iter::once(format!("{t:.3}")).chain(per_robot.iter().flatten().map(|v| format!("{v:.6}"))).collect()
+                })
                 .collect(),
         };
         let event_table = Table {
@@ -201,7 +205,14 @@ fn event_row(event: &Event) -> Vec<String> {
         }
         Event::MotionStarted { step, action, motion, name, time } | Event::MotionFinished { step, action, motion, name, time } => {
             let what = if matches!(event, Event::MotionStarted { .. }) { "motion started" } else { "motion finished" };
-            vec![format!("{time:.3}"), step.to_string(), what.into(), action.robot.to_string(), action.to_string(), format!("{motion} ({name})")]
+            vec![
+                format!("{time:.3}"),
+                step.to_string(),
+                what.into(),
+                action.robot.to_string(),
+                action.to_string(),
+                format!("{motion} ({name})"),
+            ]
         }
         Event::StepChecked { step, block_error, robot_error, time } => vec![
             format!("{time:.3}"),
@@ -292,16 +303,14 @@ fn plot_lattice(path: &Path, shot: &Snapshot) -> Result<(), PlotError> {
         .map_err(|e| err(e.to_string()))?;
     chart.configure_mesh().x_desc("x [mm]").y_desc("z [mm]").disable_mesh().draw().map_err(|e| err(e.to_string()))?;
     let square = |(x, z): (f64, f64), half: f64| [(x * 1e3 - half, z * 1e3 - half), (x * 1e3 + half, z * 1e3 + half)];
-    chart.draw_series(std::iter::once(Rectangle::new([(x0, -20.0), (x1, 0.0)], BLACK.mix(0.3).filled()))).map_err(|e| err(e.to_string()))?;
+    chart
+        .draw_series(std::iter::once(Rectangle::new([(x0, -20.0), (x1, 0.0)], BLACK.mix(0.3).filled())))
+        .map_err(|e| err(e.to_string()))?;
     chart
         .draw_series(shot.blocks.iter().map(|&c| Rectangle::new(square(c, h - 1.0), RGBColor(150, 150, 150).mix(0.7).filled())))
         .map_err(|e| err(e.to_string()))?;
-    chart
-        .draw_series(shot.blocks.iter().map(|&c| Rectangle::new(square(c, 25.0), WHITE.filled())))
-        .map_err(|e| err(e.to_string()))?;
-    chart
-        .draw_series(shot.planned.iter().map(|&c| Rectangle::new(square(c, h), GREEN.stroke_width(2))))
-        .map_err(|e| err(e.to_string()))?;
+    chart.draw_series(shot.blocks.iter().map(|&c| Rectangle::new(square(c, 25.0), WHITE.filled()))).map_err(|e| err(e.to_string()))?;
+    chart.draw_series(shot.planned.iter().map(|&c| Rectangle::new(square(c, h), GREEN.stroke_width(2)))).map_err(|e| err(e.to_string()))?;
     for cubes in &shot.robots {
         for (i, &c) in cubes.iter().enumerate() {
             let colour = if i == 2 { RED } else { RGBColor(255, 140, 25) };

@@ -12,7 +12,7 @@
 //!
 //! | action | motions |
 //! | --- | --- |
-//! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most [`ExecutorOptions::max_step`], ending contracted) |
+//! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most 1.05 [`ExecutorOptions::max_step`], ending contracted) |
 //! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
 //! | move along `y` | none: the blocks have no tunnel along `y` |
 //! | lift, put down, shift, cooperative lift | none yet: needs lifting a block |
@@ -219,7 +219,15 @@ impl std::fmt::Display for Failure {
             FailureKind::Refused(e) => write!(f, "the firmware refused the motion: {e}"),
             FailureKind::Stuck(stuck) => {
                 let (off, unit) = self.off().unwrap_or((f64::NAN, ""));
-                write!(f, "the robot stopped in phase `{}`: joint `{}` {off:.2} {unit} off its target ({stuck})", stuck.phase, stuck.joint)
+                write!(
+                    f,
+                    "the robot stopped in phase `{}`: joint `{}` at {:.2} of target {:.2} {unit}, {off:.2} {unit} off, since t = {:.3} s",
+                    stuck.phase,
+                    stuck.joint,
+                    stuck.position * 1e3,
+                    stuck.target * 1e3,
+                    stuck.since
+                )
             }
             FailureKind::Timeout { status } => write!(f, "not done within the step limit ({status})"),
             FailureKind::RobotOff { cell, off } => {
@@ -312,10 +320,11 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
     }
 }
 
-/// A crawl of `along` m (backward when negative) in whole expand + contract cycles, so it
-/// ends contracted, each step at most `max_step`.
+/// A crawl of `along` m (backward when negative) in the fewest whole expand + contract
+/// cycles (so it ends contracted) with steps at most 5 % over `max_step`: a one-cell move
+/// that also takes up a few mm of the last move's shortfall keeps its two cycles.
 fn crawl(along: f64, max_step: f64) -> Motion {
-    let cycles = (along.abs() / (2.0 * max_step)).ceil().max(1.0);
+    let cycles = (along.abs() / (2.0 * 1.05 * max_step)).ceil().max(1.0);
     Motion::Crawl { step: along.abs() / (2.0 * cycles), iterations: 2 * cycles as u32, backward: along < 0.0 }
 }
 
@@ -486,7 +495,7 @@ impl Executor {
             match self.step(index, actions, progress) {
                 Ok(()) => succeeded += 1,
                 Err(f) => {
-                    failure = Some(f);
+                    failure = Some(*f);
                     break;
                 }
             }
@@ -501,19 +510,19 @@ impl Executor {
         }
     }
 
-    fn fail(&self, step: usize, doing: Option<&Doing>, kind: FailureKind) -> Failure {
-        Failure {
+    fn fail(&self, step: usize, doing: Option<&Doing>, kind: FailureKind) -> Box<Failure> {
+        Box::new(Failure {
             step,
             robot: doing.map(|d| d.action.robot),
             action: doing.map(|d| d.action),
             motion: doing.and_then(|d| d.current.or(d.last)),
             kind,
             time: self.world.time(),
-        }
+        })
     }
 
     /// One step: its actions' motions in parallel, then the check.
-    fn step(&mut self, step: usize, actions: &[Action], progress: &mut dyn FnMut(&Event)) -> Result<(), Failure> {
+    fn step(&mut self, step: usize, actions: &[Action], progress: &mut dyn FnMut(&Event)) -> Result<(), Box<Failure>> {
         match self.state.apply_step(actions, &self.costs) {
             Ok((next, _)) => self.state = next,
             Err(e) if self.options.check_rules => return Err(self.fail(step, None, FailureKind::Rules(e))),
@@ -536,6 +545,10 @@ impl Executor {
         }
         let end = self.world.time() + self.options.step_limit;
         loop {
+            if let Some(d) = doing.iter().find(|d| self.firmware[d.action.robot].stuck().is_some()) {
+                let stuck = self.firmware[d.action.robot].stuck().cloned();
+                return Err(self.fail(step, Some(d), stuck.map_or(FailureKind::Physics("stopped".into()), FailureKind::Stuck)));
+            }
             let time = self.world.time();
             for d in &mut doing {
                 let firmware = &mut self.firmware[d.action.robot];
@@ -556,10 +569,6 @@ impl Executor {
                     progress(&Event::MotionStarted { step, action: d.action, motion: d.next - 1, name: next.name(), time });
                 }
             }
-            if let Some(d) = doing.iter().find(|d| self.firmware[d.action.robot].stuck().is_some()) {
-                let stuck = self.firmware[d.action.robot].stuck().cloned();
-                return Err(self.fail(step, Some(d), stuck.map_or(FailureKind::Physics("stopped".into()), FailureKind::Stuck)));
-            }
             if doing.iter().all(|d| d.current.is_none()) {
                 break;
             }
@@ -579,7 +588,7 @@ impl Executor {
     }
 
     /// Every robot in its place and every block in its cell, within the tolerances.
-    fn check(&mut self, step: usize, doing: &[Doing], progress: &mut dyn FnMut(&Event)) -> Result<(), Failure> {
+    fn check(&mut self, step: usize, doing: &[Doing], progress: &mut dyn FnMut(&Event)) -> Result<(), Box<Failure>> {
         let mut robot_error: f64 = 0.0;
         for (index, cell) in self.expected.robots.iter().enumerate() {
             let body = self.body(index).map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
