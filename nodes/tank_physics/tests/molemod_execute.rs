@@ -117,6 +117,7 @@ fn a_move_past_the_end_of_the_tunnels_fails_with_how_far_off() {
     let failure = execution.failure.expect("the rules reject step 1");
     assert_eq!((failure.step, execution.steps_succeeded), (1, 1));
     assert!(matches!(failure.kind, FailureKind::Rules(_)), "{failure}");
+    assert_eq!((failure.robot, failure.action), (Some(0), Some(steps[1][0])), "the rules name the action");
     // Unchecked, the physics tries: the front head leaves the tunnel, has nothing to grip,
     // and the robot does not get there.
     let mut unchecked = build(&start, ExecutorOptions { check_rules: false, ..ExecutorOptions::default() });

@@ -320,6 +320,22 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
     }
 }
 
+/// The action a rule violation names (the second of two that overlap).
+fn blamed_action(error: &StepError) -> Option<usize> {
+    match error {
+        StepError::UnknownRobot { action, .. }
+        | StepError::RobotBusy { action, .. }
+        | StepError::NotAtFrom { action, .. }
+        | StepError::BadDisplacement { action, .. }
+        | StepError::Partner { action, .. }
+        | StepError::OutsideLattice { action, .. }
+        | StepError::Precondition { action, .. }
+        | StepError::UnsupportedAlone { action, .. }
+        | StepError::Overlap { second: action, .. } => Some(*action),
+        StepError::Empty | StepError::Unsupported { .. } => None,
+    }
+}
+
 /// A crawl of `along` m (backward when negative) in the fewest whole expand + contract
 /// cycles (so it ends contracted) with steps at most 5 % over `max_step`: a one-cell move
 /// that also takes up a few mm of the last move's shortfall keeps its two cycles.
@@ -525,7 +541,10 @@ impl Executor {
     fn step(&mut self, step: usize, actions: &[Action], progress: &mut dyn FnMut(&Event)) -> Result<(), Box<Failure>> {
         match self.state.apply_step(actions, &self.costs) {
             Ok((next, _)) => self.state = next,
-            Err(e) if self.options.check_rules => return Err(self.fail(step, None, FailureKind::Rules(e))),
+            Err(e) if self.options.check_rules => {
+                let blamed = blamed_action(&e).and_then(|i| actions.get(i)).map(|a| Doing::new(*a));
+                return Err(self.fail(step, blamed.as_ref(), FailureKind::Rules(e)));
+            }
             // Unchecked: the physics decides; the rules' state is not followed any more.
             Err(_) => {}
         }
@@ -613,5 +632,41 @@ impl Executor {
         self.max_block_error = self.max_block_error.max(block_error);
         progress(&Event::StepChecked { step, block_error, robot_error, time: self.world.time() });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crawl_of(along: f64) -> (f64, u32, bool) {
+        match crawl(along, 0.025) {
+            Motion::Crawl { step, iterations, backward } => (step, iterations, backward),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_move_is_whole_cycles_of_at_most_five_percent_over_the_longest_step() {
+        let close = |a: (f64, u32, bool), b: (f64, u32, bool)| (a.0 - b.0).abs() < 1e-12 && a.1 == b.1 && a.2 == b.2;
+        assert!(close(crawl_of(0.1), (0.025, 4, false)));
+        assert!(close(crawl_of(0.103), (0.02575, 4, false)), "a few mm of shortfall keep two cycles");
+        assert!(close(crawl_of(0.106), (0.106 / 6.0, 6, false)));
+        assert!(close(crawl_of(-0.1), (0.025, 4, true)));
+        assert!(close(crawl_of(0.001), (0.0005, 2, false)), "one cycle at least");
+    }
+
+    #[test]
+    fn actions_without_motions_name_what_is_missing() {
+        let action = |kind, to| Action { robot: 0, kind, from: Cell::new(1, 1, 1), to, partner: None };
+        let x = Vector3::x();
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &x, 0.1, 0.025).is_ok());
+        let along_y = Vector3::y();
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &along_y, 0.1, 0.025).unwrap_err().contains("not lying along"));
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("vertical tunnel"));
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 2, 1)), &x, 0.1, 0.025).unwrap_err().contains("no tunnel along y"));
+        for kind in [ActionKind::Lift, ActionKind::PutDown, ActionKind::Shift, ActionKind::CoopLift] {
+            assert!(motions_for(&action(kind, Cell::new(2, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("lifting a block"), "{kind}");
+        }
     }
 }

@@ -134,7 +134,6 @@ pub struct MoleWorld {
     steps: u64,
     blocks: Option<Blocks>,
     clamp: GripClamp,
-    robot_options: ArticulatedOptions,
 }
 
 impl MoleWorld {
@@ -176,7 +175,6 @@ impl MoleWorld {
             steps: 0,
             blocks: None,
             clamp: options.clamp,
-            robot_options: options.robot,
         })
     }
 
@@ -380,12 +378,6 @@ impl MoleWorld {
         Vector3::new(cell.x as f64 * size, cell.y as f64 * size, (cell.z as f64 + 0.5) * size)
     }
 
-    /// Screws two blocks (by their home cells) together where they stand.
-    pub fn screw(&mut self, a: &Cell, b: &Cell) -> Result<(), WorldError> {
-        let blocks = self.blocks.as_mut().ok_or(BlockError::NoBlock(*a))?;
-        Ok(blocks.screw(*a, *b, &self.bodies, &mut self.impulse_joints)?)
-    }
-
     /// World pose of the block that started in `home`.
     pub fn block_pose(&self, home: &Cell) -> Result<Isometry3<f64>, WorldError> {
         let blocks = self.blocks.as_ref().ok_or(BlockError::NoBlock(*home))?;
@@ -411,11 +403,6 @@ impl MoleWorld {
     /// Built robot `index`.
     pub fn robot_at(&self, index: usize) -> Result<&ArticulatedRobot, WorldError> {
         Ok(&self.mole(index)?.robot)
-    }
-
-    /// The robots' build options.
-    pub fn robot_options(&self) -> &ArticulatedOptions {
-        &self.robot_options
     }
 
     /// Pose of the first robot's `link` in the world.
