@@ -63,6 +63,12 @@ pub enum ExperimentError {
     /// The MoleMOD mole could not be built or refused a command.
     #[error(transparent)]
     Mole(#[from] tank_physics::systems::molemod::ArticulatedError),
+    /// The MoleMOD lattice world has no such block or robot.
+    #[error(transparent)]
+    MoleWorld(#[from] tank_physics::systems::molemod::world::WorldError),
+    /// The plan executor could not set up the world.
+    #[error(transparent)]
+    MoleExecutor(#[from] tank_physics::systems::molemod::executor::ExecutorError),
     /// The mole's model lacks a joint its motion firmware drives.
     #[error(transparent)]
     MoleFirmware(#[from] flotilla_firmware::molemod::motion::MotionError),

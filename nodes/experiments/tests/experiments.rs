@@ -131,3 +131,41 @@ fn molemod_motions_short_run() {
     let err = experiment.run(&Options::parse(experiment.options(), &given).unwrap(), &Progress::hidden()).err().expect("refused");
     assert!(err.is_usage() && err.to_string().contains("--steps") && err.to_string().contains("step = 0.045"), "{err}");
 }
+
+#[test]
+fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/molemod");
+    let moves = format!("{dir}/moves1.yaml");
+    let options = [("task", moves.as_str()), ("robots", "1"), ("seed", "3")];
+    let (outcome, steps) = run("molemod", "execute", &options);
+    let m = Value::Object(outcome.metrics.clone());
+    assert_eq!((steps, m["steps"].as_u64(), m["steps_succeeded"].as_u64()), (2, Some(2), Some(2)), "{m}");
+    assert_eq!(m["goal_reached"], true);
+    assert!(m["failure"].is_null(), "{m}");
+    assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
+    assert!(figure(&m, "max_robot_error_mm") < figure(&m, "robot_tolerance_mm"), "{m}");
+    assert!(figure(&m, "sim_time_s") > 5.0 && figure(&m, "wall_time_s") > 0.0, "{m}");
+    let plots: Vec<&str> = outcome.plots.iter().map(|p| p.file.as_str()).collect();
+    assert_eq!(plots, ["joints.png", "lattice_before.png", "lattice_after.png"]);
+    assert!(outcome.tables[0].rows.len() > 100, "the joint trace");
+    // Task 1 starts with a lift: no physical lift yet, a report instead of a result.
+    let task1 = format!("{dir}/task1.yaml");
+    let (outcome, _) = run("molemod", "execute", &[("task", task1.as_str())]);
+    let m = Value::Object(outcome.metrics.clone());
+    assert_eq!((m["steps_succeeded"].as_u64(), m["goal_reached"].as_bool()), (Some(0), Some(false)), "{m}");
+    let report = m["failure"]["report"].as_str().expect("a report");
+    assert!(report.contains("robot 0 lift") && report.contains("cannot do this yet"), "{report}");
+    // Bad input: usage errors naming the option.
+    let experiment = find("molemod", "execute").unwrap();
+    for (given, option, text) in [
+        (vec![], "--task", "required"),
+        (vec![("task", "/nonexistent/task.yaml")], "--task", "cannot read"),
+        (vec![("task", moves.as_str()), ("robots", "2")], "--robots", "2 robots requested"),
+    ] {
+        let given: Vec<(String, String)> = given.iter().map(|(k, v): &(&str, &str)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let err = experiment.run(&Options::parse(experiment.options(), &given).unwrap(), &Progress::hidden()).err().expect("refused");
+        assert!(err.is_usage() && err.to_string().contains(option) && err.to_string().contains(text), "{err}");
+    }
+    let zero = vec![("task".to_owned(), moves.clone()), ("robots".to_owned(), "0".to_owned())];
+    assert!(Options::parse(experiment.options(), &zero).is_err_and(|e| e.to_string().contains("--robots")));
+}

@@ -17,6 +17,7 @@
 //! [`world::MoleWorld`] is a mole on a floor with those settings.
 
 pub mod blocks;
+pub mod executor;
 pub mod world;
 
 use flotilla_common::models::{Geometry, JointKind, JointLimits, Model};

@@ -90,9 +90,34 @@ pub enum WorldError {
     /// The lattice has no robot to put the mole in.
     #[error("the lattice has no robot cell")]
     NoRobot,
+    /// A robot index the world does not have.
+    #[error("no robot {index} (the world has {count})")]
+    NoSuchRobot {
+        /// The index asked for.
+        index: usize,
+        /// Robots in the world.
+        count: usize,
+    },
 }
 
-/// A mole on a floor (floor top at z = 0).
+/// One mole in the world: its bodies and joints, and the state of its heads' grips.
+struct Mole {
+    robot: ArticulatedRobot,
+    /// Per head: the clamp joint holding it to a block while it grips there.
+    clamps: Vec<Option<ImpulseJointHandle>>,
+    /// Per head: gripping (the last command's, or the start's: all).
+    grips: Vec<bool>,
+}
+
+impl Mole {
+    fn new(robot: ArticulatedRobot, heads: usize) -> Self {
+        Self { robot, clamps: vec![None; heads], grips: vec![true; heads] }
+    }
+}
+
+/// Moles on a floor (floor top at z = 0): one on an open floor, one per robot cell in a
+/// lattice. The robots do not touch each other (their links share one collision group),
+/// only the floor and the blocks.
 pub struct MoleWorld {
     pipeline: PhysicsPipeline,
     params: IntegrationParameters,
@@ -104,14 +129,11 @@ pub struct MoleWorld {
     impulse_joints: ImpulseJointSet,
     multibody_joints: MultibodyJointSet,
     ccd: CCDSolver,
-    robot: ArticulatedRobot,
+    /// The robots; the first is the one the single-robot methods address.
+    moles: Vec<Mole>,
     steps: u64,
     blocks: Option<Blocks>,
     clamp: GripClamp,
-    /// Per head: the clamp joint holding it to a block while it grips there.
-    clamps: Vec<Option<ImpulseJointHandle>>,
-    /// Per head: gripping (the last command's, or the start's: all).
-    grips: Vec<bool>,
 }
 
 impl MoleWorld {
@@ -149,9 +171,7 @@ impl MoleWorld {
             impulse_joints,
             multibody_joints: MultibodyJointSet::new(),
             ccd: CCDSolver::new(),
-            clamps: vec![None; options.robot.heads.len()],
-            grips: vec![true; options.robot.heads.len()],
-            robot,
+            moles: vec![Mole::new(robot, options.robot.heads.len())],
             steps: 0,
             blocks: None,
             clamp: options.clamp,
@@ -159,8 +179,9 @@ impl MoleWorld {
     }
 
     /// The blocks of `lattice` standing on the floor (see [`Blocks`]), all screwed to
-    /// their neighbours, and `model` lying on the floor of the `x` tunnel of the first
-    /// robot's block, its body cube at the block's centre, heading along +x.
+    /// their neighbours, and one `model` per robot of the lattice (robot `i` of the
+    /// lattice is robot `i` here) lying on the floor of the `x` tunnel of its block, its
+    /// body cube at the block's centre, heading along +x.
     pub fn in_lattice(model: &Model, lattice: &Lattice, options: MoleWorldOptions, blocks: BlockOptions) -> Result<Self, WorldError> {
         let cell = *lattice.robots().first().ok_or(WorldError::NoRobot)?;
         // Built at the floor first, then lifted into the tunnel: the root's pose is at its
@@ -169,14 +190,44 @@ impl MoleWorld {
         let built = Blocks::build(lattice, blocks, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints)?;
         let centre = built.centre(&cell);
         let lift = Isometry3::translation(centre.x, centre.y, centre.z - 0.5 * blocks.tunnel);
-        for (_, handle) in world.robot.bodies_iter() {
+        for (_, handle) in world.moles[0].robot.bodies_iter() {
             if let Some(body) = world.bodies.get_mut(handle) {
                 let pose = lift * body.position();
                 body.set_position(pose, true);
             }
         }
+        // The others straight into their tunnels, at the first one's height above its floor.
+        let root_height = world.moles[0].robot.link_pose(&model.links[0].name, &world.bodies)?.translation.z - centre.z;
+        for cell in &lattice.robots()[1..] {
+            let at = built.centre(cell);
+            let pose = Isometry3::translation(at.x, at.y, at.z + root_height);
+            let robot =
+                ArticulatedRobot::build(model, pose, options.robot, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints)?;
+            world.moles.push(Mole::new(robot, options.robot.heads.len()));
+        }
         world.blocks = Some(built);
         Ok(world)
+    }
+
+    /// Moves every body of robot `index` by `by` (m), as it stands.
+    pub fn shift_robot(&mut self, index: usize, by: &Vector3<f64>) -> Result<(), WorldError> {
+        let handles: Vec<RigidBodyHandle> = self.mole(index)?.robot.bodies_iter().map(|(_, h)| h).collect();
+        for handle in handles {
+            if let Some(body) = self.bodies.get_mut(handle) {
+                let pose = Isometry3::from(by.clone_owned()) * body.position();
+                body.set_position(pose, true);
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of robots.
+    pub fn robot_count(&self) -> usize {
+        self.moles.len()
+    }
+
+    fn mole(&self, index: usize) -> Result<&Mole, WorldError> {
+        self.moles.get(index).ok_or(WorldError::NoSuchRobot { index, count: self.moles.len() })
     }
 
     /// Sim time, s.
@@ -184,17 +235,42 @@ impl MoleWorld {
         self.steps as f64 * self.params.dt
     }
 
-    /// The robot's encoder reading now.
+    /// The first robot's encoder reading now.
     pub fn sensors(&self) -> MolemodSensors {
-        self.robot.sensors(self.time(), &self.bodies)
+        self.moles[0].robot.sensors(self.time(), &self.bodies)
     }
 
-    /// Carries out `command` for one step (a bad command changes nothing and is returned).
+    /// Robot `index`'s encoder reading now.
+    pub fn robot_sensors(&self, index: usize) -> Result<MolemodSensors, WorldError> {
+        Ok(self.mole(index)?.robot.sensors(self.time(), &self.bodies))
+    }
+
+    /// Carries out `command` on the first robot for one step (a bad command changes
+    /// nothing and is returned); the others keep their last command.
     pub fn step(&mut self, robot: &str, command: &MolemodCommand) -> Result<(), ArticulatedError> {
-        self.robot.apply(robot, command, &self.bodies, &mut self.colliders, &mut self.impulse_joints)?;
-        if !command.head_grip.is_empty() {
-            self.grips.clone_from(&command.head_grip);
+        self.command(0, robot, command)?;
+        self.advance()
+    }
+
+    /// Carries out one command per robot, in robot order (each named for the contract's
+    /// checks), for one step; robots after the last command keep their last command.
+    pub fn step_all(&mut self, commands: &[(&str, &MolemodCommand)]) -> Result<(), ArticulatedError> {
+        for (index, (robot, command)) in commands.iter().enumerate() {
+            self.command(index, robot, command)?;
         }
+        self.advance()
+    }
+
+    fn command(&mut self, index: usize, robot: &str, command: &MolemodCommand) -> Result<(), ArticulatedError> {
+        let mole = self.moles.get_mut(index).ok_or_else(|| ArticulatedError::UnknownBody(format!("robot {index}")))?;
+        mole.robot.apply(robot, command, &self.bodies, &mut self.colliders, &mut self.impulse_joints)?;
+        if !command.head_grip.is_empty() {
+            mole.grips.clone_from(&command.head_grip);
+        }
+        Ok(())
+    }
+
+    fn advance(&mut self) -> Result<(), ArticulatedError> {
         self.clamp_heads()?;
         self.pipeline.step(
             &Vector3::new(0.0, 0.0, -9.81),
@@ -241,37 +317,39 @@ impl MoleWorld {
     /// Clamps each gripping head that is inside a block to it; frees each head that lets go.
     fn clamp_heads(&mut self) -> Result<(), ArticulatedError> {
         let Some(blocks) = &self.blocks else { return Ok(()) };
-        for (i, head) in self.robot.heads().iter().enumerate() {
-            match (self.grips[i], self.clamps[i]) {
-                (true, None) => {
-                    let handle = self.robot.body(head)?;
-                    let pose = self.robot.link_pose(head, &self.bodies)?;
-                    let Some(block) = blocks.block_holding(&Point3::from(pose.translation.vector), &self.bodies) else { continue };
-                    let Some(block_pose) = self.bodies.get(block.body).map(|b| *b.position()) else { continue };
-                    let mut joint = GenericJointBuilder::new(JointAxesMask::empty())
-                        .local_frame1(Isometry3::identity())
-                        .local_frame2(block_pose.inverse() * pose)
-                        .contacts_enabled(true);
-                    for (axis, limit) in [
-                        (JointAxis::LinX, self.clamp.force),
-                        (JointAxis::LinY, self.clamp.force),
-                        (JointAxis::LinZ, self.clamp.force),
-                        (JointAxis::AngX, self.clamp.torque),
-                        (JointAxis::AngY, self.clamp.torque),
-                        (JointAxis::AngZ, self.clamp.torque),
-                    ] {
-                        joint = joint
-                            .motor_model(axis, MotorModel::ForceBased)
-                            .motor_velocity(axis, 0.0, self.clamp.damping)
-                            .motor_max_force(axis, limit);
+        for mole in &mut self.moles {
+            for (i, head) in mole.robot.heads().iter().enumerate() {
+                match (mole.grips[i], mole.clamps[i]) {
+                    (true, None) => {
+                        let handle = mole.robot.body(head)?;
+                        let pose = mole.robot.link_pose(head, &self.bodies)?;
+                        let Some(block) = blocks.block_holding(&Point3::from(pose.translation.vector), &self.bodies) else { continue };
+                        let Some(block_pose) = self.bodies.get(block.body).map(|b| *b.position()) else { continue };
+                        let mut joint = GenericJointBuilder::new(JointAxesMask::empty())
+                            .local_frame1(Isometry3::identity())
+                            .local_frame2(block_pose.inverse() * pose)
+                            .contacts_enabled(true);
+                        for (axis, limit) in [
+                            (JointAxis::LinX, self.clamp.force),
+                            (JointAxis::LinY, self.clamp.force),
+                            (JointAxis::LinZ, self.clamp.force),
+                            (JointAxis::AngX, self.clamp.torque),
+                            (JointAxis::AngY, self.clamp.torque),
+                            (JointAxis::AngZ, self.clamp.torque),
+                        ] {
+                            joint = joint
+                                .motor_model(axis, MotorModel::ForceBased)
+                                .motor_velocity(axis, 0.0, self.clamp.damping)
+                                .motor_max_force(axis, limit);
+                        }
+                        mole.clamps[i] = Some(self.impulse_joints.insert(handle, block.body, joint.build(), true));
                     }
-                    self.clamps[i] = Some(self.impulse_joints.insert(handle, block.body, joint.build(), true));
+                    (false, Some(clamp)) => {
+                        self.impulse_joints.remove(clamp, true);
+                        mole.clamps[i] = None;
+                    }
+                    _ => {}
                 }
-                (false, Some(clamp)) => {
-                    self.impulse_joints.remove(clamp, true);
-                    self.clamps[i] = None;
-                }
-                _ => {}
             }
         }
         Ok(())
@@ -282,9 +360,22 @@ impl MoleWorld {
         self.blocks.as_ref()
     }
 
-    /// Whether head `i` (0 = front) is clamped to a block now.
+    /// Whether head `i` (0 = front) of the first robot is clamped to a block now.
     pub fn head_clamped(&self, i: usize) -> bool {
-        self.clamps.get(i).is_some_and(Option::is_some)
+        self.moles[0].clamps.get(i).is_some_and(Option::is_some)
+    }
+
+    /// Where the block that started in `home` is: its distance from the centre of `cell`, m.
+    pub fn block_error(&self, home: &Cell, cell: &Cell) -> Result<f64, WorldError> {
+        let blocks = self.blocks.as_ref().ok_or(BlockError::NoBlock(*home))?;
+        Ok((blocks.pose(home, &self.bodies)?.translation.vector - blocks.centre(cell)).norm())
+    }
+
+    /// Centre of `cell` in the world, m (cell (0, 0, 0) stands on the floor at the origin;
+    /// 100 mm cells without blocks).
+    pub fn cell_centre(&self, cell: &Cell) -> Vector3<f64> {
+        let size = self.blocks.as_ref().map_or(BlockOptions::default().size, |b| b.options().size);
+        Vector3::new(cell.x as f64 * size, cell.y as f64 * size, (cell.z as f64 + 0.5) * size)
     }
 
     /// World pose of the block that started in `home`.
@@ -304,29 +395,39 @@ impl MoleWorld {
         Ok(blocks.unscrew(a, b, &mut self.impulse_joints)?)
     }
 
-    /// The built robot (its joints, links and limits).
+    /// The first built robot (its joints, links and limits).
     pub fn robot(&self) -> &ArticulatedRobot {
-        &self.robot
+        &self.moles[0].robot
     }
 
-    /// Pose of `link` in the world.
+    /// Built robot `index`.
+    pub fn robot_at(&self, index: usize) -> Result<&ArticulatedRobot, WorldError> {
+        Ok(&self.mole(index)?.robot)
+    }
+
+    /// Pose of the first robot's `link` in the world.
     pub fn link_pose(&self, link: &str) -> Result<Isometry3<f64>, ArticulatedError> {
-        self.robot.link_pose(link, &self.bodies)
+        self.moles[0].robot.link_pose(link, &self.bodies)
     }
 
-    /// Position of joint coordinate `name`, m or rad.
+    /// Pose of robot `index`'s `link` in the world.
+    pub fn robot_link_pose(&self, index: usize, link: &str) -> Result<Isometry3<f64>, WorldError> {
+        Ok(self.mole(index)?.robot.link_pose(link, &self.bodies)?)
+    }
+
+    /// Position of the first robot's joint coordinate `name`, m or rad.
     pub fn joint_position(&self, name: &str) -> Result<f64, ArticulatedError> {
-        self.robot.joint_position(name, &self.bodies)
+        self.moles[0].robot.joint_position(name, &self.bodies)
     }
 
-    /// Mass of `link`'s body, kg.
+    /// Mass of the first robot's `link`'s body, kg.
     pub fn link_mass(&self, link: &str) -> Result<f64, ArticulatedError> {
-        let handle = self.robot.body(link)?;
+        let handle = self.moles[0].robot.body(link)?;
         self.bodies.get(handle).map(|b| b.mass()).ok_or_else(|| ArticulatedError::UnknownBody(link.to_owned()))
     }
 
-    /// Sets the friction of `link`'s colliders.
+    /// Sets the friction of the first robot's `link`'s colliders.
     pub fn set_friction(&mut self, link: &str, friction: f64) -> Result<(), ArticulatedError> {
-        self.robot.set_friction(link, friction, &self.bodies, &mut self.colliders)
+        self.moles[0].robot.set_friction(link, friction, &self.bodies, &mut self.colliders)
     }
 }

@@ -1,0 +1,321 @@
+//! `molemod execute`: a task planned and the plan executed by the physics
+//! (`tank_physics::systems::molemod::executor`): each step's motions run on the moles in
+//! the lattice of blocks and the step is checked against the lattice it should produce.
+//! Writes how many steps succeeded, the largest block and robot errors, sim and wall time,
+//! the failure report if a step failed, the joint readings over time and the lattice
+//! before and after (side view).
+
+use std::path::Path;
+use std::time::Instant;
+
+use flotilla_common::catalogue::ModuleKind;
+use flotilla_common::models::module_model;
+use plotters::prelude::*;
+use reconfig_planner::{plan, Lattice, Task};
+use serde_json::{json, Map, Value};
+use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::{Event, Executor, ExecutorOptions, Failure};
+use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
+use tank_physics::systems::molemod::ArticulatedOptions;
+
+use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
+use crate::report::PlotError;
+
+/// The plan-execution experiment.
+pub struct Execute;
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "task", kind: OptionKind::Path, default: "", help: "task file (YAML, the planner's format; required)" },
+    OptionSpec { name: "robots", kind: OptionKind::Count, default: "1", help: "robots: the first N of the task's list" },
+    OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "seed of the robots' start displacements" },
+    OptionSpec {
+        name: "start_jitter",
+        kind: OptionKind::Positive,
+        default: "1",
+        help: "each robot starts displaced along its tunnel by up to +- this, mm",
+    },
+];
+
+/// Interval of the joint trace, s of sim time.
+const TRACE_INTERVAL: f64 = 0.02;
+
+/// The links drawn for a robot in the lattice pictures.
+const LINKS: [&str; 3] = ["head_rear", "base_link", "head_front"];
+
+/// Where things are, for a side view (x, z in m).
+struct Snapshot {
+    title: String,
+    /// Blocks' centres.
+    blocks: Vec<(f64, f64)>,
+    /// Per robot, its main cubes' centres (rear head, body, front head).
+    robots: Vec<Vec<(f64, f64)>>,
+    /// Cells the plan has blocks in (centres), drawn as outlines.
+    planned: Vec<(f64, f64)>,
+    /// Block edge, m.
+    size: f64,
+}
+
+fn snapshot(world: &MoleWorld, planned: &Lattice, title: String) -> Result<Snapshot, ExperimentError> {
+    let blocks = world.blocks().map(|b| b.blocks().to_vec()).unwrap_or_default();
+    let mut centres = Vec::new();
+    for block in &blocks {
+        let at = world.block_pose(&block.home)?;
+        centres.push((at.translation.x, at.translation.z));
+    }
+    let mut robots = Vec::new();
+    for index in 0..world.robot_count() {
+        let mut cubes = Vec::new();
+        for link in LINKS {
+            let pose = world.robot_link_pose(index, link)?;
+            cubes.push((pose.translation.x, pose.translation.z));
+        }
+        robots.push(cubes);
+    }
+    let planned = planned
+        .block_cells()
+        .map(|c| {
+            let at = world.cell_centre(&c);
+            (at.x, at.z)
+        })
+        .collect();
+    Ok(Snapshot { title, blocks: centres, robots, planned, size: BlockOptions::default().size })
+}
+
+impl Experiment for Execute {
+    fn system(&self) -> &'static str {
+        "molemod"
+    }
+
+    fn name(&self) -> &'static str {
+        "execute"
+    }
+
+    fn description(&self) -> &'static str {
+        "a task planned and executed by the physics: steps succeeded, block and robot errors, sim/wall time, joints, lattice before/after"
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        OPTIONS
+    }
+
+    fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
+        let path = options
+            .path("task")?
+            .filter(|p| !p.as_os_str().is_empty())
+            .ok_or_else(|| Options::invalid("task", "a task file is required"))?;
+        let robots = options.count("robots")?;
+        let seed = options.seed("seed")?;
+        let jitter = options.number("start_jitter")? * 1e-3;
+        let task = Task::load(&path).map_err(|e| Options::invalid("task", e.to_string()))?;
+        let request = task.request(robots).map_err(|e| Options::invalid("robots", e.to_string()))?;
+        let planned = plan(&request)?;
+        let replay = planned.verify(&request)?;
+        let model = module_model(ModuleKind::MolemodRobot);
+        // The tunnel world's robot: rounded cube edges slide over the tunnels' rims.
+        let world_options = MoleWorldOptions {
+            robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
+            ..MoleWorldOptions::default()
+        };
+        let executor_options = ExecutorOptions { trace_interval: TRACE_INTERVAL, start_jitter: jitter, seed, ..ExecutorOptions::default() };
+        progress.expect(planned.steps.len(), &format!("{}: plan steps", task.name));
+        let wall = Instant::now();
+        let mut executor = Executor::new(&model, &request.start, world_options, BlockOptions::default(), executor_options)?;
+        let before = snapshot(executor.world(), &request.start, format!("{}: before ({} robots)", task.name, robots))?;
+        let mut events = Vec::new();
+        let execution = executor.execute(&planned.steps, &mut |event| {
+            if matches!(event, Event::StepChecked { .. }) {
+                progress.finished_one();
+            }
+            events.push(event_row(event));
+        });
+        let wall_s = wall.elapsed().as_secs_f64();
+        let reached = replay.states.get(execution.steps_succeeded).unwrap_or(&request.start);
+        let after = snapshot(
+            executor.world(),
+            &request.goal,
+            format!("{}: after {} of {} steps (outlines: goal)", task.name, execution.steps_succeeded, execution.steps),
+        )?;
+        let names: Vec<String> = executor.world().robot_at(0)?.joint_names().map(str::to_owned).collect();
+        let trace: Vec<(f64, Vec<Vec<f64>>)> = executor.trace().iter().map(|s| (s.time, s.positions.clone())).collect();
+
+        let mut metrics = Map::new();
+        metrics.insert("task".into(), json!(task.name));
+        metrics.insert("robots".into(), json!(robots));
+        metrics.insert("plan_cost".into(), json!(planned.cost));
+        metrics.insert("actions".into(), json!(planned.action_count()));
+        metrics.insert("steps".into(), json!(execution.steps));
+        metrics.insert("steps_succeeded".into(), json!(execution.steps_succeeded));
+        metrics.insert("max_block_error_mm".into(), number(execution.max_block_error * 1e3));
+        metrics.insert("max_robot_error_mm".into(), number(execution.max_robot_error * 1e3));
+        metrics.insert("block_tolerance_mm".into(), number(executor_options.block_tolerance * 1e3));
+        metrics.insert("robot_tolerance_mm".into(), number(executor_options.robot_tolerance * 1e3));
+        metrics.insert("sim_time_s".into(), number(execution.sim_time));
+        metrics.insert("wall_time_s".into(), number(wall_s));
+        metrics.insert("sim_per_wall".into(), number(execution.sim_time / wall_s));
+        metrics.insert("goal_reached".into(), json!(execution.failure.is_none() && reached.same_blocks(&request.goal)));
+        metrics.insert("failure".into(), execution.failure.as_ref().map_or(Value::Null, failure_json));
+
+        let mut header = vec!["time_s".to_owned()];
+        for robot in 0..trace.first().map_or(0, |s| s.1.len()) {
+            header.extend(names.iter().map(|n| format!("robot{robot}/{n} (m or rad)")));
+        }
+        let joints = Table {
+            file: "joints.csv".into(),
+            header,
+            rows: trace
+                .iter()
+                .map(|(t, per_robot)| {
+                    std::iter::once(format!("{t:.3}")).chain(per_robot.iter().flatten().map(|v| format!("{v:.6}"))).collect()
+                })
+                .collect(),
+        };
+        let event_table = Table {
+            file: "events.csv".into(),
+            header: ["time_s", "step", "event", "robot", "action", "motion"].map(String::from).to_vec(),
+            rows: events,
+        };
+        let plots = vec![
+            Plot { file: "joints.png".into(), draw: Box::new(move |path| plot_joints(path, &names, &trace)) },
+            Plot { file: "lattice_before.png".into(), draw: Box::new(move |path| plot_lattice(path, &before)) },
+            Plot { file: "lattice_after.png".into(), draw: Box::new(move |path| plot_lattice(path, &after)) },
+        ];
+        Ok(Outcome { metrics, tables: vec![joints, event_table], plots, report: String::new() })
+    }
+}
+
+fn failure_json(failure: &Failure) -> Value {
+    let (off, unit) = failure.off().map_or((None, None), |(v, u)| (Some(v), Some(u)));
+    json!({
+        "report": failure.to_string(),
+        "step": failure.step,
+        "robot": failure.robot,
+        "action": failure.action.map(|a| a.to_string()),
+        "motion": failure.motion.map(|(i, name)| format!("{i} ({name})")),
+        "off": off.map(number),
+        "off_unit": unit,
+        "sim_time_s": number(failure.time),
+    })
+}
+
+fn event_row(event: &Event) -> Vec<String> {
+    match event {
+        Event::StepStarted { step, actions } => {
+            let what = actions.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+            vec![String::new(), step.to_string(), "step started".into(), String::new(), what, String::new()]
+        }
+        Event::MotionStarted { step, action, motion, name, time } | Event::MotionFinished { step, action, motion, name, time } => {
+            let what = if matches!(event, Event::MotionStarted { .. }) { "motion started" } else { "motion finished" };
+            vec![
+                format!("{time:.3}"),
+                step.to_string(),
+                what.into(),
+                action.robot.to_string(),
+                action.to_string(),
+                format!("{motion} ({name})"),
+            ]
+        }
+        Event::StepChecked { step, block_error, robot_error, time } => vec![
+            format!("{time:.3}"),
+            step.to_string(),
+            format!("step checked: blocks {:.3} mm, robots {:.3} mm off", block_error * 1e3, robot_error * 1e3),
+            String::new(),
+            String::new(),
+            String::new(),
+        ],
+    }
+}
+
+/// Joint positions over time, every robot: prismatic joints (mm) above, universal joint
+/// angles (rad) below.
+fn plot_joints(path: &Path, names: &[String], trace: &[(f64, Vec<Vec<f64>>)]) -> Result<(), PlotError> {
+    let err = |e: String| PlotError { path: path.to_path_buf(), message: e };
+    let t_end = trace.last().map_or(1.0, |r| r.0).max(1e-3);
+    let robots = trace.first().map_or(0, |s| s.1.len());
+    let root = BitMapBackend::new(path, (1100, 700)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let (upper, lower) = root.split_vertically(380);
+    let panels = [
+        (upper, "prismatic joints [mm]", true, 1e3, -1.0f64..32.0f64),
+        (lower, "universal joint angles [rad]", false, 1.0, -1.0f64..1.0f64),
+    ];
+    for (area, label, prismatic, scale, range) in panels {
+        let mut chart = ChartBuilder::on(&area)
+            .caption(if prismatic { "MoleMOD plan executed: joint readings" } else { "" }, ("sans-serif", 22))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..t_end, range)
+            .map_err(|e| err(e.to_string()))?;
+        chart.configure_mesh().x_desc("sim time [s]").y_desc(label).draw().map_err(|e| err(e.to_string()))?;
+        for robot in 0..robots {
+            for (i, name) in names.iter().enumerate() {
+                if name.starts_with("prismatic") != prismatic {
+                    continue;
+                }
+                let colour = Palette99::pick(robot * names.len() + i).to_rgba();
+                chart
+                    .draw_series(LineSeries::new(
+                        trace.iter().filter_map(|(t, p)| p.get(robot).and_then(|r| r.get(i)).map(|v| (*t, v * scale))),
+                        colour.stroke_width(2),
+                    ))
+                    .map_err(|e| err(e.to_string()))?
+                    .label(format!("robot {robot} {name}"))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2)));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+    }
+    root.present().map_err(|e| err(e.to_string()))
+}
+
+/// Side view (x right, z up, mm): blocks where they are (grey), the planned cells
+/// (green outlines), and each robot's three main cubes (orange body, red front head).
+fn plot_lattice(path: &Path, shot: &Snapshot) -> Result<(), PlotError> {
+    let err = |e: String| PlotError { path: path.to_path_buf(), message: e };
+    let h = 0.5 * shot.size * 1e3;
+    let points = shot.blocks.iter().chain(&shot.planned).chain(shot.robots.iter().flatten());
+    let (mut x0, mut x1, mut z1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    for &(x, z) in points {
+        x0 = x0.min(x * 1e3 - h);
+        x1 = x1.max(x * 1e3 + h);
+        z1 = z1.max(z * 1e3 + h);
+    }
+    if !x0.is_finite() {
+        (x0, x1, z1) = (-h, h, 2.0 * h);
+    }
+    let (x0, x1, z1) = (x0 - 40.0, x1 + 40.0, z1 + 40.0);
+    let width = 1000u32;
+    let height = ((f64::from(width) * (z1 + 20.0) / (x1 - x0)).round() as u32).clamp(200, 1000);
+    let root = BitMapBackend::new(path, (width, height + 60)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&shot.title, ("sans-serif", 22))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(50)
+        .build_cartesian_2d(x0..x1, -20.0..z1)
+        .map_err(|e| err(e.to_string()))?;
+    chart.configure_mesh().x_desc("x [mm]").y_desc("z [mm]").disable_mesh().draw().map_err(|e| err(e.to_string()))?;
+    let square = |(x, z): (f64, f64), half: f64| [(x * 1e3 - half, z * 1e3 - half), (x * 1e3 + half, z * 1e3 + half)];
+    chart
+        .draw_series(std::iter::once(Rectangle::new([(x0, -20.0), (x1, 0.0)], BLACK.mix(0.3).filled())))
+        .map_err(|e| err(e.to_string()))?;
+    chart
+        .draw_series(shot.blocks.iter().map(|&c| Rectangle::new(square(c, h - 1.0), RGBColor(150, 150, 150).mix(0.7).filled())))
+        .map_err(|e| err(e.to_string()))?;
+    chart.draw_series(shot.blocks.iter().map(|&c| Rectangle::new(square(c, 25.0), WHITE.filled()))).map_err(|e| err(e.to_string()))?;
+    chart.draw_series(shot.planned.iter().map(|&c| Rectangle::new(square(c, h), GREEN.stroke_width(2)))).map_err(|e| err(e.to_string()))?;
+    for cubes in &shot.robots {
+        for (i, &c) in cubes.iter().enumerate() {
+            let colour = if i == 2 { RED } else { RGBColor(255, 140, 25) };
+            chart.draw_series(std::iter::once(Rectangle::new(square(c, 20.0), colour.filled()))).map_err(|e| err(e.to_string()))?;
+        }
+    }
+    root.present().map_err(|e| err(e.to_string()))
+}

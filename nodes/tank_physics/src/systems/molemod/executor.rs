@@ -1,0 +1,672 @@
+//! A planner's plan executed by the physics (SPEC 2): each action of a step becomes a
+//! sequence of the mole's motions (firmware `flotilla_firmware::molemod::motion`), the
+//! robots of a step act in parallel in one [`MoleWorld`], and after each step the blocks
+//! and robots are checked against the lattice the step should produce: every block within
+//! [`ExecutorOptions::block_tolerance`] of its cell's centre, every robot's body cube
+//! within [`ExecutorOptions::robot_tolerance`] of where it rests in its cell. The first
+//! step that fails stops the plan with a [`Failure`]: which step, robot, action, motion
+//! and phase, and how far off.
+//!
+//! **Which actions the model performs.** [`motions_for`] maps an action to motions with
+//! one match arm per kind of action and direction:
+//!
+//! | action | motions |
+//! | --- | --- |
+//! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most 1.05 [`ExecutorOptions::max_step`], ending contracted) |
+//! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
+//! | move along `y` | none: the blocks have no tunnel along `y` |
+//! | lift, put down, shift, cooperative lift | none yet: needs lifting a block |
+//!
+//! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]).
+
+use std::collections::VecDeque;
+
+use flotilla_common::models::Model;
+use flotilla_contract::molemod::MolemodCommand;
+use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion, MotionError, Stuck};
+use nalgebra::Vector3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use reconfig_planner::lattice::{Cell, Lattice};
+use reconfig_planner::{Action, ActionCosts, ActionKind, StepError};
+
+use super::blocks::BlockOptions;
+use super::world::{MoleWorld, MoleWorldOptions, WorldError};
+use super::ArticulatedError;
+
+/// How a plan is executed and checked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExecutorOptions {
+    /// Largest distance of a block's centre from its cell's centre after a step, m. 5 mm:
+    /// the clearance each side of the mole's 40 mm cubes in a 50 mm tunnel; a block off by
+    /// more narrows the tunnel the next move goes through.
+    pub block_tolerance: f64,
+    /// Largest distance of a robot's body cube after a step from its place in the cell
+    /// the plan puts it in (the cell's centre, at the height the cube rested at in its
+    /// start cell), m.
+    pub robot_tolerance: f64,
+    /// Longest crawl step (each outer prismatic joint's expansion), m. 25 mm: the longest
+    /// measured to cross the tunnels' holes (docs/molemod_execution.md).
+    pub max_step: f64,
+    /// Longest a step's motions may take, s of sim time.
+    pub step_limit: f64,
+    /// Time every robot holds still before the plan starts, s.
+    pub settle: f64,
+    /// Check each step against the planner's rules before it runs. Off only to see what
+    /// the physics does with a step the rules reject (a plan edited by hand).
+    pub check_rules: bool,
+    /// Interval of the joint trace, s of sim time (0 = no trace).
+    pub trace_interval: f64,
+    /// Each robot starts displaced along its tunnel by a uniform random distance within
+    /// +-this, m (0 = at its cell's centre): the moves start from where the robot is.
+    pub start_jitter: f64,
+    /// Seed of the start displacements.
+    pub seed: u64,
+}
+
+impl Default for ExecutorOptions {
+    fn default() -> Self {
+        Self {
+            block_tolerance: 0.005,
+            robot_tolerance: 0.005,
+            max_step: 0.025,
+            step_limit: 120.0,
+            settle: 0.3,
+            check_rules: true,
+            trace_interval: 0.0,
+            start_jitter: 0.0,
+            seed: 1,
+        }
+    }
+}
+
+/// What is going on, for progress reports (ROS feedback).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A step begins.
+    StepStarted {
+        /// Index of the step.
+        step: usize,
+        /// Its actions.
+        actions: Vec<Action>,
+    },
+    /// A robot begins a motion of its action.
+    MotionStarted {
+        /// Index of the step.
+        step: usize,
+        /// The robot's action.
+        action: Action,
+        /// Index of the motion within the action.
+        motion: usize,
+        /// What the motion is.
+        name: &'static str,
+        /// Sim time, s.
+        time: f64,
+    },
+    /// A robot finished a motion.
+    MotionFinished {
+        /// Index of the step.
+        step: usize,
+        /// The robot's action.
+        action: Action,
+        /// Index of the motion within the action.
+        motion: usize,
+        /// What the motion was.
+        name: &'static str,
+        /// Sim time, s.
+        time: f64,
+    },
+    /// A step ended and was checked against its lattice.
+    StepChecked {
+        /// Index of the step.
+        step: usize,
+        /// Largest distance of a block from its cell, m.
+        block_error: f64,
+        /// Largest distance of a robot from its place, m.
+        robot_error: f64,
+        /// Sim time, s.
+        time: f64,
+    },
+}
+
+/// Why a step failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FailureKind {
+    /// The step breaks the planner's rules.
+    Rules(StepError),
+    /// The action needs a motion the model does not have.
+    MissingMotion {
+        /// The motion (or the part of the robot or block) that is missing.
+        needs: &'static str,
+    },
+    /// The firmware refused a motion.
+    Refused(MotionError),
+    /// A phase of a motion did not end in time: the robot stopped.
+    Stuck(Stuck),
+    /// The step's motions were not done within [`ExecutorOptions::step_limit`].
+    Timeout {
+        /// The firmware's status.
+        status: String,
+    },
+    /// After the step the robot is not where the plan puts it.
+    RobotOff {
+        /// The cell it should be in.
+        cell: Cell,
+        /// Distance of its body cube from its place there, m.
+        off: f64,
+    },
+    /// After the step a block is not in its cell.
+    BlockOff {
+        /// The cell the block started in (its name).
+        home: Cell,
+        /// The cell it should be in.
+        cell: Cell,
+        /// Distance of its centre from the cell's centre, m.
+        off: f64,
+    },
+    /// The physics could not take a command or has no such robot (a bug).
+    Physics(String),
+}
+
+/// A step that failed: where and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// Index of the step.
+    pub step: usize,
+    /// The robot, if one is to blame.
+    pub robot: Option<usize>,
+    /// Its action in the step.
+    pub action: Option<Action>,
+    /// The motion it was doing: index within the action and name.
+    pub motion: Option<(usize, &'static str)>,
+    /// Why.
+    pub kind: FailureKind,
+    /// Sim time, s.
+    pub time: f64,
+}
+
+impl Failure {
+    /// How far off the robot, block or joint is: mm (prismatic joints, positions) or mrad
+    /// (revolute joints); `None` where there is no distance.
+    pub fn off(&self) -> Option<(f64, &'static str)> {
+        match &self.kind {
+            FailureKind::RobotOff { off, .. } | FailureKind::BlockOff { off, .. } => Some((off * 1e3, "mm")),
+            FailureKind::Stuck(stuck) => {
+                let unit = if stuck.joint.starts_with("prismatic") { "mm" } else { "mrad" };
+                Some(((stuck.position - stuck.target).abs() * 1e3, unit))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "step {}", self.step)?;
+        if let Some(action) = &self.action {
+            write!(f, ", {action}")?;
+        } else if let Some(robot) = self.robot {
+            write!(f, ", robot {robot}")?;
+        }
+        if let Some((index, name)) = self.motion {
+            write!(f, ", motion {index} ({name})")?;
+        }
+        write!(f, " at t = {:.3} s: ", self.time)?;
+        match &self.kind {
+            FailureKind::Rules(e) => write!(f, "the planner's rules reject the step: {e}"),
+            FailureKind::MissingMotion { needs } => write!(f, "the model cannot do this yet: {needs}"),
+            FailureKind::Refused(e) => write!(f, "the firmware refused the motion: {e}"),
+            FailureKind::Stuck(stuck) => {
+                let (off, unit) = self.off().unwrap_or((f64::NAN, ""));
+                write!(
+                    f,
+                    "the robot stopped in phase `{}`: joint `{}` at {:.2} of target {:.2} {unit}, {off:.2} {unit} off, since t = {:.3} s",
+                    stuck.phase,
+                    stuck.joint,
+                    stuck.position * 1e3,
+                    stuck.target * 1e3,
+                    stuck.since
+                )
+            }
+            FailureKind::Timeout { status } => write!(f, "not done within the step limit ({status})"),
+            FailureKind::RobotOff { cell, off } => {
+                write!(f, "the robot's body ends {:.2} mm from its place in {cell}", off * 1e3)
+            }
+            FailureKind::BlockOff { home, cell, off } => {
+                write!(f, "the block from {home} ends {:.2} mm from the centre of {cell}", off * 1e3)
+            }
+            FailureKind::Physics(e) => write!(f, "physics error: {e}"),
+        }
+    }
+}
+
+/// What an execution did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Execution {
+    /// Steps of the plan, count.
+    pub steps: usize,
+    /// Steps done and checked, count.
+    pub steps_succeeded: usize,
+    /// Largest distance of a block from its cell over the checked steps, m.
+    pub max_block_error: f64,
+    /// Largest distance of a robot from its place over the checked steps, m.
+    pub max_robot_error: f64,
+    /// Sim time at the end, s.
+    pub sim_time: f64,
+    /// The failed step, if one failed.
+    pub failure: Option<Failure>,
+}
+
+/// A world that cannot be set up for execution.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExecutorError {
+    /// The world cannot be built.
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// The robot cannot be built or commanded.
+    #[error(transparent)]
+    Robot(#[from] ArticulatedError),
+    /// The model lacks a joint the motions use.
+    #[error(transparent)]
+    Motion(#[from] MotionError),
+    /// The start lattice has no robot.
+    #[error("the start lattice has no robot to execute the plan")]
+    NoRobot,
+}
+
+/// One joint trace sample: sim time and each robot's joint readings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSample {
+    /// Sim time, s.
+    pub time: f64,
+    /// Per robot, every joint coordinate in reading order, m or rad.
+    pub positions: Vec<Vec<f64>>,
+}
+
+/// A robot's motions in the running step.
+struct Doing {
+    action: Action,
+    queue: VecDeque<Motion>,
+    /// Index within the action of the next motion to start.
+    next: usize,
+    /// Index of the running motion within the action and its name.
+    current: Option<(usize, &'static str)>,
+    /// The last motion started.
+    last: Option<(usize, &'static str)>,
+}
+
+impl Doing {
+    fn new(action: Action) -> Self {
+        Self { action, queue: VecDeque::new(), next: 0, current: None, last: None }
+    }
+}
+
+/// The motions one action needs, from the robot's heading (unit vector of its body's x
+/// axis, world frame) and how far along it its resting place in the target cell lies
+/// (m, signed). One match arm per action (and direction) the model performs; the rest
+/// name what is missing.
+pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step: f64) -> Result<Vec<Motion>, &'static str> {
+    let d = |a: usize, b: usize| b as isize - a as isize;
+    let (dx, dy, dz) = (d(action.from.x, action.to.x), d(action.from.y, action.to.y), d(action.from.z, action.to.z));
+    match (action.kind, dx, dy, dz) {
+        (ActionKind::Move, _, 0, 0) if heading.x.abs() > 0.9 => Ok(vec![crawl(along, max_step)]),
+        (ActionKind::Move, _, 0, 0) => Err("a move along x with the robot not lying along the x tunnel (turning back into it)"),
+        (ActionKind::Move, 0, 0, _) => Err("a move up or down: turning inside a block into the vertical tunnel and climbing it"),
+        (ActionKind::Move, ..) => Err("a move along y: the blocks have no tunnel along y"),
+        (ActionKind::Lift | ActionKind::PutDown | ActionKind::Shift | ActionKind::CoopLift, ..) => {
+            Err("lifting a block (lift, put down, shift and the two-robot lift pitch a block on the front universal joint)")
+        }
+    }
+}
+
+/// The action a rule violation names (the second of two that overlap).
+fn blamed_action(error: &StepError) -> Option<usize> {
+    match error {
+        StepError::UnknownRobot { action, .. }
+        | StepError::RobotBusy { action, .. }
+        | StepError::NotAtFrom { action, .. }
+        | StepError::BadDisplacement { action, .. }
+        | StepError::Partner { action, .. }
+        | StepError::OutsideLattice { action, .. }
+        | StepError::Precondition { action, .. }
+        | StepError::UnsupportedAlone { action, .. }
+        | StepError::Overlap { second: action, .. } => Some(*action),
+        StepError::Empty | StepError::Unsupported { .. } => None,
+    }
+}
+
+/// A crawl of `along` m (backward when negative) in the fewest whole expand + contract
+/// cycles (so it ends contracted) with steps at most 5 % over `max_step`: a one-cell move
+/// that also takes up a few mm of the last move's shortfall keeps its two cycles.
+fn crawl(along: f64, max_step: f64) -> Motion {
+    let cycles = (along.abs() / (2.0 * 1.05 * max_step)).ceil().max(1.0);
+    Motion::Crawl { step: along.abs() / (2.0 * cycles), iterations: 2 * cycles as u32, backward: along < 0.0 }
+}
+
+/// What the physics should show: each robot's cell and each block's cell.
+struct Expected {
+    robots: Vec<Cell>,
+    /// Per block: the cell it started in (its name) and the cell it should be in.
+    blocks: Vec<(Cell, Cell)>,
+}
+
+impl Expected {
+    /// The cells after `action`: the robot to its cell; a block moved from `from` to `to`.
+    fn apply(&mut self, action: &Action) {
+        let robot_to = match action.kind {
+            ActionKind::Move | ActionKind::Lift | ActionKind::PutDown | ActionKind::Shift => Some(action.to),
+            // The lifting robot contracts into the block below its partner.
+            ActionKind::CoopLift => action.partner.and_then(|p| self.robots.get(p)).and_then(|c| c.offset(0, 0, -1)),
+        };
+        if action.kind.moves_block() {
+            for block in &mut self.blocks {
+                if block.1 == action.from {
+                    block.1 = action.to;
+                }
+            }
+        }
+        if let (Some(cell), Some(robot)) = (robot_to, self.robots.get_mut(action.robot)) {
+            *robot = cell;
+        }
+    }
+}
+
+/// A plan executed by the physics, step by step.
+pub struct Executor {
+    world: MoleWorld,
+    firmware: Vec<MoleMotions>,
+    names: Vec<String>,
+    state: Lattice,
+    expected: Expected,
+    /// Per robot: its body cube's height above its start cell's centre at rest, m.
+    rest: Vec<f64>,
+    options: ExecutorOptions,
+    costs: ActionCosts,
+    trace: Vec<TraceSample>,
+    next_sample: f64,
+    max_block_error: f64,
+    max_robot_error: f64,
+}
+
+impl Executor {
+    /// The blocks and robots of `start` in the physics (one `model` per robot, see
+    /// [`MoleWorld::in_lattice`]), each robot run by its motion firmware, after holding
+    /// still for [`ExecutorOptions::settle`].
+    pub fn new(
+        model: &Model,
+        start: &Lattice,
+        world_options: MoleWorldOptions,
+        blocks: BlockOptions,
+        options: ExecutorOptions,
+    ) -> Result<Self, ExecutorError> {
+        if start.robots().is_empty() {
+            return Err(ExecutorError::NoRobot);
+        }
+        let mut world = MoleWorld::in_lattice(model, start, world_options, blocks)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+        for index in 0..world.robot_count() {
+            let by = if options.start_jitter > 0.0 { rng.gen_range(-options.start_jitter..options.start_jitter) } else { 0.0 };
+            world.shift_robot(index, &Vector3::new(by, 0.0, 0.0))?;
+        }
+        let mut firmware = Vec::new();
+        for index in 0..world.robot_count() {
+            let robot = world.robot_at(index)?;
+            let mut axes = Vec::new();
+            for name in robot.joint_names() {
+                let limits = robot.limits(name)?;
+                axes.push(AxisSpec {
+                    name: name.to_owned(),
+                    prismatic: robot.is_prismatic(name)?,
+                    lower: limits.lower,
+                    upper: limits.upper,
+                });
+            }
+            let mut motions = MoleMotions::new(axes)?;
+            motions.phase_timeout = motions.phase_timeout.min(options.step_limit);
+            firmware.push(motions);
+        }
+        let names = (0..world.robot_count()).map(|i| format!("mole{i}")).collect();
+        let expected = Expected { robots: start.robots().to_vec(), blocks: start.block_cells().map(|c| (c, c)).collect() };
+        let mut executor = Self {
+            world,
+            firmware,
+            names,
+            state: start.clone(),
+            expected,
+            rest: Vec::new(),
+            options,
+            costs: ActionCosts::default(),
+            trace: Vec::new(),
+            next_sample: 0.0,
+            max_block_error: 0.0,
+            max_robot_error: 0.0,
+        };
+        let end = executor.world.time() + options.settle;
+        while executor.world.time() < end {
+            executor.tick().map_err(ExecutorError::Robot)?;
+        }
+        for (index, cell) in start.robots().iter().enumerate() {
+            let body = executor.body(index)?;
+            executor.rest.push(body.z - executor.world.cell_centre(cell).z);
+        }
+        Ok(executor)
+    }
+
+    /// The world (blocks and robots where they are now).
+    pub fn world(&self) -> &MoleWorld {
+        &self.world
+    }
+
+    /// The joint trace so far (empty unless [`ExecutorOptions::trace_interval`] > 0).
+    pub fn trace(&self) -> &[TraceSample] {
+        &self.trace
+    }
+
+    /// Each block's cell as the plan has it now: (the cell it started in, the cell it
+    /// should be in).
+    pub fn expected_blocks(&self) -> &[(Cell, Cell)] {
+        &self.expected.blocks
+    }
+
+    /// Each robot's cell as the plan has it now.
+    pub fn expected_robots(&self) -> &[Cell] {
+        &self.expected.robots
+    }
+
+    /// Robot `index`'s body cube position, m.
+    fn body(&self, index: usize) -> Result<Vector3<f64>, WorldError> {
+        Ok(self.world.robot_link_pose(index, "base_link")?.translation.vector)
+    }
+
+    /// Where robot `index` should rest in `cell`, m.
+    fn place(&self, index: usize, cell: &Cell) -> Vector3<f64> {
+        self.world.cell_centre(cell) + Vector3::z() * self.rest.get(index).copied().unwrap_or(0.0)
+    }
+
+    /// One physics step with every robot's firmware.
+    fn tick(&mut self) -> Result<(), ArticulatedError> {
+        let mut readings = Vec::with_capacity(self.firmware.len());
+        for index in 0..self.firmware.len() {
+            readings.push(self.world.robot_sensors(index).map_err(|e| ArticulatedError::UnknownBody(e.to_string()))?);
+        }
+        let time = self.world.time();
+        if self.options.trace_interval > 0.0 && time >= self.next_sample {
+            self.trace.push(TraceSample { time, positions: readings.iter().map(|r| r.joint_positions.clone()).collect() });
+            self.next_sample = time + self.options.trace_interval;
+        }
+        let commands: Vec<MolemodCommand> =
+            self.firmware.iter_mut().zip(&readings).map(|(firmware, reading)| firmware.step(reading.stamp, reading)).collect();
+        let pairs: Vec<(&str, &MolemodCommand)> = self.names.iter().map(String::as_str).zip(commands.iter()).collect();
+        self.world.step_all(&pairs)
+    }
+
+    /// Runs `steps` from the start lattice, stopping at the first step that fails;
+    /// `progress` sees every [`Event`].
+    pub fn execute(&mut self, steps: &[Vec<Action>], progress: &mut dyn FnMut(&Event)) -> Execution {
+        let mut succeeded = 0;
+        let mut failure = None;
+        for (index, actions) in steps.iter().enumerate() {
+            progress(&Event::StepStarted { step: index, actions: actions.clone() });
+            match self.step(index, actions, progress) {
+                Ok(()) => succeeded += 1,
+                Err(f) => {
+                    failure = Some(*f);
+                    break;
+                }
+            }
+        }
+        Execution {
+            steps: steps.len(),
+            steps_succeeded: succeeded,
+            max_block_error: self.max_block_error,
+            max_robot_error: self.max_robot_error,
+            sim_time: self.world.time(),
+            failure,
+        }
+    }
+
+    fn fail(&self, step: usize, doing: Option<&Doing>, kind: FailureKind) -> Box<Failure> {
+        Box::new(Failure {
+            step,
+            robot: doing.map(|d| d.action.robot),
+            action: doing.map(|d| d.action),
+            motion: doing.and_then(|d| d.current.or(d.last)),
+            kind,
+            time: self.world.time(),
+        })
+    }
+
+    /// One step: its actions' motions in parallel, then the check.
+    fn step(&mut self, step: usize, actions: &[Action], progress: &mut dyn FnMut(&Event)) -> Result<(), Box<Failure>> {
+        match self.state.apply_step(actions, &self.costs) {
+            Ok((next, _)) => self.state = next,
+            Err(e) if self.options.check_rules => {
+                let blamed = blamed_action(&e).and_then(|i| actions.get(i)).map(|a| Doing::new(*a));
+                return Err(self.fail(step, blamed.as_ref(), FailureKind::Rules(e)));
+            }
+            // Unchecked: the physics decides; the rules' state is not followed any more.
+            Err(_) => {}
+        }
+        let mut doing: Vec<Doing> = Vec::with_capacity(actions.len());
+        for action in actions {
+            let here = Doing::new(*action);
+            let heading = match self.world.robot_link_pose(action.robot, "base_link") {
+                Ok(pose) => pose.rotation * Vector3::x(),
+                Err(e) => return Err(self.fail(step, Some(&here), FailureKind::Physics(e.to_string()))),
+            };
+            let body = self.body(action.robot).map_err(|e| self.fail(step, Some(&here), FailureKind::Physics(e.to_string())))?;
+            let along = (self.place(action.robot, &action.to) - body).dot(&heading);
+            match motions_for(action, &heading, along, self.options.max_step) {
+                Ok(motions) => doing.push(Doing { queue: motions.into(), ..here }),
+                Err(needs) => return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs })),
+            }
+        }
+        let end = self.world.time() + self.options.step_limit;
+        loop {
+            if let Some(d) = doing.iter().find(|d| self.firmware[d.action.robot].stuck().is_some()) {
+                let stuck = self.firmware[d.action.robot].stuck().cloned();
+                return Err(self.fail(step, Some(d), stuck.map_or(FailureKind::Physics("stopped".into()), FailureKind::Stuck)));
+            }
+            let time = self.world.time();
+            for d in &mut doing {
+                let firmware = &mut self.firmware[d.action.robot];
+                if !firmware.idle() {
+                    continue;
+                }
+                if let Some((motion, name)) = d.current.take() {
+                    progress(&Event::MotionFinished { step, action: d.action, motion, name, time });
+                }
+                if let Some(next) = d.queue.pop_front() {
+                    d.current = Some((d.next, next.name()));
+                    d.last = d.current;
+                    d.next += 1;
+                    if let Err(e) = firmware.push(next) {
+                        let d = &*d;
+                        return Err(self.fail(step, Some(d), FailureKind::Refused(e)));
+                    }
+                    progress(&Event::MotionStarted { step, action: d.action, motion: d.next - 1, name: next.name(), time });
+                }
+            }
+            if doing.iter().all(|d| d.current.is_none()) {
+                break;
+            }
+            if self.world.time() >= end {
+                let d = doing.iter().find(|d| d.current.is_some());
+                let status = d.map_or_else(String::new, |d| self.firmware[d.action.robot].status());
+                return Err(self.fail(step, d, FailureKind::Timeout { status }));
+            }
+            if let Err(e) = self.tick() {
+                return Err(self.fail(step, None, FailureKind::Physics(e.to_string())));
+            }
+        }
+        for action in actions {
+            self.expected.apply(action);
+        }
+        self.check(step, &doing, progress)
+    }
+
+    /// Every robot in its place and every block in its cell, within the tolerances.
+    fn check(&mut self, step: usize, doing: &[Doing], progress: &mut dyn FnMut(&Event)) -> Result<(), Box<Failure>> {
+        let mut robot_error: f64 = 0.0;
+        for (index, cell) in self.expected.robots.iter().enumerate() {
+            let body = self.body(index).map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
+            let off = (body - self.place(index, cell)).norm();
+            robot_error = robot_error.max(off);
+            if off > self.options.robot_tolerance {
+                let mine = doing.iter().find(|d| d.action.robot == index);
+                let mut failure = self.fail(step, mine, FailureKind::RobotOff { cell: *cell, off });
+                failure.robot = Some(index);
+                return Err(failure);
+            }
+        }
+        let mut block_error: f64 = 0.0;
+        for &(home, cell) in &self.expected.blocks {
+            let off = self.world.block_error(&home, &cell).map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
+            block_error = block_error.max(off);
+            if off > self.options.block_tolerance {
+                return Err(self.fail(step, None, FailureKind::BlockOff { home, cell, off }));
+            }
+        }
+        self.max_robot_error = self.max_robot_error.max(robot_error);
+        self.max_block_error = self.max_block_error.max(block_error);
+        progress(&Event::StepChecked { step, block_error, robot_error, time: self.world.time() });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crawl_of(along: f64) -> (f64, u32, bool) {
+        match crawl(along, 0.025) {
+            Motion::Crawl { step, iterations, backward } => (step, iterations, backward),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_move_is_whole_cycles_of_at_most_five_percent_over_the_longest_step() {
+        let close = |a: (f64, u32, bool), b: (f64, u32, bool)| (a.0 - b.0).abs() < 1e-12 && a.1 == b.1 && a.2 == b.2;
+        assert!(close(crawl_of(0.1), (0.025, 4, false)));
+        assert!(close(crawl_of(0.103), (0.02575, 4, false)), "a few mm of shortfall keep two cycles");
+        assert!(close(crawl_of(0.106), (0.106 / 6.0, 6, false)));
+        assert!(close(crawl_of(-0.1), (0.025, 4, true)));
+        assert!(close(crawl_of(0.001), (0.0005, 2, false)), "one cycle at least");
+    }
+
+    #[test]
+    fn actions_without_motions_name_what_is_missing() {
+        let action = |kind, to| Action { robot: 0, kind, from: Cell::new(1, 1, 1), to, partner: None };
+        let x = Vector3::x();
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &x, 0.1, 0.025).is_ok());
+        let along_y = Vector3::y();
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &along_y, 0.1, 0.025).unwrap_err().contains("not lying along"));
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("vertical tunnel"));
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 2, 1)), &x, 0.1, 0.025).unwrap_err().contains("no tunnel along y"));
+        for kind in [ActionKind::Lift, ActionKind::PutDown, ActionKind::Shift, ActionKind::CoopLift] {
+            assert!(motions_for(&action(kind, Cell::new(2, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("lifting a block"), "{kind}");
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! Plans executed by the physics (`systems::molemod::executor`): the planner's moves
+//! crawled for real through the tunnels of screwed blocks, each step checked against its
+//! lattice; steps the physics cannot do fail with a report naming the robot, the action
+//! and how far off.
+
+use reconfig_planner::lattice::{Cell, Lattice};
+use reconfig_planner::{plan, Action, ActionKind, PlanRequest};
+use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::{Event, Execution, Executor, ExecutorOptions, FailureKind};
+use tank_physics::systems::molemod::world::MoleWorldOptions;
+use tank_physics::systems::molemod::ArticulatedOptions;
+
+// Shared support: this test needs only the model.
+#[allow(dead_code)]
+#[path = "support/mole.rs"]
+mod mole;
+use mole::committed_model;
+
+/// The tunnel world's robot: 4 mm rounded cube edges (as `molemod_tunnels`).
+fn world_options() -> MoleWorldOptions {
+    MoleWorldOptions { robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() }, ..MoleWorldOptions::default() }
+}
+
+fn build(start: &Lattice, options: ExecutorOptions) -> Executor {
+    Executor::new(&committed_model(), start, world_options(), BlockOptions::default(), options).expect("the world builds")
+}
+
+fn moved(robot: usize, from: Cell, to: Cell) -> Action {
+    Action { robot, kind: ActionKind::Move, from, to, partner: None }
+}
+
+/// Executes `steps`, collecting the events.
+fn run(executor: &mut Executor, steps: &[Vec<Action>]) -> (Execution, Vec<Event>) {
+    let mut events = Vec::new();
+    let execution = executor.execute(steps, &mut |e| events.push(e.clone()));
+    (execution, events)
+}
+
+/// Every goal block cell holds a block within `tolerance` of its centre, and every goal
+/// robot cell a robot whose body is within `tolerance` of the cell's centre along the
+/// tunnel, measured from the bodies.
+fn assert_at_goal(executor: &Executor, goal: &Lattice, tolerance: f64) {
+    let world = executor.world();
+    for cell in goal.block_cells() {
+        let nearest =
+            executor.expected_blocks().iter().map(|(home, _)| world.block_error(home, &cell).expect("block")).fold(f64::INFINITY, f64::min);
+        assert!(nearest < tolerance, "goal cell {cell}: nearest block {:.3} mm off", nearest * 1e3);
+    }
+    for cell in goal.robots() {
+        let centre = world.cell_centre(cell);
+        let nearest = (0..world.robot_count())
+            .map(|i| {
+                let body = world.robot_link_pose(i, "base_link").expect("robot").translation.vector;
+                (body.x - centre.x).hypot(body.y - centre.y)
+            })
+            .fold(f64::INFINITY, f64::min);
+        assert!(nearest < tolerance, "goal robot cell {cell}: nearest robot {:.3} mm off along the tunnel", nearest * 1e3);
+    }
+}
+
+#[test]
+fn a_planned_row_of_moves_is_crawled_to_the_goal() {
+    let start = Lattice::from_picture("#R###").expect("picture");
+    let goal = Lattice::from_picture("###R#").expect("picture");
+    let plan = plan(&PlanRequest::new(start.clone(), goal.clone())).expect("a plan");
+    assert_eq!(plan.steps.len(), 2);
+    // Started 1.5 mm off its cell's centre (seeded): the first crawl covers the difference.
+    let options = ExecutorOptions { start_jitter: 0.0015, ..ExecutorOptions::default() };
+    let mut executor = build(&start, options);
+    let (execution, events) = run(&mut executor, &plan.steps);
+    assert_eq!(execution.failure, None);
+    assert_eq!(execution.steps_succeeded, 2);
+    assert!(execution.max_block_error < 1e-3, "blocks moved {:.3} mm", execution.max_block_error * 1e3);
+    assert!(execution.max_robot_error < 2e-3, "robot off {:.3} mm", execution.max_robot_error * 1e3);
+    assert_at_goal(&executor, &goal, options.robot_tolerance);
+    let started = events.iter().filter(|e| matches!(e, Event::MotionStarted { name: "crawl forward", .. })).count();
+    let finished = events.iter().filter(|e| matches!(e, Event::MotionFinished { .. })).count();
+    let checked = events.iter().filter(|e| matches!(e, Event::StepChecked { .. })).count();
+    assert_eq!((started, finished, checked), (2, 2, 2));
+}
+
+#[test]
+fn a_move_against_the_heading_crawls_backward() {
+    let start = Lattice::from_picture("##R##").expect("picture");
+    let steps = vec![vec![moved(0, Cell::planar(2, 0), Cell::planar(1, 0))], vec![moved(0, Cell::planar(1, 0), Cell::planar(2, 0))]];
+    let mut executor = build(&start, ExecutorOptions::default());
+    let (execution, events) = run(&mut executor, &steps);
+    assert_eq!(execution.failure, None);
+    assert_eq!(execution.steps_succeeded, 2);
+    assert!(events.iter().any(|e| matches!(e, Event::MotionStarted { name: "crawl backward", step: 0, .. })));
+    assert!(execution.max_robot_error < 2e-3, "robot off {:.3} mm", execution.max_robot_error * 1e3);
+}
+
+#[test]
+fn three_robots_move_in_parallel() {
+    let start = Lattice::from_picture("#R##R##R###").expect("picture");
+    let goal = Lattice::from_picture("##R##R##R##").expect("picture");
+    let plan = plan(&PlanRequest::new(start.clone(), goal.clone())).expect("a plan");
+    assert_eq!(plan.steps.len(), 1, "one step of three moves: {:?}", plan.steps);
+    assert_eq!(plan.steps[0].len(), 3);
+    let mut executor = build(&start, ExecutorOptions::default());
+    let (execution, _) = run(&mut executor, &plan.steps);
+    assert_eq!(execution.failure, None);
+    assert_at_goal(&executor, &goal, ExecutorOptions::default().robot_tolerance);
+    // In parallel: the step took one crawl's time, not three.
+    assert!(execution.sim_time < 0.3 + 12.0, "{} s", execution.sim_time);
+}
+
+#[test]
+fn a_move_past_the_end_of_the_tunnels_fails_with_how_far_off() {
+    // A plan edited by hand: the second move leaves the last block for an empty cell.
+    let start = Lattice::from_picture("#R#.").expect("picture");
+    let steps = vec![vec![moved(0, Cell::planar(1, 0), Cell::planar(2, 0))], vec![moved(0, Cell::planar(2, 0), Cell::planar(3, 0))]];
+    // The rules reject it before the physics runs.
+    let mut checked = build(&start, ExecutorOptions::default());
+    let (execution, _) = run(&mut checked, &steps);
+    let failure = execution.failure.expect("the rules reject step 1");
+    assert_eq!((failure.step, execution.steps_succeeded), (1, 1));
+    assert!(matches!(failure.kind, FailureKind::Rules(_)), "{failure}");
+    assert_eq!((failure.robot, failure.action), (Some(0), Some(steps[1][0])), "the rules name the action");
+    // Unchecked, the physics tries: the front head leaves the tunnel, has nothing to grip,
+    // and the robot does not get there.
+    let mut unchecked = build(&start, ExecutorOptions { check_rules: false, ..ExecutorOptions::default() });
+    let (execution, _) = run(&mut unchecked, &steps);
+    let failure = execution.failure.expect("the physics cannot do step 1");
+    assert_eq!((failure.step, failure.robot, execution.steps_succeeded), (1, Some(0), 1));
+    assert_eq!(failure.action, Some(steps[1][0]));
+    assert!(matches!(failure.kind, FailureKind::RobotOff { .. } | FailureKind::Stuck(_)), "{failure}");
+    let (off, unit) = failure.off().expect("a distance");
+    assert!(unit == "mm" && off > 5.0, "{failure}");
+    let text = failure.to_string();
+    assert!(text.contains("step 1") && text.contains("robot 0 move (2, 0, 0) -> (3, 0, 0)") && text.contains("mm"), "{text}");
+    assert!(text.contains("crawl forward"), "{text}");
+}
+
+#[test]
+fn an_action_without_motions_fails_before_the_physics_with_what_is_missing() {
+    // Task 1's first step lifts a block: lifting is not in the model yet.
+    let start = Lattice::from_picture("....\n#R#.").expect("picture");
+    let goal = Lattice::from_picture("....\n.###").expect("picture");
+    let plan = plan(&PlanRequest::new(start.clone(), goal)).expect("a plan");
+    let mut executor = build(&start, ExecutorOptions::default());
+    let before = executor.world().time();
+    let (execution, _) = run(&mut executor, &plan.steps);
+    let failure = execution.failure.expect("no lift motion");
+    let first = plan.steps.iter().position(|s| s.iter().any(|a| a.kind != ActionKind::Move)).expect("a block action");
+    assert_eq!(failure.step, first);
+    match failure.kind {
+        FailureKind::MissingMotion { needs } => assert!(needs.contains("lifting a block"), "{needs}"),
+        ref other => panic!("{other:?}"),
+    }
+    assert_eq!(failure.robot, Some(0));
+    if first == 0 {
+        assert_eq!(executor.world().time(), before, "nothing ran");
+    }
+    // A vertical move names the turn it needs.
+    let tower = Lattice::from_picture(".#\nR#").expect("picture");
+    let mut executor = build(&tower, ExecutorOptions::default());
+    let (execution, _) = run(
+        &mut executor,
+        &[vec![moved(0, Cell::planar(0, 0), Cell::planar(1, 0))], vec![moved(0, Cell::planar(1, 0), Cell::planar(1, 1))]],
+    );
+    let failure = execution.failure.expect("no vertical move");
+    assert_eq!(failure.step, 1);
+    assert!(failure.to_string().contains("turning inside a block into the vertical tunnel"), "{failure}");
+}
