@@ -55,7 +55,59 @@ pub enum Motion {
         /// How far the front head reaches out first, m (room to swing).
         reach: f64,
     },
+    /// Turn inside a block from the horizontal tunnel into the vertical one, upward (SPEC 2,
+    /// "turn inside a block"; the paper's Fig. 11): the front head pitches up by 90 degrees
+    /// at the crossing ahead while its universal joint is pushed forward (`prismatic_1`) in
+    /// steps, the paper's combined rotation and translation, so the head clears the
+    /// tunnels' rims (pitching alone sweeps ~56 mm through the 50 mm crossing). Starts with
+    /// the mole straight in the horizontal tunnel, joints at zero; ends with the head upright
+    /// in the vertical tunnel, both heads gripping. The path is [`TURN_UP_PATH`].
+    TurnUp {
+        /// Distance from the body cube's centre to the centre of the crossing to turn at,
+        /// along the tunnel, m (one block edge, 0.1 m, for the next block's crossing when
+        /// the body is at its block's centre).
+        ahead: f64,
+    },
 }
+
+/// Distance from the body cube's centre to the front universal joint with `prismatic_1`
+/// at zero, m: half the final model's 56 mm contracted pitch (`flotilla_common`'s
+/// `MolemodRobotGeometry`).
+pub const FRONT_JOINT_FROM_BODY: f64 = 0.028;
+
+/// Where the front universal joint stands, ahead of the crossing's centre along the tunnel
+/// (negative = before it), when [`Motion::TurnUp`] starts pitching, m.
+pub const TURN_UP_START: f64 = -0.030;
+
+/// [`Motion::TurnUp`]'s path: (pitch, front universal joint's place along the tunnel from the
+/// crossing's centre) waypoints, rad and m, done one coordinate at a time (a pitch at a
+/// standing joint, or a push at a standing pitch). Worked out for the blocks' 50 mm square
+/// tunnels, the 40 mm head 28 mm from its joint and the mole's axis 5 mm below the crossing's
+/// centre (lying on the tunnel floor): the sharp-cornered head keeps 0.5 mm from every rim
+/// along every segment (the unit test `the_turn_up_path_clears_the_rims` checks it), the
+/// model's 4 mm rounded edges add 1.7 mm at the corners. The tightest point is near 60
+/// degrees, where the head's diagonal (56.6 mm) spans the crossing.
+pub const TURN_UP_PATH: [(f64, f64); 17] = [
+    (0.0, -0.030),
+    (-38.0 * DEG, -0.030),
+    (-38.0 * DEG, -0.0185),
+    (-60.0 * DEG, -0.0185),
+    (-60.0 * DEG, -0.017),
+    (-63.0 * DEG, -0.017),
+    (-63.0 * DEG, -0.0155),
+    (-66.0 * DEG, -0.0155),
+    (-66.0 * DEG, -0.0135),
+    (-71.0 * DEG, -0.0135),
+    (-71.0 * DEG, -0.0105),
+    (-77.0 * DEG, -0.0105),
+    (-77.0 * DEG, -0.006),
+    (-87.0 * DEG, -0.006),
+    (-87.0 * DEG, -0.004),
+    (-90.0 * DEG, -0.004),
+    (-90.0 * DEG, -0.0005),
+];
+
+const DEG: f64 = std::f64::consts::PI / 180.0;
 
 impl Motion {
     /// Short name for reports.
@@ -64,6 +116,7 @@ impl Motion {
             Motion::Crawl { backward: false, .. } => "crawl forward",
             Motion::Crawl { backward: true, .. } => "crawl backward",
             Motion::Turn { .. } => "turn",
+            Motion::TurnUp { .. } => "turn up",
         }
     }
 }
@@ -91,6 +144,14 @@ pub enum MotionError {
     /// A crawl of no iterations.
     #[error("{0}: iterations must be at least 1")]
     NoIterations(&'static str),
+    /// A motion needs a joint the model does not have.
+    #[error("{motion} needs joint `{joint}`, which the mole does not have")]
+    MotionNeedsJoint {
+        /// The motion's name.
+        motion: &'static str,
+        /// The missing joint.
+        joint: &'static str,
+    },
 }
 
 /// A phase that did not end in time: the robot stopped.
@@ -158,6 +219,9 @@ struct Joints {
     front_shift: usize,
     rear_shift: usize,
     front_yaw: usize,
+    /// `universal_0_axis2` and `prismatic_1`, which only [`Motion::TurnUp`] needs.
+    front_pitch: Option<usize>,
+    front_push: Option<usize>,
 }
 
 /// The mole's motion firmware: motions pushed are done one after the other.
@@ -180,7 +244,13 @@ impl MoleMotions {
     /// held at zero, both heads gripping.
     pub fn new(axes: Vec<AxisSpec>) -> Result<Self, MotionError> {
         let find = |name: &'static str| axes.iter().position(|a| a.name == name).ok_or(MotionError::MissingJoint(name));
-        let joints = Joints { front_shift: find("prismatic_0")?, rear_shift: find("prismatic_3")?, front_yaw: find("universal_0_axis1")? };
+        let joints = Joints {
+            front_shift: find("prismatic_0")?,
+            rear_shift: find("prismatic_3")?,
+            front_yaw: find("universal_0_axis1")?,
+            front_pitch: find("universal_0_axis2").ok(),
+            front_push: find("prismatic_1").ok(),
+        };
         let control = JointControl {
             axes: axes
                 .iter()
@@ -238,7 +308,7 @@ impl MoleMotions {
     }
 
     fn phases(&self, motion_index: usize, motion: Motion) -> Result<Vec<Phase>, MotionError> {
-        let Joints { front_shift, rear_shift, front_yaw } = self.joints;
+        let Joints { front_shift, rear_shift, front_yaw, front_pitch, front_push } = self.joints;
         let (front, rear, yaw) = (&self.axes[front_shift], &self.axes[rear_shift], &self.axes[front_yaw]);
         let phase = |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip };
         match motion {
@@ -269,6 +339,37 @@ impl MoleMotions {
                     phase("swing", vec![(front_yaw, angle)], [false, true]),
                     phase("follow", vec![(front_yaw, 0.0), (front_shift, 0.0)], [true, false]),
                 ])
+            }
+            Motion::TurnUp { ahead } => {
+                let needs = |joint, index: Option<usize>| index.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint });
+                let (pitch, push) = (needs("universal_0_axis2", front_pitch)?, needs("prismatic_1", front_push)?);
+                // The approach (one expansion and contraction, as a crawl) brings the front
+                // joint to the path's start; the push along the path is prismatic_1's.
+                let approach = ahead - FRONT_JOINT_FROM_BODY + TURN_UP_START;
+                let step = 0.5 * approach;
+                Self::check(&motion, "approach step (ahead - 58 mm) / 2", step, f64::MIN_POSITIVE, front.upper.min(rear.upper))?;
+                let farthest = TURN_UP_PATH.iter().fold(f64::MIN, |far, &(_, u)| far.max(u));
+                Self::check(&motion, "push along the path", farthest - TURN_UP_START, 0.0, self.axes[push].upper)?;
+                // Upright is the end of the pitch joint's range (-pi/2): the target is held
+                // inside it, which leaves the head within the dead band of upright.
+                let (lowest, highest) = (self.axes[pitch].lower, self.axes[pitch].upper);
+                let upright = -0.5 * std::f64::consts::PI + FiveIntervalController::revolute().accuracy;
+                Self::check(&motion, "upright pitch", upright, lowest, highest)?;
+                let mut phases = vec![
+                    phase("approach: expand", vec![(front_shift, step), (rear_shift, step)], [false, true]),
+                    phase("approach: contract", vec![(front_shift, 0.0), (rear_shift, 0.0)], [true, false]),
+                ];
+                // The rear head anchors; the front one lets go of its block and turns.
+                for pair in TURN_UP_PATH.windows(2) {
+                    let (from, to) = (pair[0], pair[1]);
+                    if to.0 != from.0 {
+                        phases.push(phase("pitch up", vec![(pitch, to.0.clamp(lowest, highest))], [false, true]));
+                    } else {
+                        phases.push(phase("push", vec![(push, to.1 - TURN_UP_START)], [false, true]));
+                    }
+                }
+                phases.push(phase("grip", vec![], [true, true]));
+                Ok(phases)
             }
         }
     }
@@ -409,6 +510,115 @@ mod tests {
         assert!((stuck.position - stuck.target + 0.3).abs() < 1e-12);
         assert!(fw.status().contains("swing") && fw.status().contains("universal_0_axis1"), "{}", fw.status());
         assert!(fw.idle());
+    }
+
+    /// Whether the 40 mm head (sharp corners), pitched up by `up` rad with its joint at `u`
+    /// m from the crossing's centre, on the 28 mm lever, the mole's axis 5 mm below the
+    /// crossing's centre, keeps `margin` m from every rim of the blocks' 50 mm tunnels.
+    fn head_clears(u: f64, up: f64, margin: f64) -> bool {
+        let (half, tunnel, axis, lever) = (0.020, 0.025, -0.005, FRONT_JOINT_FROM_BODY);
+        let centre = (u + lever * up.cos(), axis + lever * up.sin());
+        let (along, across) = ((up.cos(), up.sin()), (-up.sin(), up.cos()));
+        // The crossing's free space: the horizontal tunnel (its floor may be touched) or
+        // the vertical one.
+        let free = |x: f64, z: f64| (-tunnel - 1e-9..tunnel - margin).contains(&z) || x.abs() < tunnel - margin;
+        let n = 40;
+        let edges_free = (0..=n).all(|i| {
+            let t = -half + 2.0 * half * f64::from(i) / f64::from(n);
+            [(t, half), (t, -half), (half, t), (-half, t)]
+                .iter()
+                .all(|&(p, q)| free(centre.0 + p * along.0 + q * across.0, centre.1 + p * along.1 + q * across.1))
+        });
+        let rims_outside = [(tunnel, tunnel), (-tunnel, tunnel), (tunnel, -tunnel), (-tunnel, -tunnel)].iter().all(|&(x, z)| {
+            let d = (x - centre.0, z - centre.1);
+            (d.0 * along.0 + d.1 * along.1).abs() >= half + margin || (d.0 * across.0 + d.1 * across.1).abs() >= half + margin
+        });
+        edges_free && rims_outside
+    }
+
+    #[test]
+    fn the_turn_up_path_clears_the_rims() {
+        assert_eq!(TURN_UP_PATH[0], (0.0, TURN_UP_START));
+        for pair in TURN_UP_PATH.windows(2) {
+            let ((p0, u0), (p1, u1)) = (pair[0], pair[1]);
+            // One coordinate at a time, as the phases move them.
+            assert!(p0 == p1 || u0 == u1, "{pair:?}");
+            for k in 0..=100 {
+                let f = f64::from(k) / 100.0;
+                let (pitch, u) = (p0 + f * (p1 - p0), u0 + f * (u1 - u0));
+                assert!(head_clears(u, -pitch, 0.5e-3), "pitch {pitch}, joint at {u}");
+            }
+        }
+        // Pitching alone, with the joint standing where the path starts or ends, hits a rim.
+        let blocked = |u: f64| (0..=90).any(|deg| !head_clears(u, f64::from(deg) * DEG, 0.0));
+        assert!(blocked(TURN_UP_START) && blocked(TURN_UP_PATH[16].1));
+    }
+
+    /// Whether the head with rounded edges of `radius` m, pitched down by `down` rad with
+    /// its joint at `u` m from the crossing's centre and `axis` m above it (the other
+    /// geometry as in [`head_clears`]), overlaps the solid below the horizontal tunnel on
+    /// either side of the crossing.
+    fn rounded_head_hits_the_floor(u: f64, axis: f64, down: f64, radius: f64) -> bool {
+        let (inner, tunnel, lever) = (0.020 - radius, 0.025, FRONT_JOINT_FROM_BODY);
+        let centre = (u + lever * down.cos(), axis - lever * down.sin());
+        let (along, across) = ((down.cos(), -down.sin()), (down.sin(), down.cos()));
+        // Distance of a point from the solid (|x| >= 25 mm and z <= -25 mm).
+        let to_solid = |x: f64, z: f64| (tunnel - x.abs()).max(0.0).hypot((z + tunnel).max(0.0));
+        let n = 200;
+        (0..=n).any(|i| {
+            let t = -inner + 2.0 * inner * f64::from(i) / f64::from(n);
+            [(t, inner), (t, -inner), (inner, t), (-inner, t)]
+                .iter()
+                .any(|&(p, q)| to_solid(centre.0 + p * along.0 + q * across.0, centre.1 + p * along.1 + q * across.1) < radius)
+        })
+    }
+
+    /// Why there is no turn down: wherever its joint stands along the tunnel, the head
+    /// (even with the model's 4 mm rounded edges, on its shortest 28 mm lever) pitched
+    /// down by 45 degrees overlaps the solid below the tunnel, because the mole lies 5 mm
+    /// below the crossing's centre; 4 mm higher it would not (the control that the check
+    /// can pass).
+    #[test]
+    fn pitching_down_into_the_crossing_hits_a_rim_wherever_the_joint_stands() {
+        for mm in -80..=40 {
+            let u = f64::from(mm) * 1e-3;
+            assert!(rounded_head_hits_the_floor(u, -0.005, 45.0 * DEG, 0.004), "joint at {u}");
+        }
+        let centred = -FRONT_JOINT_FROM_BODY * (45.0 * DEG).cos();
+        assert!(!rounded_head_hits_the_floor(centred, -0.001, 45.0 * DEG, 0.004));
+    }
+
+    #[test]
+    fn a_turn_up_approaches_then_pitches_and_pushes_in_turn() {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let half_pi = 0.5 * std::f64::consts::PI;
+        // The URDF writes the range with 11 decimals: a hair inside pi/2.
+        let range = half_pi - 5e-12;
+        let axes = vec![
+            axis("prismatic_0", true, 0.0, 0.03),
+            axis("universal_0_axis1", false, -half_pi, half_pi),
+            axis("universal_0_axis2", false, -range, range),
+            axis("prismatic_1", true, 0.0, 0.03),
+            axis("prismatic_3", true, 0.0, 0.03),
+        ];
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::TurnUp { ahead: 0.1 }).expect("valid");
+        let names: Vec<_> = fw.queue.iter().map(|p| p.name).collect();
+        assert_eq!(names.len(), 2 + 16 + 1);
+        assert_eq!(&names[..4], ["approach: expand", "approach: contract", "pitch up", "push"]);
+        // The approach brings the front joint from 28 mm ahead of the body's centre to 30 mm
+        // before the crossing, 100 mm ahead: 42 mm, in one expansion and contraction of 21.
+        assert!((fw.queue[0].targets[0].1 - 0.021).abs() < 1e-12);
+        // Upright is clamped into the joint's range; the last push centres the joint.
+        let last_pitch = fw.queue.iter().rev().find(|p| p.name == "pitch up").expect("pitches");
+        assert_eq!(last_pitch.targets[0].1, -range);
+        assert!((fw.queue[17].targets[0].1 - 0.0295).abs() < 1e-12);
+        assert_eq!(fw.queue[18].grip, [true, true]);
+        // Too far ahead to approach in one expansion; a model without the pitch joint.
+        assert!(fw.push(Motion::TurnUp { ahead: 0.2 }).is_err());
+        let mut no_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_0_axis2").collect()).expect("joints");
+        let err = no_pitch.push(Motion::TurnUp { ahead: 0.1 }).unwrap_err();
+        assert_eq!(err, MotionError::MotionNeedsJoint { motion: "turn up", joint: "universal_0_axis2" });
     }
 
     #[test]

@@ -282,6 +282,30 @@ impl MoleWorld {
         self.blocks.as_ref()
     }
 
+    /// The closest contact now between `link` and any block, m: the smallest distance
+    /// among their contact points (negative = the link overlaps the block by that much);
+    /// `None` when the link touches no block (nor comes within rapier's prediction distance).
+    pub fn block_contact(&self, link: &str) -> Result<Option<f64>, ArticulatedError> {
+        let Some(blocks) = &self.blocks else { return Ok(None) };
+        let body = self.robot.body(link)?;
+        let of_block = |collider: ColliderHandle| {
+            self.colliders.get(collider).and_then(|c| c.parent()).is_some_and(|p| blocks.blocks().iter().any(|b| b.body == p))
+        };
+        let mut closest: Option<f64> = None;
+        for &collider in self.bodies.get(body).map(|b| b.colliders()).unwrap_or_default() {
+            for pair in self.narrow_phase.contact_pairs_with(collider) {
+                let other = if pair.collider1 == collider { pair.collider2 } else { pair.collider1 };
+                if !of_block(other) {
+                    continue;
+                }
+                for point in pair.manifolds.iter().flat_map(|m| &m.points) {
+                    closest = Some(closest.map_or(point.dist, |c| c.min(point.dist)));
+                }
+            }
+        }
+        Ok(closest)
+    }
+
     /// Whether head `i` (0 = front) is clamped to a block now.
     pub fn head_clamped(&self, i: usize) -> bool {
         self.clamps.get(i).is_some_and(Option::is_some)
