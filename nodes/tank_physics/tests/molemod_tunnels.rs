@@ -213,52 +213,64 @@ fn a_still_joint_holds_a_cantilevered_head() {
     assert!(pitch_after(false) > 2e-3);
 }
 
-/// Turning inside a block (SPEC 2; the paper's Fig. 11): from the horizontal tunnel of
-/// block 1 the mole turns its front head up into the vertical tunnel at block 2's crossing,
-/// pitching and pushing in turn so the head clears the rims.
+/// Turning inside a block (SPEC 2; the paper's Fig. 11): from the horizontal tunnel the
+/// mole turns its front head up into the vertical tunnel at the next block's crossing,
+/// pitching and pushing in turn so the head clears the rims; straight from its start in
+/// block 1, and after crawling two blocks (as a plan's move then turn would).
 #[test]
 fn a_turn_up_brings_the_head_upright_into_the_vertical_tunnel() {
-    // Block (2, 1) above the crossing continues the vertical tunnel.
-    let mut run = Run::new("..#.\n#R##");
-    let crossing = run.world.block_pose(&Cell::planar(2, 0)).expect("block").translation.vector;
-    let t0 = run.world.time();
-    run.motion(Motion::TurnUp { ahead: 0.1 });
-    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
-    let turned_in = run.world.time() - t0;
-    // Held a second with both heads gripping: the turned head stays.
-    run.drive(1.0);
-    let head = run.world.link_pose("head_front").expect("link").translation.vector - crossing;
-    let pitch = run.pitch("head_front");
-    let joint = run.world.joint_position("universal_0_axis2").expect("joint");
-    let body_pitch = run.pitch("base_link");
-    let worst_block = run.world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
-    eprintln!(
-        "turn up: head pitch {pitch:.4} rad ({:+.2} mrad from upright), pitch joint {joint:.4} rad, body pitch {:.2} mrad, \
-         head centre {:.2} mm along and {:.2} mm above the crossing's centre, closest cube-block contact {:.3} mm, \
-         lowest cube centre {:.2} mm above the tunnel floor, blocks moved at most {:.3} mm, {turned_in:.1} s",
-        (pitch - std::f64::consts::FRAC_PI_2) * 1e3,
-        body_pitch * 1e3,
-        head.x * 1e3,
-        head.z * 1e3,
-        run.closest * 1e3,
-        (run.lowest - 0.025) * 1e3,
-        worst_block * 1e3
-    );
-    // The joint ends inside its dead band of the end of its range (upright); the head's
-    // pitch is the joint's plus the body's.
-    let dead_band = FiveIntervalController::revolute().accuracy;
-    assert!((joint + std::f64::consts::FRAC_PI_2).abs() < dead_band + 1e-6, "pitch joint at {joint}");
-    assert!((pitch - std::f64::consts::FRAC_PI_2).abs() < dead_band + body_pitch.abs() + 1e-4, "head pitch {pitch}");
-    // Upright on its 28 mm lever over the joint, which the path leaves 0.5 mm before the
-    // crossing's centre on the mole's axis (5 mm below it): within 1 mm (the approach
-    // crawl's ~0.14 mm per cycle and the prismatic dead bands are far below).
-    let end = TURN_UP_PATH[TURN_UP_PATH.len() - 1].1;
-    assert!((head.x - end).abs() < 1e-3 && (head.z - (0.028 - 0.005)).abs() < 1e-3, "head at {head} from the crossing");
-    // In the vertical tunnel (5 mm to spare on each side), gripping there.
-    assert!(head.x.abs() + 0.020 < 0.025 && run.world.head_clamped(0));
-    // No cube pushed into a block: the contact spring lets a resting cube sink < 0.05 mm,
-    // a cube caught on a rim by the joints would sink further or stall the phase.
-    assert!(run.closest > -1e-4, "a cube overlapped a block by {} m", -run.closest);
-    assert!(run.lowest > 0.025 + 0.017, "a cube sank to {} m", run.lowest);
-    assert!(worst_block < 1e-3, "the screwed blocks moved {worst_block} m");
+    // The block above the crossing continues the vertical tunnel.
+    for (picture, crawl, at) in [("..#.\n#R##", 0, 2), ("....#\n#R###", 8, 4)] {
+        let mut run = Run::new(picture);
+        if crawl > 0 {
+            run.motion(Motion::Crawl { step: 0.025, iterations: crawl, backward: false });
+        }
+        let crossing = run.world.block_pose(&Cell::planar(at, 0)).expect("block").translation.vector;
+        let t0 = run.world.time();
+        run.motion(Motion::TurnUp { ahead: 0.1 });
+        assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+        let turned_in = run.world.time() - t0;
+        let joint_at_end = run.world.joint_position("universal_0_axis2").expect("joint");
+        // Held a second with both heads gripping: the turned head stays.
+        run.drive(1.0);
+        let head = run.world.link_pose("head_front").expect("link").translation.vector - crossing;
+        let pitch = run.pitch("head_front");
+        let joint = run.world.joint_position("universal_0_axis2").expect("joint");
+        let body_pitch = run.pitch("base_link");
+        let worst_block = run.world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
+        eprintln!(
+            "turn up at block {at} (after {crawl} x 25 mm): head pitch {pitch:.4} rad ({:+.2} mrad from upright), pitch joint \
+             {joint_at_end:.4} rad at the end, {joint:.4} rad 1 s later, body pitch {:.2} mrad, head centre {:.2} mm along and {:.2} mm above the crossing's centre, \
+             closest cube-block contact {:.3} mm, lowest cube centre {:.2} mm above the tunnel floor, blocks moved at most \
+             {:.3} mm, {turned_in:.1} s",
+            (pitch - std::f64::consts::FRAC_PI_2) * 1e3,
+            body_pitch * 1e3,
+            head.x * 1e3,
+            head.z * 1e3,
+            run.closest * 1e3,
+            (run.lowest - 0.025) * 1e3,
+            worst_block * 1e3
+        );
+        // The joint ends inside its dead band of the end of its range (upright); the head's
+        // pitch is the joint's plus the body's (the body tilts where the crawl left the rear
+        // head clamped high, see docs/molemod_execution.md).
+        let upright = std::f64::consts::FRAC_PI_2;
+        let dead_band = FiveIntervalController::revolute().accuracy;
+        assert!((joint_at_end + upright).abs() < dead_band + 1e-6, "pitch joint at {joint_at_end}");
+        // Upright enough for the 40 mm head to stand in the 50 mm tunnel: 40 (cos d + sin d) < 50.
+        let tilt = (pitch - upright).abs();
+        assert!(0.040 * (tilt.cos() + tilt.sin()) < 0.050, "head tilted {tilt} rad");
+        // Upright on its 28 mm lever over the joint, which the path leaves 0.5 mm before the
+        // crossing's centre on the mole's axis (5 mm below it): within 1 mm (the crawls'
+        // ~0.3 mm per 100 mm and the prismatic dead bands are below it).
+        let end = TURN_UP_PATH[TURN_UP_PATH.len() - 1].1;
+        assert!((head.x - end).abs() < 1e-3 && (head.z - (0.028 - 0.005)).abs() < 1e-3, "head at {head} from the crossing");
+        // In the vertical tunnel (5 mm to spare on each side), gripping there.
+        assert!(head.x.abs() + 0.020 < 0.025 && run.world.head_clamped(0));
+        // No cube pushed into a block: the contact spring lets a resting cube sink < 0.05
+        // mm; a cube caught on a rim by the joints would sink further or stall the phase.
+        assert!(run.closest > -1e-4, "a cube overlapped a block by {} m", -run.closest);
+        assert!(run.lowest > 0.025 + 0.017, "a cube sank to {} m", run.lowest);
+        assert!(worst_block < 1e-3, "the screwed blocks moved {worst_block} m");
+    }
 }
