@@ -77,34 +77,54 @@ pub const FRONT_JOINT_FROM_BODY: f64 = 0.028;
 
 /// Where the front universal joint stands, ahead of the crossing's centre along the tunnel
 /// (negative = before it), when [`Motion::TurnUp`] starts pitching, m.
-pub const TURN_UP_START: f64 = -0.030;
+pub const TURN_UP_START: f64 = -0.024;
 
 /// [`Motion::TurnUp`]'s path: (pitch, front universal joint's place along the tunnel from the
 /// crossing's centre) waypoints, rad and m, done one coordinate at a time (a pitch at a
 /// standing joint, or a push at a standing pitch). Worked out for the blocks' 50 mm square
-/// tunnels, the 40 mm head 28 mm from its joint and the mole's axis 5 mm below the crossing's
-/// centre (lying on the tunnel floor): the sharp-cornered head keeps 0.5 mm from every rim
-/// along every segment (the unit test `the_turn_up_path_clears_the_rims` checks it), the
-/// model's 4 mm rounded edges add 1.7 mm at the corners. The tightest point is near 60
-/// degrees, where the head's diagonal (56.6 mm) spans the crossing.
-pub const TURN_UP_PATH: [(f64, f64); 17] = [
-    (0.0, -0.030),
-    (-38.0 * DEG, -0.030),
-    (-38.0 * DEG, -0.0185),
-    (-60.0 * DEG, -0.0185),
-    (-60.0 * DEG, -0.017),
-    (-63.0 * DEG, -0.017),
-    (-63.0 * DEG, -0.0155),
-    (-66.0 * DEG, -0.0155),
-    (-66.0 * DEG, -0.0135),
-    (-71.0 * DEG, -0.0135),
-    (-71.0 * DEG, -0.0105),
-    (-77.0 * DEG, -0.0105),
-    (-77.0 * DEG, -0.006),
-    (-87.0 * DEG, -0.006),
-    (-87.0 * DEG, -0.004),
-    (-90.0 * DEG, -0.004),
-    (-90.0 * DEG, -0.0005),
+/// tunnels, the 40 mm head with 4 mm rounded edges 28 mm from its joint, and the mole's axis
+/// 5 mm below the crossing's centre (lying on the tunnel floor): one pitch to 42 degrees,
+/// then 3 degree steps, the joint standing, for each step, where the head keeps the most
+/// room from the rims (a 0.25 mm grid), and a push to the crossing's centre at the end. The
+/// head keeps at least 1.39 mm from every rim along every segment (the unit test
+/// `the_turn_up_path_clears_the_rims` checks 1.3 mm); no path keeps more than ~1.7 mm,
+/// which the head's 56.6 mm diagonal spanning the crossing near 60 degrees leaves.
+pub const TURN_UP_PATH: [(f64, f64); 35] = [
+    (0.0 * DEG, -0.02400),
+    (-42.0 * DEG, -0.02400),
+    (-42.0 * DEG, -0.01975),
+    (-45.0 * DEG, -0.01975),
+    (-45.0 * DEG, -0.01950),
+    (-48.0 * DEG, -0.01950),
+    (-48.0 * DEG, -0.01925),
+    (-51.0 * DEG, -0.01925),
+    (-51.0 * DEG, -0.01900),
+    (-54.0 * DEG, -0.01900),
+    (-54.0 * DEG, -0.01825),
+    (-57.0 * DEG, -0.01825),
+    (-57.0 * DEG, -0.01750),
+    (-60.0 * DEG, -0.01750),
+    (-60.0 * DEG, -0.01625),
+    (-63.0 * DEG, -0.01625),
+    (-63.0 * DEG, -0.01475),
+    (-66.0 * DEG, -0.01475),
+    (-66.0 * DEG, -0.01325),
+    (-69.0 * DEG, -0.01325),
+    (-69.0 * DEG, -0.01175),
+    (-72.0 * DEG, -0.01175),
+    (-72.0 * DEG, -0.01000),
+    (-75.0 * DEG, -0.01000),
+    (-75.0 * DEG, -0.00825),
+    (-78.0 * DEG, -0.00825),
+    (-78.0 * DEG, -0.00675),
+    (-81.0 * DEG, -0.00675),
+    (-81.0 * DEG, -0.00475),
+    (-84.0 * DEG, -0.00475),
+    (-84.0 * DEG, -0.00300),
+    (-87.0 * DEG, -0.00300),
+    (-87.0 * DEG, -0.00125),
+    (-90.0 * DEG, -0.00125),
+    (-90.0 * DEG, 0.00000),
 ];
 
 const DEG: f64 = std::f64::consts::PI / 180.0;
@@ -512,33 +532,37 @@ mod tests {
         assert!(fw.idle());
     }
 
-    /// Whether the 40 mm head (sharp corners), pitched up by `up` rad with its joint at `u`
-    /// m from the crossing's centre, on the 28 mm lever, the mole's axis 5 mm below the
-    /// crossing's centre, keeps `margin` m from every rim of the blocks' 50 mm tunnels.
-    fn head_clears(u: f64, up: f64, margin: f64) -> bool {
-        let (half, tunnel, axis, lever) = (0.020, 0.025, -0.005, FRONT_JOINT_FROM_BODY);
-        let centre = (u + lever * up.cos(), axis + lever * up.sin());
-        let (along, across) = ((up.cos(), up.sin()), (-up.sin(), up.cos()));
-        // The crossing's free space: the horizontal tunnel (its floor may be touched) or
-        // the vertical one.
-        let free = |x: f64, z: f64| (-tunnel - 1e-9..tunnel - margin).contains(&z) || x.abs() < tunnel - margin;
-        let n = 40;
-        let edges_free = (0..=n).all(|i| {
-            let t = -half + 2.0 * half * f64::from(i) / f64::from(n);
-            [(t, half), (t, -half), (half, t), (-half, t)]
-                .iter()
-                .all(|&(p, q)| free(centre.0 + p * along.0 + q * across.0, centre.1 + p * along.1 + q * across.1))
-        });
-        let rims_outside = [(tunnel, tunnel), (-tunnel, tunnel), (tunnel, -tunnel), (-tunnel, -tunnel)].iter().all(|&(x, z)| {
-            let d = (x - centre.0, z - centre.1);
-            (d.0 * along.0 + d.1 * along.1).abs() >= half + margin || (d.0 * across.0 + d.1 * across.1).abs() >= half + margin
-        });
-        edges_free && rims_outside
+    /// Room between the head and the solid around the crossing, m (negative = they
+    /// overlap): the 40 mm head with 4 mm rounded edges, pitched by `pitch` rad (positive =
+    /// up) on its 28 mm lever from its joint, which stands `u` m along the tunnel from the
+    /// crossing's centre and `axis` m above it; the solid is the blocks' corner columns
+    /// above the horizontal tunnel (`above`) or below it, beyond the 50 mm tunnels.
+    fn clearance(u: f64, axis: f64, pitch: f64, above: bool) -> f64 {
+        let (radius, tunnel, lever) = (0.004, 0.025, FRONT_JOINT_FROM_BODY);
+        let inner = 0.020 - radius;
+        let centre = (u + lever * pitch.cos(), axis + lever * pitch.sin());
+        let (along, across) = ((pitch.cos(), pitch.sin()), (-pitch.sin(), pitch.cos()));
+        let side = if above { 1.0 } else { -1.0 };
+        // Distance of a point from the solid: |x| >= 25 mm and, on that side, |z| >= 25 mm.
+        let to_solid = |x: f64, z: f64| (tunnel - x.abs()).max(0.0).hypot((tunnel - side * z).max(0.0));
+        let n = 64;
+        let closest = (0..=n)
+            .flat_map(|i| {
+                let t = -inner + 2.0 * inner * f64::from(i) / f64::from(n);
+                [(t, inner), (t, -inner), (inner, t), (-inner, t)]
+            })
+            .map(|(p, q)| to_solid(centre.0 + p * along.0 + q * across.0, centre.1 + p * along.1 + q * across.1))
+            .fold(f64::INFINITY, f64::min);
+        closest - radius
     }
+
+    /// The mole's axis lying on the tunnel floor: 5 mm below the crossing's centre.
+    const LYING: f64 = -0.005;
 
     #[test]
     fn the_turn_up_path_clears_the_rims() {
         assert_eq!(TURN_UP_PATH[0], (0.0, TURN_UP_START));
+        let mut least = f64::INFINITY;
         for pair in TURN_UP_PATH.windows(2) {
             let ((p0, u0), (p1, u1)) = (pair[0], pair[1]);
             // One coordinate at a time, as the phases move them.
@@ -546,46 +570,28 @@ mod tests {
             for k in 0..=100 {
                 let f = f64::from(k) / 100.0;
                 let (pitch, u) = (p0 + f * (p1 - p0), u0 + f * (u1 - u0));
-                assert!(head_clears(u, -pitch, 0.5e-3), "pitch {pitch}, joint at {u}");
+                least = least.min(clearance(u, LYING, -pitch, true));
             }
         }
+        assert!(least > 1.3e-3, "the head comes within {least} m of a rim");
         // Pitching alone, with the joint standing where the path starts or ends, hits a rim.
-        let blocked = |u: f64| (0..=90).any(|deg| !head_clears(u, f64::from(deg) * DEG, 0.0));
-        assert!(blocked(TURN_UP_START) && blocked(TURN_UP_PATH[16].1));
-    }
-
-    /// Whether the head with rounded edges of `radius` m, pitched down by `down` rad with
-    /// its joint at `u` m from the crossing's centre and `axis` m above it (the other
-    /// geometry as in [`head_clears`]), overlaps the solid below the horizontal tunnel on
-    /// either side of the crossing.
-    fn rounded_head_hits_the_floor(u: f64, axis: f64, down: f64, radius: f64) -> bool {
-        let (inner, tunnel, lever) = (0.020 - radius, 0.025, FRONT_JOINT_FROM_BODY);
-        let centre = (u + lever * down.cos(), axis - lever * down.sin());
-        let (along, across) = ((down.cos(), -down.sin()), (down.sin(), down.cos()));
-        // Distance of a point from the solid (|x| >= 25 mm and z <= -25 mm).
-        let to_solid = |x: f64, z: f64| (tunnel - x.abs()).max(0.0).hypot((z + tunnel).max(0.0));
-        let n = 200;
-        (0..=n).any(|i| {
-            let t = -inner + 2.0 * inner * f64::from(i) / f64::from(n);
-            [(t, inner), (t, -inner), (inner, t), (-inner, t)]
-                .iter()
-                .any(|&(p, q)| to_solid(centre.0 + p * along.0 + q * across.0, centre.1 + p * along.1 + q * across.1) < radius)
-        })
+        let blocked = |u: f64| (0..=90).any(|deg| clearance(u, LYING, f64::from(deg) * DEG, true) < 0.0);
+        assert!(blocked(TURN_UP_START) && blocked(TURN_UP_PATH[TURN_UP_PATH.len() - 1].1));
     }
 
     /// Why there is no turn down: wherever its joint stands along the tunnel, the head
-    /// (even with the model's 4 mm rounded edges, on its shortest 28 mm lever) pitched
-    /// down by 45 degrees overlaps the solid below the tunnel, because the mole lies 5 mm
-    /// below the crossing's centre; 4 mm higher it would not (the control that the check
-    /// can pass).
+    /// (with the model's 4 mm rounded edges, on its shortest 28 mm lever) pitched down by 45
+    /// degrees overlaps the solid below the tunnel, because the mole lies 5 mm below the
+    /// crossing's centre; 4 mm higher it would not (the control that the check can pass).
     #[test]
     fn pitching_down_into_the_crossing_hits_a_rim_wherever_the_joint_stands() {
+        let down = -45.0 * DEG;
         for mm in -80..=40 {
             let u = f64::from(mm) * 1e-3;
-            assert!(rounded_head_hits_the_floor(u, -0.005, 45.0 * DEG, 0.004), "joint at {u}");
+            assert!(clearance(u, LYING, down, false) < 0.0, "joint at {u}");
         }
-        let centred = -FRONT_JOINT_FROM_BODY * (45.0 * DEG).cos();
-        assert!(!rounded_head_hits_the_floor(centred, -0.001, 45.0 * DEG, 0.004));
+        let centred = -FRONT_JOINT_FROM_BODY * down.cos();
+        assert!(clearance(centred, LYING + 0.004, down, false) > 0.0);
     }
 
     #[test]
@@ -604,16 +610,17 @@ mod tests {
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
         fw.push(Motion::TurnUp { ahead: 0.1 }).expect("valid");
         let names: Vec<_> = fw.queue.iter().map(|p| p.name).collect();
-        assert_eq!(names.len(), 2 + 16 + 1);
+        assert_eq!(names.len(), 2 + (TURN_UP_PATH.len() - 1) + 1);
         assert_eq!(&names[..4], ["approach: expand", "approach: contract", "pitch up", "push"]);
-        // The approach brings the front joint from 28 mm ahead of the body's centre to 30 mm
-        // before the crossing, 100 mm ahead: 42 mm, in one expansion and contraction of 21.
-        assert!((fw.queue[0].targets[0].1 - 0.021).abs() < 1e-12);
+        // The approach brings the front joint from 28 mm ahead of the body's centre to 24 mm
+        // before the crossing, 100 mm ahead: 48 mm, in one expansion and contraction of 24.
+        assert!((fw.queue[0].targets[0].1 - 0.024).abs() < 1e-12);
         // Upright is clamped into the joint's range; the last push centres the joint.
         let last_pitch = fw.queue.iter().rev().find(|p| p.name == "pitch up").expect("pitches");
         assert_eq!(last_pitch.targets[0].1, -range);
-        assert!((fw.queue[17].targets[0].1 - 0.0295).abs() < 1e-12);
-        assert_eq!(fw.queue[18].grip, [true, true]);
+        let last = fw.queue.len() - 1;
+        assert!((fw.queue[last - 1].targets[0].1 - 0.024).abs() < 1e-12);
+        assert_eq!(fw.queue[last].grip, [true, true]);
         // Too far ahead to approach in one expansion; a model without the pitch joint.
         assert!(fw.push(Motion::TurnUp { ahead: 0.2 }).is_err());
         let mut no_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_0_axis2").collect()).expect("joints");
