@@ -179,6 +179,15 @@ impl MoleWorld {
         Ok(world)
     }
 
+    /// Sets the solver passes per step from now on (see
+    /// [`MoleWorldOptions::solver_iterations`]). A pitch of a universal joint against a
+    /// clamped head at the chain's other end needs more than a crawl: with 16 the pitch
+    /// motor's push converges too slowly through the seven bodies and the joint creeps
+    /// (docs/molemod_execution.md, turning inside a block).
+    pub fn set_solver_iterations(&mut self, iterations: usize) {
+        self.params.num_internal_pgs_iterations = iterations;
+    }
+
     /// Sim time, s.
     pub fn time(&self) -> f64 {
         self.steps as f64 * self.params.dt
