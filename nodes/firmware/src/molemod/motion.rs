@@ -6,9 +6,11 @@
 //!
 //! The motions use the joints as the paper's final model does: the two outer prismatic
 //! joints (`prismatic_0` at the front head, `prismatic_3` at the rear) to crawl, the front
-//! universal joint's yaw axis (`universal_0_axis1`) to turn. Lifting pitches the same
-//! joint's second axis inside the blocks' tunnels, which hold the body down; on an open
-//! floor a pitched joint only kinks the robot (measured), so it is not offered here.
+//! universal joint's yaw axis (`universal_0_axis1`) to turn; the turn up inside a block
+//! pitches that joint's second axis (`universal_0_axis2`) while `prismatic_1` pushes the
+//! joint along the tunnel. Lifting is not offered: on an open floor a pitched joint only
+//! kinks the robot (measured), and lifting a block needs more torque than the model's
+//! joints have (docs/molemod_execution.md).
 //! The heads' grips are the contract's `head_grip` (front, rear).
 
 use std::collections::VecDeque;
