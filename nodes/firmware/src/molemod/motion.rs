@@ -369,7 +369,7 @@ impl MoleMotions {
                 // joint to the path's start; the push along the path is prismatic_1's.
                 let approach = ahead - FRONT_JOINT_FROM_BODY + TURN_UP_START;
                 let step = 0.5 * approach;
-                Self::check(&motion, "approach step (ahead - 58 mm) / 2", step, f64::MIN_POSITIVE, front.upper.min(rear.upper))?;
+                Self::check(&motion, "approach step", step, f64::MIN_POSITIVE, front.upper.min(rear.upper))?;
                 let farthest = TURN_UP_PATH.iter().fold(f64::MIN, |far, &(_, u)| far.max(u));
                 Self::check(&motion, "push along the path", farthest - TURN_UP_START, 0.0, self.axes[push].upper)?;
                 // Upright is the end of the pitch joint's range (-pi/2): the target is held
