@@ -6,9 +6,11 @@
 //!
 //! The motions use the joints as the paper's final model does: the two outer prismatic
 //! joints (`prismatic_0` at the front head, `prismatic_3` at the rear) to crawl, the front
-//! universal joint's yaw axis (`universal_0_axis1`) to turn. Lifting pitches the same
-//! joint's second axis inside the blocks' tunnels, which hold the body down; on an open
-//! floor a pitched joint only kinks the robot (measured), so it is not offered here.
+//! universal joint's yaw axis (`universal_0_axis1`) to turn; the turn up inside a block
+//! pitches that joint's second axis (`universal_0_axis2`) while `prismatic_1` pushes the
+//! joint along the tunnel. Lifting is not offered: on an open floor a pitched joint only
+//! kinks the robot (measured), and lifting a block needs more torque than the model's
+//! joints have (docs/molemod_execution.md).
 //! The heads' grips are the contract's `head_grip` (front, rear).
 
 use std::collections::VecDeque;
@@ -55,7 +57,79 @@ pub enum Motion {
         /// How far the front head reaches out first, m (room to swing).
         reach: f64,
     },
+    /// Turn inside a block from the horizontal tunnel into the vertical one, upward (SPEC 2,
+    /// "turn inside a block"; the paper's Fig. 11): the front head pitches up by 90 degrees
+    /// at the crossing ahead while its universal joint is pushed forward (`prismatic_1`) in
+    /// steps, the paper's combined rotation and translation, so the head clears the
+    /// tunnels' rims (pitching alone sweeps ~56 mm through the 50 mm crossing). Starts with
+    /// the mole straight in the horizontal tunnel, joints at zero; ends with the head upright
+    /// in the vertical tunnel, both heads gripping. The path is [`TURN_UP_PATH`].
+    TurnUp {
+        /// Distance from the body cube's centre to the centre of the crossing to turn at,
+        /// along the tunnel, m (one block edge, 0.1 m, for the next block's crossing when
+        /// the body is at its block's centre).
+        ahead: f64,
+    },
 }
+
+/// Distance from the body cube's centre to the front universal joint with `prismatic_1`
+/// at zero, m: half the final model's 56 mm contracted pitch (`flotilla_common`'s
+/// `MolemodRobotGeometry`).
+pub const FRONT_JOINT_FROM_BODY: f64 = 0.028;
+
+/// Where the front universal joint stands, ahead of the crossing's centre along the tunnel
+/// (negative = before it), when [`Motion::TurnUp`] starts pitching, m.
+pub const TURN_UP_START: f64 = -0.024;
+
+/// [`Motion::TurnUp`]'s path: (pitch, front universal joint's place along the tunnel from the
+/// crossing's centre) waypoints, rad and m, done one coordinate at a time (a pitch at a
+/// standing joint, or a push at a standing pitch). Worked out for the blocks' 50 mm square
+/// tunnels, the 40 mm head with 4 mm rounded edges 28 mm from its joint, and the mole's axis
+/// 5 mm below the crossing's centre (lying on the tunnel floor): one pitch to 42 degrees,
+/// then 3 degree steps, the joint standing, for each step, where the head keeps the most
+/// room from the rims (a 0.25 mm grid), and a push to the crossing's centre at the end. The
+/// head keeps at least 1.39 mm from every rim along every segment (the unit test
+/// `the_turn_up_path_clears_the_rims` checks 1.3 mm); no path keeps more than ~1.7 mm,
+/// which the head's 56.6 mm diagonal spanning the crossing near 60 degrees leaves.
+pub const TURN_UP_PATH: [(f64, f64); 35] = [
+    (0.0 * DEG, -0.02400),
+    (-42.0 * DEG, -0.02400),
+    (-42.0 * DEG, -0.01975),
+    (-45.0 * DEG, -0.01975),
+    (-45.0 * DEG, -0.01950),
+    (-48.0 * DEG, -0.01950),
+    (-48.0 * DEG, -0.01925),
+    (-51.0 * DEG, -0.01925),
+    (-51.0 * DEG, -0.01900),
+    (-54.0 * DEG, -0.01900),
+    (-54.0 * DEG, -0.01825),
+    (-57.0 * DEG, -0.01825),
+    (-57.0 * DEG, -0.01750),
+    (-60.0 * DEG, -0.01750),
+    (-60.0 * DEG, -0.01625),
+    (-63.0 * DEG, -0.01625),
+    (-63.0 * DEG, -0.01475),
+    (-66.0 * DEG, -0.01475),
+    (-66.0 * DEG, -0.01325),
+    (-69.0 * DEG, -0.01325),
+    (-69.0 * DEG, -0.01175),
+    (-72.0 * DEG, -0.01175),
+    (-72.0 * DEG, -0.01000),
+    (-75.0 * DEG, -0.01000),
+    (-75.0 * DEG, -0.00825),
+    (-78.0 * DEG, -0.00825),
+    (-78.0 * DEG, -0.00675),
+    (-81.0 * DEG, -0.00675),
+    (-81.0 * DEG, -0.00475),
+    (-84.0 * DEG, -0.00475),
+    (-84.0 * DEG, -0.00300),
+    (-87.0 * DEG, -0.00300),
+    (-87.0 * DEG, -0.00125),
+    (-90.0 * DEG, -0.00125),
+    (-90.0 * DEG, 0.00000),
+];
+
+const DEG: f64 = std::f64::consts::PI / 180.0;
 
 impl Motion {
     /// Short name for reports.
@@ -64,6 +138,7 @@ impl Motion {
             Motion::Crawl { backward: false, .. } => "crawl forward",
             Motion::Crawl { backward: true, .. } => "crawl backward",
             Motion::Turn { .. } => "turn",
+            Motion::TurnUp { .. } => "turn up",
         }
     }
 }
@@ -91,6 +166,14 @@ pub enum MotionError {
     /// A crawl of no iterations.
     #[error("{0}: iterations must be at least 1")]
     NoIterations(&'static str),
+    /// A motion needs a joint the model does not have.
+    #[error("{motion} needs joint `{joint}`, which the mole does not have")]
+    MotionNeedsJoint {
+        /// The motion's name.
+        motion: &'static str,
+        /// The missing joint.
+        joint: &'static str,
+    },
 }
 
 /// A phase that did not end in time: the robot stopped.
@@ -158,6 +241,9 @@ struct Joints {
     front_shift: usize,
     rear_shift: usize,
     front_yaw: usize,
+    /// `universal_0_axis2` and `prismatic_1`, which only [`Motion::TurnUp`] needs.
+    front_pitch: Option<usize>,
+    front_push: Option<usize>,
 }
 
 /// The mole's motion firmware: motions pushed are done one after the other.
@@ -180,7 +266,13 @@ impl MoleMotions {
     /// held at zero, both heads gripping.
     pub fn new(axes: Vec<AxisSpec>) -> Result<Self, MotionError> {
         let find = |name: &'static str| axes.iter().position(|a| a.name == name).ok_or(MotionError::MissingJoint(name));
-        let joints = Joints { front_shift: find("prismatic_0")?, rear_shift: find("prismatic_3")?, front_yaw: find("universal_0_axis1")? };
+        let joints = Joints {
+            front_shift: find("prismatic_0")?,
+            rear_shift: find("prismatic_3")?,
+            front_yaw: find("universal_0_axis1")?,
+            front_pitch: find("universal_0_axis2").ok(),
+            front_push: find("prismatic_1").ok(),
+        };
         let control = JointControl {
             axes: axes
                 .iter()
@@ -238,7 +330,7 @@ impl MoleMotions {
     }
 
     fn phases(&self, motion_index: usize, motion: Motion) -> Result<Vec<Phase>, MotionError> {
-        let Joints { front_shift, rear_shift, front_yaw } = self.joints;
+        let Joints { front_shift, rear_shift, front_yaw, front_pitch, front_push } = self.joints;
         let (front, rear, yaw) = (&self.axes[front_shift], &self.axes[rear_shift], &self.axes[front_yaw]);
         let phase = |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip };
         match motion {
@@ -269,6 +361,37 @@ impl MoleMotions {
                     phase("swing", vec![(front_yaw, angle)], [false, true]),
                     phase("follow", vec![(front_yaw, 0.0), (front_shift, 0.0)], [true, false]),
                 ])
+            }
+            Motion::TurnUp { ahead } => {
+                let needs = |joint, index: Option<usize>| index.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint });
+                let (pitch, push) = (needs("universal_0_axis2", front_pitch)?, needs("prismatic_1", front_push)?);
+                // The approach (one expansion and contraction, as a crawl) brings the front
+                // joint to the path's start; the push along the path is prismatic_1's.
+                let approach = ahead - FRONT_JOINT_FROM_BODY + TURN_UP_START;
+                let step = 0.5 * approach;
+                Self::check(&motion, "approach step", step, f64::MIN_POSITIVE, front.upper.min(rear.upper))?;
+                let farthest = TURN_UP_PATH.iter().fold(f64::MIN, |far, &(_, u)| far.max(u));
+                Self::check(&motion, "push along the path", farthest - TURN_UP_START, 0.0, self.axes[push].upper)?;
+                // Upright is the end of the pitch joint's range (-pi/2): the target is held
+                // inside it, which leaves the head within the dead band of upright.
+                let (lowest, highest) = (self.axes[pitch].lower, self.axes[pitch].upper);
+                let upright = -0.5 * std::f64::consts::PI + FiveIntervalController::revolute().accuracy;
+                Self::check(&motion, "upright pitch", upright, lowest, highest)?;
+                let mut phases = vec![
+                    phase("approach: expand", vec![(front_shift, step), (rear_shift, step)], [false, true]),
+                    phase("approach: contract", vec![(front_shift, 0.0), (rear_shift, 0.0)], [true, false]),
+                ];
+                // The rear head anchors; the front one lets go of its block and turns.
+                for pair in TURN_UP_PATH.windows(2) {
+                    let (from, to) = (pair[0], pair[1]);
+                    if to.0 != from.0 {
+                        phases.push(phase("pitch up", vec![(pitch, to.0.clamp(lowest, highest))], [false, true]));
+                    } else {
+                        phases.push(phase("push", vec![(push, to.1 - TURN_UP_START)], [false, true]));
+                    }
+                }
+                phases.push(phase("grip", vec![], [true, true]));
+                Ok(phases)
             }
         }
     }
@@ -409,6 +532,102 @@ mod tests {
         assert!((stuck.position - stuck.target + 0.3).abs() < 1e-12);
         assert!(fw.status().contains("swing") && fw.status().contains("universal_0_axis1"), "{}", fw.status());
         assert!(fw.idle());
+    }
+
+    /// Room between the head and the solid around the crossing, m (negative = they
+    /// overlap): the 40 mm head with 4 mm rounded edges, pitched by `pitch` rad (positive =
+    /// up) on its 28 mm lever from its joint, which stands `u` m along the tunnel from the
+    /// crossing's centre and `axis` m above it; the solid is the blocks' corner columns
+    /// above the horizontal tunnel (`above`) or below it, beyond the 50 mm tunnels.
+    fn clearance(u: f64, axis: f64, pitch: f64, above: bool) -> f64 {
+        let (radius, tunnel, lever) = (0.004, 0.025, FRONT_JOINT_FROM_BODY);
+        let inner = 0.020 - radius;
+        let centre = (u + lever * pitch.cos(), axis + lever * pitch.sin());
+        let (along, across) = ((pitch.cos(), pitch.sin()), (-pitch.sin(), pitch.cos()));
+        let side = if above { 1.0 } else { -1.0 };
+        // Distance of a point from the solid: |x| >= 25 mm and, on that side, |z| >= 25 mm.
+        let to_solid = |x: f64, z: f64| (tunnel - x.abs()).max(0.0).hypot((tunnel - side * z).max(0.0));
+        let n = 64;
+        let closest = (0..=n)
+            .flat_map(|i| {
+                let t = -inner + 2.0 * inner * f64::from(i) / f64::from(n);
+                [(t, inner), (t, -inner), (inner, t), (-inner, t)]
+            })
+            .map(|(p, q)| to_solid(centre.0 + p * along.0 + q * across.0, centre.1 + p * along.1 + q * across.1))
+            .fold(f64::INFINITY, f64::min);
+        closest - radius
+    }
+
+    /// The mole's axis lying on the tunnel floor: 5 mm below the crossing's centre.
+    const LYING: f64 = -0.005;
+
+    #[test]
+    fn the_turn_up_path_clears_the_rims() {
+        assert_eq!(TURN_UP_PATH[0], (0.0, TURN_UP_START));
+        let mut least = f64::INFINITY;
+        for pair in TURN_UP_PATH.windows(2) {
+            let ((p0, u0), (p1, u1)) = (pair[0], pair[1]);
+            // One coordinate at a time, as the phases move them.
+            assert!(p0 == p1 || u0 == u1, "{pair:?}");
+            for k in 0..=100 {
+                let f = f64::from(k) / 100.0;
+                let (pitch, u) = (p0 + f * (p1 - p0), u0 + f * (u1 - u0));
+                least = least.min(clearance(u, LYING, -pitch, true));
+            }
+        }
+        assert!(least > 1.3e-3, "the head comes within {least} m of a rim");
+        // Pitching alone, with the joint standing where the path starts or ends, hits a rim.
+        let blocked = |u: f64| (0..=90).any(|deg| clearance(u, LYING, f64::from(deg) * DEG, true) < 0.0);
+        assert!(blocked(TURN_UP_START) && blocked(TURN_UP_PATH[TURN_UP_PATH.len() - 1].1));
+    }
+
+    /// Why there is no turn down: wherever its joint stands along the tunnel, the head
+    /// (with the model's 4 mm rounded edges, on its shortest 28 mm lever) pitched down by 45
+    /// degrees overlaps the solid below the tunnel, because the mole lies 5 mm below the
+    /// crossing's centre; 4 mm higher it would not (the control that the check can pass).
+    #[test]
+    fn pitching_down_into_the_crossing_hits_a_rim_wherever_the_joint_stands() {
+        let down = -45.0 * DEG;
+        for mm in -80..=40 {
+            let u = f64::from(mm) * 1e-3;
+            assert!(clearance(u, LYING, down, false) < 0.0, "joint at {u}");
+        }
+        let centred = -FRONT_JOINT_FROM_BODY * down.cos();
+        assert!(clearance(centred, LYING + 0.004, down, false) > 0.0);
+    }
+
+    #[test]
+    fn a_turn_up_approaches_then_pitches_and_pushes_in_turn() {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let half_pi = 0.5 * std::f64::consts::PI;
+        // The URDF writes the range with 11 decimals: a hair inside pi/2.
+        let range = half_pi - 5e-12;
+        let axes = vec![
+            axis("prismatic_0", true, 0.0, 0.03),
+            axis("universal_0_axis1", false, -half_pi, half_pi),
+            axis("universal_0_axis2", false, -range, range),
+            axis("prismatic_1", true, 0.0, 0.03),
+            axis("prismatic_3", true, 0.0, 0.03),
+        ];
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::TurnUp { ahead: 0.1 }).expect("valid");
+        let names: Vec<_> = fw.queue.iter().map(|p| p.name).collect();
+        assert_eq!(names.len(), 2 + (TURN_UP_PATH.len() - 1) + 1);
+        assert_eq!(&names[..4], ["approach: expand", "approach: contract", "pitch up", "push"]);
+        // The approach brings the front joint from 28 mm ahead of the body's centre to 24 mm
+        // before the crossing, 100 mm ahead: 48 mm, in one expansion and contraction of 24.
+        assert!((fw.queue[0].targets[0].1 - 0.024).abs() < 1e-12);
+        // Upright is clamped into the joint's range; the last push centres the joint.
+        let last_pitch = fw.queue.iter().rev().find(|p| p.name == "pitch up").expect("pitches");
+        assert_eq!(last_pitch.targets[0].1, -range);
+        let last = fw.queue.len() - 1;
+        assert!((fw.queue[last - 1].targets[0].1 - 0.024).abs() < 1e-12);
+        assert_eq!(fw.queue[last].grip, [true, true]);
+        // Too far ahead to approach in one expansion; a model without the pitch joint.
+        assert!(fw.push(Motion::TurnUp { ahead: 0.2 }).is_err());
+        let mut no_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_0_axis2").collect()).expect("joints");
+        let err = no_pitch.push(Motion::TurnUp { ahead: 0.1 }).unwrap_err();
+        assert_eq!(err, MotionError::MotionNeedsJoint { motion: "turn up", joint: "universal_0_axis2" });
     }
 
     #[test]

@@ -230,6 +230,15 @@ impl MoleWorld {
         self.moles.get(index).ok_or(WorldError::NoSuchRobot { index, count: self.moles.len() })
     }
 
+    /// Sets the solver passes per step from now on (see
+    /// [`MoleWorldOptions::solver_iterations`]). A pitch of a universal joint against a
+    /// clamped head at the chain's other end needs more than a crawl: with 16 the pitch
+    /// motor's push converges too slowly through the seven bodies and the joint creeps
+    /// (docs/molemod_execution.md, turning inside a block).
+    pub fn set_solver_iterations(&mut self, iterations: usize) {
+        self.params.num_internal_pgs_iterations = iterations;
+    }
+
     /// Sim time, s.
     pub fn time(&self) -> f64 {
         self.steps as f64 * self.params.dt
@@ -358,6 +367,30 @@ impl MoleWorld {
     /// The blocks, if the world has a lattice.
     pub fn blocks(&self) -> Option<&Blocks> {
         self.blocks.as_ref()
+    }
+
+    /// The closest contact now between `link` of the first robot and any block, m: the
+    /// smallest distance among their contact points (negative = the link overlaps the block by that much);
+    /// `None` when the link touches no block (nor comes within rapier's prediction distance).
+    pub fn block_contact(&self, link: &str) -> Result<Option<f64>, ArticulatedError> {
+        let Some(blocks) = &self.blocks else { return Ok(None) };
+        let body = self.moles[0].robot.body(link)?;
+        let of_block = |collider: ColliderHandle| {
+            self.colliders.get(collider).and_then(|c| c.parent()).is_some_and(|p| blocks.blocks().iter().any(|b| b.body == p))
+        };
+        let mut closest: Option<f64> = None;
+        for &collider in self.bodies.get(body).map(|b| b.colliders()).unwrap_or_default() {
+            for pair in self.narrow_phase.contact_pairs_with(collider) {
+                let other = if pair.collider1 == collider { pair.collider2 } else { pair.collider1 };
+                if !of_block(other) {
+                    continue;
+                }
+                for point in pair.manifolds.iter().flat_map(|m| &m.points) {
+                    closest = Some(closest.map_or(point.dist, |c| c.min(point.dist)));
+                }
+            }
+        }
+        Ok(closest)
     }
 
     /// Whether head `i` (0 = front) of the first robot is clamped to a block now.
