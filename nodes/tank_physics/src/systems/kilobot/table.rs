@@ -309,11 +309,15 @@ impl KilobotTable {
         }
         self.motion[i] = if self.failed[i] { Motion::Stop } else { Motion::of(command) };
         self.led[i] = command.led;
-        self.message[i] = (!command.message.is_empty()).then(|| {
-            let mut payload = [0; MESSAGE_BYTES];
-            payload[..command.message.len()].copy_from_slice(&command.message);
-            payload
-        });
+        // A whole packet (what kilolib programs send) is copied without a call to memcpy.
+        self.message[i] = match <&[u8; MESSAGE_BYTES]>::try_from(command.message.as_slice()) {
+            Ok(&whole) => Some(whole),
+            Err(_) => (!command.message.is_empty()).then(|| {
+                let mut payload = [0; MESSAGE_BYTES];
+                payload[..command.message.len()].copy_from_slice(&command.message);
+                payload
+            }),
+        };
         Ok(())
     }
 
