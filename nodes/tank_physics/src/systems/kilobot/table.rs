@@ -95,6 +95,9 @@ pub struct KilobotTable {
     anchored: Vec<bool>,
     motion: Vec<Motion>,
     moved: Vec<bool>,
+    /// The robots that move this step, in increasing index (most of a swarm stands
+    /// still: the step's passes walk these instead of every robot).
+    movers: Vec<u32>,
     message: Vec<Option<[u8; MESSAGE_BYTES]>>,
     led: Vec<[f64; 3]>,
     odometer: Vec<f64>,
@@ -166,6 +169,7 @@ impl KilobotTable {
             anchored: vec![false; n],
             motion: vec![Motion::Stop; n],
             moved: vec![false; n],
+            movers: Vec::new(),
             message: vec![None; n],
             led: vec![[0.0; 3]; n],
             odometer: vec![0.0; n],
@@ -433,19 +437,20 @@ impl KilobotTable {
         let n = self.len();
         let cfg = self.config;
         // Yield first, from the poses every robot saw (order-independent).
+        self.movers.clear();
         for i in 0..n {
             self.moved[i] = self.motion[i] != Motion::Stop && self.factor[i] > 0.0;
+            if self.moved[i] {
+                self.movers.push(i as u32);
+            }
         }
         if let Some(avoid) = cfg.avoidance {
             let cos_cone = avoid.cone.cos();
             // Only moving robots make others yield: the grid holds just them, in cells of
             // the yield distance (a query scans ~10 candidates, not the ~30 of `grid`).
-            let moving = &self.moved;
-            self.moving_grid.rebuild(&self.x, &self.y, |j| moving[j], avoid.yield_distance);
-            for i in 0..n {
-                if !self.moved[i] {
-                    continue;
-                }
+            self.moving_grid.rebuild_of(&self.x, &self.y, &self.movers, avoid.yield_distance);
+            for m in 0..self.movers.len() {
+                let i = self.movers[m] as usize;
                 let (s, c) = self.trig(i);
                 let (xi, yi, x, y) = (self.x[i], self.y[i], &self.x, &self.y);
                 let mut blocked = false;
@@ -456,20 +461,19 @@ impl KilobotTable {
                     let d = (dx * dx + dy * dy).sqrt();
                     blocked |= (d < avoid.yield_distance) & (d > 0.0) & ((dx * c + dy * s) >= cos_cone * d);
                 });
-                // `moved` of later robots is read above, so mark blocked ones after the scan.
+                // `moved` of later robots is read above (through the grid), so mark blocked
+                // ones after the scan.
                 self.attempting[i] = blocked;
             }
-            for i in 0..n {
-                if self.moved[i] && self.attempting[i] {
-                    self.moved[i] = false;
-                }
-                self.attempting[i] = false;
-            }
+            let (moved, attempting) = (&mut self.moved, &mut self.attempting);
+            self.movers.retain(|&i| {
+                let blocked = std::mem::take(&mut attempting[i as usize]);
+                moved[i as usize] = !blocked;
+                !blocked
+            });
         }
-        for i in 0..n {
-            if !self.moved[i] {
-                continue;
-            }
+        for m in 0..self.movers.len() {
+            let i = self.movers[m] as usize;
             let step = cfg.speed * self.factor[i];
             let distance = match self.motion[i] {
                 Motion::Forward => step,
@@ -491,7 +495,7 @@ impl KilobotTable {
         }
         self.resolve_overlaps();
         // Only moving robots move others (the overlap pass), or the walls.
-        let mut displaced = self.moved.iter().any(|&m| m);
+        let mut displaced = !self.movers.is_empty();
         if let Some(b) = cfg.bounds {
             let r = DIAMETER / 2.0;
             for i in 0..n {
@@ -533,14 +537,11 @@ impl KilobotTable {
     /// Pushes overlapping robots apart: two moved robots share the correction, a robot at
     /// rest takes `push_share` of it (none when anchored). New contacts count as collisions.
     fn resolve_overlaps(&mut self) {
-        let n = self.len();
         std::mem::swap(&mut self.contacts, &mut self.previous_contacts);
         self.contacts.clear();
         for pass in 0..self.config.overlap_passes.max(1) {
-            for i in 0..n {
-                if !self.moved[i] {
-                    continue;
-                }
+            for &i in &self.movers {
+                let i = i as usize;
                 let (x, y, moved, contacts, pushes) = (&mut self.x, &mut self.y, &self.moved, &mut self.contacts, &mut self.pushes);
                 let (anchored, rest_share) = (&self.anchored, self.config.push_share);
                 let (xi, yi) = (x[i], y[i]);
