@@ -29,6 +29,13 @@ use std::sync::Arc;
 /// uids compared at once by a neighbour lookup (a 128-bit vector of u16).
 const UID_LANES: usize = 8;
 
+/// Neighbour entries a table is given room for when the program is made: the ~32
+/// robots within NEIGHBOR_RADIUS of a packed group, with margin. A host that makes its
+/// robots' programs one after the other so gets their tables laid out in robot order
+/// (a table grown by inserts would be reallocated to scattered places), which the
+/// processor streams through instead of fetching line by line.
+const TABLE_RESERVE: usize = 40;
+
 /// A robot's place in the assembly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[repr(u8)]
@@ -283,8 +290,8 @@ impl SelfAssembly {
             gradient,
             position,
             localised,
-            neighbours: Vec::new(),
-            neighbour_uids: Vec::new(),
+            neighbours: Vec::with_capacity(TABLE_RESERVE),
+            neighbour_uids: Vec::with_capacity(TABLE_RESERVE),
             previous_distance: f64::INFINITY,
             oracle: None,
             references: Vec::new(),

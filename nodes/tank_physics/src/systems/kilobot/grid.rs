@@ -21,7 +21,7 @@ pub(crate) struct Grid {
     start: Vec<u32>,
     /// Robot indices, grouped by cell, in increasing index within a cell.
     items: Vec<u32>,
-    /// Cell of each robot (scratch of the sort; `u32::MAX` when not filed).
+    /// Cell of each filed robot, in filing order (scratch of the sort).
     cell_of: Vec<u32>,
 }
 
@@ -29,8 +29,19 @@ impl Grid {
     /// Files the robots for which `member(i)` holds in cells of at least `cell` world units
     /// covering all of them.
     pub(crate) fn rebuild(&mut self, x: &[f64], y: &[f64], member: impl Fn(usize) -> bool, cell: f64) {
+        self.file(x, y, (0..x.len()).filter(|&i| member(i)), cell);
+    }
+
+    /// Files the robots `members` (increasing indices) in cells of at least `cell` world
+    /// units covering all of them: [`Self::rebuild`] for a few robots of many, without a
+    /// pass over all.
+    pub(crate) fn rebuild_of(&mut self, x: &[f64], y: &[f64], members: &[u32], cell: f64) {
+        self.file(x, y, members.iter().map(|&i| i as usize), cell);
+    }
+
+    fn file(&mut self, x: &[f64], y: &[f64], members: impl Iterator<Item = usize> + Clone, cell: f64) {
         let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-        for i in (0..x.len()).filter(|&i| member(i)) {
+        for i in members.clone() {
             lo = [lo[0].min(x[i]), lo[1].min(y[i])];
             hi = [hi[0].max(x[i]), hi[1].max(y[i])];
         }
@@ -50,27 +61,22 @@ impl Grid {
         self.start.clear();
         self.start.resize(cells + 1, 0);
         self.cell_of.clear();
-        self.cell_of.resize(x.len(), u32::MAX);
-        let mut filed = 0;
-        for i in (0..x.len()).filter(|&i| member(i)) {
+        for i in members.clone() {
             let c = self.cell_index(x[i], y[i]);
-            self.cell_of[i] = c as u32;
+            self.cell_of.push(c as u32);
             self.start[c + 1] += 1;
-            filed += 1;
         }
+        let filed = self.cell_of.len();
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
         }
         self.items.clear();
         self.items.resize(filed, 0);
         // `start[c]` serves as the fill cursor of cell `c`, then is restored below.
-        for i in 0..x.len() {
-            let c = self.cell_of[i];
-            if c != u32::MAX {
-                let slot = &mut self.start[c as usize];
-                self.items[*slot as usize] = i as u32;
-                *slot += 1;
-            }
+        for (i, &c) in members.zip(&self.cell_of) {
+            let slot = &mut self.start[c as usize];
+            self.items[*slot as usize] = i as u32;
+            *slot += 1;
         }
         for c in (1..=cells).rev() {
             self.start[c] = self.start[c - 1];
@@ -129,5 +135,10 @@ mod tests {
             found.sort_unstable();
             assert_eq!(found, brute, "query {q}");
         }
+        // The same robots given as a list file into the same grid (same visiting order).
+        let members: Vec<u32> = (0..200).filter(|i| i % 3 != 0).collect();
+        let mut listed = Grid::default();
+        listed.rebuild_of(&x, &y, &members, 2.0);
+        assert_eq!((listed.start, listed.items, listed.nx, listed.ny), (grid.start, grid.items, grid.nx, grid.ny));
     }
 }

@@ -95,6 +95,9 @@ pub struct KilobotTable {
     anchored: Vec<bool>,
     motion: Vec<Motion>,
     moved: Vec<bool>,
+    /// The robots that move this step, in increasing index (most of a swarm stands
+    /// still: the step's passes walk these instead of every robot).
+    movers: Vec<u32>,
     message: Vec<Option<[u8; MESSAGE_BYTES]>>,
     led: Vec<[f64; 3]>,
     odometer: Vec<f64>,
@@ -117,6 +120,8 @@ pub struct KilobotTable {
     inbox: Deliveries,
     /// The step whose transmissions `inbox` holds (None: not decided yet).
     prepared: Option<u64>,
+    /// Some robot moved (or was pushed) since the channel last looked at the positions.
+    displaced: bool,
     /// Key of the distance-error and loss draws (from the run's seed).
     channel_key: u64,
     contacts: Vec<(u32, u32)>,
@@ -164,6 +169,7 @@ impl KilobotTable {
             anchored: vec![false; n],
             motion: vec![Motion::Stop; n],
             moved: vec![false; n],
+            movers: Vec::new(),
             message: vec![None; n],
             led: vec![[0.0; 3]; n],
             odometer: vec![0.0; n],
@@ -178,6 +184,7 @@ impl KilobotTable {
             neighbours: Neighbours::default(),
             inbox: Deliveries::default(),
             prepared: None,
+            displaced: true,
             channel_key,
             contacts: Vec::new(),
             previous_contacts: Vec::new(),
@@ -306,11 +313,15 @@ impl KilobotTable {
         }
         self.motion[i] = if self.failed[i] { Motion::Stop } else { Motion::of(command) };
         self.led[i] = command.led;
-        self.message[i] = (!command.message.is_empty()).then(|| {
-            let mut payload = [0; MESSAGE_BYTES];
-            payload[..command.message.len()].copy_from_slice(&command.message);
-            payload
-        });
+        // A whole packet (what kilolib programs send) is copied without a call to memcpy.
+        self.message[i] = match <&[u8; MESSAGE_BYTES]>::try_from(command.message.as_slice()) {
+            Ok(&whole) => Some(whole),
+            Err(_) => (!command.message.is_empty()).then(|| {
+                let mut payload = [0; MESSAGE_BYTES];
+                payload[..command.message.len()].copy_from_slice(&command.message);
+                payload
+            }),
+        };
         Ok(())
     }
 
@@ -365,7 +376,9 @@ impl KilobotTable {
             return;
         }
         self.prepared = Some(self.step);
-        self.neighbours.refresh(&self.grid, &self.x, &self.y, self.config.channel.range);
+        if std::mem::take(&mut self.displaced) {
+            self.neighbours.refresh(&self.grid, &self.x, &self.y, self.config.channel.range);
+        }
         self.transmit();
     }
 
@@ -395,20 +408,10 @@ impl KilobotTable {
             if shared.is_some() && !attempting[j] {
                 continue;
             }
-            // Its neighbours in range, kept without a branch per candidate (a third of a
-            // list is out of range: branches would often be mispredicted).
-            let (xj, yj) = (x[j], y[j]);
-            let (list, hits, squares) = self.neighbours.of(j);
-            let mut in_range = 0;
-            for &k in list {
-                let (dx, dy) = (x[k as usize] - xj, y[k as usize] - yj);
-                let d2 = dx * dx + dy * dy;
-                (hits[in_range], squares[in_range]) = (k, d2);
-                in_range += usize::from(d2 < range2);
-            }
+            let (hits, distances) = self.neighbours.in_range(j, x, y, range2);
             if let Some((_, per_step)) = shared {
                 // The robots trying within range, itself included.
-                let contenders = 1 + hits[..in_range].iter().map(|&k| usize::from(attempting[k as usize])).sum::<usize>();
+                let contenders = 1 + hits.iter().map(|&k| usize::from(attempting[k as usize])).sum::<usize>();
                 let p = (per_step / contenders as f64).min(1.0);
                 if !(p >= 1.0 || self.rng.gen::<f64>() < p) {
                     continue;
@@ -416,12 +419,12 @@ impl KilobotTable {
             }
             on_air += 1;
             self.on_air_payload[j] = payload;
-            for (&k, &d2) in hits[..in_range].iter().zip(&squares[..in_range]) {
+            for (&k, &d) in hits.iter().zip(distances) {
                 let draw = Draw::new(key, j as u32, k);
                 if channel.loss > 0.0 && draw.unit(0) < channel.loss {
                     continue;
                 }
-                let measured = (d2.sqrt() + noise(channel.distance_error, &draw)).max(0.0);
+                let measured = (d + noise(channel.distance_error, &draw)).max(0.0);
                 inbox.post(k, j as u32, measured * WORLD_UNIT_M);
             }
         }
@@ -434,19 +437,20 @@ impl KilobotTable {
         let n = self.len();
         let cfg = self.config;
         // Yield first, from the poses every robot saw (order-independent).
+        self.movers.clear();
         for i in 0..n {
             self.moved[i] = self.motion[i] != Motion::Stop && self.factor[i] > 0.0;
+            if self.moved[i] {
+                self.movers.push(i as u32);
+            }
         }
         if let Some(avoid) = cfg.avoidance {
             let cos_cone = avoid.cone.cos();
             // Only moving robots make others yield: the grid holds just them, in cells of
             // the yield distance (a query scans ~10 candidates, not the ~30 of `grid`).
-            let moving = &self.moved;
-            self.moving_grid.rebuild(&self.x, &self.y, |j| moving[j], avoid.yield_distance);
-            for i in 0..n {
-                if !self.moved[i] {
-                    continue;
-                }
+            self.moving_grid.rebuild_of(&self.x, &self.y, &self.movers, avoid.yield_distance);
+            for m in 0..self.movers.len() {
+                let i = self.movers[m] as usize;
                 let (s, c) = self.trig(i);
                 let (xi, yi, x, y) = (self.x[i], self.y[i], &self.x, &self.y);
                 let mut blocked = false;
@@ -457,20 +461,19 @@ impl KilobotTable {
                     let d = (dx * dx + dy * dy).sqrt();
                     blocked |= (d < avoid.yield_distance) & (d > 0.0) & ((dx * c + dy * s) >= cos_cone * d);
                 });
-                // `moved` of later robots is read above, so mark blocked ones after the scan.
+                // `moved` of later robots is read above (through the grid), so mark blocked
+                // ones after the scan.
                 self.attempting[i] = blocked;
             }
-            for i in 0..n {
-                if self.moved[i] && self.attempting[i] {
-                    self.moved[i] = false;
-                }
-                self.attempting[i] = false;
-            }
+            let (moved, attempting) = (&mut self.moved, &mut self.attempting);
+            self.movers.retain(|&i| {
+                let blocked = std::mem::take(&mut attempting[i as usize]);
+                moved[i as usize] = !blocked;
+                !blocked
+            });
         }
-        for i in 0..n {
-            if !self.moved[i] {
-                continue;
-            }
+        for m in 0..self.movers.len() {
+            let i = self.movers[m] as usize;
             let step = cfg.speed * self.factor[i];
             let distance = match self.motion[i] {
                 Motion::Forward => step,
@@ -492,7 +495,7 @@ impl KilobotTable {
         }
         self.resolve_overlaps();
         // Only moving robots move others (the overlap pass), or the walls.
-        let mut displaced = self.moved.iter().any(|&m| m);
+        let mut displaced = !self.movers.is_empty();
         if let Some(b) = cfg.bounds {
             let r = DIAMETER / 2.0;
             for i in 0..n {
@@ -516,6 +519,7 @@ impl KilobotTable {
         // The same positions file into the same grid (a swarm at rest skips it).
         if displaced {
             self.rebuild_grid();
+            self.displaced = true;
         }
     }
 
@@ -533,14 +537,11 @@ impl KilobotTable {
     /// Pushes overlapping robots apart: two moved robots share the correction, a robot at
     /// rest takes `push_share` of it (none when anchored). New contacts count as collisions.
     fn resolve_overlaps(&mut self) {
-        let n = self.len();
         std::mem::swap(&mut self.contacts, &mut self.previous_contacts);
         self.contacts.clear();
         for pass in 0..self.config.overlap_passes.max(1) {
-            for i in 0..n {
-                if !self.moved[i] {
-                    continue;
-                }
+            for &i in &self.movers {
+                let i = i as usize;
                 let (x, y, moved, contacts, pushes) = (&mut self.x, &mut self.y, &self.moved, &mut self.contacts, &mut self.pushes);
                 let (anchored, rest_share) = (&self.anchored, self.config.push_share);
                 let (xi, yi) = (x[i], y[i]);
@@ -606,22 +607,40 @@ struct Neighbours {
     /// Positions at the last rebuild, world units.
     x: Vec<f64>,
     y: Vec<f64>,
-    /// Scratch of a query: one slot per neighbour of the longest list (robot, squared
-    /// distance, world units^2).
-    hits: Vec<u32>,
-    squares: Vec<f64>,
+    /// Each robot's neighbours in range and their distances (world units), the first
+    /// `near_len[i]` slots of its list's span: kept while `near_fresh[i]`, i.e. while
+    /// neither the robot nor any robot of its list has moved (most of a swarm stands
+    /// still: a sender's list is walked again only when something near it moved).
+    near: Vec<u32>,
+    near_distance: Vec<f64>,
+    near_len: Vec<u32>,
+    near_fresh: Vec<bool>,
+    /// Positions when the in-range lists were last checked, world units.
+    seen_x: Vec<f64>,
+    seen_y: Vec<f64>,
     /// Rebuilds so far.
     rebuilds: u64,
 }
 
 impl Neighbours {
     /// Rebuilds the lists from `grid` (current with `x`, `y`) when some robot has moved
-    /// too far since the last rebuild (or the robots changed).
+    /// too far since the last rebuild (or the robots changed), else forgets the in-range
+    /// lists that a robot's move since the last call can have changed: its own and those
+    /// of the robots in its list (lists are symmetric). Called after robots moved.
     fn refresh(&mut self, grid: &Grid, x: &[f64], y: &[f64], range: f64) {
         let limit = (SKIN * LIST_SLACK) * (SKIN * LIST_SLACK);
         let stale = self.x.len() != x.len()
             || x.iter().zip(y).zip(self.x.iter().zip(&self.y)).any(|((&a, &b), (&c, &d))| (a - c) * (a - c) + (b - d) * (b - d) >= limit);
         if !stale && self.start.len() == x.len() + 1 {
+            for m in 0..x.len() {
+                if x[m] != self.seen_x[m] || y[m] != self.seen_y[m] {
+                    (self.seen_x[m], self.seen_y[m]) = (x[m], y[m]);
+                    self.near_fresh[m] = false;
+                    for &k in &self.list[self.start[m] as usize..self.start[m + 1] as usize] {
+                        self.near_fresh[k as usize] = false;
+                    }
+                }
+            }
             return;
         }
         let reach = range + SKIN;
@@ -629,32 +648,54 @@ impl Neighbours {
         start.clear();
         list.clear();
         start.push(0);
-        let mut longest = 0;
         for i in 0..x.len() {
-            let (xi, yi, before) = (x[i], y[i], list.len());
+            let (xi, yi) = (x[i], y[i]);
             grid.for_each_near(xi, yi, reach, |j| {
                 let (dx, dy) = (x[j] - xi, y[j] - yi);
                 if j != i && dx * dx + dy * dy < reach * reach {
                     list.push(j as u32);
                 }
             });
-            longest = longest.max(list.len() - before);
             start.push(list.len() as u32);
         }
-        self.x.clear();
-        self.x.extend_from_slice(x);
-        self.y.clear();
-        self.y.extend_from_slice(y);
-        self.hits.resize(longest + 1, 0);
-        self.squares.resize(longest + 1, 0.0);
+        for (mine, now) in [(&mut self.x, x), (&mut self.y, y), (&mut self.seen_x, x), (&mut self.seen_y, y)] {
+            mine.clear();
+            mine.extend_from_slice(now);
+        }
+        self.near.resize(self.list.len(), 0);
+        self.near_distance.resize(self.list.len(), 0.0);
+        self.near_len.resize(x.len(), 0);
+        self.near_fresh.clear();
+        self.near_fresh.resize(x.len(), false);
         self.rebuilds += 1;
     }
 
-    /// Robot `i`'s list and the scratch for a query over it.
+    /// Robot `i`'s neighbours within `range2` (squared range, world units^2), in list
+    /// order, and their distances (world units), walked from its list only when it is
+    /// not kept from before.
     #[inline]
-    fn of(&mut self, i: usize) -> (&[u32], &mut [u32], &mut [f64]) {
+    fn in_range(&mut self, i: usize, x: &[f64], y: &[f64], range2: f64) -> (&[u32], &[f64]) {
         let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
-        (&self.list[a..b], &mut self.hits, &mut self.squares)
+        if !self.near_fresh[i] {
+            // Kept without a branch per candidate (a third of a list is out of range:
+            // branches would often be mispredicted).
+            let (xi, yi) = (x[i], y[i]);
+            let (near, distance) = (&mut self.near[a..b], &mut self.near_distance[a..b]);
+            let mut kept = 0;
+            for &k in &self.list[a..b] {
+                let (dx, dy) = (x[k as usize] - xi, y[k as usize] - yi);
+                let d2 = dx * dx + dy * dy;
+                (near[kept], distance[kept]) = (k, d2);
+                kept += usize::from(d2 < range2);
+            }
+            for d in &mut distance[..kept] {
+                *d = d.sqrt();
+            }
+            self.near_len[i] = kept as u32;
+            self.near_fresh[i] = true;
+        }
+        let end = a + self.near_len[i] as usize;
+        (&self.near[a..end], &self.near_distance[a..end])
     }
 }
 

@@ -314,3 +314,43 @@ fn moving_robots_hear_exactly_the_robots_in_range() {
     }
     assert!(table.channel_list_rebuilds() > 5, "the lists were rebuilt as robots moved: {}", table.channel_list_rebuilds());
 }
+
+#[test]
+fn a_swarm_mostly_at_rest_hears_exactly_the_robots_in_range() {
+    // A few robots drive through a group at rest and push some of it: the in-range lists
+    // kept from earlier steps must follow every robot that moved or was pushed, and only
+    // those (a robot that drives past a still pair changes both of their lists).
+    let poses: Vec<Pose> = (0..60).map(|i| Pose { x: (i % 10) as f64 * 1.2, y: (i / 10) as f64 * 1.2, theta: i as f64 * 0.7 }).collect();
+    let config = TableConfig { speed: 0.05, turn_angle: 0.05, avoidance: None, push_share: 0.5, ..exact() };
+    let mut table = KilobotTable::new(config, &poses, 5).unwrap();
+    let range = config.channel.range;
+    let mut reading = KilobotSensors::default();
+    for step in 0..600 {
+        let commands: Vec<KilobotCommand> = (0..60)
+            .map(|i| {
+                let drive = i % 7 == 3 && (step / 50) % 2 == 0;
+                let (l, r) = if drive { [(1.0, 1.0), (1.0, 0.0)][(i + step / 25) % 2] } else { (0.0, 0.0) };
+                KilobotCommand { motor_left: l, motor_right: r, message: vec![i as u8], ..KilobotCommand::default() }
+            })
+            .collect();
+        for i in 0..60 {
+            table.read(i, &mut reading);
+            let mut heard: Vec<(u8, u64)> = reading.messages.iter().map(|m| (m.payload[0], m.distance.to_bits())).collect();
+            heard.sort_unstable();
+            let p = table.pose(i);
+            let expected: Vec<(u8, u64)> = (0..60)
+                .filter(|&j| j != i && step > 0)
+                .map(|j| (j, table.pose(j)))
+                .filter(|(_, q)| (q.x - p.x).powi(2) + (q.y - p.y).powi(2) < range * range)
+                .map(|(j, q)| (j as u8, ((q.x - p.x).powi(2) + (q.y - p.y).powi(2)).sqrt() * WORLD_UNIT_M))
+                .map(|(j, d)| (j, d.to_bits()))
+                .collect();
+            assert_eq!(heard, expected, "robot {i} at step {step}");
+        }
+        table.apply_all(&commands).unwrap();
+        table.step();
+    }
+    let pushed = (0..60).filter(|&i| i % 7 != 3 && table.pose(i) != poses[i]).count();
+    assert!(pushed > 0, "the drivers pushed robots at rest");
+    assert!(table.channel_list_rebuilds() > 1, "the lists were rebuilt: {}", table.channel_list_rebuilds());
+}
