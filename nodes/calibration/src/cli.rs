@@ -157,8 +157,8 @@ pub struct RecordArgs {
     /// Simulation seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Hydrodynamic parameters `kv,kf,sigma_stoch,d_linear,d_angular`; default: the
-    /// world's own.
+    /// Hydrodynamic parameters `kv,kf,sigma_stoch,d_linear,d_angular[,flow_correlation_time]`;
+    /// default: the world's own.
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<f64>>,
     /// Output trajectory CSV.
@@ -419,11 +419,18 @@ fn run_record(args: RecordArgs) -> anyhow::Result<()> {
         bail!("--seconds {e}");
     }
     let (world, _) = load_world(&args.world)?;
-    let space = crate::tank::hydro_parameter_space();
     let h = &world.hydro;
     let values = args.parameters.clone().unwrap_or_else(|| vec![h.kv, h.kf, h.sigma_stoch, h.d_linear, h.d_angular]);
+    // A sixth value is the optional flow correlation time.
+    let space =
+        if values.len() == 6 { crate::tank::hydro_parameter_space_with_flow_correlation() } else { crate::tank::hydro_parameter_space() };
     if values.len() != space.parameters.len() {
-        bail!("--parameters takes {} values ({}), got {}", space.parameters.len(), space.names().join(","), values.len());
+        bail!(
+            "--parameters takes {} values ({}) or a sixth, the flow correlation time (s); got {}",
+            space.parameters.len(),
+            space.names().join(","),
+            values.len()
+        );
     }
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &space)? };
     let frames = (args.seconds / simulator.frame_interval()).round() as usize + 1;

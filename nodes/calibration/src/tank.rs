@@ -33,6 +33,20 @@ pub fn hydro_parameter_space() -> ParameterSpace {
     }
 }
 
+/// The optional sixth parameter (issue #19 item 4): the correlation time of the flow's
+/// per-cell fluctuation along a ball's path, 0-2 s, starting white (0, the SPEC's model).
+/// Add it to a job's `parameters` to calibrate it.
+pub fn flow_correlation_time_range() -> ParameterRange {
+    ParameterRange::new("hydro.flow_correlation_time", "s", 0.0, 2.0, 0.0)
+}
+
+/// [`hydro_parameter_space`] plus [`flow_correlation_time_range`].
+pub fn hydro_parameter_space_with_flow_correlation() -> ParameterSpace {
+    let mut space = hydro_parameter_space();
+    space.parameters.push(flow_correlation_time_range());
+    space
+}
+
 /// Most ping-pong balls of the default world (count), for the CLI and the node alike: each
 /// is simulated in every evaluation, so more only multiplies the run time and memory.
 pub const MAX_BALLS: usize = 1000;
@@ -78,10 +92,13 @@ pub enum HydroParameter {
     DLinear,
     /// `hydro.d_angular`: fraction of angular velocity removed per second (1/s).
     DAngular,
+    /// `hydro.flow_correlation_time`: correlation time of the flow fluctuation along a
+    /// body's path (s); optional, not in the default space.
+    FlowCorrelationTime,
 }
 
 impl HydroParameter {
-    const ALL: [HydroParameter; 5] = [Self::Kv, Self::Kf, Self::SigmaStoch, Self::DLinear, Self::DAngular];
+    const ALL: [HydroParameter; 6] = [Self::Kv, Self::Kf, Self::SigmaStoch, Self::DLinear, Self::DAngular, Self::FlowCorrelationTime];
 
     /// The physics node's parameter name.
     pub fn name(self) -> &'static str {
@@ -91,6 +108,7 @@ impl HydroParameter {
             Self::SigmaStoch => "hydro.sigma_stoch",
             Self::DLinear => "hydro.d_linear",
             Self::DAngular => "hydro.d_angular",
+            Self::FlowCorrelationTime => "hydro.flow_correlation_time",
         }
     }
 
@@ -110,6 +128,7 @@ impl HydroParameter {
             Self::SigmaStoch => hydro.sigma_stoch = value,
             Self::DLinear => hydro.d_linear = value,
             Self::DAngular => hydro.d_angular = value,
+            Self::FlowCorrelationTime => hydro.flow_correlation_time = value,
         }
     }
 }
