@@ -262,6 +262,30 @@ mod tests {
         assert!(e.to_string().contains("hydro.kv"), "{e}");
     }
 
+    /// The optional sixth parameter reaches the world, loads from a parameter file and is
+    /// range-checked there; 0 is the five-parameter model bit for bit, > 0 changes the run.
+    #[test]
+    fn flow_correlation_time_is_optional_and_zero_is_the_white_model() {
+        let world = WorldConfig::default().with_modules(ModuleKind::PingPongBall, 4, "ball");
+        let five = TankSimulator { warmup: 0.5, ..TankSimulator::new(world.clone(), &hydro_parameter_space()).unwrap() };
+        let six = TankSimulator { warmup: 0.5, ..TankSimulator::new(world, &hydro_parameter_space_with_flow_correlation()).unwrap() };
+        assert_eq!(six.configured(&[1.0, 1.0, 0.0, 0.5, 0.5, 0.7]).unwrap().hydro.flow_correlation_time, 0.7);
+        let p = [1.3, 1.8, 120.0, 0.3, 0.25];
+        let white = five.simulate(&p, 40, 3).unwrap();
+        assert_eq!(six.simulate(&[p.as_slice(), &[0.0]].concat(), 40, 3).unwrap(), white);
+        assert_ne!(six.simulate(&[p.as_slice(), &[0.8]].concat(), 40, 3).unwrap(), white);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.yaml");
+        let file = |t: &str| {
+            format!("tank_physics:\n  ros__parameters:\n    hydro: {{flow_correlation_time: {t}}}\n    modules:\n      ball: {{kind: ping_pong_ball, count: 3}}\n")
+        };
+        std::fs::write(&path, file("0.5")).unwrap();
+        assert_eq!(load_world(Some(&path), "tank_physics", 24).unwrap().0.hydro.flow_correlation_time, 0.5);
+        std::fs::write(&path, file("-1")).unwrap();
+        let e = load_world(Some(&path), "tank_physics", 24).unwrap_err().to_string();
+        assert!(e.contains("hydro.flow_correlation_time"), "{e}");
+    }
+
     #[test]
     fn worlds_load_from_parameter_files() {
         let dir = tempfile::tempdir().unwrap();
