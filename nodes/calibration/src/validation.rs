@@ -368,13 +368,13 @@ pub fn verdict(
     let misses = |c: &Criteria| {
         let mut m = Vec::new();
         // NaN figures fail every criterion.
-        if !(relative_msd_error <= c.max_relative_msd_error) {
+        if relative_msd_error.is_nan() || relative_msd_error > c.max_relative_msd_error {
             m.push(format!("MSD error {:.1} % > {:.0} %", 100.0 * relative_msd_error, 100.0 * c.max_relative_msd_error));
         }
-        if !(occupancy_correlation >= c.min_occupancy_correlation) {
+        if occupancy_correlation.is_nan() || occupancy_correlation < c.min_occupancy_correlation {
             m.push(format!("occupancy correlation {occupancy_correlation:.3} < {:.2}", c.min_occupancy_correlation));
         }
-        if !(pass_fraction >= c.min_ks_pass_fraction) {
+        if pass_fraction.is_nan() || pass_fraction < c.min_ks_pass_fraction {
             m.push(format!("speed KS pass fraction {pass_fraction:.2} < {:.2}", c.min_ks_pass_fraction));
         }
         m
