@@ -102,10 +102,16 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
     // on by default): not the luckiest draw the feedback saw, so it may lie above it.
     assert!(result.fitness.is_finite() && result.fitness > 0.0, "fitness {}", result.fitness);
     assert_eq!(result.parameters.len(), 5);
-    assert_eq!(result.files.len(), 8);
+    // Fitness history, MSD table and plot, fitness, occupancy, velocity, the three speed
+    // plots, the validation report, summary, checkpoint.
+    assert_eq!(result.files.len(), 12);
     for file in result.files.iter().chain([&result.parameter_file]) {
         assert!(Path::new(file).is_file(), "{file} missing");
     }
+    // The validation report's verdict line is in the result message and opens report.md.
+    assert!(["GOOD: ", "MARGINAL: ", "POOR: "].iter().any(|v| result.message.contains(v)), "{}", result.message);
+    let report = result.files.iter().find(|f| f.ends_with("report.md")).unwrap();
+    assert!(std::fs::read_to_string(report).unwrap().contains("# Validation of the calibrated model"));
     let tree = load_file(Path::new(&result.parameter_file), &NodeIdentity::new("tank_physics", "/")).unwrap();
     for (k, name) in ["hydro.kv", "hydro.kf", "hydro.sigma_stoch", "hydro.d_linear", "hydro.d_angular"].iter().enumerate() {
         assert_eq!(get_dotted(&tree, name).and_then(|v| v.as_f64()), Some(result.parameters[k]), "{name}");

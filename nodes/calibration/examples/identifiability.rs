@@ -4,12 +4,13 @@
 //!
 //! `flotilla-calibrate record --seconds 600 --seed 101 --parameters 1.3,1.8,120,0.3,0.25 --out real.csv`
 //! `cargo run --release -p calibration --no-default-features --example identifiability -- real.csv 1.3,1.8,120,0.3,0.25 [seconds]`
+//! Six values: the sixth is `hydro.flow_correlation_time` (s), swept as well.
 
 use anyhow::Context;
 use calibration::job::{mean_and_std, resample_all};
 use calibration::msd::{pooled_mean_squared_displacement, MsdSettings};
 use calibration::pso::evaluation_seed;
-use calibration::tank::{hydro_parameter_space, TankSimulator};
+use calibration::tank::{hydro_parameter_space, hydro_parameter_space_with_flow_correlation, TankSimulator};
 use calibration::Simulator;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::trajectory::TrajectoryRecording;
@@ -21,7 +22,7 @@ fn main() -> anyhow::Result<()> {
     let recording = TrajectoryRecording::read(args.get(1).context("usage: identifiability REAL.csv TRUTH [SECONDS]")?)?;
     let truth: Vec<f64> = args.get(2).context("missing TRUTH")?.split(',').map(str::parse).collect::<Result<_, _>>()?;
     let seconds: f64 = args.get(3).map_or(Ok(60.0), |s| s.parse())?;
-    let space = hydro_parameter_space();
+    let space = if truth.len() == 6 { hydro_parameter_space_with_flow_correlation() } else { hydro_parameter_space() };
     let sim = TankSimulator::new(WorldConfig::default().with_modules(ModuleKind::PingPongBall, 24, "ball"), &space)?;
     let msd = MsdSettings::default();
     let reference = pooled_mean_squared_displacement(&resample_all(&[recording], sim.frame_interval(), 0.1)?, &msd)?;

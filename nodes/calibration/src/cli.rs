@@ -6,6 +6,8 @@
 //!   with a known field).
 //! - `record`: simulates the tank and writes a trajectory CSV (a synthetic recording).
 //! - `noise`: the fitness-noise check (one parameter set, many seeds).
+//! - `validate`: the validation report of one parameter set against recordings (what
+//!   `run` writes for its calibrated parameters).
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -19,7 +21,7 @@ use serde_yaml::Mapping;
 use tank_physics::WorldConfig;
 
 use crate::flow_estimation::{estimate_flow_field, CellCoverage, FlowEstimationSettings};
-use crate::job::{fitness_samples, mean_and_std, resample_all, run_job, JobSettings};
+use crate::job::{fitness_samples, mean_and_std, resample_all, run_job, write_validation, JobFiles, JobSettings};
 use crate::maps::GridSpec;
 use crate::msd::pooled_mean_squared_displacement;
 use crate::output::plots::{plot_heat_maps, ColourScale, HeatPanel};
@@ -46,6 +48,9 @@ pub enum CalibrateCommand {
     Record(RecordArgs),
     /// Fitness noise: the fitness of one parameter set over many seeds.
     Noise(NoiseArgs),
+    /// Validation report of one parameter set against recordings (MSD, maps, per-cell
+    /// speed KS tests, verdict).
+    Validate(ValidateArgs),
 }
 
 /// The simulated world.
@@ -152,8 +157,8 @@ pub struct RecordArgs {
     /// Simulation seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Hydrodynamic parameters `kv,kf,sigma_stoch,d_linear,d_angular`; default: the
-    /// world's own.
+    /// Hydrodynamic parameters `kv,kf,sigma_stoch,d_linear,d_angular[,flow_correlation_time]`;
+    /// default: the world's own.
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<f64>>,
     /// Output trajectory CSV.
@@ -187,6 +192,29 @@ pub struct NoiseArgs {
     pub seed: u64,
 }
 
+/// `validate` arguments.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Trajectory CSV files (pooled).
+    #[arg(long = "recording", required = true)]
+    pub recordings: Vec<PathBuf>,
+    /// The simulated world.
+    #[command(flatten)]
+    pub world: WorldArgs,
+    /// Job settings (YAML): MSD window, maps, parameter names, `validation` criteria.
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Parameter values (in the settings' order); default: their initial values.
+    #[arg(long, value_delimiter = ',')]
+    pub parameters: Option<Vec<f64>>,
+    /// Seed of the validation simulation.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output directory (report.md, validation.yaml, plots, MSD table).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
 /// Runs a `flotilla calibrate` command.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     match args.command {
@@ -194,6 +222,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         CalibrateCommand::FlowField(a) => run_flow_field(a),
         CalibrateCommand::Record(a) => run_record(a),
         CalibrateCommand::Noise(a) => run_noise(a),
+        CalibrateCommand::Validate(a) => run_validate(a),
     }
 }
 
@@ -390,11 +419,18 @@ fn run_record(args: RecordArgs) -> anyhow::Result<()> {
         bail!("--seconds {e}");
     }
     let (world, _) = load_world(&args.world)?;
-    let space = crate::tank::hydro_parameter_space();
     let h = &world.hydro;
     let values = args.parameters.clone().unwrap_or_else(|| vec![h.kv, h.kf, h.sigma_stoch, h.d_linear, h.d_angular]);
+    // A sixth value is the optional flow correlation time.
+    let space =
+        if values.len() == 6 { crate::tank::hydro_parameter_space_with_flow_correlation() } else { crate::tank::hydro_parameter_space() };
     if values.len() != space.parameters.len() {
-        bail!("--parameters takes {} values ({}), got {}", space.parameters.len(), space.names().join(","), values.len());
+        bail!(
+            "--parameters takes {} values ({}) or a sixth, the flow correlation time (s); got {}",
+            space.parameters.len(),
+            space.names().join(","),
+            values.len()
+        );
     }
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &space)? };
     let frames = (args.seconds / simulator.frame_interval()).round() as usize + 1;
@@ -427,5 +463,29 @@ fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
     progress.finish();
     let (mean, std) = mean_and_std(&values);
     println!("fitness over {} runs of {parameters:?}: mean {mean:.6e} m^2, std {std:.6e} m^2 ({:.1} %)", values.len(), 100.0 * std / mean);
+    Ok(())
+}
+
+fn run_validate(args: ValidateArgs) -> anyhow::Result<()> {
+    let settings = read_settings(args.settings.as_deref())?;
+    settings.validate()?;
+    let space = &settings.calibration.parameters;
+    let parameters = args.parameters.unwrap_or_else(|| space.initial());
+    if parameters.len() != space.parameters.len() {
+        bail!("--parameters takes {} values ({}), got {}", space.parameters.len(), space.names().join(","), parameters.len());
+    }
+    let (world, _) = load_world(&args.world)?;
+    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, space)? };
+    let recordings = read_recordings(&args.recordings)?;
+    let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;
+    let reference = pooled_mean_squared_displacement(&real, &settings.calibration.msd)?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let files = JobFiles::in_dir(&args.out);
+    let named: Vec<(String, f64)> = space.named(&parameters).map(|(n, v)| (n.to_owned(), v)).collect();
+    let report = write_validation(&simulator, &real, &reference, &parameters, &named, &settings, args.seed, &files)?;
+    let yaml_path = args.out.join("validation.yaml");
+    std::fs::write(&yaml_path, serde_yaml::to_string(&report)?).with_context(|| format!("writing {}", yaml_path.display()))?;
+    println!("{}", report.verdict_line);
+    println!("report: {}", files.report.display());
     Ok(())
 }

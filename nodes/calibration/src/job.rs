@@ -18,6 +18,7 @@ use crate::output::plots::{plot_fitness, plot_heat_maps, plot_msd, ColourScale, 
 use crate::output::{write_atomically, write_fitness_history, write_msd_table, write_parameter_file};
 use crate::pso::evaluation_seed;
 use crate::simulator::Simulator;
+use crate::validation::{build_report, plot_speeds, write_markdown, SpeedComparison, ValidationReport, ValidationSettings, Verdict};
 use crate::CalibrationError;
 
 /// Settings of a calibration job.
@@ -38,6 +39,8 @@ pub struct JobSettings {
     /// Fresh-seed windows the calibrated best is validated on; the summary gives their
     /// mean and spread next to the PSO's best fitness (dimensionless; default 5).
     pub validation_runs: usize,
+    /// The validation report's KS test and verdict criteria.
+    pub validation: ValidationSettings,
 }
 
 impl Default for JobSettings {
@@ -49,6 +52,7 @@ impl Default for JobSettings {
             velocity_half_window: 3,
             parameter_file_node: "tank_physics".into(),
             validation_runs: 5,
+            validation: ValidationSettings::default(),
         }
     }
 }
@@ -76,6 +80,7 @@ impl JobSettings {
         if self.validation_runs == 0 {
             return Err(CalibrationError::Setting("validation_runs must be at least 1".into()));
         }
+        self.validation.validate()?;
         if self.parameter_file_node.is_empty() {
             return Err(CalibrationError::Setting("parameter_file_node must not be empty".into()));
         }
@@ -107,6 +112,14 @@ pub struct JobFiles {
     pub occupancy_plot: PathBuf,
     /// Mean x/y velocity maps real vs simulated (PNG).
     pub velocity_plot: PathBuf,
+    /// Per-cell speed KS statistic and rejections (PNG).
+    pub speed_ks_plot: PathBuf,
+    /// Per-cell mean speed real vs simulated (PNG).
+    pub speed_mean_plot: PathBuf,
+    /// Speed histograms real vs simulated (PNG).
+    pub speed_histogram: PathBuf,
+    /// The validation report with the verdict line (markdown).
+    pub report: PathBuf,
     /// Summary (YAML).
     pub summary: PathBuf,
     /// PSO checkpoint (JSON); a rerun with the same output directory resumes from it.
@@ -124,6 +137,10 @@ impl JobFiles {
             fitness_plot: dir.join("fitness.png"),
             occupancy_plot: dir.join("occupancy.png"),
             velocity_plot: dir.join("velocity.png"),
+            speed_ks_plot: dir.join("speed_ks.png"),
+            speed_mean_plot: dir.join("speed_ks.mean.png"),
+            speed_histogram: dir.join("speed_histogram.png"),
+            report: dir.join("report.md"),
             summary: dir.join("summary.yaml"),
             checkpoint: dir.join("checkpoint.json"),
         }
@@ -149,6 +166,13 @@ pub struct JobSummary {
     pub relative_msd_error: f64,
     /// Occupancy and velocity maps, real vs simulated.
     pub maps: MapComparison,
+    /// The validation report's verdict.
+    pub verdict: Verdict,
+    /// The verdict with its figures and the criteria missed (also the first line of
+    /// the report).
+    pub verdict_line: String,
+    /// Per-cell speed distributions, real vs simulated (two-sample KS tests).
+    pub speed_distributions: SpeedComparison,
     /// Iterations done (dimensionless).
     pub iterations: usize,
     /// Objective evaluations, i.e. simulations (dimensionless).
@@ -203,30 +227,23 @@ pub fn run_job(
             .collect::<Result<Vec<f64>, CalibrationError>>()?
     };
     let (validation_fitness, validation_fitness_std) = mean_and_std(&validation);
-    let frames = real.iter().map(RegularTracks::frames).max().unwrap_or(0);
-    let long = simulator.simulate(&outcome.best, frames, seed.wrapping_add(1))?;
-    let simulated = pooled_mean_squared_displacement(std::slice::from_ref(&long), &msd_settings)?;
-    let relative_msd_error = simulated.relative_error(&reference)?;
-
+    let parameters: Vec<(String, f64)> = space.named(&outcome.best).map(|(n, v)| (n.to_owned(), v)).collect();
     write_parameter_file(&files.parameters, &settings.parameter_file_node, base_parameters, space, &outcome.best)?;
     write_fitness_history(&files.fitness_history, space, &outcome.history)?;
-    write_msd_table(&files.msd_table, &[("msd_real_m2", &reference), ("msd_calibrated_m2", &simulated)])?;
-    plot_msd(
-        &files.msd_plot,
-        "MSD: recording vs calibrated simulation",
-        &[("recording", &reference), ("calibrated simulation", &simulated)],
-    )?;
     plot_fitness(&files.fitness_plot, &outcome.history)?;
-    let maps = write_maps(&files, &real, &long, settings)?;
+    let report = write_validation(simulator, &real, &reference, &outcome.best, &parameters, settings, seed.wrapping_add(1), &files)?;
 
     let summary = JobSummary {
-        parameters: space.named(&outcome.best).map(|(n, v)| (n.to_owned(), v)).collect(),
+        parameters,
         best_fitness: outcome.best_fitness,
         validation_fitness,
         validation_fitness_std: if validation.len() > 1 { validation_fitness_std } else { 0.0 },
         validation_runs: validation.len(),
-        relative_msd_error,
-        maps,
+        relative_msd_error: report.relative_msd_error,
+        maps: report.maps,
+        verdict: report.verdict,
+        verdict_line: report.verdict_line.clone(),
+        speed_distributions: report.speeds,
         iterations: outcome.history.last().map_or(0, |r| r.iteration),
         evaluations: outcome.history.last().map_or(0, |r| r.evaluations)
             + if outcome.completed {
@@ -243,11 +260,63 @@ pub fn run_job(
     info!(
         best_fitness = summary.best_fitness,
         validation_fitness,
-        relative_msd_error,
+        relative_msd_error = summary.relative_msd_error,
         wall_time_s = summary.wall_time,
         "calibration job done"
     );
+    info!("{}", summary.verdict_line);
     Ok(summary)
+}
+
+/// The validation report of `parameters`: one simulation as long as the longest
+/// recording (seed `seed`) against the resampled recordings `real` and their MSD
+/// `reference`; writes the MSD table and plot, the occupancy, velocity and speed plots
+/// and the markdown report into `files`.
+#[allow(clippy::too_many_arguments)]
+pub fn write_validation(
+    simulator: &impl Simulator,
+    real: &[RegularTracks],
+    reference: &MsdCurve,
+    parameters: &[f64],
+    named: &[(String, f64)],
+    settings: &JobSettings,
+    seed: u64,
+    files: &JobFiles,
+) -> Result<ValidationReport, CalibrationError> {
+    let frames = real.iter().map(RegularTracks::frames).max().unwrap_or(0);
+    let long = simulator.simulate(parameters, frames, seed)?;
+    let simulated = pooled_mean_squared_displacement(std::slice::from_ref(&long), &settings.calibration.msd)?;
+    let relative_msd_error = simulated.relative_error(reference)?;
+    write_msd_table(&files.msd_table, &[("msd_real_m2", reference), ("msd_calibrated_m2", &simulated)])?;
+    plot_msd(
+        &files.msd_plot,
+        "MSD: recording vs calibrated simulation",
+        &[("recording", reference), ("calibrated simulation", &simulated)],
+    )?;
+    let maps = write_maps(files, real, &long, settings)?;
+    let pooled = pool(real, long.dt);
+    let report =
+        build_report(relative_msd_error, maps, &pooled, &long, &settings.maps, settings.velocity_half_window, &settings.validation)?;
+    plot_speeds(&report, &settings.maps, &files.speed_ks_plot, &files.speed_histogram)?;
+    write_markdown(
+        &files.report,
+        &report,
+        named,
+        &[
+            ("MSD", &files.msd_plot),
+            ("Occupancy", &files.occupancy_plot),
+            ("Mean velocity", &files.velocity_plot),
+            ("Per-cell speed KS test", &files.speed_ks_plot),
+            ("Mean speed per cell", &files.speed_mean_plot),
+            ("Speed distribution", &files.speed_histogram),
+        ],
+    )?;
+    Ok(report)
+}
+
+/// All recordings' tracks as one set.
+fn pool(real: &[RegularTracks], dt: f64) -> RegularTracks {
+    RegularTracks { dt, tracks: real.iter().flat_map(|r| r.tracks.iter().cloned()).collect() }
 }
 
 fn write_maps(
@@ -256,7 +325,7 @@ fn write_maps(
     simulated: &RegularTracks,
     settings: &JobSettings,
 ) -> Result<MapComparison, CalibrationError> {
-    let pooled = RegularTracks { dt: simulated.dt, tracks: real.iter().flat_map(|r| r.tracks.iter().cloned()).collect() };
+    let pooled = pool(real, simulated.dt);
     let real_maps = SpatialMaps::from_tracks(&pooled, settings.maps, settings.velocity_half_window)?;
     let sim_maps = SpatialMaps::from_tracks(simulated, settings.maps, settings.velocity_half_window)?;
     let occupancy = |m: &SpatialMaps| m.occupancy.iter().map(|&v| Some(v)).collect::<Vec<_>>();
@@ -409,6 +478,43 @@ mod tests {
         assert_eq!(seen, vec![4]);
         // 4 x 6 PSO evaluations (the first 3 iterations from the checkpoint) + 3 x 6 fresh.
         assert_eq!(more.evaluations, 42);
+    }
+
+    /// The validation report against an OU recording: the recording's own parameters
+    /// (fresh seed) are GOOD, a clearly different process (three times the noise, a
+    /// wider and faster well) is POOR, and every report file is written.
+    #[test]
+    fn validation_report_tells_a_match_from_a_mismatch() {
+        let sim = OrnsteinUhlenbeck { particles: 24, substeps: 2, ..OrnsteinUhlenbeck::default() };
+        let truth = [12.0, 1.5, 0.05];
+        let real = vec![sim.simulate(&truth, 12000, 77).unwrap()];
+        let mut settings = ou_job(1);
+        settings.maps = GridSpec { nx: 12, ny: 12, side: 0.06 };
+        settings.calibration.msd = MsdSettings { window_frames: 400, start_stride: 20 };
+        let reference = pooled_mean_squared_displacement(&real, &settings.calibration.msd).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let files = JobFiles::in_dir(dir.path());
+        let named = [("stiffness".to_owned(), 12.0)];
+        let good = write_validation(&sim, &real, &reference, &truth, &named, &settings, 5, &files).unwrap();
+        assert_eq!(good.verdict, Verdict::Good, "{}", good.verdict_line);
+        assert!(good.speeds.tested_cells >= 50, "{:?}", good.speeds.tested_cells);
+        for path in [
+            &files.msd_plot,
+            &files.occupancy_plot,
+            &files.velocity_plot,
+            &files.speed_ks_plot,
+            &files.speed_mean_plot,
+            &files.speed_histogram,
+            &files.report,
+        ] {
+            assert!(path.exists(), "{}", path.display());
+        }
+        let text = std::fs::read_to_string(&files.report).unwrap();
+        assert!(text.contains("**GOOD: MSD error") && text.contains("stiffness = 12"), "{text}");
+        let bad = write_validation(&sim, &real, &reference, &[20.0, 1.5, 0.15], &named, &settings, 5, &files).unwrap();
+        eprintln!("{}\n{}", good.verdict_line, bad.verdict_line);
+        assert_eq!(bad.verdict, Verdict::Poor, "{}", bad.verdict_line);
+        assert!(bad.speeds.pass_fraction < 0.2 && bad.speeds.failing_simulation_faster > 0, "{:?}", bad.speeds);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! - [`maps`]: occupancy and mean-velocity maps for validation.
 //! - [`output`]: the parameter file, fitness history and plots of a calibration.
 //! - [`request`]: the ROS node's goals and requests, checked before any work starts.
+//! - [`validation`]: the validation report (MSD, maps, per-cell speed KS tests, verdict).
 //! - [`cli`]: the offline command line (`flotilla-calibrate`).
 
 pub mod calibrate;
@@ -28,6 +29,7 @@ pub mod pso;
 pub mod request;
 pub mod simulator;
 pub mod tank;
+pub mod validation;
 
 use std::path::PathBuf;
 

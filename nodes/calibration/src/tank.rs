@@ -33,6 +33,20 @@ pub fn hydro_parameter_space() -> ParameterSpace {
     }
 }
 
+/// The optional sixth parameter (issue #19 item 4): the correlation time of the flow's
+/// per-cell fluctuation along a ball's path, 0-2 s, starting white (0, the SPEC's model).
+/// Add it to a job's `parameters` to calibrate it.
+pub fn flow_correlation_time_range() -> ParameterRange {
+    ParameterRange::new("hydro.flow_correlation_time", "s", 0.0, 2.0, 0.0)
+}
+
+/// [`hydro_parameter_space`] plus [`flow_correlation_time_range`].
+pub fn hydro_parameter_space_with_flow_correlation() -> ParameterSpace {
+    let mut space = hydro_parameter_space();
+    space.parameters.push(flow_correlation_time_range());
+    space
+}
+
 /// Most ping-pong balls of the default world (count), for the CLI and the node alike: each
 /// is simulated in every evaluation, so more only multiplies the run time and memory.
 pub const MAX_BALLS: usize = 1000;
@@ -78,10 +92,13 @@ pub enum HydroParameter {
     DLinear,
     /// `hydro.d_angular`: fraction of angular velocity removed per second (1/s).
     DAngular,
+    /// `hydro.flow_correlation_time`: correlation time of the flow fluctuation along a
+    /// body's path (s); optional, not in the default space.
+    FlowCorrelationTime,
 }
 
 impl HydroParameter {
-    const ALL: [HydroParameter; 5] = [Self::Kv, Self::Kf, Self::SigmaStoch, Self::DLinear, Self::DAngular];
+    const ALL: [HydroParameter; 6] = [Self::Kv, Self::Kf, Self::SigmaStoch, Self::DLinear, Self::DAngular, Self::FlowCorrelationTime];
 
     /// The physics node's parameter name.
     pub fn name(self) -> &'static str {
@@ -91,6 +108,7 @@ impl HydroParameter {
             Self::SigmaStoch => "hydro.sigma_stoch",
             Self::DLinear => "hydro.d_linear",
             Self::DAngular => "hydro.d_angular",
+            Self::FlowCorrelationTime => "hydro.flow_correlation_time",
         }
     }
 
@@ -110,6 +128,7 @@ impl HydroParameter {
             Self::SigmaStoch => hydro.sigma_stoch = value,
             Self::DLinear => hydro.d_linear = value,
             Self::DAngular => hydro.d_angular = value,
+            Self::FlowCorrelationTime => hydro.flow_correlation_time = value,
         }
     }
 }
@@ -241,6 +260,30 @@ mod tests {
         assert!(sim.configured(&[1.0]).is_err());
         let e = HydroParameter::from_name("hydro.kx").unwrap_err();
         assert!(e.to_string().contains("hydro.kv"), "{e}");
+    }
+
+    /// The optional sixth parameter reaches the world, loads from a parameter file and is
+    /// range-checked there; 0 is the five-parameter model bit for bit, > 0 changes the run.
+    #[test]
+    fn flow_correlation_time_is_optional_and_zero_is_the_white_model() {
+        let world = WorldConfig::default().with_modules(ModuleKind::PingPongBall, 4, "ball");
+        let five = TankSimulator { warmup: 0.5, ..TankSimulator::new(world.clone(), &hydro_parameter_space()).unwrap() };
+        let six = TankSimulator { warmup: 0.5, ..TankSimulator::new(world, &hydro_parameter_space_with_flow_correlation()).unwrap() };
+        assert_eq!(six.configured(&[1.0, 1.0, 0.0, 0.5, 0.5, 0.7]).unwrap().hydro.flow_correlation_time, 0.7);
+        let p = [1.3, 1.8, 120.0, 0.3, 0.25];
+        let white = five.simulate(&p, 40, 3).unwrap();
+        assert_eq!(six.simulate(&[p.as_slice(), &[0.0]].concat(), 40, 3).unwrap(), white);
+        assert_ne!(six.simulate(&[p.as_slice(), &[0.8]].concat(), 40, 3).unwrap(), white);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.yaml");
+        let file = |t: &str| {
+            format!("tank_physics:\n  ros__parameters:\n    hydro: {{flow_correlation_time: {t}}}\n    modules:\n      ball: {{kind: ping_pong_ball, count: 3}}\n")
+        };
+        std::fs::write(&path, file("0.5")).unwrap();
+        assert_eq!(load_world(Some(&path), "tank_physics", 24).unwrap().0.hydro.flow_correlation_time, 0.5);
+        std::fs::write(&path, file("-1")).unwrap();
+        let e = load_world(Some(&path), "tank_physics", 24).unwrap_err().to_string();
+        assert!(e.contains("hydro.flow_correlation_time"), "{e}");
     }
 
     #[test]

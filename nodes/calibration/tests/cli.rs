@@ -185,3 +185,29 @@ fn item10_errors_name_the_file_and_the_missing_section() {
     let e = stderr(&out);
     assert!(e.contains("no section for node `nosuch`") && e.contains("tank_physics"), "{e}");
 }
+
+/// `validate` on a tank recording: the recording's own parameters pass, a tank without
+/// flow coupling and stochastic force fails, each with its verdict line and report.
+#[test]
+fn validate_tells_the_recorded_model_from_a_wrong_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let truth = "1.3,1.8,120,0.3,0.25";
+    let out =
+        calibrate(&["record", "--balls", "24", "--seconds", "240", "--seed", "3", "--parameters", truth, "--out", "r.csv"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A 20 x 20 grid: 240 s give enough visits per cell for the occupancy and the tests.
+    std::fs::write(dir.path().join("s.yaml"), "maps: {nx: 20, ny: 20, side: 0.6}\n").unwrap();
+    let validate = |parameters: &str, out_dir: &str| {
+        let out = calibrate(
+            &["validate", "--recording", "r.csv", "--settings", "s.yaml", "--parameters", parameters, "--seed", "9", "--out", out_dir],
+            dir.path(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(dir.path().join(out_dir).join("report.md").exists() && dir.path().join(out_dir).join("speed_ks.png").exists());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let good = validate(truth, "good");
+    assert!(good.starts_with("GOOD: "), "{good}");
+    let poor = validate("0.5,0.1,0,0.9,0.25", "poor");
+    assert!(poor.starts_with("POOR: "), "{poor}");
+}

@@ -18,6 +18,13 @@ pub fn sample_flow(cell: &FlowCell, kv: f64, z: Vector2<f64>) -> Vector3<f64> {
     Vector3::new(v.x, v.y, 0.0)
 }
 
+/// One step of a unit-variance AR(1) (discretised Ornstein-Uhlenbeck) process:
+/// `keep * previous + sqrt(1 - keep^2) * fresh`, `fresh` standard-normal draws, `keep` =
+/// `exp(-dt / correlation time)` in [0, 1). With `keep` 0 it is exactly `fresh`.
+pub fn correlated_noise(keep: f64, previous: Vector2<f64>, fresh: Vector2<f64>) -> Vector2<f64> {
+    keep * previous + (1.0 - keep * keep).sqrt() * fresh
+}
+
 /// `KF * 1/2 rho A C |v_rel|^2` against the relative velocity `v_rel` (m/s), N: the one
 /// drag law of the project ([`QuadraticDrag`], which calibration inverts).
 pub fn quadratic_drag(v_rel: Vector3<f64>, area: f64, c: f64, kf: f64, rho: f64) -> Vector3<f64> {
@@ -176,6 +183,29 @@ pub fn drag(
 mod tests {
     use super::*;
     use flotilla_common::catalogue::ModuleKind;
+
+    #[test]
+    fn correlated_noise_is_white_at_zero_and_keeps_unit_variance() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, StandardNormal};
+        let fresh = Vector2::new(0.3, -1.7);
+        // keep 0: bit for bit the fresh draw (the SPEC's white flow, seeds unchanged).
+        assert_eq!(correlated_noise(0.0, Vector2::new(5.0, 5.0), fresh), fresh);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let keep = (-0.025f64 / 0.5).exp();
+        let mut z = Vector2::zeros();
+        let (mut var, mut lag1, n) = (0.0, 0.0, 200_000);
+        for _ in 0..n {
+            let fresh = Vector2::new(StandardNormal.sample(&mut rng), StandardNormal.sample(&mut rng));
+            let next = correlated_noise(keep, z, fresh);
+            var += next.x * next.x;
+            lag1 += next.x * z.x;
+            z = next;
+        }
+        let (var, rho) = (var / n as f64, lag1 / var);
+        assert!((var - 1.0).abs() < 0.05, "variance {var}");
+        assert!((rho - keep).abs() < 0.01, "lag-1 correlation {rho} vs {keep}");
+    }
 
     #[test]
     fn flow_sample_by_hand() {

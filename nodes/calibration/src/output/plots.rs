@@ -89,6 +89,57 @@ pub fn plot_fitness(path: &Path, history: &[IterationRecord]) -> Result<(), Cali
     root.present().map_err(|e| err(e.to_string()))
 }
 
+/// Normalised histograms (probability density) of several samples on shared bins, as
+/// lines; the range ends at the 99.5th percentile of the pooled samples so a few
+/// outliers do not squash the rest.
+pub fn plot_histograms(path: &Path, title: &str, x_label: &str, samples: &[(&str, &[f64])]) -> Result<(), CalibrationError> {
+    const BINS: usize = 60;
+    let err = plot_error(path);
+    let mut pooled: Vec<f64> = samples.iter().flat_map(|(_, s)| s.iter().copied()).filter(|v| v.is_finite()).collect();
+    pooled.sort_by(f64::total_cmp);
+    let (lo, hi) = match (pooled.first(), pooled.get((pooled.len() as f64 * 0.995) as usize).or(pooled.last())) {
+        (Some(&lo), Some(&hi)) if hi > lo => (lo, hi),
+        (Some(&lo), _) => (lo, lo + 1.0),
+        _ => (0.0, 1.0),
+    };
+    let width = (hi - lo) / BINS as f64;
+    let densities: Vec<Vec<(f64, f64)>> = samples
+        .iter()
+        .map(|(_, s)| {
+            let mut counts = [0u64; BINS];
+            for v in s.iter().filter(|v| v.is_finite()) {
+                let k = ((v - lo) / width).floor();
+                if (0.0..BINS as f64).contains(&k) {
+                    counts[k as usize] += 1;
+                }
+            }
+            let n = s.len().max(1) as f64;
+            counts.iter().enumerate().map(|(k, &c)| (lo + (k as f64 + 0.5) * width, c as f64 / (n * width))).collect()
+        })
+        .collect();
+    let y_max = densities.iter().flatten().map(|p| p.1).fold(0.0, f64::max) * 1.05;
+    let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(lo..hi, 0.0..y_max.max(1e-9))
+        .map_err(|e| err(e.to_string()))?;
+    chart.configure_mesh().x_desc(x_label).y_desc("probability density").draw().map_err(|e| err(e.to_string()))?;
+    for (k, ((label, _), points)) in samples.iter().zip(densities).enumerate() {
+        let colour = Palette99::pick(k).to_rgba();
+        chart
+            .draw_series(LineSeries::new(points, colour.stroke_width(2)))
+            .map_err(|e| err(e.to_string()))?
+            .label(*label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| err(e.to_string()))?;
+    root.present().map_err(|e| err(e.to_string()))
+}
+
 /// Colour scale of a heat map.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ColourScale {

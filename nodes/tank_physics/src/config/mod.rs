@@ -145,18 +145,35 @@ pub struct HydroParams {
     pub face_sections: usize,
     /// Water density rho, kg/m^3.
     pub water_density: f64,
+    /// Correlation time of the flow's per-cell fluctuation along each body's path, s.
+    /// 0 (default, SPEC 1): a fresh `N(mu, sigma)` draw every step. > 0: the standard-normal
+    /// draw is an Ornstein-Uhlenbeck process per body with this correlation time, so an
+    /// eddy pushes a body for about this long, as the per-cell deviation measured from
+    /// tracked balls (whose velocity samples are correlated over ~0.5-1 s) implies; the
+    /// marginal `N(mu, sigma)` of each cell is unchanged.
+    #[serde(default)]
+    pub flow_correlation_time: f64,
 }
 
 impl Default for HydroParams {
     /// The published ping-pong-ball calibration (SPEC 1, Table 1).
     fn default() -> Self {
-        Self { kv: 1.24, kf: 2.266, sigma_stoch: 195.25, d_linear: 0.3483, d_angular: 0.2476, face_sections: 10, water_density: 1000.0 }
+        Self {
+            kv: 1.24,
+            kf: 2.266,
+            sigma_stoch: 195.25,
+            d_linear: 0.3483,
+            d_angular: 0.2476,
+            face_sections: 10,
+            water_density: 1000.0,
+            flow_correlation_time: 0.0,
+        }
     }
 }
 
 impl HydroParams {
     /// Allowed range of each parameter: (key, min, max).
-    pub const RANGES: [(&'static str, f64, f64); 7] = [
+    pub const RANGES: [(&'static str, f64, f64); 8] = [
         ("kv", 0.1, 5.0),
         ("kf", 0.01, 10.0),
         ("sigma_stoch", 0.0, 1000.0),
@@ -164,6 +181,7 @@ impl HydroParams {
         ("d_angular", 0.0, 1.0),
         ("face_sections", 1.0, 100.0),
         ("water_density", 500.0, 1500.0),
+        ("flow_correlation_time", 0.0, 10.0),
     ];
 
     /// The published Lily-module calibration (SPEC 1, Table 1).
@@ -173,7 +191,16 @@ impl HydroParams {
 
     /// Checks every value against [`Self::RANGES`]; the error names `hydro.<key>`.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let values = [self.kv, self.kf, self.sigma_stoch, self.d_linear, self.d_angular, self.face_sections as f64, self.water_density];
+        let values = [
+            self.kv,
+            self.kf,
+            self.sigma_stoch,
+            self.d_linear,
+            self.d_angular,
+            self.face_sections as f64,
+            self.water_density,
+            self.flow_correlation_time,
+        ];
         for ((key, min, max), v) in Self::RANGES.iter().zip(values) {
             check_range(&format!("hydro.{key}"), v, *min, *max)?;
         }
@@ -195,6 +222,7 @@ impl HydroParams {
             d_angular: f(s, "d_angular", d.d_angular)?,
             face_sections: s.u64_in("face_sections", d.face_sections as u64, 1, 100)? as usize,
             water_density: f(s, "water_density", d.water_density)?,
+            flow_correlation_time: f(s, "flow_correlation_time", d.flow_correlation_time)?,
         })
     }
 }

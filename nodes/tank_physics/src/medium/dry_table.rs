@@ -56,7 +56,13 @@ mod tests {
         let flow = FlowGrid::new(2, 2, GridExtent::centred_square(1.0)).unwrap();
         let surroundings = Surroundings { arena: &arena, flow: &flow };
         let (linvel, angvel) = (Vector3::new(0.3, -0.1, 0.0), Vector3::new(0.0, 0.0, 2.0));
-        let mut body = BodyMotion { spec: ModuleKind::Kilobot.spec(), pose: Isometry3::identity(), linvel, angvel };
+        let mut body = BodyMotion {
+            spec: ModuleKind::Kilobot.spec(),
+            pose: Isometry3::identity(),
+            linvel,
+            angvel,
+            flow_noise: nalgebra::Vector2::zeros(),
+        };
         let mut wrench = Wrench::default();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         DryTable.act(&surroundings, &mut body, &mut rng, &mut wrench);

@@ -30,7 +30,7 @@ use crate::config::{ArenaKind, HydroParams};
 use crate::world::PhysicsError;
 use flotilla_common::catalogue::ModuleSpec;
 use flotilla_common::flow_field::FlowGrid;
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::{Isometry3, Vector2, Vector3};
 use rand_chacha::ChaCha8Rng;
 use rapier3d_f64::prelude::LockedAxes;
 use serde::{Deserialize, Serialize};
@@ -137,6 +137,9 @@ pub struct BodyMotion {
     pub linvel: Vector3<f64>,
     /// Angular velocity, rad/s; a medium may change it (damping) before forces apply.
     pub angvel: Vector3<f64>,
+    /// The body's standard-normal flow fluctuation of the last step (dimensionless); a
+    /// medium with time-correlated flow updates it, the world keeps it per body.
+    pub flow_noise: Vector2<f64>,
 }
 
 /// The world around the bodies that a medium may read.

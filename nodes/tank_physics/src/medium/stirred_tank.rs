@@ -24,6 +24,8 @@ pub struct StirredTank {
     linear_keep: f64,
     /// Angular velocity kept per step (Webots damping), fraction.
     angular_keep: f64,
+    /// Flow fluctuation kept per step, `exp(-dt / flow_correlation_time)` (0: white).
+    flow_keep: f64,
     /// Drag model of each kind, by [`ModuleKind::index`].
     drag: Vec<DragModel>,
     /// z moment of inertia of each kind, by [`ModuleKind::index`], kg m^2.
@@ -38,6 +40,7 @@ impl StirredTank {
             dt,
             linear_keep: hydro::damping_factor(hydro.d_linear, dt),
             angular_keep: hydro::damping_factor(hydro.d_angular, dt),
+            flow_keep: if hydro.flow_correlation_time > 0.0 { (-dt / hydro.flow_correlation_time).exp() } else { 0.0 },
             drag: ModuleKind::ALL.iter().map(|k| DragModel::new(k.spec(), hydro.face_sections)).collect(),
             inertia_z: ModuleKind::ALL.iter().map(|k| k.spec().inertia().z).collect(),
         }
@@ -58,7 +61,9 @@ impl Medium for StirredTank {
         let hydro = &self.hydro;
         // Draws happen for every body in id order, whatever its kind, so that a seed fixes
         // the whole run.
-        let z_flow = Vector2::new(rng.sample(StandardNormal), rng.sample(StandardNormal));
+        let fresh = Vector2::new(rng.sample(StandardNormal), rng.sample(StandardNormal));
+        let z_flow = hydro::correlated_noise(self.flow_keep, body.flow_noise, fresh);
+        body.flow_noise = z_flow;
         let z_stoch = Vector2::new(rng.sample(StandardNormal), rng.sample(StandardNormal));
         body.linvel *= self.linear_keep;
         body.angvel *= self.angular_keep;

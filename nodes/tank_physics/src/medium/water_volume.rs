@@ -92,7 +92,7 @@ mod tests {
     use nalgebra::{Isometry3, UnitQuaternion};
 
     fn motion(kind: ModuleKind, pose: Isometry3<f64>) -> BodyMotion {
-        BodyMotion { spec: kind.spec(), pose, linvel: Vector3::zeros(), angvel: Vector3::zeros() }
+        BodyMotion { spec: kind.spec(), pose, linvel: Vector3::zeros(), angvel: Vector3::zeros(), flow_noise: nalgebra::Vector2::zeros() }
     }
 
     #[test]

@@ -56,6 +56,8 @@ struct Body {
     handle: RigidBodyHandle,
     faces: Vec<FaceState>,
     thrusters: Vec<Option<Thruster>>,
+    /// The medium's flow fluctuation state ([`BodyMotion::flow_noise`]).
+    flow_noise: Vector2<f64>,
 }
 
 /// A world of modules in an arena. `Send`, cheap to create, deterministic for a seed.
@@ -149,13 +151,14 @@ impl World {
         self.spawn_index = None;
         let dt = self.config.dt;
         let surroundings = Surroundings { arena: &self.arena, flow: &self.flow };
-        for body in &self.bodies {
+        for body in &mut self.bodies {
             let Some(rb) = self.physics.bodies.get_mut(body.handle) else { continue };
             let model = &body.model;
             let pose = *rb.position();
-            let mut motion = BodyMotion { spec: model.spec, pose, linvel: *rb.linvel(), angvel: *rb.angvel() };
+            let mut motion = BodyMotion { spec: model.spec, pose, linvel: *rb.linvel(), angvel: *rb.angvel(), flow_noise: body.flow_noise };
             let mut wrench = Wrench::default();
             self.medium.act(&surroundings, &mut motion, &mut self.rng, &mut wrench);
+            body.flow_noise = motion.flow_noise;
             rb.set_linvel(motion.linvel, true);
             rb.set_angvel(motion.angvel, true);
             let actuated = ActuatedBody { spec: model.spec, pose: &pose, faces: &body.faces, thrusters: &body.thrusters };
@@ -345,7 +348,7 @@ impl World {
         if let Some(spawned) = &mut self.spawn_index {
             spawned.grid.insert(index, &Disc { centre: Vector2::new(pose.x, pose.y), radius: model.spec.shape.horizontal_radius() });
         }
-        self.bodies.push(Body { id, name: name.to_owned(), kind, model, handle, faces, thrusters });
+        self.bodies.push(Body { id, name: name.to_owned(), kind, model, handle, faces, thrusters, flow_noise: Vector2::zeros() });
         tracing::debug!(id, name, kind = kind.name(), x = pose.x, y = pose.y, "spawned");
         Ok(id)
     }

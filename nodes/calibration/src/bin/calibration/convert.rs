@@ -40,8 +40,13 @@ pub fn job_result(summary: &JobSummary) -> Calibrate::Result {
     let f = &summary.files;
     let message = if summary.completed {
         format!(
-            "calibrated in {} iterations ({} simulations, {:.1} s): best fitness {:.4} m^2, relative MSD error {:.3}",
-            summary.iterations, summary.evaluations, summary.wall_time, summary.best_fitness, summary.relative_msd_error
+            "calibrated in {} iterations ({} simulations, {:.1} s): best fitness {:.4} m^2, relative MSD error {:.3}; {}",
+            summary.iterations,
+            summary.evaluations,
+            summary.wall_time,
+            summary.best_fitness,
+            summary.relative_msd_error,
+            summary.verdict_line
         )
     } else {
         format!(
@@ -50,8 +55,20 @@ pub fn job_result(summary: &JobSummary) -> Calibrate::Result {
             f.checkpoint.display()
         )
     };
-    let files =
-        [&f.fitness_history, &f.msd_table, &f.msd_plot, &f.fitness_plot, &f.occupancy_plot, &f.velocity_plot, &f.summary, &f.checkpoint];
+    let files = [
+        &f.fitness_history,
+        &f.msd_table,
+        &f.msd_plot,
+        &f.fitness_plot,
+        &f.occupancy_plot,
+        &f.velocity_plot,
+        &f.speed_ks_plot,
+        &f.speed_mean_plot,
+        &f.speed_histogram,
+        &f.report,
+        &f.summary,
+        &f.checkpoint,
+    ];
     Calibrate::Result {
         success: summary.completed,
         message,

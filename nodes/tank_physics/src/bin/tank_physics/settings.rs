@@ -131,6 +131,7 @@ const OWN_PARAMS: &[P] = &[
         P::double("hydro.d_angular", 0.2476, "D_angular: fraction of the angular velocity removed per second, 1/s").range(0.0, 1.0).live(),
         P::integer("hydro.face_sections", 10, "Sections each face is split into for the drag integral").int_range(1, 100).live(),
         P::double("hydro.water_density", 1000.0, "Water density rho, kg/m^3").range(500.0, 1500.0).live(),
+        P::double("hydro.flow_correlation_time", 0.0, "Correlation time of the flow fluctuation along a body's path, s (0: a fresh draw every step)").range(0.0, 10.0).live(),
         P::new("flow_field.file", DefaultValue::Unset(Kind::String), "Measured flow-field CSV; absent or \"\": the parametric model"),
         P::double("flow_field.measured_at_power", 68.6, "Mean pump power the measured field was recorded at, %").range(1.0, 100.0),
         P::integer("flow_field.cells", 50, "Cells per side of the parametric model's grid").int_range(2, 1000),
