@@ -57,7 +57,12 @@ async fn every_behaviour_runs_through_its_launch_file_and_d_t_changes_live() {
         [("sync", "flash_spread_s"), ("dispersion", "mean_nnd_m"), ("milling", "circle_radius_m"), ("search", "neighbours_seen")];
     for (behaviour, figure) in checks {
         let csv = scratch.path().join(format!("{behaviour}.csv"));
-        let args = [format!("metrics_csv:={}", csv.display()), "real_time_factor:=0".into(), "robots:=5".into(), "seed:=3".into()];
+        // Search ends with every robot holding still at the source (in about 90 s of sim
+        // time); unpaced (~550x) it can be over before this probe's first /tank/state
+        // arrives on a loaded machine (seen: first state at 932 s of sim, nobody moved
+        // after), so search runs at real time and the others as fast as they go.
+        let pace = if behaviour == "search" { "real_time_factor:=1" } else { "real_time_factor:=0" };
+        let args = [format!("metrics_csv:={}", csv.display()), pace.into(), "robots:=5".into(), "seed:=3".into()];
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let launch = Launch::start(&format!("launch/blueswarm_{behaviour}.launch.yaml"), &args, &probe.domain).unwrap();
         let first = flotilla_e2e::collect_until(&mut states, Duration::from_secs(30), |s: &[TankState]| !s.is_empty()).await;
