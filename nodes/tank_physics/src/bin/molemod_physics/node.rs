@@ -276,6 +276,7 @@ impl Shared {
         let mut reached = start.clone();
         let mut done = 0u32;
         let pace = (Instant::now(), executor.world().time());
+        let wall = Instant::now();
         let rtf = self.settings.real_time_factor;
         let execution = executor.execute_until(
             steps,
@@ -311,9 +312,10 @@ impl Shared {
         let (message, outcome) = match &execution.failure {
             None => (
                 format!(
-                    "executed {} steps in {:.2} s of sim time; blocks within {:.2} mm, robots within {:.2} mm of their cells",
+                    "executed {} steps in {:.2} s of sim time ({:.2} s wall); blocks within {:.2} mm, robots within {:.2} mm of their cells",
                     execution.steps,
                     execution.sim_time,
+                    wall.elapsed().as_secs_f64(),
                     execution.max_block_error * 1e3,
                     execution.max_robot_error * 1e3
                 ),
