@@ -262,6 +262,7 @@ fn every_node_lists_its_parameters_and_logs_on_rosout() {
             launch("mhp_tank.launch.yaml", &["controller:=centralised".into()]),
             vec![("/mhp_tank", "mhp_tank"), ("/robot_controller", "robot_controller")],
         ),
+        (launch("molemod.launch.yaml", &[]), vec![("/molemod_physics", "molemod_physics")]),
     ];
     let mut table = vec!["| node | parameters listed | /rosout messages seen |".to_owned(), "|---|---|---|".to_owned()];
     let mut failures = Vec::new();

@@ -6,9 +6,8 @@
 use reconfig_planner::lattice::{Cell, Lattice};
 use reconfig_planner::{plan, Action, ActionKind, PlanRequest};
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::executor::{Event, Execution, Executor, ExecutorOptions, FailureKind};
+use tank_physics::systems::molemod::executor::{tunnel_world_options, Event, Execution, Executor, ExecutorOptions, FailureKind};
 use tank_physics::systems::molemod::world::MoleWorldOptions;
-use tank_physics::systems::molemod::ArticulatedOptions;
 
 // Shared support: this test needs only the model.
 #[allow(dead_code)]
@@ -18,7 +17,7 @@ use mole::committed_model;
 
 /// The tunnel world's robot: 4 mm rounded cube edges (as `molemod_tunnels`).
 fn world_options() -> MoleWorldOptions {
-    MoleWorldOptions { robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() }, ..MoleWorldOptions::default() }
+    tunnel_world_options()
 }
 
 fn build(start: &Lattice, options: ExecutorOptions) -> Executor {
@@ -163,4 +162,60 @@ fn an_action_without_motions_fails_before_the_physics_with_what_is_missing() {
     let failure = execution.failure.expect("no vertical move");
     assert_eq!(failure.step, 1);
     assert!(failure.to_string().contains("turning inside a block into the vertical tunnel"), "{failure}");
+}
+
+/// Samples (what the ROS node publishes) come every interval of sim time and follow the
+/// bodies: the body one cell on, the joints named, every link and block there; a cancel
+/// stops the step at once, naming the motion.
+#[test]
+fn samples_follow_the_bodies_and_a_cancel_stops_the_step() {
+    let start = Lattice::from_picture("#R###").expect("picture");
+    let steps = vec![vec![moved(0, Cell::new(1, 0, 0), Cell::new(2, 0, 0))]];
+    let options = ExecutorOptions { sample_interval: 0.1, ..ExecutorOptions::default() };
+    let dt = world_options().dt;
+    let mut executor = build(&start, options);
+    let before = executor.sample().expect("sample");
+    let mut samples = Vec::new();
+    let execution = executor.execute(&steps, &mut |e| {
+        if let Event::Sampled(s) = e {
+            samples.push(s.clone());
+        }
+    });
+    assert_eq!(execution.failure, None);
+    assert!(samples.len() > 20, "{} samples", samples.len());
+    for pair in samples.windows(2) {
+        let gap = pair[1].time - pair[0].time;
+        assert!(gap >= 0.1 - 1e-9 && gap <= 0.1 + dt + 1e-9, "samples {gap} s apart");
+    }
+    let body = |s: &tank_physics::systems::molemod::executor::WorldSample| {
+        s.robots[0].links.iter().find(|(name, _)| name == "base_link").expect("base_link").1.translation.x
+    };
+    let last = samples.last().expect("samples");
+    let cell = BlockOptions::default().size;
+    assert!((body(last) - body(&before) - cell).abs() < 0.005, "the body moved {} m, not one cell ({cell} m)", body(last) - body(&before));
+    let robot = &last.robots[0];
+    assert!(robot.joints.iter().any(|(name, _)| name.starts_with("prismatic")));
+    assert!(robot.links.iter().any(|(name, _)| name == "head_front") && robot.links.iter().any(|(name, _)| name == "head_rear"));
+    assert_eq!(last.blocks.len(), 5);
+    let expanded = samples
+        .iter()
+        .flat_map(|s| s.robots[0].joints.iter().filter(|(n, _)| n.starts_with("prismatic")).map(|(_, v)| *v))
+        .fold(0.0, f64::max);
+    assert!(expanded > 0.01, "the prismatic joints expanded at most {expanded} m");
+
+    let mut executor = build(&start, options);
+    let stop = std::cell::Cell::new(false);
+    let execution = executor.execute_until(
+        &steps,
+        &mut |e| {
+            if matches!(e, Event::Sampled(s) if s.time > 2.0) {
+                stop.set(true);
+            }
+        },
+        &|| stop.get(),
+    );
+    let failure = execution.failure.expect("cancelled");
+    assert_eq!((failure.kind, failure.robot, failure.motion), (FailureKind::Cancelled, Some(0), Some((0, "crawl forward"))));
+    assert!(failure.time < 2.0 + 0.1 + 2.0 * dt, "stopped at {} s", failure.time);
+    assert_eq!(execution.steps_succeeded, 0);
 }

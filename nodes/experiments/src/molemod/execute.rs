@@ -11,12 +11,13 @@ use std::time::Instant;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::models::module_model;
 use plotters::prelude::*;
-use reconfig_planner::{plan, Lattice, Task};
+use reconfig_planner::Lattice;
 use serde_json::{json, Map, Value};
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::executor::{Event, Executor, ExecutorOptions, Failure};
-use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
-use tank_physics::systems::molemod::ArticulatedOptions;
+use tank_physics::systems::molemod::executor::{
+    plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, Failure, PlannedTask, TaskPlanError,
+};
+use tank_physics::systems::molemod::world::MoleWorld;
 
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use crate::report::PlotError;
@@ -106,16 +107,14 @@ impl Experiment for Execute {
         let robots = options.count("robots")?;
         let seed = options.seed("seed")?;
         let jitter = options.number("start_jitter")? * 1e-3;
-        let task = Task::load(&path).map_err(|e| Options::invalid("task", e.to_string()))?;
-        let request = task.request(robots).map_err(|e| Options::invalid("robots", e.to_string()))?;
-        let planned = plan(&request)?;
-        let replay = planned.verify(&request)?;
+        let PlannedTask { task, request, plan: planned, replay } = plan_task(&path, robots).map_err(|e| match e {
+            TaskPlanError::Task(e) => Options::invalid("task", e.to_string()),
+            TaskPlanError::Robots(e) => Options::invalid("robots", e.to_string()),
+            TaskPlanError::Plan(e) => e.into(),
+            TaskPlanError::Verify(e) => e.into(),
+        })?;
         let model = module_model(ModuleKind::MolemodRobot);
-        // The tunnel world's robot: rounded cube edges slide over the tunnels' rims.
-        let world_options = MoleWorldOptions {
-            robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
-            ..MoleWorldOptions::default()
-        };
+        let world_options = tunnel_world_options();
         let executor_options = ExecutorOptions { trace_interval: TRACE_INTERVAL, start_jitter: jitter, seed, ..ExecutorOptions::default() };
         progress.expect(planned.steps.len(), &format!("{}: plan steps", task.name));
         let wall = Instant::now();
@@ -126,7 +125,9 @@ impl Experiment for Execute {
             if matches!(event, Event::StepChecked { .. }) {
                 progress.finished_one();
             }
-            events.push(event_row(event));
+            if let Some(row) = event_row(event) {
+                events.push(row);
+            }
         });
         let wall_s = wall.elapsed().as_secs_f64();
         let reached = replay.states.get(execution.steps_succeeded).unwrap_or(&request.start);
@@ -197,8 +198,8 @@ fn failure_json(failure: &Failure) -> Value {
     })
 }
 
-fn event_row(event: &Event) -> Vec<String> {
-    match event {
+fn event_row(event: &Event) -> Option<Vec<String>> {
+    Some(match event {
         Event::StepStarted { step, actions } => {
             let what = actions.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
             vec![String::new(), step.to_string(), "step started".into(), String::new(), what, String::new()]
@@ -222,7 +223,8 @@ fn event_row(event: &Event) -> Vec<String> {
             String::new(),
             String::new(),
         ],
-    }
+        Event::Sampled(_) => return None,
+    })
 }
 
 /// Joint positions over time, every robot: prismatic joints (mm) above, universal joint

@@ -25,15 +25,62 @@ use flotilla_common::models::Model;
 use flotilla_contract::molemod::MolemodCommand;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion, MotionError, Stuck};
-use nalgebra::Vector3;
+use nalgebra::{Isometry3, Vector3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reconfig_planner::lattice::{Cell, Lattice};
-use reconfig_planner::{Action, ActionCosts, ActionKind, StepError};
+use reconfig_planner::{
+    plan, Action, ActionCosts, ActionKind, Plan, PlanError, PlanRequest, Replay, StepError, Task, TaskError, VerifyError,
+};
 
 use super::blocks::BlockOptions;
 use super::world::{MoleWorld, MoleWorldOptions, WorldError};
-use super::ArticulatedError;
+use super::{ArticulatedError, ArticulatedOptions};
+
+/// The world plans run in: the mole with rounded cube edges (4 mm), which slide over the
+/// tunnels' rims instead of catching on them.
+pub fn tunnel_world_options() -> MoleWorldOptions {
+    MoleWorldOptions { robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() }, ..MoleWorldOptions::default() }
+}
+
+/// A task file planned for its first `robots` robots, the plan checked by replaying it.
+#[derive(Clone, Debug)]
+pub struct PlannedTask {
+    /// The task as loaded.
+    pub task: Task,
+    /// Its start and goal for the robots asked for.
+    pub request: PlanRequest,
+    /// The plan.
+    pub plan: Plan,
+    /// The lattice after each step of the plan (the planner's rules).
+    pub replay: Replay,
+}
+
+/// Why a task could not be planned.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskPlanError {
+    /// The task file cannot be read or is malformed.
+    #[error("task file: {0}")]
+    Task(TaskError),
+    /// The task has not that many robots (or none asked for).
+    #[error("robots: {0}")]
+    Robots(TaskError),
+    /// The planner found no plan.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The plan does not replay into the goal (a planner bug).
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+}
+
+/// Loads the task at `path`, plans it for its first `robots` robots and replays the plan.
+pub fn plan_task(path: &std::path::Path, robots: usize) -> Result<PlannedTask, TaskPlanError> {
+    let task = Task::load(path).map_err(TaskPlanError::Task)?;
+    let request = task.request(robots).map_err(TaskPlanError::Robots)?;
+    let plan = plan(&request)?;
+    let replay = plan.verify(&request)?;
+    Ok(PlannedTask { task, request, plan, replay })
+}
 
 /// How a plan is executed and checked.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,6 +110,9 @@ pub struct ExecutorOptions {
     pub start_jitter: f64,
     /// Seed of the start displacements.
     pub seed: u64,
+    /// Interval of [`Event::Sampled`] (every link's and block's pose, every joint's
+    /// reading: what a ROS node shows), s of sim time (0 = none).
+    pub sample_interval: f64,
 }
 
 impl Default for ExecutorOptions {
@@ -77,8 +127,29 @@ impl Default for ExecutorOptions {
             trace_interval: 0.0,
             start_jitter: 0.0,
             seed: 1,
+            sample_interval: 0.0,
         }
     }
+}
+
+/// One robot at a sample instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RobotSample {
+    /// Every joint coordinate's name and reading, m or rad, in reading order.
+    pub joints: Vec<(String, f64)>,
+    /// Every link's name and world pose (its URDF frame), m.
+    pub links: Vec<(String, Isometry3<f64>)>,
+}
+
+/// The world at one instant: what a viewer needs to draw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldSample {
+    /// Sim time, s.
+    pub time: f64,
+    /// Every robot, by index.
+    pub robots: Vec<RobotSample>,
+    /// Every block: the cell it started in (its name) and its world pose, m.
+    pub blocks: Vec<(Cell, Isometry3<f64>)>,
 }
 
 /// What is going on, for progress reports (ROS feedback).
@@ -128,6 +199,8 @@ pub enum Event {
         /// Sim time, s.
         time: f64,
     },
+    /// The world now, every [`ExecutorOptions::sample_interval`] while a step runs.
+    Sampled(WorldSample),
 }
 
 /// Why a step failed.
@@ -167,6 +240,8 @@ pub enum FailureKind {
     },
     /// The physics could not take a command or has no such robot (a bug).
     Physics(String),
+    /// Stopped from outside (a cancelled goal, a node shutting down).
+    Cancelled,
 }
 
 /// A step that failed: where and why.
@@ -237,6 +312,7 @@ impl std::fmt::Display for Failure {
                 write!(f, "the block from {home} ends {:.2} mm from the centre of {cell}", off * 1e3)
             }
             FailureKind::Physics(e) => write!(f, "physics error: {e}"),
+            FailureKind::Cancelled => write!(f, "cancelled"),
         }
     }
 }
@@ -385,6 +461,8 @@ pub struct Executor {
     costs: ActionCosts,
     trace: Vec<TraceSample>,
     next_sample: f64,
+    /// Sim time of the next [`Event::Sampled`], s.
+    next_world_sample: f64,
     max_block_error: f64,
     max_robot_error: f64,
 }
@@ -439,6 +517,7 @@ impl Executor {
             costs: ActionCosts::default(),
             trace: Vec::new(),
             next_sample: 0.0,
+            next_world_sample: 0.0,
             max_block_error: 0.0,
             max_robot_error: 0.0,
         };
@@ -501,14 +580,43 @@ impl Executor {
         self.world.step_all(&pairs)
     }
 
+    /// Every robot's joints and links and every block now.
+    pub fn sample(&self) -> Result<WorldSample, WorldError> {
+        let mut robots = Vec::with_capacity(self.world.robot_count());
+        for index in 0..self.world.robot_count() {
+            let robot = self.world.robot_at(index)?;
+            let reading = self.world.robot_sensors(index)?;
+            let joints = robot.joint_names().map(str::to_owned).zip(reading.joint_positions.iter().copied()).collect();
+            let names: Vec<String> = robot.bodies_iter().map(|(name, _)| name.to_owned()).collect();
+            let mut links = Vec::with_capacity(names.len());
+            for name in names {
+                let pose = self.world.robot_link_pose(index, &name)?;
+                links.push((name, pose));
+            }
+            robots.push(RobotSample { joints, links });
+        }
+        let homes: Vec<Cell> = self.world.blocks().map(|b| b.blocks().iter().map(|block| block.home).collect()).unwrap_or_default();
+        let mut blocks = Vec::with_capacity(homes.len());
+        for home in homes {
+            blocks.push((home, self.world.block_pose(&home)?));
+        }
+        Ok(WorldSample { time: self.world.time(), robots, blocks })
+    }
+
     /// Runs `steps` from the start lattice, stopping at the first step that fails;
     /// `progress` sees every [`Event`].
     pub fn execute(&mut self, steps: &[Vec<Action>], progress: &mut dyn FnMut(&Event)) -> Execution {
+        self.execute_until(steps, progress, &|| false)
+    }
+
+    /// [`Executor::execute`] that also stops, with [`FailureKind::Cancelled`], as soon as
+    /// `cancelled` says so (checked every physics step).
+    pub fn execute_until(&mut self, steps: &[Vec<Action>], progress: &mut dyn FnMut(&Event), cancelled: &dyn Fn() -> bool) -> Execution {
         let mut succeeded = 0;
         let mut failure = None;
         for (index, actions) in steps.iter().enumerate() {
             progress(&Event::StepStarted { step: index, actions: actions.clone() });
-            match self.step(index, actions, progress) {
+            match self.step(index, actions, progress, cancelled) {
                 Ok(()) => succeeded += 1,
                 Err(f) => {
                     failure = Some(*f);
@@ -538,7 +646,13 @@ impl Executor {
     }
 
     /// One step: its actions' motions in parallel, then the check.
-    fn step(&mut self, step: usize, actions: &[Action], progress: &mut dyn FnMut(&Event)) -> Result<(), Box<Failure>> {
+    fn step(
+        &mut self,
+        step: usize,
+        actions: &[Action],
+        progress: &mut dyn FnMut(&Event),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), Box<Failure>> {
         match self.state.apply_step(actions, &self.costs) {
             Ok((next, _)) => self.state = next,
             Err(e) if self.options.check_rules => {
@@ -596,8 +710,17 @@ impl Executor {
                 let status = d.map_or_else(String::new, |d| self.firmware[d.action.robot].status());
                 return Err(self.fail(step, d, FailureKind::Timeout { status }));
             }
+            if cancelled() {
+                let d = doing.iter().find(|d| d.current.is_some());
+                return Err(self.fail(step, d, FailureKind::Cancelled));
+            }
             if let Err(e) = self.tick() {
                 return Err(self.fail(step, None, FailureKind::Physics(e.to_string())));
+            }
+            if self.options.sample_interval > 0.0 && self.world.time() >= self.next_world_sample {
+                let sample = self.sample().map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
+                self.next_world_sample = sample.time + self.options.sample_interval;
+                progress(&Event::Sampled(sample));
             }
         }
         for action in actions {

@@ -1,0 +1,406 @@
+//! The ROS 2 side of `molemod_physics`: the node's task is planned at start-up, and each
+//! `~/execute` goal (`flotilla_msgs/action/ExecutePlan`) runs a plan on the physics from
+//! a fresh world built from its start lattice: the node's own plan when the goal carries
+//! no actions, else the goal's start and actions (checked by the executor against the
+//! planner's rules, so an edited plan fails with a report instead of being refused).
+//! Goals run one at a time, each on its own thread, paced to `real_time_factor`.
+//!
+//! While a goal runs, every `1 / publish.rate` s of sim time: `/clock` (sim time, summed
+//! over goals so that it never runs backwards), per robot `/molemod/robot_<i>/joint_states`
+//! (`sensor_msgs/JointState`, the encoder readings of the mole's joint coordinates), and
+//! `/tf`: `<frame_id> -> molemod/robot_<i>/<link>` for every link and `<frame_id> ->
+//! molemod/block_<x>_<y>_<z>` for every block (named after its start cell), all from the
+//! rapier poses: the node publishes the links itself because robot_state_publisher is not
+//! part of the pip-wheel ROS this project runs on, and the physics knows the poses anyway.
+//! Feedback goes out at every step start, motion start and end and step check (`step` =
+//! steps done, `current` = the lattice the plan has reached); the same events, with the
+//! motion's name, as text lines on `~/events`. The result carries success, the summary or
+//! the executor's failure report (step, robot, action, motion, how far off), the lattice
+//! reached and the steps done; a failed goal is aborted and the node serves the next.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use flotilla_common::catalogue::ModuleKind;
+use flotilla_common::models::{module_model, Model};
+use flotilla_common::ros::{self as fros, Spinner, Startup};
+use futures::{Stream, StreamExt};
+use r2r::flotilla_msgs::action::ExecutePlan;
+use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
+use r2r::geometry_msgs::msg::TransformStamped;
+use r2r::sensor_msgs::msg::JointState;
+use r2r::tf2_msgs::msg::TFMessage;
+use r2r::QosProfile;
+use reconfig_planner::{msgs_to_steps, Action, ActionCosts, ActionMsg, Lattice, LatticeMsg as WireLattice};
+use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::{
+    plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, FailureKind, PlannedTask, WorldSample,
+};
+use tokio::sync::mpsc;
+use tracing::{info, warn};
+
+use crate::settings::NodeSettings;
+
+/// Publishers the execution threads use.
+struct Outputs {
+    clock: r2r::Publisher<r2r::rosgraph_msgs::msg::Clock>,
+    tf: r2r::Publisher<TFMessage>,
+    joints: Vec<r2r::Publisher<JointState>>,
+    events: r2r::Publisher<r2r::std_msgs::msg::String>,
+}
+
+/// What every goal shares.
+struct Shared {
+    settings: NodeSettings,
+    model: Model,
+    planned: PlannedTask,
+    /// Locked by the running goal's thread (r2r publishers are `Send`, not `Sync`).
+    out: Mutex<Outputs>,
+    /// Sim time before the running goal's world started, s (the sum of earlier goals').
+    clock_offset: Mutex<f64>,
+    /// Set on SIGINT/SIGTERM: the running goal stops.
+    stop: AtomicBool,
+    succeeded: AtomicU64,
+    failed: AtomicU64,
+}
+
+/// The joint-state topic of robot `index`.
+pub fn joint_topic(index: usize) -> String {
+    format!("/molemod/robot_{index}/joint_states")
+}
+
+/// Runs the node until SIGINT/SIGTERM; returns the summary line.
+pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
+    let planned = plan_task(&settings.task_path, settings.robots).context("planning the task")?;
+    let model = module_model(ModuleKind::MolemodRobot);
+    // The start world, built once here so that a lattice the physics cannot hold fails
+    // the start-up (exit 2) rather than every goal.
+    let start = Executor::new(&model, &planned.request.start, tunnel_world_options(), BlockOptions::default(), executor_options(&settings))
+        .context("building the world from the task's start lattice")?;
+    let mut node = startup.create_node()?;
+    let goals = node.create_action_server::<ExecutePlan::Action>("~/execute")?;
+    let robots = planned.request.start.robots().len();
+    let out = Outputs {
+        clock: node.create_publisher("/clock", QosProfile::default())?,
+        tf: node.create_publisher("/tf", QosProfile::default())?,
+        joints: (0..robots).map(|i| node.create_publisher(&joint_topic(i), QosProfile::default())).collect::<Result<_, _>>()?,
+        events: node.create_publisher("~/events", QosProfile::default().keep_last(100))?,
+    };
+    let node = Arc::new(Mutex::new(node));
+    let spinner = Spinner::start(node.clone());
+    info!(
+        task = %planned.task.name,
+        robots,
+        seed = settings.seed,
+        steps = planned.plan.steps.len(),
+        cost = planned.plan.cost,
+        real_time_factor = settings.real_time_factor,
+        "molemod_physics ready"
+    );
+    let shared = Arc::new(Shared {
+        settings,
+        model,
+        planned,
+        out: Mutex::new(out),
+        clock_offset: Mutex::new(0.0),
+        stop: AtomicBool::new(false),
+        succeeded: AtomicU64::new(0),
+        failed: AtomicU64::new(0),
+    });
+    match start.sample() {
+        Ok(sample) => shared.publish(&sample, 0.0),
+        Err(e) => warn!("sampling the start world: {e}"),
+    }
+    drop(start);
+    let started = Instant::now();
+    let serving = tokio::spawn(serve(goals, shared.clone()));
+    let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
+    info!(signal, "shutting down");
+    shared.stop.store(true, Ordering::Release);
+    serving.abort();
+    spinner.stop();
+    drop(node);
+    let sim = *shared.clock_offset.lock().map_err(|_| anyhow::anyhow!("clock lock poisoned"))?;
+    Ok(format!(
+        "summary: {} goals succeeded, {} failed or cancelled, {sim:.2} s of sim time executed in {:.1} s",
+        shared.succeeded.load(Ordering::Relaxed),
+        shared.failed.load(Ordering::Relaxed),
+        started.elapsed().as_secs_f64()
+    ))
+}
+
+fn executor_options(settings: &NodeSettings) -> ExecutorOptions {
+    ExecutorOptions {
+        start_jitter: settings.start_jitter,
+        seed: settings.seed,
+        sample_interval: 1.0 / settings.publish.rate,
+        ..ExecutorOptions::default()
+    }
+}
+
+/// A lattice message as a planner lattice.
+fn lattice(msg: &LatticeMsg) -> Result<Lattice, String> {
+    WireLattice { dims: [msg.size_x, msg.size_y, msg.size_z], cells: msg.cells.clone() }
+        .to_lattice()
+        .map_err(|e| format!("start lattice: {e}"))
+}
+
+/// A planner lattice as a message.
+fn lattice_msg(lattice: &Lattice) -> LatticeMsg {
+    let wire = WireLattice::from(lattice);
+    LatticeMsg { size_x: wire.dims[0], size_y: wire.dims[1], size_z: wire.dims[2], cells: wire.cells }
+}
+
+/// The plan a goal asks for: the node's own when it carries no actions.
+fn goal_plan(goal: &ExecutePlan::Goal, shared: &Shared) -> Result<(Lattice, Vec<Vec<Action>>), String> {
+    if goal.actions.is_empty() {
+        return Ok((shared.planned.request.start.clone(), shared.planned.plan.steps.clone()));
+    }
+    let start = lattice(&goal.start)?;
+    let wire = goal.actions.iter().enumerate().map(|(i, a)| wire_action(a, i)).collect::<Result<Vec<_>, _>>()?;
+    let steps = msgs_to_steps(&wire).map_err(|e| e.to_string())?;
+    Ok((start, steps))
+}
+
+fn wire_action(a: &LatticeAction, index: usize) -> Result<ActionMsg, String> {
+    let cell = |v: &[u32], what: &str| -> Result<[u32; 3], String> {
+        v.try_into().map_err(|_| format!("action {index}: `{what}` needs 3 coordinates, got {}", v.len()))
+    };
+    Ok(ActionMsg {
+        step: a.step,
+        robot: a.robot,
+        kind: a.kind,
+        from: cell(&a.from_cell, "from_cell")?,
+        to: cell(&a.to_cell, "to_cell")?,
+        partner: a.partner,
+    })
+}
+
+/// What an execution thread tells the goal's task.
+enum Report {
+    Feedback(ExecutePlan::Feedback),
+    Done(ExecutePlan::Result, Outcome),
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Outcome {
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+/// Goals one at a time (one world).
+async fn serve(mut requests: impl Stream<Item = r2r::ActionServerGoalRequest<ExecutePlan::Action>> + Unpin, shared: Arc<Shared>) {
+    while let Some(req) = requests.next().await {
+        let (start, steps) = match goal_plan(&req.goal, &shared) {
+            Ok(p) => p,
+            Err(reason) => {
+                warn!(%reason, "goal rejected");
+                if let Err(e) = req.reject() {
+                    warn!("rejecting a goal: {e}");
+                }
+                continue;
+            }
+        };
+        let (mut goal, mut cancels) = match req.accept() {
+            Ok(g) => g,
+            Err(e) => {
+                warn!("accepting a goal: {e}");
+                continue;
+            }
+        };
+        info!(steps = steps.len(), robots = start.robots().len(), "executing a plan");
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let worker = {
+            let (shared, cancel) = (shared.clone(), cancel.clone());
+            std::thread::Builder::new().name("molemod-execute".into()).spawn(move || shared.execute(&start, &steps, &cancel, &tx))
+        };
+        if let Err(e) = worker {
+            warn!("starting the execution thread: {e}");
+            continue;
+        }
+        let mut done = None;
+        while done.is_none() {
+            tokio::select! {
+                report = rx.recv() => match report {
+                    Some(Report::Feedback(f)) => {
+                        if let Err(e) = goal.publish_feedback(f) {
+                            warn!("execution feedback: {e}");
+                        }
+                    }
+                    Some(Report::Done(result, outcome)) => done = Some((result, outcome)),
+                    None => done = Some((ExecutePlan::Result { message: "the execution thread ended without a result".into(), ..Default::default() }, Outcome::Failed)),
+                },
+                Some(c) = cancels.next() => {
+                    c.accept();
+                    cancel.store(true, Ordering::Release);
+                }
+            }
+        }
+        let Some((result, outcome)) = done else { continue };
+        let counter = if outcome == Outcome::Succeeded { &shared.succeeded } else { &shared.failed };
+        counter.fetch_add(1, Ordering::Relaxed);
+        let sent = match outcome {
+            Outcome::Succeeded => goal.succeed(result),
+            Outcome::Failed => goal.abort(result),
+            Outcome::Cancelled => goal.cancel(result),
+        };
+        if let Err(e) = sent {
+            warn!("sending the execution result: {e}");
+        }
+    }
+}
+
+impl Shared {
+    /// Runs `steps` from `start` in a fresh world; reports progress and the result on `tx`.
+    fn execute(&self, start: &Lattice, steps: &[Vec<Action>], cancel: &AtomicBool, tx: &mpsc::UnboundedSender<Report>) {
+        let total = steps.len() as u32;
+        let failed = |message: String| ExecutePlan::Result { success: false, message, final_: lattice_msg(start), steps_done: 0 };
+        let mut executor =
+            match Executor::new(&self.model, start, tunnel_world_options(), BlockOptions::default(), executor_options(&self.settings)) {
+                Ok(e) => e,
+                Err(e) => {
+                    let _ =
+                        tx.send(Report::Done(failed(format!("the world cannot be built from the start lattice: {e}")), Outcome::Failed));
+                    return;
+                }
+            };
+        let offset = self.clock_offset.lock().map_or(0.0, |o| *o);
+        if let Ok(sample) = executor.sample() {
+            self.publish(&sample, offset);
+        }
+        let costs = ActionCosts::default();
+        let mut reached = start.clone();
+        let mut done = 0u32;
+        let pace = (Instant::now(), executor.world().time());
+        let wall = Instant::now();
+        let rtf = self.settings.real_time_factor;
+        let execution = executor.execute_until(
+            steps,
+            &mut |event| {
+                if let Event::Sampled(sample) = event {
+                    self.publish(sample, offset);
+                    tank_physics::rate::wait_for_real_time(pace, sample.time, rtf);
+                    return;
+                }
+                if let Event::StepChecked { step, .. } = event {
+                    // The executor checked the step against the rules before it ran.
+                    if let Some(Ok((next, _))) = steps.get(*step).map(|s| reached.apply_step(s, &costs)) {
+                        reached = next;
+                    }
+                    done = *step as u32 + 1;
+                }
+                let line = event_line(event);
+                if let Ok(out) = self.out.lock() {
+                    if let Err(e) = out.events.publish(&r2r::std_msgs::msg::String { data: line }) {
+                        warn!("publishing ~/events: {e}");
+                    }
+                }
+                let _ = tx.send(Report::Feedback(ExecutePlan::Feedback { step: done, total, current: lattice_msg(&reached) }));
+            },
+            &|| cancel.load(Ordering::Acquire) || self.stop.load(Ordering::Acquire),
+        );
+        if let Ok(sample) = executor.sample() {
+            self.publish(&sample, offset);
+        }
+        if let Ok(mut o) = self.clock_offset.lock() {
+            *o = offset + execution.sim_time;
+        }
+        let (message, outcome) = match &execution.failure {
+            None => (
+                format!(
+                    "executed {} steps in {:.2} s of sim time ({:.2} s wall); blocks within {:.2} mm, robots within {:.2} mm of their cells",
+                    execution.steps,
+                    execution.sim_time,
+                    wall.elapsed().as_secs_f64(),
+                    execution.max_block_error * 1e3,
+                    execution.max_robot_error * 1e3
+                ),
+                Outcome::Succeeded,
+            ),
+            Some(f) if f.kind == FailureKind::Cancelled => {
+                (format!("cancelled after {} of {} steps", execution.steps_succeeded, execution.steps), Outcome::Cancelled)
+            }
+            Some(f) => (format!("step failed after {} of {} steps: {f}", execution.steps_succeeded, execution.steps), Outcome::Failed),
+        };
+        if outcome == Outcome::Failed {
+            warn!(report = %message, "plan execution failed");
+        } else {
+            info!(%message, "plan execution ended");
+        }
+        let result = ExecutePlan::Result {
+            success: outcome == Outcome::Succeeded,
+            message,
+            final_: lattice_msg(&reached),
+            steps_done: execution.steps_succeeded as u32,
+        };
+        let _ = tx.send(Report::Done(result, outcome));
+    }
+
+    /// `/clock`, each robot's joint states and `/tf` at `sample`'s time (+ `offset`).
+    fn publish(&self, sample: &WorldSample, offset: f64) {
+        let Ok(out) = self.out.lock() else { return };
+        let t = offset + sample.time;
+        if let Err(e) = out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
+            warn!("publishing /clock: {e}");
+        }
+        let frame = &self.settings.publish.frame_id;
+        let header = fros::header(t, frame);
+        let mut transforms = Vec::new();
+        for (index, robot) in sample.robots.iter().enumerate() {
+            let msg = JointState {
+                header: header.clone(),
+                name: robot.joints.iter().map(|(n, _)| n.clone()).collect(),
+                position: robot.joints.iter().map(|(_, v)| *v).collect(),
+                ..Default::default()
+            };
+            if let Some(publisher) = out.joints.get(index) {
+                if let Err(e) = publisher.publish(&msg) {
+                    warn!("publishing {}: {e}", joint_topic(index));
+                }
+            }
+            for (link, pose) in &robot.links {
+                transforms.push(TransformStamped {
+                    header: header.clone(),
+                    child_frame_id: format!("molemod/robot_{index}/{link}"),
+                    transform: fros::transform_msg(pose),
+                });
+            }
+        }
+        for (home, pose) in &sample.blocks {
+            transforms.push(TransformStamped {
+                header: header.clone(),
+                child_frame_id: format!("molemod/block_{}_{}_{}", home.x, home.y, home.z),
+                transform: fros::transform_msg(pose),
+            });
+        }
+        if let Err(e) = out.tf.publish(&TFMessage { transforms }) {
+            warn!("publishing /tf: {e}");
+        }
+    }
+}
+
+/// One line of `~/events`.
+fn event_line(event: &Event) -> String {
+    match event {
+        Event::StepStarted { step, actions } => {
+            let what = actions.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+            format!("step {step} started: {what}")
+        }
+        Event::MotionStarted { step, action, motion, name, time } => {
+            format!("t = {time:.3} s: step {step}, {action}: motion {motion} ({name}) started")
+        }
+        Event::MotionFinished { step, action, motion, name, time } => {
+            format!("t = {time:.3} s: step {step}, {action}: motion {motion} ({name}) finished")
+        }
+        Event::StepChecked { step, block_error, robot_error, time } => format!(
+            "t = {time:.3} s: step {step} checked: blocks within {:.3} mm, robots within {:.3} mm",
+            block_error * 1e3,
+            robot_error * 1e3
+        ),
+        Event::Sampled(sample) => format!("t = {:.3} s: sample", sample.time),
+    }
+}

@@ -1,0 +1,161 @@
+//! MoleMOD plans executed by the physics through ROS (`launch/molemod.launch.yaml`, the
+//! `molemod_physics` node): a Table 1 task's plan, which the model cannot do yet (its
+//! lifts), ends aborted with the executor's report; the node then executes its own task
+//! (moves1: one robot crawls two blocks) to success with feedback per step and motion,
+//! the lattice reached equal to the goal, the joint states moving and every link and
+//! block on `/tf`; Ctrl-C exits 0. A missing task file and `robots: 0` exit 2 with the
+//! reason.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use flotilla_e2e::{answered, repo_root, Domain, Launch, RosProbe};
+use futures::{Stream, StreamExt};
+use r2r::flotilla_msgs::action::ExecutePlan;
+use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
+use r2r::sensor_msgs::msg::JointState;
+use r2r::tf2_msgs::msg::TFMessage;
+use reconfig_planner::{steps_to_msgs, Lattice, LatticeMsg as Wire};
+use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::plan_task;
+
+fn to_msg(l: &Lattice) -> LatticeMsg {
+    let w = Wire::from(l);
+    LatticeMsg { size_x: w.dims[0], size_y: w.dims[1], size_z: w.dims[2], cells: w.cells }
+}
+
+/// Everything `stream` delivers from now on, collected in the background (the streams
+/// must be read while the goal runs, not after).
+fn gather<T: Send + 'static>(mut stream: impl Stream<Item = T> + Unpin + Send + 'static) -> Arc<Mutex<Vec<T>>> {
+    let sink = Arc::new(Mutex::new(Vec::new()));
+    let into = sink.clone();
+    tokio::spawn(async move {
+        while let Some(msg) = stream.next().await {
+            into.lock().unwrap().push(msg);
+        }
+    });
+    sink
+}
+
+/// x of `frame` in every `/tf` message that has it, m.
+fn xs(tf: &[TFMessage], frame: &str) -> Vec<f64> {
+    tf.iter().flat_map(|m| m.transforms.iter()).filter(|t| t.child_frame_id == frame).map(|t| t.transform.translation.x).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_report() {
+    let mut probe = RosProbe::new("probe_molemod").unwrap();
+    let goals = probe.with_node(|n| n.create_action_client::<ExecutePlan::Action>("/molemod_physics/execute")).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&goals)).unwrap();
+    let joints = gather(probe.subscribe::<JointState>("/molemod/robot_0/joint_states").unwrap());
+    let tf = gather(probe.subscribe::<TFMessage>("/tf").unwrap());
+    let events = gather(probe.subscribe::<r2r::std_msgs::msg::String>("/molemod_physics/events").unwrap());
+    probe.spin();
+    let moves1 = repo_root().join("config/molemod/moves1.yaml");
+    let task = format!("task:={}", moves1.display());
+    let launch =
+        Launch::start("launch/molemod.launch.yaml", &[&task, "robots:=1", "seed:=1", "real_time_factor:=0"], &probe.domain).unwrap();
+    tokio::time::timeout(Duration::from_secs(60), ready).await.unwrap_or_else(|_| panic!("no action:\n{}", launch.output())).unwrap();
+
+    // A Table 1 task: its plan needs lifts, which the model cannot do yet.
+    let table1 = plan_task(&repo_root().join("config/molemod/task1.yaml"), 1).unwrap();
+    let actions: Vec<LatticeAction> = steps_to_msgs(&table1.plan.steps)
+        .iter()
+        .map(|a| LatticeAction {
+            step: a.step,
+            robot: a.robot,
+            kind: a.kind,
+            from_cell: a.from.to_vec(),
+            to_cell: a.to.to_vec(),
+            partner: a.partner,
+        })
+        .collect();
+    let goal = ExecutePlan::Goal { start: to_msg(&table1.request.start), actions, step_period: 0.0 };
+    let (_handle, result, _feedback) = answered(goals.send_goal_request(goal).unwrap(), "the Table 1 goal").await;
+    let (status, result) = tokio::time::timeout(Duration::from_secs(300), result)
+        .await
+        .unwrap_or_else(|_| panic!("the Table 1 goal did not end:\n{}", launch.output()))
+        .unwrap();
+    eprintln!("Table 1 task 1: {status:?}: {}", result.message);
+    assert_eq!(status, r2r::GoalStatus::Aborted, "{}", result.message);
+    assert!(!result.success);
+    assert!(result.message.contains("the model cannot do this yet") && result.message.contains("lifting a block"), "{}", result.message);
+    assert!(result.message.contains("robot 0"), "the report names the robot: {}", result.message);
+    assert!((result.steps_done as usize) < table1.plan.steps.len());
+
+    // The node keeps serving: its own task (no actions in the goal) executes. What the
+    // Table 1 world published is dropped first.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    joints.lock().unwrap().clear();
+    tf.lock().unwrap().clear();
+    events.lock().unwrap().clear();
+    let planned = plan_task(&moves1, 1).unwrap();
+    let steps = planned.plan.steps.len();
+    let goal = ExecutePlan::Goal::default();
+    let (_handle, result, feedback) = answered(goals.send_goal_request(goal).unwrap(), "the moves1 goal").await;
+    let feedback = gather(feedback);
+    let (status, result) = tokio::time::timeout(Duration::from_secs(600), result)
+        .await
+        .unwrap_or_else(|_| panic!("moves1 did not end:\n{}", launch.output()))
+        .unwrap();
+    eprintln!("moves1: {status:?}: {}", result.message);
+    assert_eq!(status, r2r::GoalStatus::Succeeded, "{}\n{}", result.message, launch.output());
+    assert!(result.success);
+    assert_eq!(result.steps_done as usize, steps);
+    assert_eq!(result.final_, to_msg(&planned.request.goal), "the lattice reached is the goal");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // Feedback per step (start and check) and per motion (start and end).
+    let feedback = feedback.lock().unwrap().clone();
+    assert!(feedback.len() >= 4 * steps, "{} feedback messages for {steps} steps", feedback.len());
+    assert_eq!(feedback.last().map(|f| (f.step, f.total)), Some((steps as u32, steps as u32)));
+    let lines: Vec<String> = events.lock().unwrap().iter().map(|m| m.data.clone()).collect();
+    assert!(lines.iter().any(|l| l.contains("motion 0 (crawl forward) started")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.contains("motion 0 (crawl forward) finished")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.contains(&format!("step {} checked", steps - 1))), "{lines:#?}");
+
+    // The joints move: a prismatic joint expands by at least 10 mm and contracts again.
+    let joints = joints.lock().unwrap().clone();
+    assert!(joints.len() > 20, "{} joint states", joints.len());
+    let names = &joints[joints.len() - 1].name;
+    assert!(!names.is_empty() && names.len() == joints[joints.len() - 1].position.len());
+    let moved = (0..names.len())
+        .filter(|&j| names[j].starts_with("prismatic"))
+        .map(|j| {
+            let p: Vec<f64> = joints.iter().filter_map(|m| m.position.get(j).copied()).collect();
+            p.iter().copied().fold(f64::NEG_INFINITY, f64::max) - p.iter().copied().fold(f64::INFINITY, f64::min)
+        })
+        .fold(0.0, f64::max);
+    assert!(moved > 0.010, "the prismatic joints moved by at most {moved} m");
+
+    // /tf: the robot's body crawled two cells along x; every block is there.
+    let tf = tf.lock().unwrap().clone();
+    let body = xs(&tf, "molemod/robot_0/base_link");
+    let (first, last) = (body.first().copied().unwrap_or(0.0), body.last().copied().unwrap_or(0.0));
+    let two_cells = 2.0 * BlockOptions::default().size;
+    assert!((last - first - two_cells).abs() < 0.01, "the body moved {} m along x, not {two_cells} m", last - first);
+    for x in 0..5 {
+        assert!(!xs(&tf, &format!("molemod/block_{x}_0_0")).is_empty(), "block {x} not on /tf");
+    }
+    for link in ["head_front", "head_rear"] {
+        assert!(!xs(&tf, &format!("molemod/robot_0/{link}")).is_empty(), "{link} not on /tf");
+    }
+
+    let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "exit {status:?}:\n{output}");
+    assert!(output.contains("summary: 1 goals succeeded, 1 failed"), "{output}");
+}
+
+#[test]
+fn bad_parameters_exit_2_with_the_reason() {
+    let domain = Domain::reserve().unwrap();
+    let moves1 = repo_root().join("config/molemod/moves1.yaml");
+    let node = |body: String| format!("molemod_physics:\n  ros__parameters:\n{body}");
+    let cases = [
+        (node("    task: /nonexistent/task.yaml\n".into()), "task"),
+        (node("    task: ''\n".into()), "a task file is required"),
+        (node(format!("    task: {}\n    robots: 0\n", moves1.display())), "robots"),
+    ];
+    let cases: Vec<(&str, &str, &str)> = cases.iter().map(|(text, key)| ("molemod_physics", text.as_str(), *key)).collect();
+    flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
+}
