@@ -10,12 +10,16 @@
 //! - [`planner`]: [`PlanRequest`] -> [`Plan`] with a budget; [`HeuristicKind`].
 //! - [`task`]: YAML task files.
 //! - [`wire`]: flat, serialisable forms of lattices and actions (for ROS messages).
+//! - `ros` (feature `ros`): ROS message <-> planner conversions shared by the nodes.
 //!
-//! Pure logic: no ROS, no I/O except reading task files.
+//! Pure logic: no ROS (outside the `ros` feature's message conversions), no I/O except
+//! reading task files.
 
 pub mod lattice;
 pub mod planner;
 pub mod pool;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod rules;
 mod search;
 pub mod task;

@@ -2,26 +2,12 @@
 
 use flotilla_common::duration::{Span, MAX_SECONDS};
 use r2r::flotilla_msgs::action::ExecutePlan;
-use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
 use r2r::flotilla_msgs::srv::PlanReconfiguration;
-use reconfig_planner::{
-    msgs_to_steps, steps_to_msgs, Action, ActionMsg, HeuristicKind, Lattice, LatticeMsg as WireLattice, Plan, PlanRequest,
-};
+pub use reconfig_planner::ros::lattice_msg;
+use reconfig_planner::ros::{action_msgs, goal_plan, lattice};
+use reconfig_planner::{Action, HeuristicKind, Lattice, Plan, PlanRequest};
 
 use crate::node::NodeSettings;
-
-/// A lattice message as a planner lattice.
-pub fn lattice(msg: &LatticeMsg, role: &str) -> Result<Lattice, String> {
-    WireLattice { dims: [msg.size_x, msg.size_y, msg.size_z], cells: msg.cells.clone() }
-        .to_lattice()
-        .map_err(|e| format!("{role} lattice: {e}"))
-}
-
-/// A planner lattice as a message.
-pub fn lattice_msg(lattice: &Lattice) -> LatticeMsg {
-    let wire = WireLattice::from(lattice);
-    LatticeMsg { size_x: wire.dims[0], size_y: wire.dims[1], size_z: wire.dims[2], cells: wire.cells }
-}
 
 /// A service request as a planner request, its budget capped by the node's.
 pub fn plan_request(msg: &PlanReconfiguration::Request, settings: &NodeSettings) -> Result<PlanRequest, String> {
@@ -55,7 +41,7 @@ pub fn success(plan: &Plan, seconds: f64) -> PlanReconfiguration::Response {
     PlanReconfiguration::Response {
         success: true,
         message: format!("plan of {} steps, cost {}, {} states expanded", plan.steps.len(), plan.cost, plan.stats.expanded),
-        actions: steps_to_msgs(&plan.steps).iter().map(action_msg).collect(),
+        actions: action_msgs(&plan.steps),
         steps: plan.steps.len() as u32,
         cost: plan.cost,
         expanded_states: plan.stats.expanded,
@@ -68,29 +54,9 @@ pub fn failure(reason: String) -> PlanReconfiguration::Response {
     PlanReconfiguration::Response { success: false, message: reason, ..Default::default() }
 }
 
-fn action_msg(a: &ActionMsg) -> LatticeAction {
-    LatticeAction { step: a.step, robot: a.robot, kind: a.kind, from_cell: a.from.to_vec(), to_cell: a.to.to_vec(), partner: a.partner }
-}
-
-fn wire_action(a: &LatticeAction, index: usize) -> Result<ActionMsg, String> {
-    let cell = |v: &[u32], what: &str| -> Result<[u32; 3], String> {
-        v.try_into().map_err(|_| format!("action {index}: `{what}` needs 3 coordinates, got {}", v.len()))
-    };
-    Ok(ActionMsg {
-        step: a.step,
-        robot: a.robot,
-        kind: a.kind,
-        from: cell(&a.from_cell, "from_cell")?,
-        to: cell(&a.to_cell, "to_cell")?,
-        partner: a.partner,
-    })
-}
-
 /// A playback goal as its start lattice and plan steps.
 pub fn playback(goal: &ExecutePlan::Goal) -> Result<(Lattice, Vec<Vec<Action>>), String> {
-    let start = lattice(&goal.start, "start")?;
-    let wire = goal.actions.iter().enumerate().map(|(i, a)| wire_action(a, i)).collect::<Result<Vec<_>, _>>()?;
-    let steps = msgs_to_steps(&wire).map_err(|e| e.to_string())?;
+    let (start, steps) = goal_plan(goal)?;
     if !(goal.step_period >= 0.0 && goal.step_period.is_finite()) {
         return Err(format!("step_period must be a finite number of seconds >= 0, got {}", goal.step_period));
     }

@@ -28,12 +28,12 @@ use flotilla_common::models::{module_model, Model};
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::action::ExecutePlan;
-use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
 use r2r::geometry_msgs::msg::TransformStamped;
 use r2r::sensor_msgs::msg::JointState;
 use r2r::tf2_msgs::msg::TFMessage;
 use r2r::QosProfile;
-use reconfig_planner::{msgs_to_steps, Action, ActionCosts, ActionMsg, Lattice, LatticeMsg as WireLattice};
+use reconfig_planner::ros::lattice_msg;
+use reconfig_planner::{Action, ActionCosts, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::{
     plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, FailureKind, PlannedTask, WorldSample,
@@ -140,42 +140,12 @@ fn executor_options(settings: &NodeSettings) -> ExecutorOptions {
     }
 }
 
-/// A lattice message as a planner lattice.
-fn lattice(msg: &LatticeMsg) -> Result<Lattice, String> {
-    WireLattice { dims: [msg.size_x, msg.size_y, msg.size_z], cells: msg.cells.clone() }
-        .to_lattice()
-        .map_err(|e| format!("start lattice: {e}"))
-}
-
-/// A planner lattice as a message.
-fn lattice_msg(lattice: &Lattice) -> LatticeMsg {
-    let wire = WireLattice::from(lattice);
-    LatticeMsg { size_x: wire.dims[0], size_y: wire.dims[1], size_z: wire.dims[2], cells: wire.cells }
-}
-
 /// The plan a goal asks for: the node's own when it carries no actions.
 fn goal_plan(goal: &ExecutePlan::Goal, shared: &Shared) -> Result<(Lattice, Vec<Vec<Action>>), String> {
     if goal.actions.is_empty() {
         return Ok((shared.planned.request.start.clone(), shared.planned.plan.steps.clone()));
     }
-    let start = lattice(&goal.start)?;
-    let wire = goal.actions.iter().enumerate().map(|(i, a)| wire_action(a, i)).collect::<Result<Vec<_>, _>>()?;
-    let steps = msgs_to_steps(&wire).map_err(|e| e.to_string())?;
-    Ok((start, steps))
-}
-
-fn wire_action(a: &LatticeAction, index: usize) -> Result<ActionMsg, String> {
-    let cell = |v: &[u32], what: &str| -> Result<[u32; 3], String> {
-        v.try_into().map_err(|_| format!("action {index}: `{what}` needs 3 coordinates, got {}", v.len()))
-    };
-    Ok(ActionMsg {
-        step: a.step,
-        robot: a.robot,
-        kind: a.kind,
-        from: cell(&a.from_cell, "from_cell")?,
-        to: cell(&a.to_cell, "to_cell")?,
-        partner: a.partner,
-    })
+    reconfig_planner::ros::goal_plan(goal)
 }
 
 /// What an execution thread tells the goal's task.
