@@ -4,7 +4,6 @@
 //! for each asked angle, joint accuracy at the end of every phase, and the spread of one
 //! motion sequence over seeded start poses. Every figure comes from the bodies' poses.
 
-use std::path::Path;
 use std::time::Instant;
 
 use flotilla_common::catalogue::ModuleKind;
@@ -12,14 +11,13 @@ use flotilla_common::models::{module_model, Model};
 use flotilla_contract::wrap_angle as wrap;
 use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
 use nalgebra::{Isometry3, Vector3};
-use plotters::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Map};
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 
+use super::plot_joints;
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
-use crate::report::PlotError;
 
 /// The motions experiment.
 pub struct Motions;
@@ -234,50 +232,13 @@ impl Experiment for Motions {
             header,
             rows: trace.iter().map(|r| r.iter().map(|v| format!("{v:.6}")).collect()).collect(),
         };
-        let plot = Plot { file: "joints.png".into(), draw: Box::new(move |path| plot_joints(path, &names, &trace)) };
+        let plot = Plot {
+            file: "joints.png".into(),
+            draw: Box::new(move |path| {
+                let trace: Vec<(f64, Vec<Vec<f64>>)> = trace.iter().map(|r| (r[0], vec![r[1..].to_vec()])).collect();
+                plot_joints(path, "MoleMOD motions: crawl, turn, crawl (joint readings)", &names, &trace)
+            }),
+        };
         Ok(Outcome { metrics, tables: vec![measured, joints], plots: vec![plot], report: String::new() })
     }
-}
-
-/// Joint positions over time: prismatic joints (mm) above, the front universal joint's yaw
-/// (rad) below.
-fn plot_joints(path: &Path, names: &[String], trace: &[Vec<f64>]) -> Result<(), PlotError> {
-    let err = |e: String| PlotError { path: path.to_path_buf(), message: e };
-    let t_end = trace.last().map_or(1.0, |r| r[0]).max(1e-3);
-    let root = BitMapBackend::new(path, (1100, 700)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let (upper, lower) = root.split_vertically(380);
-    let panels = [
-        (upper, "prismatic joints [mm]", true, 1e3, -1.0f64..32.0f64),
-        (lower, "universal joint angles [rad]", false, 1.0, -1.0f64..1.0f64),
-    ];
-    for (area, label, prismatic, scale, range) in panels {
-        let mut chart = ChartBuilder::on(&area)
-            .caption(if prismatic { "MoleMOD motions: crawl, turn, crawl (joint readings)" } else { "" }, ("sans-serif", 22))
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..t_end, range)
-            .map_err(|e| err(e.to_string()))?;
-        chart.configure_mesh().x_desc("sim time [s]").y_desc(label).draw().map_err(|e| err(e.to_string()))?;
-        for (i, name) in names.iter().enumerate() {
-            if name.starts_with("prismatic") != prismatic {
-                continue;
-            }
-            let colour = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(trace.iter().map(|r| (r[0], r[i + 1] * scale)), colour.stroke_width(2)))
-                .map_err(|e| err(e.to_string()))?
-                .label(name.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2)));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
-    }
-    root.present().map_err(|e| err(e.to_string()))
 }
