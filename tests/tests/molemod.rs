@@ -12,17 +12,11 @@ use std::time::Duration;
 use flotilla_e2e::{answered, repo_root, Domain, Launch, RosProbe};
 use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::action::ExecutePlan;
-use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
 use r2r::sensor_msgs::msg::JointState;
 use r2r::tf2_msgs::msg::TFMessage;
-use reconfig_planner::{steps_to_msgs, Lattice, LatticeMsg as Wire};
+use reconfig_planner::ros::{action_msgs, lattice_msg};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::plan_task;
-
-fn to_msg(l: &Lattice) -> LatticeMsg {
-    let w = Wire::from(l);
-    LatticeMsg { size_x: w.dims[0], size_y: w.dims[1], size_z: w.dims[2], cells: w.cells }
-}
 
 /// Everything `stream` delivers from now on, collected in the background (the streams
 /// must be read while the goal runs, not after).
@@ -59,18 +53,8 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
 
     // A Table 1 task: its plan needs lifts, which the model cannot do yet.
     let table1 = plan_task(&repo_root().join("config/molemod/task1.yaml"), 1).unwrap();
-    let actions: Vec<LatticeAction> = steps_to_msgs(&table1.plan.steps)
-        .iter()
-        .map(|a| LatticeAction {
-            step: a.step,
-            robot: a.robot,
-            kind: a.kind,
-            from_cell: a.from.to_vec(),
-            to_cell: a.to.to_vec(),
-            partner: a.partner,
-        })
-        .collect();
-    let goal = ExecutePlan::Goal { start: to_msg(&table1.request.start), actions, step_period: 0.0 };
+    let actions = action_msgs(&table1.plan.steps);
+    let goal = ExecutePlan::Goal { start: lattice_msg(&table1.request.start), actions, step_period: 0.0 };
     let (_handle, result, _feedback) = answered(goals.send_goal_request(goal).unwrap(), "the Table 1 goal").await;
     let (status, result) = tokio::time::timeout(Duration::from_secs(300), result)
         .await
@@ -102,7 +86,7 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
     assert_eq!(status, r2r::GoalStatus::Succeeded, "{}\n{}", result.message, launch.output());
     assert!(result.success);
     assert_eq!(result.steps_done as usize, steps);
-    assert_eq!(result.final_, to_msg(&planned.request.goal), "the lattice reached is the goal");
+    assert_eq!(result.final_, lattice_msg(&planned.request.goal), "the lattice reached is the goal");
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     // Feedback per step (start and check) and per motion (start and end).

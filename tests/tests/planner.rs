@@ -8,12 +8,8 @@ use futures::StreamExt;
 use r2r::flotilla_msgs::action::ExecutePlan;
 use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
 use r2r::flotilla_msgs::srv::PlanReconfiguration;
+use reconfig_planner::ros::lattice_msg;
 use reconfig_planner::{msgs_to_steps, replay, ActionCosts, ActionMsg, Lattice, LatticeMsg as Wire, Task};
-
-fn to_msg(l: &Lattice) -> LatticeMsg {
-    let w = Wire::from(l);
-    LatticeMsg { size_x: w.dims[0], size_y: w.dims[1], size_z: w.dims[2], cells: w.cells }
-}
 
 fn task(name: &str, robots: usize) -> (Lattice, Lattice) {
     let t = Task::load(&repo_root().join("config/molemod").join(format!("{name}.yaml"))).unwrap();
@@ -24,7 +20,7 @@ fn task(name: &str, robots: usize) -> (Lattice, Lattice) {
 }
 
 fn request(start: &Lattice, goal: &Lattice) -> PlanReconfiguration::Request {
-    PlanReconfiguration::Request { start: to_msg(start), goal: to_msg(goal), ..Default::default() }
+    PlanReconfiguration::Request { start: lattice_msg(start), goal: lattice_msg(goal), ..Default::default() }
 }
 
 fn steps_of(actions: &[LatticeAction]) -> Vec<Vec<reconfig_planner::Action>> {
@@ -74,10 +70,10 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
 
     // Bad requests: a clear reason each, and the node keeps serving.
     let (start, goal) = task("task3", 2);
-    let mut fewer = to_msg(&goal);
+    let mut fewer = lattice_msg(&goal);
     let first_block = fewer.cells.iter().position(|&c| c == 1).unwrap();
     fewer.cells[first_block] = 0;
-    let mut outside = to_msg(&start);
+    let mut outside = lattice_msg(&start);
     outside.cells[0] = 2; // a robot where the start row has a block? force one in an empty cell:
     let empty = outside.cells.iter().rposition(|&c| c == 0).unwrap();
     outside.cells[empty] = 2;
@@ -112,7 +108,7 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
 
     // Playback: feedback per step, result = the goal layout.
     tokio::time::timeout(Duration::from_secs(10), action_ready).await.unwrap().unwrap();
-    let goal_msg = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 0.01 };
+    let goal_msg = ExecutePlan::Goal { start: lattice_msg(&start), actions: resp.actions.clone(), step_period: 0.01 };
     let (_handle, result, mut feedback) = answered(goals.send_goal_request(goal_msg).unwrap(), "goals.send_goal_request").await;
     let result = tokio::time::timeout(Duration::from_secs(20), result).await.unwrap().unwrap();
     let (status, result) = result;
@@ -128,7 +124,7 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
     // An invalid plan is rejected as a goal.
     let mut broken = resp.actions.clone();
     broken[0].to_cell = vec![0, 0, 5];
-    let bad_goal = ExecutePlan::Goal { start: to_msg(&start), actions: broken, step_period: 0.01 };
+    let bad_goal = ExecutePlan::Goal { start: lattice_msg(&start), actions: broken, step_period: 0.01 };
     assert!(
         tokio::time::timeout(ANSWER_TIMEOUT, goals.send_goal_request(bad_goal).unwrap()).await.expect("goal not answered").is_err(),
         "an invalid plan was accepted"
@@ -136,12 +132,12 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
 
     // Issue #21 item 1: a step period of 1e300 s is refused as a goal, and the action still
     // answers the next goal.
-    let huge_period = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 1e300 };
+    let huge_period = ExecutePlan::Goal { start: lattice_msg(&start), actions: resp.actions.clone(), step_period: 1e300 };
     assert!(
         tokio::time::timeout(ANSWER_TIMEOUT, goals.send_goal_request(huge_period).unwrap()).await.expect("goal not answered").is_err(),
         "a 1e300 s step period was accepted"
     );
-    let again = ExecutePlan::Goal { start: to_msg(&start), actions: resp.actions.clone(), step_period: 0.01 };
+    let again = ExecutePlan::Goal { start: lattice_msg(&start), actions: resp.actions.clone(), step_period: 0.01 };
     let (_handle, result, _feedback) = answered(goals.send_goal_request(again).unwrap(), "goals.send_goal_request").await;
     let (status, result) = tokio::time::timeout(Duration::from_secs(20), result).await.unwrap().unwrap();
     assert_eq!(status, r2r::GoalStatus::Succeeded, "the action stopped serving: {}", result.message);
