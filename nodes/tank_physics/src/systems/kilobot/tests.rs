@@ -295,20 +295,7 @@ fn moving_robots_hear_exactly_the_robots_in_range() {
                 KilobotCommand { motor_left: l, motor_right: r, message: vec![i as u8], ..KilobotCommand::default() }
             })
             .collect();
-        for i in 0..60 {
-            table.read(i, &mut reading);
-            let mut heard: Vec<(u8, u64)> = reading.messages.iter().map(|m| (m.payload[0], m.distance.to_bits())).collect();
-            heard.sort_unstable();
-            let p = table.pose(i);
-            let expected: Vec<(u8, u64)> = (0..60)
-                .filter(|&j| j != i && step > 0)
-                .map(|j| (j, table.pose(j)))
-                .filter(|(_, q)| (q.x - p.x).powi(2) + (q.y - p.y).powi(2) < range * range)
-                .map(|(j, q)| (j as u8, ((q.x - p.x).powi(2) + (q.y - p.y).powi(2)).sqrt().max(0.0) * WORLD_UNIT_M))
-                .map(|(j, d)| (j, d.to_bits()))
-                .collect();
-            assert_eq!(heard, expected, "robot {i} at step {step}");
-        }
+        hears_exactly_the_robots_in_range(&mut table, &mut reading, 60, range, step);
         table.apply_all(&commands).unwrap();
         table.step();
     }
@@ -333,24 +320,30 @@ fn a_swarm_mostly_at_rest_hears_exactly_the_robots_in_range() {
                 KilobotCommand { motor_left: l, motor_right: r, message: vec![i as u8], ..KilobotCommand::default() }
             })
             .collect();
-        for i in 0..60 {
-            table.read(i, &mut reading);
-            let mut heard: Vec<(u8, u64)> = reading.messages.iter().map(|m| (m.payload[0], m.distance.to_bits())).collect();
-            heard.sort_unstable();
-            let p = table.pose(i);
-            let expected: Vec<(u8, u64)> = (0..60)
-                .filter(|&j| j != i && step > 0)
-                .map(|j| (j, table.pose(j)))
-                .filter(|(_, q)| (q.x - p.x).powi(2) + (q.y - p.y).powi(2) < range * range)
-                .map(|(j, q)| (j as u8, ((q.x - p.x).powi(2) + (q.y - p.y).powi(2)).sqrt() * WORLD_UNIT_M))
-                .map(|(j, d)| (j, d.to_bits()))
-                .collect();
-            assert_eq!(heard, expected, "robot {i} at step {step}");
-        }
+        hears_exactly_the_robots_in_range(&mut table, &mut reading, 60, range, step);
         table.apply_all(&commands).unwrap();
         table.step();
     }
     let pushed = (0..60).filter(|&i| i % 7 != 3 && table.pose(i) != poses[i]).count();
     assert!(pushed > 0, "the drivers pushed robots at rest");
     assert!(table.channel_list_rebuilds() > 1, "the lists were rebuilt: {}", table.channel_list_rebuilds());
+}
+
+/// Every robot of the first `robots` hears, after the first step, exactly the others
+/// within `range` (world units), each at its exact distance (m), and nobody else.
+fn hears_exactly_the_robots_in_range(table: &mut KilobotTable, reading: &mut KilobotSensors, robots: usize, range: f64, step: usize) {
+    for i in 0..robots {
+        table.read(i, reading);
+        let mut heard: Vec<(u8, u64)> = reading.messages.iter().map(|m| (m.payload[0], m.distance.to_bits())).collect();
+        heard.sort_unstable();
+        let p = table.pose(i);
+        let expected: Vec<(u8, u64)> = (0..robots)
+            .filter(|&j| j != i && step > 0)
+            .map(|j| (j, table.pose(j)))
+            .filter(|(_, q)| (q.x - p.x).powi(2) + (q.y - p.y).powi(2) < range * range)
+            .map(|(j, q)| (j as u8, ((q.x - p.x).powi(2) + (q.y - p.y).powi(2)).sqrt() * WORLD_UNIT_M))
+            .map(|(j, d)| (j, d.to_bits()))
+            .collect();
+        assert_eq!(heard, expected, "robot {i} at step {step}");
+    }
 }
