@@ -2,8 +2,10 @@
 //! `molemod_physics` node): a Table 1 task's plan, which the model cannot do yet (its
 //! lifts), ends aborted with the executor's report; the node then executes its own task
 //! (moves1: one robot crawls two blocks) to success with feedback per step and motion,
-//! the lattice reached equal to the goal, the joint states moving and every link and
-//! block on `/tf`; Ctrl-C exits 0. A missing task file and `robots: 0` exit 2 with the
+//! the lattice reached equal to the goal, the joint states moving, every link and block on
+//! `/tf`, and what rviz needs (`config/molemod.rviz`): the robot's latched URDF, whose
+//! every link is a frame on `/tf` under the robot's prefix, and the blocks as cube markers
+//! where `/tf` has them; Ctrl-C exits 0. A missing task file and `robots: 0` exit 2 with the
 //! reason.
 
 use std::sync::{Arc, Mutex};
@@ -14,6 +16,7 @@ use futures::{Stream, StreamExt};
 use r2r::flotilla_msgs::action::ExecutePlan;
 use r2r::sensor_msgs::msg::JointState;
 use r2r::tf2_msgs::msg::TFMessage;
+use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use reconfig_planner::ros::{action_msgs, lattice_msg};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::plan_task;
@@ -44,6 +47,8 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
     let joints = gather(probe.subscribe::<JointState>("/molemod/robot_0/joint_states").unwrap());
     let tf = gather(probe.subscribe::<TFMessage>("/tf").unwrap());
     let events = gather(probe.subscribe::<r2r::std_msgs::msg::String>("/molemod_physics/events").unwrap());
+    let markers = gather(probe.subscribe::<MarkerArray>("/molemod_physics/markers").unwrap());
+    let description = gather(probe.subscribe_latched::<r2r::std_msgs::msg::String>("/molemod/robot_0/robot_description").unwrap());
     probe.spin();
     let moves1 = repo_root().join("config/molemod/moves1.yaml");
     let task = format!("task:={}", moves1.display());
@@ -73,6 +78,7 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
     joints.lock().unwrap().clear();
     tf.lock().unwrap().clear();
     events.lock().unwrap().clear();
+    markers.lock().unwrap().clear();
     let planned = plan_task(&moves1, 1).unwrap();
     let steps = planned.plan.steps.len();
     let goal = ExecutePlan::Goal::default();
@@ -121,8 +127,22 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
     for x in 0..5 {
         assert!(!xs(&tf, &format!("molemod/block_{x}_0_0")).is_empty(), "block {x} not on /tf");
     }
-    for link in ["head_front", "head_rear"] {
-        assert!(!xs(&tf, &format!("molemod/robot_0/{link}")).is_empty(), "{link} not on /tf");
+    // rviz's RobotModel: the latched URDF's every link is a frame under the robot's prefix.
+    let urdf = description.lock().unwrap().last().map(|m| m.data.clone()).expect("no /molemod/robot_0/robot_description");
+    let model = flotilla_common::models::parse_urdf(&urdf, std::path::Path::new("robot_description")).unwrap();
+    assert!(model.links.len() >= 7, "{} links in the URDF", model.links.len());
+    for link in &model.links {
+        assert!(!xs(&tf, &format!("molemod/robot_0/{}", link.name)).is_empty(), "URDF link {} not on /tf", link.name);
+    }
+    // The blocks as cubes, where /tf puts them.
+    let last = markers.lock().unwrap().last().cloned().expect("no /molemod_physics/markers");
+    assert_eq!(last.markers.first().map(|m| m.action), Some(Marker::DELETEALL as i32));
+    let cubes: Vec<&Marker> = last.markers.iter().filter(|m| m.type_ == Marker::CUBE as i32).collect();
+    assert_eq!(cubes.len(), 5, "one cube per block");
+    let block_xs: Vec<f64> = (0..5).filter_map(|x| xs(&tf, &format!("molemod/block_{x}_0_0")).last().copied()).collect();
+    for cube in cubes {
+        assert!((cube.scale.x - BlockOptions::default().size).abs() < 1e-9);
+        assert!(block_xs.iter().any(|x| (x - cube.pose.position.x).abs() < 1e-6), "cube at x = {} is no block", cube.pose.position.x);
     }
 
     let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();

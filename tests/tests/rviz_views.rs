@@ -1,7 +1,8 @@
-//! The scenario rviz views (`config/<scenario>.rviz`): the committed files are what
-//! `gen_rviz` makes, they hold one RobotModel per module the scenario's world starts with
-//! (topic `/<module>/robot_description`, TF Prefix `<module>`), and the scenario's launch
-//! file starts rviz2 on its view with `rviz:=true` (and not without). No ROS needed: the
+//! The scenario rviz views (`config/<scenario>.rviz`, and `config/molemod.rviz` for
+//! MoleMOD's physics): the committed files are what `gen_rviz` makes, they hold one
+//! RobotModel per module the scenario's world starts with (topic
+//! `/<module>/robot_description`, TF Prefix `<module>`; MoleMOD: robots 0-5), and the
+//! launch file starts rviz2 on its view with `rviz:=true` (and not without). No ROS needed: the
 //! launch files are evaluated, not run (rviz2 is not installed here; a stand-in package
 //! takes its place).
 
@@ -12,7 +13,7 @@ use flotilla_common::params::{load_file, NodeIdentity};
 use flotilla_e2e::{bin_dir, repo_root};
 use flotilla_launch::{evaluate_launch, read_launch_file, CommandArg, LaunchEnv, ParamValue};
 use serde_yaml::Value;
-use tank_physics::rviz::{generate, MODULES_GROUP, ROBOT_MODEL_CLASS, SCENARIOS};
+use tank_physics::rviz::{generate, MODULES_GROUP, MOLEMOD_VIEW, ROBOT_MODEL_CLASS, SCENARIOS};
 use tank_physics::{World, WorldConfig};
 
 /// The modules of the scenario's world, as the physics names them at start.
@@ -24,11 +25,18 @@ fn world_modules(scenario: &str) -> BTreeSet<String> {
     World::new(config, seed).unwrap_or_else(|e| panic!("{scenario}: {e}")).bodies().into_iter().map(|b| b.name).collect()
 }
 
+/// Every view with the modules it must draw: the scenarios' worlds, and MoleMOD's robots
+/// as `molemod_physics` names their frames (checked on /tf by the e2e `molemod` test).
+fn views() -> Vec<(&'static str, BTreeSet<String>)> {
+    let molemod = (0..6).map(|i| format!("molemod/robot_{i}")).collect();
+    SCENARIOS.iter().map(|s| (*s, world_modules(s))).chain([(MOLEMOD_VIEW, molemod)]).collect()
+}
+
 #[test]
 fn committed_views_are_the_generators_output() {
     let config = repo_root().join("config");
     let views = generate(&config).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(views.len(), SCENARIOS.len());
+    assert_eq!(views.len(), SCENARIOS.len() + 1);
     for (name, text) in views {
         let path = config.join(&name);
         let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -42,7 +50,7 @@ fn committed_views_are_the_generators_output() {
 
 #[test]
 fn each_view_has_a_robot_model_per_module_of_its_scenario() {
-    for scenario in SCENARIOS {
+    for (scenario, modules) in views() {
         let path = repo_root().join(format!("config/{scenario}.rviz"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let view: Value = serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -65,7 +73,7 @@ fn each_view_has_a_robot_model_per_module_of_its_scenario() {
             assert_eq!(topic, format!("/{prefix}/robot_description"), "{scenario}");
             assert!(named.insert(prefix.to_owned()), "{scenario}: {prefix} twice");
         }
-        assert_eq!(named, world_modules(scenario), "{scenario}: the view's modules are not the world's");
+        assert_eq!(named, modules, "{scenario}: the view's modules are not the world's");
     }
     // The scenarios themselves: 15 Lilies, 24 balls.
     assert_eq!(world_modules("lily_15").len(), 15);
@@ -101,7 +109,7 @@ fn scenario_launch_files_start_rviz2_on_their_view_only_when_asked() {
     let env = LaunchEnv::new(repo_root())
         .with_var("AMENT_PREFIX_PATH", prefix.display().to_string())
         .with_var("HOME", dir.path().display().to_string());
-    for scenario in SCENARIOS {
+    for scenario in SCENARIOS.into_iter().chain([MOLEMOD_VIEW]) {
         let file = read_launch_file(&repo_root().join(format!("launch/{scenario}.launch.yaml"))).unwrap_or_else(|e| panic!("{e}"));
         let rviz_processes = |args: &[(String, String)]| {
             let plan = evaluate_launch(&file, args, &env).unwrap_or_else(|e| panic!("{scenario}: {e}"));

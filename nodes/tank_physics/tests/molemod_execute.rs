@@ -219,3 +219,50 @@ fn samples_follow_the_bodies_and_a_cancel_stops_the_step() {
     assert!(failure.time < 2.0 + 0.1 + 2.0 * dt, "stopped at {} s", failure.time);
     assert_eq!(execution.steps_succeeded, 0);
 }
+
+/// What robot_state_publisher would make of the URDF and the joint readings is what the
+/// sample's frames say: every URDF link (the universal joints' cross links too) is in the
+/// sample, and each joint's child frame is its parent's, moved by the joint's origin and
+/// reading, within the soft constraints' give.
+#[test]
+fn a_sample_holds_every_urdf_frame_as_its_joint_readings_place_it() {
+    use flotilla_common::models::JointKind;
+    use nalgebra::{Isometry3, Translation3, Unit, UnitQuaternion};
+    let start = Lattice::from_picture("#R###").expect("picture");
+    let steps = vec![vec![moved(0, Cell::new(1, 0, 0), Cell::new(2, 0, 0))]];
+    let mut executor = build(&start, ExecutorOptions { sample_interval: 0.5, ..ExecutorOptions::default() });
+    let mut samples = Vec::new();
+    let execution = executor.execute(&steps, &mut |e| {
+        if let Event::Sampled(s) = e {
+            samples.push(s.clone());
+        }
+    });
+    assert_eq!(execution.failure, None);
+    let urdf = committed_model().split_universal_joints();
+    let (mut worst_shift, mut worst_turn, mut checked) = (0.0f64, 0.0f64, 0);
+    for sample in &samples {
+        let robot = &sample.robots[0];
+        let pose = |link: &str| robot.links.iter().find(|(n, _)| n == link).map(|(_, p)| *p);
+        for link in &urdf.links {
+            assert!(pose(&link.name).is_some(), "URDF link {} not in the sample", link.name);
+        }
+        for joint in &urdf.joints {
+            let q = robot.joints.iter().find(|(n, _)| *n == joint.name).map_or(0.0, |(_, q)| *q);
+            let motion = match joint.kind {
+                JointKind::Revolute { axis, .. } => {
+                    Isometry3::from_parts(Translation3::identity(), UnitQuaternion::from_axis_angle(&Unit::new_normalize(axis), q))
+                }
+                JointKind::Prismatic { axis, .. } => Isometry3::translation(axis.x * q, axis.y * q, axis.z * q),
+                _ => Isometry3::identity(),
+            };
+            let (parent, child) = (pose(&joint.parent).expect("parent link"), pose(&joint.child).expect("child link"));
+            let error = (parent * joint.origin.to_isometry() * motion).inverse() * child;
+            worst_shift = worst_shift.max(error.translation.vector.norm());
+            worst_turn = worst_turn.max(error.rotation.angle());
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} joint frames: worst {:.4} mm, {:.3} mrad off", worst_shift * 1e3, worst_turn * 1e3);
+    assert!(checked > 50, "{checked} joint frames checked");
+    assert!(worst_shift < 0.05e-3 && worst_turn < 2e-3, "frames off their joints by up to {worst_shift} m, {worst_turn} rad");
+}

@@ -11,7 +11,11 @@
 //! `/tf`: `<frame_id> -> molemod/robot_<i>/<link>` for every link and `<frame_id> ->
 //! molemod/block_<x>_<y>_<z>` for every block (named after its start cell), all from the
 //! rapier poses: the node publishes the links itself because robot_state_publisher is not
-//! part of the pip-wheel ROS this project runs on, and the physics knows the poses anyway.
+//! part of the pip-wheel ROS this project runs on, and the physics knows the poses anyway;
+//! and `~/markers` (`visualization_msgs/MarkerArray`): every block as a translucent cube
+//! at its physics pose. Each robot's URDF is latched on
+//! `/molemod/robot_<i>/robot_description`, so rviz's RobotModel with `TF Prefix:
+//! molemod/robot_<i>` draws the moving mole (`config/molemod.rviz`).
 //! Feedback goes out at every step start, motion start and end and step check (`step` =
 //! steps done, `current` = the lattice the plan has reached); the same events, with the
 //! motion's name, as text lines on `~/events`. The result carries success, the summary or
@@ -24,13 +28,16 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
-use flotilla_common::models::{module_model, Model};
+use flotilla_common::models::{module_model, render_urdf, Model};
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use futures::{Stream, StreamExt};
+use nalgebra::Vector3;
 use r2r::flotilla_msgs::action::ExecutePlan;
 use r2r::geometry_msgs::msg::TransformStamped;
 use r2r::sensor_msgs::msg::JointState;
+use r2r::std_msgs::msg::ColorRGBA;
 use r2r::tf2_msgs::msg::TFMessage;
+use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use reconfig_planner::ros::lattice_msg;
 use reconfig_planner::{Action, ActionCosts, Lattice};
@@ -49,6 +56,7 @@ struct Outputs {
     tf: r2r::Publisher<TFMessage>,
     joints: Vec<r2r::Publisher<JointState>>,
     events: r2r::Publisher<r2r::std_msgs::msg::String>,
+    markers: r2r::Publisher<MarkerArray>,
 }
 
 /// What every goal shares.
@@ -71,6 +79,11 @@ pub fn joint_topic(index: usize) -> String {
     format!("/molemod/robot_{index}/joint_states")
 }
 
+/// The latched URDF topic of robot `index` (rviz's RobotModel reads it).
+pub fn description_topic(index: usize) -> String {
+    format!("/molemod/robot_{index}/robot_description")
+}
+
 /// Runs the node until SIGINT/SIGTERM; returns the summary line.
 pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
     let planned = plan_task(&settings.task_path, settings.robots).context("planning the task")?;
@@ -87,7 +100,18 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         tf: node.create_publisher("/tf", QosProfile::default())?,
         joints: (0..robots).map(|i| node.create_publisher(&joint_topic(i), QosProfile::default())).collect::<Result<_, _>>()?,
         events: node.create_publisher("~/events", QosProfile::default().keep_last(100))?,
+        markers: node.create_publisher("~/markers", QosProfile::default())?,
     };
+    // Kept for the node's life: a late rviz gets the latched descriptions.
+    let latched = QosProfile::default().transient_local().keep_last(1);
+    let urdf = r2r::std_msgs::msg::String { data: render_urdf(&model) };
+    let _descriptions = (0..robots)
+        .map(|i| {
+            let publisher = node.create_publisher::<r2r::std_msgs::msg::String>(&description_topic(i), latched.clone())?;
+            publisher.publish(&urdf)?;
+            Ok(publisher)
+        })
+        .collect::<Result<Vec<_>, r2r::Error>>()?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     info!(
@@ -350,7 +374,29 @@ impl Shared {
         if let Err(e) = out.tf.publish(&TFMessage { transforms }) {
             warn!("publishing /tf: {e}");
         }
+        if let Err(e) = out.markers.publish(&block_markers(sample, &header, BlockOptions::default().size)) {
+            warn!("publishing ~/markers: {e}");
+        }
     }
+}
+
+/// Every block of `sample` as a translucent cube of edge `size` (m) at its physics pose
+/// (`header`'s frame), after a DELETEALL so that a smaller lattice of the next goal
+/// leaves no stale cubes.
+fn block_markers(sample: &WorldSample, header: &r2r::std_msgs::msg::Header, size: f64) -> MarkerArray {
+    let clear = Marker { header: header.clone(), action: Marker::DELETEALL as i32, ..Default::default() };
+    let blocks = sample.blocks.iter().enumerate().map(|(id, (_, pose))| Marker {
+        header: header.clone(),
+        ns: "blocks".into(),
+        id: id as i32,
+        type_: Marker::CUBE as i32,
+        action: Marker::ADD as i32,
+        pose: fros::pose_msg(pose),
+        scale: fros::vector_msg(&Vector3::repeat(size)),
+        color: ColorRGBA { r: 0.8, g: 0.7, b: 0.55, a: 0.35 },
+        ..Default::default()
+    });
+    MarkerArray { markers: std::iter::once(clear).chain(blocks).collect() }
 }
 
 /// One line of `~/events`.

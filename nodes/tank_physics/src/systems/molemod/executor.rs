@@ -21,11 +21,11 @@
 
 use std::collections::VecDeque;
 
-use flotilla_common::models::Model;
+use flotilla_common::models::{JointKind, Model};
 use flotilla_contract::molemod::MolemodCommand;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion, MotionError, Stuck};
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::{Isometry3, Unit, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reconfig_planner::lattice::{Cell, Lattice};
@@ -448,10 +448,46 @@ impl Expected {
     }
 }
 
+/// A link of the model's URDF form the physics has no body for (a universal joint's
+/// cross link): placed on its simulated parent by its revolute joint's reading, so that
+/// a sample holds every frame robot_state_publisher would make from the URDF.
+#[derive(Clone, Debug)]
+struct DerivedLink {
+    link: String,
+    parent: String,
+    /// The revolute joint placing it (its reading is the angle).
+    joint: String,
+    /// The joint frame in the parent's frame.
+    origin: Isometry3<f64>,
+    axis: Unit<Vector3<f64>>,
+}
+
+/// The cross links of `model`'s URDF form, placed by the revolute joint from their parent.
+fn derived_links(model: &Model, simulated: &[&str]) -> Vec<DerivedLink> {
+    model
+        .split_universal_joints()
+        .joints
+        .iter()
+        .filter(|j| !simulated.contains(&j.child.as_str()))
+        .filter_map(|j| match j.kind {
+            JointKind::Revolute { axis, .. } => Some(DerivedLink {
+                link: j.child.clone(),
+                parent: j.parent.clone(),
+                joint: j.name.clone(),
+                origin: j.origin.to_isometry(),
+                axis: Unit::new_normalize(axis),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A plan executed by the physics, step by step.
 pub struct Executor {
     world: MoleWorld,
     firmware: Vec<MoleMotions>,
+    /// The URDF links without a body, per robot model (all robots share it).
+    derived: Vec<DerivedLink>,
     names: Vec<String>,
     state: Lattice,
     expected: Expected,
@@ -504,11 +540,14 @@ impl Executor {
             motions.phase_timeout = motions.phase_timeout.min(options.step_limit);
             firmware.push(motions);
         }
+        let simulated: Vec<&str> = world.robot_at(0)?.bodies_iter().map(|(name, _)| name).collect();
+        let derived = derived_links(model, &simulated);
         let names = (0..world.robot_count()).map(|i| format!("mole{i}")).collect();
         let expected = Expected { robots: start.robots().to_vec(), blocks: start.block_cells().map(|c| (c, c)).collect() };
         let mut executor = Self {
             world,
             firmware,
+            derived,
             names,
             state: start.clone(),
             expected,
@@ -586,12 +625,20 @@ impl Executor {
         for index in 0..self.world.robot_count() {
             let robot = self.world.robot_at(index)?;
             let reading = self.world.robot_sensors(index)?;
-            let joints = robot.joint_names().map(str::to_owned).zip(reading.joint_positions.iter().copied()).collect();
+            let joints: Vec<(String, f64)> = robot.joint_names().map(str::to_owned).zip(reading.joint_positions.iter().copied()).collect();
             let names: Vec<String> = robot.bodies_iter().map(|(name, _)| name.to_owned()).collect();
             let mut links = Vec::with_capacity(names.len());
             for name in names {
                 let pose = self.world.robot_link_pose(index, &name)?;
                 links.push((name, pose));
+            }
+            for derived in &self.derived {
+                let parent = links.iter().find(|(name, _)| *name == derived.parent).map(|(_, pose)| *pose);
+                let angle = joints.iter().find(|(name, _)| *name == derived.joint).map_or(0.0, |(_, q)| *q);
+                if let Some(parent) = parent {
+                    let turn = Isometry3::from_parts(Default::default(), UnitQuaternion::from_axis_angle(&derived.axis, angle));
+                    links.push((derived.link.clone(), parent * derived.origin * turn));
+                }
             }
             robots.push(RobotSample { joints, links });
         }
