@@ -6,8 +6,8 @@ use flotilla_common::catalogue::{ModuleKind, Shape};
 use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::inertia::check;
 use flotilla_common::models::{
-    all_models, inlet_layout, module_model, parse_urdf, read_urdf, render_urdf, shape_geometry, universal_cross_inertial, ArenaModel,
-    ArenaOutline, Geometry, JointKind, Model,
+    all_models, inlet_layout, module_model, molemod_paper_models, parse_urdf, read_urdf, render_urdf, shape_geometry,
+    universal_cross_inertial, ArenaModel, ArenaOutline, Geometry, JointKind, Model, BASIC_MODEL, ROTATING_MODEL,
 };
 use nalgebra::{Matrix3, Vector3};
 use std::f64::consts::PI;
@@ -193,6 +193,68 @@ fn molemod_robot_is_the_final_model() {
             other => panic!("{u}: {other:?}"),
         }
     }
+}
+
+/// The paper's basic and rotating models are made of the final model's parts: its main
+/// cubes (size, mass, inertia), its joint cubes, its prismatic joints and the yaw axis of its
+/// universal joints, at the final model's places.
+#[test]
+fn molemod_basic_and_rotating_models_are_made_of_the_final_models_parts() {
+    let final_model = module_model(ModuleKind::MolemodRobot);
+    let models = molemod_paper_models();
+    let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, [BASIC_MODEL, ROTATING_MODEL]);
+    let kinds = |m: &Model| -> Vec<(String, &'static str)> {
+        m.joints
+            .iter()
+            .map(|j| {
+                let kind = match j.kind {
+                    JointKind::Prismatic { .. } => "prismatic",
+                    JointKind::Revolute { .. } => "revolute",
+                    JointKind::Universal { .. } => "universal",
+                    JointKind::Fixed => "fixed",
+                };
+                (j.name.clone(), kind)
+            })
+            .collect()
+    };
+    let p = MolemodRobotGeometry::default().contracted_pitch;
+    for model in &models {
+        // Two heads touch the world: the rear one is the root (REP 105 base_link).
+        let colliding: Vec<&str> = model.links.iter().filter(|l| !l.collisions.is_empty()).map(|l| l.name.as_str()).collect();
+        assert_eq!(colliding, ["base_link", "head_front"], "{}", model.name);
+        for head in &colliding {
+            let (ours, theirs) = (model.link(head).expect("link"), final_model.link("head_front").expect("link"));
+            assert_eq!((&ours.inertial, &ours.collisions), (&theirs.inertial, &theirs.collisions), "{} {head}", model.name);
+        }
+        for cube in model.links.iter().filter(|l| l.name.starts_with("joint_cube_")) {
+            assert_eq!(cube.inertial, final_model.link(&cube.name).expect("link").inertial, "{} {}", model.name, cube.name);
+        }
+        // Contracted, the heads one pitch apart.
+        assert!((model.rest_pose("head_front").translation.vector - Vector3::new(p, 0.0, 0.0)).norm() < 1e-12, "{}", model.name);
+    }
+    let (basic, rotating) = (&models[0], &models[1]);
+    assert_eq!(kinds(basic), [("prismatic_0".to_owned(), "prismatic")]);
+    assert_eq!(
+        kinds(rotating),
+        [("prismatic_1".to_owned(), "prismatic"), ("revolute_0".to_owned(), "revolute"), ("prismatic_0".to_owned(), "prismatic")]
+    );
+    // The rotating model's two immaterial middle cubes lie on each other, halfway between the heads.
+    for cube in ["joint_cube_0", "joint_cube_1"] {
+        assert!((rotating.rest_pose(cube).translation.vector - Vector3::new(0.5 * p, 0.0, 0.0)).norm() < 1e-12);
+    }
+    // Joint figures: a final-model prismatic joint's; the revolute one is a universal joint's yaw axis.
+    let limits = |m: &Model, name: &str| match m.joint(name).expect("joint").kind {
+        JointKind::Prismatic { limits, .. } | JointKind::Revolute { limits, .. } | JointKind::Universal { limits, .. } => limits,
+        JointKind::Fixed => panic!("{name} is fixed"),
+    };
+    let prismatic = limits(&final_model, "prismatic_0");
+    assert_eq!(limits(basic, "prismatic_0"), prismatic);
+    assert_eq!((limits(rotating, "prismatic_0"), limits(rotating, "prismatic_1")), (prismatic, prismatic));
+    assert_eq!(limits(rotating, "revolute_0"), limits(&final_model, "universal_0"));
+    let JointKind::Revolute { axis, .. } = rotating.joint("revolute_0").expect("joint").kind else { panic!("revolute") };
+    assert_eq!(axis, Vector3::z());
+    // (Reading back, inertia and the files: the tests over `all_models`, which holds both.)
 }
 
 /// Whether two axis-aligned boxes (centre, full size) overlap with positive volume.

@@ -3,7 +3,8 @@
 //!
 //! - [`description`]: the format-neutral model (links, inertia, shapes, joints).
 //! - [`module_model`] / [`ArenaModel::model`]: the models, from [`crate::catalogue`] and
-//!   [`dimensions`] (the numbers the catalogue does not hold).
+//!   [`dimensions`] (the numbers the catalogue does not hold); [`molemod_paper_models`]: the
+//!   MoleMOD paper's basic and rotating models, from the MoleMOD robot's.
 //! - [`render_urdf`] / [`render_sdf`]: file text; universal joints are native in SDF and two
 //!   revolute joints around a 0.1 g cross link in URDF ([`UNIVERSAL_CROSS_MASS`]); static
 //!   models carry the `<gazebo><static>true</static></gazebo>` extension in URDF.
@@ -43,6 +44,7 @@ pub use description::{
 };
 pub use frames::{prefixed_frame, FrameTree, FrameTreeError, JointFrame};
 pub use modules::{module_model, shape_geometry};
+pub use molemod::{molemod_paper_models, BASIC_MODEL, ROTATING_MODEL};
 pub use reader::{parse_urdf, read_urdf, ModelFileError};
 pub use sdf::render_sdf;
 pub use urdf::{render_urdf, GENERATED_NOTE};
@@ -50,9 +52,15 @@ pub use urdf::{render_urdf, GENERATED_NOTE};
 use crate::catalogue::ModuleKind;
 use std::path::{Path, PathBuf};
 
-/// Every model: the module kinds in catalogue order, then the arenas.
+/// Every model: the module kinds in catalogue order, the arenas, then the MoleMOD paper's
+/// basic and rotating models (variants of the MoleMOD robot, not kinds of their own).
 pub fn all_models() -> Vec<Model> {
-    ModuleKind::ALL.iter().map(|&k| module_model(k)).chain(ArenaModel::ALL.iter().map(|a| a.model())).collect()
+    ModuleKind::ALL
+        .iter()
+        .map(|&k| module_model(k))
+        .chain(ArenaModel::ALL.iter().map(|a| a.model()))
+        .chain(molemod_paper_models())
+        .collect()
 }
 
 /// The URDF of a module kind: the `robot_description` every module publishes (what rviz's

@@ -12,6 +12,13 @@
 //! kinks the robot (measured), and lifting a block needs more torque than the model's
 //! joints have (docs/molemod_execution.md).
 //! The heads' grips are the contract's `head_grip` (front, rear).
+//!
+//! The same firmware drives the paper's two simpler models (`flotilla_common`'s
+//! `molemod_paper_models`), told apart by their joints: the rotating model (`prismatic_0`
+//! at the front head, `prismatic_1` at the rear, `revolute_0` between) crawls with both
+//! prismatic joints and turns with the revolute one in the same phases as the final model;
+//! the basic model (`prismatic_0` alone) crawls by expanding its one joint by the
+//! 2 x `step` the final model's two joints share, and cannot turn.
 
 use std::collections::VecDeque;
 
@@ -40,7 +47,8 @@ pub enum Motion {
     /// of the two outer prismatic joints by `step`; each moves the robot `step` (m) forward,
     /// or backward when `backward` (the heads grip the other way round).
     Crawl {
-        /// Expansion of each outer prismatic joint, m.
+        /// Expansion of each outer prismatic joint, m (the basic model's one joint expands
+        /// by twice this).
         step: f64,
         /// Expansions plus contractions.
         iterations: u32,
@@ -49,8 +57,9 @@ pub enum Motion {
     },
     /// Turn on the spot by `angle` (rad, positive = counter-clockwise seen from above): the
     /// front head reaches out by `reach` (m) with the rear head gripping, swings about the
-    /// front universal joint, grips, and the body swings round to it as the joint
-    /// straightens and the head is drawn back in.
+    /// front universal joint (the rotating model's revolute joint), grips, and the body
+    /// swings round to it as the joint straightens and the head is drawn back in. With
+    /// `reach` 0 this is the paper's one-step turn of the rotating model.
     Turn {
         /// Heading change, rad.
         angle: f64,
@@ -147,7 +156,10 @@ impl Motion {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MotionError {
     /// The model has no coordinate of this name.
-    #[error("the mole has no joint `{0}` (the motions need prismatic_0, prismatic_3 and universal_0_axis1)")]
+    #[error(
+        "the mole has no joint `{0}` (the motions know the final model: prismatic_0, prismatic_3, universal_0_axis1; \
+         the rotating one: prismatic_0, prismatic_1, revolute_0; the basic one: prismatic_0 alone)"
+    )]
     MissingJoint(&'static str),
     /// A motion's parameter is not finite or outside what the joint allows.
     #[error("{motion}: {what} = {value} is outside [{lower}, {upper}]")]
@@ -239,8 +251,10 @@ struct Phase {
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Joints {
     front_shift: usize,
+    /// The front one in the basic model, whose one joint does both.
     rear_shift: usize,
-    front_yaw: usize,
+    /// `None` in the basic model, which cannot turn.
+    front_yaw: Option<usize>,
     /// `universal_0_axis2` and `prismatic_1`, which only [`Motion::TurnUp`] needs.
     front_pitch: Option<usize>,
     front_push: Option<usize>,
@@ -266,12 +280,28 @@ impl MoleMotions {
     /// held at zero, both heads gripping.
     pub fn new(axes: Vec<AxisSpec>) -> Result<Self, MotionError> {
         let find = |name: &'static str| axes.iter().position(|a| a.name == name).ok_or(MotionError::MissingJoint(name));
-        let joints = Joints {
-            front_shift: find("prismatic_0")?,
-            rear_shift: find("prismatic_3")?,
-            front_yaw: find("universal_0_axis1")?,
-            front_pitch: find("universal_0_axis2").ok(),
-            front_push: find("prismatic_1").ok(),
+        let has = |name: &str| axes.iter().any(|a| a.name == name);
+        let joints = if has("revolute_0") {
+            // The rotating model.
+            Joints {
+                front_shift: find("prismatic_0")?,
+                rear_shift: find("prismatic_1")?,
+                front_yaw: Some(find("revolute_0")?),
+                front_pitch: None,
+                front_push: None,
+            }
+        } else if axes.len() == 1 {
+            // The basic model: its one joint must be prismatic_0.
+            let front = find("prismatic_0")?;
+            Joints { front_shift: front, rear_shift: front, front_yaw: None, front_pitch: None, front_push: None }
+        } else {
+            Joints {
+                front_shift: find("prismatic_0")?,
+                rear_shift: find("prismatic_3")?,
+                front_yaw: Some(find("universal_0_axis1")?),
+                front_pitch: find("universal_0_axis2").ok(),
+                front_push: find("prismatic_1").ok(),
+            }
         };
         let control = JointControl {
             axes: axes
@@ -331,11 +361,14 @@ impl MoleMotions {
 
     fn phases(&self, motion_index: usize, motion: Motion) -> Result<Vec<Phase>, MotionError> {
         let Joints { front_shift, rear_shift, front_yaw, front_pitch, front_push } = self.joints;
-        let (front, rear, yaw) = (&self.axes[front_shift], &self.axes[rear_shift], &self.axes[front_yaw]);
+        let (front, rear) = (&self.axes[front_shift], &self.axes[rear_shift]);
         let phase = |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip };
         match motion {
             Motion::Crawl { step, iterations, backward } => {
-                let longest = front.upper.min(rear.upper);
+                // The basic model's one joint expands by the 2 step two joints share.
+                let (shifts, expansion) =
+                    if front_shift == rear_shift { (vec![front_shift], 2.0 * step) } else { (vec![front_shift, rear_shift], step) };
+                let longest = front.upper.min(rear.upper) * step / expansion;
                 Self::check(&motion, "step", step, f64::MIN_POSITIVE, longest)?;
                 if iterations == 0 {
                     return Err(MotionError::NoIterations(motion.name()));
@@ -346,14 +379,16 @@ impl MoleMotions {
                 Ok((0..iterations)
                     .map(|k| {
                         if k % 2 == 0 {
-                            phase("expand", vec![(front_shift, step), (rear_shift, step)], expand_grip)
+                            phase("expand", shifts.iter().map(|&j| (j, expansion)).collect(), expand_grip)
                         } else {
-                            phase("contract", vec![(front_shift, 0.0), (rear_shift, 0.0)], contract_grip)
+                            phase("contract", shifts.iter().map(|&j| (j, 0.0)).collect(), contract_grip)
                         }
                     })
                     .collect())
             }
             Motion::Turn { angle, reach } => {
+                let front_yaw = front_yaw.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "universal_0_axis1" })?;
+                let yaw = &self.axes[front_yaw];
                 Self::check(&motion, "angle", angle, yaw.lower, yaw.upper)?;
                 Self::check(&motion, "reach", reach, 0.0, front.upper)?;
                 Ok(vec![
@@ -639,7 +674,57 @@ mod tests {
         assert!(fw.push(Motion::Turn { angle: f64::NAN, reach: 0.01 }).is_err());
         assert!(fw.push(Motion::Turn { angle: 2.0, reach: 0.01 }).is_err());
         assert!(fw.idle());
-        let err = MoleMotions::new(vec![AxisSpec { name: "prismatic_0".into(), prismatic: true, lower: 0.0, upper: 0.03 }]).unwrap_err();
+        let axis = |name: &str| AxisSpec { name: name.into(), prismatic: true, lower: 0.0, upper: 0.03 };
+        let err = MoleMotions::new(vec![axis("prismatic_0"), axis("universal_0_axis1")]).unwrap_err();
         assert_eq!(err, MotionError::MissingJoint("prismatic_3"));
+        assert_eq!(MoleMotions::new(vec![axis("prismatic_3")]).unwrap_err(), MotionError::MissingJoint("prismatic_0"));
+        assert_eq!(MoleMotions::new(vec![axis("prismatic_0"), axis("revolute_0")]).unwrap_err(), MotionError::MissingJoint("prismatic_1"));
+    }
+
+    /// A queued phase: name, (reading index, target) pairs, grips.
+    type Queued = (&'static str, Vec<(usize, f64)>, [bool; 2]);
+
+    fn targets(fw: &MoleMotions) -> Vec<Queued> {
+        fw.queue.iter().map(|p| (p.name, p.targets.clone(), p.grip)).collect()
+    }
+
+    #[test]
+    fn the_basic_model_crawls_with_its_one_joint_by_twice_the_step_and_cannot_turn() {
+        let mut fw = MoleMotions::new(vec![AxisSpec { name: "prismatic_0".into(), prismatic: true, lower: 0.0, upper: 0.03 }])
+            .expect("the basic model");
+        fw.push(Motion::Crawl { step: 0.01, iterations: 2, backward: false }).expect("valid");
+        assert_eq!(targets(&fw), [("expand", vec![(0, 0.02)], [false, true]), ("contract", vec![(0, 0.0)], [true, false])]);
+        // The joint travels 30 mm: a step of at most 15 mm.
+        let err = fw.push(Motion::Crawl { step: 0.016, iterations: 2, backward: false }).unwrap_err();
+        assert!(matches!(err, MotionError::OutOfRange { upper, .. } if (upper - 0.015).abs() < 1e-12), "{err}");
+        let err = fw.push(Motion::Turn { angle: 0.3, reach: 0.0 }).unwrap_err();
+        assert!(matches!(err, MotionError::MotionNeedsJoint { motion: "turn", .. }), "{err}");
+        assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1 }), Err(MotionError::MotionNeedsJoint { .. })));
+    }
+
+    #[test]
+    fn the_rotating_model_crawls_with_both_prismatic_joints_and_turns_with_the_revolute_one() {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        // The order of its readings: rear prismatic, revolute, front prismatic.
+        let mut fw = MoleMotions::new(vec![
+            axis("prismatic_1", true, 0.0, 0.03),
+            axis("revolute_0", false, -1.5, 1.5),
+            axis("prismatic_0", true, 0.0, 0.03),
+        ])
+        .expect("the rotating model");
+        fw.push(Motion::Crawl { step: 0.01, iterations: 2, backward: true }).expect("valid");
+        fw.push(Motion::Turn { angle: -0.3, reach: 0.0 }).expect("valid");
+        assert_eq!(
+            targets(&fw),
+            [
+                ("expand", vec![(2, 0.01), (0, 0.01)], [true, false]),
+                ("contract", vec![(2, 0.0), (0, 0.0)], [false, true]),
+                ("reach", vec![(2, 0.0)], [false, true]),
+                ("swing", vec![(1, -0.3)], [false, true]),
+                ("follow", vec![(1, 0.0), (2, 0.0)], [true, false]),
+            ]
+        );
+        // No pitch joint: no turn up.
+        assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1 }), Err(MotionError::MotionNeedsJoint { joint: "universal_0_axis2", .. })));
     }
 }

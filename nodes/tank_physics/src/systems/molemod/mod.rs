@@ -72,6 +72,23 @@ impl Default for ArticulatedOptions {
     }
 }
 
+/// The heads of a model without `head_rear`, whose rear cube is its root: the MoleMOD
+/// paper's basic and rotating models (`flotilla_common::models::molemod_paper_models`).
+const ROOT_REAR_HEADS: &[&str] = &["head_front", "base_link"];
+
+impl ArticulatedOptions {
+    /// The links of `model` whose grip the command switches, front first: `head_front` and
+    /// `head_rear` (the final model), or `head_front` and the root `base_link` in a model
+    /// without `head_rear` (the basic and rotating models).
+    pub fn heads_of(model: &Model) -> &'static [&'static str] {
+        if model.link("head_rear").is_some() {
+            Self::default().heads
+        } else {
+            ROOT_REAR_HEADS
+        }
+    }
+}
+
 /// A model that cannot be built, or a name the robot does not have.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ArticulatedError {
@@ -102,6 +119,14 @@ pub enum ArticulatedError {
         joint: String,
         /// The frame.
         parent: String,
+    },
+    /// A head the options name is not a link of the model.
+    #[error("model {model}: no head link `{head}` (see ArticulatedOptions::heads_of)")]
+    MissingHead {
+        /// Model name.
+        model: String,
+        /// The missing head.
+        head: String,
     },
     /// The robot has no joint of this name.
     #[error("no movable joint `{0}`")]
@@ -243,6 +268,9 @@ impl ArticulatedRobot {
                     return Err(ArticulatedError::UnknownLink { model: name, joint: joint.name.clone(), link: link.clone() });
                 }
             }
+        }
+        if let Some(head) = options.heads.iter().find(|h| model.link(h).is_none()) {
+            return Err(ArticulatedError::MissingHead { model: name, head: (*head).to_owned() });
         }
         // Links in breadth-first order from the root, so parents are built first.
         let mut order = Vec::new();
