@@ -387,7 +387,8 @@ impl MoleMotions {
                     .collect())
             }
             Motion::Turn { angle, reach } => {
-                let front_yaw = front_yaw.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "universal_0_axis1" })?;
+                let front_yaw =
+                    front_yaw.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "universal_0_axis1 or revolute_0" })?;
                 let yaw = &self.axes[front_yaw];
                 Self::check(&motion, "angle", angle, yaw.lower, yaw.upper)?;
                 Self::check(&motion, "reach", reach, 0.0, front.upper)?;
@@ -698,7 +699,7 @@ mod tests {
         let err = fw.push(Motion::Crawl { step: 0.016, iterations: 2, backward: false }).unwrap_err();
         assert!(matches!(err, MotionError::OutOfRange { upper, .. } if (upper - 0.015).abs() < 1e-12), "{err}");
         let err = fw.push(Motion::Turn { angle: 0.3, reach: 0.0 }).unwrap_err();
-        assert!(matches!(err, MotionError::MotionNeedsJoint { motion: "turn", .. }), "{err}");
+        assert_eq!(err.to_string(), "turn needs joint `universal_0_axis1 or revolute_0`, which the mole does not have");
         assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1 }), Err(MotionError::MotionNeedsJoint { .. })));
     }
 
