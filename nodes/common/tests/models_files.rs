@@ -112,10 +112,13 @@ fn sdf_checker() -> Option<PathBuf> {
         matches!((modified(b), modified(&source)), (Some(b), Some(s)) if b >= s)
     };
     if !fresh(&binary) {
-        // Tests run in parallel processes: each compiles to a name of its own and renames
-        // it into place, so none ever runs a checker another one is still writing
-        // (regression: "Text file busy").
-        let partial = binary.with_extension(format!("{}.partial", std::process::id()));
+        // Tests run in parallel processes, and as threads of one process under `cargo
+        // test`: each compiles to a name of its own (process and call) and renames it into
+        // place, so none ever runs or moves a checker another one is still writing
+        // (regressions: "Text file busy"; two threads of one process sharing the name).
+        static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let partial = binary.with_extension(format!("{}.{call}.partial", std::process::id()));
         let status = Command::new("c++").args(["-std=c++17", "-o"]).arg(&partial).arg(&source).args(flags.split_whitespace()).status();
         match status {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
