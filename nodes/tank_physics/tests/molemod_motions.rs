@@ -7,6 +7,8 @@ use flotilla_contract::wrap_angle as wrap;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{MoleMotions, Motion};
 use nalgebra::{Isometry3, Vector3};
+use reconfig_planner::lattice::Lattice;
+use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 
 #[path = "support/mole.rs"]
@@ -21,11 +23,7 @@ struct Run {
 impl Run {
     /// A mole at `pose` on the floor, settled for 0.2 s with every joint held.
     fn new(pose: Isometry3<f64>) -> Self {
-        Self::with_options(pose, MoleWorldOptions::default())
-    }
-
-    fn with_options(pose: Isometry3<f64>, options: MoleWorldOptions) -> Self {
-        let world = MoleWorld::new(&committed_model(), pose, options).expect("the model builds");
+        let world = MoleWorld::new(&committed_model(), pose, MoleWorldOptions::default()).expect("the model builds");
         let firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
         let mut run = Self { world, firmware };
         run.until_idle(0.2);
@@ -166,13 +164,16 @@ fn every_phase_ends_with_its_joints_within_50_um_and_motions_repeat_over_start_p
 
 #[test]
 fn a_blocked_joint_stops_the_mole_with_a_report() {
-    // A fault the firmware cannot see: both heads jammed (held gripping, at friction 50 on
-    // head and floor, as a contact takes the lower of the two: ~25 N to drag one, above
-    // the prismatic joints' 15 N), so the expansion never ends. A head that only grips
-    // (friction 1, ~0.5 N) no longer blocks them: 15 N drags it.
-    let mut options = MoleWorldOptions { floor_friction: 50.0, ..MoleWorldOptions::default() };
-    options.robot.grip_friction = 50.0;
-    let mut run = Run::with_options(Isometry3::identity(), options);
+    // A fault the firmware cannot see: both heads held gripping where each is clamped in a
+    // block ("#R#": the heads in the two blocks beside the robot's, screwed together), so
+    // the expansion would have to pull a 30 N clamp with the joints' 15 N and never ends.
+    // On the open floor the fault no longer blocks them: at friction 1 (and even 1000, on
+    // head and floor) the 15 N joints drag the heads (the expansion ended in 1.2 s).
+    let lattice = Lattice::from_picture("#R#").expect("picture");
+    let world = MoleWorld::in_lattice(&committed_model(), &lattice, MoleWorldOptions::default(), BlockOptions::default()).expect("builds");
+    let firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+    let mut run = Run { world, firmware };
+    run.until_idle(0.2);
     run.firmware.phase_timeout = 2.0;
     run.firmware.push(Motion::Crawl { step: 0.02, iterations: 1, backward: false }).expect("valid");
     let mut steps = 0;
@@ -183,6 +184,7 @@ fn a_blocked_joint_stops_the_mole_with_a_report() {
         run.world.step("mole", &command).expect("fits");
         steps += 1;
     }
+    assert!(run.world.head_clamped(0) && run.world.head_clamped(1), "both heads clamped");
     let stuck = run.firmware.stuck().expect("the blocked expansion stops the mole");
     eprintln!("blocked: {stuck}");
     assert_eq!((stuck.motion, stuck.phase), (0, "expand"));
