@@ -286,3 +286,80 @@ fn a_turn_up_brings_the_head_upright_into_the_vertical_tunnel() {
         assert!(worst_block < 1e-3, "the screwed blocks moved {worst_block} m");
     }
 }
+
+/// Task 1's start ("R##.": the robot in the first of three blocks) brought to a lift: two
+/// 5 mm crawl iterations put the rear head's centre 4 mm inside the robot's block (at rest
+/// it overhangs the row's end by 6 mm), so each head grips a block when the part starts.
+fn ready_to_part() -> Run {
+    let mut run = Run::new("R##.");
+    run.motion(Motion::Crawl { step: 0.005, iterations: 2, backward: false });
+    let rear = run.world.link_pose("head_rear").expect("link").translation.x;
+    assert!(rear > -0.05 + 0.001, "the rear head's centre at {rear} m is not in the robot's block");
+    run.world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
+    run
+}
+
+/// The first part of a lift (`Motion::Part`): the robot's block, unscrewed, pushed 15 mm
+/// away from its neighbour by `prismatic_1` with both heads gripping (a block's 2.45 N of
+/// friction against the joint's 15 N). The gap opens by what the joint moved, the blocks
+/// do not tilt, and the neighbour stays screwed to the rest of the row.
+#[test]
+fn a_part_pushes_the_unscrewed_block_away_from_its_neighbour() {
+    let by = 0.015;
+    let mut run = ready_to_part();
+    let (own, next, last) = (Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0));
+    run.world.unscrew(&own, &next).expect("screwed at the start");
+    let t0 = run.world.time();
+    run.motion(Motion::Part { by });
+    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+    let parted_in = run.world.time() - t0;
+    assert!(run.world.head_clamped(0) && run.world.head_clamped(1), "each head grips its block");
+    run.drive(1.0);
+    let pose = |cell: &Cell| run.world.block_pose(cell).expect("block");
+    let (a, b, c) = (pose(&own), pose(&next), pose(&last));
+    let gap = (b.translation.x - 0.05) - (a.translation.x + 0.05);
+    let tilt = |p: &Isometry3<f64>| {
+        let x = p.rotation * Vector3::x();
+        x.z.atan2(x.x).abs()
+    };
+    let joint = run.world.joint_position("prismatic_1").expect("joint");
+    let screwed_pair = (c.translation.vector - b.translation.vector - Vector3::new(0.1, 0.0, 0.0)).norm();
+    eprintln!(
+        "part {:.0} mm: gap {:.2} mm (the robot's block {:+.2} mm, its neighbour {:+.2} mm), prismatic_1 at {:.3} mm, tilts {:.2} / {:.2} mrad, \
+         heights {:+.3} / {:+.3} mm, neighbour pair apart by {:.3} mm more than a cell, {parted_in:.1} s",
+        by * 1e3,
+        gap * 1e3,
+        a.translation.x * 1e3,
+        (b.translation.x - 0.1) * 1e3,
+        joint * 1e3,
+        tilt(&a) * 1e3,
+        tilt(&b) * 1e3,
+        (a.translation.z - 0.05) * 1e3,
+        (b.translation.z - 0.05) * 1e3,
+        screwed_pair * 1e3
+    );
+    let dead_band = FiveIntervalController::prismatic().accuracy;
+    assert!((joint - by).abs() < dead_band + 1e-6, "prismatic_1 at {joint}");
+    // The joint's travel opens the gap (the heads held in their clamps), within 0.5 mm.
+    assert!((gap - by).abs() < 5e-4, "gap {gap} m for a part of {by} m");
+    // Slid on the floor, not tipped or lifted.
+    for p in [&a, &b] {
+        assert!(tilt(p) < 5e-3 && (p.translation.z - 0.05).abs() < 5e-4, "a block tipped: {p}");
+    }
+    assert!(screwed_pair < 1e-3, "the screwed neighbours came apart by {screwed_pair} m");
+}
+
+/// A block still screwed to its neighbour cannot be parted from it: the part stops with a
+/// report naming the joint and how far off it is, and no block moved.
+#[test]
+fn a_part_of_a_screwed_block_stops_with_a_report() {
+    let mut run = ready_to_part();
+    run.firmware.phase_timeout = 3.0;
+    run.motion(Motion::Part { by: 0.015 });
+    let stuck = run.firmware.stuck().expect("the screwed block does not part");
+    eprintln!("screwed: {stuck}");
+    assert_eq!((stuck.motion_name, stuck.phase, stuck.joint.as_str()), ("part", "part", "prismatic_1"));
+    assert!(stuck.target - stuck.position > 0.010, "{stuck}");
+    let worst_block = run.world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
+    assert!(worst_block < 1e-3, "a screwed block moved {worst_block} m");
+}

@@ -139,18 +139,28 @@ pub struct MolemodRobotGeometry {
     pub contracted_pitch: f64,
     /// Extension range of each prismatic joint, m (assumed).
     pub prismatic_travel: f64,
-    /// Largest force of a prismatic joint, N (assumed: ten times what drags two cubes at
-    /// friction 0.02, and below the 0.46 N one main cube grips with at friction 1, so a
-    /// stalled joint never drags the gait's anchor cube).
+    /// Largest force of a prismatic joint, N. The paper states no actuator; sized from a
+    /// micro linear actuator that fits a 40 mm cube, the Actuonix PQ12 class (PQ12-30,
+    /// 30:1 gearing: 15 N at its load curve's peak-power point, 15 mm/s; 18 N at most;
+    /// 20 mm stroke, where the model keeps its 30 mm travel). Loads it meets: a 0.25 kg
+    /// block's 2.45 N of friction at 1.0 (6.1x margin), the mole's own 1.96 N weight
+    /// up a vertical tunnel (7.7x).
     pub prismatic_force: f64,
-    /// Largest speed of a prismatic joint, m/s (assumed).
+    /// Largest speed of a prismatic joint, m/s (assumed; within the PQ12-30's 28 mm/s
+    /// unloaded and 15 mm/s at 15 N).
     pub prismatic_speed: f64,
     /// Range of each universal-joint rotation either way, rad (assumed).
     pub universal_range: f64,
-    /// Largest torque about each universal-joint axis, N m (assumed: lifts a main cube on
-    /// the 45 mm lever from the joint, 0.021 N m, with margin).
+    /// Largest torque about each universal-joint axis, N m. The paper states no actuator;
+    /// sized from a micro metal gearmotor that fits a 40 mm cube, the Pololu 1000:1 Micro
+    /// Metal Gearmotor HP 6V class (10 x 12 x 38 mm; 32 rpm no load; ~0.9 N m
+    /// extrapolated stall), capped at Pololu's recommended upper limit for instantaneous
+    /// torque of its 1000:1 gearbox, 2.5 kg cm = 0.245 N m (more may break the gearbox).
+    /// Static load of a lift (a 0.25 kg block and the body and rear half of the mole, 28 mm
+    /// from the joint): 0.14 N m, 1.75x margin.
     pub universal_torque: f64,
-    /// Largest speed about each universal-joint axis, rad/s (assumed).
+    /// Largest speed about each universal-joint axis, rad/s (assumed; below the 1000:1
+    /// gearmotor's 3.4 rad/s unloaded).
     pub universal_speed: f64,
 }
 
@@ -162,10 +172,10 @@ impl Default for MolemodRobotGeometry {
             joint_cube_mass: 0.015,
             contracted_pitch: 0.056,
             prismatic_travel: 0.03,
-            prismatic_force: 0.3,
+            prismatic_force: 15.0,
             prismatic_speed: 0.02,
             universal_range: 0.5 * PI,
-            universal_torque: 0.05,
+            universal_torque: 0.245,
             universal_speed: 1.0,
         }
     }

@@ -8,9 +8,9 @@
 //! joints (`prismatic_0` at the front head, `prismatic_3` at the rear) to crawl, the front
 //! universal joint's yaw axis (`universal_0_axis1`) to turn; the turn up inside a block
 //! pitches that joint's second axis (`universal_0_axis2`) while `prismatic_1` pushes the
-//! joint along the tunnel. Lifting is not offered: on an open floor a pitched joint only
-//! kinks the robot (measured), and lifting a block needs more torque than the model's
-//! joints have (docs/molemod_execution.md).
+//! joint along the tunnel. [`Motion::Part`] is the first part of lifting a block (push the
+//! robot's block away from its neighbour); turning the block up and over onto the
+//! neighbour is not offered (docs/molemod_execution.md says what stops it).
 //! The heads' grips are the contract's `head_grip` (front, rear).
 //!
 //! The same firmware drives the paper's two simpler models (`flotilla_common`'s
@@ -78,6 +78,16 @@ pub enum Motion {
         /// along the tunnel, m (one block edge, 0.1 m, for the next block's crossing when
         /// the body is at its block's centre).
         ahead: f64,
+    },
+    /// The first part of lifting a block (SPEC 2, "lifting": "the model expands and
+    /// partially inserts into the blocks beside"): with the front head gripping the
+    /// neighbouring block and the rear head gripping the robot's own (unscrewed) block,
+    /// `prismatic_1` pushes the two blocks `by` (m) apart, so the robot's block can then turn
+    /// up without its top edge running into the neighbour. Turning it up is not offered
+    /// (docs/molemod_execution.md: the chain gives way in the physics).
+    Part {
+        /// How far the two blocks are pushed apart, m.
+        by: f64,
     },
 }
 
@@ -148,6 +158,7 @@ impl Motion {
             Motion::Crawl { backward: true, .. } => "crawl backward",
             Motion::Turn { .. } => "turn",
             Motion::TurnUp { .. } => "turn up",
+            Motion::Part { .. } => "part",
         }
     }
 }
@@ -429,6 +440,12 @@ impl MoleMotions {
                 phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
             }
+            Motion::Part { by } => {
+                let push = front_push.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "prismatic_1" })?;
+                Self::check(&motion, "by", by, 0.0, self.axes[push].upper)?;
+                // Both heads grip, each holding its block.
+                Ok(vec![phase("part", vec![(push, by)], [true, true])])
+            }
         }
     }
 
@@ -664,6 +681,30 @@ mod tests {
         let mut no_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_0_axis2").collect()).expect("joints");
         let err = no_pitch.push(Motion::TurnUp { ahead: 0.1 }).unwrap_err();
         assert_eq!(err, MotionError::MotionNeedsJoint { motion: "turn up", joint: "universal_0_axis2" });
+    }
+
+    #[test]
+    fn a_part_pushes_prismatic_1_out_with_both_heads_gripping() {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let axes = vec![
+            axis("prismatic_0", true, 0.0, 0.03),
+            axis("universal_0_axis1", false, -1.5, 1.5),
+            axis("prismatic_1", true, 0.0, 0.03),
+            axis("prismatic_3", true, 0.0, 0.03),
+        ];
+        let mut fw = MoleMotions::new(axes).expect("joints");
+        fw.push(Motion::Part { by: 0.015 }).expect("valid");
+        let cmd = fw.step(0.0, &MolemodSensors { stamp: 0.0, joint_positions: vec![0.0; 4] });
+        assert_eq!(cmd.head_grip, vec![true, true]);
+        assert_eq!(cmd.joint_velocities, vec![0.0, 0.0, 0.02, 0.0]);
+        fw.step(1.0, &MolemodSensors { stamp: 1.0, joint_positions: vec![0.0, 0.0, 0.015, 0.0] });
+        assert!(fw.idle());
+        assert!(fw.push(Motion::Part { by: 0.04 }).is_err());
+        // The four-joint test mole has no prismatic_1.
+        assert_eq!(
+            mole().push(Motion::Part { by: 0.01 }).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "part", joint: "prismatic_1" }
+        );
     }
 
     #[test]

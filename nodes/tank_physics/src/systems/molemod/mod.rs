@@ -35,9 +35,15 @@ pub struct ArticulatedOptions {
     /// surface by taking the lower of the two, so the robot's own value rules on a rougher
     /// floor): the body slides; only the heads grip.
     pub friction: f64,
-    /// Motor damping: force per unit of speed error pulling each joint to its commanded
-    /// speed, N s/m (prismatic) or N m s/rad (revolute); the joint's effort limit caps it.
+    /// Motor damping of the revolute joints: torque per unit of speed error pulling each
+    /// joint to its commanded speed, N m s/rad; the joint's effort limit caps it (100
+    /// reaches the universal joints' 0.245 N m at 2.5 mrad/s behind).
     pub motor_damping: f64,
+    /// Motor damping of the prismatic joints, N s/m; the effort limit caps it. 75 000: a
+    /// speed loop that gives the joint's 15 N when it falls 0.2 mm/s (1 % of its top speed)
+    /// behind, as a geared actuator under speed control does. At the revolute joints' 100
+    /// a stalled prismatic joint pushed at most 2 N, below a block's 2.45 N of friction.
+    pub prismatic_motor_damping: f64,
     /// Collision groups of the robot's colliders. The default keeps a robot's links from
     /// touching each other (the real robot's soft body fills the gaps between cubes).
     pub collision_groups: InteractionGroups,
@@ -62,6 +68,7 @@ impl Default for ArticulatedOptions {
         Self {
             friction: 0.02,
             motor_damping: 100.0,
+            prismatic_motor_damping: 75_000.0,
             collision_groups: InteractionGroups::new(Group::GROUP_2, Group::ALL.difference(Group::GROUP_2), InteractionTestMode::And),
             heads: &["head_front", "head_rear"],
             grip_friction: 1.0,
@@ -85,6 +92,14 @@ impl ArticulatedOptions {
             Self::default().heads
         } else {
             ROOT_REAR_HEADS
+        }
+    }
+
+    /// Motor damping of a joint driven about or along `axis`.
+    fn damping(&self, axis: JointAxis) -> f64 {
+        match axis {
+            JointAxis::LinX | JointAxis::LinY | JointAxis::LinZ => self.prismatic_motor_damping,
+            _ => self.motor_damping,
         }
     }
 }
@@ -373,7 +388,7 @@ impl ArticulatedRobot {
                 generic = generic
                     .limits(*axis, [l.lower, l.upper])
                     .motor_model(*axis, MotorModel::ForceBased)
-                    .motor_velocity(*axis, 0.0, self.options.motor_damping)
+                    .motor_velocity(*axis, 0.0, self.options.damping(*axis))
                     .motor_max_force(*axis, l.effort);
             }
         }
@@ -500,7 +515,7 @@ impl ArticulatedRobot {
         for (c, &velocity) in self.coordinates.iter().zip(&command.joint_velocities) {
             let speed = velocity.clamp(-c.limits.velocity, c.limits.velocity);
             if let Some(joint) = impulse_joints.get_mut(c.handle, true) {
-                joint.data.set_motor_velocity(c.axis, speed, self.options.motor_damping);
+                joint.data.set_motor_velocity(c.axis, speed, self.options.damping(c.axis));
             }
         }
         if self.options.hold_still_joints && !command.joint_velocities.is_empty() {

@@ -70,11 +70,12 @@ pub struct GripClamp {
 }
 
 impl Default for GripClamp {
-    /// 5 N and 0.2 N m (assumed): well above the 0.3 N of a prismatic joint and the
-    /// 0.05 N m of a universal one, so the joints cannot pull a gripping head loose, and
-    /// above the 2 N weight of the mole.
+    /// 30 N and 0.5 N m (assumed: the paper gives no grip figure): twice the 15 N of a
+    /// prismatic joint and the 0.245 N m of a universal one (the catalogue's PQ12-class
+    /// and 1000:1 gearmotor-class actuators), so the joints cannot pull a gripping head
+    /// loose, and far above the 2 N weight of the mole.
     fn default() -> Self {
-        Self { force: 5.0, torque: 0.2, damping: 1.0e6 }
+        Self { force: 30.0, torque: 0.5, damping: 1.0e6 }
     }
 }
 
