@@ -139,6 +139,12 @@ pub struct FlowFieldArgs {
     /// Keep the raw per-cell statistics (zero mean and deviation where nothing was seen).
     #[arg(long)]
     pub no_fill: bool,
+    /// Invert the drag on the acceleration relative to the mean ball flow's own
+    /// convective acceleration (V.grad)V, not on the whole acceleration: removes the
+    /// inward bias of circulating balls whose small-slip drag is not quadratic, or whom
+    /// the water's pressure gradient turns (docs/calibration.md).
+    #[arg(long)]
+    pub subtract_mean_flow_acceleration: bool,
     /// Fixed half window of the smoothed differentiation (samples), velocity and
     /// acceleration alike; default: chosen from the recordings' measured position noise.
     #[arg(long)]
@@ -312,6 +318,7 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
         min_measured_samples: args.min_measured,
         tank_radius: args.tank_radius.unwrap_or(0.5 * args.side),
         fill: !args.no_fill,
+        subtract_mean_flow_acceleration: args.subtract_mean_flow_acceleration,
         half_window: args.half_window,
         ..FlowEstimationSettings::default()
     };

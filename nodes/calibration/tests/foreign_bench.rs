@@ -119,3 +119,41 @@ fn estimated_deviation_does_not_follow_the_tracking_noise() {
     assert!((n / c - 1.0).abs() < 0.25, "2 mm noise moved the deviation from {c} to {n} m/s");
     assert!(f > 1.5 * c, "the fixed window no longer inflates the deviation ({c} -> {f} m/s): is this test still needed?");
 }
+
+/// The foreign tank's time-averaged field as a flow grid (for `compare_with`).
+fn true_field(tank: &ForeignTank) -> flotilla_common::flow_field::FlowGrid {
+    use flotilla_common::flow_field::{FlowCell, FlowGrid, GridExtent};
+    let mut grid = FlowGrid::new(50, 50, GridExtent::centred_square(0.6)).unwrap();
+    for (cell, (_, mean, std)) in grid.cells_mut().iter_mut().zip(tank.mean_field(50, 0.6)) {
+        *cell = FlowCell { mean, std, count: 0 };
+    }
+    grid
+}
+
+#[test]
+fn subtracting_the_mean_flow_acceleration_removes_the_inward_bias() {
+    // Issue #19, set-up B's diagnosis: inverting the whole acceleration as quadratic drag
+    // reads the circulating balls' centripetal acceleration as an inward flow (the foreign
+    // balls' small-slip drag is mostly linear, so they turn with much less slip). Over
+    // the measured cells, the mean radial error against the true field must stay within
+    // `bound` once the mean ball flow's (V.grad)V is subtracted (it then errs outward:
+    // measured +7 and +2 mm/s); the whole-acceleration inversion is beyond it, inward
+    // (-13 and -6 mm/s: this test fails with it).
+    for (name, stirring, level, seed, bound) in [("A", 1.0, 0.08, 21, 0.009), ("B", 0.7, 0.06, 22, 0.003)] {
+        let tank = ForeignTank { stirring, water_level: level, ..short_tank() };
+        let rec = tank.record(300.0, seed, &Tracking::default());
+        let truth = true_field(&tank);
+        let bias = |subtract: bool| {
+            let settings = FlowEstimationSettings { subtract_mean_flow_acceleration: subtract, ..Default::default() };
+            estimate_flow_field(std::slice::from_ref(&rec), &settings).unwrap().compare_with(&truth, 20)
+        };
+        let (whole, relative) = (bias(false), bias(true));
+        eprintln!(
+            "{name}: radial bias whole {:.4} / relative {:.4} m/s; RMS error {:.4} / {:.4} m/s over {} / {} cells",
+            whole.radial_bias, relative.radial_bias, whole.rms_error, relative.rms_error, whole.cells, relative.cells
+        );
+        assert!(relative.radial_bias.abs() < bound, "{name}: radial bias {} m/s", relative.radial_bias);
+        assert!(whole.radial_bias < -bound, "{name}: the whole-acceleration inversion is no longer biased inward: {whole:?}");
+        assert!(relative.rms_error < whole.rms_error, "{name}: {relative:?} vs {whole:?}");
+    }
+}
