@@ -51,25 +51,15 @@ impl Run {
         run
     }
 
-    /// Steps until the firmware is idle and at least `min_s` passed; panics after 60 s.
+    /// Steps until the firmware is idle and at least `min_s` passed, keeping the readings.
     fn until_idle(&mut self, min_s: f64) {
-        let until = self.world.time() + min_s;
         let readings = &mut self.readings;
-        let finished = self
-            .world
-            .drive("mole", &mut self.firmware, 60.0, |fw| fw.idle(), |r| readings.push((r.stamp, r.joint_positions.clone())))
-            .expect("the firmware's commands fit the robot");
-        assert!(finished, "motion not done after 60 s: {}", self.firmware.status());
-        let rest = until - self.world.time();
-        if rest > 0.0 {
-            self.world.drive("mole", &mut self.firmware, rest, |_| false, |_| {}).expect("fits");
-        }
+        mole::until_idle(&mut self.world, &mut self.firmware, min_s, |r| readings.push((r.stamp, r.joint_positions.clone())));
     }
 
     fn motion(&mut self, motion: Motion) {
-        self.firmware.push(motion).expect("a valid motion");
-        self.until_idle(0.0);
-        assert!(self.firmware.stuck().is_none(), "{}", self.firmware.status());
+        let readings = &mut self.readings;
+        mole::run_motion(&mut self.world, &mut self.firmware, motion, |r| readings.push((r.stamp, r.joint_positions.clone())));
     }
 
     /// The robot's centre: midway between its two heads, m.

@@ -12,6 +12,8 @@ use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 use tank_physics::systems::molemod::ArticulatedOptions;
 
+// Shared support: this test drives the mole itself (it tracks every step).
+#[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
 use mole::{axes, committed_model};

@@ -2,7 +2,9 @@
 //! view of its joints.
 
 use flotilla_common::models::{read_urdf, Model};
-use flotilla_firmware::molemod::motion::AxisSpec;
+use flotilla_contract::molemod::MolemodSensors;
+use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
 use std::path::Path;
 use tank_physics::systems::molemod::world::MoleWorld;
 
@@ -28,4 +30,23 @@ pub fn axes(world: &MoleWorld) -> Vec<AxisSpec> {
             }
         })
         .collect()
+}
+
+/// Steps the world's robot `mole` under `firmware` until it is idle and at least `min_s`
+/// passed, handing every reading of the motion to `each`; panics after 60 s.
+pub fn until_idle(world: &mut MoleWorld, firmware: &mut MoleMotions, min_s: f64, each: impl FnMut(&MolemodSensors)) {
+    let until = world.time() + min_s;
+    let finished = world.drive("mole", firmware, 60.0, |fw| fw.idle(), each).expect("the firmware's commands fit the robot");
+    assert!(finished, "motion not done after 60 s: {}", firmware.status());
+    let rest = until - world.time();
+    if rest > 0.0 {
+        world.drive("mole", firmware, rest, |_| false, |_| {}).expect("fits");
+    }
+}
+
+/// Runs `motion` to its end (see [`until_idle`]); panics if it gets stuck.
+pub fn run_motion(world: &mut MoleWorld, firmware: &mut MoleMotions, motion: Motion, each: impl FnMut(&MolemodSensors)) {
+    firmware.push(motion).expect("a valid motion");
+    until_idle(world, firmware, 0.0, each);
+    assert!(firmware.stuck().is_none(), "{}", firmware.status());
 }
