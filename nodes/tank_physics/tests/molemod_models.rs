@@ -17,7 +17,7 @@ use tank_physics::systems::molemod::{ArticulatedError, ArticulatedOptions};
 
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model};
+use mole::{axes, committed_model, start_pose};
 
 /// `urdf/<name>.urdf`.
 fn paper_model(name: &str) -> Model {
@@ -85,21 +85,6 @@ impl Run {
     fn joints(&self) -> Vec<(String, f64)> {
         self.world.robot().joint_names().map(str::to_owned).zip(self.world.sensors().joint_positions).collect()
     }
-}
-
-/// A start pose drawn from `seed`: anywhere within 0.5 m, any heading (SplitMix64, as the
-/// final model's tests).
-fn start_pose(seed: u64) -> Isometry3<f64> {
-    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let (x, y, yaw) = (next() - 0.5, next() - 0.5, (2.0 * next() - 1.0) * std::f64::consts::PI);
-    Isometry3::new(Vector3::new(x, y, 0.0), Vector3::z() * yaw)
 }
 
 /// A crawl's distance may fall short of step x iterations by the slip of the gripping head

@@ -13,7 +13,7 @@ use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model};
+use mole::{axes, committed_model, start_pose};
 
 struct Run {
     world: MoleWorld,
@@ -47,21 +47,6 @@ impl Run {
         let x = self.world.link_pose(link).expect("link").rotation * Vector3::x();
         x.y.atan2(x.x)
     }
-}
-
-/// A start pose drawn from `seed`: anywhere within 0.5 m, any heading.
-fn start_pose(seed: u64) -> Isometry3<f64> {
-    // SplitMix64: a seeded start without another dependency.
-    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let (x, y, yaw) = (next() - 0.5, next() - 0.5, (2.0 * next() - 1.0) * std::f64::consts::PI);
-    Isometry3::new(Vector3::new(x, y, 0.0), Vector3::z() * yaw)
 }
 
 #[test]

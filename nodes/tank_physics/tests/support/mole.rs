@@ -5,6 +5,7 @@ use flotilla_common::models::{read_urdf, Model};
 use flotilla_contract::molemod::MolemodSensors;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
+use nalgebra::{Isometry3, Vector3};
 use std::path::Path;
 use tank_physics::systems::molemod::world::MoleWorld;
 
@@ -49,4 +50,19 @@ pub fn run_motion(world: &mut MoleWorld, firmware: &mut MoleMotions, motion: Mot
     firmware.push(motion).expect("a valid motion");
     until_idle(world, firmware, 0.0, each);
     assert!(firmware.stuck().is_none(), "{}", firmware.status());
+}
+
+/// A start pose drawn from `seed`: anywhere within 0.5 m, any heading.
+pub fn start_pose(seed: u64) -> Isometry3<f64> {
+    // SplitMix64: a seeded start without another dependency.
+    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (x, y, yaw) = (next() - 0.5, next() - 0.5, (2.0 * next() - 1.0) * std::f64::consts::PI);
+    Isometry3::new(Vector3::new(x, y, 0.0), Vector3::z() * yaw)
 }
