@@ -174,10 +174,12 @@ impl Swarm {
         self.table.step();
         let (left, my) = (self.left_of_seeds, self.mean_seed[1]);
         let (xs, ys) = (self.table.xs(), self.table.ys());
-        for i in self.seeds..xs.len() {
+        // Only robots that moved can change sides (most of a swarm stands still).
+        for &i in self.table.movers() {
+            let i = i as usize;
             // Sides change only clearly away from the line (the orbit over the pack runs
             // along it and would count every wobble).
-            if self.table.moved(i) && xs[i] < left && (ys[i] - my).abs() > LOOP_BAND {
+            if i >= self.seeds && xs[i] < left && (ys[i] - my).abs() > LOOP_BAND {
                 let above = ys[i] > my;
                 if above != self.above[i] {
                     self.above[i] = above;

@@ -122,6 +122,10 @@ pub struct KilobotTable {
     prepared: Option<u64>,
     /// Some robot moved (or was pushed) since the channel last looked at the positions.
     displaced: bool,
+    /// The robots that may have moved (or been pushed) since the channel last looked at
+    /// the positions, repeats allowed (at most about two swarms' worth: beyond one, it is
+    /// made every robot).
+    shifted: Vec<u32>,
     /// Key of the distance-error and loss draws (from the run's seed).
     channel_key: u64,
     contacts: Vec<(u32, u32)>,
@@ -185,6 +189,7 @@ impl KilobotTable {
             inbox: Deliveries::default(),
             prepared: None,
             displaced: true,
+            shifted: Vec::new(),
             channel_key,
             contacts: Vec::new(),
             previous_contacts: Vec::new(),
@@ -240,6 +245,12 @@ impl KilobotTable {
     /// Whether robot `i` moved in the last step.
     pub fn moved(&self, i: usize) -> bool {
         self.moved[i]
+    }
+
+    /// The robots that moved in the last step, in increasing index (those for which
+    /// [`Self::moved`] holds).
+    pub fn movers(&self) -> &[u32] {
+        &self.movers
     }
 
     /// Whether robot `i`'s motors have failed for good.
@@ -377,8 +388,9 @@ impl KilobotTable {
         }
         self.prepared = Some(self.step);
         if std::mem::take(&mut self.displaced) {
-            self.neighbours.refresh(&self.grid, &self.x, &self.y, self.config.channel.range);
+            self.neighbours.refresh(&self.grid, &self.x, &self.y, &self.shifted, self.config.channel.range);
         }
+        self.shifted.clear();
         self.transmit();
     }
 
@@ -436,6 +448,8 @@ impl KilobotTable {
     pub fn step(&mut self) {
         let n = self.len();
         let cfg = self.config;
+        // This step's moved and pushed robots are `shifted[first_shifted..]`.
+        let first_shifted = self.shifted.len();
         // Yield first, from the poses every robot saw (order-independent).
         self.movers.clear();
         for i in 0..n {
@@ -493,6 +507,7 @@ impl KilobotTable {
             self.y[i] += distance * s;
             self.odometer[i] += distance;
         }
+        self.shifted.extend_from_slice(&self.movers);
         self.resolve_overlaps();
         // Only moving robots move others (the overlap pass), or the walls.
         let mut displaced = !self.movers.is_empty();
@@ -500,7 +515,10 @@ impl KilobotTable {
             let r = DIAMETER / 2.0;
             for i in 0..n {
                 let (x, y) = (self.x[i].clamp(b.min[0] + r, b.max[0] - r), self.y[i].clamp(b.min[1] + r, b.max[1] - r));
-                displaced |= (x != self.x[i]) | (y != self.y[i]);
+                if (x != self.x[i]) | (y != self.y[i]) {
+                    displaced = true;
+                    self.shifted.push(i as u32);
+                }
                 (self.x[i], self.y[i]) = (x, y);
             }
         }
@@ -516,10 +534,18 @@ impl KilobotTable {
                 }
             }
         }
-        // The same positions file into the same grid (a swarm at rest skips it).
+        // The same positions file into the same grid: a swarm at rest skips it, and so
+        // does one whose moved robots all stayed in their cells and inside the grid.
         if displaced {
-            self.rebuild_grid();
+            if !self.grid.unchanged_by(&self.x, &self.y, &self.shifted[first_shifted..], self.grid_cell()) {
+                self.rebuild_grid();
+            }
             self.displaced = true;
+        }
+        // A host that never reads would let the list grow: every robot says as much.
+        if self.shifted.len() > n {
+            self.shifted.clear();
+            self.shifted.extend(0..n as u32);
         }
     }
 
@@ -543,6 +569,7 @@ impl KilobotTable {
             for &i in &self.movers {
                 let i = i as usize;
                 let (x, y, moved, contacts, pushes) = (&mut self.x, &mut self.y, &self.moved, &mut self.contacts, &mut self.pushes);
+                let shifted = &mut self.shifted;
                 let (anchored, rest_share) = (&self.anchored, self.config.push_share);
                 let (xi, yi) = (x[i], y[i]);
                 let mut push = [0.0f64; 2];
@@ -578,6 +605,7 @@ impl KilobotTable {
                 for &(j, px, py) in pushes.iter() {
                     x[j] += px;
                     y[j] += py;
+                    shifted.push(j as u32);
                 }
             }
         }
@@ -587,9 +615,14 @@ impl KilobotTable {
         self.collisions += now.iter().filter(|p| before.binary_search(p).is_err()).count() as u64;
     }
 
+    /// Side of the cells of `grid`, world units.
+    fn grid_cell(&self) -> f64 {
+        self.config.channel.range.max(DIAMETER + 0.5)
+    }
+
     fn rebuild_grid(&mut self) {
-        let cell = self.config.channel.range.max(DIAMETER + 0.5);
-        self.grid.rebuild(&self.x, &self.y, |_| true, cell);
+        let cell = self.grid_cell();
+        self.grid.rebuild_all(&self.x, &self.y, cell);
     }
 }
 
@@ -626,13 +659,20 @@ impl Neighbours {
     /// Rebuilds the lists from `grid` (current with `x`, `y`) when some robot has moved
     /// too far since the last rebuild (or the robots changed), else forgets the in-range
     /// lists that a robot's move since the last call can have changed: its own and those
-    /// of the robots in its list (lists are symmetric). Called after robots moved.
-    fn refresh(&mut self, grid: &Grid, x: &[f64], y: &[f64], range: f64) {
+    /// of the robots in its list (lists are symmetric). Called after robots moved; only
+    /// the robots in `shifted` (repeats allowed) may have moved since the last call.
+    fn refresh(&mut self, grid: &Grid, x: &[f64], y: &[f64], shifted: &[u32], range: f64) {
         let limit = (SKIN * LIST_SLACK) * (SKIN * LIST_SLACK);
+        // A robot that did not move since the last call is where it was then, when it was
+        // not too far from its place at the rebuild (or the lists were rebuilt).
         let stale = self.x.len() != x.len()
-            || x.iter().zip(y).zip(self.x.iter().zip(&self.y)).any(|((&a, &b), (&c, &d))| (a - c) * (a - c) + (b - d) * (b - d) >= limit);
+            || shifted.iter().any(|&m| {
+                let (a, b, c, d) = (x[m as usize], y[m as usize], self.x[m as usize], self.y[m as usize]);
+                (a - c) * (a - c) + (b - d) * (b - d) >= limit
+            });
         if !stale && self.start.len() == x.len() + 1 {
-            for m in 0..x.len() {
+            for &m in shifted {
+                let m = m as usize;
                 if x[m] != self.seen_x[m] || y[m] != self.seen_y[m] {
                     (self.seen_x[m], self.seen_y[m]) = (x[m], y[m]);
                     self.near_fresh[m] = false;
