@@ -110,6 +110,8 @@ pub struct KilobotTable {
     /// The robots moving this step, in cells of the yield distance (avoidance queries).
     moving_grid: Grid,
     attempting: Vec<bool>,
+    /// Scratch of [`Self::transmit`]: the robots whose message gets through this step.
+    on_air: Vec<u32>,
     /// The message each robot on the air sends this step, as it was when the step's
     /// transmissions were decided (a host may apply a robot's next message before a later
     /// robot reads this step's).
@@ -184,6 +186,7 @@ impl KilobotTable {
             grid: Grid::default(),
             moving_grid: Grid::default(),
             attempting: vec![false; n],
+            on_air: Vec::new(),
             on_air_payload: vec![[0; MESSAGE_BYTES]; n],
             neighbours: Neighbours::default(),
             inbox: Deliveries::default(),
@@ -414,13 +417,17 @@ impl KilobotTable {
         let inbox = &mut self.inbox;
         inbox.begin(n);
         let (x, y, attempting) = (&self.x[..], &self.y[..], &self.attempting[..]);
-        let mut on_air = 0;
+        let lost = |draw: &Draw| channel.loss > 0.0 && draw.unit(0) < channel.loss;
+        let mut on_air = std::mem::take(&mut self.on_air);
+        on_air.clear();
+        // First the senders that get through and how many deliveries each receiver gets,
+        // then the deliveries, each written straight to its receiver's place.
         for j in 0..n {
             let Some(payload) = self.message[j] else { continue };
             if shared.is_some() && !attempting[j] {
                 continue;
             }
-            let (hits, distances) = self.neighbours.in_range(j, x, y, range2);
+            let (hits, _) = self.neighbours.in_range(j, x, y, range2);
             if let Some((_, per_step)) = shared {
                 // The robots trying within range, itself included.
                 let contenders = 1 + hits.iter().map(|&k| usize::from(attempting[k as usize])).sum::<usize>();
@@ -429,19 +436,28 @@ impl KilobotTable {
                     continue;
                 }
             }
-            on_air += 1;
+            on_air.push(j as u32);
             self.on_air_payload[j] = payload;
+            for &k in hits {
+                if !lost(&Draw::new(key, j as u32, k)) {
+                    inbox.count(k);
+                }
+            }
+        }
+        inbox.open();
+        for &j in &on_air {
+            let (hits, distances) = self.neighbours.in_range(j as usize, x, y, range2);
             for (&k, &d) in hits.iter().zip(distances) {
-                let draw = Draw::new(key, j as u32, k);
-                if channel.loss > 0.0 && draw.unit(0) < channel.loss {
+                let draw = Draw::new(key, j, k);
+                if lost(&draw) {
                     continue;
                 }
                 let measured = (d + noise(channel.distance_error, &draw)).max(0.0);
-                inbox.post(k, j as u32, measured * WORLD_UNIT_M);
+                inbox.post(k, j, measured * WORLD_UNIT_M);
             }
         }
-        inbox.file();
-        self.transmissions += on_air;
+        self.transmissions += on_air.len() as u64;
+        self.on_air = on_air;
     }
 
     /// One step: collision avoidance, motion, overlap resolution, motor failures.
@@ -739,18 +755,19 @@ impl Neighbours {
     }
 }
 
-/// One step's deliveries, filed by receiver (a counting sort of the deliveries posted
-/// sender by sender, so a receiver hears its senders in increasing index).
+/// One step's deliveries, filed by receiver: counted first, then each written to its
+/// receiver's place (posted sender by sender, so a receiver hears its senders in
+/// increasing index).
 #[derive(Default)]
 struct Deliveries {
     /// `start[i]..start[i + 1]` are robot `i`'s deliveries in `sender` and `distance`.
     start: Vec<u32>,
+    /// While posting: where robot `i`'s next delivery goes.
+    fill: Vec<u32>,
     /// Sender index.
     sender: Vec<u32>,
     /// Measured distance, m.
     distance: Vec<f64>,
-    /// Deliveries as posted: (receiver, sender, measured distance in m).
-    posted: Vec<(u32, u32, f64)>,
 }
 
 impl Deliveries {
@@ -758,35 +775,33 @@ impl Deliveries {
     fn begin(&mut self, n: usize) {
         self.start.clear();
         self.start.resize(n + 1, 0);
-        self.posted.clear();
     }
 
-    /// A delivery to `receiver` from `sender`, `distance` m measured.
+    /// One delivery to come for `receiver` (before [`Self::open`]).
     #[inline]
-    fn post(&mut self, receiver: u32, sender: u32, distance: f64) {
-        self.posted.push((receiver, sender, distance));
+    fn count(&mut self, receiver: u32) {
         self.start[receiver as usize + 1] += 1;
     }
 
-    /// Files the posted deliveries by receiver.
-    fn file(&mut self) {
+    /// Makes room for the counted deliveries.
+    fn open(&mut self) {
         for i in 1..self.start.len() {
             self.start[i] += self.start[i - 1];
         }
-        self.sender.resize(self.posted.len(), 0);
-        self.distance.resize(self.posted.len(), 0.0);
-        // `start[i]` serves as receiver `i`'s fill cursor, then is restored below.
-        for &(receiver, sender, distance) in &self.posted {
-            let slot = &mut self.start[receiver as usize];
-            (self.sender[*slot as usize], self.distance[*slot as usize]) = (sender, distance);
-            *slot += 1;
-        }
-        for i in (1..self.start.len()).rev() {
-            self.start[i] = self.start[i - 1];
-        }
-        if let Some(first) = self.start.first_mut() {
-            *first = 0;
-        }
+        let total = self.start.last().map_or(0, |&t| t as usize);
+        self.sender.resize(total, 0);
+        self.distance.resize(total, 0.0);
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start);
+    }
+
+    /// A delivery to `receiver` from `sender`, `distance` m measured (one of those
+    /// counted).
+    #[inline]
+    fn post(&mut self, receiver: u32, sender: u32, distance: f64) {
+        let slot = &mut self.fill[receiver as usize];
+        (self.sender[*slot as usize], self.distance[*slot as usize]) = (sender, distance);
+        *slot += 1;
     }
 }
 
