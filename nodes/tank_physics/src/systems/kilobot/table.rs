@@ -446,7 +446,7 @@ impl KilobotTable {
         }
         inbox.open();
         for &j in &on_air {
-            let (hits, distances) = self.neighbours.in_range(j as usize, x, y, range2);
+            let (hits, distances) = self.neighbours.kept(j as usize);
             for (&k, &d) in hits.iter().zip(distances) {
                 let draw = Draw::new(key, j, k);
                 if lost(&draw) {
@@ -731,26 +731,40 @@ impl Neighbours {
     /// not kept from before.
     #[inline]
     fn in_range(&mut self, i: usize, x: &[f64], y: &[f64], range2: f64) -> (&[u32], &[f64]) {
-        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
         if !self.near_fresh[i] {
-            // Kept without a branch per candidate (a third of a list is out of range:
-            // branches would often be mispredicted).
-            let (xi, yi) = (x[i], y[i]);
-            let (near, distance) = (&mut self.near[a..b], &mut self.near_distance[a..b]);
-            let mut kept = 0;
-            for &k in &self.list[a..b] {
-                let (dx, dy) = (x[k as usize] - xi, y[k as usize] - yi);
-                let d2 = dx * dx + dy * dy;
-                (near[kept], distance[kept]) = (k, d2);
-                kept += usize::from(d2 < range2);
-            }
-            for d in &mut distance[..kept] {
-                *d = d.sqrt();
-            }
-            self.near_len[i] = kept as u32;
-            self.near_fresh[i] = true;
+            self.walk(i, x, y, range2);
         }
-        let end = a + self.near_len[i] as usize;
+        self.kept(i)
+    }
+
+    /// Keeps robot `i`'s neighbours within `range2` and their distances, walked from its
+    /// list (apart from [`Self::in_range`], whose kept case is the common one).
+    #[inline(never)]
+    fn walk(&mut self, i: usize, x: &[f64], y: &[f64], range2: f64) {
+        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
+        // Kept without a branch per candidate (a third of a list is out of range:
+        // branches would often be mispredicted).
+        let (xi, yi) = (x[i], y[i]);
+        let (near, distance) = (&mut self.near[a..b], &mut self.near_distance[a..b]);
+        let mut kept = 0;
+        for &k in &self.list[a..b] {
+            let (dx, dy) = (x[k as usize] - xi, y[k as usize] - yi);
+            let d2 = dx * dx + dy * dy;
+            (near[kept], distance[kept]) = (k, d2);
+            kept += usize::from(d2 < range2);
+        }
+        for d in &mut distance[..kept] {
+            *d = d.sqrt();
+        }
+        self.near_len[i] = kept as u32;
+        self.near_fresh[i] = true;
+    }
+
+    /// Robot `i`'s neighbours in range and their distances as kept by its last
+    /// [`Self::in_range`] (which must be current: no robot moved since).
+    #[inline]
+    fn kept(&self, i: usize) -> (&[u32], &[f64]) {
+        let (a, end) = (self.start[i] as usize, self.start[i] as usize + self.near_len[i] as usize);
         (&self.near[a..end], &self.near_distance[a..end])
     }
 }
