@@ -202,6 +202,11 @@ impl KilobotTable {
             deliveries: 0,
         };
         table.rebuild_grid();
+        // The channel's lists and the room for a step's deliveries (at most one per list
+        // entry) are made now rather than at the first reading, so that a host finds the
+        // table's memory in place once it is built (e.g. to ask for huge pages).
+        table.neighbours.refresh(&table.grid, &table.x, &table.y, &[], table.config.channel.range);
+        table.inbox.reserve(table.neighbours.list.len());
         Ok(table)
     }
 
@@ -789,6 +794,12 @@ impl Deliveries {
     fn begin(&mut self, n: usize) {
         self.start.clear();
         self.start.resize(n + 1, 0);
+    }
+
+    /// Room for `deliveries` in a step.
+    fn reserve(&mut self, deliveries: usize) {
+        self.sender.reserve(deliveries);
+        self.distance.reserve(deliveries);
     }
 
     /// One delivery to come for `receiver` (before [`Self::open`]).
