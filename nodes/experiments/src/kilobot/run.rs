@@ -138,6 +138,7 @@ impl Swarm {
             above: scene.poses.iter().map(|p| p.y > mean_seed[1]).collect(),
             left_of_seeds: seeds.iter().map(|s| s[0]).fold(f64::INFINITY, f64::min),
         };
+        huge_pages();
         Ok((swarm, scene.layout))
     }
 
@@ -174,10 +175,12 @@ impl Swarm {
         self.table.step();
         let (left, my) = (self.left_of_seeds, self.mean_seed[1]);
         let (xs, ys) = (self.table.xs(), self.table.ys());
-        for i in self.seeds..xs.len() {
+        // Only robots that moved can change sides (most of a swarm stands still).
+        for &i in self.table.movers() {
+            let i = i as usize;
             // Sides change only clearly away from the line (the orbit over the pack runs
             // along it and would count every wobble).
-            if self.table.moved(i) && xs[i] < left && (ys[i] - my).abs() > LOOP_BAND {
+            if i >= self.seeds && xs[i] < left && (ys[i] - my).abs() > LOOP_BAND {
                 let above = ys[i] > my;
                 if above != self.above[i] {
                     self.above[i] = above;
@@ -280,4 +283,36 @@ pub fn run(scenario: &Scenario, mut progress: impl FnMut(u64)) -> Result<RunReco
         frames.push(swarm.frame());
     }
     Ok(RunRecord { layout, ending, rmse, frames, swarm, wall_seconds: started.elapsed().as_secs_f64() })
+}
+
+/// Asks the kernel to back the process's heap and anonymous memory with 2 MB pages
+/// (transparent huge pages), a hint that changes no result. A swarm's state is spread over
+/// tens of MB (10,000 robots: each robot's firmware tables, the channel's lists) and each
+/// step touches all of it: with 4 KB pages most of those touches also miss the address
+/// translation cache. Called once the swarm is built (its memory in place).
+fn huge_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        const HUGE: usize = 2 << 20;
+        let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else { return };
+        for line in maps.lines() {
+            // start-end perms offset device inode [path]
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (Some(range), Some(perms)) = (fields.first(), fields.get(1)) else { continue };
+            let anonymous = fields.get(5).is_none_or(|path| *path == "[heap]");
+            let Some((a, b)) = range.split_once('-') else { continue };
+            let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) else { continue };
+            let (a, b) = (a.next_multiple_of(HUGE), b / HUGE * HUGE);
+            if !perms.starts_with("rw") || !anonymous || b <= a {
+                continue;
+            }
+            // SAFETY: advice on whole pages of mappings this process owns; neither call
+            // changes their contents (MADV_COLLAPSE copies them into huge pages now, a
+            // best effort: a failure leaves the small pages).
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE);
+                libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_COLLAPSE);
+            }
+        }
+    }
 }

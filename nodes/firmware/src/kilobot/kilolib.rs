@@ -68,9 +68,14 @@ pub struct Kilo {
     motors: (u8, u8),
     color: Rgb,
     light: f64,
+    /// Seed of `rng`.
+    seed: u64,
     /// Boxed: its 300-odd bytes of block buffer, rarely used, would otherwise double the
-    /// bytes a host stepping thousands of robots pulls into cache per robot and tick.
-    rng: Box<ChaCha8Rng>,
+    /// bytes a host stepping thousands of robots pulls into cache per robot and tick. Made
+    /// at the first random number (the same stream): a program that draws none (the
+    /// self-assembly program) leaves no box between its robot's tables and the next
+    /// robot's, which a host then finds closer together.
+    rng: Option<Box<ChaCha8Rng>>,
 }
 
 impl Kilo {
@@ -97,12 +102,17 @@ impl Kilo {
 
     /// A pseudo-random byte (kilolib `rand_soft`).
     pub fn rand_soft(&mut self) -> u8 {
-        self.rng.gen()
+        self.rng().gen()
     }
 
     /// A random byte (kilolib `rand_hard`; the same seeded stream here, so runs repeat).
     pub fn rand_hard(&mut self) -> u8 {
-        self.rng.gen()
+        self.rng().gen()
+    }
+
+    fn rng(&mut self) -> &mut ChaCha8Rng {
+        let seed = self.seed;
+        self.rng.get_or_insert_with(|| Box::new(ChaCha8Rng::seed_from_u64(seed)))
     }
 
     /// Ambient light, 0..1023 (kilolib `get_ambientlight`).
@@ -140,8 +150,7 @@ pub struct KilobotFirmware<P> {
 impl<P: KiloProgram> KilobotFirmware<P> {
     /// Robot `uid` running `program`, its random numbers seeded with `seed`.
     pub fn new(uid: u16, seed: u64, program: P) -> Self {
-        let kilo =
-            Kilo { uid, ticks: 0, motors: (0, 0), color: Rgb::default(), light: 0.0, rng: Box::new(ChaCha8Rng::seed_from_u64(seed)) };
+        let kilo = Kilo { uid, ticks: 0, motors: (0, 0), color: Rgb::default(), light: 0.0, seed, rng: None };
         Self { kilo, program, started: false }
     }
 
@@ -291,5 +300,14 @@ mod tests {
         let mut b = KilobotFirmware::new(1, 7, Counter { heard: Vec::new(), loops: 0 });
         assert_eq!((0..5).map(|_| a.kilo.rand_soft()).collect::<Vec<_>>(), (0..5).map(|_| b.kilo.rand_hard()).collect::<Vec<_>>());
         assert_eq!(a.kilo().get_ambientlight(), 0);
+    }
+
+    #[test]
+    fn random_bytes_are_the_seeded_stream_though_made_at_the_first_draw() {
+        let mut fw = KilobotFirmware::new(3, 11, Counter { heard: Vec::new(), loops: 0 });
+        let mut reference = ChaCha8Rng::seed_from_u64(11);
+        let expected: Vec<u8> = (0..40).map(|_| reference.gen()).collect();
+        let drawn: Vec<u8> = (0..40).map(|k| if k % 2 == 0 { fw.kilo.rand_soft() } else { fw.kilo.rand_hard() }).collect();
+        assert_eq!(drawn, expected);
     }
 }

@@ -110,6 +110,8 @@ pub struct KilobotTable {
     /// The robots moving this step, in cells of the yield distance (avoidance queries).
     moving_grid: Grid,
     attempting: Vec<bool>,
+    /// Scratch of [`Self::transmit`]: the robots whose message gets through this step.
+    on_air: Vec<u32>,
     /// The message each robot on the air sends this step, as it was when the step's
     /// transmissions were decided (a host may apply a robot's next message before a later
     /// robot reads this step's).
@@ -122,6 +124,10 @@ pub struct KilobotTable {
     prepared: Option<u64>,
     /// Some robot moved (or was pushed) since the channel last looked at the positions.
     displaced: bool,
+    /// The robots that may have moved (or been pushed) since the channel last looked at
+    /// the positions, repeats allowed (at most about two swarms' worth: beyond one, it is
+    /// made every robot).
+    shifted: Vec<u32>,
     /// Key of the distance-error and loss draws (from the run's seed).
     channel_key: u64,
     contacts: Vec<(u32, u32)>,
@@ -180,11 +186,13 @@ impl KilobotTable {
             grid: Grid::default(),
             moving_grid: Grid::default(),
             attempting: vec![false; n],
+            on_air: Vec::new(),
             on_air_payload: vec![[0; MESSAGE_BYTES]; n],
             neighbours: Neighbours::default(),
             inbox: Deliveries::default(),
             prepared: None,
             displaced: true,
+            shifted: Vec::new(),
             channel_key,
             contacts: Vec::new(),
             previous_contacts: Vec::new(),
@@ -194,6 +202,11 @@ impl KilobotTable {
             deliveries: 0,
         };
         table.rebuild_grid();
+        // The channel's lists and the room for a step's deliveries (at most one per list
+        // entry) are made now rather than at the first reading, so that a host finds the
+        // table's memory in place once it is built (e.g. to ask for huge pages).
+        table.neighbours.refresh(&table.grid, &table.x, &table.y, &[], table.config.channel.range);
+        table.inbox.reserve(table.neighbours.list.len());
         Ok(table)
     }
 
@@ -240,6 +253,12 @@ impl KilobotTable {
     /// Whether robot `i` moved in the last step.
     pub fn moved(&self, i: usize) -> bool {
         self.moved[i]
+    }
+
+    /// The robots that moved in the last step, in increasing index (those for which
+    /// [`Self::moved`] holds).
+    pub fn movers(&self) -> &[u32] {
+        &self.movers
     }
 
     /// Whether robot `i`'s motors have failed for good.
@@ -377,8 +396,9 @@ impl KilobotTable {
         }
         self.prepared = Some(self.step);
         if std::mem::take(&mut self.displaced) {
-            self.neighbours.refresh(&self.grid, &self.x, &self.y, self.config.channel.range);
+            self.neighbours.refresh(&self.grid, &self.x, &self.y, &self.shifted, self.config.channel.range);
         }
+        self.shifted.clear();
         self.transmit();
     }
 
@@ -402,13 +422,17 @@ impl KilobotTable {
         let inbox = &mut self.inbox;
         inbox.begin(n);
         let (x, y, attempting) = (&self.x[..], &self.y[..], &self.attempting[..]);
-        let mut on_air = 0;
+        let lost = |draw: &Draw| channel.loss > 0.0 && draw.unit(0) < channel.loss;
+        let mut on_air = std::mem::take(&mut self.on_air);
+        on_air.clear();
+        // First the senders that get through and how many deliveries each receiver gets,
+        // then the deliveries, each written straight to its receiver's place.
         for j in 0..n {
             let Some(payload) = self.message[j] else { continue };
             if shared.is_some() && !attempting[j] {
                 continue;
             }
-            let (hits, distances) = self.neighbours.in_range(j, x, y, range2);
+            let (hits, _) = self.neighbours.in_range(j, x, y, range2);
             if let Some((_, per_step)) = shared {
                 // The robots trying within range, itself included.
                 let contenders = 1 + hits.iter().map(|&k| usize::from(attempting[k as usize])).sum::<usize>();
@@ -417,25 +441,36 @@ impl KilobotTable {
                     continue;
                 }
             }
-            on_air += 1;
+            on_air.push(j as u32);
             self.on_air_payload[j] = payload;
+            for &k in hits {
+                if !lost(&Draw::new(key, j as u32, k)) {
+                    inbox.count(k);
+                }
+            }
+        }
+        inbox.open();
+        for &j in &on_air {
+            let (hits, distances) = self.neighbours.kept(j as usize);
             for (&k, &d) in hits.iter().zip(distances) {
-                let draw = Draw::new(key, j as u32, k);
-                if channel.loss > 0.0 && draw.unit(0) < channel.loss {
+                let draw = Draw::new(key, j, k);
+                if lost(&draw) {
                     continue;
                 }
                 let measured = (d + noise(channel.distance_error, &draw)).max(0.0);
-                inbox.post(k, j as u32, measured * WORLD_UNIT_M);
+                inbox.post(k, j, measured * WORLD_UNIT_M);
             }
         }
-        inbox.file();
-        self.transmissions += on_air;
+        self.transmissions += on_air.len() as u64;
+        self.on_air = on_air;
     }
 
     /// One step: collision avoidance, motion, overlap resolution, motor failures.
     pub fn step(&mut self) {
         let n = self.len();
         let cfg = self.config;
+        // This step's moved and pushed robots are `shifted[first_shifted..]`.
+        let first_shifted = self.shifted.len();
         // Yield first, from the poses every robot saw (order-independent).
         self.movers.clear();
         for i in 0..n {
@@ -493,6 +528,7 @@ impl KilobotTable {
             self.y[i] += distance * s;
             self.odometer[i] += distance;
         }
+        self.shifted.extend_from_slice(&self.movers);
         self.resolve_overlaps();
         // Only moving robots move others (the overlap pass), or the walls.
         let mut displaced = !self.movers.is_empty();
@@ -500,7 +536,10 @@ impl KilobotTable {
             let r = DIAMETER / 2.0;
             for i in 0..n {
                 let (x, y) = (self.x[i].clamp(b.min[0] + r, b.max[0] - r), self.y[i].clamp(b.min[1] + r, b.max[1] - r));
-                displaced |= (x != self.x[i]) | (y != self.y[i]);
+                if (x != self.x[i]) | (y != self.y[i]) {
+                    displaced = true;
+                    self.shifted.push(i as u32);
+                }
                 (self.x[i], self.y[i]) = (x, y);
             }
         }
@@ -516,10 +555,18 @@ impl KilobotTable {
                 }
             }
         }
-        // The same positions file into the same grid (a swarm at rest skips it).
+        // The same positions file into the same grid: a swarm at rest skips it, and so
+        // does one whose moved robots all stayed in their cells and inside the grid.
         if displaced {
-            self.rebuild_grid();
+            if !self.grid.unchanged_by(&self.x, &self.y, &self.shifted[first_shifted..], self.grid_cell()) {
+                self.rebuild_grid();
+            }
             self.displaced = true;
+        }
+        // A host that never reads would let the list grow: every robot says as much.
+        if self.shifted.len() > n {
+            self.shifted.clear();
+            self.shifted.extend(0..n as u32);
         }
     }
 
@@ -543,6 +590,7 @@ impl KilobotTable {
             for &i in &self.movers {
                 let i = i as usize;
                 let (x, y, moved, contacts, pushes) = (&mut self.x, &mut self.y, &self.moved, &mut self.contacts, &mut self.pushes);
+                let shifted = &mut self.shifted;
                 let (anchored, rest_share) = (&self.anchored, self.config.push_share);
                 let (xi, yi) = (x[i], y[i]);
                 let mut push = [0.0f64; 2];
@@ -578,6 +626,7 @@ impl KilobotTable {
                 for &(j, px, py) in pushes.iter() {
                     x[j] += px;
                     y[j] += py;
+                    shifted.push(j as u32);
                 }
             }
         }
@@ -587,9 +636,14 @@ impl KilobotTable {
         self.collisions += now.iter().filter(|p| before.binary_search(p).is_err()).count() as u64;
     }
 
+    /// Side of the cells of `grid`, world units.
+    fn grid_cell(&self) -> f64 {
+        self.config.channel.range.max(DIAMETER + 0.5)
+    }
+
     fn rebuild_grid(&mut self) {
-        let cell = self.config.channel.range.max(DIAMETER + 0.5);
-        self.grid.rebuild(&self.x, &self.y, |_| true, cell);
+        let cell = self.grid_cell();
+        self.grid.rebuild_all(&self.x, &self.y, cell);
     }
 }
 
@@ -626,13 +680,20 @@ impl Neighbours {
     /// Rebuilds the lists from `grid` (current with `x`, `y`) when some robot has moved
     /// too far since the last rebuild (or the robots changed), else forgets the in-range
     /// lists that a robot's move since the last call can have changed: its own and those
-    /// of the robots in its list (lists are symmetric). Called after robots moved.
-    fn refresh(&mut self, grid: &Grid, x: &[f64], y: &[f64], range: f64) {
+    /// of the robots in its list (lists are symmetric). Called after robots moved; only
+    /// the robots in `shifted` (repeats allowed) may have moved since the last call.
+    fn refresh(&mut self, grid: &Grid, x: &[f64], y: &[f64], shifted: &[u32], range: f64) {
         let limit = (SKIN * LIST_SLACK) * (SKIN * LIST_SLACK);
+        // A robot that did not move since the last call is where it was then, when it was
+        // not too far from its place at the rebuild (or the lists were rebuilt).
         let stale = self.x.len() != x.len()
-            || x.iter().zip(y).zip(self.x.iter().zip(&self.y)).any(|((&a, &b), (&c, &d))| (a - c) * (a - c) + (b - d) * (b - d) >= limit);
+            || shifted.iter().any(|&m| {
+                let (a, b, c, d) = (x[m as usize], y[m as usize], self.x[m as usize], self.y[m as usize]);
+                (a - c) * (a - c) + (b - d) * (b - d) >= limit
+            });
         if !stale && self.start.len() == x.len() + 1 {
-            for m in 0..x.len() {
+            for &m in shifted {
+                let m = m as usize;
                 if x[m] != self.seen_x[m] || y[m] != self.seen_y[m] {
                     (self.seen_x[m], self.seen_y[m]) = (x[m], y[m]);
                     self.near_fresh[m] = false;
@@ -675,42 +736,57 @@ impl Neighbours {
     /// not kept from before.
     #[inline]
     fn in_range(&mut self, i: usize, x: &[f64], y: &[f64], range2: f64) -> (&[u32], &[f64]) {
-        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
         if !self.near_fresh[i] {
-            // Kept without a branch per candidate (a third of a list is out of range:
-            // branches would often be mispredicted).
-            let (xi, yi) = (x[i], y[i]);
-            let (near, distance) = (&mut self.near[a..b], &mut self.near_distance[a..b]);
-            let mut kept = 0;
-            for &k in &self.list[a..b] {
-                let (dx, dy) = (x[k as usize] - xi, y[k as usize] - yi);
-                let d2 = dx * dx + dy * dy;
-                (near[kept], distance[kept]) = (k, d2);
-                kept += usize::from(d2 < range2);
-            }
-            for d in &mut distance[..kept] {
-                *d = d.sqrt();
-            }
-            self.near_len[i] = kept as u32;
-            self.near_fresh[i] = true;
+            self.walk(i, x, y, range2);
         }
-        let end = a + self.near_len[i] as usize;
+        self.kept(i)
+    }
+
+    /// Keeps robot `i`'s neighbours within `range2` and their distances, walked from its
+    /// list (apart from [`Self::in_range`], whose kept case is the common one).
+    #[inline(never)]
+    fn walk(&mut self, i: usize, x: &[f64], y: &[f64], range2: f64) {
+        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
+        // Kept without a branch per candidate (a third of a list is out of range:
+        // branches would often be mispredicted).
+        let (xi, yi) = (x[i], y[i]);
+        let (near, distance) = (&mut self.near[a..b], &mut self.near_distance[a..b]);
+        let mut kept = 0;
+        for &k in &self.list[a..b] {
+            let (dx, dy) = (x[k as usize] - xi, y[k as usize] - yi);
+            let d2 = dx * dx + dy * dy;
+            (near[kept], distance[kept]) = (k, d2);
+            kept += usize::from(d2 < range2);
+        }
+        for d in &mut distance[..kept] {
+            *d = d.sqrt();
+        }
+        self.near_len[i] = kept as u32;
+        self.near_fresh[i] = true;
+    }
+
+    /// Robot `i`'s neighbours in range and their distances as kept by its last
+    /// [`Self::in_range`] (which must be current: no robot moved since).
+    #[inline]
+    fn kept(&self, i: usize) -> (&[u32], &[f64]) {
+        let (a, end) = (self.start[i] as usize, self.start[i] as usize + self.near_len[i] as usize);
         (&self.near[a..end], &self.near_distance[a..end])
     }
 }
 
-/// One step's deliveries, filed by receiver (a counting sort of the deliveries posted
-/// sender by sender, so a receiver hears its senders in increasing index).
+/// One step's deliveries, filed by receiver: counted first, then each written to its
+/// receiver's place (posted sender by sender, so a receiver hears its senders in
+/// increasing index).
 #[derive(Default)]
 struct Deliveries {
     /// `start[i]..start[i + 1]` are robot `i`'s deliveries in `sender` and `distance`.
     start: Vec<u32>,
+    /// While posting: where robot `i`'s next delivery goes.
+    fill: Vec<u32>,
     /// Sender index.
     sender: Vec<u32>,
     /// Measured distance, m.
     distance: Vec<f64>,
-    /// Deliveries as posted: (receiver, sender, measured distance in m).
-    posted: Vec<(u32, u32, f64)>,
 }
 
 impl Deliveries {
@@ -718,35 +794,39 @@ impl Deliveries {
     fn begin(&mut self, n: usize) {
         self.start.clear();
         self.start.resize(n + 1, 0);
-        self.posted.clear();
     }
 
-    /// A delivery to `receiver` from `sender`, `distance` m measured.
+    /// Room for `deliveries` in a step.
+    fn reserve(&mut self, deliveries: usize) {
+        self.sender.reserve(deliveries);
+        self.distance.reserve(deliveries);
+    }
+
+    /// One delivery to come for `receiver` (before [`Self::open`]).
     #[inline]
-    fn post(&mut self, receiver: u32, sender: u32, distance: f64) {
-        self.posted.push((receiver, sender, distance));
+    fn count(&mut self, receiver: u32) {
         self.start[receiver as usize + 1] += 1;
     }
 
-    /// Files the posted deliveries by receiver.
-    fn file(&mut self) {
+    /// Makes room for the counted deliveries.
+    fn open(&mut self) {
         for i in 1..self.start.len() {
             self.start[i] += self.start[i - 1];
         }
-        self.sender.resize(self.posted.len(), 0);
-        self.distance.resize(self.posted.len(), 0.0);
-        // `start[i]` serves as receiver `i`'s fill cursor, then is restored below.
-        for &(receiver, sender, distance) in &self.posted {
-            let slot = &mut self.start[receiver as usize];
-            (self.sender[*slot as usize], self.distance[*slot as usize]) = (sender, distance);
-            *slot += 1;
-        }
-        for i in (1..self.start.len()).rev() {
-            self.start[i] = self.start[i - 1];
-        }
-        if let Some(first) = self.start.first_mut() {
-            *first = 0;
-        }
+        let total = self.start.last().map_or(0, |&t| t as usize);
+        self.sender.resize(total, 0);
+        self.distance.resize(total, 0.0);
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start);
+    }
+
+    /// A delivery to `receiver` from `sender`, `distance` m measured (one of those
+    /// counted).
+    #[inline]
+    fn post(&mut self, receiver: u32, sender: u32, distance: f64) {
+        let slot = &mut self.fill[receiver as usize];
+        (self.sender[*slot as usize], self.distance[*slot as usize]) = (sender, distance);
+        *slot += 1;
     }
 }
 
