@@ -138,7 +138,11 @@ impl Swarm {
             above: scene.poses.iter().map(|p| p.y > mean_seed[1]).collect(),
             left_of_seeds: seeds.iter().map(|s| s[0]).fold(f64::INFINITY, f64::min),
         };
-        huge_pages();
+        // Small swarms fit the caches; the hint's scan and copy would cost the many small
+        // runs of a study more than it gives.
+        if n >= HUGE_PAGE_SWARM {
+            huge_pages();
+        }
         Ok((swarm, scene.layout))
     }
 
@@ -284,6 +288,9 @@ pub fn run(scenario: &Scenario, mut progress: impl FnMut(u64)) -> Result<RunReco
     }
     Ok(RunRecord { layout, ending, rmse, frames, swarm, wall_seconds: started.elapsed().as_secs_f64() })
 }
+
+/// Robots from which a swarm's state outgrows the caches and [`huge_pages`] is asked for.
+const HUGE_PAGE_SWARM: usize = 1024;
 
 /// Asks the kernel to back the process's heap and anonymous memory with 2 MB pages
 /// (transparent huge pages), a hint that changes no result. A swarm's state is spread over
