@@ -119,6 +119,9 @@ impl Swarm {
         };
         let scene = Scene::new(scenario.shape.clone(), &pack, scenario.seed)?;
         let n = scene.len();
+        if n >= HUGE_PAGE_SWARM {
+            heap_for_large_blocks();
+        }
         let seeds = &scene.layout.seeds;
         let mean_seed =
             [seeds.iter().map(|s| s[0]).sum::<f64>() / seeds.len() as f64, seeds.iter().map(|s| s[1]).sum::<f64>() / seeds.len() as f64];
@@ -291,6 +294,26 @@ pub fn run(scenario: &Scenario, mut progress: impl FnMut(u64)) -> Result<RunReco
 
 /// Robots from which a swarm's state outgrows the caches and [`huge_pages`] is asked for.
 const HUGE_PAGE_SWARM: usize = 1024;
+
+/// Has glibc's malloc place blocks of up to 32 MB in its heap rather than in mappings of
+/// their own, before the swarm is built: a swarm's large arrays (10,000 robots: the
+/// firmware, the channel's lists, several MB each) then lie in the heap, which
+/// [`huge_pages`] turns into 2 MB pages whole. In mappings of their own, touched piecemeal
+/// before the hint, the kernel's collapse failed (`EINVAL`) and ~7 MB of them stayed in
+/// 4 KB pages. Where blocks are placed changes no result. A process-wide setting, kept
+/// for the process's later swarms too.
+fn heap_for_large_blocks() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // glibc's largest threshold on 64-bit targets (DEFAULT_MMAP_THRESHOLD_MAX).
+        const LARGEST: libc::c_int = 32 << 20;
+        // SAFETY: a malloc tuning parameter; it moves no block already allocated. A
+        // refusal (return 0) leaves glibc's own placement.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, LARGEST);
+        }
+    }
+}
 
 /// Asks the kernel to back the process's heap and anonymous memory with 2 MB pages
 /// (transparent huge pages), a hint that changes no result. A swarm's state is spread over
