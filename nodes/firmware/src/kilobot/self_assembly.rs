@@ -122,6 +122,12 @@ pub struct SelfAssemblyParams {
     pub neighbour_timeout: u32,
     /// Localised stationary neighbours needed to localise (3: trilateration).
     pub min_references: usize,
+    /// A reference's distance is used to localise only if heard at most this many ticks
+    /// ago, ticks (2). The study measures every distance afresh each step; a table entry
+    /// lives `neighbour_timeout` ticks, and a moving robot's distance to a reference that
+    /// went out of range (no longer heard) drifts 0.01 per tick from the truth. 2 ticks
+    /// bound that to 0.02 diameters (0.65 mm, below the +-2 mm ranging accuracy).
+    pub reference_max_age: u32,
 }
 
 impl Default for SelfAssemblyParams {
@@ -136,6 +142,7 @@ impl Default for SelfAssemblyParams {
             world_unit_mm: 32.5,
             neighbour_timeout: 32,
             min_references: 3,
+            reference_max_age: 2,
         }
     }
 }
@@ -359,7 +366,7 @@ impl SelfAssembly {
         }
     }
 
-    fn localise(&mut self) {
+    fn localise(&mut self, now: u32) {
         match self.params.localisation {
             Localisation::Ideal => {
                 if let Some(p) = self.oracle {
@@ -375,7 +382,16 @@ impl SelfAssembly {
                 // Only robots of the shape (seeds and joined) are references: robots of the
                 // starting group that localised from each other can settle, as a rigid whole,
                 // on a mirror image of their true positions and would spread it.
-                self.references.extend(self.neighbours.iter().filter(|n| n.reference()).map(|n| (n.position(), n.distance)));
+                let max_age = self.params.reference_max_age;
+                self.references.extend(
+                    self.neighbours
+                        .iter()
+                        .filter(|n| n.reference() && now.saturating_sub(n.heard) <= max_age)
+                        .map(|n| (n.position(), n.distance)),
+                );
+                if self.references.len() < self.params.min_references {
+                    return;
+                }
                 if self.params.localisation == Localisation::Greedy {
                     localise::greedy(&mut self.position, &self.references, self.params.divide_localize);
                     self.localised = true;
@@ -523,7 +539,7 @@ impl KiloProgram for SelfAssembly {
                 self.gradient_stale = false;
                 self.update_gradient();
             }
-            self.localise();
+            self.localise(now);
             self.run_state_machine(kilo);
         }
         self.colour(kilo);

@@ -170,6 +170,31 @@ fn localisation_variants_from_three_seeds() {
 }
 
 #[test]
+fn a_moving_robot_does_not_localise_from_a_reference_it_no_longer_hears() {
+    // Regression: a reference that went out of range stays in the table for
+    // `neighbour_timeout` ticks with the distance last measured; least squares used it
+    // while the robot moved on (ideal L: end-state MSE 1.8e-4 instead of ~1e-7).
+    let refs = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866], [1.5, 0.866]];
+    let readings = |at: [f64; 2], sources: &[[f64; 2]]| {
+        sources
+            .iter()
+            .map(|s| {
+                let uid = refs.iter().position(|r| r == s).unwrap() as u16 + 1;
+                heard(uid, 1, State::JoinedShape, Some(*s), (at[0] - s[0]).hypot(at[1] - s[1]))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut fw = robot(10, SelfAssemblyParams { localisation: Localisation::LeastSquares, ..quick() });
+    tick(&mut fw, 0, readings([3.0, 0.5], &refs));
+    // Moved 0.3 on; the fourth reference (last heard at tick 0, 1.54 away then) is out of range.
+    let now = [3.0, 0.8];
+    tick(&mut fw, 5, readings(now, &refs[..3]));
+    let p = fw.program().position();
+    // Broadcast positions are quantised to 1/2048 world units.
+    assert!((p[0] - now[0]).hypot(p[1] - now[1]) < 2e-3, "{p:?}");
+}
+
+#[test]
 fn joins_when_about_to_leave_or_next_to_the_same_gradient() {
     let ideal = SelfAssemblyParams { localisation: Localisation::Ideal, ..quick() };
     let walk = |fw: &mut KilobotFirmware<SelfAssembly>, path: &[[f64; 2]], near: Vec<IrMessage>| {

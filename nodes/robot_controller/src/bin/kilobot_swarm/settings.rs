@@ -114,6 +114,8 @@ pub const PARAMS: NodeParams = NodeParams {
             .int_range(0, u32::MAX as i64),
         P::integer("firmware.min_references", 3, "Localised stationary neighbours needed to localise (3: trilateration)")
             .int_range(2, i64::MAX),
+        P::integer("firmware.reference_max_age", 2, "A reference's distance localises only if heard at most this many ticks ago, ticks")
+            .int_range(0, u32::MAX as i64),
         P::boolean(
             "overhead.wait_for_run",
             false,
