@@ -258,6 +258,36 @@ fn distance_errors_have_the_configured_spread() {
     assert!(mean.abs() < 0.001 && (std - 0.02).abs() < 0.001, "{mean} {std}");
 }
 
+/// The study draws a new error at every call of `get_distance`, so edge-following, which
+/// compares this step's distance to the nearest robot with the last step's, sees the
+/// noise in the difference. Here a pair at rest is measured afresh every step: consecutive
+/// errors are uncorrelated and their difference spreads sqrt(2) x the error's own.
+#[test]
+fn each_step_measures_a_pair_with_a_fresh_error() {
+    let a = 0.0615;
+    let config = TableConfig {
+        channel: ChannelConfig { distance_error: DistanceError::Uniform { half_width: a }, ..ChannelConfig::default() },
+        ..TableConfig::default()
+    };
+    let mut table = KilobotTable::new(config, &at(&[(0.0, 0.0, 0.0), (1.615, 0.0, 0.0)]), 3).unwrap();
+    table.apply_all(&vec![KilobotCommand { message: vec![1], ..KilobotCommand::default() }; 2]).unwrap();
+    let mut sensors = Vec::new();
+    let mut errors = Vec::new();
+    for _ in 0..4000 {
+        table.read_all(&mut sensors);
+        errors.push(sensors[0].messages[0].distance / WORLD_UNIT_M - 1.615);
+        table.step();
+    }
+    let var = |v: &[f64]| {
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / v.len() as f64
+    };
+    let diffs: Vec<f64> = errors.windows(2).map(|w| w[1] - w[0]).collect();
+    let (own, diff) = (var(&errors), var(&diffs));
+    assert!((own - a * a / 3.0).abs() < 0.05 * a * a / 3.0, "error variance {own}");
+    assert!((diff / own - 2.0).abs() < 0.15, "difference variance {diff} = {} x the error's", diff / own);
+}
+
 /// A host may run each robot right after reading it: a robot read after another applied
 /// its next message still hears the message that was on the air when the step began.
 #[test]
