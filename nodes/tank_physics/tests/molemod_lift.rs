@@ -29,6 +29,11 @@ impl Run {
     /// as the part test in `molemod_tunnels` does: two 5 mm crawl iterations put the rear
     /// head's centre inside the robot's block, so each head grips a block.
     fn ready() -> Self {
+        Self::ready_from(0.0)
+    }
+
+    /// [`Self::ready`] with the mole first moved `along` (m) along its tunnel.
+    fn ready_from(along: f64) -> Self {
         let lattice = Lattice::from_picture("R##.").expect("picture");
         let options = MoleWorldOptions {
             robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
@@ -37,6 +42,7 @@ impl Run {
         let world = MoleWorld::in_lattice(&committed_model(), &lattice, options, BlockOptions::default()).expect("the world builds");
         let firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
         let mut run = Self { world, firmware };
+        run.world.shift_robot(0, &Vector3::new(along, 0.0, 0.0)).expect("robot 0");
         run.drive(0.3);
         run.motion(Motion::Crawl { step: 0.005, iterations: 2, backward: false });
         assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
@@ -152,4 +158,36 @@ fn a_raise_of_a_screwed_block_stops_with_a_report() {
     assert!(stuck.position - stuck.target > 0.15, "{stuck}");
     let worst = run.world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
     assert!(worst < 1e-3, "a screwed block moved {worst} m");
+}
+
+/// Repeatability: the part and raise from starts 1 mm apart along the tunnel (the executor's
+/// start jitter) end with the block turned and lifted alike.
+#[test]
+fn the_raise_repeats_from_starts_along_the_tunnel() {
+    let ends: Vec<(f64, f64)> = [-0.0005, 0.0005]
+        .iter()
+        .map(|&along| {
+            let mut run = Run::ready_from(along);
+            let own = Cell::planar(0, 0);
+            run.world.unscrew(&own, &Cell::planar(1, 0)).expect("screwed at the start");
+            run.motion(Motion::Part { by: 0.015 });
+            let parted = run.block(&own);
+            run.motion(Motion::Raise { angle: 0.2 });
+            assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+            let up = run.block(&own);
+            (pitch(&up) - pitch(&parted), bottom_edge(&up, -1.0))
+        })
+        .collect();
+    let spread_turn = (ends[0].0 - ends[1].0).abs();
+    let spread_edge = (ends[0].1 - ends[1].1).abs();
+    eprintln!(
+        "raise from starts -0.5 / +0.5 mm: turned {:.4} / {:.4} rad, far edge {:.2} / {:.2} mm; spread {:.2} mrad, {:.3} mm",
+        ends[0].0,
+        ends[1].0,
+        ends[0].1 * 1e3,
+        ends[1].1 * 1e3,
+        spread_turn * 1e3,
+        spread_edge * 1e3
+    );
+    assert!(spread_turn < 3e-3 && spread_edge < 5e-4, "{ends:?}");
 }
