@@ -85,11 +85,13 @@ fn bottom_edge(p: &Isometry3<f64>, side: f64) -> f64 {
 
 /// The lift: the robot's block, unscrewed from its neighbour and parted 15 mm from it,
 /// turned up by 0.2 rad about the front universal joint with the 0.245 N m joint, held,
-/// then set down. The raise turns the block with the joint (its far bottom edge rises ~20
-/// mm, the near one clears the floor), the neighbour does not move, the front head does
-/// not turn in its clamp, and the set-down puts the block back flat where it was lifted.
+/// set down and pulled back. The raise turns the block with the joint (its far bottom
+/// edge rises ~20 mm, the near one clears the floor), the neighbour does not move, the
+/// front head does not turn in its clamp; the set-down puts the block back flat where it
+/// was lifted, and the pull back puts it against its neighbour again, both within the
+/// executor's 5 mm of their cells.
 #[test]
-fn a_raise_turns_the_parted_block_up_and_sets_it_down_again() {
+fn a_raise_turns_the_parted_block_up_and_sets_it_down_and_back() {
     let mut run = Run::ready();
     let (own, next) = (Cell::planar(0, 0), Cell::planar(1, 0));
     run.world.unscrew(&own, &next).expect("screwed at the start");
@@ -126,7 +128,7 @@ fn a_raise_turns_the_parted_block_up_and_sets_it_down_again() {
     assert!((neighbour.translation.vector - Vector3::new(0.1, 0.0, 0.05)).norm() < 1e-3, "the neighbour moved");
     assert!(head_turn.abs() < 5e-3, "the front head turned {head_turn} rad in its clamp");
 
-    run.motion(Motion::Raise { angle: 0.0 });
+    run.motion(Motion::SetDown);
     assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
     run.drive(0.5);
     let down = run.block(&own);
@@ -142,6 +144,21 @@ fn a_raise_turns_the_parted_block_up_and_sets_it_down_again() {
         "set down {} m from where it was lifted",
         down.translation.x - parted.translation.x
     );
+
+    // Put back: prismatic_1 closes, both heads gripping, and pulls the block against its
+    // neighbour; both within the executor's step tolerance (5 mm) of their cells.
+    run.motion(Motion::Part { by: 0.0 });
+    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+    let (home, neighbour) = (run.world.block_error(&own, &own).expect("block"), run.world.block_error(&next, &next).expect("block"));
+    let gap = (run.block(&next).translation.x - 0.05) - (run.block(&own).translation.x + 0.05);
+    eprintln!(
+        "put back: the block {:.3} mm from its cell's centre, the neighbour {:.3} mm from its, gap {:.3} mm",
+        home * 1e3,
+        neighbour * 1e3,
+        gap * 1e3
+    );
+    assert!(gap.abs() < 5e-4, "the blocks are {gap} m apart");
+    assert!(home < 5e-3 && neighbour < 5e-3, "the block ends {home} m and its neighbour {neighbour} m from their cells");
 }
 
 /// An impossible lift: the robot's block is still screwed to its neighbour, so the raise
