@@ -8,9 +8,10 @@
 //! joints (`prismatic_0` at the front head, `prismatic_3` at the rear) to crawl, the front
 //! universal joint's yaw axis (`universal_0_axis1`) to turn; the turn up inside a block
 //! pitches that joint's second axis (`universal_0_axis2`) while `prismatic_1` pushes the
-//! joint along the tunnel. [`Motion::Part`] is the first part of lifting a block (push the
-//! robot's block away from its neighbour); turning the block up and over onto the
-//! neighbour is not offered (docs/molemod_execution.md says what stops it).
+//! joint along the tunnel. [`Motion::Part`], [`Motion::Raise`] and [`Motion::SetDown`]
+//! are the first parts of lifting a block (push the robot's block away from its
+//! neighbour, turn it up about the front universal joint, set it down); carrying it over onto the neighbour is not offered
+//! (docs/molemod_execution.md says what stops it).
 //! The heads' grips are the contract's `head_grip` (front, rear).
 //!
 //! The same firmware drives the paper's two simpler models (`flotilla_common`'s
@@ -83,13 +84,33 @@ pub enum Motion {
     /// partially inserts into the blocks beside"): with the front head gripping the
     /// neighbouring block and the rear head gripping the robot's own (unscrewed) block,
     /// `prismatic_1` pushes the two blocks `by` (m) apart, so the robot's block can then turn
-    /// up without its top edge running into the neighbour. Turning it up is not offered
-    /// (docs/molemod_execution.md: the chain gives way in the physics).
+    /// up ([`Motion::Raise`]) without its top edge running into the neighbour.
     Part {
         /// How far the two blocks are pushed apart, m.
         by: f64,
     },
+    /// The second part of lifting a block: after a [`Motion::Part`], both heads gripping
+    /// (the front one in the neighbour, the rear one in the robot's own parted block), the
+    /// front universal joint's second axis pitches to `-angle`: the neighbour holds the
+    /// front head, so the body, the rear half and the robot's block turn up about that
+    /// joint, the block's far end rising. `angle` 0 lowers it again; [`Motion::SetDown`]
+    /// also lets it settle.
+    Raise {
+        /// How far the body turns up about the front universal joint, rad (0 = level).
+        angle: f64,
+    },
+    /// Sets a raised block down: the front universal joint's second axis back to level
+    /// (both heads gripping), then both heads let go for [`SETTLE_TIME`] and grip again.
+    /// The pitch joint stops anywhere within its 2 mrad dead band of level and then holds
+    /// (geared), so with both heads still gripping the rigid chain would press the block
+    /// and its neighbour against the floor (in the physics the block then cannot be
+    /// pulled back: docs/molemod_execution.md); let go, the mole and the block settle, and
+    /// the heads grip where they lie.
+    SetDown,
 }
+
+/// How long the heads let go after a block is set down ([`Motion::SetDown`]), s.
+pub const SETTLE_TIME: f64 = 0.1;
 
 /// Distance from the body cube's centre to the front universal joint with `prismatic_1`
 /// at zero, m: half the final model's 56 mm contracted pitch (`flotilla_common`'s
@@ -159,6 +180,8 @@ impl Motion {
             Motion::Turn { .. } => "turn",
             Motion::TurnUp { .. } => "turn up",
             Motion::Part { .. } => "part",
+            Motion::Raise { .. } => "raise",
+            Motion::SetDown => "set down",
         }
     }
 }
@@ -256,6 +279,9 @@ struct Phase {
     name: &'static str,
     targets: Vec<(usize, f64)>,
     grip: [bool; 2],
+    /// Shortest time the phase lasts, s: a phase that only changes the grips must last for
+    /// the robot to see it.
+    dwell: f64,
 }
 
 /// Reading indices of the coordinates the motions drive.
@@ -373,7 +399,7 @@ impl MoleMotions {
     fn phases(&self, motion_index: usize, motion: Motion) -> Result<Vec<Phase>, MotionError> {
         let Joints { front_shift, rear_shift, front_yaw, front_pitch, front_push } = self.joints;
         let (front, rear) = (&self.axes[front_shift], &self.axes[rear_shift]);
-        let phase = |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip };
+        let phase = |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0 };
         match motion {
             Motion::Crawl { step, iterations, backward } => {
                 // The basic model's one joint expands by the 2 step two joints share.
@@ -446,6 +472,20 @@ impl MoleMotions {
                 // Both heads grip, each holding its block.
                 Ok(vec![phase("part", vec![(push, by)], [true, true])])
             }
+            Motion::Raise { angle } => {
+                let pitch = front_pitch.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "universal_0_axis2" })?;
+                // Up is the pitch joint's negative side (as in the turn up).
+                Self::check(&motion, "angle", -angle, self.axes[pitch].lower, 0.0)?;
+                Ok(vec![phase("raise", vec![(pitch, -angle)], [true, true])])
+            }
+            Motion::SetDown => {
+                let pitch = front_pitch.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "universal_0_axis2" })?;
+                Ok(vec![
+                    phase("lower", vec![(pitch, 0.0)], [true, true]),
+                    Phase { dwell: SETTLE_TIME, ..phase("settle", vec![], [false, false]) },
+                    phase("grip", vec![], [true, true]),
+                ])
+            }
         }
     }
 
@@ -458,7 +498,7 @@ impl MoleMotions {
     fn advance(&mut self, time: f64, positions: &[f64]) {
         loop {
             match self.active.take() {
-                Some((phase, started)) if self.reached(&phase, positions) => {
+                Some((phase, started)) if self.reached(&phase, positions) && time - started >= phase.dwell => {
                     self.done.push(PhaseRecord { motion: phase.motion, phase: phase.name, started, ended: time });
                 }
                 Some((phase, started)) => {
@@ -705,6 +745,43 @@ mod tests {
             mole().push(Motion::Part { by: 0.01 }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "part", joint: "prismatic_1" }
         );
+    }
+
+    #[test]
+    fn a_raise_pitches_the_front_universal_joint_up_with_both_heads_gripping() {
+        let mut fw = mole();
+        fw.push(Motion::Raise { angle: 0.2 }).expect("valid");
+        let cmd = fw.step(0.0, &reading(0.0, [0.0; 4]));
+        assert_eq!(cmd.head_grip, vec![true, true]);
+        // Up is the pitch joint's negative side, at the revolute controller's full speed.
+        assert_eq!(cmd.joint_velocities, vec![0.0, 0.0, -0.5, 0.0]);
+        fw.step(1.0, &reading(1.0, [0.0, 0.0, -0.2, 0.0]));
+        assert!(fw.idle());
+        // Set down: back to level.
+        fw.push(Motion::Raise { angle: 0.0 }).expect("valid");
+        assert_eq!(fw.step(2.0, &reading(2.0, [0.0, 0.0, -0.2, 0.0])).joint_velocities, vec![0.0, 0.0, 0.5, 0.0]);
+        // The set-down: level, then both heads let go for the settle time, then grip.
+        fw.push(Motion::SetDown).expect("valid");
+        assert_eq!(fw.step(3.0, &reading(3.0, [0.0, 0.0, 0.0, 0.0])).head_grip, vec![false, false]);
+        assert_eq!(fw.step(3.05, &reading(3.05, [0.0; 4])).head_grip, vec![false, false]);
+        assert!(!fw.idle());
+        assert_eq!(fw.step(3.0 + SETTLE_TIME, &reading(3.0 + SETTLE_TIME, [0.0; 4])).head_grip, vec![true, true]);
+        assert!(fw.idle());
+        // Down past level, beyond the joint's range, or without the pitch joint: refused.
+        assert!(fw.push(Motion::Raise { angle: -0.1 }).is_err());
+        assert!(fw.push(Motion::Raise { angle: 1.6 }).is_err());
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let mut no_pitch = MoleMotions::new(vec![
+            axis("prismatic_0", true, 0.0, 0.03),
+            axis("universal_0_axis1", false, -1.5, 1.5),
+            axis("prismatic_3", true, 0.0, 0.03),
+        ])
+        .expect("joints");
+        assert_eq!(
+            no_pitch.push(Motion::Raise { angle: 0.2 }).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "raise", joint: "universal_0_axis2" }
+        );
+        assert!(no_pitch.push(Motion::SetDown).is_err());
     }
 
     #[test]

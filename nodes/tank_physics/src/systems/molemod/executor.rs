@@ -15,7 +15,7 @@
 //! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most 1.05 [`ExecutorOptions::max_step`], ending contracted) |
 //! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
 //! | move along `y` | none: the blocks have no tunnel along `y` |
-//! | lift, put down, shift, cooperative lift | none: the block can be parted from its neighbour (`Motion::Part`), not turned up over it |
+//! | lift, put down, shift, cooperative lift | none: the block can be parted from its neighbour (`Motion::Part`) and turned up about the front universal joint (`Motion::Raise`), not carried over onto it |
 //!
 //! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]).
 
@@ -391,8 +391,9 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
         (ActionKind::Move, 0, 0, _) => Err("a move up or down: turning inside a block into the vertical tunnel and climbing it"),
         (ActionKind::Move, ..) => Err("a move along y: the blocks have no tunnel along y"),
         (ActionKind::Lift | ActionKind::PutDown | ActionKind::Shift | ActionKind::CoopLift, ..) => {
-            Err("lifting a block: the mole parts its block from the neighbour (motion `part`) but cannot turn it up and over \
-                 onto it (the final model's chain lacks the reach, and the raise gives way in the physics)")
+            Err("lifting a block: the mole parts its block from the neighbour (motion `part`) and turns it up about its front \
+                 universal joint (motion `raise`), but cannot carry it over onto the neighbour (the final model's chain lacks \
+                 the reach)")
         }
     }
 }

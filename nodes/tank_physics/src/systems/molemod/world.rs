@@ -19,6 +19,16 @@ use nalgebra::{Isometry3, Point3, Vector3};
 use rapier3d_f64::prelude::*;
 use reconfig_planner::lattice::{Cell, Lattice};
 
+/// Solver passes per step for lifting a block (`set_solver_iterations`): turning the
+/// parted block up about the front universal joint moves the body, the rear half and the
+/// block through a chain of seven impulse-jointed bodies (15 g joint cubes between 47 g
+/// cubes and a 250 g block) against the front head's clamp, and the joint's push reaches
+/// the far end only after many passes. Measured (docs/molemod_execution.md): at 64 and 256
+/// passes the pitch joint stalls within 3 mrad, even driven with 10 N m; at 384 and 512
+/// it turns the block 0.2 rad with the joint's 0.245 N m, and at 512 the part before it
+/// moves the lighter block (the robot's), not its screwed neighbours.
+pub const LIFT_SOLVER_ITERATIONS: usize = 512;
+
 /// How the world is set up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoleWorldOptions {
