@@ -1,5 +1,5 @@
 //! A calibration run: PSO over the parameter space, fitness = the paper's
-//! `sum_i |MSD_sim(t_i) - MSD_real(t_i)|` (plus an optional occupancy-mismatch term), a
+//! `sum_i |MSD_sim(t_i) - MSD_real(t_i)|` (plus an occupancy-mismatch term, on by default), a
 //! checkpoint after every iteration (atomic write), resume from a checkpoint, progress
 //! through a callback that may cancel.
 
@@ -32,7 +32,7 @@ pub struct CalibrationSettings {
     pub pso: PsoSettings,
     /// The parameters searched, with bounds and starting point.
     pub parameters: ParameterSpace,
-    /// The optional occupancy term of the fitness.
+    /// The occupancy term of the fitness (weight 0: off).
     pub occupancy: OccupancyObjective,
 }
 
@@ -46,7 +46,7 @@ pub struct CalibrationSettings {
 #[serde(default, deny_unknown_fields)]
 pub struct OccupancyObjective {
     /// Weight `w` of the occupancy mismatch `1 - r` against the relative MSD error
-    /// (dimensionless, >= 0; default 0, off).
+    /// (dimensionless, >= 0; default 1: both count alike; 0 = the paper's fitness).
     pub weight: f64,
     /// Grid of the occupancy compared (default 12 x 12 over 0.6 m: 5 cm cells, about a
     /// ball's diameter, so that one 60 s window of 24 balls visits each cell of the
@@ -57,7 +57,7 @@ pub struct OccupancyObjective {
 
 impl Default for OccupancyObjective {
     fn default() -> Self {
-        Self { weight: 0.0, grid: GridSpec { nx: 12, ny: 12, side: 0.6 } }
+        Self { weight: 1.0, grid: GridSpec { nx: 12, ny: 12, side: 0.6 } }
     }
 }
 
@@ -325,7 +325,8 @@ mod tests {
                     ParameterRange::new("noise", "m/s^1.5", 0.01, 0.2, 0.05),
                 ],
             },
-            occupancy: OccupancyObjective::default(),
+            // The paper's MSD fitness alone.
+            occupancy: OccupancyObjective { weight: 0.0, ..OccupancyObjective::default() },
         }
     }
 
