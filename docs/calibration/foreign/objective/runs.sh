@@ -38,3 +38,11 @@ for s in A B C; do for seed in 1 2 3; do
   p=$(grep -A1 "^- - hydro" run_w${W}_${s}_s$seed/summary.yaml | grep -o "^  - .*" | sed 's/  - //' | paste -sd,)
   echo "$s seed $seed, validation seed 11: $($FC validate --recording $s.csv --world world_${s}_relative.yaml --parameters $p --out val11_${s}_s$seed --seed 11 | head -n 1)"
 done; done
+# The default (whole-acceleration) field with the term, PSO seeds 1-3.
+for s in A B C; do
+  $FC flow-field --recording $s.csv --out ${s}_whole.csv
+  sed "s#file: \"\"  #file: \"$PWD/${s}_whole.csv\"#" "$WORLD" > world_${s}_whole.yaml
+done
+for seed in 1 2 3; do for s in A B C; do
+  uptime; /usr/bin/time -f "w$W $s whole seed $seed: wall %e s CPU %U+%S s" nice -n 5 $FC run --recording $s.csv --world world_${s}_whole.yaml --out run_w${W}_${s}_whole_s$seed --seed $seed --occupancy-weight $W > log_${s}_whole_s$seed.txt 2>&1
+done; done
