@@ -1,6 +1,7 @@
 //! A calibration run: PSO over the parameter space, fitness = the paper's
-//! `sum_i |MSD_sim(t_i) - MSD_real(t_i)|`, a checkpoint after every iteration (atomic
-//! write), resume from a checkpoint, progress through a callback that may cancel.
+//! `sum_i |MSD_sim(t_i) - MSD_real(t_i)|` (plus an occupancy-mismatch term, on by default), a
+//! checkpoint after every iteration (atomic write), resume from a checkpoint, progress
+//! through a callback that may cancel.
 
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -9,7 +10,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tracing::{info, warn};
 
-use crate::msd::{mean_squared_displacement, MsdCurve, MsdSettings};
+use crate::kinematics::RegularTracks;
+use crate::maps::{correlation, occupancy, GridSpec};
+use crate::msd::{mean_squared_displacement, pooled_mean_squared_displacement, MsdCurve, MsdSettings};
 use crate::parameters::ParameterSpace;
 use crate::pso::{optimise, IterationRecord, PsoSettings, Swarm};
 use crate::simulator::Simulator;
@@ -29,6 +32,76 @@ pub struct CalibrationSettings {
     pub pso: PsoSettings,
     /// The parameters searched, with bounds and starting point.
     pub parameters: ParameterSpace,
+    /// The occupancy term of the fitness (weight 0: off).
+    pub occupancy: OccupancyObjective,
+}
+
+/// An occupancy term in the fitness (issue #19): a calibration that matches a tank should
+/// match where the objects go, not only how far they spread. With weight `w` the fitness
+/// is `sum_i |MSD_sim(t_i) - MSD_real(t_i)| + w (1 - r) sum_i MSD_real(t_i)` (m^2), `r` the
+/// Pearson correlation of the simulated window's occupancy with the recording's on
+/// `grid`: divided by `sum MSD_real`, relative MSD error plus `w` times the occupancy
+/// mismatch. `w = 0` is the paper's fitness.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OccupancyObjective {
+    /// Weight `w` of the occupancy mismatch `1 - r` against the relative MSD error
+    /// (dimensionless, >= 0; default 1: both count alike; 0 = the paper's fitness).
+    pub weight: f64,
+    /// Grid of the occupancy compared (default 12 x 12 over 0.6 m: 5 cm cells, about a
+    /// ball's diameter, so that one 60 s window of 24 balls visits each cell of the
+    /// balls' range many times; the validation maps' 1.2 cm cells hold a few samples per
+    /// window).
+    pub grid: GridSpec,
+}
+
+impl Default for OccupancyObjective {
+    fn default() -> Self {
+        Self { weight: 1.0, grid: GridSpec { nx: 12, ny: 12, side: 0.6 } }
+    }
+}
+
+/// What the fitness compares a simulated window with: the recording's MSD and, when the
+/// occupancy term is on, its occupancy on the objective's grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CalibrationReference {
+    /// The recording's MSD over the calibration window.
+    pub msd: MsdCurve,
+    /// The recording's occupancy on `settings.occupancy.grid` (fractions; empty when the
+    /// weight is 0).
+    pub occupancy: Vec<f64>,
+}
+
+impl CalibrationReference {
+    /// The reference of `real` (recordings resampled to the simulator's frame interval).
+    pub fn of(real: &[RegularTracks], settings: &CalibrationSettings) -> Result<Self, CalibrationError> {
+        let msd = pooled_mean_squared_displacement(real, &settings.msd)?;
+        let occupancy = if settings.occupancy.weight > 0.0 {
+            let tracks = RegularTracks { dt: msd.dt, tracks: real.iter().flat_map(|r| r.tracks.iter().cloned()).collect() };
+            occupancy(&tracks, settings.occupancy.grid)?
+        } else {
+            Vec::new()
+        };
+        Ok(Self { msd, occupancy })
+    }
+}
+
+/// The fitness of one simulated window against `reference` (m^2): the paper's
+/// `sum |MSD_sim - MSD_real|` plus the occupancy term of `settings.occupancy`.
+pub fn fitness(tracks: &RegularTracks, reference: &CalibrationReference, settings: &CalibrationSettings) -> Result<f64, CalibrationError> {
+    let msd = mean_squared_displacement(tracks, &settings.msd)?;
+    let mut fitness = msd.absolute_difference_sum(&reference.msd)?;
+    let weight = settings.occupancy.weight;
+    if weight > 0.0 {
+        // No correlation (all simulated objects lost, or a flat map) counts as none: r = 0.
+        let r = match occupancy(tracks, settings.occupancy.grid) {
+            Ok(simulated) => correlation(&simulated, &reference.occupancy),
+            Err(_) => f64::NAN,
+        };
+        let r = if r.is_finite() { r } else { 0.0 };
+        fitness += weight * (1.0 - r) * reference.msd.values.iter().sum::<f64>();
+    }
+    Ok(fitness)
 }
 
 impl Default for CalibrationSettings {
@@ -38,6 +111,7 @@ impl Default for CalibrationSettings {
             simulated_windows: 1,
             pso: PsoSettings::default(),
             parameters: crate::tank::hydro_parameter_space(),
+            occupancy: OccupancyObjective::default(),
         }
     }
 }
@@ -95,14 +169,21 @@ const CHECKPOINT_FORMAT: &str = "flotilla-calibration-checkpoint v1";
 /// from it (its settings must match, except the iteration count).
 pub fn calibrate(
     simulator: &impl Simulator,
-    reference: &MsdCurve,
+    reference: &CalibrationReference,
     settings: &CalibrationSettings,
     checkpoint: Option<&Path>,
     mut progress: impl FnMut(&CalibrationProgress) -> ControlFlow<()>,
 ) -> Result<CalibrationOutcome, CalibrationError> {
     let bounds = settings.parameters.bounds()?;
     settings.pso.validate()?;
-    check_compatible(simulator, reference, settings)?;
+    check_compatible(simulator, &reference.msd, settings)?;
+    if settings.occupancy.weight > 0.0 && reference.occupancy.len() != settings.occupancy.grid.len() {
+        return Err(CalibrationError::Setting(format!(
+            "the occupancy term needs the recording's occupancy on its {} cells, got {}",
+            settings.occupancy.grid.len(),
+            reference.occupancy.len()
+        )));
+    }
     let digest = reference_digest(reference);
     let resume = match checkpoint {
         Some(path) if path.exists() => {
@@ -115,8 +196,7 @@ pub fn calibrate(
     let frames = settings.simulated_frames();
     let objective = |position: &[f64], seed: u64| -> Result<f64, CalibrationError> {
         let tracks = simulator.simulate(position, frames, seed)?;
-        let msd = mean_squared_displacement(&tracks, &settings.msd)?;
-        Ok(msd.absolute_difference_sum(reference)?)
+        fitness(&tracks, reference, settings)
     };
     let started = Instant::now();
     let mut cancelled = false;
@@ -172,13 +252,24 @@ fn check_compatible(simulator: &impl Simulator, reference: &MsdCurve, settings: 
     if settings.simulated_windows == 0 {
         return Err(CalibrationError::Setting("simulated_windows must be at least 1".into()));
     }
-    Ok(())
+    settings.occupancy.validate()
+}
+
+impl OccupancyObjective {
+    /// Errors unless the weight is finite and >= 0 and the grid is valid.
+    pub fn validate(&self) -> Result<(), CalibrationError> {
+        if !(self.weight.is_finite() && self.weight >= 0.0) {
+            return Err(CalibrationError::Setting(format!("occupancy.weight must be >= 0, got {}", self.weight)));
+        }
+        self.grid.validate()
+    }
 }
 
 /// FNV-1a over the reference's bits: a resumed run must calibrate against the same data.
-fn reference_digest(reference: &MsdCurve) -> String {
+fn reference_digest(reference: &CalibrationReference) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for value in std::iter::once(reference.dt).chain(reference.values.iter().copied()) {
+    let msd = &reference.msd;
+    for value in std::iter::once(msd.dt).chain(msd.values.iter().copied()).chain(reference.occupancy.iter().copied()) {
         for byte in value.to_bits().to_le_bytes() {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
         }
@@ -219,6 +310,7 @@ mod tests {
     use super::*;
     use crate::parameters::ParameterRange;
     use crate::simulator::OrnsteinUhlenbeck;
+    use nalgebra::Vector2;
 
     fn ou_settings(iterations: usize) -> CalibrationSettings {
         CalibrationSettings {
@@ -233,12 +325,14 @@ mod tests {
                     ParameterRange::new("noise", "m/s^1.5", 0.01, 0.2, 0.05),
                 ],
             },
+            // The paper's MSD fitness alone.
+            occupancy: OccupancyObjective { weight: 0.0, ..OccupancyObjective::default() },
         }
     }
 
-    fn reference(sim: &OrnsteinUhlenbeck, truth: &[f64], settings: &CalibrationSettings) -> MsdCurve {
+    fn reference(sim: &OrnsteinUhlenbeck, truth: &[f64], settings: &CalibrationSettings) -> CalibrationReference {
         let tracks = sim.simulate(truth, 3000, 999).unwrap();
-        mean_squared_displacement(&tracks, &settings.msd).unwrap()
+        CalibrationReference::of(&[tracks], settings).unwrap()
     }
 
     #[test]
@@ -263,7 +357,7 @@ mod tests {
             (100..105)
                 .map(|seed| {
                     let tracks = sim.simulate(p, settings.simulated_frames(), seed).unwrap();
-                    mean_squared_displacement(&tracks, &settings.msd).unwrap().absolute_difference_sum(&reference).unwrap()
+                    mean_squared_displacement(&tracks, &settings.msd).unwrap().absolute_difference_sum(&reference.msd).unwrap()
                 })
                 .sum::<f64>()
                 / 5.0
@@ -317,17 +411,96 @@ mod tests {
     fn mismatches_are_reported_before_running() {
         let sim = OrnsteinUhlenbeck::default();
         let settings = ou_settings(2);
-        let short = MsdCurve { dt: 0.025, values: vec![1.0; 10], counts: vec![1; 10] };
+        let short = CalibrationReference { msd: MsdCurve { dt: 0.025, values: vec![1.0; 10], counts: vec![1; 10] }, occupancy: vec![] };
         let e = calibrate(&sim, &short, &settings, None, |_| ControlFlow::Continue(())).unwrap_err();
         assert!(e.to_string().contains("reference MSD has 10 lags"), "{e}");
         let mut renamed = settings.clone();
         renamed.parameters.parameters[0].name = "kv".into();
-        let good = MsdCurve { dt: 0.025, values: vec![1.0; 120], counts: vec![1; 120] };
+        let good = CalibrationReference { msd: MsdCurve { dt: 0.025, values: vec![1.0; 120], counts: vec![1; 120] }, occupancy: vec![] };
         let e = calibrate(&sim, &good, &renamed, None, |_| ControlFlow::Continue(())).unwrap_err();
         assert!(e.to_string().contains("simulator takes parameters"), "{e}");
+        // The occupancy term without the recording's occupancy, or with a negative weight.
+        let mut weighted = settings.clone();
+        weighted.occupancy.weight = 1.0;
+        let e = calibrate(&sim, &good, &weighted, None, |_| ControlFlow::Continue(())).unwrap_err();
+        assert!(e.to_string().contains("occupancy term needs"), "{e}");
+        weighted.occupancy.weight = -1.0;
+        let e = calibrate(&sim, &good, &weighted, None, |_| ControlFlow::Continue(())).unwrap_err();
+        assert!(e.to_string().contains("occupancy.weight"), "{e}");
         let mut empty = settings;
         empty.parameters.parameters.clear();
         let e = calibrate(&sim, &good, &empty, None, |_| ControlFlow::Continue(())).unwrap_err();
         assert!(e.to_string().contains("empty"), "{e}");
+    }
+
+    /// The occupancy term by hand: tracks with the reference's own MSD but all in another
+    /// cell of a 2 x 2 grid cost `w (1 - r) sum MSD_real` with `r = -1/3`.
+    #[test]
+    fn occupancy_term_by_hand() {
+        let walk = |x0: f64| RegularTracks {
+            dt: 0.1,
+            tracks: vec![(0..40).map(|k| Some(Vector2::new(x0 + 0.001 * k as f64, -0.1 + 0.0005 * (k % 7) as f64))).collect()],
+        };
+        let mut settings = CalibrationSettings {
+            msd: MsdSettings { window_frames: 10, start_stride: 5 },
+            occupancy: OccupancyObjective { weight: 0.5, grid: GridSpec { nx: 2, ny: 2, side: 0.4 } },
+            ..CalibrationSettings::default()
+        };
+        // Cell 0 (x, y < 0) for the reference, cell 1 (x > 0, y < 0) after the shift.
+        let reference = CalibrationReference::of(&[walk(-0.15)], &settings).unwrap();
+        assert_eq!(reference.occupancy, vec![1.0, 0.0, 0.0, 0.0]);
+        let total: f64 = reference.msd.values.iter().sum();
+        assert_eq!(fitness(&walk(-0.15), &reference, &settings).unwrap(), 0.0);
+        let shifted = fitness(&walk(0.05), &reference, &settings).unwrap();
+        // Occupancies (1, 0, 0, 0) and (0, 1, 0, 0): r = -0.25 / (0.75) = -1/3.
+        let expected = 0.5 * (4.0 / 3.0) * total;
+        assert!((shifted - expected).abs() < 1e-9 * expected, "{shifted} vs {expected}");
+        // Weight 0 is the paper's fitness: the shift is invisible to the MSD.
+        settings.occupancy.weight = 0.0;
+        assert!(fitness(&walk(0.05), &reference, &settings).unwrap() < 1e-12 * total);
+    }
+
+    /// A well whose centre the MSD cannot see (a shift leaves every displacement as it is)
+    /// but the occupancy can: parameters `[stiffness, damping, noise, centre x (m)]`.
+    #[derive(Clone)]
+    struct ShiftedWell(OrnsteinUhlenbeck);
+
+    impl Simulator for ShiftedWell {
+        fn parameter_names(&self) -> Vec<String> {
+            ["stiffness", "damping", "noise", "centre"].map(String::from).to_vec()
+        }
+        fn frame_interval(&self) -> f64 {
+            self.0.frame_interval()
+        }
+        fn simulate(&self, parameters: &[f64], frames: usize, seed: u64) -> Result<RegularTracks, CalibrationError> {
+            let mut tracks = self.0.simulate(&parameters[..3], frames, seed)?;
+            for p in tracks.tracks.iter_mut().flatten().flatten() {
+                p.x += parameters[3];
+            }
+            Ok(tracks)
+        }
+    }
+
+    /// The occupancy term finds what the MSD alone cannot: the well's centre. Fails when the
+    /// term is dropped, mis-signed or compares the wrong maps.
+    #[test]
+    fn occupancy_term_recovers_what_the_msd_cannot_see() {
+        let sim = ShiftedWell(OrnsteinUhlenbeck { particles: 24, substeps: 2, ..OrnsteinUhlenbeck::default() });
+        let truth = [16.0, 2.0, 0.08, 0.1];
+        let mut settings = ou_settings(15);
+        settings.parameters.parameters.push(ParameterRange::new("centre", "m", -0.2, 0.2, -0.1));
+        // 2 cm cells against the well's 1 cm spread.
+        settings.occupancy = OccupancyObjective { weight: 1.0, grid: GridSpec { nx: 30, ny: 30, side: 0.6 } };
+        let reference = CalibrationReference::of(&[sim.simulate(&truth, 3000, 999).unwrap()], &settings).unwrap();
+        let frames = settings.simulated_frames();
+        let at = |centre: f64, weight: f64| {
+            let s = CalibrationSettings { occupancy: OccupancyObjective { weight, ..settings.occupancy }, ..settings.clone() };
+            fitness(&sim.simulate(&[16.0, 2.0, 0.08, centre], frames, 3).unwrap(), &reference, &s).unwrap()
+        };
+        // The MSD fitness does not tell the centres apart; the occupancy term does.
+        assert!((at(0.1, 0.0) - at(-0.1, 0.0)).abs() < 1e-6 * at(0.1, 0.0));
+        assert!(at(-0.1, 1.0) > at(0.1, 1.0) + 0.5 * reference.msd.values.iter().sum::<f64>());
+        let outcome = calibrate(&sim, &reference, &settings, None, |_| ControlFlow::Continue(())).unwrap();
+        assert!((outcome.best[3] - 0.1).abs() < 0.01, "{:?}", outcome.best);
     }
 }

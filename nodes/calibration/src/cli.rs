@@ -20,6 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_yaml::Mapping;
 use tank_physics::WorldConfig;
 
+use crate::calibrate::CalibrationReference;
 use crate::flow_estimation::{estimate_flow_field, CellCoverage, FlowEstimationSettings};
 use crate::job::{fitness_samples, mean_and_std, resample_all, run_job, write_validation, JobFiles, JobSettings};
 use crate::maps::GridSpec;
@@ -102,6 +103,10 @@ pub struct RunArgs {
     /// times and keep the best mean.
     #[arg(long)]
     pub final_reevaluations: Option<usize>,
+    /// Override: weight of the occupancy mismatch in the fitness (0 = the paper's MSD
+    /// fitness alone; see `calibration.occupancy` in the settings).
+    #[arg(long)]
+    pub occupancy_weight: Option<f64>,
 }
 
 /// `flow-field` arguments.
@@ -299,6 +304,8 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     pso.seed = args.seed.unwrap_or(pso.seed);
     pso.reevaluate_personal_best |= args.reevaluate;
     pso.final_reevaluations = args.final_reevaluations.unwrap_or(pso.final_reevaluations);
+    let occupancy = &mut settings.calibration.occupancy;
+    occupancy.weight = args.occupancy_weight.unwrap_or(occupancy.weight);
     let (world, tree) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;
@@ -461,7 +468,7 @@ fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;
     let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;
-    let reference = pooled_mean_squared_displacement(&real, &settings.calibration.msd)?;
+    let reference = CalibrationReference::of(&real, &settings.calibration)?;
     let parameters = args.parameters.unwrap_or_else(|| settings.calibration.parameters.initial());
     let progress = Progress::new(args.runs as u64, "fitness noise");
     let values = fitness_samples(&simulator, &reference, &settings.calibration, &parameters, args.runs, args.seed, |done| {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_yaml::Mapping;
 use tracing::info;
 
-use crate::calibrate::{calibrate, CalibrationProgress, CalibrationSettings};
+use crate::calibrate::{calibrate, fitness, CalibrationProgress, CalibrationReference, CalibrationSettings};
 use crate::kinematics::RegularTracks;
 use crate::maps::{GridSpec, MapComparison, SpatialMaps};
 use crate::msd::{pooled_mean_squared_displacement, MsdCurve};
@@ -73,6 +73,7 @@ impl JobSettings {
         if c.simulated_windows == 0 {
             return Err(CalibrationError::Setting("simulated_windows must be at least 1".into()));
         }
+        c.occupancy.validate()?;
         if !(self.max_gap.is_finite() && self.max_gap >= 0.0) {
             return Err(CalibrationError::Setting(format!("max_gap must be >= 0 s, got {}", self.max_gap)));
         }
@@ -206,10 +207,10 @@ pub fn run_job(
     let files = JobFiles::in_dir(out_dir);
     std::fs::create_dir_all(out_dir).map_err(|source| CalibrationError::Io { path: out_dir.to_path_buf(), source })?;
     let real = resample_all(recordings, simulator.frame_interval(), settings.max_gap)?;
-    let msd_settings = settings.calibration.msd;
-    let reference = pooled_mean_squared_displacement(&real, &msd_settings)?;
+    let target = CalibrationReference::of(&real, &settings.calibration)?;
+    let reference = &target.msd;
     info!(recordings = real.len(), window_s = reference.values.len() as f64 * reference.dt, "reference MSD computed");
-    let outcome = calibrate(simulator, &reference, &settings.calibration, Some(&files.checkpoint), progress)?;
+    let outcome = calibrate(simulator, &target, &settings.calibration, Some(&files.checkpoint), progress)?;
     let space = &settings.calibration.parameters;
 
     // Validation on fresh seeds: one window as in the fitness, and a run as long as the
@@ -222,7 +223,7 @@ pub fn run_job(
             .map(|k| {
                 let seed = evaluation_seed(settings.calibration.pso.seed, usize::MAX, 7, k);
                 let window = simulator.simulate(&outcome.best, settings.calibration.simulated_frames(), seed)?;
-                Ok(pooled_mean_squared_displacement(std::slice::from_ref(&window), &msd_settings)?.absolute_difference_sum(&reference)?)
+                fitness(&window, &target, &settings.calibration)
             })
             .collect::<Result<Vec<f64>, CalibrationError>>()?
     };
@@ -231,7 +232,7 @@ pub fn run_job(
     write_parameter_file(&files.parameters, &settings.parameter_file_node, base_parameters, space, &outcome.best)?;
     write_fitness_history(&files.fitness_history, space, &outcome.history)?;
     plot_fitness(&files.fitness_plot, &outcome.history)?;
-    let report = write_validation(simulator, &real, &reference, &outcome.best, &parameters, settings, seed.wrapping_add(1), &files)?;
+    let report = write_validation(simulator, &real, reference, &outcome.best, &parameters, settings, seed.wrapping_add(1), &files)?;
 
     let summary = JobSummary {
         parameters,
@@ -364,7 +365,7 @@ fn write_maps(
 /// Returns every value (m^2).
 pub fn fitness_samples(
     simulator: &impl Simulator,
-    reference: &MsdCurve,
+    reference: &CalibrationReference,
     settings: &CalibrationSettings,
     parameters: &[f64],
     runs: usize,
@@ -379,11 +380,9 @@ pub fn fitness_samples(
         .into_par_iter()
         .map(|k| {
             let tracks = simulator.simulate(parameters, frames, evaluation_seed(seed, 0, 9, k))?;
-            let fitness = pooled_mean_squared_displacement(std::slice::from_ref(&tracks), &settings.msd)?
-                .absolute_difference_sum(reference)
-                .map_err(CalibrationError::from);
+            let value = fitness(&tracks, reference, settings);
             done(finished.fetch_add(1, Ordering::Relaxed) + 1);
-            fitness
+            value
         })
         .collect()
 }
@@ -430,6 +429,7 @@ mod tests {
                         ParameterRange::new("noise", "m/s^1.5", 0.01, 0.2, 0.05),
                     ],
                 },
+                occupancy: Default::default(),
             },
             maps: GridSpec { nx: 10, ny: 10, side: 0.3 },
             parameter_file_node: "ou".into(),
@@ -546,7 +546,7 @@ mod tests {
         assert_eq!(mean_and_std(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
         let sim = OrnsteinUhlenbeck { particles: 4, substeps: 1, ..OrnsteinUhlenbeck::default() };
         let settings = ou_job(1).calibration;
-        let reference = pooled_mean_squared_displacement(&[sim.simulate(&[12.0, 1.5, 0.05], 400, 1).unwrap()], &settings.msd).unwrap();
+        let reference = CalibrationReference::of(&[sim.simulate(&[12.0, 1.5, 0.05], 400, 1).unwrap()], &settings).unwrap();
         let calls = std::sync::atomic::AtomicUsize::new(0);
         let a = fitness_samples(&sim, &reference, &settings, &[12.0, 1.5, 0.05], 10, 4, |_| {
             calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -81,18 +81,7 @@ impl SpatialMaps {
     /// Maps of `tracks`; velocities by smoothed differences over `half_window` frames on
     /// each side.
     pub fn from_tracks(tracks: &RegularTracks, grid: GridSpec, half_window: usize) -> Result<Self, CalibrationError> {
-        grid.validate()?;
-        let mut counts = vec![0u64; grid.len()];
-        for p in tracks.tracks.iter().flatten().flatten() {
-            if let Some(i) = grid.index(*p) {
-                counts[i] += 1;
-            }
-        }
-        let total: u64 = counts.iter().sum();
-        if total == 0 {
-            return Err(CalibrationError::Recording(format!("no position falls inside the {} m map grid", grid.side)));
-        }
-        let occupancy = counts.iter().map(|&c| c as f64 / total as f64).collect();
+        let occupancy = occupancy(tracks, grid)?;
         let mut sums = vec![(Vector2::zeros(), 0u64); grid.len()];
         for sample in regular_kinematics(tracks, half_window) {
             if let Some(i) = grid.index(sample.position) {
@@ -128,6 +117,23 @@ impl SpatialMaps {
             velocity_cells: cells,
         })
     }
+}
+
+/// Fraction of all position samples of `tracks` in each cell of `grid` (dimensionless,
+/// sums to 1 over the samples inside the grid); an error when none falls inside.
+pub fn occupancy(tracks: &RegularTracks, grid: GridSpec) -> Result<Vec<f64>, CalibrationError> {
+    grid.validate()?;
+    let mut counts = vec![0u64; grid.len()];
+    for p in tracks.tracks.iter().flatten().flatten() {
+        if let Some(i) = grid.index(*p) {
+            counts[i] += 1;
+        }
+    }
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        return Err(CalibrationError::Recording(format!("no position falls inside the {} m map grid", grid.side)));
+    }
+    Ok(counts.iter().map(|&c| c as f64 / total as f64).collect())
 }
 
 /// Similarity of two [`SpatialMaps`].
