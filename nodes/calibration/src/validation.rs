@@ -369,13 +369,16 @@ pub fn verdict(
         let mut m = Vec::new();
         // NaN figures fail every criterion.
         if relative_msd_error.is_nan() || relative_msd_error > c.max_relative_msd_error {
-            m.push(format!("MSD error {:.1} % > {:.0} %", 100.0 * relative_msd_error, 100.0 * c.max_relative_msd_error));
+            let (value, limit) = apart(100.0 * relative_msd_error, 100.0 * c.max_relative_msd_error, 1, 0);
+            m.push(format!("MSD error {value} % > {limit} %"));
         }
         if occupancy_correlation.is_nan() || occupancy_correlation < c.min_occupancy_correlation {
-            m.push(format!("occupancy correlation {occupancy_correlation:.3} < {:.2}", c.min_occupancy_correlation));
+            let (value, limit) = apart(occupancy_correlation, c.min_occupancy_correlation, 3, 2);
+            m.push(format!("occupancy correlation {value} < {limit}"));
         }
         if pass_fraction.is_nan() || pass_fraction < c.min_ks_pass_fraction {
-            m.push(format!("speed KS pass fraction {pass_fraction:.2} < {:.2}", c.min_ks_pass_fraction));
+            let (value, limit) = apart(pass_fraction, c.min_ks_pass_fraction, 2, 2);
+            m.push(format!("speed KS pass fraction {value} < {limit}"));
         }
         m
     };
@@ -403,6 +406,18 @@ pub fn verdict(
         return (Verdict::Marginal, format!("MARGINAL: {figures}; misses GOOD ({}): {}", criteria(&settings.good), good.join("; ")));
     }
     (Verdict::Poor, format!("POOR: {figures}; misses MARGINAL ({}): {}", criteria(&settings.marginal), marginal.join("; ")))
+}
+
+/// A missed figure (`decimals`) and its threshold (`limit_decimals`) as printed, both with
+/// more decimals where the figure would otherwise read as the threshold (a pass fraction
+/// of 0.798 against 0.80 must not read "0.80 < 0.80").
+fn apart(value: f64, limit: f64, decimals: usize, limit_decimals: usize) -> (String, String) {
+    let mut d = decimals;
+    while d < 6 && format!("{value:.d$}") == format!("{limit:.d$}") {
+        d += 1;
+    }
+    let l = if d > decimals { d } else { limit_decimals };
+    (format!("{value:.d$}"), format!("{limit:.l$}"))
 }
 
 /// Builds the report from the figures already computed and the tracks.
@@ -604,6 +619,10 @@ mod tests {
         assert_eq!(v, Verdict::Poor);
         assert!(line.contains("occupancy correlation 0.500 < 0.70"), "{line}");
         assert_eq!(verdict(0.05, 0.9, f64::NAN, &s).0, Verdict::Poor);
+        // A figure just short of its threshold reads short of it (was "0.80 < 0.80").
+        let (_, line) = verdict(0.05, 0.9, 0.798, &ValidationSettings::default());
+        assert!(!line.contains("0.80 < 0.80"), "{line}");
+        assert!(line.contains("speed KS pass fraction 0.798 < 0.800"), "{line}");
         let bad = ValidationSettings { alpha: 0.0, ..s };
         assert!(bad.validate().unwrap_err().to_string().contains("alpha"));
     }
