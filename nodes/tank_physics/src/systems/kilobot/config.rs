@@ -75,7 +75,7 @@ impl ChannelConfig {
 
 /// Collision avoidance as the real robots do it: a moving robot stops for the step when
 /// another moving robot is ahead of it (within `cone` of its heading) closer than
-/// `yield_distance`.
+/// `yield_distance`; of two robots each ahead of the other, the lower index goes.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Avoidance {

@@ -484,17 +484,25 @@ impl KilobotTable {
             // Only moving robots make others yield: the grid holds just them, in cells of
             // the yield distance (a query scans ~10 candidates, not the ~30 of `grid`).
             self.moving_grid.rebuild_of(&self.x, &self.y, &self.movers, avoid.yield_distance);
+            // Every mover's heading, read below for the robots it meets.
+            for m in 0..self.movers.len() {
+                self.trig(self.movers[m] as usize);
+            }
             for m in 0..self.movers.len() {
                 let i = self.movers[m] as usize;
-                let (s, c) = self.trig(i);
-                let (xi, yi, x, y) = (self.x[i], self.y[i], &self.x, &self.y);
+                let (s, c) = (self.sin[i], self.cos[i]);
+                let (xi, yi, x, y, sin, cos) = (self.x[i], self.y[i], &self.x, &self.y, &self.sin, &self.cos);
                 let mut blocked = false;
                 // Every candidate tested, without branches (whether one blocks is a coin
-                // toss a branch predictor loses); the robot itself is at d = 0.
+                // toss a branch predictor loses); the robot itself is at d = 0. Two robots
+                // each ahead of the other would wait for each other for ever (a blocked
+                // robot neither drives nor turns): of such a pair the lower index goes.
                 self.moving_grid.for_each_near(xi, yi, avoid.yield_distance, |j| {
                     let (dx, dy) = (x[j] - xi, y[j] - yi);
                     let d = (dx * dx + dy * dy).sqrt();
-                    blocked |= (d < avoid.yield_distance) & (d > 0.0) & ((dx * c + dy * s) >= cos_cone * d);
+                    let j_ahead = (dx * c + dy * s) >= cos_cone * d;
+                    let i_ahead_of_j = -(dx * cos[j] + dy * sin[j]) >= cos_cone * d;
+                    blocked |= (d < avoid.yield_distance) & (d > 0.0) & j_ahead & !(i_ahead_of_j & (i < j));
                 });
                 // `moved` of later robots is read above (through the grid), so mark blocked
                 // ones after the scan.

@@ -89,6 +89,32 @@ fn avoidance_stops_a_fast_robot_behind_a_slow_one() {
     assert!(without >= 1);
 }
 
+/// Regression (the 1024-robot K jammed from step ~800,000): two moving robots facing each
+/// other within the yield distance each waited for the other for ever, and every robot
+/// queued behind them with it. Of such a pair the lower index goes; the other still waits.
+#[test]
+fn two_robots_facing_each_other_do_not_wait_for_each_other_for_ever() {
+    let facing = at(&[(0.0, 0.0, 0.0), (1.4, 0.0, std::f64::consts::PI)]);
+    let mut table = KilobotTable::new(exact(), &facing, 1).unwrap();
+    // Robot 0 turns away (clockwise, 9 x 10 degrees) and drives off; robot 1 drives on.
+    for step in 0..300 {
+        let turn = if step < 9 { drive(1.0, 0.0) } else { drive(1.0, 1.0) };
+        table.apply_all(&[turn, drive(1.0, 1.0)]).unwrap();
+        table.step();
+    }
+    let (a, b) = (table.pose(0), table.pose(1));
+    assert!(table.odometer(0) > 2.0, "the lower index goes: {a:?}");
+    assert!(table.odometer(1) > 0.5, "and, once it is out of the way, so does the other: {b:?}");
+    assert_eq!(table.collisions(), 0);
+    // In a queue (not facing each other) the robot behind waits, lower index or not.
+    let queue = at(&[(0.0, 0.0, 0.0), (1.4, 0.0, 0.0)]);
+    let mut table = KilobotTable::new(exact(), &queue, 1).unwrap();
+    table.apply_all(&[drive(1.0, 1.0), drive(1.0, 1.0)]).unwrap();
+    table.step();
+    assert_eq!(table.odometer(0), 0.0, "the robot behind yields");
+    assert!(table.odometer(1) > 0.0, "the one ahead drives on");
+}
+
 #[test]
 fn motors_fail_for_good_by_threshold_and_robots_keep_talking() {
     let poses = at(&[(0.0, 0.0, 0.0), (3.0, 0.0, 0.0)]);
