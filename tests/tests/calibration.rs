@@ -134,6 +134,7 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
             "`lower_bounds/upper_bounds`",
         ),
         (Calibrate::Goal { window: 20.0, ..goal(&recording, dir.path(), "bad") }, "`window`"),
+        (Calibrate::Goal { flow_field: "estimated".into(), ..goal(&recording, dir.path(), "bad") }, "`flow_field`"),
     ];
     for (g, want) in bad {
         let (status, result, feedback) = send(&client, g).await;

@@ -21,6 +21,7 @@ use serde_yaml::Mapping;
 use tank_physics::WorldConfig;
 
 use crate::calibrate::CalibrationReference;
+use crate::flow_choice::{estimate_flow, FlowInversion};
 use crate::flow_estimation::{estimate_flow_field, CellCoverage, FlowEstimationSettings};
 use crate::job::{fitness_samples, mean_and_std, resample_all, run_job, write_validation, JobFiles, JobSettings};
 use crate::maps::GridSpec;
@@ -107,6 +108,29 @@ pub struct RunArgs {
     /// fitness alone; see `calibration.occupancy` in the settings).
     #[arg(long)]
     pub occupancy_weight: Option<f64>,
+    /// Estimate the flow field from the recordings (as `flow-field` does with its
+    /// defaults and the world's ball) and calibrate the world on it instead of its own
+    /// flow: the way to calibrate on a tank Flotilla did not record. The field(s), the
+    /// choice and a world file loading the chosen field are written to `--out`.
+    #[arg(long)]
+    pub estimate_flow: bool,
+    /// With `--estimate-flow`: how the drag is inverted. `auto` runs one pilot PSO
+    /// iteration on each inversion (same swarm, same seeds) and keeps the better fit;
+    /// `whole` suits Flotilla's own physics, `relative` balls turned by the water's
+    /// pressure gradient (docs/calibration.md, "Choosing the inversion").
+    #[arg(long, value_enum, default_value_t = InversionArg::Auto, requires = "estimate_flow")]
+    pub flow_inversion: InversionArg,
+}
+
+/// `run --flow-inversion` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InversionArg {
+    /// A pilot iteration on each inversion chooses.
+    Auto,
+    /// On the whole measured acceleration.
+    Whole,
+    /// Relative to the mean ball flow's convective acceleration.
+    Relative,
 }
 
 /// `flow-field` arguments.
@@ -306,9 +330,37 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     pso.final_reevaluations = args.final_reevaluations.unwrap_or(pso.final_reevaluations);
     let occupancy = &mut settings.calibration.occupancy;
     occupancy.weight = args.occupancy_weight.unwrap_or(occupancy.weight);
-    let (world, tree) = load_world(&args.world)?;
+    let (world, mut tree) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;
+    let simulator = if args.estimate_flow {
+        let inversions = match args.flow_inversion {
+            InversionArg::Auto => FlowInversion::ALL.to_vec(),
+            InversionArg::Whole => vec![FlowInversion::Whole],
+            InversionArg::Relative => vec![FlowInversion::Relative],
+        };
+        if inversions.len() > 1 {
+            eprintln!("estimating the flow field with each drag inversion; a pilot PSO iteration on each chooses");
+        }
+        let flow = estimate_flow(&simulator, &recordings, &settings, &inversions, &args.out).context("--estimate-flow")?;
+        if let Some(choice) = &flow.choice {
+            let pilots: Vec<String> = choice.pilots.iter().map(|p| format!("{} {:.4e} m^2", p.inversion, p.best_fitness)).collect();
+            eprintln!("flow-inversion pilot (first PSO iteration each): {}; chosen: {}", pilots.join(", "), choice.chosen);
+        }
+        let c = &flow.coverage;
+        eprintln!(
+            "flow field ({} inversion) -> {}: {} cells measured, {} sparse and {} unvisited filled",
+            flow.inversion,
+            flow.file.display(),
+            c.measured,
+            c.sparse,
+            c.unvisited
+        );
+        flow.apply_to(&mut tree);
+        flow.simulator
+    } else {
+        simulator
+    };
     let progress = Progress::new(settings.calibration.pso.iterations as u64, "calibrating");
     let summary = run_job(&simulator, &recordings, &settings, &tree, &args.out, |p| {
         progress.update(p.iteration as u64, &format!("iterations, best fitness {:.4e} m^2", p.best_fitness));

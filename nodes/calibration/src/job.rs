@@ -402,19 +402,6 @@ mod tests {
     use crate::parameters::{ParameterRange, ParameterSpace};
     use crate::pso::PsoSettings;
     use crate::simulator::OrnsteinUhlenbeck;
-    use flotilla_common::trajectory::TrajectorySample;
-
-    fn to_recording(tracks: &RegularTracks) -> TrajectoryRecording {
-        let mut rec = TrajectoryRecording::default();
-        for frame in 0..tracks.frames() {
-            for (id, track) in tracks.tracks.iter().enumerate() {
-                if let Some(p) = track[frame] {
-                    rec.samples.push(TrajectorySample::new(frame as u64, frame as f64 * tracks.dt, id as u32, p.x, p.y, 0.0));
-                }
-            }
-        }
-        rec
-    }
 
     fn ou_job(iterations: usize) -> JobSettings {
         JobSettings {
@@ -440,7 +427,7 @@ mod tests {
     #[test]
     fn job_writes_every_output_and_resumes() {
         let sim = OrnsteinUhlenbeck { particles: 8, substeps: 1, ..OrnsteinUhlenbeck::default() };
-        let recording = to_recording(&sim.simulate(&[12.0, 1.5, 0.05], 600, 77).unwrap());
+        let recording = sim.simulate(&[12.0, 1.5, 0.05], 600, 77).unwrap().to_recording();
         let dir = tempfile::tempdir().unwrap();
         let summary =
             run_job(&sim, std::slice::from_ref(&recording), &ou_job(3), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(()))
@@ -520,7 +507,7 @@ mod tests {
     #[test]
     fn too_short_recording_is_rejected_with_the_reason() {
         let sim = OrnsteinUhlenbeck { particles: 2, substeps: 1, ..OrnsteinUhlenbeck::default() };
-        let recording = to_recording(&sim.simulate(&[12.0, 1.5, 0.05], 50, 77).unwrap());
+        let recording = sim.simulate(&[12.0, 1.5, 0.05], 50, 77).unwrap().to_recording();
         let dir = tempfile::tempdir().unwrap();
         let e = run_job(&sim, &[recording], &ou_job(1), &Mapping::new(), dir.path(), |_| ControlFlow::Continue(())).unwrap_err();
         assert!(e.to_string().contains("too short for the MSD window"), "{e}");

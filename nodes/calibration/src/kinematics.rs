@@ -20,6 +20,24 @@ pub struct RegularTracks {
     pub tracks: Vec<Vec<Option<Vector2<f64>>>>,
 }
 
+#[cfg(test)]
+impl RegularTracks {
+    /// The tracks as a recording (object `k` has id `k`; gaps left out).
+    pub(crate) fn to_recording(&self) -> TrajectoryRecording {
+        let mut rec = TrajectoryRecording::default();
+        for frame in 0..self.frames() {
+            for (id, track) in self.tracks.iter().enumerate() {
+                if let Some(p) = track[frame] {
+                    let sample =
+                        flotilla_common::trajectory::TrajectorySample::new(frame as u64, frame as f64 * self.dt, id as u32, p.x, p.y, 0.0);
+                    rec.samples.push(sample);
+                }
+            }
+        }
+        rec
+    }
+}
+
 impl RegularTracks {
     /// Number of frames (the length of every track).
     pub fn frames(&self) -> usize {

@@ -5,6 +5,8 @@
 //! - [`msd`]: the mean squared displacement, pooled and gap-aware.
 //! - [`flow_estimation`]: the flow field from tracked balls by inverting the quadratic
 //!   drag, per-cell statistics and a Kolmogorov-Smirnov normality test.
+//! - [`flow_choice`]: which drag inversion a recording needs, chosen by a pilot
+//!   calibration iteration on each candidate field.
 //! - [`pso`]: particle swarm optimisation with the paper's constants.
 //! - [`simulator`]: what a calibration needs from a simulator; [`tank`] runs the
 //!   tank physics in-process.
@@ -18,6 +20,7 @@
 
 pub mod calibrate;
 pub mod cli;
+pub mod flow_choice;
 pub mod flow_estimation;
 pub mod job;
 pub mod kinematics;

@@ -12,6 +12,7 @@ use flotilla_common::trajectory::TrajectoryRecording;
 use serde_yaml::Mapping;
 
 use crate::calibrate::CalibrationProgress;
+use crate::flow_choice::{estimate_flow, FlowInversion};
 use crate::flow_estimation::{estimate_flow_field, FlowEstimationSettings};
 use crate::job::{reference_msd, run_job, JobFiles, JobSettings, JobSummary};
 use crate::tank::{load_world, TankSimulator};
@@ -82,6 +83,10 @@ pub struct CalibrationRequest {
     /// Continue from the output directory's checkpoint when there is one; otherwise an
     /// old checkpoint there is discarded and the run starts afresh.
     pub resume: bool,
+    /// `""`: the scenario's own flow field; `"auto"`, `"whole"` or `"relative"`: the field
+    /// estimated from the recording with that drag inversion (`auto`: both, a pilot
+    /// chooses; [`crate::flow_choice`]).
+    pub flow_field: String,
 }
 
 /// A checked goal, ready to run.
@@ -99,6 +104,9 @@ pub struct PreparedJob {
     pub out_dir: PathBuf,
     /// Whether an existing checkpoint is continued.
     pub resume: bool,
+    /// Inversions to estimate the flow field from the recording with before calibrating
+    /// (empty: the scenario's own flow; two: a pilot chooses).
+    pub estimate_flow: Vec<FlowInversion>,
 }
 
 fn field(field: &'static str, message: impl Into<String>) -> CalibrationError {
@@ -155,11 +163,18 @@ impl CalibrationRequest {
         let recordings = vec![recording];
         reference_msd(&recordings, &settings, dt)
             .map_err(|e| field("window", format!("a {window} s window does not fit the recording {}: {e}", self.recording.display())))?;
+        let estimate_flow = match self.flow_field.as_str() {
+            "" => Vec::new(),
+            "auto" => FlowInversion::ALL.to_vec(),
+            "whole" => vec![FlowInversion::Whole],
+            "relative" => vec![FlowInversion::Relative],
+            other => return Err(field("flow_field", format!("must be \"\", \"auto\", \"whole\" or \"relative\", got {other:?}"))),
+        };
         let out_dir = match &self.output_dir {
             Some(dir) => dir.clone(),
             None => fresh_run_dir(&defaults.output_root, self.seed),
         };
-        Ok(PreparedJob { simulator, recordings, settings, base_parameters, out_dir, resume: self.resume })
+        Ok(PreparedJob { simulator, recordings, settings, base_parameters, out_dir, resume: self.resume, estimate_flow })
     }
 
     /// Replaces the default bounds with the goal's (either list may be empty), clamping
@@ -207,7 +222,13 @@ impl PreparedJob {
         if !self.resume && checkpoint.exists() {
             std::fs::remove_file(&checkpoint).map_err(|source| CalibrationError::Io { path: checkpoint.clone(), source })?;
         }
-        run_job(&self.simulator, &self.recordings, &self.settings, &self.base_parameters, &self.out_dir, progress)
+        if self.estimate_flow.is_empty() {
+            return run_job(&self.simulator, &self.recordings, &self.settings, &self.base_parameters, &self.out_dir, progress);
+        }
+        let flow = estimate_flow(&self.simulator, &self.recordings, &self.settings, &self.estimate_flow, &self.out_dir)?;
+        let mut base_parameters = self.base_parameters.clone();
+        flow.apply_to(&mut base_parameters);
+        run_job(&flow.simulator, &self.recordings, &self.settings, &base_parameters, &self.out_dir, progress)
     }
 }
 
@@ -331,6 +352,30 @@ mod tests {
         assert_eq!(again, vec![1, 2]);
     }
 
+    /// A goal with `flow_field: auto` calibrates on the field estimated from its recording:
+    /// both inversions written, the pilot's choice written, the parameter file loading the
+    /// chosen field.
+    #[test]
+    fn a_goal_can_calibrate_on_the_flow_estimated_from_its_recording() {
+        let (dir, path) = recording(4.0);
+        let defaults = small_defaults(dir.path());
+        let job = CalibrationRequest { flow_field: "auto".into(), ..goal(&path) }.prepare(&defaults).unwrap();
+        assert_eq!(job.estimate_flow, FlowInversion::ALL);
+        let summary = job.run(|_| ControlFlow::Continue(())).unwrap();
+        assert!(summary.completed);
+        let choice = std::fs::read_to_string(job.out_dir.join("flow_choice.yaml")).unwrap();
+        let chosen = if choice.contains("chosen: whole") { "whole" } else { "relative" };
+        assert!(choice.contains(&format!("chosen: {chosen}")), "{choice}");
+        for inversion in ["whole", "relative"] {
+            assert!(job.out_dir.join(format!("flow_{inversion}.csv")).exists());
+        }
+        let parameters = std::fs::read_to_string(&summary.files.parameters).unwrap();
+        assert!(parameters.contains(&format!("flow_{chosen}.csv")), "{parameters}");
+        let tree: serde_yaml::Value = serde_yaml::from_str(&parameters).unwrap();
+        let file = tree["tank_physics"]["ros__parameters"]["flow_field"]["file"].as_str().unwrap();
+        assert_eq!(Path::new(file), std::path::absolute(job.out_dir.join(format!("flow_{chosen}.csv"))).unwrap());
+    }
+
     #[test]
     fn bad_goals_name_the_field() {
         let (dir, path) = recording(4.0);
@@ -347,6 +392,7 @@ mod tests {
             (CalibrationRequest { upper_bounds: vec![f64::INFINITY; 5], ..goal(&path) }, "`lower_bounds/upper_bounds`"),
             (CalibrationRequest { scenario_file: Some(dir.path().join("nope.yaml")), ..goal(&path) }, "`scenario_file`"),
             (CalibrationRequest { iterations: 1_000_000, ..goal(&path) }, "max_evaluations"),
+            (CalibrationRequest { flow_field: "estimate".into(), ..goal(&path) }, "`flow_field`: must be"),
         ];
         for (request, want) in cases {
             let message = refusal(&request, &defaults);

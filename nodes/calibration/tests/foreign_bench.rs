@@ -157,3 +157,62 @@ fn subtracting_the_mean_flow_acceleration_removes_the_inward_bias() {
         assert!(relative.rms_error < whole.rms_error, "{name}: {relative:?} vs {whole:?}");
     }
 }
+
+/// `run --estimate-flow` on the foreign tank, `args` appended; returns the output directory.
+fn estimate_and_calibrate(dir: &std::path::Path, recording: &str, out: &str, args: &[&str]) -> std::path::PathBuf {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_flotilla-calibrate"))
+        .args(["run", "--recording", recording, "--estimate-flow", "--out", out, "--seed", "1"])
+        .args(["--iterations", "1", "--swarm-size", "16", "--final-reevaluations", "0"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    dir.join(out)
+}
+
+/// Issue #19: the pilot tells which inversion a recording needs: the relative one for the
+/// foreign tank (its balls turn with little slip), the whole one for Flotilla's own
+/// physics (drag alone turns its balls). The chosen field is the one the calibration
+/// ran on and the one its parameter file loads; a forced inversion skips the pilot and
+/// equals the two-step pipeline (`flow-field`, then `run` on a world loading it) bit for
+/// bit.
+#[test]
+fn the_pilot_picks_the_relative_inversion_for_the_foreign_tank_and_the_whole_for_flotillas_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let tank = ForeignTank { stirring: 0.7, water_level: 0.06, ..short_tank() };
+    tank.record(300.0, 22, &Tracking::default()).write(dir.path().join("foreign.csv")).unwrap();
+    let own = std::process::Command::new(env!("CARGO_BIN_EXE_flotilla-calibrate"))
+        .args(["record", "--seconds", "300", "--seed", "101", "--parameters", "1.3,1.8,120,0.3,0.25", "--out", "own.csv"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(own.status.success(), "{}", String::from_utf8_lossy(&own.stderr));
+    for (recording, expected, other) in [("foreign.csv", "relative", "whole"), ("own.csv", "whole", "relative")] {
+        let out = estimate_and_calibrate(dir.path(), recording, &format!("auto_{recording}"), &[]);
+        let choice: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(out.join("flow_choice.yaml")).unwrap()).unwrap();
+        let pilot = |k: usize| choice["pilots"][k]["best_fitness"].as_f64().unwrap();
+        eprintln!("{recording}: pilots whole {:.1}, relative {:.1} m^2", pilot(0), pilot(1));
+        assert_eq!(choice["chosen"].as_str(), Some(expected), "{recording}: {choice:?}");
+        let parameters = std::fs::read_to_string(out.join("calibrated_params.yaml")).unwrap();
+        assert!(parameters.contains(&format!("flow_{expected}.csv")) && !parameters.contains(&format!("flow_{other}.csv")), "{parameters}");
+    }
+    // Forced: no pilot, and the same run as the two-step pipeline.
+    let forced = estimate_and_calibrate(dir.path(), "foreign.csv", "forced", &["--flow-inversion", "whole"]);
+    assert!(!forced.join("flow_choice.yaml").exists());
+    let world = format!(
+        "tank_physics:\n  ros__parameters:\n    flow_field: {{file: {}}}\n    modules:\n      ball: {{kind: ping_pong_ball, count: 24}}\n",
+        forced.join("flow_whole.csv").display()
+    );
+    std::fs::write(dir.path().join("world.yaml"), world).unwrap();
+    let two_step = std::process::Command::new(env!("CARGO_BIN_EXE_flotilla-calibrate"))
+        .args(["run", "--recording", "foreign.csv", "--world", "world.yaml", "--out", "two_step", "--seed", "1"])
+        .args(["--iterations", "1", "--swarm-size", "16", "--final-reevaluations", "0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(two_step.status.success(), "{}", String::from_utf8_lossy(&two_step.stderr));
+    let history = |d: &std::path::Path| std::fs::read_to_string(d.join("fitness_history.csv")).unwrap();
+    assert_eq!(history(&forced), history(&dir.path().join("two_step")));
+}

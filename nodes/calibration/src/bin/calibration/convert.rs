@@ -27,6 +27,7 @@ pub fn calibration_request(goal: &Calibrate::Goal) -> CalibrationRequest {
         upper_bounds: goal.upper_bounds.clone(),
         reevaluate_personal_best: goal.reevaluate_personal_best,
         resume: goal.resume,
+        flow_field: goal.flow_field.clone(),
     }
 }
 
