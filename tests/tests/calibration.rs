@@ -187,8 +187,12 @@ async fn flow_field_service_writes_a_field_the_physics_loads() {
     tokio::time::timeout(Duration::from_secs(30), ready).await.expect("the service did not appear").unwrap();
 
     let out = dir.path().join("flow.csv");
-    let request =
-        EstimateFlowField::Request { recordings: vec![recording.display().to_string()], output_file: out.display().to_string(), cells: 12 };
+    let request = EstimateFlowField::Request {
+        recordings: vec![recording.display().to_string()],
+        output_file: out.display().to_string(),
+        cells: 12,
+        ..Default::default()
+    };
     let response = tokio::time::timeout(Duration::from_secs(20), client.request(&request).unwrap()).await.unwrap().unwrap();
     assert!(response.success, "{}", response.message);
     let grid = FlowGrid::read_csv(&out).unwrap();
@@ -212,6 +216,7 @@ async fn flow_field_service_writes_a_field_the_physics_loads() {
         (EstimateFlowField::Request { recordings: vec![], ..request.clone() }, "`recordings`"),
         (EstimateFlowField::Request { recordings: vec![dir.path().join("gone.csv").display().to_string()], ..request.clone() }, "gone.csv"),
         (EstimateFlowField::Request { cells: 100_000, ..request.clone() }, "`cells`"),
+        (EstimateFlowField::Request { inversion: "both".into(), ..request.clone() }, "`inversion`"),
     ] {
         let response = tokio::time::timeout(Duration::from_secs(20), client.request(&bad).unwrap()).await.unwrap().unwrap();
         assert!(!response.success && response.message.contains(want), "`{}` does not name {want}", response.message);

@@ -57,6 +57,14 @@ impl FlowInversion {
     }
 }
 
+impl std::str::FromStr for FlowInversion {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        FlowInversion::ALL.into_iter().find(|i| i.name() == text).ok_or_else(|| format!("must be \"whole\" or \"relative\", got {text:?}"))
+    }
+}
+
 impl fmt::Display for FlowInversion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -105,13 +113,14 @@ pub fn choose_inversion<S: Simulator>(
         tracing::info!(inversion = inversion.name(), best_fitness = outcome.best_fitness, "flow-inversion pilot");
         pilots.push(Pilot { inversion: *inversion, best_fitness: outcome.best_fitness });
     }
-    let best = pilots
+    let chosen = pilots
         .iter()
         .filter(|p| p.best_fitness.is_finite())
         .min_by(|a, b| a.best_fitness.total_cmp(&b.best_fitness))
-        .ok_or_else(|| CalibrationError::Setting("no flow-field candidate gave a finite pilot fitness".into()))?;
+        .ok_or_else(|| CalibrationError::Setting("no flow-field candidate gave a finite pilot fitness".into()))?
+        .inversion;
     let evaluations = (candidates.len() * pilot_settings.pso.swarm_size) as u64;
-    Ok(FlowChoice { chosen: best.inversion, pilots: pilots.clone(), evaluations })
+    Ok(FlowChoice { chosen, pilots, evaluations })
 }
 
 /// A flow field estimated from a calibration's recordings: the simulator on it, and what

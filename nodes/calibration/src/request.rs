@@ -166,9 +166,9 @@ impl CalibrationRequest {
         let estimate_flow = match self.flow_field.as_str() {
             "" => Vec::new(),
             "auto" => FlowInversion::ALL.to_vec(),
-            "whole" => vec![FlowInversion::Whole],
-            "relative" => vec![FlowInversion::Relative],
-            other => return Err(field("flow_field", format!("must be \"\", \"auto\", \"whole\" or \"relative\", got {other:?}"))),
+            other => vec![other
+                .parse::<FlowInversion>()
+                .map_err(|_| field("flow_field", format!("must be \"\", \"auto\", \"whole\" or \"relative\", got {other:?}")))?],
         };
         let out_dir = match &self.output_dir {
             Some(dir) => dir.clone(),
@@ -241,6 +241,9 @@ pub struct FlowFieldRequest {
     pub output_file: Option<PathBuf>,
     /// Cells per side (dimensionless; 0 = default).
     pub cells: usize,
+    /// Drag inversion: `""` or `"whole"` (the default), or `"relative"`
+    /// ([`FlowInversion`]).
+    pub inversion: String,
 }
 
 /// What a flow-field estimation produced.
@@ -265,7 +268,11 @@ impl FlowFieldRequest {
         if self.cells > defaults.max_flow_cells {
             return Err(field("cells", format!("at most {} per side, got {}", defaults.max_flow_cells, self.cells)));
         }
-        let mut settings = defaults.flow;
+        let inversion = match self.inversion.as_str() {
+            "" => FlowInversion::Whole,
+            other => other.parse::<FlowInversion>().map_err(|e| field("inversion", e))?,
+        };
+        let mut settings = inversion.apply(&defaults.flow);
         if self.cells > 0 {
             settings.grid.nx = self.cells;
             settings.grid.ny = self.cells;
@@ -415,7 +422,9 @@ mod tests {
         let (dir, path) = recording(3.0);
         let defaults = small_defaults(dir.path());
         let out = dir.path().join("flow.csv");
-        let reply = FlowFieldRequest { recordings: vec![path.clone()], output_file: Some(out.clone()), cells: 10 }.run(&defaults).unwrap();
+        let request =
+            FlowFieldRequest { recordings: vec![path.clone()], output_file: Some(out.clone()), cells: 10, ..FlowFieldRequest::default() };
+        let reply = request.run(&defaults).unwrap();
         assert_eq!((reply.grid.nx(), reply.grid.ny()), (10, 10));
         assert!(reply.samples > 0);
         assert_eq!(FlowGrid::read_csv(&out).unwrap(), reply.grid);
@@ -432,10 +441,17 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`cells`"), "{e}");
-        let e = FlowFieldRequest { recordings: vec![path], output_file: Some(dir.path().join("no/such/dir/f.csv")), cells: 0 }
+        let e = FlowFieldRequest { output_file: Some(dir.path().join("no/such/dir/f.csv")), cells: 0, ..request.clone() }
             .run(&defaults)
             .unwrap_err()
             .to_string();
         assert!(e.contains("`output_file`"), "{e}");
+        // The relative inversion is a different field; an unknown one is refused by name.
+        let relative = FlowFieldRequest { inversion: "relative".into(), output_file: None, ..request.clone() }.run(&defaults).unwrap();
+        assert_ne!(relative.grid, reply.grid);
+        let whole = FlowFieldRequest { inversion: "whole".into(), output_file: None, ..request.clone() }.run(&defaults).unwrap();
+        assert_eq!(whole.grid, reply.grid);
+        let e = FlowFieldRequest { inversion: "both".into(), ..request }.run(&defaults).unwrap_err().to_string();
+        assert!(e.contains("`inversion`") && e.contains("\"both\""), "{e}");
     }
 }

@@ -86,6 +86,7 @@ pub fn flow_request(req: &EstimateFlowField::Request) -> FlowFieldRequest {
         recordings: req.recordings.iter().map(PathBuf::from).collect(),
         output_file: optional_path(&req.output_file),
         cells: req.cells as usize,
+        inversion: req.inversion.clone(),
     }
 }
 
