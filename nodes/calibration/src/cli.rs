@@ -108,9 +108,9 @@ pub struct RunArgs {
     /// fitness alone; see `calibration.occupancy` in the settings).
     #[arg(long)]
     pub occupancy_weight: Option<f64>,
-    /// Estimate the flow field from the recordings (as `flow-field` does with its
-    /// defaults and the world's ball) and calibrate the world on it instead of its own
-    /// flow: the way to calibrate on a tank Flotilla did not record. The field(s), the
+    /// Estimate the flow field from the recordings (as `flow-field` does, with the
+    /// world's ball and a grid over the world's tank) and calibrate the world on it
+    /// instead of its own flow: the way to calibrate on a tank Flotilla did not record. The field(s), the
     /// choice and a world file loading the chosen field are written to `--out`.
     #[arg(long)]
     pub estimate_flow: bool,

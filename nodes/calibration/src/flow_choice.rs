@@ -28,6 +28,7 @@ use crate::output::write_atomically;
 use crate::simulator::Simulator;
 use crate::tank::TankSimulator;
 use crate::CalibrationError;
+use tank_physics::ArenaKind;
 
 /// How the drag is inverted when a flow field is estimated from tracks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -149,7 +150,9 @@ impl EstimatedFlow {
 }
 
 /// Estimates the flow field of `recordings` once per inversion of `inversions` (the
-/// default estimation settings with the base world's ball), writes each to
+/// default estimation settings with the base world's ball and a grid over its arena: the
+/// round tank's diameter, with cells beyond its wall outside; otherwise the larger side
+/// of the rectangle, all of it inside), writes each to
 /// `out_dir/flow_<inversion>.csv` and, with two or more, runs the pilot and writes its
 /// outcome to `out_dir/flow_choice.yaml`. The chosen field replaces the base world's
 /// flow, taken as recorded at the world's own pump power.
@@ -178,6 +181,12 @@ pub fn estimate_flow(
     if let Some(drag) = base.drag_model() {
         estimation.drag = drag;
     }
+    let arena = &base.world.arena;
+    (estimation.grid.side, estimation.tank_radius) = match arena.kind {
+        ArenaKind::RoundTank => (arena.diameter, 0.5 * arena.diameter),
+        ArenaKind::RectTank | ArenaKind::OpenWater | ArenaKind::Table => (arena.size_x.max(arena.size_y), 0.0),
+    };
+    estimation.grid.validate()?;
     let io = |path: &Path, source| CalibrationError::Io { path: path.to_path_buf(), source };
     std::fs::create_dir_all(out_dir).map_err(|e| io(out_dir, e))?;
     let out_dir = std::path::absolute(out_dir).map_err(|e| io(out_dir, e))?;
@@ -285,5 +294,22 @@ mod tests {
         let choice = choose_inversion(&swapped, std::slice::from_ref(&recording), &settings).unwrap();
         assert_eq!(choice.chosen, FlowInversion::Whole, "{choice:?}");
         assert!(choose_inversion::<WellAt>(&[], &[recording], &settings).unwrap_err().to_string().contains("no flow-field candidate"));
+    }
+
+    /// The estimated field covers the world's own tank, whatever its size (a 0.9 m tank:
+    /// a 0.9 m grid, balls near its wall inside it), and the simulator loads it.
+    #[test]
+    fn the_estimated_field_covers_the_worlds_tank() {
+        let mut world = tank_physics::WorldConfig::default().with_modules(flotilla_common::catalogue::ModuleKind::PingPongBall, 4, "ball");
+        world.arena.diameter = 0.9;
+        let base = TankSimulator { warmup: 0.5, ..TankSimulator::new(world, &crate::tank::hydro_parameter_space()).unwrap() };
+        let recording = base.record(&[1.2, 1.5, 50.0, 0.3, 0.3], 161, 3).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let flow = estimate_flow(&base, &[recording], &JobSettings::default(), &[FlowInversion::Whole], dir.path()).unwrap();
+        assert!(flow.choice.is_none());
+        let extent = flotilla_common::flow_field::FlowGrid::read_csv(&flow.file).unwrap().extent();
+        assert_eq!((extent.x_min, extent.x_max, extent.y_max), (-0.45, 0.45, 0.45));
+        assert_eq!(flow.simulator.world.flow.file.as_ref(), Some(&flow.file));
+        assert!(flow.simulator.simulate(&[1.2, 1.5, 50.0, 0.3, 0.3], 10, 1).is_ok());
     }
 }
