@@ -190,7 +190,8 @@ pub fn estimate_flow(
     let io = |path: &Path, source| CalibrationError::Io { path: path.to_path_buf(), source };
     std::fs::create_dir_all(out_dir).map_err(|e| io(out_dir, e))?;
     let out_dir = std::path::absolute(out_dir).map_err(|e| io(out_dir, e))?;
-    let mut candidates = Vec::with_capacity(inversions.len());
+    let mut simulators = Vec::with_capacity(inversions.len());
+    let mut estimates = Vec::with_capacity(inversions.len());
     for &inversion in inversions {
         let estimate = estimate_flow_field(recordings, &inversion.apply(&estimation))?;
         let file = out_dir.join(format!("flow_{inversion}.csv"));
@@ -198,10 +199,10 @@ pub fn estimate_flow(
         let mut world = base.world.clone();
         world.flow.file = Some(file.clone());
         world.flow.measured_at_power = measured_at_power;
-        candidates.push((inversion, TankSimulator { world, ..base.clone() }, file, estimate.coverage_summary()));
+        simulators.push((inversion, TankSimulator { world, ..base.clone() }));
+        estimates.push((file, estimate.coverage_summary()));
     }
-    let choice = if candidates.len() > 1 {
-        let simulators: Vec<(FlowInversion, TankSimulator)> = candidates.iter().map(|(i, s, _, _)| (*i, s.clone())).collect();
+    let choice = if simulators.len() > 1 {
         let choice = choose_inversion(&simulators, recordings, settings)?;
         let path = out_dir.join("flow_choice.yaml");
         let yaml =
@@ -211,11 +212,10 @@ pub fn estimate_flow(
     } else {
         None
     };
-    let chosen = choice.as_ref().map_or(inversions[0], |c| c.chosen);
-    let (inversion, simulator, file, coverage) = candidates
-        .into_iter()
-        .find(|(i, _, _, _)| *i == chosen)
-        .ok_or_else(|| CalibrationError::Setting(format!("no candidate field for the chosen inversion {chosen}")))?;
+    // The choice is one of the candidates: the first when there was only one.
+    let index = choice.as_ref().and_then(|c| simulators.iter().position(|(i, _)| *i == c.chosen)).unwrap_or(0);
+    let (inversion, simulator) = simulators.swap_remove(index);
+    let (file, coverage) = estimates.swap_remove(index);
     Ok(EstimatedFlow { simulator, file, inversion, coverage, choice })
 }
 
