@@ -120,6 +120,18 @@ pub struct RunArgs {
     /// pressure gradient (docs/calibration.md, "Choosing the inversion").
     #[arg(long, value_enum, default_value_t = InversionArg::Auto, requires = "estimate_flow")]
     pub flow_inversion: InversionArg,
+    /// Override, with `--estimate-flow`: cells per side of the field's grid
+    /// (`flow_estimation.cells`, default 50).
+    #[arg(long, requires = "estimate_flow")]
+    pub flow_cells: Option<usize>,
+    /// Override, with `--estimate-flow`: fewest flow samples for a cell to count as
+    /// measured (`flow_estimation.min_measured_samples`, default 20).
+    #[arg(long, requires = "estimate_flow")]
+    pub flow_min_measured: Option<usize>,
+    /// Override, with `--estimate-flow`: fixed half window of the differentiation
+    /// (samples; `flow_estimation.half_window`, default: chosen from the position noise).
+    #[arg(long, requires = "estimate_flow")]
+    pub flow_half_window: Option<usize>,
 }
 
 /// `run --flow-inversion` values.
@@ -330,6 +342,12 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     pso.final_reevaluations = args.final_reevaluations.unwrap_or(pso.final_reevaluations);
     let occupancy = &mut settings.calibration.occupancy;
     occupancy.weight = args.occupancy_weight.unwrap_or(occupancy.weight);
+    let flow = &mut settings.flow_estimation;
+    flow.cells = args.flow_cells.unwrap_or(flow.cells);
+    flow.min_measured_samples = args.flow_min_measured.unwrap_or(flow.min_measured_samples);
+    flow.half_window = args.flow_half_window.or(flow.half_window);
+    // Before any work: the flow estimation runs ahead of the job's own check.
+    settings.validate()?;
     let (world, mut tree) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;

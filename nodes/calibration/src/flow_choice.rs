@@ -149,8 +149,8 @@ impl EstimatedFlow {
     }
 }
 
-/// Estimates the flow field of `recordings` once per inversion of `inversions` (the
-/// default estimation settings with the base world's ball and a grid over its arena: the
+/// Estimates the flow field of `recordings` once per inversion of `inversions` (with
+/// `settings.flow_estimation`, the base world's ball and a grid over its arena: the
 /// round tank's diameter, with cells beyond its wall outside; otherwise the larger side
 /// of the rectangle, all of it inside), writes each to
 /// `out_dir/flow_<inversion>.csv` and, with two or more, runs the pilot and writes its
@@ -177,15 +177,12 @@ pub fn estimate_flow(
     // pipeline (`flow-field`, then a world file loading it) gives the same run bit for bit.
     let configured = base.world.flow.measured_at_power;
     let measured_at_power = if (mean_power - configured).abs() <= 1e-9 * configured { configured } else { mean_power };
-    let mut estimation = FlowEstimationSettings::default();
-    if let Some(drag) = base.drag_model() {
-        estimation.drag = drag;
-    }
     let arena = &base.world.arena;
-    (estimation.grid.side, estimation.tank_radius) = match arena.kind {
+    let (side, tank_radius) = match arena.kind {
         ArenaKind::RoundTank => (arena.diameter, 0.5 * arena.diameter),
         ArenaKind::RectTank | ArenaKind::OpenWater | ArenaKind::Table => (arena.size_x.max(arena.size_y), 0.0),
     };
+    let estimation = settings.flow_estimation.settings(side, tank_radius, base.drag_model());
     estimation.grid.validate()?;
     let io = |path: &Path, source| CalibrationError::Io { path: path.to_path_buf(), source };
     std::fs::create_dir_all(out_dir).map_err(|e| io(out_dir, e))?;
@@ -311,5 +308,23 @@ mod tests {
         assert_eq!((extent.x_min, extent.x_max, extent.y_max), (-0.45, 0.45, 0.45));
         assert_eq!(flow.simulator.world.flow.file.as_ref(), Some(&flow.file));
         assert!(flow.simulator.simulate(&[1.2, 1.5, 50.0, 0.3, 0.3], 10, 1).is_ok());
+    }
+
+    #[test]
+    fn the_estimation_follows_the_jobs_flow_estimation_settings() {
+        let world = tank_physics::WorldConfig::default().with_modules(flotilla_common::catalogue::ModuleKind::PingPongBall, 4, "ball");
+        let base = TankSimulator { warmup: 0.5, ..TankSimulator::new(world, &crate::tank::hydro_parameter_space()).unwrap() };
+        let recording = base.record(&[1.2, 1.5, 50.0, 0.3, 0.3], 161, 3).unwrap();
+        let coverage = |cells: usize, min_measured_samples: usize| {
+            let mut settings = JobSettings::default();
+            settings.flow_estimation.cells = cells;
+            settings.flow_estimation.min_measured_samples = min_measured_samples;
+            let dir = tempfile::tempdir().unwrap();
+            estimate_flow(&base, std::slice::from_ref(&recording), &settings, &[FlowInversion::Whole], dir.path()).unwrap().coverage
+        };
+        let (coarse, strict) = (coverage(20, 20), coverage(20, 60));
+        assert_eq!(coarse.measured + coarse.sparse + coarse.unvisited + coarse.outside, 400);
+        assert!(strict.measured < coarse.measured, "{strict:?} vs {coarse:?}");
+        assert_eq!(strict.measured + strict.sparse, coarse.measured + coarse.sparse);
     }
 }

@@ -11,6 +11,7 @@ use serde_yaml::Mapping;
 use tracing::info;
 
 use crate::calibrate::{calibrate, fitness, CalibrationProgress, CalibrationReference, CalibrationSettings};
+use crate::flow_estimation::{DragModel, FlowEstimationSettings};
 use crate::kinematics::RegularTracks;
 use crate::maps::{GridSpec, MapComparison, SpatialMaps};
 use crate::msd::{pooled_mean_squared_displacement, MsdCurve};
@@ -41,6 +42,62 @@ pub struct JobSettings {
     pub validation_runs: usize,
     /// The validation report's KS test and verdict criteria.
     pub validation: ValidationSettings,
+    /// How a flow field is estimated from the recordings when the job calibrates on one
+    /// (`run --estimate-flow`, a goal's `flow_field`).
+    pub flow_estimation: FlowEstimationOptions,
+}
+
+/// The settings of a flow field estimated for a calibration that the user chooses; the
+/// grid's side, the tank's radius and the ball's drag come from the world, the drag
+/// inversion from `--flow-inversion` (or the goal's `flow_field`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlowEstimationOptions {
+    /// Cells per side of the square grid over the tank (dimensionless; default 50).
+    pub cells: usize,
+    /// Fewest flow samples for a cell to count as measured; sparser cells inside the
+    /// tank are filled from the measured ones (dimensionless; default 20).
+    pub min_measured_samples: usize,
+    /// Half window of the smoothed differentiation, velocity and acceleration alike
+    /// (samples); default none: chosen from the recordings' measured position noise.
+    pub half_window: Option<usize>,
+}
+
+impl Default for FlowEstimationOptions {
+    fn default() -> Self {
+        let defaults = FlowEstimationSettings::default();
+        Self { cells: defaults.grid.nx, min_measured_samples: defaults.min_measured_samples, half_window: defaults.half_window }
+    }
+}
+
+impl FlowEstimationOptions {
+    /// The estimation settings for a world whose tank is `side` (m) across, round with
+    /// `tank_radius` (m; 0: all of the grid is the tank), its balls' drag `drag`.
+    pub fn settings(&self, side: f64, tank_radius: f64, drag: Option<DragModel>) -> FlowEstimationSettings {
+        let defaults = FlowEstimationSettings::default();
+        FlowEstimationSettings {
+            grid: GridSpec { nx: self.cells, ny: self.cells, side },
+            drag: drag.unwrap_or(defaults.drag),
+            half_window: self.half_window,
+            min_measured_samples: self.min_measured_samples,
+            tank_radius,
+            ..defaults
+        }
+    }
+
+    fn validate(&self) -> Result<(), CalibrationError> {
+        // The grid's own check (cell count cap) runs with the world's side, once known.
+        GridSpec { nx: self.cells, ny: self.cells, side: 1.0 }
+            .validate()
+            .map_err(|e| CalibrationError::Setting(format!("flow_estimation.cells: {e}")))?;
+        if self.min_measured_samples == 0 {
+            return Err(CalibrationError::Setting("flow_estimation.min_measured_samples must be at least 1".into()));
+        }
+        if self.half_window == Some(0) {
+            return Err(CalibrationError::Setting("flow_estimation.half_window must be at least 1 sample".into()));
+        }
+        Ok(())
+    }
 }
 
 impl Default for JobSettings {
@@ -53,6 +110,7 @@ impl Default for JobSettings {
             parameter_file_node: "tank_physics".into(),
             validation_runs: 5,
             validation: ValidationSettings::default(),
+            flow_estimation: FlowEstimationOptions::default(),
         }
     }
 }
@@ -85,7 +143,7 @@ impl JobSettings {
         if self.parameter_file_node.is_empty() {
             return Err(CalibrationError::Setting("parameter_file_node must not be empty".into()));
         }
-        Ok(())
+        self.flow_estimation.validate()
     }
 }
 
@@ -526,6 +584,18 @@ mod tests {
         assert!(s.validate().unwrap_err().to_string().contains("max_gap"));
         let s: Result<JobSettings, _> = serde_yaml::from_str("calibration: {pso: {swarm: 3}}");
         assert!(s.unwrap_err().to_string().contains("unknown field `swarm`"));
+        let s: JobSettings = serde_yaml::from_str("flow_estimation: {cells: 30, half_window: 4}").unwrap();
+        assert_eq!((s.flow_estimation.cells, s.flow_estimation.min_measured_samples, s.flow_estimation.half_window), (30, 20, Some(4)));
+        for (yaml, named) in [
+            ("flow_estimation: {cells: 0}", "flow_estimation.cells"),
+            ("flow_estimation: {min_measured_samples: 0}", "flow_estimation.min_measured_samples"),
+            ("flow_estimation: {half_window: 0}", "flow_estimation.half_window"),
+        ] {
+            let s: JobSettings = serde_yaml::from_str(yaml).unwrap();
+            assert!(s.validate().unwrap_err().to_string().contains(named), "{yaml}");
+        }
+        let s: Result<JobSettings, _> = serde_yaml::from_str("flow_estimation: {side: 0.9}");
+        assert!(s.unwrap_err().to_string().contains("unknown field `side`"));
     }
 
     #[test]

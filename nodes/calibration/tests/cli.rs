@@ -211,3 +211,16 @@ fn validate_tells_the_recorded_model_from_a_wrong_one() {
     let poor = validate("0.5,0.1,0,0.9,0.25", "poor");
     assert!(poor.starts_with("POOR: "), "{poor}");
 }
+
+#[test]
+fn flow_estimation_overrides_are_checked_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,0.01,0,0\n").unwrap();
+    let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--estimate-flow", "--flow-half-window", "0"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("flow_estimation.half_window"), "{}", stderr(&out));
+    assert!(!dir.path().join("o").exists(), "nothing is written for a bad setting");
+    let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--flow-cells", "20"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--estimate-flow"), "{}", stderr(&out));
+}
