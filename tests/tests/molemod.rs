@@ -99,6 +99,16 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
     let feedback = feedback.lock().unwrap().clone();
     assert!(feedback.len() >= 4 * steps, "{} feedback messages for {steps} steps", feedback.len());
     assert_eq!(feedback.last().map(|f| (f.step, f.total)), Some((steps as u32, steps as u32)));
+    // Typed per-motion feedback: robot 0's first crawl starts and ends in step 0.
+    for event in ["motion_started", "motion_finished"] {
+        let f = feedback.iter().find(|f| f.event == event).unwrap_or_else(|| panic!("no {event} feedback"));
+        assert_eq!((f.step_index, f.robot, f.motion, f.motion_name.as_str()), (0, 0, 0, "crawl forward"), "{event}");
+        assert!(f.action.starts_with("robot 0 move") && f.sim_time > 0.0, "{event}: {:?} at {} s", f.action, f.sim_time);
+    }
+    let checks: Vec<_> = feedback.iter().filter(|f| f.event == "step_checked").collect();
+    assert_eq!(checks.len(), steps, "one check per step");
+    assert!(checks.iter().all(|f| f.robot == -1 && f.block_error < 0.005 && f.robot_error < 0.005), "{checks:?}");
+    assert_eq!(feedback.iter().filter(|f| f.event == "step_started").count(), steps);
     let lines: Vec<String> = events.lock().unwrap().iter().map(|m| m.data.clone()).collect();
     assert!(lines.iter().any(|l| l.contains("motion 0 (crawl forward) started")), "{lines:#?}");
     assert!(lines.iter().any(|l| l.contains("motion 0 (crawl forward) finished")), "{lines:#?}");

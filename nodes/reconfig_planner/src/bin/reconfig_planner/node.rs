@@ -185,7 +185,16 @@ async fn serve_playback(
             }
             display.show(state, i as f64 * period.as_secs_f64());
             done = i;
-            let feedback = ExecutePlan::Feedback { step: i as u32, total: total as u32, current: convert::lattice_msg(state) };
+            // The physical execution's event fields stay empty (-1) in a replay.
+            let feedback = ExecutePlan::Feedback {
+                step: i as u32,
+                total: total as u32,
+                current: convert::lattice_msg(state),
+                step_index: -1,
+                robot: -1,
+                motion: -1,
+                ..Default::default()
+            };
             if let Err(e) = goal.publish_feedback(feedback) {
                 warn!("playback feedback: {e}");
             }

@@ -17,8 +17,9 @@
 //! `/molemod/robot_<i>/robot_description`, so rviz's RobotModel with `TF Prefix:
 //! molemod/robot_<i>` draws the moving mole (`config/molemod.rviz`).
 //! Feedback goes out at every step start, motion start and end and step check (`step` =
-//! steps done, `current` = the lattice the plan has reached); the same events, with the
-//! motion's name, as text lines on `~/events`. The result carries success, the summary or
+//! steps done, `current` = the lattice the plan has reached, `event` with the step, robot,
+//! action, motion and, at a check, the largest block and robot errors); the same events
+//! as text lines on `~/events`. The result carries success, the summary or
 //! the executor's failure report (step, robot, action, motion, how far off), the lattice
 //! reached and the steps done; a failed goal is aborted and the node serves the next.
 
@@ -293,7 +294,7 @@ impl Shared {
                         warn!("publishing ~/events: {e}");
                     }
                 }
-                let _ = tx.send(Report::Feedback(ExecutePlan::Feedback { step: done, total, current: lattice_msg(&reached) }));
+                let _ = tx.send(Report::Feedback(event_feedback(event, done, total, lattice_msg(&reached))));
             },
             &|| cancel.load(Ordering::Acquire) || self.stop.load(Ordering::Acquire),
         );
@@ -400,6 +401,43 @@ fn block_markers(sample: &WorldSample, header: &r2r::std_msgs::msg::Header, size
 }
 
 /// One line of `~/events`.
+/// The action feedback of an executor event: steps done, the lattice reached and the
+/// event's own fields (robot, action, motion; the check's errors).
+fn event_feedback(event: &Event, done: u32, total: u32, current: r2r::flotilla_msgs::msg::Lattice) -> ExecutePlan::Feedback {
+    let base = ExecutePlan::Feedback { step: done, total, current, step_index: -1, robot: -1, motion: -1, ..Default::default() };
+    let index = |step: usize| i32::try_from(step).unwrap_or(i32::MAX);
+    match event {
+        Event::StepStarted { step, actions } => ExecutePlan::Feedback {
+            event: "step_started".into(),
+            step_index: index(*step),
+            action: actions.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+            ..base
+        },
+        Event::MotionStarted { step, action, motion, name, time } | Event::MotionFinished { step, action, motion, name, time } => {
+            let started = matches!(event, Event::MotionStarted { .. });
+            ExecutePlan::Feedback {
+                event: if started { "motion_started" } else { "motion_finished" }.into(),
+                step_index: index(*step),
+                robot: index(action.robot),
+                action: action.to_string(),
+                motion: index(*motion),
+                motion_name: (*name).into(),
+                sim_time: *time,
+                ..base
+            }
+        }
+        Event::StepChecked { step, block_error, robot_error, time } => ExecutePlan::Feedback {
+            event: "step_checked".into(),
+            step_index: index(*step),
+            sim_time: *time,
+            block_error: *block_error,
+            robot_error: *robot_error,
+            ..base
+        },
+        Event::Sampled(sample) => ExecutePlan::Feedback { sim_time: sample.time, ..base },
+    }
+}
+
 fn event_line(event: &Event) -> String {
     match event {
         Event::StepStarted { step, actions } => {
