@@ -279,17 +279,47 @@ pub struct RosProbe {
     pub domain: Domain,
     node: Arc<Mutex<r2r::Node>>,
     spinner: Option<flotilla_common::ros::Spinner>,
+    // Last: released after the node and its spinner are gone.
+    _turn: ProbeTurn,
+}
+
+/// One probe at a time in a process: the probe sets the process's `ROS_DOMAIN_ID` and
+/// makes an rcl context from it, so two tests of one binary run by `cargo test` (threads,
+/// not nextest's processes) would otherwise race on the variable and share a domain.
+struct ProbeTurn;
+
+static PROBE_BUSY: Mutex<bool> = Mutex::new(false);
+static PROBE_FREED: std::sync::Condvar = std::sync::Condvar::new();
+
+impl ProbeTurn {
+    fn wait() -> Self {
+        let mut busy = PROBE_BUSY.lock().unwrap_or_else(|p| p.into_inner());
+        while *busy {
+            busy = PROBE_FREED.wait(busy).unwrap_or_else(|p| p.into_inner());
+        }
+        *busy = true;
+        Self
+    }
+}
+
+impl Drop for ProbeTurn {
+    fn drop(&mut self) {
+        *PROBE_BUSY.lock().unwrap_or_else(|p| p.into_inner()) = false;
+        PROBE_FREED.notify_one();
+    }
 }
 
 impl RosProbe {
-    /// Reserves a domain and creates the probe node in it. Call once per test process.
+    /// Reserves a domain and creates the probe node in it; waits while another probe of
+    /// this process lives.
     pub fn new(name: &str) -> anyhow::Result<Self> {
+        let turn = ProbeTurn::wait();
         let domain = Domain::reserve()?;
         std::env::set_var("ROS_DOMAIN_ID", domain.id.to_string());
         std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
         let ctx = r2r::Context::create().context("rcl_init")?;
         let node = r2r::Node::create(ctx, name, "/")?;
-        Ok(Self { domain, node: Arc::new(Mutex::new(node)), spinner: None })
+        Ok(Self { domain, node: Arc::new(Mutex::new(node)), spinner: None, _turn: turn })
     }
 
     /// Runs `f` with the node (create subscriptions, clients, publishers before spinning).

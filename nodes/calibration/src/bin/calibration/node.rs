@@ -42,6 +42,16 @@ struct ActiveJob {
     iteration: Arc<AtomicUsize>,
     /// Set to stop at the next iteration boundary.
     cancel: Arc<AtomicBool>,
+    /// Set when the job's thread has ended, before its result is sent: from then on a
+    /// new goal is not refused as busy (a client that sends one as soon as it has the
+    /// result must not be turned away), while shutdown still waits for the result.
+    ended: Arc<AtomicBool>,
+}
+
+impl ActiveJob {
+    fn running(&self) -> bool {
+        !self.ended.load(Ordering::Acquire)
+    }
 }
 
 type Slot = Arc<Mutex<Option<ActiveJob>>>;
@@ -53,6 +63,15 @@ fn active(slot: &Slot) -> Option<ActiveJob> {
 fn set_active(slot: &Slot, job: Option<ActiveJob>) {
     if let Ok(mut s) = slot.lock() {
         *s = job;
+    }
+}
+
+/// Empties the slot if it still holds `job` (a next goal may have taken it already).
+fn release(slot: &Slot, job: &ActiveJob) {
+    if let Ok(mut s) = slot.lock() {
+        if s.as_ref().is_some_and(|held| Arc::ptr_eq(&held.ended, &job.ended)) {
+            *s = None;
+        }
     }
 }
 
@@ -127,7 +146,7 @@ async fn serve_goals(
     finished: Arc<AtomicU64>,
 ) {
     while let Some(request) = requests.next().await {
-        if let Some(job) = active(&slot) {
+        if let Some(job) = active(&slot).filter(ActiveJob::running) {
             let reason = format!(
                 "busy: a calibration into {} is running (iteration {} of {}); the node runs one goal at a time, send this one when it has finished or cancel it",
                 job.out_dir.display(),
@@ -160,14 +179,19 @@ async fn serve_goals(
         };
         let pso = &job.settings.calibration.pso;
         info!(out_dir = %job.out_dir.display(), iterations = pso.iterations, swarm_size = pso.swarm_size, seed = pso.seed, "calibration goal accepted");
-        let handle =
-            ActiveJob { out_dir: job.out_dir.clone(), iterations: pso.iterations, iteration: Arc::default(), cancel: Arc::default() };
+        let handle = ActiveJob {
+            out_dir: job.out_dir.clone(),
+            iterations: pso.iterations,
+            iteration: Arc::default(),
+            cancel: Arc::default(),
+            ended: Arc::default(),
+        };
         set_active(&slot, Some(handle.clone()));
         let (slot, finished) = (slot.clone(), finished.clone());
         tokio::spawn(async move {
-            run_goal(goal, cancels, job, threads, handle).await;
+            run_goal(goal, cancels, job, threads, handle.clone()).await;
             finished.fetch_add(1, Ordering::Relaxed);
-            set_active(&slot, None);
+            release(&slot, &handle);
         });
     }
 }
@@ -234,7 +258,9 @@ async fn run_goal(
             },
         }
     }
-    let sent = match worker.await {
+    let outcome = worker.await;
+    handle.ended.store(true, Ordering::Release);
+    let sent = match outcome {
         Ok(Ok(summary)) if summary.completed => {
             info!(
                 best_fitness = summary.best_fitness,
