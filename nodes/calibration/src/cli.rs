@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use flotilla_common::flow_field::FlowGrid;
+use flotilla_common::progress::TenthLines;
 use flotilla_common::trajectory::TrajectoryRecording;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_yaml::Mapping;
@@ -295,10 +296,8 @@ fn load_world(args: &WorldArgs) -> anyhow::Result<(WorldConfig, Mapping)> {
 /// at every tenth of the work, so a redirected run still shows it moving.
 struct Progress {
     bar: ProgressBar,
-    what: String,
     length: u64,
-    lines: bool,
-    printed: std::sync::atomic::AtomicU64,
+    lines: Option<TenthLines>,
 }
 
 impl Progress {
@@ -308,25 +307,22 @@ impl Progress {
             .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         bar.set_message(what.to_owned());
-        let lines = !std::io::IsTerminal::is_terminal(&std::io::stderr());
-        Self { bar, what: what.to_owned(), length, lines, printed: std::sync::atomic::AtomicU64::new(0) }
+        let lines = (!TenthLines::stderr_is_terminal()).then(|| TenthLines::new(what));
+        Self { bar, length, lines }
     }
 
     fn update(&self, position: u64, message: &str) {
-        if !self.lines {
-            self.bar.set_position(position);
-            self.bar.set_message(message.to_owned());
-            return;
-        }
-        // Print when the position enters a new tenth (and at the end).
-        let tenth = position * 10 / self.length.max(1);
-        if self.printed.fetch_max(tenth + 1, std::sync::atomic::Ordering::Relaxed) <= tenth {
-            eprintln!("{}: {position}/{} {message}", self.what, self.length);
+        match &self.lines {
+            Some(lines) => lines.update(position, self.length, message),
+            None => {
+                self.bar.set_position(position);
+                self.bar.set_message(message.to_owned());
+            }
         }
     }
 
     fn finish(&self) {
-        if !self.lines {
+        if self.lines.is_none() {
             self.bar.finish();
         }
     }

@@ -15,6 +15,7 @@
 //!   calibration share.
 //! - [`bag`]: rosbag2 bag directories (`metadata.yaml` + MCAP) that survive a crash.
 //! - [`params`]: `ros__parameters` files: loading, validation, clear errors.
+//! - [`progress`]: progress lines for long work whose stderr is not a terminal.
 //! - [`param_spec`]: each node's parameter table (default, description with unit, range,
 //!   live or read-only) and the ROS 2 declarations made from it.
 //! - `ros` (feature `ros`): node start-up, shutdown and parameter glue for r2r;
@@ -33,6 +34,7 @@ pub mod models;
 pub mod msd;
 pub mod param_spec;
 pub mod params;
+pub mod progress;
 pub mod trajectory;
 
 #[cfg(feature = "ros")]

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use flotilla_common::progress::TenthLines;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value};
 
@@ -257,24 +258,27 @@ impl Options {
     }
 }
 
-/// Counts finished runs: an indicatif bar on stderr, or nothing (library use, tests).
+/// Counts finished runs: an indicatif bar on a terminal's stderr, a line per tenth of
+/// the runs on a redirected stderr (logs, CI), or nothing (library use, tests).
 pub struct Progress {
     bar: ProgressBar,
+    lines: Option<TenthLines>,
 }
 
 impl Progress {
-    /// A bar drawn on stderr.
+    /// A bar drawn on stderr, or lines where stderr is not a terminal.
     pub fn on_stderr() -> Self {
         let bar = ProgressBar::new(0);
         let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg} (eta {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
-        Self { bar }
+        let lines = (!TenthLines::stderr_is_terminal()).then(|| TenthLines::new("progress"));
+        Self { bar, lines }
     }
 
     /// Counts without drawing.
     pub fn hidden() -> Self {
-        Self { bar: ProgressBar::hidden() }
+        Self { bar: ProgressBar::hidden(), lines: None }
     }
 
     /// Announces `runs` more runs, described by `what`.
@@ -286,6 +290,9 @@ impl Progress {
     /// One run finished (callable from any thread).
     pub fn finished_one(&self) {
         self.bar.inc(1);
+        if let Some(lines) = &self.lines {
+            lines.update(self.bar.position(), self.bar.length().unwrap_or(0), &self.bar.message());
+        }
     }
 
     /// Runs finished so far.

@@ -22,6 +22,9 @@ fn a_tiny_yield_run_writes_its_results() {
     assert_eq!(summary["options"]["duration"], "30");
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(stdout.contains("lily yield: 1 runs") && stdout.contains("summary.json"), "{stdout}");
+    // stderr is a pipe here, not a terminal: the progress goes out as lines.
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.lines().any(|l| l.starts_with("progress: 1/1 ")), "{stderr}");
 }
 
 #[test]
