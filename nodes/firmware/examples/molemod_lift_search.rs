@@ -4,7 +4,8 @@
 //! from B), RRT-connect from A lifted off the floor to A over B, each under a torque limit.
 //! Prints why the ends fail, every path found, and the best one as a joint table.
 //! `cargo run --release -p flotilla_firmware --example molemod_lift_search -- [torque N m]
-//! [iterations] [seed] [rear front gap, m]`: with the last three, that grid point alone.
+//! [iterations] [seed] [block mass, kg] [rear front gap, m]`: with the last three, that
+//! grid point alone.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +16,7 @@ fn main() {
     let torque = args.first().copied().unwrap_or(0.245);
     let iterations = args.get(1).copied().unwrap_or(3000.0) as usize;
     let seed = args.get(2).copied().unwrap_or(1.0) as u64;
+    let block_mass = args.get(3).copied().unwrap_or(lift::BLOCK_MASS);
     let mut limits = LiftLimits::actuators();
     limits.torque = torque;
     let grid = |lo: i32, hi: i32, step: usize| (lo..=hi).step_by(step).map(|mm| f64::from(mm) * 1e-3);
@@ -27,10 +29,10 @@ fn main() {
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut best: Option<(f64, LiftScene, f64, Vec<LiftJoints>)> = None;
     let mut found = 0;
-    for rear in only(3, -46, 46) {
-        for front in only(4, -46, 46) {
-            for &gap in &only(5, 2, 64) {
-                let scene = LiftScene::task1(front, rear);
+    for rear in only(4, -46, 46) {
+        for front in only(5, -46, 46) {
+            for &gap in &only(6, 2, 64) {
+                let scene = LiftScene { block_mass, ..LiftScene::task1(front, rear) };
                 let ends = match lift::endpoints(&scene, &limits, gap) {
                     Ok(ends) => ends,
                     Err(why) => {

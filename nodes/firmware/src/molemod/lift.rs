@@ -97,13 +97,15 @@ pub struct LiftScene {
     /// Rear head's centre along A's tunnel from A's centre, in A's frame, m (positive =
     /// towards B at the start).
     pub rear_grip: f64,
+    /// Mass of block A, kg.
+    pub block_mass: f64,
 }
 
 impl LiftScene {
     /// Task 1's row "###." with the robot's block A at x = 0: B at 0.1 m, one more block at
     /// 0.2 m, both fixed.
     pub fn task1(front_grip: f64, rear_grip: f64) -> Self {
-        Self { neighbour: BLOCK, others: vec![2.0 * BLOCK], front_grip, rear_grip }
+        Self { neighbour: BLOCK, others: vec![2.0 * BLOCK], front_grip, rear_grip, block_mass: BLOCK_MASS }
     }
 
     /// The cell on top of B: where A's centre ends, m.
@@ -288,7 +290,7 @@ pub struct Loads {
 pub fn loads(scene: &LiftScene, c: &Chain) -> Loads {
     let weight = |m: f64| m * GRAVITY;
     // (weight, x, z) of the masses beyond each joint, nearest first.
-    let rear_group = [(weight(CUBE_MASS), c.rear.x), (weight(BLOCK_MASS), c.block.x)];
+    let rear_group = [(weight(CUBE_MASS), c.rear.x), (weight(scene.block_mass), c.block.x)];
     let joint_rear_cubes = (weight(2.0 * JOINT_CUBE_MASS), c.joint_rear.0);
     let body = (weight(CUBE_MASS), c.body.x);
     let joint_front_cubes = (weight(2.0 * JOINT_CUBE_MASS), c.joint_front.0);
@@ -517,7 +519,8 @@ pub fn endpoints(scene: &LiftScene, limits: &LiftLimits, gap: f64) -> Result<Lif
     // that lifts all of A's bottom off the floor without a rim in the way is taken.
     let mut lifting = limits.clone();
     lifting.touching.extend([BLOCK_FLOOR, BLOCK_NEIGHBOUR]);
-    let mut why = String::from("A's bottom does not leave the floor within 0.3 rad");
+    // Why each share fails, in order (the lift-off alone, the rear pitch's share 0 to 1).
+    let mut why: Vec<String> = Vec::new();
     let mut s1 = None;
     'shares: for share in [0.0, 0.25, 0.5, 0.75, 1.0] {
         for k in 1..=300 {
@@ -527,9 +530,9 @@ pub fn endpoints(scene: &LiftScene, limits: &LiftLimits, gap: f64) -> Result<Lif
                 continue;
             }
             if !segment_ok(scene, &lifting, &s0, &q) {
-                why = format!("lift-off: {}", lifting.check(scene, &q).err().unwrap_or_else(|| "on the way".into()));
+                why.push(lifting.check(scene, &q).err().unwrap_or_else(|| "on the way".into()));
             } else if let Err(e) = limits.check(scene, &q) {
-                why = format!("lifted off: {e}");
+                why.push(format!("lifted: {e}"));
             } else {
                 s1 = Some(q);
                 break 'shares;
@@ -537,7 +540,8 @@ pub fn endpoints(scene: &LiftScene, limits: &LiftLimits, gap: f64) -> Result<Lif
             break;
         }
     }
-    let s1 = s1.ok_or(why)?;
+    why.dedup();
+    let s1 = s1.ok_or_else(|| format!("lift-off: {}", if why.is_empty() { "A stays on the floor".into() } else { why.join(" / ") }))?;
     // The goal: the front pitch at -90 degrees (body up), the rear at +90 (A upside down);
     // prismatic_0 places A over B, prismatic_1 + prismatic_2 set its height; prismatic_3
     // (tried across its travel) keeps the body off B's and A's rims.
@@ -795,6 +799,13 @@ mod tests {
         assert!(torque <= limits.torque && torque > 0.245, "peak static torque {torque} N m");
         let end = chain(&scene, &LIFT_ONTO_PATH[LIFT_ONTO_PATH.len() - 1]);
         let (tx, tz) = scene.target();
+        eprintln!(
+            "LIFT_ONTO_PATH: least clearance {:.2} mm, peak static torque {torque:.3} N m; A ends {:+.2} mm along the row from the cell, {:+.2} mm up, turned {:.2} mrad from over",
+            least * 1e3,
+            (end.block.x - tx) * 1e3,
+            (end.block.z - tz) * 1e3,
+            (end.block.angle + std::f64::consts::PI) * 1e3
+        );
         assert!((end.block.x - tx).abs() < GOAL_SLACK && (end.block.z - tz).abs() < 1e-3, "{:?}", end.block);
         assert!((end.block.angle + std::f64::consts::PI).abs() < 5e-3, "A turned {} rad", end.block.angle);
         assert!(block_bottom(&end) - 0.1 > -1e-6 && block_bottom(&end) - 0.1 < 1e-4, "A's bottom at {}", block_bottom(&end));

@@ -208,7 +208,7 @@ const UPRIGHT: f64 = 0.5 * std::f64::consts::PI - 0.002;
 /// up), two waypoints, A over B 3 mm up, set down on it. Found by
 /// `molemod::lift::search` (RRT-connect, seed 1, the grip and part above, torque limit
 /// 0.34 N m: `cargo run --release -p flotilla_firmware --example molemod_lift_search --
-/// 0.34 3000 1 0.018 -0.018 0.048`), rounded to 10 um and 0.1 mrad; each phase moves
+/// 0.34 3000 1 0.25 0.018 -0.018 0.048`), rounded to 10 um and 0.1 mrad; each phase moves
 /// every joint at once at its own controller's speed, as the search's checks did. The
 /// unit test `the_lift_onto_path_clears_everything` checks the rounded table.
 pub const LIFT_ONTO_PATH: [[f64; 6]; 6] = [
