@@ -221,8 +221,7 @@ pub const LIFT_ONTO_PATH: [[f64; 6]; 6] = [
 ];
 
 /// The joints [`LIFT_ONTO_PATH`]'s columns drive.
-pub const LIFT_ONTO_JOINTS: [&str; 6] =
-    ["prismatic_0", "universal_0_axis2", "prismatic_1", "prismatic_2", "universal_1_axis2", "prismatic_3"];
+pub const LIFT_ONTO_JOINTS: [&str; 6] = super::lift::LIFT_JOINT_NAMES;
 
 impl Motion {
     /// Short name for reports.
