@@ -273,8 +273,9 @@ pub fn clearances(scene: &LiftScene, c: &Chain) -> [f64; 15] {
 /// head is the fixed base).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Loads {
-    /// Torque about each universal joint's pitch axis (front, rear), N m, signed as the
-    /// joint's coordinate.
+    /// Gravity's torque on each universal joint's pitch axis (front, rear) from the links
+    /// beyond it, N m, about the world's +y axis (positive = those links beyond the joint
+    /// along +x, pulled down).
     pub universal: [f64; 2],
     /// Force along each prismatic joint (`prismatic_0` .. `prismatic_3`), N, positive = the
     /// load pulls the joint open.
@@ -289,7 +290,7 @@ pub struct Loads {
 /// Static loads of configuration `c`.
 pub fn loads(scene: &LiftScene, c: &Chain) -> Loads {
     let weight = |m: f64| m * GRAVITY;
-    // (weight, x, z) of the masses beyond each joint, nearest first.
+    // (weight, x) of the masses beyond each joint, from the rear end.
     let rear_group = [(weight(CUBE_MASS), c.rear.x), (weight(scene.block_mass), c.block.x)];
     let joint_rear_cubes = (weight(2.0 * JOINT_CUBE_MASS), c.joint_rear.0);
     let body = (weight(CUBE_MASS), c.body.x);

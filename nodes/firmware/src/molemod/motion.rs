@@ -118,7 +118,8 @@ pub enum Motion {
     /// mole straight and every joint at zero, A unscrewed and against B, the rear head's
     /// centre [`LIFT_ONTO_REAR_GRIP`] from A's centre towards B (so the front head's is
     /// 30 mm past B's centre). Needs universal joints of ~0.34 N m (static, at the lift
-    /// off), more than the model's 0.245 N m: docs/molemod_execution.md.
+    /// off), more than the model's 0.245 N m; in the physics the part is not robust (it
+    /// may push B instead of A): docs/molemod_execution.md.
     LiftOnto,
 }
 
