@@ -10,8 +10,9 @@
 //! pitches that joint's second axis (`universal_0_axis2`) while `prismatic_1` pushes the
 //! joint along the tunnel. [`Motion::Part`], [`Motion::Raise`] and [`Motion::SetDown`]
 //! are the first parts of lifting a block (push the robot's block away from its
-//! neighbour, turn it up about the front universal joint, set it down); carrying it over onto the neighbour is not offered
-//! (docs/molemod_execution.md says what stops it).
+//! neighbour, turn it up about the front universal joint, set it down);
+//! [`Motion::LiftOnto`] carries it over onto the neighbour along a path searched in the
+//! planar model of [`super::lift`] ([`LIFT_ONTO_PATH`]).
 //! The heads' grips are the contract's `head_grip` (front, rear).
 //!
 //! The same firmware drives the paper's two simpler models (`flotilla_common`'s
@@ -107,6 +108,19 @@ pub enum Motion {
     /// pulled back: docs/molemod_execution.md); let go, the mole and the block settle, and
     /// the heads grip where they lie.
     SetDown,
+    /// Lifts the robot's block A onto its neighbour B and turns it over on the way (SPEC 2,
+    /// "lifting": "lifts one block up and place it on the top of the second one"): a part
+    /// of [`LIFT_ONTO_PART`] with both heads gripping (`prismatic_1` and `prismatic_2`
+    /// out), the front head drawn back along B's tunnel by the same (front sliding), then
+    /// [`LIFT_ONTO_PATH`] with both heads gripping: the front universal joint turns the
+    /// body up to upright while the rear one turns A over the top, until A lies upside
+    /// down on B with the mole in a U between the two blocks' tunnels. Starts with the
+    /// mole straight and every joint at zero, A unscrewed and against B, the rear head's
+    /// centre [`LIFT_ONTO_REAR_GRIP`] from A's centre towards B (so the front head's is
+    /// 30 mm past B's centre). Needs universal joints of ~0.34 N m (static, at the lift
+    /// off), more than the model's 0.245 N m; in the physics the part is not robust (it
+    /// may push B instead of A): docs/molemod_execution.md.
+    LiftOnto,
 }
 
 /// How long the heads let go after a block is set down ([`Motion::SetDown`]), s.
@@ -171,6 +185,45 @@ pub const TURN_UP_PATH: [(f64, f64); 35] = [
 
 const DEG: f64 = std::f64::consts::PI / 180.0;
 
+/// Where [`Motion::LiftOnto`]'s rear head grips: its centre along A's tunnel from A's
+/// centre towards B, m.
+pub const LIFT_ONTO_REAR_GRIP: f64 = 0.018;
+
+/// How far [`Motion::LiftOnto`] first pushes A away from B, m (half by `prismatic_1`, half
+/// by `prismatic_2`); drawing the front head back by as much leaves it
+/// [`LIFT_ONTO_FRONT_GRIP`] from B's centre.
+pub const LIFT_ONTO_PART: f64 = 0.048;
+
+/// Where [`Motion::LiftOnto`]'s front head grips during the lift: its centre along B's
+/// tunnel from B's centre, m (negative = towards A).
+pub const LIFT_ONTO_FRONT_GRIP: f64 = -0.018;
+
+/// A universal joint's pitch at upright in [`LIFT_ONTO_PATH`]: the ±90 degree range less
+/// the controller's 2 mrad dead band, rad.
+const UPRIGHT: f64 = 0.5 * std::f64::consts::PI - 0.002;
+
+/// [`Motion::LiftOnto`]'s path after the part: joint targets, one phase per row, in the
+/// order of `molemod::lift::LiftJoints` (`prismatic_0`, `universal_0_axis2`,
+/// `prismatic_1`, `prismatic_2`, `universal_1_axis2`, `prismatic_3`; m and rad). The
+/// first row is the straight mole after the part; then the lift off (A's whole bottom 3 mm
+/// up), two waypoints, A over B 3 mm up, set down on it. Found by
+/// `molemod::lift::search` (RRT-connect, seed 1, the grip and part above, torque limit
+/// 0.34 N m: `cargo run --release -p flotilla_firmware --example molemod_lift_search --
+/// 0.34 3000 1 0.25 0.018 -0.018 0.048`), rounded to 10 um and 0.1 mrad; each phase moves
+/// every joint at once at its own controller's speed, as the search's checks did. The
+/// unit test `the_lift_onto_path_clears_everything` checks the rounded table.
+pub const LIFT_ONTO_PATH: [[f64; 6]; 6] = [
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, -0.0570, 0.0, 0.0, 0.0, 0.0],
+    [0.00099, -0.1650, 0.00016, 0.00071, 0.0957, 0.00008],
+    [0.00373, -0.3463, 0.00167, 0.00135, 0.1215, 0.00267],
+    [0.02729, -UPRIGHT, 0.02845, 0.02845, UPRIGHT, 0.02750],
+    [0.02729, -UPRIGHT, 0.02696, 0.02696, UPRIGHT, 0.02750],
+];
+
+/// The joints [`LIFT_ONTO_PATH`]'s columns drive.
+pub const LIFT_ONTO_JOINTS: [&str; 6] = super::lift::LIFT_JOINT_NAMES;
+
 impl Motion {
     /// Short name for reports.
     pub fn name(&self) -> &'static str {
@@ -182,6 +235,7 @@ impl Motion {
             Motion::Part { .. } => "part",
             Motion::Raise { .. } => "raise",
             Motion::SetDown => "set down",
+            Motion::LiftOnto => "lift onto",
         }
     }
 }
@@ -486,6 +540,38 @@ impl MoleMotions {
                     phase("grip", vec![], [true, true]),
                 ])
             }
+            Motion::LiftOnto => {
+                let mut index = [0; 6];
+                for (slot, &name) in index.iter_mut().zip(LIFT_ONTO_JOINTS.iter()) {
+                    *slot = self
+                        .axes
+                        .iter()
+                        .position(|a| a.name == name)
+                        .ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: name })?;
+                }
+                for row in &LIFT_ONTO_PATH {
+                    for (&i, &value) in index.iter().zip(row) {
+                        let (lower, upper) = (self.axes[i].lower, self.axes[i].upper);
+                        if !(lower..=upper).contains(&value) {
+                            return Err(MotionError::OutOfRange { motion: motion.name(), what: "path target", value, lower, upper });
+                        }
+                    }
+                }
+                let (push, push_rear) = (index[2], index[3]);
+                let half = 0.5 * LIFT_ONTO_PART;
+                // Part with both heads gripping, then draw the front head back (it slides,
+                // the rear holds A where the part left it).
+                let mut phases = vec![
+                    phase("part", vec![(push, half), (push_rear, half)], [true, true]),
+                    phase("draw in", vec![(push, 0.0), (push_rear, 0.0)], [false, true]),
+                ];
+                phases.extend(
+                    LIFT_ONTO_PATH[1..]
+                        .iter()
+                        .map(|row| phase("lift", index.iter().copied().zip(row.iter().copied()).collect(), [true, true])),
+                );
+                Ok(phases)
+            }
         }
     }
 
@@ -782,6 +868,43 @@ mod tests {
             MotionError::MotionNeedsJoint { motion: "raise", joint: "universal_0_axis2" }
         );
         assert!(no_pitch.push(Motion::SetDown).is_err());
+    }
+
+    #[test]
+    fn a_lift_onto_parts_draws_in_and_follows_the_path_with_both_heads_gripping() {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let range = 0.5 * std::f64::consts::PI - 5e-12;
+        let final_model = |pitch_range: f64| {
+            let mut axes = vec![axis("universal_0_axis1", false, -range, range), axis("universal_1_axis1", false, -range, range)];
+            for name in ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"] {
+                axes.push(axis(name, true, 0.0, 0.03));
+            }
+            axes.push(axis("universal_0_axis2", false, -pitch_range, pitch_range));
+            axes.push(axis("universal_1_axis2", false, -pitch_range, pitch_range));
+            axes
+        };
+        let axes = final_model(range);
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::LiftOnto).expect("valid");
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let queued = targets(&fw);
+        assert_eq!(queued.len(), 2 + LIFT_ONTO_PATH.len() - 1);
+        let half = 0.5 * LIFT_ONTO_PART;
+        assert_eq!(queued[0], ("part", vec![(index("prismatic_1"), half), (index("prismatic_2"), half)], [true, true]));
+        assert_eq!(queued[1], ("draw in", vec![(index("prismatic_1"), 0.0), (index("prismatic_2"), 0.0)], [false, true]));
+        // Each path phase sets all six joints to its row, both heads gripping.
+        for (phase, row) in queued[2..].iter().zip(&LIFT_ONTO_PATH[1..]) {
+            let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
+            assert_eq!(phase, &("lift", expect, [true, true]));
+        }
+        // The path's upright pitch is beyond a ±1.5 rad joint; a model without the rear
+        // pitch joint cannot lift.
+        assert!(matches!(MoleMotions::new(final_model(1.5)).expect("joints").push(Motion::LiftOnto), Err(MotionError::OutOfRange { .. })));
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::LiftOnto).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "lift onto", joint: "universal_1_axis2" }
+        );
     }
 
     #[test]
