@@ -390,11 +390,14 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
         (ActionKind::Move, _, 0, 0) => Err("a move along x with the robot not lying along the x tunnel (turning back into it)"),
         (ActionKind::Move, 0, 0, _) => Err("a move up or down: turning inside a block into the vertical tunnel and climbing it"),
         (ActionKind::Move, ..) => Err("a move along y: the blocks have no tunnel along y"),
-        (ActionKind::Lift | ActionKind::PutDown | ActionKind::Shift | ActionKind::CoopLift, ..) => {
-            Err("lifting a block: the mole parts its block from the neighbour (motion `part`) and turns it up about its front \
-                 universal joint (motion `raise`), but cannot carry it over onto the neighbour (the final model's chain lacks \
-                 the reach)")
+        (ActionKind::Lift, ..) => Err("lifting a block onto its neighbour: the motion exists (`lift onto`, with 0.52 N m-class \
+             universal joints) but its part can push the neighbours instead of the block and it leaves the mole in a U between \
+             the two blocks, so the executor does not run it yet"),
+        (ActionKind::PutDown, ..) => {
+            Err("putting a block down beside the one it lies on: not built (the lift onto, run the other way, from the mole in a U)")
         }
+        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: not built"),
+        (ActionKind::CoopLift, ..) => Err("the two-robot lift: not built"),
     }
 }
 
@@ -837,8 +840,13 @@ mod tests {
         assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &along_y, 0.1, 0.025).unwrap_err().contains("not lying along"));
         assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("vertical tunnel"));
         assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 2, 1)), &x, 0.1, 0.025).unwrap_err().contains("no tunnel along y"));
-        for kind in [ActionKind::Lift, ActionKind::PutDown, ActionKind::Shift, ActionKind::CoopLift] {
-            assert!(motions_for(&action(kind, Cell::new(2, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("lifting a block"), "{kind}");
+        for (kind, named) in [
+            (ActionKind::Lift, "lifting a block"),
+            (ActionKind::PutDown, "putting a block down"),
+            (ActionKind::Shift, "shifting a block"),
+            (ActionKind::CoopLift, "two-robot lift"),
+        ] {
+            assert!(motions_for(&action(kind, Cell::new(2, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains(named), "{kind}");
         }
     }
 }
