@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 
-use crate::experiment::{Experiment, OptionKind, Options, Progress};
+use crate::experiment::{catch_interrupts, Experiment, OptionKind, Options, Progress};
 use crate::registry;
 
 /// Exit code of a usage error (unknown experiment or option, bad value).
@@ -119,6 +119,9 @@ fn run_experiment(
     show_progress: bool,
 ) -> Result<(), CliError> {
     let progress = if show_progress { Progress::on_stderr() } else { Progress::hidden() };
+    if experiment.interruptible() {
+        catch_interrupts().context("catching Ctrl-C").map_err(CliError::Failed)?;
+    }
     let started = Instant::now();
     let label = format!("{} {}", experiment.system(), experiment.name());
     let outcome = experiment.run(options, &progress);

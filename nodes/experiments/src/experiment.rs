@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use flotilla_common::progress::TenthLines;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -24,6 +25,12 @@ pub trait Experiment: Sync {
     fn options(&self) -> &'static [OptionSpec];
     /// Runs it; `progress` counts finished runs.
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError>;
+    /// Whether `run` stops early when [`Progress::interrupted`] and returns what it has:
+    /// the CLI then catches Ctrl-C (SIGINT, SIGTERM) for it, once. Default: no, the signal
+    /// ends the process as usual.
+    fn interruptible(&self) -> bool {
+        false
+    }
 }
 
 /// Why an experiment could not run.
@@ -263,6 +270,37 @@ impl Options {
 pub struct Progress {
     bar: ProgressBar,
     lines: Option<TenthLines>,
+    interrupt: AtomicBool,
+}
+
+/// Set by the signal handler [`catch_interrupts`] installs.
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_signal: libc::c_int) {
+    SIGNALLED.store(true, Ordering::Relaxed);
+    const NOTICE: &[u8] = b"\ninterrupted: the run stops at its next check and its results are written (again to quit at once)\n";
+    // SAFETY: write(2) is async-signal-safe; the buffer is a static byte string.
+    unsafe { libc::write(2, NOTICE.as_ptr().cast(), NOTICE.len()) };
+}
+
+/// Catches the next SIGINT and SIGTERM: [`Progress::interrupted`] turns true and the
+/// default action is restored, so a second signal ends the process at once.
+pub fn catch_interrupts() -> std::io::Result<()> {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic and calls
+        // write(2), and SA_RESETHAND restores the default after one delivery.
+        let installed = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESETHAND;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut())
+        };
+        if installed != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 impl Progress {
@@ -273,12 +311,12 @@ impl Progress {
             .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         let lines = (!TenthLines::stderr_is_terminal()).then(|| TenthLines::new("progress"));
-        Self { bar, lines }
+        Self { bar, lines, interrupt: AtomicBool::new(false) }
     }
 
     /// Counts without drawing.
     pub fn hidden() -> Self {
-        Self { bar: ProgressBar::hidden(), lines: None }
+        Self { bar: ProgressBar::hidden(), lines: None, interrupt: AtomicBool::new(false) }
     }
 
     /// Announces `runs` more runs, described by `what`.
@@ -293,6 +331,17 @@ impl Progress {
         if let Some(lines) = &self.lines {
             lines.update(self.bar.position(), self.bar.length().unwrap_or(0), &self.bar.message());
         }
+    }
+
+    /// Asks the run to stop early (what a caught Ctrl-C does).
+    pub fn interrupt(&self) {
+        self.interrupt.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the run was asked to stop: [`Progress::interrupt`] or a signal caught by
+    /// [`catch_interrupts`].
+    pub fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed) || SIGNALLED.load(Ordering::Relaxed)
     }
 
     /// Runs finished so far.

@@ -77,3 +77,30 @@ fn mhp_robot_files_with_errors_exit_2_naming_the_line() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("--sensor-failure: 2 is not a probability"));
 }
+
+/// Ctrl-C ends a long Kilobot run at its next loop check, with every result written.
+#[test]
+fn ctrl_c_ends_a_long_self_assembly_with_its_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("k");
+    let shape = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/shapes/k_shape.png");
+    let args = ["kilobot", "self-assembly", "--shape", shape, "--scale", "0.6045", "--robots", "1024", "--max-steps", "100000000"];
+    let child = Command::new(env!("CARGO_BIN_EXE_flotilla-experiment"))
+        .args(args)
+        .args(["--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let run = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["metrics"]["ending"], "interrupted");
+    assert!(summary["metrics"]["steps"].as_u64().is_some_and(|s| s > 0 && s % 1000 == 0), "{summary}");
+    assert!(out.join("end_state.csv").is_file() && out.join("end_state.png").is_file());
+}

@@ -5,6 +5,7 @@ use super::layout::{Layout, LayoutError, PackSpec};
 use flotilla_contract::kilobot::KilobotCommand;
 use flotilla_firmware::kilobot::{KilobotFirmware, Localisation, SelfAssembly, SelfAssemblyParams, Shape, State};
 use robot_controller::kilobot::Scene;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use tank_physics::systems::kilobot::{KilobotTable, TableConfig, TableError};
 
@@ -42,6 +43,8 @@ pub enum Ending {
     Loop,
     /// `max_steps` reached.
     MaxSteps,
+    /// Stopped early at the caller's request (Ctrl-C).
+    Interrupted,
 }
 
 impl Ending {
@@ -51,6 +54,7 @@ impl Ending {
             Ending::AllJoined => "all_joined",
             Ending::Loop => "loop",
             Ending::MaxSteps => "max_steps",
+            Ending::Interrupted => "interrupted",
         }
     }
 }
@@ -256,8 +260,10 @@ pub struct RunRecord {
     pub wall_seconds: f64,
 }
 
-/// Runs `scenario` to its end; `progress(steps)` is called every 1000 steps.
-pub fn run(scenario: &Scenario, mut progress: impl FnMut(u64)) -> Result<RunRecord, RunError> {
+/// Runs `scenario` to its end; `progress(steps)` is called at every loop check (every
+/// `loop_check_every` steps) and ends the run early, as [`Ending::Interrupted`], when it
+/// breaks.
+pub fn run(scenario: &Scenario, mut progress: impl FnMut(u64) -> ControlFlow<()>) -> Result<RunRecord, RunError> {
     let (mut swarm, layout) = Swarm::new(scenario)?;
     let mut rmse = vec![swarm.localisation_rmse() as f32];
     let mut frames = Vec::new();
@@ -280,7 +286,9 @@ pub fn run(scenario: &Scenario, mut progress: impl FnMut(u64)) -> Result<RunReco
             break Ending::AllJoined;
         }
         if step % check == 0 {
-            progress(step);
+            if progress(step).is_break() {
+                break Ending::Interrupted;
+            }
             if swarm.looped() {
                 break Ending::Loop;
             }

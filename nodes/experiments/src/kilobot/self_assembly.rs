@@ -7,6 +7,7 @@ use super::run::{run, Frame, RunError, RunRecord, Scenario};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use flotilla_firmware::kilobot::{Localisation, SelfAssemblyParams, Shape, State};
 use serde_json::{Map, Value};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use tank_physics::systems::kilobot::{Avoidance, Bounds, ChannelConfig, DistanceError, Failures, TableConfig};
 
@@ -208,10 +209,24 @@ impl Experiment for SelfAssemblyExperiment {
         OPTIONS
     }
 
+    /// A 1024-robot run takes an hour and more: Ctrl-C ends it at the next loop check
+    /// with its results written (`ending: interrupted`).
+    fn interruptible(&self) -> bool {
+        true
+    }
+
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let scenario = scenario(options)?;
         progress.expect((scenario.max_steps / 1000) as usize, "thousand steps (the bar ends early when the shape is done)");
-        let record = run(&scenario, |_| progress.finished_one()).map_err(|e| match e {
+        let record = run(&scenario, |_| {
+            progress.finished_one();
+            if progress.interrupted() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .map_err(|e| match e {
             RunError::Layout(l @ LayoutError::TooMany { .. }) => Options::invalid("robots", l.to_string()),
             RunError::Layout(l) => Options::invalid("shape", l.to_string()),
             other => Options::invalid("shape", other.to_string()),

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::experiment::{Options, Progress};
+use std::ops::ControlFlow;
 
 fn opts(specs: &'static [crate::OptionSpec], pairs: &[(&str, &str)]) -> Options {
     let given: Vec<(String, String)> = pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
@@ -55,8 +56,8 @@ fn same_seed_same_run_bit_for_bit() {
     let list: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (*a, b.as_str())).collect();
     let options = opts(SelfAssemblyExperiment.options(), &list);
     let scenario = scenario(&options).unwrap();
-    let a = run::run(&scenario, |_| ()).unwrap();
-    let b = run::run(&scenario, |_| ()).unwrap();
+    let a = run::run(&scenario, |_| ControlFlow::Continue(())).unwrap();
+    let b = run::run(&scenario, |_| ControlFlow::Continue(())).unwrap();
     let bits = |r: &run::RunRecord| -> Vec<u64> {
         (0..r.swarm.table.len())
             .flat_map(|i| {
@@ -69,8 +70,23 @@ fn same_seed_same_run_bit_for_bit() {
     assert_eq!(bits(&a), bits(&b));
     let rmse_bits = |r: &run::RunRecord| r.rmse.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     assert_eq!(rmse_bits(&a), rmse_bits(&b));
-    let other = run::run(&run::Scenario { seed: 4, ..scenario }, |_| ()).unwrap();
+    let other = run::run(&run::Scenario { seed: 4, ..scenario }, |_| ControlFlow::Continue(())).unwrap();
     assert_ne!(bits(&a), bits(&other));
+}
+
+#[test]
+fn an_interrupted_run_stops_at_its_next_check_and_keeps_its_results() {
+    let pairs = ideal_l(&[], "60000");
+    let list: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    let options = opts(SelfAssemblyExperiment.options(), &list);
+    let progress = Progress::hidden();
+    progress.interrupt();
+    let outcome = SelfAssemblyExperiment.run(&options, &progress).unwrap();
+    assert_eq!(outcome.metrics["ending"].as_str(), Some("interrupted"), "{:?}", outcome.metrics);
+    assert_eq!(outcome.metrics["steps"].as_u64(), Some(1000), "the first loop check");
+    let dir = tempfile::tempdir().unwrap();
+    outcome.write(dir.path(), &SelfAssemblyExperiment, &options).unwrap();
+    assert!(dir.path().join("end_state.csv").is_file() && dir.path().join("summary.json").is_file());
 }
 
 #[test]
