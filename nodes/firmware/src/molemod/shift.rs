@@ -199,6 +199,12 @@ pub fn loads(stage: Stage, c: &Chain) -> ShiftLoads {
     ShiftLoads { universal: [u0, u1], prismatic, grip }
 }
 
+/// Whether pair `i` of [`PAIRS`] is checked in `stage`: in the reach A rests on B and stands
+/// still, so its own contacts (with the floor and the fixed blocks) are not.
+fn counts(stage: Stage, i: usize) -> bool {
+    stage == Stage::Roll || i < BLOCK_FIXED - 1
+}
+
 /// The first limit `q` breaks in `stage`, if any (`Err` names it); in the reach A rests on
 /// B, so its contacts are not checked.
 pub fn check(scene: &ShiftScene, limits: &LiftLimits, stage: Stage, q: &LiftJoints) -> Result<(), String> {
@@ -207,7 +213,7 @@ pub fn check(scene: &ShiftScene, limits: &LiftLimits, stage: Stage, q: &LiftJoin
     }
     let c = chain(scene, stage, q);
     for (i, &d) in clearances(scene, &c).iter().enumerate() {
-        if stage == Stage::Reach && i >= BLOCK_FIXED - 1 {
+        if !counts(stage, i) {
             continue;
         }
         let least = if limits.touching.contains(&i) { -limits.touch } else { limits.margin };
@@ -274,7 +280,7 @@ fn least(scene: &ShiftScene, limits: &LiftLimits, stage: Stage, q: &LiftJoints) 
     clearances(scene, &chain(scene, stage, q))
         .iter()
         .enumerate()
-        .filter(|(i, _)| !limits.touching.contains(i) && !(stage == Stage::Reach && *i >= BLOCK_FIXED - 1))
+        .filter(|(i, _)| counts(stage, *i) && !limits.touching.contains(i))
         .map(|(_, d)| *d)
         .fold(f64::INFINITY, f64::min)
 }
@@ -282,17 +288,16 @@ fn least(scene: &ShiftScene, limits: &LiftLimits, stage: Stage, q: &LiftJoints) 
 /// The joints that put A at `a` (roll kinematics) with the most clearance, over a grid of
 /// the free extensions with `prismatic_0` out at least `least_p0` (m), keeping to `limits`.
 fn best_reach(scene: &ShiftScene, limits: &LiftLimits, a: &Pose, least_p0: f64) -> Option<LiftJoints> {
-    let stages = [Stage::Roll];
     let mut best: Option<(f64, LiftJoints)> = None;
     for i in 0..=10 {
         for j in 0..=10 {
             for k in 0..=10 {
                 let extend = (least_p0 + (TRAVEL - least_p0) * f64::from(i) / 10.0, TRAVEL * f64::from(j) / 10.0);
                 let Some(q) = reach_block(scene, a, extend, f64::from(k) / 10.0) else { continue };
-                if stages.iter().any(|&s| check(scene, limits, s, &q).is_err()) {
+                if check(scene, limits, Stage::Roll, &q).is_err() {
                     continue;
                 }
-                let clear = stages.iter().map(|&s| least(scene, limits, s, &q)).fold(f64::INFINITY, f64::min);
+                let clear = least(scene, limits, Stage::Roll, &q);
                 if best.as_ref().is_none_or(|b| clear > b.0) {
                     best = Some((clear, q));
                 }
@@ -312,8 +317,8 @@ pub const REACH_BODY: f64 = 0.015;
 /// rear head `rear_grip` from A's centre): `prismatic_1` .. `prismatic_3` bring the front
 /// universal joint over C's vertical tunnel, `across` (m) from its axis; the front head
 /// swings down to the joint's range end (upright within the dead band); `prismatic_0`
-/// lowers it `lower` (m) into C. Returns the scene with the front head where this puts it,
-/// and the phases' targets.
+/// lowers it `lower` (m) into C. `pitch` (rad) is the swing's target. Returns the scene
+/// with the front head where this puts it, and the phases' targets.
 pub fn reach(across: f64, lower: f64, rear_grip: f64, pitch: f64) -> Result<(ShiftScene, Vec<LiftJoints>), String> {
     let extension = BLOCK + across - (rear_grip + 3.0 * LEVER);
     let p1 = REACH_BODY.max(extension / 3.0).min(TRAVEL);
@@ -412,7 +417,7 @@ pub fn path_clearance(scene: &ShiftScene, stage: Stage, path: &[LiftJoints], dt:
     for pair in path.windows(2) {
         for q in segment_samples(&pair[0], &pair[1], dt) {
             for (i, &d) in clearances(scene, &chain(scene, stage, &q)).iter().enumerate() {
-                if exempt.contains(&i) || (stage == Stage::Reach && i >= BLOCK_FIXED - 1) {
+                if exempt.contains(&i) || !counts(stage, i) {
                     continue;
                 }
                 if d < worst.0 {
@@ -516,7 +521,7 @@ mod tests {
                 for q in segment_samples(&pair[0], &pair[1], 0.001) {
                     let c = chain(&scene, stage, &q);
                     for (i, d) in clearances(&scene, &c).iter().enumerate() {
-                        if stage == Stage::Reach && i >= BLOCK_FIXED - 1 {
+                        if !counts(stage, i) {
                             continue;
                         }
                         // A set down on C by the rounded table may sink its 10 um rounding.
