@@ -133,8 +133,15 @@ pub struct Chain {
 
 /// Forward kinematics with the front head held in B's tunnel.
 pub fn chain(scene: &LiftScene, q: &LiftJoints) -> Chain {
-    let dir = |a: f64| (a.cos(), a.sin());
     let front = Pose { x: scene.neighbour + scene.front_grip, z: 0.5 * BLOCK - AXIS_BELOW, angle: 0.0 };
+    chain_from(front, scene.rear_grip, q)
+}
+
+/// Forward kinematics from the front head's pose `front` (its x axis pointing away from
+/// the chain), the rear head clamped in block A `rear_grip` (m) along A's tunnel from A's
+/// centre, lying on the tunnel's floor ([`AXIS_BELOW`]).
+pub fn chain_from(front: Pose, rear_grip: f64, q: &LiftJoints) -> Chain {
+    let dir = |a: f64| (a.cos(), a.sin());
     let step = |from: (f64, f64), angle: f64, len: f64| (from.0 - len * dir(angle).0, from.1 - len * dir(angle).1);
     let joint_front = step((front.x, front.z), front.angle, LEVER + q[0]);
     // A child's x axis = the parent's turned by -pitch about y (the URDF's +y axis).
@@ -147,15 +154,15 @@ pub fn chain(scene: &LiftScene, q: &LiftJoints) -> Chain {
     let rear = Pose { x: rear_at.0, z: rear_at.1, angle: rear_angle };
     // The rear head sits at (rear_grip, -AXIS_BELOW) in A's frame.
     let (s, c) = rear_angle.sin_cos();
-    let (u, v) = (scene.rear_grip, -AXIS_BELOW);
+    let (u, v) = (rear_grip, -AXIS_BELOW);
     let block = Pose { x: rear.x - (c * u - s * v), z: rear.z - (s * u + c * v), angle: rear_angle };
     Chain { front, joint_front, body, joint_rear, rear, block }
 }
 
 /// A convex quadrilateral, corners counter-clockwise.
-type Quad = [(f64, f64); 4];
+pub(crate) type Quad = [(f64, f64); 4];
 
-fn rectangle(pose: &Pose, half_u: (f64, f64), half_v: (f64, f64)) -> Quad {
+pub(crate) fn rectangle(pose: &Pose, half_u: (f64, f64), half_v: (f64, f64)) -> Quad {
     [pose.apply((half_u.0, half_v.0)), pose.apply((half_u.1, half_v.0)), pose.apply((half_u.1, half_v.1)), pose.apply((half_u.0, half_v.1))]
 }
 
@@ -167,7 +174,7 @@ fn point_segment((px, pz): (f64, f64), (ax, az): (f64, f64), (bx, bz): (f64, f64
 
 /// Signed distance between two convex quadrilaterals, m: the gap if apart, minus the
 /// least separating-axis overlap if they overlap.
-fn quad_distance(a: &Quad, b: &Quad) -> f64 {
+pub(crate) fn quad_distance(a: &Quad, b: &Quad) -> f64 {
     let mut separation = f64::NEG_INFINITY;
     for (p, q) in [(a, b), (b, a)] {
         for i in 0..4 {
@@ -194,13 +201,13 @@ fn quad_distance(a: &Quad, b: &Quad) -> f64 {
 }
 
 /// The inner square of a rounded main cube (the cube is it grown by [`CUBE_ROUNDING`]).
-fn cube(pose: &Pose) -> Quad {
+pub(crate) fn cube(pose: &Pose) -> Quad {
     let h = CUBE_HALF - CUBE_ROUNDING;
     rectangle(pose, (-h, h), (-h, h))
 }
 
 /// A block's four corner columns in this plane (the solid around its two tunnels).
-fn columns(pose: &Pose) -> [Quad; 4] {
+pub(crate) fn columns(pose: &Pose) -> [Quad; 4] {
     let (o, i) = (0.5 * BLOCK, TUNNEL_HALF);
     [
         rectangle(pose, (-o, -i), (-o, -i)),
@@ -210,7 +217,7 @@ fn columns(pose: &Pose) -> [Quad; 4] {
     ]
 }
 
-fn outline(pose: &Pose) -> Quad {
+pub(crate) fn outline(pose: &Pose) -> Quad {
     let o = 0.5 * BLOCK;
     rectangle(pose, (-o, o), (-o, o))
 }
@@ -605,6 +612,23 @@ pub fn search(
     iterations: usize,
     seed: u64,
 ) -> Option<Vec<LiftJoints>> {
+    let node_ok = |q: &LiftJoints| limits.check(scene, q).is_ok();
+    let edge_ok = |a: &LiftJoints, b: &LiftJoints| segment_ok(scene, limits, a, b);
+    connect(limits.pitch, node_ok, edge_ok, start, goal, iterations, seed)
+}
+
+/// The RRT-connect of [`search`] for any model: `node_ok` says whether a configuration keeps
+/// to the limits, `edge_ok` whether the firmware's phase between two does; samples take the
+/// universal joints' pitch within `pitch` (rad) and the prismatic joints within their travel.
+pub fn connect(
+    pitch: f64,
+    node_ok: impl Fn(&LiftJoints) -> bool,
+    edge_ok: impl Fn(&LiftJoints, &LiftJoints) -> bool,
+    start: &LiftJoints,
+    goal: &LiftJoints,
+    iterations: usize,
+    seed: u64,
+) -> Option<Vec<LiftJoints>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Joint-space distance: 30 mm of travel counts as 1 rad.
     let scale = |i: usize| if PRISMATIC[i] { 1.0 / TRAVEL } else { 1.0 };
@@ -631,12 +655,12 @@ pub fn search(
     for it in 0..iterations {
         let (grow, other) = if it % 2 == 0 { (0, 1) } else { (1, 0) };
         let sample: LiftJoints =
-            std::array::from_fn(|i| if PRISMATIC[i] { rng.gen_range(0.0..=TRAVEL) } else { rng.gen_range(-limits.pitch..=limits.pitch) });
+            std::array::from_fn(|i| if PRISMATIC[i] { rng.gen_range(0.0..=TRAVEL) } else { rng.gen_range(-pitch..=pitch) });
         // Extend the growing tree one step towards the sample.
         let near = nearest(&trees[grow], &sample);
         let new = toward(&trees[grow][near].0, &sample);
         let (a, b) = if grow == 0 { (trees[grow][near].0, new) } else { (new, trees[grow][near].0) };
-        if limits.check(scene, &new).is_err() || !segment_ok(scene, limits, &a, &b) {
+        if !node_ok(&new) || !edge_ok(&a, &b) {
             continue;
         }
         trees[grow].push((new, near));
@@ -647,7 +671,7 @@ pub fn search(
             let from = trees[other][at].0;
             let next = toward(&from, &new);
             let (a, b) = if other == 0 { (from, next) } else { (next, from) };
-            if limits.check(scene, &next).is_err() || !segment_ok(scene, limits, &a, &b) {
+            if !node_ok(&next) || !edge_ok(&a, &b) {
                 break;
             }
             trees[other].push((next, at));
@@ -681,7 +705,7 @@ pub fn search(
         }
         let i = rng.gen_range(0..path.len() - 2);
         let j = rng.gen_range(i + 2..path.len());
-        if segment_ok(scene, limits, &path[i], &path[j]) {
+        if edge_ok(&path[i], &path[j]) {
             path.drain(i + 1..j);
         }
     }

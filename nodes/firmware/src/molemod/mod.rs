@@ -4,6 +4,7 @@
 
 pub mod lift;
 pub mod motion;
+pub mod shift;
 
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;

@@ -121,6 +121,18 @@ pub enum Motion {
     /// off), more than the model's 0.245 N m; in the physics the part is not robust (it
     /// may push B instead of A): docs/molemod_execution.md.
     LiftOnto,
+    /// Shifts the robot's block A from its neighbour B onto the free cell beside it, over
+    /// the block C that stands beside B (SPEC 2, "shifting"), rolling A 90 degrees over the
+    /// edge shared by B's and C's tops: the reach ([`SHIFT_REACH_PATH`]; rear head gripping,
+    /// front sliding) brings the front universal joint out of A's tunnel over C's vertical
+    /// tunnel, swings the front head down and lowers it into C; the roll
+    /// ([`SHIFT_ROLL_PATH`]; both heads gripping, the front one in C) lifts A off B, turns it
+    /// over the edge and sets it on C, its x tunnel now vertical over C's, the mole nearly
+    /// straight down through both. Starts with the mole straight and every joint at zero in
+    /// A's x tunnel, its front head towards C, the rear head's centre [`SHIFT_REAR_GRIP`]
+    /// from A's centre, A unscrewed. Needs universal joints of ~0.40 N m (static), more than
+    /// the model's 0.245 N m: docs/molemod_execution.md.
+    Shift,
 }
 
 /// How long the heads let go after a block is set down ([`Motion::SetDown`]), s.
@@ -221,6 +233,48 @@ pub const LIFT_ONTO_PATH: [[f64; 6]; 6] = [
     [0.02729, -UPRIGHT, 0.02696, 0.02696, UPRIGHT, 0.02750],
 ];
 
+/// Where [`Motion::Shift`]'s rear head grips: its centre along A's tunnel from A's centre,
+/// m (negative = away from C): 1 mm inside A's face, so that the mole, contracted, fits
+/// from the front head in C to the rear head in A rolled onto C.
+pub const SHIFT_REAR_GRIP: f64 = -0.049;
+
+/// Where [`Motion::Shift`]'s front universal joint stands over C's vertical tunnel in the
+/// reach: from the tunnel's axis along the row, m (negative = towards B).
+pub const SHIFT_ACROSS: f64 = -0.002;
+
+/// [`Motion::Shift`]'s reach: joint targets, one phase per row, in the order of
+/// [`LIFT_ONTO_JOINTS`] (m and rad); the first row is the straight mole. Out (the body's
+/// three prismatic joints put the front universal joint [`SHIFT_ACROSS`] from C's
+/// vertical tunnel's axis, `prismatic_1` at least 15 mm so the bent head clears the body),
+/// swing (the front head down to upright), lower (`prismatic_0` out: the head's centre 13
+/// mm below C's top). From `molemod::shift::reach`; checked by the unit test
+/// `the_shift_paths_clear_everything`.
+pub const SHIFT_REACH_PATH: [[f64; 6]; 4] = [
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.021, 0.021, 0.0, 0.021],
+    [0.0, UPRIGHT, 0.021, 0.021, 0.0, 0.021],
+    [0.03, UPRIGHT, 0.021, 0.021, 0.0, 0.021],
+];
+
+/// [`Motion::Shift`]'s roll after the reach: joint targets, one phase per row, as
+/// [`SHIFT_REACH_PATH`]. The first row is the reach's end; then the lift off (the front
+/// joint turns the body and A up until A's whole bottom is 3 mm above B), the searched
+/// path to A rolled 90 degrees and held 3 mm over C, set down on C by `prismatic_0`. Found
+/// by `molemod::shift::search` (RRT-connect, seed 1, torque limit 0.52 N m: `cargo run
+/// --release -p flotilla_firmware --example molemod_shift_search -- 0.52 3000 1 -0.002
+/// 0.03 -0.049`), rounded to 10 um and 0.1 mrad. The unit test
+/// `the_shift_paths_clear_everything` checks the rounded table.
+pub const SHIFT_ROLL_PATH: [[f64; 6]; 8] = [
+    [0.03, UPRIGHT, 0.021, 0.021, 0.0, 0.021],
+    [0.03, 1.5078, 0.021, 0.021, 0.0, 0.021],
+    [0.02813, 1.3966, 0.01966, 0.01963, 0.0032, 0.0196],
+    [0.0188, 0.8404, 0.01295, 0.01279, 0.0194, 0.01262],
+    [0.01507, 0.6179, 0.01026, 0.01006, 0.0259, 0.00982],
+    [0.0076, 0.173, 0.0049, 0.00459, 0.0389, 0.00424],
+    [0.003, 0.0525, 0.0, 0.00008, 0.0545, 0.0],
+    [0.0, 0.0525, 0.0, 0.00008, 0.0545, 0.0],
+];
+
 /// The joints [`LIFT_ONTO_PATH`]'s columns drive.
 pub const LIFT_ONTO_JOINTS: [&str; 6] = super::lift::LIFT_JOINT_NAMES;
 
@@ -236,6 +290,7 @@ impl Motion {
             Motion::Raise { .. } => "raise",
             Motion::SetDown => "set down",
             Motion::LiftOnto => "lift onto",
+            Motion::Shift => "shift",
         }
     }
 }
@@ -572,7 +627,39 @@ impl MoleMotions {
                 );
                 Ok(phases)
             }
+            Motion::Shift => {
+                let index = self.path_joints(&motion, &SHIFT_REACH_PATH)?;
+                self.path_joints(&motion, &SHIFT_ROLL_PATH)?;
+                let row = |name, row: &[f64; 6], grip| phase(name, index.iter().copied().zip(row.iter().copied()).collect(), grip);
+                // The reach: the rear head holds A, the front one slides (nothing to grip
+                // in the free cell); the roll: the front head grips in C too.
+                let mut phases: Vec<Phase> = SHIFT_REACH_PATH[1..].iter().map(|r| row("reach", r, [false, true])).collect();
+                phases.extend(SHIFT_ROLL_PATH[1..].iter().map(|r| row("roll", r, [true, true])));
+                Ok(phases)
+            }
         }
+    }
+
+    /// The readings' indices of [`LIFT_ONTO_JOINTS`], with every row of `path` checked
+    /// against the joints' ranges.
+    fn path_joints(&self, motion: &Motion, path: &[[f64; 6]]) -> Result<[usize; 6], MotionError> {
+        let mut index = [0; 6];
+        for (slot, &name) in index.iter_mut().zip(LIFT_ONTO_JOINTS.iter()) {
+            *slot = self
+                .axes
+                .iter()
+                .position(|a| a.name == name)
+                .ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: name })?;
+        }
+        for row in path {
+            for (&i, &value) in index.iter().zip(row) {
+                let (lower, upper) = (self.axes[i].lower, self.axes[i].upper);
+                if !(lower..=upper).contains(&value) {
+                    return Err(MotionError::OutOfRange { motion: motion.name(), what: "path target", value, lower, upper });
+                }
+            }
+        }
+        Ok(index)
     }
 
     /// Whether every joint `phase` moves is at its target in `positions`.
@@ -904,6 +991,34 @@ mod tests {
         assert_eq!(
             no_rear_pitch.push(Motion::LiftOnto).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "lift onto", joint: "universal_1_axis2" }
+        );
+    }
+
+    #[test]
+    fn a_shift_reaches_with_the_rear_head_then_rolls_with_both() {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let range = 0.5 * std::f64::consts::PI - 5e-12;
+        let mut axes = vec![axis("universal_0_axis1", false, -range, range), axis("universal_1_axis1", false, -range, range)];
+        for name in ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"] {
+            axes.push(axis(name, true, 0.0, 0.03));
+        }
+        axes.push(axis("universal_0_axis2", false, -range, range));
+        axes.push(axis("universal_1_axis2", false, -range, range));
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::Shift).expect("valid");
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let queued = targets(&fw);
+        assert_eq!(queued.len(), SHIFT_REACH_PATH.len() - 1 + SHIFT_ROLL_PATH.len() - 1);
+        let rows = SHIFT_REACH_PATH[1..].iter().map(|r| ("reach", r, [false, true]));
+        for (phase, (name, row, grip)) in queued.iter().zip(rows.chain(SHIFT_ROLL_PATH[1..].iter().map(|r| ("roll", r, [true, true])))) {
+            let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
+            assert_eq!(phase, &(name, expect, grip));
+        }
+        // A model without the rear pitch joint cannot roll its block.
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::Shift).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "shift", joint: "universal_1_axis2" }
         );
     }
 
