@@ -694,12 +694,10 @@ impl MoleMotions {
     }
 
     fn stuck_report(&self, phase: &Phase, since: f64, positions: &[f64]) -> Stuck {
-        let worst = phase
-            .targets
-            .iter()
-            .copied()
-            .max_by(|a, b| (positions[a.0] - a.1).abs().total_cmp(&(positions[b.0] - b.1).abs()))
-            .unwrap_or((0, 0.0));
+        // Errors in dead bands, not in m against rad: a prismatic joint 0.5 mm short is
+        // stuck, a revolute joint 0.5 mrad off is where it should be.
+        let off = |&(i, target): &(usize, f64)| (positions[i] - target).abs() / self.control.axes[i].controller.accuracy;
+        let worst = phase.targets.iter().copied().max_by(|a, b| off(a).total_cmp(&off(b))).unwrap_or((0, 0.0));
         Stuck {
             motion: phase.motion,
             motion_name: phase.motion_name,
@@ -798,6 +796,24 @@ mod tests {
         assert!((stuck.position - stuck.target + 0.3).abs() < 1e-12);
         assert!(fw.status().contains("swing") && fw.status().contains("universal_0_axis1"), "{}", fw.status());
         assert!(fw.idle());
+    }
+
+    /// Regression: the report named the joint with the largest error in m or rad alike, so
+    /// a revolute joint inside its 2 mrad dead band (1.5 mrad) outranked a blocked
+    /// prismatic joint 0.5 mm (ten dead bands) short.
+    #[test]
+    fn the_report_names_the_joint_farthest_beyond_its_dead_band() {
+        let mut fw = mole();
+        fw.phase_timeout = 5.0;
+        fw.push(Motion::Turn { angle: 0.4, reach: 0.015 }).expect("valid");
+        fw.step(0.0, &reading(0.0, [0.0; 4]));
+        fw.step(1.0, &reading(1.0, [0.015, 0.0, 0.0, 0.0]));
+        fw.step(2.0, &reading(2.0, [0.015, 0.4, 0.0, 0.0]));
+        // Following: the yaw is back within its band, the reach is blocked 0.5 mm out.
+        fw.step(8.0, &reading(8.0, [0.0005, 0.0015, 0.0, 0.0]));
+        let stuck = fw.stuck().expect("stopped");
+        assert_eq!((stuck.phase, stuck.joint.as_str()), ("follow", "prismatic_0"), "{stuck}");
+        assert!((stuck.position - 0.0005).abs() < 1e-12 && stuck.target == 0.0);
     }
 
     /// Room between the head and the solid around the crossing, m (negative = they

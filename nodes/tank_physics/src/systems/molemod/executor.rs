@@ -396,7 +396,9 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
         (ActionKind::PutDown, ..) => {
             Err("putting a block down beside the one it lies on: not built (the lift onto, run the other way, from the mole in a U)")
         }
-        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: not built"),
+        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: the motion exists towards +x (`shift`, a \
+             90-degree roll at 1024 solver passes) but not towards -x, and no motion brings the mole from where a lift leaves it \
+             to the shift's start, so the executor does not run it yet"),
         (ActionKind::CoopLift, ..) => Err("the two-robot lift: not built"),
     }
 }
