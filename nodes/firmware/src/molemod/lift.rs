@@ -836,6 +836,50 @@ mod tests {
         assert!(block_bottom(&end) - 0.1 > -1e-6 && block_bottom(&end) - 0.1 < 1e-4, "A's bottom at {}", block_bottom(&end));
     }
 
+    /// The firmware's [`super::super::motion::PUT_DOWN_PATH`] (the lift's table backwards)
+    /// as the firmware runs it, sampled every 1 ms, in the lift's scene read mirrored: the
+    /// lift's B is the block C that A lies on, its free cell the lift's start. Every pair
+    /// keeps 1 mm but for A leaving C (and the corner of the block beyond) in the first
+    /// phase and landing on the floor in the last; A ends on the floor
+    /// [`super::super::motion::LIFT_ONTO_PART`] from C, flat; the static torque stays within
+    /// the 0.52 N m class.
+    #[test]
+    fn the_put_down_path_clears_everything() {
+        use super::super::motion::{LIFT_ONTO_FRONT_GRIP, LIFT_ONTO_PART, LIFT_ONTO_REAR_GRIP, PUT_DOWN_PATH};
+        let scene = LiftScene::task1(LIFT_ONTO_FRONT_GRIP, LIFT_ONTO_REAR_GRIP);
+        let limits = LiftLimits { torque: 0.52, ..LiftLimits::actuators() };
+        let last = PUT_DOWN_PATH.len() - 2;
+        let (mut least, mut torque, mut force) = (f64::INFINITY, 0.0_f64, 0.0_f64);
+        let mut worst = "";
+        for (k, pair) in PUT_DOWN_PATH.windows(2).enumerate() {
+            assert!(limits.in_range(&pair[0]) && limits.in_range(&pair[1]), "row {k}");
+            let exempt: &[usize] = match k {
+                0 => &[BLOCK_NEIGHBOUR, BLOCK_NEIGHBOUR + 1],
+                _ if k == last => &[BLOCK_FLOOR],
+                _ => &[],
+            };
+            for q in segment_samples(&pair[0], &pair[1], 0.001) {
+                let c = chain(&scene, &q);
+                for (i, d) in clearances(&scene, &c).iter().enumerate() {
+                    let floor = if exempt.contains(&i) { -1e-6 } else { limits.margin };
+                    assert!(*d >= floor, "phase {k}: {} at {d} m, joints {q:?}", PAIRS[i]);
+                    if !exempt.contains(&i) && *d < least {
+                        least = *d;
+                        worst = PAIRS[i];
+                    }
+                }
+                let l = loads(&scene, &c);
+                torque = torque.max(l.universal[0].abs()).max(l.universal[1].abs());
+                force = l.prismatic.iter().fold(force, |m, f| m.max(f.abs()));
+            }
+        }
+        eprintln!("PUT DOWN path: least clearance {:.2} mm ({worst}), peak static torque {torque:.3} N m, force {force:.2} N", least * 1e3);
+        assert!(least >= limits.margin);
+        assert!(torque <= limits.torque && force < limits.force, "peak static torque {torque} N m, force {force} N");
+        let end = chain(&scene, &PUT_DOWN_PATH[PUT_DOWN_PATH.len() - 1]);
+        assert!((end.block.x + LIFT_ONTO_PART).abs() < 1e-12 && (end.block.z - 0.05).abs() < 1e-12 && end.block.angle == 0.0);
+    }
+
     #[test]
     fn a_firmware_phase_moves_each_joint_at_its_own_speed() {
         let from = [0.0; 6];

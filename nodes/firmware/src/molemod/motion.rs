@@ -133,6 +133,18 @@ pub enum Motion {
     /// from A's centre, A unscrewed. Needs universal joints of ~0.40 N m (static), more than
     /// the model's 0.245 N m: docs/molemod_execution.md.
     Shift,
+    /// Puts the robot's block A down from the block C it lies upside down on into the free
+    /// floor cell beside C (SPEC 2, "putting down": "similar to lifting"): the lift onto a
+    /// neighbour mirrored and run backwards. [`PUT_DOWN_PATH`] with both heads gripping
+    /// (the front one in C's tunnel) lifts A off C, turns it over the edge shared by C's top
+    /// and the free side and sets it on the floor [`LIFT_ONTO_PART`] from C; then the front
+    /// head is pushed that far deeper into C (front sliding, `prismatic_1` and
+    /// `prismatic_2` out) and, both gripping, the mole contracts and draws A against C.
+    /// Starts where [`Motion::LiftOnto`] ends (A upside down on C, the mole in a U from A's
+    /// tunnel to C's, the rear head's centre [`LIFT_ONTO_REAR_GRIP`] from A's centre, the
+    /// front head's [`LIFT_ONTO_FRONT_GRIP`] from C's), not where [`Motion::Shift`] ends:
+    /// docs/molemod_execution.md. Ends with the mole straight, every joint at zero.
+    PutDown,
 }
 
 /// How long the heads let go after a block is set down ([`Motion::SetDown`]), s.
@@ -275,6 +287,26 @@ pub const SHIFT_ROLL_PATH: [[f64; 6]; 8] = [
     [0.0, 0.0525, 0.0, 0.00008, 0.0545, 0.0],
 ];
 
+/// [`Motion::PutDown`]'s path: joint targets, one phase per row, as [`LIFT_ONTO_PATH`].
+/// The first row is where the lift ends (A upside down on C, the mole in a U); then A lifted
+/// 3 mm off C (the lift's set down backwards), two waypoints, A 3 mm over the floor, set
+/// down on it (the lift's lift off backwards), the mole straight with A parted
+/// [`LIFT_ONTO_PART`] from C. Found by `molemod::lift::search` from the lift's ends taken
+/// the other way (RRT-connect, seed 1, the lift's grips and part, torque limit 0.34 N m:
+/// `cargo run --release -p flotilla_firmware --example molemod_put_down_search`), rounded to
+/// 10 um and 0.1 mrad. Not the lift's table backwards: a phase run backwards takes another
+/// joint-space path (each joint starts at once and moves at its own speed), and the lift's
+/// rows run backwards come within 0.9965 mm of C. The unit test
+/// `the_put_down_path_clears_everything` checks the rounded table.
+pub const PUT_DOWN_PATH: [[f64; 6]; 6] = [
+    LIFT_ONTO_PATH[5],
+    [0.02729, -UPRIGHT, 0.02845, 0.02845, UPRIGHT, 0.02750],
+    [0.02193, -1.3003, 0.02467, 0.02399, 1.2921, 0.02555],
+    [0.02112, -1.0975, 0.02274, 0.02365, 0.9291, 0.02363],
+    [0.0, -0.0570, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+];
+
 /// The joints [`LIFT_ONTO_PATH`]'s columns drive.
 pub const LIFT_ONTO_JOINTS: [&str; 6] = super::lift::LIFT_JOINT_NAMES;
 
@@ -291,6 +323,7 @@ impl Motion {
             Motion::SetDown => "set down",
             Motion::LiftOnto => "lift onto",
             Motion::Shift => "shift",
+            Motion::PutDown => "put down",
         }
     }
 }
@@ -635,6 +668,20 @@ impl MoleMotions {
                 // in the free cell); the roll: the front head grips in C too.
                 let mut phases: Vec<Phase> = SHIFT_REACH_PATH[1..].iter().map(|r| row("reach", r, [false, true])).collect();
                 phases.extend(SHIFT_ROLL_PATH[1..].iter().map(|r| row("roll", r, [true, true])));
+                Ok(phases)
+            }
+            Motion::PutDown => {
+                let index = self.path_joints(&motion, &PUT_DOWN_PATH)?;
+                let mut phases: Vec<Phase> = PUT_DOWN_PATH[1..]
+                    .iter()
+                    .map(|r| phase("put down", index.iter().copied().zip(r.iter().copied()).collect(), [true, true]))
+                    .collect();
+                // The lift's part and draw in backwards: the front head pushed deeper into C
+                // (it slides, the rear holds A on the floor), then A drawn against C.
+                let (push, push_rear) = (index[2], index[3]);
+                let half = 0.5 * LIFT_ONTO_PART;
+                phases.push(phase("draw out", vec![(push, half), (push_rear, half)], [false, true]));
+                phases.push(phase("close", vec![(push, 0.0), (push_rear, 0.0)], [true, true]));
                 Ok(phases)
             }
         }
@@ -1035,6 +1082,39 @@ mod tests {
         assert_eq!(
             no_rear_pitch.push(Motion::Shift).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "shift", joint: "universal_1_axis2" }
+        );
+    }
+
+    #[test]
+    fn a_put_down_runs_the_lift_path_backwards_then_draws_the_block_in() {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let range = 0.5 * std::f64::consts::PI - 5e-12;
+        let mut axes = vec![axis("universal_0_axis1", false, -range, range), axis("universal_1_axis1", false, -range, range)];
+        for name in ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"] {
+            axes.push(axis(name, true, 0.0, 0.03));
+        }
+        axes.push(axis("universal_0_axis2", false, -range, range));
+        axes.push(axis("universal_1_axis2", false, -range, range));
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::PutDown).expect("valid");
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let queued = targets(&fw);
+        assert_eq!(queued.len(), PUT_DOWN_PATH.len() - 1 + 2);
+        // The path starts where the lift ends and ends where it starts.
+        assert_eq!(PUT_DOWN_PATH[0], LIFT_ONTO_PATH[LIFT_ONTO_PATH.len() - 1]);
+        assert_eq!(PUT_DOWN_PATH[PUT_DOWN_PATH.len() - 1], [0.0; 6]);
+        for (phase, row) in queued.iter().zip(&PUT_DOWN_PATH[1..]) {
+            let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
+            assert_eq!(phase, &("put down", expect, [true, true]));
+        }
+        let half = 0.5 * LIFT_ONTO_PART;
+        let n = queued.len();
+        assert_eq!(queued[n - 2], ("draw out", vec![(index("prismatic_1"), half), (index("prismatic_2"), half)], [false, true]));
+        assert_eq!(queued[n - 1], ("close", vec![(index("prismatic_1"), 0.0), (index("prismatic_2"), 0.0)], [true, true]));
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::PutDown).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "put down", joint: "universal_1_axis2" }
         );
     }
 

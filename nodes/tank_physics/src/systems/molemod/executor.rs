@@ -393,9 +393,9 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
         (ActionKind::Lift, ..) => Err("lifting a block onto its neighbour: the motion exists (`lift onto`, with 0.52 N m-class \
              universal joints) but its part can push the neighbours instead of the block and it leaves the mole in a U between \
              the two blocks, so the executor does not run it yet"),
-        (ActionKind::PutDown, ..) => {
-            Err("putting a block down beside the one it lies on: not built (the lift onto, run the other way, from the mole in a U)")
-        }
+        (ActionKind::PutDown, ..) => Err("putting a block down beside the one it lies on: the motion exists from where a lift \
+             leaves the mole (`put down`, a U between the blocks) but not from where a shift leaves it, so the executor does not \
+             run it yet"),
         (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: the motion exists towards +x (`shift`, a \
              90-degree roll at 1024 solver passes) but not towards -x, and no motion brings the mole from where a lift leaves it \
              to the shift's start, so the executor does not run it yet"),
