@@ -1022,18 +1022,7 @@ mod tests {
 
     #[test]
     fn a_lift_onto_parts_draws_in_and_follows_the_path_with_both_heads_gripping() {
-        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
-        let range = 0.5 * std::f64::consts::PI - 5e-12;
-        let final_model = |pitch_range: f64| {
-            let mut axes = vec![axis("universal_0_axis1", false, -range, range), axis("universal_1_axis1", false, -range, range)];
-            for name in ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"] {
-                axes.push(axis(name, true, 0.0, 0.03));
-            }
-            axes.push(axis("universal_0_axis2", false, -pitch_range, pitch_range));
-            axes.push(axis("universal_1_axis2", false, -pitch_range, pitch_range));
-            axes
-        };
-        let axes = final_model(range);
+        let axes = final_model(FULL_RANGE);
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
         fw.push(Motion::LiftOnto).expect("valid");
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
@@ -1059,14 +1048,7 @@ mod tests {
 
     #[test]
     fn a_shift_reaches_with_the_rear_head_then_rolls_with_both() {
-        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
-        let range = 0.5 * std::f64::consts::PI - 5e-12;
-        let mut axes = vec![axis("universal_0_axis1", false, -range, range), axis("universal_1_axis1", false, -range, range)];
-        for name in ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"] {
-            axes.push(axis(name, true, 0.0, 0.03));
-        }
-        axes.push(axis("universal_0_axis2", false, -range, range));
-        axes.push(axis("universal_1_axis2", false, -range, range));
+        let axes = final_model(FULL_RANGE);
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
         fw.push(Motion::Shift).expect("valid");
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
@@ -1087,14 +1069,7 @@ mod tests {
 
     #[test]
     fn a_put_down_runs_the_lift_path_backwards_then_draws_the_block_in() {
-        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
-        let range = 0.5 * std::f64::consts::PI - 5e-12;
-        let mut axes = vec![axis("universal_0_axis1", false, -range, range), axis("universal_1_axis1", false, -range, range)];
-        for name in ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"] {
-            axes.push(axis(name, true, 0.0, 0.03));
-        }
-        axes.push(axis("universal_0_axis2", false, -range, range));
-        axes.push(axis("universal_1_axis2", false, -range, range));
+        let axes = final_model(FULL_RANGE);
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
         fw.push(Motion::PutDown).expect("valid");
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
@@ -1136,6 +1111,22 @@ mod tests {
 
     /// A queued phase: name, (reading index, target) pairs, grips.
     type Queued = (&'static str, Vec<(usize, f64)>, [bool; 2]);
+
+    /// The universal joints' ±90 degree range, a hair inside it as the URDF reads.
+    const FULL_RANGE: f64 = 0.5 * std::f64::consts::PI - 5e-12;
+
+    /// The final model's joints in the URDF's order, pitch axes within ±`pitch_range` rad.
+    fn final_model(pitch_range: f64) -> Vec<AxisSpec> {
+        let axis = |name: &str, prismatic, lower, upper| AxisSpec { name: name.into(), prismatic, lower, upper };
+        let mut axes =
+            vec![axis("universal_0_axis1", false, -FULL_RANGE, FULL_RANGE), axis("universal_1_axis1", false, -FULL_RANGE, FULL_RANGE)];
+        for name in ["prismatic_0", "prismatic_1", "prismatic_2", "prismatic_3"] {
+            axes.push(axis(name, true, 0.0, 0.03));
+        }
+        axes.push(axis("universal_0_axis2", false, -pitch_range, pitch_range));
+        axes.push(axis("universal_1_axis2", false, -pitch_range, pitch_range));
+        axes
+    }
 
     fn targets(fw: &MoleMotions) -> Vec<Queued> {
         fw.queue.iter().map(|p| (p.name, p.targets.clone(), p.grip)).collect()
