@@ -5,21 +5,23 @@
 //! it onto the neighbour along the planar model's searched path (`Motion::LiftOnto`).
 //! Every figure is taken from the rapier bodies' poses.
 
-use flotilla_common::models::JointKind;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{MoleMotions, Motion, LIFT_ONTO_REAR_GRIP};
 use flotilla_firmware::molemod::FiveIntervalController;
 use nalgebra::{Isometry3, Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::world::{GripClamp, MoleWorld, MoleWorldOptions, LIFT_SOLVER_ITERATIONS};
+use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions, LIFT_SOLVER_ITERATIONS};
 use tank_physics::systems::molemod::ArticulatedOptions;
 
 // Shared support: this test drives the mole itself.
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
+#[path = "support/stronger_mole.rs"]
+mod stronger_mole;
 use mole::{axes, committed_model, until_idle};
+use stronger_mole::stronger_mole;
 
 struct Run {
     world: MoleWorld,
@@ -205,11 +207,6 @@ fn the_raise_repeats_from_starts_along_the_tunnel() {
     assert!(spread_turn < 3e-3 && spread_edge < 5e-4, "{ends:?}");
 }
 
-/// The universal joints' effort of the stronger actuator class the lift onto a neighbour
-/// needs (ROBOTIS Dynamixel XL330-M288-T, 0.52 N m stall at 5 V, fits a 40 mm cube), N m;
-/// the planar model's path needs 0.34 N m static (docs/molemod_execution.md).
-const STRONGER_UNIVERSAL: f64 = 0.52;
-
 /// The lift onto the neighbour (`Motion::LiftOnto`, the planar model's searched path) in
 /// the physics, with 0.52 N m universal joints and a grip clamp twice that: task 1's start
 /// "R##.", the mole crawled until its rear head grips 18 mm from A's centre towards B, A
@@ -220,18 +217,7 @@ const STRONGER_UNIVERSAL: f64 = 0.52;
 fn a_lift_onto_the_neighbour_in_the_physics() {
     let wall = std::time::Instant::now();
     let lattice = Lattice::from_picture("R##.").expect("picture");
-    let mut model = committed_model();
-    for joint in model.joints.iter_mut().filter(|j| j.name.starts_with("universal_")) {
-        match &mut joint.kind {
-            JointKind::Revolute { limits, .. } | JointKind::Universal { limits, .. } => limits.effort = STRONGER_UNIVERSAL,
-            _ => panic!("{} is not a universal joint's axis", joint.name),
-        }
-    }
-    let options = MoleWorldOptions {
-        robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
-        clamp: GripClamp { torque: 2.0 * STRONGER_UNIVERSAL, ..GripClamp::default() },
-        ..MoleWorldOptions::default()
-    };
+    let (model, options) = stronger_mole();
     let world = MoleWorld::in_lattice(&model, &lattice, options, BlockOptions::default()).expect("the world builds");
     let firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
     let mut run = Run { world, firmware };

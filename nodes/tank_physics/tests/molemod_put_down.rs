@@ -5,24 +5,21 @@
 //! it, so that block is C, the cell A left is the free one, and the block beyond C plays
 //! task 1's B. Every figure is taken from the rapier bodies' poses.
 
-use flotilla_common::models::JointKind;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{MoleMotions, Motion, LIFT_ONTO_REAR_GRIP};
 use nalgebra::{Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::world::{GripClamp, MoleWorld, MoleWorldOptions, LIFT_SOLVER_ITERATIONS};
-use tank_physics::systems::molemod::ArticulatedOptions;
+use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 
 // Shared support: this test drives the mole itself.
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, until_idle};
-
-/// The universal joints' effort of the stronger actuator class (ROBOTIS Dynamixel
-/// XL330-M288-T, 0.52 N m stall at 5 V) the lift onto a neighbour and the shift use.
-const STRONGER_UNIVERSAL: f64 = 0.52;
+#[path = "support/stronger_mole.rs"]
+mod stronger_mole;
+use mole::{axes, until_idle};
+use stronger_mole::stronger_mole;
 
 /// The lift onto the neighbour as `molemod_lift` runs it (task 1's start "R##.", the mole
 /// crawled until its rear head grips 18 mm from A's centre towards the neighbour, A
@@ -33,18 +30,7 @@ const STRONGER_UNIVERSAL: f64 = 0.52;
 fn a_put_down_sets_the_block_into_the_free_cell() {
     let wall = std::time::Instant::now();
     let lattice = Lattice::from_picture("R##.").expect("picture");
-    let mut model = committed_model();
-    for joint in model.joints.iter_mut().filter(|j| j.name.starts_with("universal_")) {
-        match &mut joint.kind {
-            JointKind::Revolute { limits, .. } | JointKind::Universal { limits, .. } => limits.effort = STRONGER_UNIVERSAL,
-            _ => panic!("{} is not a universal joint's axis", joint.name),
-        }
-    }
-    let options = MoleWorldOptions {
-        robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
-        clamp: GripClamp { torque: 2.0 * STRONGER_UNIVERSAL, ..GripClamp::default() },
-        ..MoleWorldOptions::default()
-    };
+    let (model, options) = stronger_mole();
     let mut world = MoleWorld::in_lattice(&model, &lattice, options, BlockOptions::default()).expect("the world builds");
     let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
     until_idle(&mut world, &mut firmware, 0.3, |_| {});

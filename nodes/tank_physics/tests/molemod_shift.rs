@@ -4,25 +4,21 @@
 //! and C's tops onto C (`Motion::Shift`, the planar model's reach and searched roll).
 //! Every figure is taken from the rapier bodies' poses.
 
-use flotilla_common::models::JointKind;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{MoleMotions, Motion, SHIFT_REAR_GRIP};
 use nalgebra::{Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::world::{GripClamp, MoleWorld, MoleWorldOptions, LIFT_SOLVER_ITERATIONS};
-use tank_physics::systems::molemod::ArticulatedOptions;
+use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 
 // Shared support: this test drives the mole itself.
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, until_idle};
-
-/// The universal joints' effort of the stronger actuator class (ROBOTIS Dynamixel
-/// XL330-M288-T, 0.52 N m stall at 5 V), as the lift onto a neighbour uses; the planar
-/// model's shift needs 0.40 N m static (docs/molemod_execution.md).
-const STRONGER_UNIVERSAL: f64 = 0.52;
+#[path = "support/stronger_mole.rs"]
+mod stronger_mole;
+use mole::{axes, until_idle};
+use stronger_mole::stronger_mole;
 
 /// Solver passes per substep for the shift: at the lift's 512 (`LIFT_SOLVER_ITERATIONS`)
 /// the roll's lift off stalls 11 mrad into its 61 mrad, with the 0.52 N m joints and with
@@ -42,18 +38,7 @@ fn a_shift_rolls_the_block_onto_the_free_cell() {
     let lattice = Lattice::from_picture(".R..\n.##.").expect("picture");
     let (a_cell, b_cell, c_cell, target) = (Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(2, 0, 0), Cell::new(2, 0, 1));
     assert_eq!(lattice.robots(), &[a_cell], "the robot is in the upper block");
-    let mut model = committed_model();
-    for joint in model.joints.iter_mut().filter(|j| j.name.starts_with("universal_")) {
-        match &mut joint.kind {
-            JointKind::Revolute { limits, .. } | JointKind::Universal { limits, .. } => limits.effort = STRONGER_UNIVERSAL,
-            _ => panic!("{} is not a universal joint's axis", joint.name),
-        }
-    }
-    let options = MoleWorldOptions {
-        robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
-        clamp: GripClamp { torque: 2.0 * STRONGER_UNIVERSAL, ..GripClamp::default() },
-        ..MoleWorldOptions::default()
-    };
+    let (model, options) = stronger_mole();
     let mut world = MoleWorld::in_lattice(&model, &lattice, options, BlockOptions::default()).expect("the world builds");
     // The body at A's centre puts the rear head's centre 56 mm behind it.
     world.shift_robot(0, &Vector3::new(SHIFT_REAR_GRIP + 0.056, 0.0, 0.0)).expect("robot 0");
