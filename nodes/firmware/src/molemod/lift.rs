@@ -798,28 +798,12 @@ mod tests {
         assert!((start.block.x + LIFT_ONTO_PART).abs() < 1e-12 && (start.block.z - 0.05).abs() < 1e-12);
         let limits = LiftLimits { torque: 0.52, ..LiftLimits::actuators() };
         let last = LIFT_ONTO_PATH.len() - 2;
-        let (mut least, mut torque) = (f64::INFINITY, 0.0_f64);
-        for (k, pair) in LIFT_ONTO_PATH.windows(2).enumerate() {
-            assert!(limits.in_range(&pair[0]) && limits.in_range(&pair[1]), "row {k}");
-            let exempt: &[usize] = match k {
-                0 => &[BLOCK_FLOOR],
-                _ if k == last => &[BLOCK_NEIGHBOUR, BLOCK_NEIGHBOUR + 1],
-                _ => &[],
-            };
-            for q in segment_samples(&pair[0], &pair[1], 0.001) {
-                let c = chain(&scene, &q);
-                for (i, d) in clearances(&scene, &c).iter().enumerate() {
-                    let floor = if exempt.contains(&i) { -1e-6 } else { limits.margin };
-                    assert!(*d >= floor, "phase {k}: {} at {d} m, joints {q:?}", PAIRS[i]);
-                    if !exempt.contains(&i) {
-                        least = least.min(*d);
-                    }
-                }
-                let l = loads(&scene, &c);
-                torque = torque.max(l.universal[0].abs()).max(l.universal[1].abs());
-                assert!(l.prismatic.iter().all(|f| f.abs() < limits.force));
-            }
-        }
+        let walk = walk_path(&scene, &limits, &LIFT_ONTO_PATH, |k| match k {
+            0 => &[BLOCK_FLOOR],
+            _ if k == last => &[BLOCK_NEIGHBOUR, BLOCK_NEIGHBOUR + 1],
+            _ => &[],
+        });
+        let (least, torque) = (walk.least, walk.torque);
         assert!(least >= limits.margin);
         assert!(torque <= limits.torque && torque > 0.245, "peak static torque {torque} N m");
         let end = chain(&scene, &LIFT_ONTO_PATH[LIFT_ONTO_PATH.len() - 1]);
@@ -849,35 +833,56 @@ mod tests {
         let scene = LiftScene::task1(LIFT_ONTO_FRONT_GRIP, LIFT_ONTO_REAR_GRIP);
         let limits = LiftLimits { torque: 0.52, ..LiftLimits::actuators() };
         let last = PUT_DOWN_PATH.len() - 2;
-        let (mut least, mut torque, mut force) = (f64::INFINITY, 0.0_f64, 0.0_f64);
-        let mut worst = "";
-        for (k, pair) in PUT_DOWN_PATH.windows(2).enumerate() {
-            assert!(limits.in_range(&pair[0]) && limits.in_range(&pair[1]), "row {k}");
-            let exempt: &[usize] = match k {
-                0 => &[BLOCK_NEIGHBOUR, BLOCK_NEIGHBOUR + 1],
-                _ if k == last => &[BLOCK_FLOOR],
-                _ => &[],
-            };
-            for q in segment_samples(&pair[0], &pair[1], 0.001) {
-                let c = chain(&scene, &q);
-                for (i, d) in clearances(&scene, &c).iter().enumerate() {
-                    let floor = if exempt.contains(&i) { -1e-6 } else { limits.margin };
-                    assert!(*d >= floor, "phase {k}: {} at {d} m, joints {q:?}", PAIRS[i]);
-                    if !exempt.contains(&i) && *d < least {
-                        least = *d;
-                        worst = PAIRS[i];
-                    }
-                }
-                let l = loads(&scene, &c);
-                torque = torque.max(l.universal[0].abs()).max(l.universal[1].abs());
-                force = l.prismatic.iter().fold(force, |m, f| m.max(f.abs()));
-            }
-        }
+        let walk = walk_path(&scene, &limits, &PUT_DOWN_PATH, |k| match k {
+            0 => &[BLOCK_NEIGHBOUR, BLOCK_NEIGHBOUR + 1],
+            _ if k == last => &[BLOCK_FLOOR],
+            _ => &[],
+        });
+        let (least, worst, torque, force) = (walk.least, walk.worst, walk.torque, walk.force);
         eprintln!("PUT DOWN path: least clearance {:.2} mm ({worst}), peak static torque {torque:.3} N m, force {force:.2} N", least * 1e3);
         assert!(least >= limits.margin);
         assert!(torque <= limits.torque && force < limits.force, "peak static torque {torque} N m, force {force} N");
         let end = chain(&scene, &PUT_DOWN_PATH[PUT_DOWN_PATH.len() - 1]);
         assert!((end.block.x + LIFT_ONTO_PART).abs() < 1e-12 && (end.block.z - 0.05).abs() < 1e-12 && end.block.angle == 0.0);
+    }
+
+    /// What a stored path meets as the firmware runs it, sampled every 1 ms.
+    struct PathWalk {
+        /// Least clearance of the pairs not exempt, m.
+        least: f64,
+        /// The pair that has it.
+        worst: &'static str,
+        /// Largest static torque on a universal joint's pitch axis, N m.
+        torque: f64,
+        /// Largest static force on a prismatic joint, N.
+        force: f64,
+    }
+
+    /// Walks `path` row to row: every row within the joint limits, every pair at least
+    /// `limits.margin` apart but those `exempt(row)` names (touching allowed: a block
+    /// leaving or landing), every prismatic force within `limits.force`.
+    fn walk_path(scene: &LiftScene, limits: &LiftLimits, path: &[LiftJoints], exempt: impl Fn(usize) -> &'static [usize]) -> PathWalk {
+        let mut walk = PathWalk { least: f64::INFINITY, worst: "", torque: 0.0, force: 0.0 };
+        for (k, pair) in path.windows(2).enumerate() {
+            assert!(limits.in_range(&pair[0]) && limits.in_range(&pair[1]), "row {k}");
+            let exempt = exempt(k);
+            for q in segment_samples(&pair[0], &pair[1], 0.001) {
+                let c = chain(scene, &q);
+                for (i, d) in clearances(scene, &c).iter().enumerate() {
+                    let floor = if exempt.contains(&i) { -1e-6 } else { limits.margin };
+                    assert!(*d >= floor, "phase {k}: {} at {d} m, joints {q:?}", PAIRS[i]);
+                    if !exempt.contains(&i) && *d < walk.least {
+                        walk.least = *d;
+                        walk.worst = PAIRS[i];
+                    }
+                }
+                let l = loads(scene, &c);
+                walk.torque = walk.torque.max(l.universal[0].abs()).max(l.universal[1].abs());
+                walk.force = l.prismatic.iter().fold(walk.force, |m, f| m.max(f.abs()));
+                assert!(walk.force < limits.force, "phase {k}: prismatic force {} N", walk.force);
+            }
+        }
+        walk
     }
 
     #[test]
