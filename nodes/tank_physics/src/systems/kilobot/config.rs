@@ -75,7 +75,9 @@ impl ChannelConfig {
 
 /// Collision avoidance as the real robots do it: a moving robot stops for the step when
 /// another moving robot is ahead of it (within `cone` of its heading) closer than
-/// `yield_distance`; of two robots each ahead of the other, the lower index goes.
+/// `yield_distance`; of two robots each ahead of the other, the one that has been moving
+/// longer goes (the one ahead in the queue; of two that started in the same step, the lower
+/// index).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Avoidance {

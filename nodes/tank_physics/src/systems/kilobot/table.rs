@@ -94,6 +94,9 @@ pub struct KilobotTable {
     failed: Vec<bool>,
     anchored: Vec<bool>,
     motion: Vec<Motion>,
+    /// Queue order of the moving robots: `(step it started moving << 32) | index`, so a
+    /// smaller key has been moving longer (ahead in the edge-followers' queue).
+    moving_since: Vec<u64>,
     moved: Vec<bool>,
     /// The robots that move this step, in increasing index (most of a swarm stands
     /// still: the step's passes walk these instead of every robot).
@@ -174,6 +177,7 @@ impl KilobotTable {
             failed: vec![false; n],
             anchored: vec![false; n],
             motion: vec![Motion::Stop; n],
+            moving_since: (0..n as u64).collect(),
             moved: vec![false; n],
             movers: Vec::new(),
             message: vec![None; n],
@@ -330,7 +334,11 @@ impl KilobotTable {
         if command.message.len() > MESSAGE_BYTES {
             return Err(CommandError::Message { index: i, len: command.message.len() });
         }
-        self.motion[i] = if self.failed[i] { Motion::Stop } else { Motion::of(command) };
+        let motion = if self.failed[i] { Motion::Stop } else { Motion::of(command) };
+        if self.motion[i] == Motion::Stop && motion != Motion::Stop {
+            self.moving_since[i] = (self.step << 32) | i as u64;
+        }
+        self.motion[i] = motion;
         self.led[i] = command.led;
         // A whole packet (what kilolib programs send) is copied without a call to memcpy.
         self.message[i] = match <&[u8; MESSAGE_BYTES]>::try_from(command.message.as_slice()) {
@@ -492,17 +500,21 @@ impl KilobotTable {
                 let i = self.movers[m] as usize;
                 let (s, c) = (self.sin[i], self.cos[i]);
                 let (xi, yi, x, y, sin, cos) = (self.x[i], self.y[i], &self.x, &self.y, &self.sin, &self.cos);
+                let (since, since_i) = (&self.moving_since, self.moving_since[i]);
                 let mut blocked = false;
                 // Every candidate tested, without branches (whether one blocks is a coin
                 // toss a branch predictor loses); the robot itself is at d = 0. Two robots
                 // each ahead of the other would wait for each other for ever (a blocked
-                // robot neither drives nor turns): of such a pair the lower index goes.
+                // robot neither drives nor turns): of such a pair the one moving longer
+                // goes, the one ahead in the queue. (By index, a robot that had followed
+                // the queue into a notch too narrow to pass went first and drove for ever
+                // into the queue's head turning back out of it.)
                 self.moving_grid.for_each_near(xi, yi, avoid.yield_distance, |j| {
                     let (dx, dy) = (x[j] - xi, y[j] - yi);
                     let d = (dx * dx + dy * dy).sqrt();
                     let j_ahead = (dx * c + dy * s) >= cos_cone * d;
                     let i_ahead_of_j = -(dx * cos[j] + dy * sin[j]) >= cos_cone * d;
-                    blocked |= (d < avoid.yield_distance) & (d > 0.0) & j_ahead & !(i_ahead_of_j & (i < j));
+                    blocked |= (d < avoid.yield_distance) & (d > 0.0) & j_ahead & !(i_ahead_of_j & (since_i < since[j]));
                 });
                 // `moved` of later robots is read above (through the grid), so mark blocked
                 // ones after the scan.

@@ -115,6 +115,33 @@ fn two_robots_facing_each_other_do_not_wait_for_each_other_for_ever() {
     assert!(table.odometer(1) > 0.0, "the one ahead drives on");
 }
 
+/// Regression (the 1024-robot K jammed again, from about step 2,500,000): the queue's head
+/// turned round at the tip of a narrow notch and met the robot that had followed it in;
+/// the lower index (the follower's) went, drove for ever into the head, and the head waited.
+/// Of two robots facing each other the one moving longer (ahead in the queue) goes.
+#[test]
+fn of_two_robots_facing_each_other_the_one_ahead_in_the_queue_goes() {
+    let stop = KilobotCommand { message: vec![7], ..KilobotCommand::default() };
+    // Robot 1 (the head) drives from the start; robot 0 (the follower) from step 20.
+    let facing = at(&[(0.0, 0.0, 0.0), (1.4, 0.0, std::f64::consts::PI)]);
+    let mut table = KilobotTable::new(exact(), &facing, 1).unwrap();
+    let mut follower_while_head_in_front = None;
+    for step in 0..300 {
+        let follower = if step < 20 { stop.clone() } else { drive(1.0, 1.0) };
+        // After its start the head turns away (clockwise, 9 x 10 degrees) and drives off.
+        let head = if (20..29).contains(&step) { drive(1.0, 0.0) } else { drive(1.0, 1.0) };
+        table.apply_all(&[follower, head]).unwrap();
+        table.step();
+        if step == 28 {
+            follower_while_head_in_front = Some(table.odometer(0));
+        }
+    }
+    assert_eq!(follower_while_head_in_front, Some(0.0), "the follower waits, though its index is lower");
+    assert!(table.odometer(1) > 2.0, "the head goes: {:?}", table.pose(1));
+    assert!(table.odometer(0) > 0.5, "and, once it is out of the way, so does the follower: {:?}", table.pose(0));
+    assert_eq!(table.collisions(), 0);
+}
+
 #[test]
 fn motors_fail_for_good_by_threshold_and_robots_keep_talking() {
     let poses = at(&[(0.0, 0.0, 0.0), (3.0, 0.0, 0.0)]);
