@@ -7,7 +7,7 @@
 //!   factor drawn from N(mean, std^2);
 //! - bodies: overlaps are resolved every step through a uniform grid; optional collision
 //!   avoidance (a moving robot yields to a moving robot ahead of it; of two facing each
-//!   other, the lower index goes);
+//!   other, the one moving longer, ahead in the queue, goes);
 //! - rare events: every `interval` steps each robot's motors fail for good when a U(0,1)
 //!   draw exceeds `threshold` (it keeps talking);
 //! - infrared channel: messages to every robot within `range`, distances with uniform or

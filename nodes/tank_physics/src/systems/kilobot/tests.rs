@@ -91,7 +91,8 @@ fn avoidance_stops_a_fast_robot_behind_a_slow_one() {
 
 /// Regression (the 1024-robot K jammed from step ~800,000): two moving robots facing each
 /// other within the yield distance each waited for the other for ever, and every robot
-/// queued behind them with it. Of such a pair the lower index goes; the other still waits.
+/// queued behind them with it. Of such a pair, started together, the lower index goes; the
+/// other still waits.
 #[test]
 fn two_robots_facing_each_other_do_not_wait_for_each_other_for_ever() {
     let facing = at(&[(0.0, 0.0, 0.0), (1.4, 0.0, std::f64::consts::PI)]);
