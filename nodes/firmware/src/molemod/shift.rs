@@ -596,7 +596,15 @@ mod tests {
         let (mut least, mut least_mirrored, mut samples) = (f64::INFINITY, f64::INFINITY, 0);
         // Which link holds: in the stored tables (index in urdf_links' order) and mirrored.
         for (stage, path, holding) in [(Stage::Reach, &SHIFT_REACH_PATH[..], 4), (Stage::Roll, &SHIFT_ROLL_PATH[..], 0)] {
-            for pair in path.windows(2) {
+            // As the stored tables' test: the front head and the body with A (lying on its
+            // tunnel floor at the start), and A leaving B and landing on C in the roll's first
+            // and last phases, may touch.
+            let last = path.len() - 2;
+            for (k, pair) in path.windows(2).enumerate() {
+                let exempt = match stage {
+                    Stage::Roll if k == 0 || k == last => vec![3, 4, BLOCK_FIXED],
+                    _ => vec![3, 4],
+                };
                 let stored = segment_samples(&pair[0], &pair[1], 0.001);
                 let mirrored = segment_samples(&Head::Rear.row(&pair[0]), &Head::Rear.row(&pair[1]), 0.001);
                 assert_eq!(stored.len(), mirrored.len());
@@ -644,8 +652,10 @@ mod tests {
                     let (d, e) = (clearances(&scene, &c), clearances(&scene, &seen));
                     for i in (0..PAIRS.len()).filter(|&i| counts(stage, i)) {
                         assert!((d[i] - e[i]).abs() < 1e-9, "{stage:?}: {} {} vs {}", PAIRS[i], d[i], e[i]);
-                        least = least.min(d[i]);
-                        least_mirrored = least_mirrored.min(e[i]);
+                        if !exempt.contains(&i) {
+                            least = least.min(d[i]);
+                            least_mirrored = least_mirrored.min(e[i]);
+                        }
                     }
                     let (l, k) = (loads(stage, &c), loads(stage, &seen));
                     assert!(l.universal.iter().zip(&k.universal).all(|(a, b)| (a - b).abs() < 1e-9), "{l:?} {k:?}");
@@ -655,7 +665,7 @@ mod tests {
             }
         }
         eprintln!("mirrored shift: {samples} samples, least clearance {:.4} mm (stored {:.4} mm)", least_mirrored * 1e3, least * 1e3);
-        assert!(samples > 1000 && (least - least_mirrored).abs() < 1e-9);
+        assert!(samples > 1000 && (least - least_mirrored).abs() < 1e-9 && least_mirrored >= LiftLimits::actuators().margin);
     }
 
     #[test]
