@@ -5,7 +5,7 @@
 //! Every figure is taken from the rapier bodies' poses.
 
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{MoleMotions, Motion, SHIFT_REAR_GRIP};
+use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion, SHIFT_REAR_GRIP};
 use nalgebra::{Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
@@ -34,30 +34,53 @@ const SHIFT_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
 /// from the target cell's centre, how far its x axis is from straight down, B and C.
 #[test]
 fn a_shift_rolls_the_block_onto_the_free_cell() {
+    shift(Head::Front);
+}
+
+/// The mirror image: C at (0, 0, 0), the target (0, 0, 1); the mole heads +x as before, but
+/// its front head holds A 1 mm inside A's +x face and the rear head leads towards -x
+/// (`Motion::Shift { lead: Head::Rear }`). A ends rolled the other way: its x axis up.
+#[test]
+fn a_shift_with_the_rear_head_leading_rolls_the_block_the_other_way() {
+    shift(Head::Rear);
+}
+
+/// The shift with `lead` leading, in task 1's scene or its mirror image (see the tests).
+fn shift(lead: Head) {
     let wall = std::time::Instant::now();
-    let lattice = Lattice::from_picture(".R..\n.##.").expect("picture");
-    let (a_cell, b_cell, c_cell, target) = (Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(2, 0, 0), Cell::new(2, 0, 1));
+    // The side C stands on: the way the leading head points.
+    let side: f64 = if lead == Head::Front { 1.0 } else { -1.0 };
+    let picture = if lead == Head::Front { ".R..\n.##." } else { ".R..\n##.." };
+    let lattice = Lattice::from_picture(picture).expect("picture");
+    let c_x = if lead == Head::Front { 2 } else { 0 };
+    let (a_cell, b_cell, c_cell, target) = (Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(c_x, 0, 0), Cell::new(c_x, 0, 1));
     assert_eq!(lattice.robots(), &[a_cell], "the robot is in the upper block");
     let (model, options) = stronger_mole();
     let mut world = MoleWorld::in_lattice(&model, &lattice, options, BlockOptions::default()).expect("the world builds");
-    // The body at A's centre puts the rear head's centre 56 mm behind it.
-    world.shift_robot(0, &Vector3::new(SHIFT_REAR_GRIP + 0.056, 0.0, 0.0)).expect("robot 0");
+    // The body at A's centre puts each head's centre 56 mm from it; the holding head goes
+    // SHIFT_REAR_GRIP from A's centre, on the side away from C.
+    world.shift_robot(0, &Vector3::new(side * (SHIFT_REAR_GRIP + 0.056), 0.0, 0.0)).expect("robot 0");
     world.unscrew(&a_cell, &b_cell).expect("A lies screwed on B at the start");
     let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
     until_idle(&mut world, &mut firmware, 0.3, |_| {});
     let a0 = world.block_pose(&a_cell).expect("A");
-    let rear = world.link_pose("head_rear").expect("link").translation.x - a0.translation.x;
+    // The contract's head order: front (0), rear (1).
+    let (holding, leading) = if lead == Head::Front { ("head_rear", 0) } else { ("head_front", 1) };
+    let held = world.link_pose(holding).expect("link").translation.x - a0.translation.x;
     eprintln!(
-        "start: rear head {:.2} mm from A's centre, rear clamped {}, front clamped {}",
-        rear * 1e3,
+        "start ({lead:?} leading): holding head {:.2} mm from A's centre, rear clamped {}, front clamped {}",
+        held * 1e3,
         world.head_clamped(1),
         world.head_clamped(0)
     );
-    assert!(world.head_clamped(1) && !world.head_clamped(0), "the rear head holds A, the front one is in the free cell");
+    assert!(
+        world.head_clamped(1 - leading) && !world.head_clamped(leading),
+        "the holding head holds A, the leading one is in the free cell"
+    );
 
     world.set_solver_iterations(SHIFT_SOLVER_ITERATIONS);
     let t0 = world.time();
-    firmware.push(Motion::Shift).expect("valid");
+    firmware.push(Motion::Shift { lead }).expect("valid");
     // Phase by phase: where A is when each ends.
     let mut done = 0;
     while !firmware.idle() && firmware.stuck().is_none() {
@@ -67,27 +90,28 @@ fn a_shift_rolls_the_block_onto_the_free_cell() {
         let a = world.block_pose(&a_cell).expect("A");
         let x = a.rotation * Vector3::x();
         eprintln!(
-            "  t {:6.2} s: {} phases done; A at ({:.2}, {:.2}) mm, x axis pitched {:.1} deg; front clamped {}",
+            "  t {:6.2} s: {} phases done; A at ({:.2}, {:.2}) mm, x axis pitched {:.1} deg; leading head clamped {}",
             world.time() - t0,
             done,
             a.translation.x * 1e3,
             a.translation.z * 1e3,
             x.z.atan2(x.x).to_degrees(),
-            world.head_clamped(0)
+            world.head_clamped(leading)
         );
     }
     let a = world.block_pose(&a_cell).expect("A");
     let centre = world.cell_centre(&target);
     let off = (a.translation.vector - centre).norm();
-    let tilt = (a.rotation * Vector3::x()).angle(&-Vector3::z());
+    // A's face that looked at C looks down: its x axis down (C at +x) or up (C at -x).
+    let tilt = (a.rotation * Vector3::x()).angle(&(-side * Vector3::z()));
     let corners: Vec<f64> = [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
         .iter()
-        .map(|&(v, w)| (a * Point3::new(0.05, 0.05 * v, 0.05 * w)).z - 0.1)
+        .map(|&(v, w)| (a * Point3::new(0.05 * side, 0.05 * v, 0.05 * w)).z - 0.1)
         .collect();
     let (b_off, c_off) = (world.block_error(&b_cell, &b_cell).expect("B"), world.block_error(&c_cell, &c_cell).expect("C"));
     eprintln!(
-        "shift: {} after {:.2} s sim, {:.1} s wall; A {:.2} mm from the target cell's centre ({:+.2}, {:+.2}, {:+.2}) mm, its x axis {:.2} deg from straight down, \
-         its face towards C at {:.2} to {:.2} mm above C's top; B {:.3} mm and C {:.3} mm from their cells",
+        "shift ({lead:?} leading): {} after {:.2} s sim, {:.1} s wall; A {:.2} mm from the target cell's centre ({:+.2}, {:+.2}, {:+.2}) mm, \
+         {:.2} deg from rolled, its face towards C at {:.2} to {:.2} mm above C's top; B {:.3} mm and C {:.3} mm from their cells",
         firmware.status(),
         world.time() - t0,
         wall.elapsed().as_secs_f64(),
@@ -105,6 +129,6 @@ fn a_shift_rolls_the_block_onto_the_free_cell() {
     // In the target cell within the executor's 5 mm block tolerance, rolled 90 degrees
     // (within 3 degrees), B and C where they were.
     assert!(off < 5e-3, "A ends {off} m from the target cell's centre");
-    assert!(tilt < 3f64.to_radians(), "A's x axis {} deg from straight down", tilt.to_degrees());
+    assert!(tilt < 3f64.to_radians(), "A's x axis {} deg from rolled", tilt.to_degrees());
     assert!(b_off < 1e-3 && c_off < 1e-3, "B moved {b_off} m, C {c_off} m");
 }

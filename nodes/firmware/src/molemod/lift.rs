@@ -57,6 +57,18 @@ pub const GRAVITY: f64 = 9.81;
 /// down), so a negative `universal_0_axis2` turns the body up behind the front head.
 pub type LiftJoints = [f64; 6];
 
+/// The same configuration read from the other end: the joints of the mole whose rear head
+/// does what the front head of `q` does. The final model is symmetric under a half turn
+/// about the vertical through its body (`urdf/molemod_robot.urdf`: each half is a
+/// prismatic joint out of the body along its x axis, a universal joint with its yaw about
+/// z then its pitch about +y, a prismatic joint to a 40 mm head, the same masses, ranges
+/// and efforts; only the heads' colours differ), so `prismatic_0` and `prismatic_3`,
+/// `prismatic_1` and `prismatic_2` swap, and so do the two pitch axes; the half turn maps
+/// +y to -y, so a pitch reads with the other sign. Its own inverse.
+pub fn mirror(q: &LiftJoints) -> LiftJoints {
+    [q[5], -q[4], q[3], q[2], -q[1], q[0]]
+}
+
 /// Names of [`LiftJoints`]' entries as the model names its coordinates.
 pub const LIFT_JOINT_NAMES: [&str; 6] =
     ["prismatic_0", "universal_0_axis2", "prismatic_1", "prismatic_2", "universal_1_axis2", "prismatic_3"];

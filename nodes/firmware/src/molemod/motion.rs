@@ -131,8 +131,14 @@ pub enum Motion {
     /// straight down through both. Starts with the mole straight and every joint at zero in
     /// A's x tunnel, its front head towards C, the rear head's centre [`SHIFT_REAR_GRIP`]
     /// from A's centre, A unscrewed. Needs universal joints of ~0.40 N m (static), more than
-    /// the model's 0.245 N m: docs/molemod_execution.md.
-    Shift,
+    /// the model's 0.245 N m: docs/molemod_execution.md. With `lead` [`Head::Rear`] the
+    /// same motion mirrored ([`Head::row`]): the rear head reaches down into C and the front
+    /// one holds A, so a mole heading +x shifts its block towards -x, and a mole that
+    /// entered its block rear first shifts it the way its rear head points.
+    Shift {
+        /// The head that goes down into C.
+        lead: Head,
+    },
     /// Puts the robot's block A down from the block C it lies upside down on into the free
     /// floor cell beside C (SPEC 2, "putting down": "similar to lifting"): the lift onto a
     /// neighbour mirrored and run backwards. [`PUT_DOWN_PATH`] with both heads gripping
@@ -145,6 +151,38 @@ pub enum Motion {
     /// front head's [`LIFT_ONTO_FRONT_GRIP`] from C's), not where [`Motion::Shift`] ends:
     /// docs/molemod_execution.md. Ends with the mole straight, every joint at zero.
     PutDown,
+}
+
+/// Which head leads a block motion. The stored paths ([`SHIFT_REACH_PATH`], ...) are
+/// written for the front head leading; the mole is symmetric end to end, so the same path
+/// with the rear head leading is each row read from the other end
+/// ([`super::lift::mirror`]: `prismatic_0` with `prismatic_3`, `prismatic_1` with
+/// `prismatic_2`, the two pitch axes with their signs turned) and the grips swapped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Head {
+    /// As the paths are stored.
+    #[default]
+    Front,
+    /// Mirrored: the rear head does what the front head does in the stored path.
+    Rear,
+}
+
+impl Head {
+    /// A stored path's row (in the order of [`LIFT_ONTO_JOINTS`]) with this head leading.
+    pub fn row(self, row: &[f64; 6]) -> [f64; 6] {
+        match self {
+            Head::Front => *row,
+            Head::Rear => super::lift::mirror(row),
+        }
+    }
+
+    /// A stored phase's grips (front, rear) with this head leading.
+    pub fn grip(self, [front, rear]: [bool; 2]) -> [bool; 2] {
+        match self {
+            Head::Front => [front, rear],
+            Head::Rear => [rear, front],
+        }
+    }
 }
 
 /// How long the heads let go after a block is set down ([`Motion::SetDown`]), s.
@@ -322,7 +360,8 @@ impl Motion {
             Motion::Raise { .. } => "raise",
             Motion::SetDown => "set down",
             Motion::LiftOnto => "lift onto",
-            Motion::Shift => "shift",
+            Motion::Shift { lead: Head::Front } => "shift",
+            Motion::Shift { lead: Head::Rear } => "shift, rear head leading",
             Motion::PutDown => "put down",
         }
     }
@@ -660,10 +699,10 @@ impl MoleMotions {
                 );
                 Ok(phases)
             }
-            Motion::Shift => {
-                let index = self.path_joints(&motion, &SHIFT_REACH_PATH)?;
-                self.path_joints(&motion, &SHIFT_ROLL_PATH)?;
-                let row = |name, row: &[f64; 6], grip| phase(name, index.iter().copied().zip(row.iter().copied()).collect(), grip);
+            Motion::Shift { lead } => {
+                let index = self.path_joints(&motion, &SHIFT_REACH_PATH, lead)?;
+                self.path_joints(&motion, &SHIFT_ROLL_PATH, lead)?;
+                let row = |name, row: &[f64; 6], grip| phase(name, index.iter().copied().zip(lead.row(row)).collect(), lead.grip(grip));
                 // The reach: the rear head holds A, the front one slides (nothing to grip
                 // in the free cell); the roll: the front head grips in C too.
                 let mut phases: Vec<Phase> = SHIFT_REACH_PATH[1..].iter().map(|r| row("reach", r, [false, true])).collect();
@@ -671,7 +710,7 @@ impl MoleMotions {
                 Ok(phases)
             }
             Motion::PutDown => {
-                let index = self.path_joints(&motion, &PUT_DOWN_PATH)?;
+                let index = self.path_joints(&motion, &PUT_DOWN_PATH, Head::Front)?;
                 let mut phases: Vec<Phase> = PUT_DOWN_PATH[1..]
                     .iter()
                     .map(|r| phase("put down", index.iter().copied().zip(r.iter().copied()).collect(), [true, true]))
@@ -687,9 +726,9 @@ impl MoleMotions {
         }
     }
 
-    /// The readings' indices of [`LIFT_ONTO_JOINTS`], with every row of `path` checked
-    /// against the joints' ranges.
-    fn path_joints(&self, motion: &Motion, path: &[[f64; 6]]) -> Result<[usize; 6], MotionError> {
+    /// The readings' indices of [`LIFT_ONTO_JOINTS`], with every row of `path`, as `lead`
+    /// runs it, checked against the joints' ranges.
+    fn path_joints(&self, motion: &Motion, path: &[[f64; 6]], lead: Head) -> Result<[usize; 6], MotionError> {
         let mut index = [0; 6];
         for (slot, &name) in index.iter_mut().zip(LIFT_ONTO_JOINTS.iter()) {
             *slot = self
@@ -699,7 +738,7 @@ impl MoleMotions {
                 .ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: name })?;
         }
         for row in path {
-            for (&i, &value) in index.iter().zip(row) {
+            for (&i, value) in index.iter().zip(lead.row(row)) {
                 let (lower, upper) = (self.axes[i].lower, self.axes[i].upper);
                 if !(lower..=upper).contains(&value) {
                     return Err(MotionError::OutOfRange { motion: motion.name(), what: "path target", value, lower, upper });
@@ -1050,7 +1089,7 @@ mod tests {
     fn a_shift_reaches_with_the_rear_head_then_rolls_with_both() {
         let axes = final_model(FULL_RANGE);
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
-        fw.push(Motion::Shift).expect("valid");
+        fw.push(Motion::Shift { lead: Head::Front }).expect("valid");
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let queued = targets(&fw);
         assert_eq!(queued.len(), SHIFT_REACH_PATH.len() - 1 + SHIFT_ROLL_PATH.len() - 1);
@@ -1062,9 +1101,62 @@ mod tests {
         // A model without the rear pitch joint cannot roll its block.
         let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
         assert_eq!(
-            no_rear_pitch.push(Motion::Shift).unwrap_err(),
+            no_rear_pitch.push(Motion::Shift { lead: Head::Front }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "shift", joint: "universal_1_axis2" }
         );
+    }
+
+    /// The rear head leading: every phase drives the other half's joints to the stored
+    /// targets (pitches with their signs turned) and the grips are swapped; nothing else.
+    #[test]
+    fn a_shift_with_the_rear_head_leading_drives_the_other_half() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let queued = |lead| {
+            let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+            fw.push(Motion::Shift { lead }).expect("valid");
+            targets(&fw)
+        };
+        let (front, rear) = (queued(Head::Front), queued(Head::Rear));
+        assert_eq!(front.len(), rear.len());
+        let other = |name: &str| match name {
+            "prismatic_0" => "prismatic_3",
+            "prismatic_1" => "prismatic_2",
+            "universal_0_axis2" => "universal_1_axis2",
+            "prismatic_2" => "prismatic_1",
+            "universal_1_axis2" => "universal_0_axis2",
+            _ => "prismatic_0",
+        };
+        for (f, r) in front.iter().zip(&rear) {
+            assert_eq!(f.0, r.0);
+            assert_eq!([f.2[1], f.2[0]], r.2, "grips swapped in `{}`", f.0);
+            for &(i, target) in &f.1 {
+                let name = axes[i].name.as_str();
+                let sign = if name.starts_with("universal") { -1.0 } else { 1.0 };
+                let mirrored = r.1.iter().find(|(j, _)| *j == index(other(name))).expect("the other half's joint").1;
+                assert_eq!(mirrored, sign * target, "{name} in `{}`", f.0);
+            }
+        }
+        // The reach's swing: the front pitch went to +upright (head down), the rear one goes
+        // to -upright (the URDF's +y is the other way round seen from the rear head).
+        let swing = &rear[1].1;
+        assert_eq!(swing.iter().find(|(j, _)| *j == index("universal_1_axis2")).expect("rear pitch").1, -UPRIGHT);
+        // A pitch range that is not symmetric is checked as the mirrored path drives it.
+        let lopsided: Vec<AxisSpec> = axes
+            .iter()
+            .cloned()
+            .map(|mut a| {
+                if a.name == "universal_1_axis2" {
+                    a.lower = -1.5;
+                }
+                a
+            })
+            .collect();
+        assert!(MoleMotions::new(lopsided.clone()).expect("joints").push(Motion::Shift { lead: Head::Front }).is_ok());
+        assert!(matches!(
+            MoleMotions::new(lopsided).expect("joints").push(Motion::Shift { lead: Head::Rear }),
+            Err(MotionError::OutOfRange { .. })
+        ));
     }
 
     #[test]

@@ -556,6 +556,118 @@ mod tests {
         assert!(scene.front.z < BLOCK - 0.01 && (scene.front.x - BLOCK).abs() < 0.004, "{:?}", scene.front);
     }
 
+    /// The final model's links from its body's pose, read off the URDF's joint tree
+    /// (`base_link` is the body), not from [`chain_from`]: `prismatic_1` from 28 mm out
+    /// along the body's +x, `universal_0_axis2` about +y, `prismatic_0` from 28 mm out along
+    /// `joint_cube_0`'s +x; `prismatic_2` from 28 mm out along the body's -x, on along -x,
+    /// `universal_1_axis2` about +y, `prismatic_3` along `joint_cube_3`'s -x. A turn by
+    /// `t` about +y takes a frame's x axis to (cos t, -sin t) in (x, z). Each pose's angle is
+    /// its link frame's x axis (the rear head's points towards the body). Order: front head,
+    /// front universal joint, body, rear universal joint, rear head.
+    fn urdf_links(body: Pose, q: &LiftJoints) -> [Pose; 5] {
+        let [p0, u0, p1, p2, u1, p3] = *q;
+        let at = |frame: &Pose, u: f64, angle: f64| {
+            let (x, z) = frame.apply((u, 0.0));
+            Pose { x, z, angle }
+        };
+        let cube0 = at(&body, LEVER + p1, body.angle - u0);
+        let cube3 = at(&body, -(LEVER + p2), body.angle - u1);
+        [at(&cube0, LEVER + p0, cube0.angle), cube0, body, cube3, at(&cube3, -(LEVER + p3), cube3.angle)]
+    }
+
+    /// `p` seen from the other side of the plane (x -> -x) and turned end for end: where
+    /// the link that plays `p`'s part stands when the other head leads.
+    fn across(p: &Pose) -> Pose {
+        Pose { x: -p.x, z: p.z, angle: -p.angle }
+    }
+
+    /// The shift's stored tables with the rear head leading (`Head::Rear`: each row
+    /// [`lift::mirror`]ed), as the firmware runs them (every joint at its own speed, sampled
+    /// every 1 ms), in the shift's scene seen from the other side: the mole's links from the
+    /// URDF's joint tree, placed where its holding head holds (the reach: the front head in
+    /// A; the roll: the rear head in C), stand where the stored tables put their
+    /// counterparts, mirrored, within 1e-12 m; so every clearance and static load equals the
+    /// stored tables' (the shapes are squares and the scene is mirrored), and the mirrored
+    /// shift clears everything exactly as the stored one does.
+    #[test]
+    fn the_shift_paths_mirrored_clear_everything_as_the_stored_ones() {
+        use super::super::motion::{Head, SHIFT_ACROSS, SHIFT_REACH_PATH, SHIFT_REAR_GRIP, SHIFT_ROLL_PATH};
+        let (scene, _) = reach(SHIFT_ACROSS, SHIFT_REACH_PATH[3][0], SHIFT_REAR_GRIP, SHIFT_REACH_PATH[2][1]).expect("reach");
+        let (mut least, mut least_mirrored, mut samples) = (f64::INFINITY, f64::INFINITY, 0);
+        // Which link holds: in the stored tables (index in urdf_links' order) and mirrored.
+        for (stage, path, holding) in [(Stage::Reach, &SHIFT_REACH_PATH[..], 4), (Stage::Roll, &SHIFT_ROLL_PATH[..], 0)] {
+            // As the stored tables' test: the front head and the body with A (lying on its
+            // tunnel floor at the start), and A leaving B and landing on C in the roll's first
+            // and last phases, may touch.
+            let last = path.len() - 2;
+            for (k, pair) in path.windows(2).enumerate() {
+                let exempt = match stage {
+                    Stage::Roll if k == 0 || k == last => vec![3, 4, BLOCK_FIXED],
+                    _ => vec![3, 4],
+                };
+                let stored = segment_samples(&pair[0], &pair[1], 0.001);
+                let mirrored = segment_samples(&Head::Rear.row(&pair[0]), &Head::Rear.row(&pair[1]), 0.001);
+                assert_eq!(stored.len(), mirrored.len());
+                for (q, m) in stored.iter().zip(&mirrored) {
+                    let c = chain(&scene, stage, q);
+                    // The stored chain in urdf_links' order; each joint cube turns with its head.
+                    let theirs = [
+                        c.front,
+                        Pose { x: c.joint_front.0, z: c.joint_front.1, angle: c.front.angle },
+                        c.body,
+                        Pose { x: c.joint_rear.0, z: c.joint_rear.1, angle: c.rear.angle },
+                        c.rear,
+                    ];
+                    // The mirrored mole, its holding head (the other end's) where the stored
+                    // one's holding head stands, mirrored.
+                    let links = urdf_links(Pose { x: 0.0, z: 0.0, angle: 0.0 }, m);
+                    let (base, want) = (links[4 - holding], across(&theirs[holding]));
+                    let turn = want.angle - base.angle;
+                    let (s, co) = turn.sin_cos();
+                    let place = |p: &Pose| {
+                        let (u, v) = (p.x - base.x, p.z - base.z);
+                        Pose { x: want.x + co * u - s * v, z: want.z + s * u + co * v, angle: p.angle + turn }
+                    };
+                    let wrap = |a: f64| (a + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI;
+                    for (i, link) in links.iter().enumerate() {
+                        let (mine, expect) = (place(link), across(&theirs[4 - i]));
+                        let off = (mine.x - expect.x).hypot(mine.z - expect.z);
+                        assert!(off < 1e-12 && wrap(mine.angle - expect.angle).abs() < 1e-12, "{stage:?} link {i}: {mine:?} vs {expect:?}");
+                    }
+                    // Back across: the mirrored mole's chain in the stored scene, A held by the
+                    // head that holds it there.
+                    let back = |i: usize| across(&place(&links[4 - i]));
+                    let rear = back(4);
+                    let (sa, ca) = rear.angle.sin_cos();
+                    let (u, v) = (scene.rear_grip, -AXIS_BELOW);
+                    let block = Pose { x: rear.x - (ca * u - sa * v), z: rear.z - (sa * u + ca * v), angle: rear.angle };
+                    let seen = Chain {
+                        front: back(0),
+                        joint_front: (back(1).x, back(1).z),
+                        body: back(2),
+                        joint_rear: (back(3).x, back(3).z),
+                        rear,
+                        block,
+                    };
+                    let (d, e) = (clearances(&scene, &c), clearances(&scene, &seen));
+                    for i in (0..PAIRS.len()).filter(|&i| counts(stage, i)) {
+                        assert!((d[i] - e[i]).abs() < 1e-9, "{stage:?}: {} {} vs {}", PAIRS[i], d[i], e[i]);
+                        if !exempt.contains(&i) {
+                            least = least.min(d[i]);
+                            least_mirrored = least_mirrored.min(e[i]);
+                        }
+                    }
+                    let (l, k) = (loads(stage, &c), loads(stage, &seen));
+                    assert!(l.universal.iter().zip(&k.universal).all(|(a, b)| (a - b).abs() < 1e-9), "{l:?} {k:?}");
+                    assert!(l.prismatic.iter().zip(&k.prismatic).all(|(a, b)| (a - b).abs() < 1e-9), "{l:?} {k:?}");
+                    samples += 1;
+                }
+            }
+        }
+        eprintln!("mirrored shift: {samples} samples, least clearance {:.4} mm (stored {:.4} mm)", least_mirrored * 1e3, least * 1e3);
+        assert!(samples > 1000 && (least - least_mirrored).abs() < 1e-9 && least_mirrored >= LiftLimits::actuators().margin);
+    }
+
     #[test]
     fn a_hand_made_collision_is_found() {
         let scene = ShiftScene::new(-0.004, 0.06, -0.02);
