@@ -4,8 +4,10 @@
 
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{MoleMotions, Motion};
+use flotilla_firmware::molemod::FiveIntervalController;
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
+use std::f64::consts::FRAC_PI_2;
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 use tank_physics::systems::molemod::ArticulatedOptions;
@@ -15,23 +17,31 @@ use tank_physics::systems::molemod::ArticulatedOptions;
 mod mole;
 use mole::{axes, committed_model};
 
+/// The robot in the column's second block, blocks above it up to the fourth.
+const UP_COLUMN: &str = ".#.\n.#.\n.R.\n###";
+/// The robot in the column's third block, one block above it and two below.
+const DOWN_COLUMN: &str = ".#.\n.R.\n.#.\n###";
+
+/// Solver passes for the turns (as the turn up in `molemod_tunnels`).
+const TURN_SOLVER_ITERATIONS: usize = 64;
+
 const LINKS: [&str; 3] = ["head_front", "base_link", "head_rear"];
 
-/// A column of four blocks on a row of three; the robot starts in the column's second
-/// block, turned upright (front head up) about that block's centre into its vertical
-/// tunnel: the side it lay on now rests against the tunnel's +x wall.
-fn upright_in_column() -> (MoleWorld, MoleMotions, Vector3<f64>) {
-    let lattice = Lattice::from_picture(".#.\n.#.\n.R.\n###").expect("picture");
+/// A column of four blocks on a row of three ("`picture`"), the robot turned upright about
+/// its block's centre into the block's vertical tunnel: by `turn` (rad) about +y, so -90
+/// degrees stands it front head up (the side it lay on, its "floor", then rests against the
+/// tunnel's +x wall) and +90 degrees front head down (against the -x wall).
+fn upright_in_column(picture: &str, turn: f64) -> (MoleWorld, MoleMotions, Vector3<f64>) {
+    let lattice = Lattice::from_picture(picture).expect("picture");
     let options = MoleWorldOptions {
         robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
         ..MoleWorldOptions::default()
     };
     let mut world = MoleWorld::in_lattice(&committed_model(), &lattice, options, BlockOptions::default()).expect("the world builds");
-    let centre = world.block_pose(&Cell::planar(1, 1)).expect("block").translation.vector;
-    // About +y by -90 degrees: the heading +x turns to +z.
-    let turn: Isometry3<f64> = Translation3::from(centre)
-        * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -std::f64::consts::FRAC_PI_2)
-        * Translation3::from(-centre);
+    let cell = *lattice.robots().first().expect("a robot");
+    let centre = world.block_pose(&cell).expect("block").translation.vector;
+    let turn: Isometry3<f64> =
+        Translation3::from(centre) * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), turn) * Translation3::from(-centre);
     world.move_robot(0, &turn).expect("robot 0");
     let firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
     (world, firmware, centre)
@@ -75,7 +85,7 @@ fn height(world: &MoleWorld, link: &str) -> f64 {
 /// 2 mm of where it started, upright, and the column does not move.
 #[test]
 fn the_crawl_climbs_a_vertical_tunnel_and_back_down() {
-    let (mut world, mut firmware, centre) = upright_in_column();
+    let (mut world, mut firmware, centre) = upright_in_column(UP_COLUMN, -FRAC_PI_2);
     drive(&mut world, &mut firmware, 0.3);
     assert!(firmware.finished().is_empty());
     let start = height(&world, "base_link");
@@ -118,4 +128,61 @@ fn the_crawl_climbs_a_vertical_tunnel_and_back_down() {
     assert!(axis.z > (0.05f64).cos(), "the body tilted {} rad from upright", axis.z.acos());
     assert!(closest > -1e-4, "a cube overlapped a block by {} m", -closest);
     assert!(worst_block < 1e-3, "the blocks moved {worst_block} m");
+}
+
+/// The turn up, done by the mole standing in a vertical tunnel, is the turn at either end
+/// of a climb: in the mole's own frame it lies against one wall and turns its head away
+/// from it into the crossing tunnel, whichever way gravity pulls. Front head up ("over":
+/// from the vertical tunnel into the x tunnel of the block above, the top of a climb) and
+/// front head down (from the vertical tunnel into the x tunnel of the block below, the
+/// bottom of a descent): the approach crawls 48 mm along the vertical tunnel, then
+/// `TURN_UP_PATH` turns the head level into the x tunnel, 23 mm from the crossing's centre
+/// (the 28 mm lever less the 5 mm the mole lies off the vertical tunnel's axis).
+#[test]
+fn the_turn_up_turns_the_head_out_of_a_vertical_tunnel_at_either_end_of_a_climb() {
+    for (name, picture, turn, crossing_cell, side) in [
+        ("over, head up", UP_COLUMN, -FRAC_PI_2, Cell::planar(1, 2), -1.0),
+        ("at the bottom, head down", DOWN_COLUMN, FRAC_PI_2, Cell::planar(1, 1), 1.0),
+    ] {
+        let (mut world, mut firmware, _) = upright_in_column(picture, turn);
+        drive(&mut world, &mut firmware, 0.3);
+        world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
+        let crossing = world.block_pose(&crossing_cell).expect("block").translation.vector;
+        let t0 = world.time();
+        firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+        let (closest, _) = drive(&mut world, &mut firmware, 0.0);
+        let stuck = firmware.stuck().map(|s| s.to_string());
+        let took = world.time() - t0;
+        let joint = world.joint_position("universal_0_axis2").expect("joint");
+        // Held a second with both heads gripping.
+        drive(&mut world, &mut firmware, 1.0);
+        let head = world.link_pose("head_front").expect("link");
+        let at = head.translation.vector - crossing;
+        let axis = head.rotation * Vector3::x();
+        let worst_block = world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
+        eprintln!(
+            "turn {name}: stuck {stuck:?}; pitch joint {joint:.4} rad; head centre {:.2} mm across and {:.2} mm along the vertical \
+             tunnel from the crossing's centre, its axis ({:.4}, {:.4}, {:.4}); closest cube-block contact {:.3} mm; blocks moved {:.3} mm; \
+             {took:.1} s",
+            at.x * 1e3,
+            at.z * 1e3,
+            axis.x,
+            axis.y,
+            axis.z,
+            closest * 1e3,
+            worst_block * 1e3
+        );
+        assert!(stuck.is_none(), "{name}: {}", firmware.status());
+        let dead_band = FiveIntervalController::revolute().accuracy;
+        assert!((joint + FRAC_PI_2).abs() < dead_band + 1e-6, "{name}: pitch joint at {joint}");
+        // Level, pointing out of the vertical tunnel to `side`, enough to fit the 50 mm x
+        // tunnel: 40 (cos d + sin d) < 50.
+        let tilt = (axis.x * side).clamp(-1.0, 1.0).acos();
+        assert!(0.040 * (tilt.cos() + tilt.sin()) < 0.050, "{name}: head tilted {tilt} rad");
+        // Its centre 23 mm out and level with the crossing's centre, within 1 mm.
+        assert!((at.x - side * 0.023).abs() < 1e-3 && at.z.abs() < 1e-3, "{name}: head at {at} from the crossing");
+        assert!(world.head_clamped(0), "{name}: the head does not grip");
+        assert!(closest > -1e-4, "{name}: a cube overlapped a block by {} m", -closest);
+        assert!(worst_block < 1e-3, "{name}: the blocks moved {worst_block} m");
+    }
 }
