@@ -1,6 +1,8 @@
-//! The mole climbing a vertical tunnel (issue #18, vertical moves): the inchworm gait with
-//! the mole upright in a column of blocks, so the head that holds carries the whole mole
-//! (1.96 N, against the prismatic joints' 15 N and the grip clamp's 30 N).
+//! Moving up and down a vertical tunnel (issue #18, vertical moves): the mole climbing a
+//! column of blocks with the inchworm gait (the head that holds carries the whole mole,
+//! 1.96 N, against the prismatic joints' 15 N and the grip clamp's 30 N), turning its head
+//! out of the vertical tunnel into an x tunnel at either end of a climb, and turning its
+//! head from an x tunnel down into the vertical tunnel.
 
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{MoleMotions, Motion};
@@ -9,7 +11,7 @@ use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use std::f64::consts::FRAC_PI_2;
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
+use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions, LIFT_SOLVER_ITERATIONS};
 use tank_physics::systems::molemod::ArticulatedOptions;
 
 #[allow(dead_code)]
@@ -22,7 +24,9 @@ const UP_COLUMN: &str = ".#.\n.#.\n.R.\n###";
 /// The robot in the column's third block, one block above it and two below.
 const DOWN_COLUMN: &str = ".#.\n.R.\n.#.\n###";
 
-/// Solver passes for the turns (as the turn up in `molemod_tunnels`).
+/// Solver passes for the turns out of the vertical tunnel (as the turn up in
+/// `molemod_tunnels`); the turn down's tilt, which lifts the body and the front half on the
+/// rear pitch joint, needs the lift's `LIFT_SOLVER_ITERATIONS` (with 64 it stalls).
 const TURN_SOLVER_ITERATIONS: usize = 64;
 
 const LINKS: [&str; 3] = ["head_front", "base_link", "head_rear"];
@@ -185,4 +189,63 @@ fn the_turn_up_turns_the_head_out_of_a_vertical_tunnel_at_either_end_of_a_climb(
         assert!(closest > -1e-4, "{name}: a cube overlapped a block by {} m", -closest);
         assert!(worst_block < 1e-3, "{name}: the blocks moved {worst_block} m");
     }
+}
+
+/// The turn from the x tunnel down into the vertical tunnel (the start of a move down), in
+/// the lattice world: the mole lying in block 1 of the upper row of "#R#" over "###", the
+/// crossing of block 2 ahead. `TURN_DOWN_PATH` tilts the body up on the rear joint, pitches
+/// the head down in the turn up's steps mirrored and lowers the body again; the head ends
+/// hanging straight down in the vertical tunnel, gripping there, the body level on the x
+/// tunnel's floor.
+#[test]
+fn a_turn_down_hangs_the_head_down_the_vertical_tunnel() {
+    let lattice = Lattice::from_picture("#R#\n###").expect("picture");
+    let options = MoleWorldOptions {
+        robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
+        ..MoleWorldOptions::default()
+    };
+    let mut world = MoleWorld::in_lattice(&committed_model(), &lattice, options, BlockOptions::default()).expect("the world builds");
+    let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+    drive(&mut world, &mut firmware, 0.3);
+    world.set_solver_iterations(LIFT_SOLVER_ITERATIONS);
+    let crossing = world.block_pose(&Cell::planar(2, 1)).expect("block").translation.vector;
+    let t0 = world.time();
+    firmware.push(Motion::TurnDown { ahead: 0.1 }).expect("a valid turn");
+    let (closest, _) = drive(&mut world, &mut firmware, 0.0);
+    let stuck = firmware.stuck().map(|s| s.to_string());
+    let took = world.time() - t0;
+    drive(&mut world, &mut firmware, 1.0);
+    let head = world.link_pose("head_front").expect("link");
+    let at = head.translation.vector - crossing;
+    let axis = head.rotation * Vector3::x();
+    let body = world.link_pose("base_link").expect("link");
+    let body_axis = body.rotation * Vector3::x();
+    let body_height = body.translation.z - crossing.z;
+    let worst_block = world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
+    eprintln!(
+        "turn down: stuck {stuck:?}; head centre {:.2} mm along and {:.2} mm below the crossing's centre, its axis ({:.4}, {:.4}, \
+         {:.4}); body {:.2} mm below the centre, pitched {:.2} mrad; closest cube-block contact {:.3} mm; blocks moved {:.3} mm; \
+         {took:.1} s",
+        at.x * 1e3,
+        -at.z * 1e3,
+        axis.x,
+        axis.y,
+        axis.z,
+        -body_height * 1e3,
+        body_axis.z.asin() * 1e3,
+        closest * 1e3,
+        worst_block * 1e3
+    );
+    assert!(stuck.is_none(), "{}", firmware.status());
+    // Straight down within what fits the 50 mm tunnel: 40 (cos d + sin d) < 50.
+    let tilt = (-axis.z).clamp(-1.0, 1.0).acos();
+    assert!(0.040 * (tilt.cos() + tilt.sin()) < 0.050, "head tilted {tilt} rad");
+    // Over the vertical tunnel's axis and 33 mm below the crossing's centre (the 28 mm
+    // lever under the front joint, which lies 5 mm below it), within 1 mm.
+    assert!(at.x.abs() < 1e-3 && (at.z + 0.033).abs() < 1e-3, "head at {at} from the crossing");
+    assert!(world.head_clamped(0), "the head does not grip");
+    // The body lies level on the x tunnel's floor again.
+    assert!(body_axis.z.abs() < 0.01 && (body_height + 0.005).abs() < 1e-3, "body at {body_height} m, axis {body_axis}");
+    assert!(closest > -1e-4, "a cube overlapped a block by {} m", -closest);
+    assert!(worst_block < 1e-3, "the blocks moved {worst_block} m");
 }

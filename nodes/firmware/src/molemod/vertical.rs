@@ -15,7 +15,9 @@
 //! stands. [`TURN_DOWN_PATH`] first tilts the body up on the rear universal joint until the
 //! front joint is 5 mm above the centre, which makes the turn the turn up's mirror image.
 
-use super::lift::{columns, cube, quad_distance, LiftJoints, Pose, AXIS_BELOW, BLOCK, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER};
+use super::lift::{
+    columns, cube, quad_distance, LiftJoints, Pose, AXIS_BELOW, BLOCK, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER,
+};
 use super::motion::TURN_UP_PATH;
 
 /// The links' poses of one configuration, with the rear head as the base.
@@ -200,20 +202,22 @@ mod tests {
         let mut torque: [f64; 2] = [0.0; 2];
         for (k, pair) in TURN_DOWN_PATH.windows(2).enumerate() {
             for q in segment_samples(&pair[0], &pair[1], 0.001) {
-                assert!(q[1].abs() <= RIGHT + 1e-12 && q[4].abs() <= RIGHT && (0..6).all(|i| i == 1 || i == 4 || (0.0..=0.03).contains(&q[i])));
+                assert!(
+                    q[1].abs() <= RIGHT + 1e-12 && q[4].abs() <= RIGHT && (0..6).all(|i| i == 1 || i == 4 || (0.0..=0.03).contains(&q[i]))
+                );
                 let l = from_rear(rear, &q);
                 let loads = pitch_loads(&l);
                 torque = [torque[0].max(loads[0]), torque[1].max(loads[1])];
                 // A cube lying level on the x tunnel's floor rests there (as in a crawl).
                 let to_blocks = |pose: &Pose| {
                     let lying = pose.angle.abs() < 1e-9 && (pose.z + AXIS_BELOW).abs() < 1e-9;
-                    if lying { f64::INFINITY } else { cube_to_blocks(pose, &TURN_DOWN_BLOCKS) }
+                    if lying {
+                        f64::INFINITY
+                    } else {
+                        cube_to_blocks(pose, &TURN_DOWN_BLOCKS)
+                    }
                 };
-                let pairs = [
-                    to_blocks(&l.front),
-                    to_blocks(&l.body),
-                    quad_distance(&cube(&l.front), &cube(&l.body)) - 2.0 * CUBE_ROUNDING,
-                ];
+                let pairs = [to_blocks(&l.front), to_blocks(&l.body), quad_distance(&cube(&l.front), &cube(&l.body)) - 2.0 * CUBE_ROUNDING];
                 for (slot, d) in least.iter_mut().zip(pairs) {
                     if d < slot.0 {
                         *slot = (d, k + 1);
