@@ -110,12 +110,12 @@ const RIGHT: f64 = 0.5 * std::f64::consts::PI - 0.002;
 /// [`TURN_DOWN_TILT`] on the rear joint while the front joint pitches the head as much the
 /// other way (both revolute, same speed: the head stays level and rises 10 mm under the
 /// open vertical tunnel). Then [`TURN_UP_PATH`] mirrored top to bottom: the head pitched
-/// down in the turn up's steps, each after `prismatic_3` pushes the front joint
-/// (along the tilted body) to the turn up's place along the tunnel, down to 78
-/// degrees below level (the front joint then at 88.3 degrees, near its 90 degree end); the
-/// last phase lowers the body back to level (the front joint drops 10 mm to the x tunnel's
-/// axis) while the head turns the last 12 degrees to hang straight down. The unit test
-/// `the_turn_down_path_clears_the_blocks` checks the table.
+/// down in the turn up's steps, each after `prismatic_1` pushes the front joint (along the
+/// tilted body) to the turn up's place along the tunnel; past 80.6 degrees below level the
+/// front joint would pass the end of its range (the tilt plus the pitch), so from there the
+/// tilt gives way by what the head pitches more, and the body is level again when the head
+/// hangs straight down; the last push puts the front joint over the vertical tunnel's axis.
+/// 36 phases. The unit test `the_turn_down_path_clears_the_blocks` checks the table.
 pub const TURN_DOWN_PATH: [[f64; 6]; 37] = turn_down_path();
 
 /// cos(a) for |a| <= 0.2 rad (no const cos): 1 - a^2/2 + a^4/24 - a^6/720, within 1e-10.
@@ -125,7 +125,7 @@ const fn cos_small(a: f64) -> f64 {
 }
 
 /// Builds [`TURN_DOWN_PATH`] from [`TURN_UP_PATH`]'s (pitch, joint place) rows. A pitch
-/// row becomes the front joint at the tilt plus the turn up's pitch, mirrored; past 79.6
+/// row becomes the front joint at the tilt plus the turn up's pitch, mirrored; past 80.6
 /// degrees that would run the joint past its end, so from there the tilt gives way (the
 /// body lowers by what the head pitches more). A push row becomes the `prismatic_1`
 /// target that puts the front joint at the turn up's place along the tunnel, through the
@@ -261,5 +261,24 @@ mod tests {
             .map(|q| cube_to_blocks(&from_rear(rear, &q).front, &TURN_DOWN_BLOCKS))
             .fold(f64::INFINITY, f64::min);
         assert!(least < 0.0, "{least}");
+    }
+
+    /// Why the body does not follow a turned-up head by swinging about its rear joint: with
+    /// the front joint kept on the vertical tunnel's axis (where the upright head above it
+    /// fits) and the rear joint on the x tunnel's (pulled along the floor as the body turns
+    /// up), the body cube runs into the crossing's upper rim on the way.
+    #[test]
+    fn the_body_swung_up_with_the_front_joint_on_the_vertical_axis_hits_the_rim() {
+        let crossing = [(0.0, 0.0)];
+        let worst = (0..=90)
+            .map(|deg| {
+                let a = f64::from(deg).to_radians();
+                // Rear joint at (-56 cos a, -5), front joint at (0, -5 + 56 sin a).
+                let body = Pose { x: -LEVER * a.cos(), z: -AXIS_BELOW + LEVER * a.sin(), angle: a };
+                (cube_to_blocks(&body, &crossing), deg)
+            })
+            .fold((f64::INFINITY, 0), |w, c| if c.0 < w.0 { c } else { w });
+        eprintln!("body swung about the rear joint: deepest overlap {:.2} mm at {} degrees", -worst.0 * 1e3, worst.1);
+        assert!(worst.0 < -5e-3, "{worst:?}");
     }
 }
