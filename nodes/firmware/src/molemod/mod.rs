@@ -5,6 +5,7 @@
 pub mod lift;
 pub mod motion;
 pub mod shift;
+pub mod vertical;
 
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;

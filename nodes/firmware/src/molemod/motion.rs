@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
 
+use super::vertical::{TURN_DOWN_PATH, TURN_DOWN_START};
 use super::{FiveIntervalController, JointAxis, JointControl};
 
 /// One driven joint coordinate of the mole, in the order of its readings.
@@ -79,6 +80,20 @@ pub enum Motion {
         /// Distance from the body cube's centre to the centre of the crossing to turn at,
         /// along the tunnel, m (one block edge, 0.1 m, for the next block's crossing when
         /// the body is at its block's centre).
+        ahead: f64,
+    },
+    /// Turn inside a block from the horizontal tunnel down into the vertical one (the start
+    /// of a move down): an approach as [`Motion::TurnUp`]'s, bringing the front universal
+    /// joint to `molemod::vertical::TURN_DOWN_START` from the crossing, then the phases of
+    /// `molemod::vertical::TURN_DOWN_PATH` (the rear head gripping, the front sliding): the
+    /// body tilts up on the rear universal joint so the front joint stands 5 mm above the
+    /// crossing's centre, the head pitches down in the turn up's steps mirrored, and the body
+    /// lowers again as the head hangs straight down into the vertical tunnel; both heads
+    /// grip. Ends with `prismatic_1` out by -`TURN_DOWN_START` (the front joint over the
+    /// vertical tunnel's axis).
+    TurnDown {
+        /// Distance from the body cube's centre to the centre of the crossing to turn at,
+        /// along the tunnel, m (as [`Motion::TurnUp`]'s).
         ahead: f64,
     },
     /// The first part of lifting a block (SPEC 2, "lifting": "the model expands and
@@ -356,6 +371,7 @@ impl Motion {
             Motion::Crawl { backward: true, .. } => "crawl backward",
             Motion::Turn { .. } => "turn",
             Motion::TurnUp { .. } => "turn up",
+            Motion::TurnDown { .. } => "turn down",
             Motion::Part { .. } => "part",
             Motion::Raise { .. } => "raise",
             Motion::SetDown => "set down",
@@ -643,6 +659,24 @@ impl MoleMotions {
                     } else {
                         phases.push(phase("push", vec![(push, to.1 - TURN_UP_START)], [false, true]));
                     }
+                }
+                phases.push(phase("grip", vec![], [true, true]));
+                Ok(phases)
+            }
+            Motion::TurnDown { ahead } => {
+                let index = self.path_joints(&motion, &TURN_DOWN_PATH, Head::Front)?;
+                let approach = ahead - FRONT_JOINT_FROM_BODY + TURN_DOWN_START;
+                let step = 0.5 * approach;
+                Self::check(&motion, "approach step", step, f64::MIN_POSITIVE, front.upper.min(rear.upper))?;
+                let mut phases = vec![
+                    phase("approach: expand", vec![(front_shift, step), (rear_shift, step)], [false, true]),
+                    phase("approach: contract", vec![(front_shift, 0.0), (rear_shift, 0.0)], [true, false]),
+                ];
+                // The rear head is the base; each row moves only the joints it changes.
+                for pair in TURN_DOWN_PATH.windows(2) {
+                    let targets: Vec<(usize, f64)> =
+                        index.iter().zip(pair[0].iter().zip(&pair[1])).filter(|(_, (a, b))| a != b).map(|(&i, (_, &b))| (i, b)).collect();
+                    phases.push(phase("turn down", targets, [false, true]));
                 }
                 phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
@@ -1262,5 +1296,29 @@ mod tests {
         );
         // No pitch joint: no turn up.
         assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1 }), Err(MotionError::MotionNeedsJoint { joint: "universal_0_axis2", .. })));
+    }
+
+    #[test]
+    fn a_turn_down_approaches_then_runs_its_table_with_the_rear_head_holding() {
+        let mut fw = MoleMotions::new(final_model(FULL_RANGE)).expect("joints");
+        fw.push(Motion::TurnDown { ahead: 0.1 }).expect("valid");
+        let queued = targets(&fw);
+        assert_eq!(queued.len(), 2 + (TURN_DOWN_PATH.len() - 1) + 1);
+        // The approach: 100 mm ahead, the front joint from 28 mm ahead of the body to 29.19 mm
+        // before the crossing: 42.81 mm in one expansion and contraction.
+        assert_eq!(queued[0].0, "approach: expand");
+        assert!((queued[0].1[0].1 - 0.5 * (0.1 - 0.028 - 0.02919)).abs() < 1e-12);
+        // The reach moves only prismatic_1 (reading 3), the tilt both pitches (6 and 7).
+        assert_eq!(queued[2], ("turn down", vec![(3, TURN_DOWN_PATH[1][2])], [false, true]));
+        assert_eq!(queued[3].1.iter().map(|t| t.0).collect::<Vec<_>>(), [6, 7]);
+        assert!(queued[2..queued.len() - 1].iter().all(|q| q.2 == [false, true] && !q.1.is_empty()));
+        assert_eq!(queued[queued.len() - 1], ("grip", vec![], [true, true]));
+        // Without the rear pitch joint it cannot tilt.
+        let mut no_rear_pitch = final_model(FULL_RANGE);
+        no_rear_pitch.retain(|a| a.name != "universal_1_axis2");
+        let err = MoleMotions::new(no_rear_pitch).expect("joints").push(Motion::TurnDown { ahead: 0.1 }).unwrap_err();
+        assert_eq!(err, MotionError::MotionNeedsJoint { motion: "turn down", joint: "universal_1_axis2" });
+        // Too near for the approach.
+        assert!(MoleMotions::new(final_model(FULL_RANGE)).expect("joints").push(Motion::TurnDown { ahead: 0.05 }).is_err());
     }
 }

@@ -222,10 +222,16 @@ impl MoleWorld {
 
     /// Moves every body of robot `index` by `by` (m), as it stands.
     pub fn shift_robot(&mut self, index: usize, by: &Vector3<f64>) -> Result<(), WorldError> {
+        self.move_robot(index, &Isometry3::from(by.clone_owned()))
+    }
+
+    /// Moves every body of robot `index` rigidly by `by` (world frame, m and rad), as it
+    /// stands: e.g. turned about a block's centre to stand the mole up in a vertical tunnel.
+    pub fn move_robot(&mut self, index: usize, by: &Isometry3<f64>) -> Result<(), WorldError> {
         let handles: Vec<RigidBodyHandle> = self.mole(index)?.robot.bodies_iter().map(|(_, h)| h).collect();
         for handle in handles {
             if let Some(body) = self.bodies.get_mut(handle) {
-                let pose = Isometry3::from(by.clone_owned()) * body.position();
+                let pose = by * body.position();
                 body.set_position(pose, true);
             }
         }
