@@ -85,10 +85,7 @@ pub enum Motion {
     /// partially inserts into the blocks beside"): with the front head gripping the
     /// neighbouring block and the rear head gripping the robot's own (unscrewed) block,
     /// `prismatic_1` pushes the two blocks `by` (m) apart, so the robot's block can then turn
-    /// up ([`Motion::Raise`]) without its top edge running into the neighbour. Both heads
-    /// first let go for [`SETTLE_TIME`] and grip again at once: the mole, held rigid and
-    /// clamped at both ends, would otherwise carry the strain its crawl left and take weight
-    /// off one block, which then slides instead (docs/molemod_execution.md).
+    /// up ([`Motion::Raise`]) without its top edge running into the neighbour.
     Part {
         /// How far the two blocks are pushed apart, m.
         by: f64,
@@ -615,14 +612,8 @@ impl MoleMotions {
             Motion::Part { by } => {
                 let push = front_push.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "prismatic_1" })?;
                 Self::check(&motion, "by", by, 0.0, self.axes[push].upper)?;
-                // Both heads let go and grip again at once (the held chain clamped at both
-                // ends starts unstrained, as in the lift onto), then part, each head
-                // holding its block.
-                Ok(vec![
-                    Phase { dwell: SETTLE_TIME, ..phase("let go", vec![], [false, false]) },
-                    phase("grip", vec![], [true, true]),
-                    phase("part", vec![(push, by)], [true, true]),
-                ])
+                // Both heads grip, each holding its block.
+                Ok(vec![phase("part", vec![(push, by)], [true, true])])
             }
             Motion::Raise { angle } => {
                 let pitch = front_pitch.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: "universal_0_axis2" })?;
@@ -984,17 +975,10 @@ mod tests {
         ];
         let mut fw = MoleMotions::new(axes).expect("joints");
         fw.push(Motion::Part { by: 0.015 }).expect("valid");
-        assert_eq!(
-            targets(&fw),
-            vec![("let go", vec![], [false, false]), ("grip", vec![], [true, true]), ("part", vec![(2, 0.015)], [true, true])]
-        );
-        let at = |t: f64, p: f64| MolemodSensors { stamp: t, joint_positions: vec![0.0, 0.0, p, 0.0] };
-        assert_eq!(fw.step(0.0, &at(0.0, 0.0)).head_grip, vec![false, false]);
-        assert_eq!(fw.step(0.2, &at(0.2, 0.0)).head_grip, vec![true, true], "gripping again");
-        let cmd = fw.step(0.3, &at(0.3, 0.0));
+        let cmd = fw.step(0.0, &MolemodSensors { stamp: 0.0, joint_positions: vec![0.0; 4] });
         assert_eq!(cmd.head_grip, vec![true, true]);
         assert_eq!(cmd.joint_velocities, vec![0.0, 0.0, 0.02, 0.0]);
-        fw.step(1.0, &at(1.0, 0.015));
+        fw.step(1.0, &MolemodSensors { stamp: 1.0, joint_positions: vec![0.0, 0.0, 0.015, 0.0] });
         assert!(fw.idle());
         assert!(fw.push(Motion::Part { by: 0.04 }).is_err());
         // The four-joint test mole has no prismatic_1.
