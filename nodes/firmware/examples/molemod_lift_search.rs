@@ -13,7 +13,7 @@ use flotilla_firmware::molemod::lift::{self, LiftJoints, LiftLimits, LiftScene, 
 
 fn main() {
     let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let torque = args.first().copied().unwrap_or(0.245);
+    let torque = args.first().copied().unwrap_or(LiftLimits::actuators().torque);
     let iterations = args.get(1).copied().unwrap_or(3000.0) as usize;
     let seed = args.get(2).copied().unwrap_or(1.0) as u64;
     let block_mass = args.get(3).copied().unwrap_or(lift::BLOCK_MASS);

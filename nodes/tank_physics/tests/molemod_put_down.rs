@@ -10,16 +10,14 @@ use flotilla_firmware::molemod::motion::{MoleMotions, Motion, LIFT_ONTO_REAR_GRI
 use nalgebra::{Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::tunnel_world_options;
 use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 
 // Shared support: this test drives the mole itself.
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-#[path = "support/stronger_mole.rs"]
-mod stronger_mole;
-use mole::{axes, until_idle};
-use stronger_mole::stronger_mole;
+use mole::{axes, committed_model, until_idle};
 
 /// The lift onto the neighbour as `molemod_lift` runs it (task 1's start "R##.", the mole
 /// crawled until its rear head grips 18 mm from A's centre towards the neighbour, A
@@ -30,8 +28,8 @@ use stronger_mole::stronger_mole;
 fn a_put_down_sets_the_block_into_the_free_cell() {
     let wall = std::time::Instant::now();
     let lattice = Lattice::from_picture("R##.").expect("picture");
-    let (model, options) = stronger_mole();
-    let mut world = MoleWorld::in_lattice(&model, &lattice, options, BlockOptions::default()).expect("the world builds");
+    let mut world =
+        MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
     let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
     until_idle(&mut world, &mut firmware, 0.3, |_| {});
     // The rear head starts 56 mm behind A's centre (the body at its centre).

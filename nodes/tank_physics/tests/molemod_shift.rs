@@ -9,16 +9,14 @@ use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion, SHIFT_REAR_G
 use nalgebra::{Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::tunnel_world_options;
 use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 
 // Shared support: this test drives the mole itself.
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-#[path = "support/stronger_mole.rs"]
-mod stronger_mole;
-use mole::{axes, until_idle};
-use stronger_mole::stronger_mole;
+use mole::{axes, committed_model, until_idle};
 
 /// Solver passes per substep for the shift: at the lift's 512 (`LIFT_SOLVER_ITERATIONS`)
 /// the roll's lift off stalls 11 mrad into its 61 mrad, with the 0.52 N m joints and with
@@ -55,8 +53,8 @@ fn shift(lead: Head) {
     let c_x = if lead == Head::Front { 2 } else { 0 };
     let (a_cell, b_cell, c_cell, target) = (Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(c_x, 0, 0), Cell::new(c_x, 0, 1));
     assert_eq!(lattice.robots(), &[a_cell], "the robot is in the upper block");
-    let (model, options) = stronger_mole();
-    let mut world = MoleWorld::in_lattice(&model, &lattice, options, BlockOptions::default()).expect("the world builds");
+    let mut world =
+        MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
     // The body at A's centre puts each head's centre 56 mm from it; the holding head goes
     // SHIFT_REAR_GRIP from A's centre, on the side away from C.
     world.shift_robot(0, &Vector3::new(side * (SHIFT_REAR_GRIP + 0.056), 0.0, 0.0)).expect("robot 0");

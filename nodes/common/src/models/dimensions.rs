@@ -152,15 +152,17 @@ pub struct MolemodRobotGeometry {
     /// Range of each universal-joint rotation either way, rad (assumed).
     pub universal_range: f64,
     /// Largest torque about each universal-joint axis, N m. The paper states no actuator;
-    /// sized from a micro metal gearmotor that fits a 40 mm cube, the Pololu 1000:1 Micro
-    /// Metal Gearmotor HP 6V class (10 x 12 x 38 mm; 32 rpm no load; ~0.9 N m
-    /// extrapolated stall), capped at Pololu's recommended upper limit for instantaneous
-    /// torque of its 1000:1 gearbox, 2.5 kg cm = 0.245 N m (more may break the gearbox).
-    /// Static load of a lift (a 0.25 kg block and the body and rear half of the mole, 28 mm
-    /// from the joint): 0.14 N m, 1.75x margin.
+    /// sized from a smart servo that fits a 40 mm cube, the ROBOTIS Dynamixel XL330-M288-T
+    /// class (20 x 34 x 26 mm, 18 g; 0.52 N m stall at 5 V; ~100 rpm unloaded, far above
+    /// the model's 1 rad/s). Why this class: lifting the robot's block onto its neighbour
+    /// (the planner's `lift`) needs 0.34 N m static on the front joint as the block leaves
+    /// the floor, 90-100 mm behind it (docs/molemod_execution.md, "Lifting a block onto its
+    /// neighbour": the planar model's path search finds no path below 0.34 N m), a 1.5x
+    /// margin. The earlier class, a Pololu 1000:1 micro metal gearmotor capped at its
+    /// gearbox's 0.245 N m, cannot lift the block off the floor (measured, same section).
     pub universal_torque: f64,
-    /// Largest speed about each universal-joint axis, rad/s (assumed; below the 1000:1
-    /// gearmotor's 3.4 rad/s unloaded).
+    /// Largest speed about each universal-joint axis, rad/s (assumed; far below the
+    /// XL330-M288-T class's ~10 rad/s unloaded).
     pub universal_speed: f64,
 }
 
@@ -175,7 +177,7 @@ impl Default for MolemodRobotGeometry {
             prismatic_force: 15.0,
             prismatic_speed: 0.02,
             universal_range: 0.5 * PI,
-            universal_torque: 0.245,
+            universal_torque: 0.52,
             universal_speed: 1.0,
         }
     }

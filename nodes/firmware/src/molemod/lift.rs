@@ -359,13 +359,15 @@ pub struct LiftLimits {
 }
 
 impl LiftLimits {
-    /// The model's actuators (0.245 N m, 15 N), 1 mm margin, pitch within 2 mrad of ±90°.
+    /// The model's actuators (`MolemodRobotGeometry`: the XL330-M288-T class's 0.52 N m on
+    /// each universal-joint axis, the PQ12 class's 15 N), 1 mm margin, pitch within 2 mrad
+    /// of ±90°.
     pub fn actuators() -> Self {
         Self {
             margin: 1e-3,
             touching: Vec::new(),
             touch: 1e-6,
-            torque: 0.245,
+            torque: 0.52,
             force: 15.0,
             pitch: 0.5 * std::f64::consts::PI - FiveIntervalController::revolute().accuracy,
         }
@@ -799,8 +801,8 @@ mod tests {
     /// the firmware runs it (every joint at once at its own speed) and sampled every 1 ms:
     /// every pair keeps 1 mm, but for A leaving the floor in the first phase and landing on
     /// B (and touching the next block's corner) in the last; A ends on B, centred within
-    /// 3 mm, flat within 5 mrad; the static torque stays within the 0.52 N m class and
-    /// exceeds the model's 0.245 N m.
+    /// 3 mm, flat within 5 mrad; the static torque stays within the model's 0.52 N m class
+    /// and exceeds the earlier 0.245 N m one.
     #[test]
     fn the_lift_onto_path_clears_everything() {
         use super::super::motion::{LIFT_ONTO_FRONT_GRIP, LIFT_ONTO_PART, LIFT_ONTO_PATH, LIFT_ONTO_REAR_GRIP};
@@ -808,7 +810,7 @@ mod tests {
         let start = chain(&scene, &LIFT_ONTO_PATH[0]);
         // The straight mole after the part: A on the floor, parted from B.
         assert!((start.block.x + LIFT_ONTO_PART).abs() < 1e-12 && (start.block.z - 0.05).abs() < 1e-12);
-        let limits = LiftLimits { torque: 0.52, ..LiftLimits::actuators() };
+        let limits = LiftLimits::actuators();
         let last = LIFT_ONTO_PATH.len() - 2;
         let walk = walk_path(&scene, &limits, &LIFT_ONTO_PATH, |k| match k {
             0 => &[BLOCK_FLOOR],

@@ -124,17 +124,18 @@ pub enum Motion {
     /// the heads grip where they lie.
     SetDown,
     /// Lifts the robot's block A onto its neighbour B and turns it over on the way (SPEC 2,
-    /// "lifting": "lifts one block up and place it on the top of the second one"): a part
-    /// of [`LIFT_ONTO_PART`] with both heads gripping (`prismatic_1` and `prismatic_2`
-    /// out), the front head drawn back along B's tunnel by the same (front sliding), then
+    /// "lifting": "lifts one block up and place it on the top of the second one"): both
+    /// heads let go for [`SETTLE_TIME`] and grip again at once, then a part of
+    /// [`LIFT_ONTO_PART`] with both heads gripping (`prismatic_1` and `prismatic_2` out),
+    /// the front head drawn back along B's tunnel by the same (front sliding), then
     /// [`LIFT_ONTO_PATH`] with both heads gripping: the front universal joint turns the
     /// body up to upright while the rear one turns A over the top, until A lies upside
     /// down on B with the mole in a U between the two blocks' tunnels. Starts with the
     /// mole straight and every joint at zero, A unscrewed and against B, the rear head's
     /// centre [`LIFT_ONTO_REAR_GRIP`] from A's centre towards B (so the front head's is
     /// 30 mm past B's centre). Needs universal joints of ~0.34 N m (static, at the lift
-    /// off), more than the model's 0.245 N m; in the physics the part is not robust (it
-    /// may push B instead of A): docs/molemod_execution.md.
+    /// off): the model's 0.52 N m class, not the earlier 0.245 N m one
+    /// (docs/molemod_execution.md).
     LiftOnto,
     /// Shifts the robot's block A from its neighbour B onto the free cell beside it, over
     /// the block C that stands beside B (SPEC 2, "shifting"), rolling A 90 degrees over the
@@ -720,9 +721,13 @@ impl MoleMotions {
                 }
                 let (push, push_rear) = (index[2], index[3]);
                 let half = 0.5 * LIFT_ONTO_PART;
-                // Part with both heads gripping, then draw the front head back (it slides,
-                // the rear holds A where the part left it).
+                // Both heads let go and grip again at once, so the held chain clamped at
+                // both ends starts the part unstrained; part with both heads gripping, then
+                // draw the front head back (it slides, the rear holds A where the part left
+                // it).
                 let mut phases = vec![
+                    Phase { dwell: SETTLE_TIME, ..phase("let go", vec![], [false, false]) },
+                    phase("grip", vec![], [true, true]),
                     phase("part", vec![(push, half), (push_rear, half)], [true, true]),
                     phase("draw in", vec![(push, 0.0), (push_rear, 0.0)], [false, true]),
                 ];
@@ -1094,18 +1099,22 @@ mod tests {
     }
 
     #[test]
-    fn a_lift_onto_parts_draws_in_and_follows_the_path_with_both_heads_gripping() {
+    fn a_lift_onto_regrips_parts_draws_in_and_follows_the_path_with_both_heads_gripping() {
         let axes = final_model(FULL_RANGE);
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
         fw.push(Motion::LiftOnto).expect("valid");
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let queued = targets(&fw);
-        assert_eq!(queued.len(), 2 + LIFT_ONTO_PATH.len() - 1);
+        assert_eq!(queued.len(), 4 + LIFT_ONTO_PATH.len() - 1);
         let half = 0.5 * LIFT_ONTO_PART;
-        assert_eq!(queued[0], ("part", vec![(index("prismatic_1"), half), (index("prismatic_2"), half)], [true, true]));
-        assert_eq!(queued[1], ("draw in", vec![(index("prismatic_1"), 0.0), (index("prismatic_2"), 0.0)], [false, true]));
+        // Both heads let go and grip again at once before the part: the chain starts it
+        // unstrained.
+        assert_eq!(queued[0], ("let go", vec![], [false, false]));
+        assert_eq!(queued[1], ("grip", vec![], [true, true]));
+        assert_eq!(queued[2], ("part", vec![(index("prismatic_1"), half), (index("prismatic_2"), half)], [true, true]));
+        assert_eq!(queued[3], ("draw in", vec![(index("prismatic_1"), 0.0), (index("prismatic_2"), 0.0)], [false, true]));
         // Each path phase sets all six joints to its row, both heads gripping.
-        for (phase, row) in queued[2..].iter().zip(&LIFT_ONTO_PATH[1..]) {
+        for (phase, row) in queued[4..].iter().zip(&LIFT_ONTO_PATH[1..]) {
             let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
             assert_eq!(phase, &("lift", expect, [true, true]));
         }

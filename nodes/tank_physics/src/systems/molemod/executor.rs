@@ -15,16 +15,27 @@
 //! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most 1.05 [`ExecutorOptions::max_step`], ending contracted) |
 //! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
 //! | move along `y` | none: the blocks have no tunnel along `y` |
-//! | lift, put down, shift, cooperative lift | none: the block can be parted from its neighbour (`Motion::Part`) and turned up about the front universal joint (`Motion::Raise`), not carried over onto it |
+//! | lift onto the neighbour along `x` | a crawl bringing the rear head to [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, then `Motion::LiftOnto`; the executor unscrews the block from every neighbour as the lift starts, runs the world at [`LIFT_SOLVER_ITERATIONS`] passes while it runs, and screws the block to the one it lands on after |
+//! | put down, shift, cooperative lift | none yet |
 //!
-//! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]).
+//! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]),
+//! as does an action the robot cannot start from where the last one left it (a move or
+//! a shift with the mole still in the U a lift ends in).
+//!
+//! **Where a robot should be after a step.** A robot lying in a tunnel (after a move): its
+//! body cube within [`ExecutorOptions::robot_tolerance`] of its resting place in its cell.
+//! A robot that lifted a block ends in a U, its front head in the block below, its rear
+//! head gripping in the lifted block: its place is where its rear head gripped that block
+//! (measured in the block's frame as the lift starts), with the block where the plan puts
+//! it (centred in its cell, turned over about `y`); the distance folds the block's error at
+//! the head with any slip of the head in its grip.
 
 use std::collections::VecDeque;
 
 use flotilla_common::models::{JointKind, Model};
 use flotilla_contract::molemod::MolemodCommand;
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion, MotionError, Stuck};
+use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion, MotionError, Stuck, LIFT_ONTO_REAR_GRIP};
 use nalgebra::{Isometry3, Unit, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -34,7 +45,7 @@ use reconfig_planner::{
 };
 
 use super::blocks::BlockOptions;
-use super::world::{MoleWorld, MoleWorldOptions, WorldError};
+use super::world::{MoleWorld, MoleWorldOptions, WorldError, LIFT_SOLVER_ITERATIONS};
 use super::{ArticulatedError, ArticulatedOptions};
 
 /// The world plans run in: the mole with rounded cube edges (4 mm), which slide over the
@@ -226,7 +237,10 @@ pub enum FailureKind {
     RobotOff {
         /// The cell it should be in.
         cell: Cell,
-        /// Distance of its body cube from its place there, m.
+        /// What was measured: its body cube lying in the cell's tunnel, or its rear head
+        /// gripping in the block it lifted into the cell.
+        what: &'static str,
+        /// Distance of what was measured from its place, m.
         off: f64,
     },
     /// After the step a block is not in its cell.
@@ -305,8 +319,8 @@ impl std::fmt::Display for Failure {
                 )
             }
             FailureKind::Timeout { status } => write!(f, "not done within the step limit ({status})"),
-            FailureKind::RobotOff { cell, off } => {
-                write!(f, "the robot's body ends {:.2} mm from its place in {cell}", off * 1e3)
+            FailureKind::RobotOff { cell, what, off } => {
+                write!(f, "the robot's {what} ends {:.2} mm from its place in {cell}", off * 1e3)
             }
             FailureKind::BlockOff { home, cell, off } => {
                 write!(f, "the block from {home} ends {:.2} mm from the centre of {cell}", off * 1e3)
@@ -370,18 +384,61 @@ struct Doing {
     current: Option<(usize, &'static str)>,
     /// The last motion started.
     last: Option<(usize, &'static str)>,
+    /// The running motion.
+    running: Option<Motion>,
+    /// The block the action carries (its home cell) and the one it lands on, if it moves
+    /// one.
+    carry: Option<(Cell, Cell)>,
+    /// Whether the carried block was unscrewed from its neighbours.
+    unscrewed: bool,
+    /// Where the rear head gripped the carried block as the block-moving motion started:
+    /// its centre in the block's frame, m.
+    grip: Option<Vector3<f64>>,
 }
 
 impl Doing {
     fn new(action: Action) -> Self {
-        Self { action, queue: VecDeque::new(), next: 0, current: None, last: None }
+        Self {
+            action,
+            queue: VecDeque::new(),
+            next: 0,
+            current: None,
+            last: None,
+            running: None,
+            carry: None,
+            unscrewed: false,
+            grip: None,
+        }
+    }
+}
+
+/// How a robot lies after its last action, which decides where its place is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Posture {
+    /// Straight in a tunnel: its body cube at its resting place in its cell.
+    InTunnel,
+    /// In the U a lift onto a neighbour ends in, the rear head gripping in the lifted
+    /// block.
+    Lifted {
+        /// The rear head's centre in the lifted block's frame as the lift started, m.
+        grip: Vector3<f64>,
+    },
+}
+
+/// The solver passes `motion` needs, if it moves a block (more than a crawl's: see
+/// [`LIFT_SOLVER_ITERATIONS`]).
+fn solver_passes(motion: &Motion) -> Option<usize> {
+    match motion {
+        Motion::LiftOnto | Motion::Part { .. } | Motion::Raise { .. } | Motion::SetDown => Some(LIFT_SOLVER_ITERATIONS),
+        _ => None,
     }
 }
 
 /// The motions one action needs, from the robot's heading (unit vector of its body's x
-/// axis, world frame) and how far along it its resting place in the target cell lies
-/// (m, signed). One match arm per action (and direction) the model performs; the rest
-/// name what is missing.
+/// axis, world frame) and how far along it the robot must crawl first (m, signed): for a
+/// move, to its resting place in the target cell; for a lift, until its rear head is at
+/// [`LIFT_ONTO_REAR_GRIP`] from the lifted block's centre towards the neighbour. One match
+/// arm per action (and direction) the model performs; the rest name what is missing.
 pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step: f64) -> Result<Vec<Motion>, &'static str> {
     let d = |a: usize, b: usize| b as isize - a as isize;
     let (dx, dy, dz) = (d(action.from.x, action.to.x), d(action.from.y, action.to.y), d(action.from.z, action.to.z));
@@ -390,15 +447,17 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
         (ActionKind::Move, _, 0, 0) => Err("a move along x with the robot not lying along the x tunnel (turning back into it)"),
         (ActionKind::Move, 0, 0, _) => Err("a move up or down: turning inside a block into the vertical tunnel and climbing it"),
         (ActionKind::Move, ..) => Err("a move along y: the blocks have no tunnel along y"),
-        (ActionKind::Lift, ..) => Err("lifting a block onto its neighbour: the motion exists (`lift onto`, with 0.52 N m-class \
-             universal joints) but its part can push the neighbours instead of the block and it leaves the mole in a U between \
-             the two blocks, so the executor does not run it yet"),
+        // Onto the neighbour the robot faces: the set-up crawl, then the lift.
+        (ActionKind::Lift, -1 | 1, 0, 1) if heading.x * dx as f64 > 0.9 => Ok(vec![crawl(along, max_step), Motion::LiftOnto]),
+        (ActionKind::Lift, -1 | 1, 0, 1) => Err("a lift onto the neighbour behind the robot or across its tunnel: turning round \
+             in the tunnel to face it (`lift onto` lifts towards the front head)"),
+        (ActionKind::Lift, ..) => Err("a lift other than onto the top of a neighbour along the x tunnel"),
         (ActionKind::PutDown, ..) => Err("putting a block down beside the one it lies on: the motion exists from where a lift \
              leaves the mole (`put down`, a U between the blocks) but not from where a shift leaves it, so the executor does not \
              run it yet"),
-        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: the motion exists towards +x (`shift`, a \
-             90-degree roll at 1024 solver passes) but not towards -x, and no motion brings the mole from where a lift leaves it \
-             to the shift's start, so the executor does not run it yet"),
+        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: the motion exists both ways (`shift`, a \
+             90-degree roll at 1024 solver passes; towards -x with the rear head leading) but starts with the mole straight in \
+             the block, where no step of a plan leaves it, so the executor does not run it yet"),
         (ActionKind::CoopLift, ..) => Err("the two-robot lift: not built"),
     }
 }
@@ -508,6 +567,10 @@ pub struct Executor {
     next_world_sample: f64,
     max_block_error: f64,
     max_robot_error: f64,
+    /// Per robot: how it lies after its last action.
+    postures: Vec<Posture>,
+    /// The world's solver passes for crawls (its options'), restored after a block moved.
+    crawl_passes: usize,
 }
 
 impl Executor {
@@ -566,6 +629,8 @@ impl Executor {
             next_world_sample: 0.0,
             max_block_error: 0.0,
             max_robot_error: 0.0,
+            postures: vec![Posture::InTunnel; start.robots().len()],
+            crawl_passes: world_options.solver_iterations,
         };
         let end = executor.world.time() + options.settle;
         while executor.world.time() < end {
@@ -602,6 +667,22 @@ impl Executor {
     /// Robot `index`'s body cube position, m.
     fn body(&self, index: usize) -> Result<Vector3<f64>, WorldError> {
         Ok(self.world.robot_link_pose(index, "base_link")?.translation.vector)
+    }
+
+    /// How far robot `index` is from its place in `cell` (m), and what was measured: lying
+    /// in a tunnel, its body cube from its resting place; after a lift, its rear head from
+    /// where it gripped the lifted block, with the block centred in `cell` and turned over
+    /// about `y` (the lift's half turn over the shared edge).
+    fn robot_off(&self, index: usize, cell: &Cell) -> Result<(&'static str, f64), WorldError> {
+        match self.postures.get(index).copied().unwrap_or(Posture::InTunnel) {
+            Posture::InTunnel => Ok(("body", (self.body(index)? - self.place(index, cell)).norm())),
+            Posture::Lifted { grip, .. } => {
+                let turned = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::PI);
+                let place = self.world.cell_centre(cell) + turned * grip;
+                let head = self.world.robot_link_pose(index, "head_rear")?.translation.vector;
+                Ok(("rear head (gripping the block it lifted)", (head - place).norm()))
+            }
+        }
     }
 
     /// Where robot `index` should rest in `cell`, m.
@@ -699,8 +780,60 @@ impl Executor {
         })
     }
 
-    /// One step: its actions' motions in parallel, then the check.
+    /// One step: its actions' motions in parallel, then the check; the world is back at
+    /// its crawl solver passes after it, whatever happened.
     fn step(
+        &mut self,
+        step: usize,
+        actions: &[Action],
+        progress: &mut dyn FnMut(&Event),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), Box<Failure>> {
+        let result = self.run_step(step, actions, progress, cancelled);
+        self.world.set_solver_iterations(self.crawl_passes);
+        result
+    }
+
+    /// The home cell of the block the plan has in `cell` now.
+    fn block_in(&self, cell: &Cell) -> Option<Cell> {
+        self.expected.blocks.iter().find(|(_, at)| at == cell).map(|(home, _)| *home)
+    }
+
+    /// Why robot `index` cannot start `action` from how it lies, if it cannot.
+    fn cannot_start(&self, index: usize, action: &Action) -> Option<&'static str> {
+        let lifted = matches!(self.postures.get(index), Some(Posture::Lifted { .. }));
+        match action.kind {
+            ActionKind::Shift if lifted => Some(
+                "the shift's set-up: the mole is in the U its lift ended in (front head in the block below, rear head in the \
+                 lifted block) and has to leave it, to lie straight in the lifted block's x tunnel where the shift starts: not built, \
+                 and as the mole and blocks are sized it cannot (its contracted 112 mm between head centres do not fit in the 100 \
+                 mm block, so one head cannot take the hold over from the other inside it)",
+            ),
+            ActionKind::Move | ActionKind::Lift if lifted => Some(
+                "leaving the U a lift ends in (front head in the block below, rear head in the lifted block) to lie straight in a \
+                 tunnel again: not built",
+            ),
+            _ => None,
+        }
+    }
+
+    /// Unscrews `block` (a home cell) from every block screwed to it, as the robot inside
+    /// it does before carrying it. A block on top (which the planner's rules forbid) is
+    /// then carried along, unscrewed.
+    fn unscrew_all(&mut self, block: &Cell) -> Result<(), WorldError> {
+        for other in self.world.screwed_to(block) {
+            self.world.unscrew(block, &other)?;
+        }
+        Ok(())
+    }
+
+    /// The solver passes the running motions need: a block-moving motion's, or the
+    /// crawls'.
+    fn passes_for(&self, doing: &[Doing]) -> usize {
+        doing.iter().filter_map(|d| d.running.as_ref().and_then(solver_passes)).fold(self.crawl_passes, usize::max)
+    }
+
+    fn run_step(
         &mut self,
         step: usize,
         actions: &[Action],
@@ -723,10 +856,28 @@ impl Executor {
                 Ok(pose) => pose.rotation * Vector3::x(),
                 Err(e) => return Err(self.fail(step, Some(&here), FailureKind::Physics(e.to_string()))),
             };
-            let body = self.body(action.robot).map_err(|e| self.fail(step, Some(&here), FailureKind::Physics(e.to_string())))?;
-            let along = (self.place(action.robot, &action.to) - body).dot(&heading);
+            if let Some(needs) = self.cannot_start(action.robot, action) {
+                return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
+            }
+            let physics = |e: WorldError| FailureKind::Physics(e.to_string());
+            let (along, carry) = if action.kind == ActionKind::Lift {
+                // The lifted block and the one it lands on, as the plan has them now.
+                let under = action.to.offset(0, 0, -1);
+                let (Some(block), Some(onto)) = (self.block_in(&action.from), under.and_then(|c| self.block_in(&c))) else {
+                    let needs = "a block in the lift's cell and one under its target";
+                    return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
+                };
+                let centre = self.world.block_pose(&block).map_err(|e| self.fail(step, Some(&here), physics(e)))?.translation.vector;
+                let towards = (action.to.x as f64 - action.from.x as f64).signum();
+                let grip = centre + Vector3::x() * (towards * LIFT_ONTO_REAR_GRIP);
+                let rear = self.world.robot_link_pose(action.robot, "head_rear").map_err(|e| self.fail(step, Some(&here), physics(e)))?;
+                ((grip - rear.translation.vector).dot(&heading), Some((block, onto)))
+            } else {
+                let body = self.body(action.robot).map_err(|e| self.fail(step, Some(&here), physics(e)))?;
+                ((self.place(action.robot, &action.to) - body).dot(&heading), None)
+            };
             match motions_for(action, &heading, along, self.options.max_step) {
-                Ok(motions) => doing.push(Doing { queue: motions.into(), ..here }),
+                Ok(motions) => doing.push(Doing { queue: motions.into(), carry, ..here }),
                 Err(needs) => return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs })),
             }
         }
@@ -738,26 +889,44 @@ impl Executor {
             }
             let time = self.world.time();
             for d in &mut doing {
-                let firmware = &mut self.firmware[d.action.robot];
-                if !firmware.idle() {
+                let robot = d.action.robot;
+                if !self.firmware[robot].idle() {
                     continue;
                 }
+                d.running = None;
                 if let Some((motion, name)) = d.current.take() {
                     progress(&Event::MotionFinished { step, action: d.action, motion, name, time });
                 }
-                if let Some(next) = d.queue.pop_front() {
-                    d.current = Some((d.next, next.name()));
-                    d.last = d.current;
-                    d.next += 1;
-                    if let Err(e) = firmware.push(next) {
-                        let d = &*d;
-                        return Err(self.fail(step, Some(d), FailureKind::Refused(e)));
+                let Some(next) = d.queue.pop_front() else { continue };
+                d.current = Some((d.next, next.name()));
+                d.last = d.current;
+                d.next += 1;
+                if let (Some((block, _)), Some(_), false) = (d.carry, solver_passes(&next), d.unscrewed) {
+                    // The robot, in position, frees its block and notes where it grips it.
+                    d.unscrewed = true;
+                    let grip = self
+                        .unscrew_all(&block)
+                        .and_then(|()| Ok((self.world.block_pose(&block)?, self.world.robot_link_pose(robot, "head_rear")?)))
+                        .map(|(block_pose, head)| {
+                            block_pose.inverse_transform_vector(&(head.translation.vector - block_pose.translation.vector))
+                        });
+                    match grip {
+                        Ok(grip) => d.grip = Some(grip),
+                        Err(e) => return Err(self.fail(step, Some(&*d), FailureKind::Physics(e.to_string()))),
                     }
-                    progress(&Event::MotionStarted { step, action: d.action, motion: d.next - 1, name: next.name(), time });
                 }
+                if let Err(e) = self.firmware[robot].push(next) {
+                    return Err(self.fail(step, Some(&*d), FailureKind::Refused(e)));
+                }
+                d.running = Some(next);
+                progress(&Event::MotionStarted { step, action: d.action, motion: d.next - 1, name: next.name(), time });
             }
             if doing.iter().all(|d| d.current.is_none()) {
                 break;
+            }
+            let passes = self.passes_for(&doing);
+            if passes != self.world.solver_iterations() {
+                self.world.set_solver_iterations(passes);
             }
             if self.world.time() >= end {
                 let d = doing.iter().find(|d| d.current.is_some());
@@ -780,19 +949,31 @@ impl Executor {
         for action in actions {
             self.expected.apply(action);
         }
-        self.check(step, &doing, progress)
+        // Every motion done: a robot that carried a block lies in the U the lift ends in.
+        for d in &doing {
+            if let Some(grip) = d.grip {
+                self.postures[d.action.robot] = Posture::Lifted { grip };
+            }
+        }
+        self.check(step, &doing, progress)?;
+        // Checked: each carried block is screwed to the one it landed on.
+        for d in &doing {
+            if let Some((block, onto)) = d.carry {
+                self.world.screw(&block, &onto).map_err(|e| self.fail(step, Some(d), FailureKind::Physics(e.to_string())))?;
+            }
+        }
+        Ok(())
     }
 
     /// Every robot in its place and every block in its cell, within the tolerances.
     fn check(&mut self, step: usize, doing: &[Doing], progress: &mut dyn FnMut(&Event)) -> Result<(), Box<Failure>> {
         let mut robot_error: f64 = 0.0;
         for (index, cell) in self.expected.robots.iter().enumerate() {
-            let body = self.body(index).map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
-            let off = (body - self.place(index, cell)).norm();
+            let (what, off) = self.robot_off(index, cell).map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
             robot_error = robot_error.max(off);
             if off > self.options.robot_tolerance {
                 let mine = doing.iter().find(|d| d.action.robot == index);
-                let mut failure = self.fail(step, mine, FailureKind::RobotOff { cell: *cell, off });
+                let mut failure = self.fail(step, mine, FailureKind::RobotOff { cell: *cell, what, off });
                 failure.robot = Some(index);
                 return Err(failure);
             }
@@ -843,12 +1024,37 @@ mod tests {
         assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("vertical tunnel"));
         assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 2, 1)), &x, 0.1, 0.025).unwrap_err().contains("no tunnel along y"));
         for (kind, named) in [
-            (ActionKind::Lift, "lifting a block"),
             (ActionKind::PutDown, "putting a block down"),
             (ActionKind::Shift, "shifting a block"),
             (ActionKind::CoopLift, "two-robot lift"),
         ] {
             assert!(motions_for(&action(kind, Cell::new(2, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains(named), "{kind}");
         }
+    }
+
+    #[test]
+    fn a_lift_is_a_crawl_to_the_rear_grip_then_the_lift_onto_the_neighbour_it_faces() {
+        let lift = |from, to| Action { robot: 0, kind: ActionKind::Lift, from, to, partner: None };
+        // Task 1's lift: the rear head 74 mm short of its grip, two crawl cycles of 18.5 mm.
+        let motions = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::x(), 0.074, 0.025).expect("a lift");
+        assert_eq!(motions.len(), 2, "{motions:?}");
+        assert!(matches!(motions[0], Motion::Crawl { step, iterations: 4, backward: false } if (step - 0.0185).abs() < 1e-12));
+        assert_eq!(motions[1], Motion::LiftOnto);
+        // Towards -x, the robot heading -x.
+        let west = motions_for(&lift(Cell::new(2, 0, 0), Cell::new(1, 0, 1)), &-Vector3::x(), 0.074, 0.025).expect("a lift");
+        assert_eq!(west[1], Motion::LiftOnto);
+        // Facing away from the neighbour, or across the tunnel: it would have to turn round.
+        for heading in [-Vector3::x(), Vector3::y()] {
+            let refused = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &heading, 0.074, 0.025).unwrap_err();
+            assert!(refused.contains("turning round"), "{refused}");
+        }
+        // Only onto the top of a neighbour along x.
+        for to in [Cell::new(2, 0, 1), Cell::new(0, 1, 1), Cell::new(1, 0, 0)] {
+            let refused = motions_for(&lift(Cell::new(0, 0, 0), to), &Vector3::x(), 0.074, 0.025).unwrap_err();
+            assert!(refused.contains("other than onto the top"), "{to}: {refused}");
+        }
+        // The lift runs at the block-moving solver passes, the crawl at the world's.
+        assert_eq!(solver_passes(&motions[1]), Some(LIFT_SOLVER_ITERATIONS));
+        assert_eq!(solver_passes(&motions[0]), None);
     }
 }

@@ -37,7 +37,7 @@ pub struct ArticulatedOptions {
     pub friction: f64,
     /// Motor damping of the revolute joints: torque per unit of speed error pulling each
     /// joint to its commanded speed, N m s/rad; the joint's effort limit caps it (100
-    /// reaches the universal joints' 0.245 N m at 2.5 mrad/s behind).
+    /// reaches the universal joints' 0.52 N m at 5.2 mrad/s behind).
     pub motor_damping: f64,
     /// Motor damping of the prismatic joints, N s/m; the effort limit caps it. 75 000: a
     /// speed loop that gives the joint's 15 N when it falls 0.2 mm/s (1 % of its top speed)

@@ -12,6 +12,7 @@
 
 use super::blocks::{BlockError, BlockOptions, Blocks};
 use super::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
+use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::Model;
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
@@ -25,7 +26,7 @@ use reconfig_planner::lattice::{Cell, Lattice};
 /// cubes and a 250 g block) against the front head's clamp, and the joint's push reaches
 /// the far end only after many passes. Measured (docs/molemod_execution.md): at 64 and 256
 /// passes the pitch joint stalls within 3 mrad, even driven with 10 N m; at 384 and 512
-/// it turns the block 0.2 rad with the joint's 0.245 N m, and at 512 the part before it
+/// it turns the block 0.2 rad with a 0.245 N m joint, and at 512 the part before it
 /// moves the lighter block (the robot's), not its screwed neighbours.
 pub const LIFT_SOLVER_ITERATIONS: usize = 512;
 
@@ -80,12 +81,13 @@ pub struct GripClamp {
 }
 
 impl Default for GripClamp {
-    /// 30 N and 0.5 N m (assumed: the paper gives no grip figure): twice the 15 N of a
-    /// prismatic joint and the 0.245 N m of a universal one (the catalogue's PQ12-class
-    /// and 1000:1 gearmotor-class actuators), so the joints cannot pull a gripping head
-    /// loose, and far above the 2 N weight of the mole.
+    /// 30 N and 1.04 N m (assumed: the paper gives no grip figure): twice the force of a
+    /// prismatic joint and the torque of a universal one (`MolemodRobotGeometry`: the
+    /// PQ12-class 15 N and the XL330-M288-T-class 0.52 N m), so the joints cannot pull a
+    /// gripping head loose, and far above the 2 N weight of the mole.
     fn default() -> Self {
-        Self { force: 30.0, torque: 0.5, damping: 1.0e6 }
+        let joints = MolemodRobotGeometry::default();
+        Self { force: 2.0 * joints.prismatic_force, torque: 2.0 * joints.universal_torque, damping: 1.0e6 }
     }
 }
 
@@ -256,6 +258,11 @@ impl MoleWorld {
         self.params.num_internal_pgs_iterations = iterations;
     }
 
+    /// The solver passes per step now.
+    pub fn solver_iterations(&self) -> usize {
+        self.params.num_internal_pgs_iterations
+    }
+
     /// Sim time, s.
     pub fn time(&self) -> f64 {
         self.steps as f64 * self.params.dt
@@ -410,6 +417,28 @@ impl MoleWorld {
         Ok(closest)
     }
 
+    /// The vertical force the floor bears the block that started in `home` with now, N:
+    /// the normal impulses of their contacts over the last step. At rest and alone, the
+    /// block's weight; a robot resting in it or straining against it changes it.
+    pub fn floor_load(&self, home: &Cell) -> Result<f64, WorldError> {
+        let blocks = self.blocks.as_ref().ok_or(BlockError::NoBlock(*home))?;
+        let block = blocks.block(home)?;
+        let fixed = |collider: ColliderHandle| {
+            self.colliders.get(collider).and_then(|c| c.parent()).and_then(|p| self.bodies.get(p)).is_some_and(|b| b.is_fixed())
+        };
+        let mut up = 0.0;
+        for &collider in self.bodies.get(block.body).map(|b| b.colliders()).unwrap_or_default() {
+            for pair in self.narrow_phase.contact_pairs_with(collider) {
+                // The pair's impulse is the one its second collider receives.
+                let (other, sign) = if pair.collider1 == collider { (pair.collider2, -1.0) } else { (pair.collider1, 1.0) };
+                if fixed(other) {
+                    up += sign * pair.total_impulse().z;
+                }
+            }
+        }
+        Ok(up / self.params.dt)
+    }
+
     /// Whether head `i` (0 = front) of the first robot is clamped to a block now.
     pub fn head_clamped(&self, i: usize) -> bool {
         self.moles[0].clamps.get(i).is_some_and(Option::is_some)
@@ -443,6 +472,20 @@ impl MoleWorld {
     pub fn unscrew(&mut self, a: &Cell, b: &Cell) -> Result<(), WorldError> {
         let blocks = self.blocks.as_mut().ok_or(BlockError::NoBlock(*a))?;
         Ok(blocks.unscrew(a, b, &mut self.impulse_joints)?)
+    }
+
+    /// Screws two blocks (by their home cells) together where they stand; they must be
+    /// face neighbours now, within 10 % of a block's size (see [`Blocks::screw`]).
+    pub fn screw(&mut self, a: &Cell, b: &Cell) -> Result<(), WorldError> {
+        let blocks = self.blocks.as_mut().ok_or(BlockError::NoBlock(*a))?;
+        Ok(blocks.screw(*a, *b, &self.bodies, &mut self.impulse_joints)?)
+    }
+
+    /// The blocks (home cells) screwed to the block that started in `home`.
+    pub fn screwed_to(&self, home: &Cell) -> Vec<Cell> {
+        self.blocks.as_ref().map_or_else(Vec::new, |b| {
+            b.blocks().iter().map(|other| other.home).filter(|other| other != home && b.screwed(home, other)).collect()
+        })
     }
 
     /// The first built robot (its joints, links and limits).
