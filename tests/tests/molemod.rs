@@ -1,6 +1,7 @@
 //! MoleMOD plans executed by the physics through ROS (`launch/molemod.launch.yaml`, the
-//! `molemod_physics` node): a Table 1 task's plan, which the model cannot do yet (its
-//! lifts), ends aborted with the executor's report; the node then executes its own task
+//! `molemod_physics` node): Table 1's task 1, whose lift the physics runs and whose shift
+//! after it the model cannot do, ends aborted after its first step with the executor's
+//! report; the node then executes its own task
 //! (moves1: one robot crawls two blocks) to success with feedback per step and motion,
 //! the lattice reached equal to the goal, the joint states moving, every link and block on
 //! `/tf`, and what rviz needs (`config/molemod.rviz`): the robot's latched URDF, whose
@@ -40,7 +41,7 @@ fn xs(tf: &[TFMessage], frame: &str) -> Vec<f64> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_report() {
+async fn plans_run_on_the_physics_through_the_action_and_a_missing_motion_fails_with_a_report() {
     let mut probe = RosProbe::new("probe_molemod").unwrap();
     let goals = probe.with_node(|n| n.create_action_client::<ExecutePlan::Action>("/molemod_physics/execute")).unwrap();
     let ready = probe.with_node(|_| r2r::Node::is_available(&goals)).unwrap();
@@ -56,7 +57,7 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
         Launch::start("launch/molemod.launch.yaml", &[&task, "robots:=1", "seed:=1", "real_time_factor:=0"], &probe.domain).unwrap();
     tokio::time::timeout(Duration::from_secs(60), ready).await.unwrap_or_else(|_| panic!("no action:\n{}", launch.output())).unwrap();
 
-    // A Table 1 task: its plan needs lifts, which the model cannot do yet.
+    // Table 1's task 1: the lift runs, the shift after it cannot start from the lift's end.
     let table1 = plan_task(&repo_root().join("config/molemod/task1.yaml"), 1).unwrap();
     let actions = action_msgs(&table1.plan.steps);
     let goal = ExecutePlan::Goal { start: lattice_msg(&table1.request.start), actions, step_period: 0.0 };
@@ -68,9 +69,9 @@ async fn plans_run_on_the_physics_through_the_action_and_a_lift_fails_with_a_rep
     eprintln!("Table 1 task 1: {status:?}: {}", result.message);
     assert_eq!(status, r2r::GoalStatus::Aborted, "{}", result.message);
     assert!(!result.success);
-    assert!(result.message.contains("the model cannot do this yet") && result.message.contains("lifting a block"), "{}", result.message);
-    assert!(result.message.contains("robot 0"), "the report names the robot: {}", result.message);
-    assert!((result.steps_done as usize) < table1.plan.steps.len());
+    assert!(result.message.contains("the model cannot do this yet") && result.message.contains("shift's set-up"), "{}", result.message);
+    assert!(result.message.contains("robot 0 shift"), "the report names the robot and its action: {}", result.message);
+    assert_eq!(result.steps_done, 1, "the lift was executed and checked");
 
     // The node keeps serving: its own task (no actions in the goal) executes. What the
     // Table 1 world published is dropped first.
