@@ -325,7 +325,7 @@ fn the_runs_are_deterministic_and_repeat_from_any_start_pose() {
 /// block 1 (rear head at its centre) two blocks on: the same 200 mm the final model is
 /// measured over (`molemod_tunnels`), with the tunnel world's 4 mm rounded cube edges.
 /// Over a crossing's 50 mm hole a 40 mm cube is held up only by the other cube through the
-/// held joints and the gripping head's clamp (0.2 N m; the cantilevered front cube weighs
+/// held joints and the gripping head's clamp (0.5 N m and more; the cantilevered front cube weighs
 /// 0.46 N at most 86 mm out: 0.04 N m).
 #[test]
 fn both_models_crawl_through_a_row_of_screwed_blocks() {
@@ -337,6 +337,12 @@ fn both_models_crawl_through_a_row_of_screwed_blocks() {
         let lattice = Lattice::from_picture("#R###").expect("picture");
         let mut opts = options(&model);
         opts.robot.edge_radius = 0.004;
+        // The basic model has no rotary joint for the grip's "twice the joints" rule; it
+        // keeps the 0.5 N m it was measured with. With the final model's 1.04 N m it
+        // stalls 149 mm in, 3.6 mm sideways (docs/molemod_execution.md, basic model).
+        if name == BASIC_MODEL {
+            opts.clamp.torque = 0.5;
+        }
         let world = MoleWorld::in_lattice(&model, &lattice, opts, BlockOptions::default()).expect("the world builds");
         let firmware = MoleMotions::new(axes(&world)).expect("joints");
         let mut run = Run { world, firmware, readings: Vec::new() };
