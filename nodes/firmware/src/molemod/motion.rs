@@ -146,8 +146,8 @@ pub enum Motion {
     /// over the edge and sets it on C, its x tunnel now vertical over C's, the mole nearly
     /// straight down through both. Starts with the mole straight and every joint at zero in
     /// A's x tunnel, its front head towards C, the rear head's centre [`SHIFT_REAR_GRIP`]
-    /// from A's centre, A unscrewed. Needs universal joints of ~0.40 N m (static), more than
-    /// the model's 0.245 N m: docs/molemod_execution.md. With `lead` [`Head::Rear`] the
+    /// from A's centre, A unscrewed. Needs universal joints of ~0.40 N m (static), within the
+    /// model's 0.52 N m class (not the earlier 0.245 N m): docs/molemod_execution.md. With `lead` [`Head::Rear`] the
     /// same motion mirrored ([`Head::row`]): the rear head reaches down into C and the front
     /// one holds A, so a mole heading +x shifts its block towards -x, and a mole that
     /// entered its block rear first shifts it the way its rear head points.

@@ -500,7 +500,7 @@ mod tests {
     /// keeps 1 mm from everything but what touches at the start (the body on A's tunnel
     /// floor); the roll keeps 1 mm from everything, but for A leaving B in its first phase
     /// and landing on C in its last; A ends on C in the target cell, turned 90 degrees; the
-    /// static torque stays within the 0.52 N m class and exceeds the model's 0.245 N m.
+    /// static torque stays within the model's 0.52 N m class and exceeds the earlier 0.245 N m.
     #[test]
     fn the_shift_paths_clear_everything() {
         use super::super::motion::{SHIFT_ACROSS, SHIFT_REACH_PATH, SHIFT_REAR_GRIP, SHIFT_ROLL_PATH};
