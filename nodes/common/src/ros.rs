@@ -354,6 +354,27 @@ impl Spinner {
 /// How long [`Spinner::stop`] waits for the spin thread (a spin lasts 5 ms).
 const SPIN_STOP_WAIT: Duration = Duration::from_secs(1);
 
+/// Drops a node (or anything holding ROS objects) on a thread of its own, waiting at most
+/// [`RELEASE_WAIT`]. Dropping an r2r node finalises its subscriptions, publishers and the
+/// node itself in rcl, which calls into the middleware; under load a node has been seen
+/// to log its shutdown and then never reach its summary until the launcher's SIGKILL. A
+/// release that does not return is left behind with a warning, so the node still ends with
+/// its summary and exit code ([`node_main`]'s exit guard ends the process).
+pub fn release_node<T: Send + 'static>(node: T) {
+    match std::thread::Builder::new().name("ros-release".into()).spawn(move || drop(node)) {
+        Ok(thread) => {
+            if !join_within(thread, RELEASE_WAIT) {
+                tracing::warn!(waited_s = RELEASE_WAIT.as_secs_f64(), "releasing the ROS node did not finish; leaving it");
+            }
+        }
+        // The closure, and with it the node, was dropped here.
+        Err(e) => tracing::warn!("cannot start the thread releasing the ROS node (released inline): {e}"),
+    }
+}
+
+/// How long [`release_node`] waits for the node's finalisation (normally milliseconds).
+const RELEASE_WAIT: Duration = Duration::from_secs(1);
+
 /// Joins `thread` if it ends within `wait`; false (the thread left running) otherwise.
 fn join_within(thread: JoinHandle<()>, wait: Duration) -> bool {
     let deadline = std::time::Instant::now() + wait;
@@ -504,6 +525,34 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(5));
         let quick = std::thread::spawn(|| {});
         assert!(join_within(quick, Duration::from_secs(5)));
+    }
+
+    /// Regression (CI, 2026-11-29): the tracker logged its shutdown, then never reached its
+    /// summary until the launcher's SIGKILL, past the spin thread's bounded stop: releasing
+    /// the node is bounded too.
+    #[test]
+    fn a_node_whose_release_never_returns_is_left_after_the_wait() {
+        struct Stuck(std::sync::mpsc::Receiver<()>);
+        impl Drop for Stuck {
+            fn drop(&mut self) {
+                let _ = self.0.recv();
+            }
+        }
+        let (keep, blocked) = std::sync::mpsc::channel::<()>();
+        let started = std::time::Instant::now();
+        release_node(Stuck(blocked));
+        let waited = started.elapsed();
+        assert!(waited >= RELEASE_WAIT && waited < RELEASE_WAIT + Duration::from_secs(4), "waited {waited:?}");
+        drop(keep);
+        let (dropped, seen) = std::sync::mpsc::channel::<()>();
+        struct Quick(std::sync::mpsc::Sender<()>);
+        impl Drop for Quick {
+            fn drop(&mut self) {
+                let _ = self.0.send(());
+            }
+        }
+        release_node(Quick(dropped));
+        assert!(seen.try_recv().is_ok(), "a quick release is finished when release_node returns");
     }
 
     #[test]

@@ -223,11 +223,10 @@ async fn run_with(startup: Startup, config: CameraNodeConfig, tracker: Option<Tr
         }
     }
     spinner.stop();
-    // The node is left to the process exit, not torn down here: twice under load the
-    // camera logged its shutdown and then hung past the launcher's 5 s timeout without its
-    // summary, most likely in the middleware deleting the writer of the 3 MB images. What
-    // was published is out already; the exit guard bounds a hang at exit.
-    std::mem::forget(node);
+    // Twice under load the camera logged its shutdown and then hung past the launcher's
+    // 5 s timeout without its summary, most likely in the middleware deleting the writer
+    // of the 3 MB images (the tracker did the same with their reader): bounded.
+    fros::release_node(node);
     let saved = writer.map(FrameWriter::finish);
     let frames = emulator.frames();
     let mut summary = format!("summary: {frames} frames rendered");

@@ -52,7 +52,7 @@ pub async fn run(startup: Startup, config: ReplayNodeConfig) -> anyhow::Result<S
         done = publish_all(&config, &paths, &camera, &timeline, &images, &infos, done, &mut counts) => done,
     };
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     outcome?;
     let Counts { published, bad, confirmed } = counts;
     let confirmation = match (&config.done_topic, confirmed) {

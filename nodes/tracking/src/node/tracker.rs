@@ -279,6 +279,6 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
     // Frames still waiting for a CameraInfo were never tracked.
     out.stats.skipped += pending.len() as u64;
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     out.finish()
 }

@@ -122,7 +122,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         }
     }
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     Ok(format!("summary: {} calibration goals run in {:.1} s", finished.load(Ordering::Relaxed), started.elapsed().as_secs_f64()))
 }
 

@@ -65,7 +65,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
     info!(signal, "shutting down");
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     Ok(format!(
         "summary: served {} plan requests in {:.1} s",
         served.load(std::sync::atomic::Ordering::Relaxed),

@@ -206,7 +206,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
     info!(signal, "shutting down");
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     let summary = station.lock().map(|s| s.summary()).map_err(|_| anyhow::anyhow!("station state poisoned"))?;
     Ok(summary)
 }

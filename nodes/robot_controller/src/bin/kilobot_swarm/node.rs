@@ -69,7 +69,7 @@ pub async fn run(startup: Startup, settings: SwarmSettings) -> anyhow::Result<St
     };
     let summary = host.summary(reason);
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     Ok(summary)
 }
 

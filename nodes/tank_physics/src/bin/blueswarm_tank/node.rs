@@ -118,7 +118,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let summary = fros::until_done_or_signal(stepping, &stop, "tank thread").await?;
     spinner.stop();
     drop(descriptions);
-    drop(node);
+    fros::release_node(node);
     Ok(summary)
 }
 

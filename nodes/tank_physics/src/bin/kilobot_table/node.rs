@@ -202,7 +202,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
     info!(robots, real_time_factor, "kilobot_table running");
     let summary = fros::until_done_or_signal(stepping, &stop, "table thread").await?;
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     Ok(summary)
 }
 

@@ -114,7 +114,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let summary = fros::until_done_or_signal(stepping, &stop, "tank thread").await?;
     spinner.stop();
     drop(layout);
-    drop(node);
+    fros::release_node(node);
     Ok(summary)
 }
 

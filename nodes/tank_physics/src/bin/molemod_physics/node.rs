@@ -146,7 +146,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     shared.stop.store(true, Ordering::Release);
     serving.abort();
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     let sim = *shared.clock_offset.lock().map_err(|_| anyhow::anyhow!("clock lock poisoned"))?;
     Ok(format!(
         "summary: {} goals succeeded, {} failed or cancelled, {sim:.2} s of sim time executed in {:.1} s",

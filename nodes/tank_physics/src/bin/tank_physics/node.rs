@@ -165,7 +165,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         done = &mut stepping => done.context("physics thread")?,
     };
     spinner.stop();
-    drop(node);
+    fros::release_node(node);
     Ok(summary.to_string())
 }
 
