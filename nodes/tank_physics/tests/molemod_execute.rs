@@ -340,12 +340,18 @@ fn task_1s_lift_runs_in_the_physics_and_its_shift_names_the_missing_set_up() {
 /// Task 2's first lift, onto the neighbour behind the robot (towards -x, the robot heading
 /// +x): a backward crawl brings the front head to its grip in A, the lift runs mirrored
 /// (the rear head leading into B) and is checked with the front head as the holding one;
-/// the plan then stops before the physics at its next step with what is missing.
+/// the plan then stops before the physics at its next step, the shift of the lifted block
+/// towards -x, naming the set-up it lacks (leaving the U).
 #[test]
 fn task_2s_first_lift_runs_mirrored_behind_the_robot() {
     let failure = first_lift_of("task2.yaml", Cell::planar(3, 0), -1, ["crawl backward", "lift onto, rear head leading"]);
     assert_eq!((failure.step, failure.robot), (1, Some(0)));
-    assert!(matches!(failure.kind, FailureKind::MissingMotion { .. }), "{failure}");
+    // A shift towards -x of the block just lifted, which would have to start from the U.
+    assert!(failure.action.is_some_and(|a| a.kind == ActionKind::Shift), "{failure}");
+    match failure.kind {
+        FailureKind::MissingMotion { needs } => assert!(needs.contains("shift's set-up"), "{needs}"),
+        ref other => panic!("{other:?}"),
+    }
 }
 
 /// An impossible lift: a plan edited (rules off) to lift A with a block on top of it. The
