@@ -7,7 +7,7 @@ use reconfig_planner::lattice::{Cell, Lattice};
 use reconfig_planner::{plan, Action, ActionKind, PlanRequest};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::plan_task;
-use tank_physics::systems::molemod::executor::{tunnel_world_options, Event, Execution, Executor, ExecutorOptions, FailureKind};
+use tank_physics::systems::molemod::executor::{tunnel_world_options, Event, Execution, Executor, ExecutorOptions, Failure, FailureKind};
 use tank_physics::systems::molemod::world::MoleWorldOptions;
 
 // Shared support: this test needs only the model.
@@ -135,16 +135,17 @@ fn a_move_past_the_end_of_the_tunnels_fails_with_how_far_off() {
 
 #[test]
 fn an_action_without_motions_fails_before_the_physics_with_what_is_missing() {
-    // A lift onto the neighbour behind the robot: `lift onto` lifts towards the front head.
-    let start = Lattice::from_picture("....\n#R#.").expect("picture");
-    let mut executor = build(&start, ExecutorOptions::default());
+    // A lift past the neighbour (a plan edited, rules off): `lift onto` lands only on the
+    // neighbour's top.
+    let start = Lattice::from_picture("....\nR###").expect("picture");
+    let mut executor = build(&start, ExecutorOptions { check_rules: false, ..ExecutorOptions::default() });
     let before = executor.world().time();
-    let behind = Action { robot: 0, kind: ActionKind::Lift, from: Cell::planar(1, 0), to: Cell::new(0, 0, 1), partner: None };
-    let (execution, _) = run(&mut executor, &[vec![behind]]);
-    let failure = execution.failure.expect("no lift backwards");
+    let past = Action { robot: 0, kind: ActionKind::Lift, from: Cell::planar(0, 0), to: Cell::new(2, 0, 1), partner: None };
+    let (execution, _) = run(&mut executor, &[vec![past]]);
+    let failure = execution.failure.expect("no lift past the neighbour");
     assert_eq!((failure.step, failure.robot), (0, Some(0)));
     match failure.kind {
-        FailureKind::MissingMotion { needs } => assert!(needs.contains("turning round"), "{needs}"),
+        FailureKind::MissingMotion { needs } => assert!(needs.contains("other than onto the top of a neighbour"), "{needs}"),
         ref other => panic!("{other:?}"),
     }
     assert_eq!(executor.world().time(), before, "nothing ran");
@@ -267,24 +268,26 @@ fn lifted(robot: usize, from: Cell, to: Cell) -> Action {
     Action { robot, kind: ActionKind::Lift, from, to, partner: None }
 }
 
-/// Task 1's plan (lift, shift, put down) through `Executor::execute`: the lift runs in the
+/// Runs `task`'s planned plan (1 robot) through `Executor::execute`: its first step, the
+/// lift of A (`a`) onto its neighbour B towards `towards` (+1 or -1 along x), runs in the
 /// physics (the set-up crawl, then `lift onto` at the lift's solver passes, the block
-/// unscrewed before and screwed onto the one under it after) and is checked: A within the
-/// executor's 5 mm of (1, 0, 1), B and C within 1 mm of their cells, the robot's rear head
-/// within 5 mm of its grip in A; the shift then fails before the physics runs, naming the
-/// set-up it lacks (leaving the U the lift ends in).
-#[test]
-fn task_1s_lift_runs_in_the_physics_and_its_shift_names_the_missing_set_up() {
+/// unscrewed before and screwed onto B after) and is checked: the motions `started`, A
+/// within the executor's 5 mm of the cell on B, B and C (the block beyond B) within 1 mm
+/// of their cells, the robot's holding head within 5 mm of its grip in A. Returns the
+/// failure that stops the plan after it.
+fn first_lift_of(task: &str, a: Cell, towards: isize, started: [&str; 2]) -> Failure {
     let wall = std::time::Instant::now();
-    let task = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/molemod/task1.yaml");
-    let planned = plan_task(std::path::Path::new(task), 1).expect("task 1 plans");
-    assert_eq!(planned.plan.steps[0], vec![lifted(0, Cell::planar(0, 0), Cell::new(1, 0, 1))], "task 1 starts with the lift");
+    let path = format!("{}/../../config/molemod/{task}", env!("CARGO_MANIFEST_DIR"));
+    let planned = plan_task(std::path::Path::new(&path), 1).expect("the task plans");
+    let along = |by: isize| Cell::planar((a.x as isize + by * towards) as usize, 0);
+    let (b, c) = (along(1), along(2));
+    let target = Cell::new(b.x, 0, 1);
+    assert_eq!(planned.plan.steps[0], vec![lifted(0, a, target)], "{task} starts with the lift");
     let mut executor = build(&planned.request.start, ExecutorOptions::default());
     let crawl_passes = executor.world().solver_iterations();
     let (execution, events) = run(&mut executor, &planned.plan.steps);
     let world = executor.world();
-    let (a, b, c) = (Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0));
-    let a_off = world.block_error(&a, &Cell::new(1, 0, 1)).expect("A");
+    let a_off = world.block_error(&a, &target).expect("A");
     let others = [b, c].map(|home| world.block_error(&home, &home).expect("block"));
     let checked: Vec<(f64, f64, f64)> = events
         .iter()
@@ -293,16 +296,16 @@ fn task_1s_lift_runs_in_the_physics_and_its_shift_names_the_missing_set_up() {
             _ => None,
         })
         .collect();
-    let started: Vec<&str> = events
+    let motions: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
             Event::MotionStarted { step: 0, name, .. } => Some(*name),
             _ => None,
         })
         .collect();
-    let failure = execution.failure.clone().expect("the shift is not executed yet");
+    let failure = execution.failure.clone().expect("the plan stops after its lift");
     eprintln!(
-        "task 1: {} of {} steps; step 0 checked {checked:?} (block, robot error m, sim s); A {:.2} mm from (1, 0, 1), B {:.3} mm and C {:.3} mm from their cells; \
+        "{task}: {} of {} steps; step 0 checked {checked:?} (block, robot error m, sim s); A {:.2} mm from {target}, B {:.3} mm and C {:.3} mm from their cells; \
          {:.1} s wall; then: {failure}",
         execution.steps_succeeded,
         execution.steps,
@@ -312,15 +315,41 @@ fn task_1s_lift_runs_in_the_physics_and_its_shift_names_the_missing_set_up() {
         wall.elapsed().as_secs_f64()
     );
     assert_eq!(execution.steps_succeeded, 1, "{failure}");
-    assert_eq!(started, ["crawl forward", "lift onto"]);
-    assert!(a_off < 5e-3, "A ends {a_off} m from (1, 0, 1)");
+    assert_eq!(motions, started);
+    assert!(a_off < 5e-3, "A ends {a_off} m from {target}");
     assert!(others.iter().all(|&o| o < 1e-3), "B and C moved {others:?} m");
     assert!(checked.len() == 1 && checked[0].1 < 5e-3, "{checked:?}");
     assert!(world.screwed_to(&a).contains(&b), "A is screwed onto B after the lift");
     assert_eq!(world.solver_iterations(), crawl_passes, "the crawls' solver passes are back");
+    failure
+}
+
+/// Task 1's plan (lift, shift, put down): the lift towards +x, the robot facing B; the
+/// shift then fails before the physics runs, naming the set-up it lacks (leaving the U
+/// the lift ends in).
+#[test]
+fn task_1s_lift_runs_in_the_physics_and_its_shift_names_the_missing_set_up() {
+    let failure = first_lift_of("task1.yaml", Cell::planar(0, 0), 1, ["crawl forward", "lift onto"]);
     assert_eq!((failure.step, failure.robot), (1, Some(0)));
     match failure.kind {
         FailureKind::MissingMotion { needs } => assert!(needs.contains("shift's set-up") && needs.contains("leave"), "{needs}"),
+        ref other => panic!("{other:?}"),
+    }
+}
+
+/// Task 2's first lift, onto the neighbour behind the robot (towards -x, the robot heading
+/// +x): a backward crawl brings the front head to its grip in A, the lift runs mirrored
+/// (the rear head leading into B) and is checked with the front head as the holding one;
+/// the plan then stops before the physics at its next step, the shift of the lifted block
+/// towards -x, naming the set-up it lacks (leaving the U).
+#[test]
+fn task_2s_first_lift_runs_mirrored_behind_the_robot() {
+    let failure = first_lift_of("task2.yaml", Cell::planar(3, 0), -1, ["crawl backward", "lift onto, rear head leading"]);
+    assert_eq!((failure.step, failure.robot), (1, Some(0)));
+    // A shift towards -x of the block just lifted, which would have to start from the U.
+    assert!(failure.action.is_some_and(|a| a.kind == ActionKind::Shift), "{failure}");
+    match failure.kind {
+        FailureKind::MissingMotion { needs } => assert!(needs.contains("shift's set-up"), "{needs}"),
         ref other => panic!("{other:?}"),
     }
 }

@@ -7,7 +7,7 @@
 
 use flotilla_common::models::{JointKind, Model};
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{MoleMotions, Motion, LIFT_ONTO_REAR_GRIP};
+use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion, LIFT_ONTO_REAR_GRIP};
 use flotilla_firmware::molemod::FiveIntervalController;
 use nalgebra::{Isometry3, Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
@@ -224,33 +224,50 @@ fn the_raise_repeats_from_starts_along_the_tunnel() {
     assert!(spread_turn < 3e-3 && spread_edge < 5e-4, "{ends:?}");
 }
 
+/// Where a lift onto the neighbour ended.
+struct Lifted {
+    /// A's pose, m.
+    a: Isometry3<f64>,
+    /// The cell A should land in.
+    target: Cell,
+    /// The other blocks' largest offset from their cells, m.
+    others: f64,
+    /// The least floor load of B and C together during the part, N.
+    least_pair: f64,
+}
+
 /// The lift onto the neighbour (`Motion::LiftOnto`, the planar model's searched path) in
 /// the physics, with the model's 0.52 N m universal joints and its grip clamp (twice
-/// that): task 1's start "R##.", the mole first moved `along` its tunnel (the executor's
-/// crawls leave it within ~1.2 mm), crawled as if from the centre until its rear head
-/// grips near [`LIFT_ONTO_REAR_GRIP`] from A's centre towards B, A unscrewed, then the
-/// motion (let go and grip again, part 48 mm, draw in, the path). Returns A's pose, the
-/// other blocks' largest offset, the least floor load of B and C together during the
-/// part (N).
-fn lift_onto_from(along: f64) -> (Isometry3<f64>, f64, f64) {
+/// that). With `lead` [`Head::Front`] task 1's start "R##." (B towards +x, the robot
+/// facing it); with [`Head::Rear`] its mirror image ".##R" (B towards -x, behind the
+/// robot, which heads +x as before). The mole is first moved `along` its tunnel (the
+/// executor's crawls leave it within ~1.2 mm), crawled as if from the centre (forward, or
+/// backward when the rear head leads) until the head that holds A grips near
+/// [`LIFT_ONTO_REAR_GRIP`] from A's centre towards B, A unscrewed, then the motion (let go
+/// and grip again, part 48 mm, draw in, the path).
+fn lift_onto_from(along: f64, lead: Head) -> Lifted {
     let wall = std::time::Instant::now();
-    let lattice = Lattice::from_picture("R##.").expect("picture");
+    // Towards B along x; the head that stays in A and its picture.
+    let (towards, holder, picture, own, next, third, target) = match lead {
+        Head::Front => (1.0, "head_rear", "R##.", Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0), Cell::new(1, 0, 1)),
+        Head::Rear => (-1.0, "head_front", ".##R", Cell::planar(3, 0), Cell::planar(2, 0), Cell::planar(1, 0), Cell::new(2, 0, 1)),
+    };
+    let lattice = Lattice::from_picture(picture).expect("picture");
     let world =
         MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
     let firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
     let mut run = Run { world, firmware };
     run.world.shift_robot(0, &Vector3::new(along, 0.0, 0.0)).expect("robot 0");
     run.drive(0.3);
-    // The rear head starts 56 mm behind A's centre (the body at its centre).
+    // The holding head starts 56 mm from A's centre away from B (the body at its centre).
     let crawl = LIFT_ONTO_REAR_GRIP + 0.056;
-    run.motion(Motion::Crawl { step: 0.25 * crawl, iterations: 4, backward: false });
+    run.motion(Motion::Crawl { step: 0.25 * crawl, iterations: 4, backward: towards < 0.0 });
     assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
-    let (own, next, third) = (Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0));
-    let rear = run.world.link_pose("head_rear").expect("link").translation.x - run.block(&own).translation.x;
+    let held = towards * (run.world.link_pose(holder).expect("link").translation.x - run.block(&own).translation.x);
     run.world.set_solver_iterations(LIFT_SOLVER_ITERATIONS);
     run.world.unscrew(&own, &next).expect("screwed at the start");
     let t0 = run.world.time();
-    run.firmware.push(Motion::LiftOnto).expect("valid");
+    run.firmware.push(Motion::LiftOnto { lead }).expect("valid");
     // Through the part: the floor's load on B and C (screwed together) and on A.
     let weight = 2.0 * 0.25 * 9.81;
     let (mut least_pair, mut most_a) = (f64::INFINITY, 0.0f64);
@@ -264,18 +281,23 @@ fn lift_onto_from(along: f64) -> (Isometry3<f64>, f64, f64) {
             most_a = most_a.max(run.world.floor_load(&own).expect("block"));
         }
     }
-    let parted = run.block(&own).translation.x;
+    let parted = towards * (run.block(&own).translation.x - run.world.cell_centre(&own).x);
     until_idle(&mut run.world, &mut run.firmware, 0.0, |_| {});
     let a = run.block(&own);
-    let target = run.world.cell_centre(&Cell::new(1, 0, 1));
+    let centre = run.world.cell_centre(&target);
     let down = a.rotation * Vector3::z();
-    let others = run.world.block_offsets().iter().filter(|(c, _)| *c != own).map(|(_, o)| *o).fold(0.0, f64::max);
+    let offsets = run.world.block_offsets();
+    let others = offsets.iter().filter(|(c, _)| *c != own).map(|(_, o)| *o).fold(0.0, f64::max);
     let sim = run.world.time() - t0;
+    // A's offset from its cell seen from the robot's side of the lift (x towards B), so
+    // the stored lift and its mirror image read alike.
+    let off = a.translation.vector - centre;
     eprintln!(
-        "start {:+.1} mm: rear head {:.2} mm from A's centre; part: A to {:.2} mm, floor load on B and C at least {:.2} N (their weight {weight:.2} N), on A at most {:.2} N; \
-         {} after {sim:.2} s sim, {:.1} s wall; A at ({:.2}, {:.2}, {:.2}) mm, {:.2} mm from the cell on B, its z axis {:.1} deg from straight down; the others within {:.3} mm",
+        "{lead:?} head leading, start {:+.1} mm: holding head {:.2} mm from A's centre towards B; part: A to {:.2} mm, floor load on B and C at least {:.2} N \
+         (their weight {weight:.2} N), on A at most {:.2} N; {} after {sim:.2} s sim, {:.1} s wall; A at ({:.2}, {:.2}, {:.2}) mm, {:.3} mm from the cell on B, \
+         off ({:+.3}, {:+.3}, {:+.3}) mm (x towards B, y turned with it), its z axis {:.2} deg from straight down; B {:.4} mm, C {:.4} mm from their cells",
         along * 1e3,
-        rear * 1e3,
+        held * 1e3,
         parted * 1e3,
         least_pair,
         most_a,
@@ -284,15 +306,39 @@ fn lift_onto_from(along: f64) -> (Isometry3<f64>, f64, f64) {
         a.translation.x * 1e3,
         a.translation.y * 1e3,
         a.translation.z * 1e3,
-        (a.translation.vector - target).norm() * 1e3,
+        off.norm() * 1e3,
+        towards * off.x * 1e3,
+        towards * off.y * 1e3,
+        off.z * 1e3,
         down.angle(&-Vector3::z()).to_degrees(),
-        others * 1e3,
+        offsets.iter().find(|(c, _)| *c == next).map_or(f64::NAN, |(_, o)| o * 1e3),
+        offsets.iter().find(|(c, _)| *c == third).map_or(f64::NAN, |(_, o)| o * 1e3),
     );
     for r in run.firmware.finished() {
         eprintln!("  {} {:.2}-{:.2}", r.phase, r.started, r.ended);
     }
     assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
-    (a, others, least_pair)
+    Lifted { a, target, others, least_pair }
+}
+
+/// A lifted as the motion should leave it: within the executor's 5 mm of the cell on B,
+/// upside down (its local +z face is its bottom now) resting on its lowest corner (0.5
+/// mm), the others within 3 mm (the tilt is across the row, out of the path's plane); B
+/// and the block screwed to it where they were (1 mm), and through the part the floor
+/// bore B and C with at least half their weight.
+fn assert_lifted(lifted: &Lifted, start: &str) {
+    let Lifted { a, target, others, least_pair } = lifted;
+    assert!(*least_pair > 0.5 * 2.0 * 0.25 * 9.81, "{start}: B and C bore only {least_pair} N during the part");
+    let centre = Vector3::new(0.1 * target.x as f64, 0.0, 0.15);
+    let corners: Vec<f64> = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
+        .iter()
+        .map(|&(u, v)| (a * Point3::new(0.05 * u, 0.05 * v, 0.05)).z - 0.1)
+        .collect();
+    let (low, high) = corners.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &c| (l.min(c), h.max(c)));
+    let off = (a.translation.vector - centre).norm();
+    assert!(off < 5e-3, "{start}: A ends {off} m from the cell on B");
+    assert!(low.abs() < 5e-4 && high < 3e-3, "{start}: A's bottom corners {corners:?} m above B");
+    assert!(*others < 1e-3, "{start}: a block under A moved {others} m");
 }
 
 /// The lift onto the neighbour from the nominal start and 1.5 mm either way along the
@@ -303,25 +349,15 @@ fn lift_onto_from(along: f64) -> (Isometry3<f64>, f64, f64) {
 #[test]
 fn a_lift_onto_the_neighbour_parts_and_lifts_from_starts_along_the_tunnel() {
     for along in [-0.0015, 0.0, 0.0015] {
-        let (a, others, least_pair) = lift_onto_from(along);
-        // B and C keep most of their weight on the floor through the part.
-        assert!(least_pair > 0.5 * 2.0 * 0.25 * 9.81, "start {along}: B and C bore only {least_pair} N during the part");
-        // A lies upside down (its local +z face is its bottom now): within the executor's
-        // 5 mm of the cell on B, resting on its lowest corner (0.5 mm), the others within
-        // 3 mm (the tilt is across the row, out of the path's plane); B and the block
-        // screwed to it where they were.
-        let target = Vector3::new(0.1, 0.0, 0.15);
-        let corners: Vec<f64> = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
-            .iter()
-            .map(|&(u, v)| (a * Point3::new(0.05 * u, 0.05 * v, 0.05)).z - 0.1)
-            .collect();
-        let (low, high) = corners.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &c| (l.min(c), h.max(c)));
-        assert!(
-            (a.translation.vector - target).norm() < 5e-3,
-            "start {along}: A ends {} m from the cell on B",
-            (a.translation.vector - target).norm()
-        );
-        assert!(low.abs() < 5e-4 && high < 3e-3, "start {along}: A's bottom corners {corners:?} m above B");
-        assert!(others < 1e-3, "start {along}: a block under A moved {others} m");
+        assert_lifted(&lift_onto_from(along, Head::Front), &format!("start {along}"));
     }
+}
+
+/// The mirror image (`Motion::LiftOnto { lead: Head::Rear }`): ".##R", B behind the robot
+/// (towards -x), the robot heading +x; the front head crawls back to its grip in A and
+/// holds it, the rear head goes into B's tunnel, and A ends upside down on B at (2, 0, 1).
+/// From the nominal start (the mirror image of the stored lift's nominal start).
+#[test]
+fn a_lift_onto_the_neighbour_behind_with_the_rear_head_leading() {
+    assert_lifted(&lift_onto_from(0.0, Head::Rear), "mirrored, nominal start");
 }

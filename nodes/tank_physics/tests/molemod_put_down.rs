@@ -6,7 +6,7 @@
 //! task 1's B. Every figure is taken from the rapier bodies' poses.
 
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{MoleMotions, Motion, LIFT_ONTO_REAR_GRIP};
+use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion, LIFT_ONTO_REAR_GRIP};
 use nalgebra::{Point3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
@@ -40,7 +40,7 @@ fn a_put_down_sets_the_block_into_the_free_cell() {
     let (free, c_cell, beyond) = (Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0));
     world.set_solver_iterations(LIFT_SOLVER_ITERATIONS);
     world.unscrew(&free, &c_cell).expect("screwed at the start");
-    firmware.push(Motion::LiftOnto).expect("valid");
+    firmware.push(Motion::LiftOnto { lead: Head::Front }).expect("valid");
     until_idle(&mut world, &mut firmware, 0.0, |_| {});
     assert!(firmware.stuck().is_none(), "{}", firmware.status());
     let on_c = world.block_pose(&free).expect("A");
@@ -52,7 +52,7 @@ fn a_put_down_sets_the_block_into_the_free_cell() {
     );
 
     let (t0, w0, done0) = (world.time(), wall.elapsed().as_secs_f64(), firmware.finished().len());
-    firmware.push(Motion::PutDown).expect("valid");
+    firmware.push(Motion::PutDown { lead: Head::Front }).expect("valid");
     // Phase by phase: where A is when each ends.
     let mut done = done0;
     while !firmware.idle() && firmware.stuck().is_none() {

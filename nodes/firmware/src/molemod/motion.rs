@@ -135,8 +135,14 @@ pub enum Motion {
     /// centre [`LIFT_ONTO_REAR_GRIP`] from A's centre towards B (so the front head's is
     /// 30 mm past B's centre). Needs universal joints of ~0.34 N m (static, at the lift
     /// off): the model's 0.52 N m class, not the earlier 0.245 N m one
-    /// (docs/molemod_execution.md).
-    LiftOnto,
+    /// (docs/molemod_execution.md). With `lead` [`Head::Rear`] the same motion mirrored
+    /// ([`Head::row`], [`Head::grip`]): the front head holds A, [`LIFT_ONTO_REAR_GRIP`] from
+    /// its centre towards B, and the rear head goes into B's tunnel, so a mole heading +x
+    /// lifts its block onto the neighbour behind it (towards -x).
+    LiftOnto {
+        /// The head that goes into B's tunnel (the other one holds A).
+        lead: Head,
+    },
     /// Shifts the robot's block A from its neighbour B onto the free cell beside it, over
     /// the block C that stands beside B (SPEC 2, "shifting"), rolling A 90 degrees over the
     /// edge shared by B's and C's tops: the reach ([`SHIFT_REACH_PATH`]; rear head gripping,
@@ -165,8 +171,12 @@ pub enum Motion {
     /// Starts where [`Motion::LiftOnto`] ends (A upside down on C, the mole in a U from A's
     /// tunnel to C's, the rear head's centre [`LIFT_ONTO_REAR_GRIP`] from A's centre, the
     /// front head's [`LIFT_ONTO_FRONT_GRIP`] from C's), not where [`Motion::Shift`] ends:
-    /// docs/molemod_execution.md. Ends with the mole straight, every joint at zero.
-    PutDown,
+    /// docs/molemod_execution.md. Ends with the mole straight, every joint at zero. With
+    /// `lead` [`Head::Rear`] mirrored: it starts where the mirrored lift onto ends.
+    PutDown {
+        /// The head in C's tunnel (the other one holds A).
+        lead: Head,
+    },
 }
 
 /// Which head leads a block motion. The stored paths ([`SHIFT_REACH_PATH`], ...) are
@@ -263,8 +273,8 @@ pub const TURN_UP_PATH: [(f64, f64); 35] = [
 
 const DEG: f64 = std::f64::consts::PI / 180.0;
 
-/// Where [`Motion::LiftOnto`]'s rear head grips: its centre along A's tunnel from A's
-/// centre towards B, m.
+/// Where [`Motion::LiftOnto`]'s head holding A grips (the rear head as the path is stored,
+/// the front one mirrored): its centre along A's tunnel from A's centre towards B, m.
 pub const LIFT_ONTO_REAR_GRIP: f64 = 0.018;
 
 /// How far [`Motion::LiftOnto`] first pushes A away from B, m (half by `prismatic_1`, half
@@ -272,8 +282,8 @@ pub const LIFT_ONTO_REAR_GRIP: f64 = 0.018;
 /// [`LIFT_ONTO_FRONT_GRIP`] from B's centre.
 pub const LIFT_ONTO_PART: f64 = 0.048;
 
-/// Where [`Motion::LiftOnto`]'s front head grips during the lift: its centre along B's
-/// tunnel from B's centre, m (negative = towards A).
+/// Where [`Motion::LiftOnto`]'s leading head (the front one as the path is stored) grips
+/// during the lift: its centre along B's tunnel from B's centre, m (negative = towards A).
 pub const LIFT_ONTO_FRONT_GRIP: f64 = -0.018;
 
 /// A universal joint's pitch at upright in [`LIFT_ONTO_PATH`]: the ±90 degree range less
@@ -376,10 +386,12 @@ impl Motion {
             Motion::Part { .. } => "part",
             Motion::Raise { .. } => "raise",
             Motion::SetDown => "set down",
-            Motion::LiftOnto => "lift onto",
+            Motion::LiftOnto { lead: Head::Front } => "lift onto",
+            Motion::LiftOnto { lead: Head::Rear } => "lift onto, rear head leading",
             Motion::Shift { lead: Head::Front } => "shift",
             Motion::Shift { lead: Head::Rear } => "shift, rear head leading",
-            Motion::PutDown => "put down",
+            Motion::PutDown { lead: Head::Front } => "put down",
+            Motion::PutDown { lead: Head::Rear } => "put down, rear head leading",
         }
     }
 }
@@ -702,39 +714,24 @@ impl MoleMotions {
                     phase("grip", vec![], [true, true]),
                 ])
             }
-            Motion::LiftOnto => {
-                let mut index = [0; 6];
-                for (slot, &name) in index.iter_mut().zip(LIFT_ONTO_JOINTS.iter()) {
-                    *slot = self
-                        .axes
-                        .iter()
-                        .position(|a| a.name == name)
-                        .ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint: name })?;
-                }
-                for row in &LIFT_ONTO_PATH {
-                    for (&i, &value) in index.iter().zip(row) {
-                        let (lower, upper) = (self.axes[i].lower, self.axes[i].upper);
-                        if !(lower..=upper).contains(&value) {
-                            return Err(MotionError::OutOfRange { motion: motion.name(), what: "path target", value, lower, upper });
-                        }
-                    }
-                }
+            Motion::LiftOnto { lead } => {
+                let index = self.path_joints(&motion, &LIFT_ONTO_PATH, lead)?;
+                // The part moves both middle joints by as much: the same targets either way
+                // round; the grips follow the lead.
                 let (push, push_rear) = (index[2], index[3]);
                 let half = 0.5 * LIFT_ONTO_PART;
                 // Both heads let go and grip again at once, so the held chain clamped at
                 // both ends starts the part unstrained; part with both heads gripping, then
-                // draw the front head back (it slides, the rear holds A where the part left
-                // it).
+                // draw the leading head back (it slides, the other holds A where the part
+                // left it).
                 let mut phases = vec![
                     Phase { dwell: SETTLE_TIME, ..phase("let go", vec![], [false, false]) },
                     phase("grip", vec![], [true, true]),
                     phase("part", vec![(push, half), (push_rear, half)], [true, true]),
-                    phase("draw in", vec![(push, 0.0), (push_rear, 0.0)], [false, true]),
+                    phase("draw in", vec![(push, 0.0), (push_rear, 0.0)], lead.grip([false, true])),
                 ];
                 phases.extend(
-                    LIFT_ONTO_PATH[1..]
-                        .iter()
-                        .map(|row| phase("lift", index.iter().copied().zip(row.iter().copied()).collect(), [true, true])),
+                    LIFT_ONTO_PATH[1..].iter().map(|row| phase("lift", index.iter().copied().zip(lead.row(row)).collect(), [true, true])),
                 );
                 Ok(phases)
             }
@@ -748,17 +745,17 @@ impl MoleMotions {
                 phases.extend(SHIFT_ROLL_PATH[1..].iter().map(|r| row("roll", r, [true, true])));
                 Ok(phases)
             }
-            Motion::PutDown => {
-                let index = self.path_joints(&motion, &PUT_DOWN_PATH, Head::Front)?;
+            Motion::PutDown { lead } => {
+                let index = self.path_joints(&motion, &PUT_DOWN_PATH, lead)?;
                 let mut phases: Vec<Phase> = PUT_DOWN_PATH[1..]
                     .iter()
-                    .map(|r| phase("put down", index.iter().copied().zip(r.iter().copied()).collect(), [true, true]))
+                    .map(|r| phase("put down", index.iter().copied().zip(lead.row(r)).collect(), [true, true]))
                     .collect();
-                // The lift's part and draw in backwards: the front head pushed deeper into C
-                // (it slides, the rear holds A on the floor), then A drawn against C.
+                // The lift's part and draw in backwards: the leading head pushed deeper into
+                // C (it slides, the other holds A on the floor), then A drawn against C.
                 let (push, push_rear) = (index[2], index[3]);
                 let half = 0.5 * LIFT_ONTO_PART;
-                phases.push(phase("draw out", vec![(push, half), (push_rear, half)], [false, true]));
+                phases.push(phase("draw out", vec![(push, half), (push_rear, half)], lead.grip([false, true])));
                 phases.push(phase("close", vec![(push, 0.0), (push_rear, 0.0)], [true, true]));
                 Ok(phases)
             }
@@ -1102,7 +1099,7 @@ mod tests {
     fn a_lift_onto_regrips_parts_draws_in_and_follows_the_path_with_both_heads_gripping() {
         let axes = final_model(FULL_RANGE);
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
-        fw.push(Motion::LiftOnto).expect("valid");
+        fw.push(Motion::LiftOnto { lead: Head::Front }).expect("valid");
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let queued = targets(&fw);
         assert_eq!(queued.len(), 4 + LIFT_ONTO_PATH.len() - 1);
@@ -1120,10 +1117,13 @@ mod tests {
         }
         // The path's upright pitch is beyond a ±1.5 rad joint; a model without the rear
         // pitch joint cannot lift.
-        assert!(matches!(MoleMotions::new(final_model(1.5)).expect("joints").push(Motion::LiftOnto), Err(MotionError::OutOfRange { .. })));
+        assert!(matches!(
+            MoleMotions::new(final_model(1.5)).expect("joints").push(Motion::LiftOnto { lead: Head::Front }),
+            Err(MotionError::OutOfRange { .. })
+        ));
         let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
         assert_eq!(
-            no_rear_pitch.push(Motion::LiftOnto).unwrap_err(),
+            no_rear_pitch.push(Motion::LiftOnto { lead: Head::Front }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "lift onto", joint: "universal_1_axis2" }
         );
     }
@@ -1149,15 +1149,15 @@ mod tests {
         );
     }
 
-    /// The rear head leading: every phase drives the other half's joints to the stored
-    /// targets (pitches with their signs turned) and the grips are swapped; nothing else.
-    #[test]
-    fn a_shift_with_the_rear_head_leading_drives_the_other_half() {
+    /// The rear head leading `motion`: every phase drives the other half's joints to the
+    /// stored targets (pitches with their signs turned) and the grips are swapped; nothing
+    /// else. Returns the mirrored phases.
+    fn assert_drives_the_other_half(motion: fn(Head) -> Motion) -> Vec<Queued> {
         let axes = final_model(FULL_RANGE);
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let queued = |lead| {
             let mut fw = MoleMotions::new(axes.clone()).expect("joints");
-            fw.push(Motion::Shift { lead }).expect("valid");
+            fw.push(motion(lead)).expect("valid");
             targets(&fw)
         };
         let (front, rear) = (queued(Head::Front), queued(Head::Rear));
@@ -1173,6 +1173,7 @@ mod tests {
         for (f, r) in front.iter().zip(&rear) {
             assert_eq!(f.0, r.0);
             assert_eq!([f.2[1], f.2[0]], r.2, "grips swapped in `{}`", f.0);
+            assert_eq!(f.1.len(), r.1.len(), "the same number of targets in `{}`", f.0);
             for &(i, target) in &f.1 {
                 let name = axes[i].name.as_str();
                 let sign = if name.starts_with("universal") { -1.0 } else { 1.0 };
@@ -1180,10 +1181,17 @@ mod tests {
                 assert_eq!(mirrored, sign * target, "{name} in `{}`", f.0);
             }
         }
+        rear
+    }
+
+    #[test]
+    fn a_shift_with_the_rear_head_leading_drives_the_other_half() {
+        let rear = assert_drives_the_other_half(|lead| Motion::Shift { lead });
         // The reach's swing: the front pitch went to +upright (head down), the rear one goes
         // to -upright (the URDF's +y is the other way round seen from the rear head).
-        let swing = &rear[1].1;
-        assert_eq!(swing.iter().find(|(j, _)| *j == index("universal_1_axis2")).expect("rear pitch").1, -UPRIGHT);
+        let axes = final_model(FULL_RANGE);
+        let pitch = axes.iter().position(|a| a.name == "universal_1_axis2").expect("axis");
+        assert_eq!(rear[1].1.iter().find(|(j, _)| *j == pitch).expect("rear pitch").1, -UPRIGHT);
         // A pitch range that is not symmetric is checked as the mirrored path drives it.
         let lopsided: Vec<AxisSpec> = axes
             .iter()
@@ -1203,10 +1211,39 @@ mod tests {
     }
 
     #[test]
+    fn a_lift_onto_with_the_rear_head_leading_drives_the_other_half() {
+        let rear = assert_drives_the_other_half(|lead| Motion::LiftOnto { lead });
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        // The draw in: the front head holds A, the rear one slides back along B's tunnel.
+        assert_eq!(rear[3].0, "draw in");
+        assert_eq!(rear[3].2, [true, false]);
+        // The lift off turns the rear universal joint (+0.057 rad: the front one's -0.057
+        // seen from the other side), nothing else moves.
+        let lift_off = &rear[4].1;
+        assert_eq!(lift_off.iter().find(|(j, _)| *j == index("universal_1_axis2")).expect("rear pitch").1, 0.057);
+        assert_eq!(lift_off.iter().find(|(j, _)| *j == index("universal_0_axis2")).expect("front pitch").1, 0.0);
+        // The end is the same U either way round (the front pitch at -upright, the rear at
+        // +upright: each half mirrored onto the other).
+        let end = &rear[rear.len() - 1].1;
+        assert_eq!(end.iter().find(|(j, _)| *j == index("universal_1_axis2")).expect("rear pitch").1, UPRIGHT);
+        assert_eq!(end.iter().find(|(j, _)| *j == index("universal_0_axis2")).expect("front pitch").1, -UPRIGHT);
+        assert_eq!(Motion::LiftOnto { lead: Head::Rear }.name(), "lift onto, rear head leading");
+    }
+
+    #[test]
+    fn a_put_down_with_the_rear_head_leading_drives_the_other_half() {
+        let rear = assert_drives_the_other_half(|lead| Motion::PutDown { lead });
+        // The draw out: the rear head slides deeper into C, the front one holds A.
+        assert_eq!(rear[rear.len() - 2].0, "draw out");
+        assert_eq!(rear[rear.len() - 2].2, [true, false]);
+    }
+
+    #[test]
     fn a_put_down_runs_the_lift_path_backwards_then_draws_the_block_in() {
         let axes = final_model(FULL_RANGE);
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
-        fw.push(Motion::PutDown).expect("valid");
+        fw.push(Motion::PutDown { lead: Head::Front }).expect("valid");
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let queued = targets(&fw);
         assert_eq!(queued.len(), PUT_DOWN_PATH.len() - 1 + 2);
@@ -1223,7 +1260,7 @@ mod tests {
         assert_eq!(queued[n - 1], ("close", vec![(index("prismatic_1"), 0.0), (index("prismatic_2"), 0.0)], [true, true]));
         let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
         assert_eq!(
-            no_rear_pitch.push(Motion::PutDown).unwrap_err(),
+            no_rear_pitch.push(Motion::PutDown { lead: Head::Front }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "put down", joint: "universal_1_axis2" }
         );
     }

@@ -15,7 +15,7 @@
 //! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most 1.05 [`ExecutorOptions::max_step`], ending contracted) |
 //! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
 //! | move along `y` | none: the blocks have no tunnel along `y` |
-//! | lift onto the neighbour along `x` | a crawl bringing the rear head to [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, then `Motion::LiftOnto`; the executor unscrews the block from every neighbour as the lift starts, runs the world at [`LIFT_SOLVER_ITERATIONS`] passes while it runs, and screws the block to the one it lands on after |
+//! | lift onto the neighbour along `x` | a crawl bringing the head that stays in the block (the rear one if the robot faces the neighbour, else the front one: a backward crawl) to [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, then `Motion::LiftOnto` with the other head leading into the neighbour; the executor unscrews the block from every neighbour as the lift starts, runs the world at [`LIFT_SOLVER_ITERATIONS`] passes while it runs, and screws the block to the one it lands on after |
 //! | put down, shift, cooperative lift | none yet |
 //!
 //! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]),
@@ -24,8 +24,8 @@
 //!
 //! **Where a robot should be after a step.** A robot lying in a tunnel (after a move): its
 //! body cube within [`ExecutorOptions::robot_tolerance`] of its resting place in its cell.
-//! A robot that lifted a block ends in a U, its front head in the block below, its rear
-//! head gripping in the lifted block: its place is where its rear head gripped that block
+//! A robot that lifted a block ends in a U, one head in the block below, the other gripping
+//! in the lifted block: its place is where that head gripped the block
 //! (measured in the block's frame as the lift starts), with the block where the plan puts
 //! it (centred in its cell, turned over about `y`); the distance folds the block's error at
 //! the head with any slip of the head in its grip.
@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 use flotilla_common::models::{JointKind, Model};
 use flotilla_contract::molemod::MolemodCommand;
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion, MotionError, Stuck, LIFT_ONTO_REAR_GRIP};
+use flotilla_firmware::molemod::motion::{AxisSpec, Head, MoleMotions, Motion, MotionError, Stuck, LIFT_ONTO_REAR_GRIP};
 use nalgebra::{Isometry3, Unit, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -237,7 +237,7 @@ pub enum FailureKind {
     RobotOff {
         /// The cell it should be in.
         cell: Cell,
-        /// What was measured: its body cube lying in the cell's tunnel, or its rear head
+        /// What was measured: its body cube lying in the cell's tunnel, or the head
         /// gripping in the block it lifted into the cell.
         what: &'static str,
         /// Distance of what was measured from its place, m.
@@ -391,8 +391,11 @@ struct Doing {
     carry: Option<(Cell, Cell)>,
     /// Whether the carried block was unscrewed from its neighbours.
     unscrewed: bool,
-    /// Where the rear head gripped the carried block as the block-moving motion started:
-    /// its centre in the block's frame, m.
+    /// The head that holds the carried block (the other one leads into the block it
+    /// lands on), if the action carries one.
+    holder: Option<Holder>,
+    /// Where the holding head gripped the carried block as the block-moving motion
+    /// started: its centre in the block's frame, m.
     grip: Option<Vector3<f64>>,
 }
 
@@ -407,6 +410,7 @@ impl Doing {
             running: None,
             carry: None,
             unscrewed: false,
+            holder: None,
             grip: None,
         }
     }
@@ -417,27 +421,73 @@ impl Doing {
 enum Posture {
     /// Straight in a tunnel: its body cube at its resting place in its cell.
     InTunnel,
-    /// In the U a lift onto a neighbour ends in, the rear head gripping in the lifted
-    /// block.
+    /// In the U a lift onto a neighbour ends in, one head gripping in the lifted block.
     Lifted {
-        /// The rear head's centre in the lifted block's frame as the lift started, m.
+        /// The head in the lifted block.
+        holder: Holder,
+        /// That head's centre in the lifted block's frame as the lift started, m.
         grip: Vector3<f64>,
     },
+}
+
+/// The head that holds the block a lift carries: the one not leading into the neighbour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Holder(Head);
+
+impl Holder {
+    /// The head holding the block when `lead` leads.
+    fn of(lead: Head) -> Self {
+        Holder(match lead {
+            Head::Front => Head::Rear,
+            Head::Rear => Head::Front,
+        })
+    }
+
+    /// The head's link in the model.
+    fn link(self) -> &'static str {
+        match self.0 {
+            Head::Front => "head_front",
+            Head::Rear => "head_rear",
+        }
+    }
+
+    /// What a robot check measures.
+    fn what(self) -> &'static str {
+        match self.0 {
+            Head::Front => "front head (gripping the block it lifted)",
+            Head::Rear => "rear head (gripping the block it lifted)",
+        }
+    }
+}
+
+/// Which head leads a lift along x by `dx` cells with the robot heading `heading` (unit
+/// vector of its body's x axis): the front head if it faces the neighbour, the rear one if
+/// it faces away; `None` across the tunnel.
+fn lift_lead(heading: &Vector3<f64>, dx: isize) -> Option<Head> {
+    let facing = heading.x * dx as f64;
+    if facing > 0.9 {
+        Some(Head::Front)
+    } else if facing < -0.9 {
+        Some(Head::Rear)
+    } else {
+        None
+    }
 }
 
 /// The solver passes `motion` needs, if it moves a block (more than a crawl's: see
 /// [`LIFT_SOLVER_ITERATIONS`]).
 fn solver_passes(motion: &Motion) -> Option<usize> {
     match motion {
-        Motion::LiftOnto | Motion::Part { .. } | Motion::Raise { .. } | Motion::SetDown => Some(LIFT_SOLVER_ITERATIONS),
+        Motion::LiftOnto { .. } | Motion::Part { .. } | Motion::Raise { .. } | Motion::SetDown => Some(LIFT_SOLVER_ITERATIONS),
         _ => None,
     }
 }
 
 /// The motions one action needs, from the robot's heading (unit vector of its body's x
 /// axis, world frame) and how far along it the robot must crawl first (m, signed): for a
-/// move, to its resting place in the target cell; for a lift, until its rear head is at
-/// [`LIFT_ONTO_REAR_GRIP`] from the lifted block's centre towards the neighbour. One match
+/// move, to its resting place in the target cell; for a lift, until the head that stays in
+/// the lifted block (the rear one facing the neighbour, the front one facing away) is at
+/// [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour. One match
 /// arm per action (and direction) the model performs; the rest name what is missing.
 pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step: f64) -> Result<Vec<Motion>, &'static str> {
     let d = |a: usize, b: usize| b as isize - a as isize;
@@ -447,10 +497,12 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
         (ActionKind::Move, _, 0, 0) => Err("a move along x with the robot not lying along the x tunnel (turning back into it)"),
         (ActionKind::Move, 0, 0, _) => Err("a move up or down: turning inside a block into the vertical tunnel and climbing it"),
         (ActionKind::Move, ..) => Err("a move along y: the blocks have no tunnel along y"),
-        // Onto the neighbour the robot faces: the set-up crawl, then the lift.
-        (ActionKind::Lift, -1 | 1, 0, 1) if heading.x * dx as f64 > 0.9 => Ok(vec![crawl(along, max_step), Motion::LiftOnto]),
-        (ActionKind::Lift, -1 | 1, 0, 1) => Err("a lift onto the neighbour behind the robot or across its tunnel: turning round \
-             in the tunnel to face it (`lift onto` lifts towards the front head)"),
+        // Onto the neighbour along the tunnel: the set-up crawl, then the lift led by the
+        // head towards the neighbour (the rear one for the neighbour behind the robot).
+        (ActionKind::Lift, -1 | 1, 0, 1) => match lift_lead(heading, dx) {
+            Some(lead) => Ok(vec![crawl(along, max_step), Motion::LiftOnto { lead }]),
+            None => Err("a lift onto the neighbour along x with the robot not lying along the x tunnel (turning back into it)"),
+        },
         (ActionKind::Lift, ..) => Err("a lift other than onto the top of a neighbour along the x tunnel"),
         (ActionKind::PutDown, ..) => Err("putting a block down beside the one it lies on: the motion exists from where a lift \
              leaves the mole (`put down`, a U between the blocks) but not from where a shift leaves it, so the executor does not \
@@ -670,17 +722,17 @@ impl Executor {
     }
 
     /// How far robot `index` is from its place in `cell` (m), and what was measured: lying
-    /// in a tunnel, its body cube from its resting place; after a lift, its rear head from
-    /// where it gripped the lifted block, with the block centred in `cell` and turned over
+    /// in a tunnel, its body cube from its resting place; after a lift, the head holding the
+    /// lifted block from where it gripped it, with the block centred in `cell` and turned over
     /// about `y` (the lift's half turn over the shared edge).
     fn robot_off(&self, index: usize, cell: &Cell) -> Result<(&'static str, f64), WorldError> {
         match self.postures.get(index).copied().unwrap_or(Posture::InTunnel) {
             Posture::InTunnel => Ok(("body", (self.body(index)? - self.place(index, cell)).norm())),
-            Posture::Lifted { grip, .. } => {
+            Posture::Lifted { holder, grip } => {
                 let turned = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::PI);
                 let place = self.world.cell_centre(cell) + turned * grip;
-                let head = self.world.robot_link_pose(index, "head_rear")?.translation.vector;
-                Ok(("rear head (gripping the block it lifted)", (head - place).norm()))
+                let head = self.world.robot_link_pose(index, holder.link())?.translation.vector;
+                Ok((holder.what(), (head - place).norm()))
             }
         }
     }
@@ -804,13 +856,13 @@ impl Executor {
         let lifted = matches!(self.postures.get(index), Some(Posture::Lifted { .. }));
         match action.kind {
             ActionKind::Shift if lifted => Some(
-                "the shift's set-up: the mole is in the U its lift ended in (front head in the block below, rear head in the \
+                "the shift's set-up: the mole is in the U its lift ended in (one head in the block below, the other in the \
                  lifted block) and has to leave it, to lie straight in the lifted block's x tunnel where the shift starts: not built, \
                  and as the mole and blocks are sized it cannot (its contracted 112 mm between head centres do not fit in the 100 \
                  mm block, so one head cannot take the hold over from the other inside it)",
             ),
             ActionKind::Move | ActionKind::Lift if lifted => Some(
-                "leaving the U a lift ends in (front head in the block below, rear head in the lifted block) to lie straight in a \
+                "leaving the U a lift ends in (one head in the block below, the other in the lifted block) to lie straight in a \
                  tunnel again: not built",
             ),
             _ => None,
@@ -860,7 +912,7 @@ impl Executor {
                 return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
             }
             let physics = |e: WorldError| FailureKind::Physics(e.to_string());
-            let (along, carry) = if action.kind == ActionKind::Lift {
+            let (along, carry, holder) = if action.kind == ActionKind::Lift {
                 // The lifted block and the one it lands on, as the plan has them now.
                 let under = action.to.offset(0, 0, -1);
                 let (Some(block), Some(onto)) = (self.block_in(&action.from), under.and_then(|c| self.block_in(&c))) else {
@@ -868,16 +920,28 @@ impl Executor {
                     return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
                 };
                 let centre = self.world.block_pose(&block).map_err(|e| self.fail(step, Some(&here), physics(e)))?.translation.vector;
-                let towards = (action.to.x as f64 - action.from.x as f64).signum();
-                let grip = centre + Vector3::x() * (towards * LIFT_ONTO_REAR_GRIP);
-                let rear = self.world.robot_link_pose(action.robot, "head_rear").map_err(|e| self.fail(step, Some(&here), physics(e)))?;
-                ((grip - rear.translation.vector).dot(&heading), Some((block, onto)))
+                let dx = action.to.x as isize - action.from.x as isize;
+                let grip = centre + Vector3::x() * (dx.signum() as f64 * LIFT_ONTO_REAR_GRIP);
+                let holder = lift_lead(&heading, dx).map(Holder::of);
+                // Across the tunnel there is no holding head and no crawl: `motions_for`
+                // names what is missing.
+                let along = match holder {
+                    Some(holder) => {
+                        let head = self
+                            .world
+                            .robot_link_pose(action.robot, holder.link())
+                            .map_err(|e| self.fail(step, Some(&here), physics(e)))?;
+                        (grip - head.translation.vector).dot(&heading)
+                    }
+                    None => 0.0,
+                };
+                (along, Some((block, onto)), holder)
             } else {
                 let body = self.body(action.robot).map_err(|e| self.fail(step, Some(&here), physics(e)))?;
-                ((self.place(action.robot, &action.to) - body).dot(&heading), None)
+                ((self.place(action.robot, &action.to) - body).dot(&heading), None, None)
             };
             match motions_for(action, &heading, along, self.options.max_step) {
-                Ok(motions) => doing.push(Doing { queue: motions.into(), carry, ..here }),
+                Ok(motions) => doing.push(Doing { queue: motions.into(), carry, holder, ..here }),
                 Err(needs) => return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs })),
             }
         }
@@ -901,12 +965,12 @@ impl Executor {
                 d.current = Some((d.next, next.name()));
                 d.last = d.current;
                 d.next += 1;
-                if let (Some((block, _)), Some(_), false) = (d.carry, solver_passes(&next), d.unscrewed) {
+                if let (Some((block, _)), Some(holder), Some(_), false) = (d.carry, d.holder, solver_passes(&next), d.unscrewed) {
                     // The robot, in position, frees its block and notes where it grips it.
                     d.unscrewed = true;
                     let grip = self
                         .unscrew_all(&block)
-                        .and_then(|()| Ok((self.world.block_pose(&block)?, self.world.robot_link_pose(robot, "head_rear")?)))
+                        .and_then(|()| Ok((self.world.block_pose(&block)?, self.world.robot_link_pose(robot, holder.link())?)))
                         .map(|(block_pose, head)| {
                             block_pose.inverse_transform_vector(&(head.translation.vector - block_pose.translation.vector))
                         });
@@ -951,8 +1015,8 @@ impl Executor {
         }
         // Every motion done: a robot that carried a block lies in the U the lift ends in.
         for d in &doing {
-            if let Some(grip) = d.grip {
-                self.postures[d.action.robot] = Posture::Lifted { grip };
+            if let (Some(holder), Some(grip)) = (d.holder, d.grip) {
+                self.postures[d.action.robot] = Posture::Lifted { holder, grip };
             }
         }
         self.check(step, &doing, progress)?;
@@ -1033,21 +1097,27 @@ mod tests {
     }
 
     #[test]
-    fn a_lift_is_a_crawl_to_the_rear_grip_then_the_lift_onto_the_neighbour_it_faces() {
+    fn a_lift_is_a_crawl_to_the_holding_heads_grip_then_the_lift_onto_led_by_the_head_towards_the_neighbour() {
         let lift = |from, to| Action { robot: 0, kind: ActionKind::Lift, from, to, partner: None };
         // Task 1's lift: the rear head 74 mm short of its grip, two crawl cycles of 18.5 mm.
         let motions = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::x(), 0.074, 0.025).expect("a lift");
         assert_eq!(motions.len(), 2, "{motions:?}");
         assert!(matches!(motions[0], Motion::Crawl { step, iterations: 4, backward: false } if (step - 0.0185).abs() < 1e-12));
-        assert_eq!(motions[1], Motion::LiftOnto);
+        assert_eq!(motions[1], Motion::LiftOnto { lead: Head::Front });
         // Towards -x, the robot heading -x.
         let west = motions_for(&lift(Cell::new(2, 0, 0), Cell::new(1, 0, 1)), &-Vector3::x(), 0.074, 0.025).expect("a lift");
-        assert_eq!(west[1], Motion::LiftOnto);
-        // Facing away from the neighbour, or across the tunnel: it would have to turn round.
-        for heading in [-Vector3::x(), Vector3::y()] {
-            let refused = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &heading, 0.074, 0.025).unwrap_err();
-            assert!(refused.contains("turning round"), "{refused}");
-        }
+        assert_eq!(west[1], Motion::LiftOnto { lead: Head::Front });
+        // Task 2's lift, onto the neighbour behind the robot: the front head crawls back 74
+        // mm to its grip in A (a backward crawl), then the lift with the rear head leading.
+        let behind = motions_for(&lift(Cell::new(3, 0, 0), Cell::new(2, 0, 1)), &Vector3::x(), -0.074, 0.025).expect("a lift");
+        assert!(matches!(behind[0], Motion::Crawl { step, iterations: 4, backward: true } if (step - 0.0185).abs() < 1e-12));
+        assert_eq!(behind[1], Motion::LiftOnto { lead: Head::Rear });
+        assert_eq!(lift_lead(&-Vector3::x(), 1), Some(Head::Rear));
+        assert_eq!(Holder::of(Head::Rear).link(), "head_front");
+        assert_eq!(Holder::of(Head::Front).link(), "head_rear");
+        // Across the tunnel: no head leads along x.
+        let refused = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::y(), 0.074, 0.025).unwrap_err();
+        assert!(refused.contains("not lying along the x tunnel"), "{refused}");
         // Only onto the top of a neighbour along x.
         for to in [Cell::new(2, 0, 1), Cell::new(0, 1, 1), Cell::new(1, 0, 0)] {
             let refused = motions_for(&lift(Cell::new(0, 0, 0), to), &Vector3::x(), 0.074, 0.025).unwrap_err();
