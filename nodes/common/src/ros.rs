@@ -401,12 +401,13 @@ fn join_within(thread: JoinHandle<()>, wait: Duration) -> bool {
 
 /// Serves `/tank/pause` (std_srvs/SetBool: true pauses, false resumes) for a simulator
 /// whose stepping thread takes requests on `control`: `request(paused, done)` wraps the
-/// request, and the answer is sent once the stepping thread has acted on it (`done`), or
-/// says `stopped` when the thread no longer listens. Runs on the current tokio runtime.
+/// request, and the answer is sent once the stepping thread has acted on it (called
+/// `done`), or says `stopped` when the thread no longer listens (dropped `done`). Runs on
+/// the current tokio runtime.
 pub fn serve_pause<C: Send + 'static>(
     node: &mut r2r::Node,
     control: std::sync::mpsc::Sender<C>,
-    request: fn(bool, tokio::sync::oneshot::Sender<()>) -> C,
+    request: fn(bool, Box<dyn FnOnce() + Send>) -> C,
     stopped: &'static str,
 ) -> Result<(), r2r::Error> {
     use futures::StreamExt;
@@ -415,6 +416,9 @@ pub fn serve_pause<C: Send + 'static>(
         while let Some(call) = pauses.next().await {
             let paused = call.message.data;
             let (done, answered) = tokio::sync::oneshot::channel();
+            let done = Box::new(move || {
+                let _ = done.send(());
+            });
             let ok = control.send(request(paused, done)).is_ok() && answered.await.is_ok();
             let message = match (ok, paused) {
                 (false, _) => stopped,

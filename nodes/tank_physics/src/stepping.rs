@@ -168,9 +168,18 @@ impl Refusals {
     }
 }
 
+/// A message to the stepping thread.
+pub enum Message<C> {
+    /// `/tank/pause`: pause (true) or resume (false); `.1` is called once the thread has
+    /// acted on it (the service's answer).
+    Pause(bool, Box<dyn FnOnce() + Send>),
+    /// A message for the node's [`Stepper`].
+    Node(C),
+}
+
 /// A simulator node's stepping thread, as [`run`] drives it.
 pub trait Stepper {
-    /// The messages the node's ROS callbacks send the thread.
+    /// The node's own messages from its ROS callbacks (in [`Message::Node`]).
     type Control;
 
     /// The model's sim time, s.
@@ -179,9 +188,11 @@ pub trait Stepper {
     /// The publications of the start (before the first step).
     fn start(&mut self);
 
-    /// Acts on a message; `Some(true)` when it paused the run, `Some(false)` when it
-    /// resumed it (pacing then counts from now), `None` otherwise.
-    fn handle(&mut self, msg: Self::Control) -> Option<bool>;
+    /// Acts on one of the node's messages.
+    fn handle(&mut self, msg: Self::Control);
+
+    /// The run pauses (true) or resumes (false) now. Default: nothing.
+    fn pause(&mut self, _paused: bool) {}
 
     /// The node's lock step.
     fn lockstep(&mut self) -> &mut LockStep;
@@ -234,18 +245,23 @@ struct Pacing {
 }
 
 impl Pacing {
-    /// Hands `msg` to `sim`, pausing or resuming as it says.
-    fn take<S: Stepper>(&mut self, sim: &mut S, msg: S::Control) {
-        if let Some(paused) = sim.handle(msg) {
-            self.paused = paused;
-            self.pace = (Instant::now(), sim.time());
+    /// Pauses or resumes as `msg` says, or hands it to `sim`.
+    fn take<S: Stepper>(&mut self, sim: &mut S, msg: Message<S::Control>) {
+        match msg {
+            Message::Node(msg) => sim.handle(msg),
+            Message::Pause(paused, done) => {
+                sim.pause(paused);
+                done();
+                self.paused = paused;
+                self.pace = (Instant::now(), sim.time());
+            }
         }
     }
 }
 
 /// Steps `sim` (whose steps last `dt` s of sim time) as `run` says until `stop` or
 /// `run.max_sim_time`, taking the messages on `control` between steps.
-pub fn run<S: Stepper>(sim: &mut S, run: &RunSettings, dt: f64, stop: &AtomicBool, control: &mpsc::Receiver<S::Control>) -> Ended {
+pub fn run<S: Stepper>(sim: &mut S, run: &RunSettings, dt: f64, stop: &AtomicBool, control: &mpsc::Receiver<Message<S::Control>>) -> Ended {
     let started = Instant::now();
     let mut pacing = Pacing { paused: run.start_paused, pace: (Instant::now(), sim.time()) };
     sim.start();
@@ -298,14 +314,19 @@ mod tests {
         every: u32,
         robots: usize,
         answering: fn(f64) -> Vec<usize>,
-        answers: mpsc::Sender<Msg>,
+        answers: mpsc::Sender<Message<Answer>>,
         lock: LockStep,
         /// Every call of a hook, in order.
         log: Vec<String>,
     }
 
     impl Counter {
-        fn new(robots: usize, every: u32, lockstep: Option<Duration>, answering: fn(f64) -> Vec<usize>) -> (Self, mpsc::Receiver<Msg>) {
+        fn new(
+            robots: usize,
+            every: u32,
+            lockstep: Option<Duration>,
+            answering: fn(f64) -> Vec<usize>,
+        ) -> (Self, mpsc::Receiver<Message<Answer>>) {
             let (answers, control) = mpsc::channel();
             (Self { steps: 0, every, robots, answering, answers, lock: LockStep::new(lockstep), log: Vec::new() }, control)
         }
@@ -314,19 +335,16 @@ mod tests {
             let t = self.time();
             self.lock.open(t, vec![false; self.robots]);
             for i in (self.answering)(t) {
-                self.answers.send(Msg::Answer(i, t)).unwrap();
+                self.answers.send(Message::Node(Answer(i, t))).unwrap();
             }
         }
     }
 
-    /// Robot `.0` answers the reading stamped `.1`; or pause (`true`) / resume.
-    enum Msg {
-        Answer(usize, f64),
-        Pause(bool),
-    }
+    /// Robot `.0` answers the reading stamped `.1`.
+    struct Answer(usize, f64);
 
     impl Stepper for Counter {
-        type Control = Msg;
+        type Control = Answer;
         fn time(&self) -> f64 {
             0.1 * f64::from(self.steps)
         }
@@ -334,14 +352,11 @@ mod tests {
             self.log.push("start".into());
             self.read();
         }
-        fn handle(&mut self, msg: Msg) -> Option<bool> {
-            match msg {
-                Msg::Answer(i, stamp) => {
-                    self.lock.answer(i, stamp);
-                    None
-                }
-                Msg::Pause(p) => Some(p),
-            }
+        fn handle(&mut self, Answer(i, stamp): Answer) {
+            self.lock.answer(i, stamp);
+        }
+        fn pause(&mut self, paused: bool) {
+            self.log.push(format!("pause {paused}"));
         }
         fn lockstep(&mut self) -> &mut LockStep {
             &mut self.lock
@@ -419,15 +434,17 @@ mod tests {
             let (sim, stop) = (&mut sim, &stop);
             let runner = s.spawn(move || run(sim, &settings(0.0, true), 0.1, stop, &rx));
             std::thread::sleep(Duration::from_millis(100));
-            tx.send(Msg::Pause(true)).unwrap();
+            let (done, answered) = mpsc::channel();
+            tx.send(Message::Pause(true, Box::new(move || done.send(()).unwrap()))).unwrap();
+            answered.recv_timeout(Duration::from_secs(10)).unwrap();
             std::thread::sleep(Duration::from_millis(100));
             stop.store(true, Ordering::Release);
             let ended = runner.join().unwrap();
             assert_eq!(ended.reason, "stopped on request");
         });
-        assert_eq!(sim.steps, 0);
+        assert_eq!((sim.steps, sim.log.as_slice()), (0, ["start".to_owned(), "pause true".to_owned()].as_slice()));
         let (mut sim, rx) = Counter::new(1, 1, None, |_| Vec::new());
-        sim.answers.send(Msg::Pause(false)).unwrap();
+        sim.answers.send(Message::Pause(false, Box::new(|| ()))).unwrap();
         let ended = run(&mut sim, &settings(0.5, true), 0.1, &AtomicBool::new(false), &rx);
         assert_eq!((ended.reason, sim.steps), ("reached max_sim_time", 5));
     }

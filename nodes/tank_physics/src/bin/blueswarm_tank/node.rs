@@ -26,20 +26,16 @@ use r2r::flotilla_msgs::msg::{BluebotCommand as CommandMsg, BluebotSensors as Se
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
-use tank_physics::stepping::{self, LockStep, Refusals, Stepper};
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
 use tank_physics::systems::bluebot::metrics::{Sample, SwarmMetrics, CSV_HEADER};
 use tank_physics::systems::bluebot::SwarmWorld;
 use tracing::{info, warn};
 
 use crate::settings::NodeSettings;
 
-/// Messages from ROS callbacks to the stepping thread.
-enum Control {
-    /// Robot `.0`'s command answering the reading stamped `.2` s.
-    Command(usize, BluebotCommand, f64),
-    /// `/tank/pause`: pause (true) or resume (false); answered when done.
-    Pause(bool, tokio::sync::oneshot::Sender<()>),
-}
+/// A command from a `/<robot>/cmd` to the stepping thread: robot `.0`'s, answering the
+/// reading stamped `.2` s.
+struct Command(usize, BluebotCommand, f64);
 
 /// Publishers the stepping thread uses.
 struct Outputs {
@@ -65,7 +61,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     };
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
-    let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let (control_tx, control_rx) = mpsc::channel::<Message<Command>>();
     let mut sensors = Vec::new();
     let mut descriptions = Vec::new();
     for (i, (name, _, _)) in settings.robots.iter().enumerate() {
@@ -80,7 +76,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
                     continue;
                 }
                 let (command, stamp) = Bluebot::command_from_msg(msg);
-                if tx.send(Control::Command(i, command, stamp)).is_err() {
+                if tx.send(Message::Node(Command(i, command, stamp))).is_err() {
                     break;
                 }
             }
@@ -99,7 +95,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         metrics: node.create_publisher("~/metrics", QosProfile::default())?,
         sensors,
     };
-    fros::serve_pause(&mut node, control_tx, Control::Pause, "the tank has stopped")?;
+    fros::serve_pause(&mut node, control_tx, Message::Pause, "the tank has stopped")?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));
@@ -139,7 +135,7 @@ struct Sim {
 }
 
 impl Stepper for Sim {
-    type Control = Control;
+    type Control = Command;
 
     fn time(&self) -> f64 {
         self.world.time()
@@ -151,19 +147,14 @@ impl Stepper for Sim {
         self.publish_sensors();
     }
 
-    fn handle(&mut self, msg: Control) -> Option<bool> {
-        match msg {
-            Control::Command(i, command, stamp) => {
-                self.take(i, &command, stamp);
-                None
-            }
-            Control::Pause(p, done) => {
-                if p {
-                    self.publish_markers();
-                }
-                let _ = done.send(());
-                Some(p)
-            }
+    fn handle(&mut self, Command(i, command, stamp): Command) {
+        self.take(i, &command, stamp);
+    }
+
+    /// Markers made only for subscribers: the latched copy is current while paused.
+    fn pause(&mut self, paused: bool) {
+        if paused {
+            self.publish_markers();
         }
     }
 
@@ -205,7 +196,7 @@ impl Stepper for Sim {
 }
 
 impl Sim {
-    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> String {
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Message<Command>>) -> String {
         let (run, dt) = (self.settings.run.clone(), self.world.config().dt);
         let ended = stepping::run(self, &run, dt, stop, control);
         let t = self.world.time();

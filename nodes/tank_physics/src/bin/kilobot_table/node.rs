@@ -33,7 +33,7 @@ use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
-use tank_physics::stepping::{self, LockStep, Refusals, Stepper};
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
 use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
 use tracing::{error, info, warn};
 
@@ -47,8 +47,6 @@ type Commands = Vec<(String, KilobotCommand, f64)>;
 enum Control {
     /// A command batch.
     Commands(Commands),
-    /// `/tank/pause`: pause (true) or resume (false); answered when done.
-    Pause(bool, tokio::sync::oneshot::Sender<()>),
     /// An overhead controller broadcast for every robot's next reading.
     Overhead(Overhead),
 }
@@ -154,14 +152,14 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
     };
     let mut batches = node.subscribe::<KilobotCommandBatch>("/kilobot/cmd", QosProfile::default())?;
     let mut overhead = node.subscribe::<KilobotOverhead>("/kilobot/overhead", QosProfile::default())?;
-    let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let (control_tx, control_rx) = mpsc::channel::<Message<Control>>();
     let overhead_tx = control_tx.clone();
     tokio::spawn(async move {
         while let Some(msg) = overhead.next().await {
             match Overhead::from_wire(msg.command, &msg.payload) {
                 Ok(Some(o)) => {
                     info!(topic = "/kilobot/overhead", command = msg.command, "overhead controller broadcast");
-                    if overhead_tx.send(Control::Overhead(o)).is_err() {
+                    if overhead_tx.send(Message::Node(Control::Overhead(o))).is_err() {
                         break;
                     }
                 }
@@ -170,7 +168,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
             }
         }
     });
-    fros::serve_pause(&mut node, control_tx.clone(), Control::Pause, "the table has stopped")?;
+    fros::serve_pause(&mut node, control_tx.clone(), Message::Pause, "the table has stopped")?;
     tokio::spawn(async move {
         while let Some(batch) = batches.next().await {
             let (stamp, commands) = match Kilobot::commands_from_batch(batch) {
@@ -181,7 +179,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
                 }
             };
             let commands = commands.into_iter().map(|(robot, command)| (robot, command, stamp)).collect();
-            if control_tx.send(Control::Commands(commands)).is_err() {
+            if control_tx.send(Message::Node(Control::Commands(commands))).is_err() {
                 break;
             }
         }
@@ -235,19 +233,18 @@ impl Stepper for Sim {
         self.publish_sensors();
     }
 
-    fn handle(&mut self, msg: Control) -> Option<bool> {
+    fn handle(&mut self, msg: Control) {
         match msg {
             Control::Commands(batch) => self.take(batch),
-            Control::Pause(p, done) => {
-                if p {
-                    self.publish_markers();
-                }
-                let _ = done.send(());
-                return Some(p);
-            }
             Control::Overhead(o) => self.overhead = Some(o),
         }
-        None
+    }
+
+    /// Markers made only for subscribers: the latched copy is current while paused.
+    fn pause(&mut self, paused: bool) {
+        if paused {
+            self.publish_markers();
+        }
     }
 
     fn lockstep(&mut self) -> &mut LockStep {
@@ -273,7 +270,7 @@ impl Stepper for Sim {
 }
 
 impl Sim {
-    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> String {
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Message<Control>>) -> String {
         let (run, dt) = (self.settings.run.clone(), self.table.config().step_duration);
         let ended = stepping::run(self, &run, dt, stop, control);
         let t = self.table.time();

@@ -29,19 +29,15 @@ use r2r::geometry_msgs::msg::{Point, Vector3 as Vector3Msg};
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
-use tank_physics::stepping::{self, LockStep, Refusals, Stepper};
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
 use tank_physics::systems::mhp::prototype::{PrototypeTrial, Stage, MODULE_HEIGHT};
 use tracing::{info, warn};
 
 use crate::settings::NodeSettings;
 
-/// Messages from ROS callbacks to the stepping thread.
-enum Control {
-    /// The robot's command answering the reading stamped `.1` s.
-    Command(MhpCommand, f64),
-    /// `/tank/pause`: pause (true) or resume (false); answered when done.
-    Pause(bool, tokio::sync::oneshot::Sender<()>),
-}
+/// A command from `/<robot>/cmd` to the stepping thread: the robot's, answering the
+/// reading stamped `.1` s.
+struct Command(MhpCommand, f64);
 
 /// Publishers the stepping thread uses.
 struct Outputs {
@@ -59,7 +55,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
     let name = settings.robot.name.clone();
-    let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let (control_tx, control_rx) = mpsc::channel::<Message<Command>>();
     let mut commands = node.subscribe::<CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
     {
         let tx = control_tx.clone();
@@ -71,7 +67,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
                     continue;
                 }
                 let (command, stamp) = Mhp::command_from_msg(msg);
-                if tx.send(Control::Command(command, stamp)).is_err() {
+                if tx.send(Message::Node(Command(command, stamp))).is_err() {
                     break;
                 }
             }
@@ -88,7 +84,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         sensors: node.create_publisher(&format!("/{name}/sensors"), QosProfile::default())?,
         crossing: node.create_publisher("~/crossing", latched)?,
     };
-    fros::serve_pause(&mut node, control_tx, Control::Pause, "the tank has stopped")?;
+    fros::serve_pause(&mut node, control_tx, Message::Pause, "the tank has stopped")?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));
@@ -134,7 +130,7 @@ struct Sim {
 }
 
 impl Stepper for Sim {
-    type Control = Control;
+    type Control = Command;
 
     fn time(&self) -> f64 {
         self.trial.time()
@@ -145,19 +141,14 @@ impl Stepper for Sim {
         self.publish_markers();
     }
 
-    fn handle(&mut self, msg: Control) -> Option<bool> {
-        match msg {
-            Control::Command(command, stamp) => {
-                self.take(&command, stamp);
-                None
-            }
-            Control::Pause(p, done) => {
-                if p {
-                    self.publish_markers();
-                }
-                let _ = done.send(());
-                Some(p)
-            }
+    fn handle(&mut self, Command(command, stamp): Command) {
+        self.take(&command, stamp);
+    }
+
+    /// Markers made only for subscribers: the latched copy is current while paused.
+    fn pause(&mut self, paused: bool) {
+        if paused {
+            self.publish_markers();
         }
     }
 
@@ -208,7 +199,7 @@ impl Stepper for Sim {
 }
 
 impl Sim {
-    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> String {
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Message<Command>>) -> String {
         let (run, dt) = (self.settings.run.clone(), self.trial.robot().params().dt);
         let ended = stepping::run(self, &run, dt, stop, control);
         let t = self.trial.time();
