@@ -154,7 +154,8 @@ impl LockStep {
 pub struct Refusals(u64);
 
 impl Refusals {
-    /// Counts a refusal and logs `why` when it is one of the first five or a thousandth.
+    /// Counts a refusal and logs `why` when it is one of the first five or a multiple of
+    /// 1000.
     pub fn refuse(&mut self, why: impl std::fmt::Display) {
         self.0 += 1;
         if self.0 <= 5 || self.0 % 1000 == 0 {
