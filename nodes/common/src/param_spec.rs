@@ -9,6 +9,7 @@
 //! value just outside it refused, so the descriptors cannot drift from what the node does.
 
 use serde_yaml::{Mapping, Number, Value};
+use std::fmt;
 
 use crate::params::{self, STANDARD_ROS_PARAMETERS};
 
@@ -220,6 +221,12 @@ impl NodeParams {
     /// Every entry, group after group.
     pub fn params(&self) -> impl Iterator<Item = &'static ParamSpec> + Clone {
         self.groups.iter().flat_map(|g| g.iter())
+    }
+
+    /// [`check_table`] of every entry from the empty tree, against `from_tree` (a node's
+    /// settings parser: the settings' `Debug` text is compared).
+    pub fn check_against<S: fmt::Debug, E: fmt::Display>(&self, from_tree: impl Fn(&Mapping) -> Result<S, E>) -> Result<(), String> {
+        check_table(self.params(), "{}", |t| from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string()))
     }
 }
 

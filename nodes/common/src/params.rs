@@ -458,6 +458,25 @@ mod tests {
     }
 
     #[test]
+    fn seed_and_unknown_keys() {
+        let mut tree: Mapping = serde_yaml::from_str("{seed: 7, tabel: {}}").unwrap();
+        assert_eq!(take_seed(&mut tree, 1).unwrap(), 7);
+        assert_eq!(take_seed(&mut tree, 1).unwrap(), 1, "taken: the default");
+        let err = refuse_unknown(&tree, "seed, table").unwrap_err().to_string();
+        assert!(err.contains("tabel") && err.contains("unknown parameter (known: seed, table)"), "{err}");
+        tree.clear();
+        assert!(refuse_unknown(&tree, "seed").is_ok());
+        assert!(name_prefix("robots.name_prefix", "kb_7").is_ok());
+        for bad in ["", "a b", "k/"] {
+            assert!(name_prefix("robots.name_prefix", bad).unwrap_err().to_string().contains("robots.name_prefix"), "{bad}");
+        }
+        for bad in ["{seed: -3}", "{seed: 1.5}", "{seed: one}"] {
+            let mut tree: Mapping = serde_yaml::from_str(bad).unwrap();
+            assert!(take_seed(&mut tree, 1).unwrap_err().to_string().contains("seed"), "{bad}");
+        }
+    }
+
+    #[test]
     fn merges_wildcard_then_node_section() {
         let text = "/**:\n  ros__parameters:\n    use_sim_time: true\n    dt: 0.1\n\
                     tank_physics:\n  ros__parameters:\n    dt: 0.025\n    hydro: {kv: 1.24}\n\
@@ -604,6 +623,32 @@ pub fn take_section<T: DeserializeOwned + Default>(tree: &mut Mapping, key: &str
             other => other,
         }),
         Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
+    }
+}
+
+/// Removes `seed` from `tree` and reads it (an integer >= 0), `default` when absent.
+pub fn take_seed(tree: &mut Mapping, default: u64) -> Result<u64, ParamError> {
+    match tree.remove("seed") {
+        None => Ok(default),
+        Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid("seed", format!("must be an integer >= 0, got {v:?}"))),
+    }
+}
+
+/// Checks `prefix` (robot names are `<prefix><index>`) as the start of a ROS name: letters,
+/// digits or `_`, not empty; an error names `key`.
+pub fn name_prefix(key: &str, prefix: &str) -> Result<(), ParamError> {
+    if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(ParamError::invalid(key, "must be letters, digits or `_` (it starts ROS names)"));
+    }
+    Ok(())
+}
+
+/// Refuses what is left of `tree` once a node took every key it knows (`known`, listed in
+/// the error): the first key left names the error.
+pub fn refuse_unknown(tree: &Mapping, known: &str) -> Result<(), ParamError> {
+    match tree.keys().next() {
+        None => Ok(()),
+        Some(key) => Err(ParamError::invalid(format!("{key:?}").trim_matches('"'), format!("unknown parameter (known: {known})"))),
     }
 }
 

@@ -243,6 +243,17 @@ pub fn listened<T: r2r::WrappedTypesupport + 'static>(publisher: &r2r::Publisher
     publisher.get_inter_process_subscription_count().map_or(true, |n| n > 0)
 }
 
+/// Publishes sim time `seconds` on `publisher` (`/clock`) when a subscriber outside this
+/// process listens: every step, for nodes on sim time; a swarm run with no such node skips
+/// it. A failure is logged.
+pub fn publish_clock(publisher: &r2r::Publisher<r2r::rosgraph_msgs::msg::Clock>, seconds: f64) {
+    if listened(publisher) {
+        if let Err(e) = publisher.publish(&r2r::rosgraph_msgs::msg::Clock { clock: time_msg(seconds) }) {
+            tracing::warn!("publishing /clock: {e}");
+        }
+    }
+}
+
 /// The first SIGINT or SIGTERM since [`catch_shutdown_signals`] (`None` until then).
 static SHUTDOWN: std::sync::OnceLock<tokio::sync::watch::Receiver<Option<&'static str>>> = std::sync::OnceLock::new();
 
@@ -390,12 +401,13 @@ fn join_within(thread: JoinHandle<()>, wait: Duration) -> bool {
 
 /// Serves `/tank/pause` (std_srvs/SetBool: true pauses, false resumes) for a simulator
 /// whose stepping thread takes requests on `control`: `request(paused, done)` wraps the
-/// request, and the answer is sent once the stepping thread has acted on it (`done`), or
-/// says `stopped` when the thread no longer listens. Runs on the current tokio runtime.
+/// request, and the answer is sent once the stepping thread has acted on it (called
+/// `done`), or says `stopped` when the thread no longer listens (dropped `done`). Runs on
+/// the current tokio runtime.
 pub fn serve_pause<C: Send + 'static>(
     node: &mut r2r::Node,
     control: std::sync::mpsc::Sender<C>,
-    request: fn(bool, tokio::sync::oneshot::Sender<()>) -> C,
+    request: fn(bool, Box<dyn FnOnce() + Send>) -> C,
     stopped: &'static str,
 ) -> Result<(), r2r::Error> {
     use futures::StreamExt;
@@ -404,6 +416,9 @@ pub fn serve_pause<C: Send + 'static>(
         while let Some(call) = pauses.next().await {
             let paused = call.message.data;
             let (done, answered) = tokio::sync::oneshot::channel();
+            let done = Box::new(move || {
+                let _ = done.send(());
+            });
             let ok = control.send(request(paused, done)).is_ok() && answered.await.is_ok();
             let message = match (ok, paused) {
                 (false, _) => stopped,
@@ -440,6 +455,26 @@ pub fn time_msg(seconds: f64) -> r2r::builtin_interfaces::msg::Time {
 /// A `std_msgs/Header` at `seconds` in `frame`.
 pub fn header(seconds: f64, frame: &str) -> r2r::std_msgs::msg::Header {
     r2r::std_msgs::msg::Header { stamp: time_msg(seconds), frame_id: frame.to_owned() }
+}
+
+/// An rviz marker to add: `type_` (`Marker::CUBE`, ...) `id` of namespace `ns` at
+/// `seconds` in `frame`, at the frame's origin; the caller sets its pose, scale and colour.
+pub fn marker(seconds: f64, frame: &str, ns: &str, id: i32, type_: i32) -> r2r::visualization_msgs::msg::Marker {
+    use r2r::visualization_msgs::msg::Marker;
+    Marker {
+        header: header(seconds, frame),
+        ns: ns.into(),
+        id,
+        type_,
+        action: Marker::ADD as i32,
+        pose: pose_msg(&Isometry3::identity()),
+        ..Default::default()
+    }
+}
+
+/// A marker colour: red, green, blue and opacity, each 0 to 1.
+pub fn rgba(r: f32, g: f32, b: f32, a: f32) -> r2r::std_msgs::msg::ColorRGBA {
+    r2r::std_msgs::msg::ColorRGBA { r, g, b, a }
 }
 
 /// nalgebra pose as `geometry_msgs/Pose`.

@@ -27,6 +27,7 @@ pub mod robots;
 pub mod run;
 pub mod rviz;
 pub mod spatial;
+pub mod stepping;
 pub mod systems;
 pub mod world;
 

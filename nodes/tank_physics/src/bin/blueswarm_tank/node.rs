@@ -12,9 +12,8 @@
 //! of wall time, so a controller that connects late still gets the first ones).
 
 use std::io::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
@@ -24,23 +23,19 @@ use flotilla_contract::bluebot::{Bluebot, BluebotCommand, BluebotSensors};
 use futures::StreamExt;
 use nalgebra::{Isometry3, Point3, Translation3, Vector3};
 use r2r::flotilla_msgs::msg::{BluebotCommand as CommandMsg, BluebotSensors as SensorsMsg, ModuleState, TankState};
-use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
 use tank_physics::systems::bluebot::metrics::{Sample, SwarmMetrics, CSV_HEADER};
 use tank_physics::systems::bluebot::SwarmWorld;
 use tracing::{info, warn};
 
 use crate::settings::NodeSettings;
 
-/// Messages from ROS callbacks to the stepping thread.
-enum Control {
-    /// Robot `.0`'s command answering the reading stamped `.2` s.
-    Command(usize, BluebotCommand, f64),
-    /// `/tank/pause`: pause (true) or resume (false); answered when done.
-    Pause(bool, tokio::sync::oneshot::Sender<()>),
-}
+/// A command from a `/<robot>/cmd` to the stepping thread: robot `.0`'s, answering the
+/// reading stamped `.2` s.
+struct Command(usize, BluebotCommand, f64);
 
 /// Publishers the stepping thread uses.
 struct Outputs {
@@ -66,7 +61,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     };
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
-    let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let (control_tx, control_rx) = mpsc::channel::<Message<Command>>();
     let mut sensors = Vec::new();
     let mut descriptions = Vec::new();
     for (i, (name, _, _)) in settings.robots.iter().enumerate() {
@@ -81,7 +76,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
                     continue;
                 }
                 let (command, stamp) = Bluebot::command_from_msg(msg);
-                if tx.send(Control::Command(i, command, stamp)).is_err() {
+                if tx.send(Message::Node(Command(i, command, stamp))).is_err() {
                     break;
                 }
             }
@@ -100,7 +95,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         metrics: node.create_publisher("~/metrics", QosProfile::default())?,
         sensors,
     };
-    fros::serve_pause(&mut node, control_tx, Control::Pause, "the tank has stopped")?;
+    fros::serve_pause(&mut node, control_tx, Message::Pause, "the tank has stopped")?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));
@@ -109,8 +104,9 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let n = world.robots().len();
-            let mut sim =
-                Sim { metrics: SwarmMetrics::new(n), world, settings, out: outputs, csv, readings: vec![None; n], tick: None, refused: 0 };
+            let lockstep = LockStep::new(settings.run.lockstep.then_some(settings.lockstep_timeout));
+            let (metrics, readings) = (SwarmMetrics::new(n), vec![None; n]);
+            let mut sim = Sim { metrics, world, settings, out: outputs, csv, readings, lockstep, refused: Refusals::default(), samples: 0 };
             sim.run(&stop, &control_rx)
         })
     };
@@ -122,20 +118,6 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     Ok(summary)
 }
 
-/// A lock-step tick: the readings at `stamp` and who has answered them.
-struct Tick {
-    stamp: f64,
-    answered: Vec<bool>,
-    missing: usize,
-    opened: Instant,
-    /// When the readings of the robots still missing were last sent.
-    resent: Instant,
-}
-
-/// In lock step, the readings of robots that have not answered go out again this often
-/// (wall time) until they do or `run.lockstep_timeout` passes.
-const RESEND: Duration = Duration::from_millis(200);
-
 /// The stepping thread's state.
 struct Sim {
     world: SwarmWorld,
@@ -145,126 +127,106 @@ struct Sim {
     csv: Option<std::fs::File>,
     /// Each robot's last reading (vision rays).
     readings: Vec<Option<BluebotSensors>>,
-    tick: Option<Tick>,
+    lockstep: LockStep,
     /// Commands refused (out of range), for the summary.
-    refused: u64,
+    refused: Refusals,
+    /// Metrics samples published, for the summary.
+    samples: u64,
+}
+
+impl Stepper for Sim {
+    type Control = Command;
+
+    fn time(&self) -> f64 {
+        self.world.time()
+    }
+
+    fn start(&mut self) {
+        self.publish_state();
+        self.publish_markers();
+        self.publish_sensors();
+    }
+
+    fn handle(&mut self, Command(i, command, stamp): Command) {
+        self.take(i, &command, stamp);
+    }
+
+    /// Markers made only for subscribers: the latched copy is current while paused.
+    fn pause(&mut self, paused: bool) {
+        if paused {
+            self.publish_markers();
+        }
+    }
+
+    fn lockstep(&mut self) -> &mut LockStep {
+        &mut self.lockstep
+    }
+
+    /// The open tick's readings again, to the robots that have not answered it.
+    fn resend(&mut self) {
+        for (i, reading) in self.readings.iter().enumerate() {
+            let (Some(reading), true) = (reading, self.lockstep.missing(i)) else { continue };
+            let name = &self.settings.robots[i].0;
+            if let Err(e) = self.out.sensors[i].publish(&Bluebot::sensors_msg(reading, &format!("{name}/base_link"))) {
+                warn!(robot = %name, "publishing sensors: {e}");
+            }
+        }
+    }
+
+    fn step(&mut self) {
+        self.world.step();
+        let (t, dt) = (self.world.time(), self.world.config().dt);
+        fros::publish_clock(&self.out.clock, t);
+        let p = &self.settings.publish;
+        let (state, markers, metrics) = (due(p.state_rate, t, dt), due(p.marker_rate, t, dt), due(p.metrics_rate, t, dt));
+        if due(1.0 / self.world.config().sensing_period, t, dt) {
+            self.publish_sensors();
+        }
+        if state {
+            self.publish_state();
+        }
+        if markers && fros::listened(&self.out.markers) {
+            self.publish_markers();
+        }
+        if metrics {
+            self.publish_metrics();
+            self.samples += 1;
+        }
+    }
 }
 
 impl Sim {
-    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> String {
-        let started = Instant::now();
-        let dt = self.world.config().dt;
-        let sensing_rate = 1.0 / self.world.config().sensing_period;
-        let rtf = self.settings.run.real_time_factor;
-        let lockstep = self.settings.run.lockstep.then_some(self.settings.lockstep_timeout);
-        let mut reason = "stopped on request";
-        let (mut timeouts, mut samples) = (0u64, 0u64);
-        let mut paused = self.settings.run.start_paused;
-        let mut pace = (Instant::now(), self.world.time());
-        self.publish_state();
-        self.publish_markers();
-        self.publish_sensors(lockstep.is_some());
-        while !stop.load(Ordering::Acquire) {
-            while let Ok(msg) = control.try_recv() {
-                self.handle(msg, &mut paused, &mut pace);
-            }
-            if paused {
-                if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
-                    self.handle(msg, &mut paused, &mut pace);
-                }
-                continue;
-            }
-            if let (Some(tick), Some(timeout)) = (&self.tick, lockstep) {
-                if tick.missing > 0 {
-                    if tick.opened.elapsed() < timeout {
-                        // A controller that subscribed after the readings went out (start-up)
-                        // gets them again; one that answered already answers the same.
-                        if tick.resent.elapsed() >= RESEND {
-                            self.resend();
-                        }
-                        if let Ok(msg) = control.recv_timeout(Duration::from_millis(5)) {
-                            self.handle(msg, &mut paused, &mut pace);
-                        }
-                        continue;
-                    }
-                    timeouts += 1;
-                    warn!(stamp = tick.stamp, missing = tick.missing, "lock step: robots did not answer in time; stepping on");
-                }
-            }
-            self.tick = None;
-            self.world.step();
-            let t = self.world.time();
-            if fros::listened(&self.out.clock) {
-                if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
-                    warn!("publishing /clock: {e}");
-                }
-            }
-            let p = &self.settings.publish;
-            let (state, markers, metrics) = (due(p.state_rate, t, dt), due(p.marker_rate, t, dt), due(p.metrics_rate, t, dt));
-            if due(sensing_rate, t, dt) {
-                self.publish_sensors(lockstep.is_some());
-            }
-            if state {
-                self.publish_state();
-            }
-            if markers && fros::listened(&self.out.markers) {
-                self.publish_markers();
-            }
-            if metrics {
-                self.publish_metrics();
-                samples += 1;
-            }
-            if self.settings.run.max_sim_time > 0.0 && t + 0.5 * dt >= self.settings.run.max_sim_time {
-                reason = "reached max_sim_time";
-                break;
-            }
-            tank_physics::rate::wait_for_real_time(pace, t, rtf);
-        }
-        let (t, wall) = (self.world.time(), started.elapsed().as_secs_f64());
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Message<Command>>) -> String {
+        let (run, dt) = (self.settings.run.clone(), self.world.config().dt);
+        let ended = stepping::run(self, &run, dt, stop, control);
+        let t = self.world.time();
         format!(
-            "summary: {reason} after {t:.2} s of sim time in {wall:.2} s wall ({:.1}x real time), {} robots, {} contacts, \
-             {samples} metrics samples, {} refused commands, {timeouts} lock-step timeouts",
-            if wall > 0.0 { t / wall } else { 0.0 },
+            "summary: {} after {t:.2} s of sim time in {:.2} s wall ({:.1}x real time), {} robots, {} contacts, \
+             {} metrics samples, {} refused commands, {} lock-step timeouts",
+            ended.reason,
+            ended.wall.as_secs_f64(),
+            ended.speed(t),
             self.world.robots().len(),
             self.world.contacts(),
-            self.refused
+            self.samples,
+            self.refused.count(),
+            self.lockstep.timeouts()
         )
-    }
-
-    fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
-        match msg {
-            Control::Command(i, command, stamp) => self.take(i, &command, stamp),
-            Control::Pause(p, done) => {
-                *paused = p;
-                *pace = (Instant::now(), self.world.time());
-                if p {
-                    self.publish_markers();
-                }
-                let _ = done.send(());
-            }
-        }
     }
 
     /// Applies robot `i`'s command (refused when out of range) and counts it for lock step.
     fn take(&mut self, i: usize, command: &BluebotCommand, stamp: f64) {
         if let Err(e) = self.world.apply(i, command) {
-            self.refused += 1;
-            if self.refused <= 5 || self.refused % 1000 == 0 {
-                warn!(refused = self.refused, "command refused: {e}");
-            }
+            self.refused.refuse(format_args!("command refused: {e}"));
             return;
         }
         let commands: Vec<&BluebotCommand> = self.world.robots().iter().map(|r| &r.command).collect();
         self.metrics.observe_commands(self.world.time(), &commands);
-        if let Some(tick) = self.tick.as_mut().filter(|t| (t.stamp - stamp).abs() < 1e-6) {
-            if !std::mem::replace(&mut tick.answered[i], true) {
-                tick.missing -= 1;
-            }
-        }
+        self.lockstep.answer(i, stamp);
     }
 
     /// Every robot's reading on its `/<robot>/sensors`; in lock step, opens the tick.
-    fn publish_sensors(&mut self, lockstep: bool) {
+    fn publish_sensors(&mut self) {
         self.readings = self.world.sense_all();
         let present: Vec<&BluebotSensors> = self.readings.iter().flatten().collect();
         self.metrics.observe_readings(&present);
@@ -274,25 +236,8 @@ impl Sim {
                 warn!(robot = %name, "publishing sensors: {e}");
             }
         }
-        if lockstep {
-            let answered: Vec<bool> = self.readings.iter().map(Option::is_none).collect();
-            let missing = answered.iter().filter(|a| !**a).count();
-            let stamp = flotilla_contract::stamp_seconds(self.world.time());
-            self.tick = Some(Tick { stamp, answered, missing, opened: Instant::now(), resent: Instant::now() });
-        }
-    }
-
-    /// The open tick's readings again, to the robots that have not answered it.
-    fn resend(&mut self) {
-        let Some(tick) = self.tick.as_mut() else { return };
-        tick.resent = Instant::now();
-        for (i, reading) in self.readings.iter().enumerate() {
-            let (Some(reading), false) = (reading, tick.answered[i]) else { continue };
-            let name = &self.settings.robots[i].0;
-            if let Err(e) = self.out.sensors[i].publish(&Bluebot::sensors_msg(reading, &format!("{name}/base_link"))) {
-                warn!(robot = %name, "publishing sensors: {e}");
-            }
-        }
+        let answered = self.readings.iter().map(Option::is_none).collect();
+        self.lockstep.open(flotilla_contract::stamp_seconds(self.world.time()), answered);
     }
 
     /// The world frame's pose of a tank-frame pose (the tank frame's origin is a floor
@@ -391,17 +336,9 @@ impl Sim {
         let t = self.world.time();
         let frame = &self.settings.publish.frame_id;
         let config = self.world.config();
-        let colour = |r: f32, g: f32, b: f32, a: f32| ColorRGBA { r, g, b, a };
+        let colour = fros::rgba;
         let point = |p: Vector3<f64>| r2r::geometry_msgs::msg::Point { x: p.x, y: p.y, z: p.z };
-        let base = |ns: &str, id: i32, type_: u8| Marker {
-            header: fros::header(t, frame),
-            ns: ns.into(),
-            id,
-            type_: i32::from(type_),
-            action: Marker::ADD as i32,
-            pose: fros::pose_msg(&Isometry3::identity()),
-            ..Default::default()
-        };
+        let base = |ns: &str, id: i32, type_: u8| fros::marker(t, frame, ns, id, i32::from(type_));
         let mut markers = Vec::new();
         let size = 2.0 * config.body.half_extents;
         let led_size = 0.02;

@@ -168,10 +168,7 @@ impl NodeSettings {
     /// Validates a parameter tree (standard ROS keys are ignored); errors name the key.
     pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
         let mut tree = params::without_standard(tree);
-        let seed = match tree.remove("seed") {
-            None => 1,
-            Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid("seed", format!("must be an integer >= 0, got {v:?}")))?,
-        };
+        let seed = params::take_seed(&mut tree, 1)?;
         let metrics_csv = match tree.remove("metrics_csv") {
             None => None,
             Some(serde_yaml::Value::String(s)) if s.is_empty() => None,
@@ -183,12 +180,7 @@ impl NodeSettings {
         let robots = take_section::<RobotSettings>(&mut tree, "robots")?;
         let run = take_section::<RunSettings>(&mut tree, "run")?;
         let publish = take_section::<PublishSettings>(&mut tree, "publish")?;
-        if let Some(key) = tree.keys().next() {
-            return Err(ParamError::invalid(
-                format!("{key:?}").trim_matches('"'),
-                "unknown parameter (known: seed, metrics_csv, tank, vision, robots, run, publish)",
-            ));
-        }
+        params::refuse_unknown(&tree, "seed, metrics_csv, tank, vision, robots, run, publish")?;
         let lockstep_timeout = run.check()?;
         check_rate("publish.state_rate", publish.state_rate)?;
         check_rate("publish.marker_rate", publish.marker_rate)?;
@@ -201,9 +193,7 @@ impl NodeSettings {
         tank_model.validate().map_err(|e| ParamError::invalid("tank", e))?;
         let fidelity = Fidelity::parse(&vision.fidelity).map_err(|e| ParamError::invalid("vision.fidelity", e))?;
         let config = SwarmConfig { tank: tank_model, fidelity, ..SwarmConfig::default() };
-        if robots.name_prefix.is_empty() || !robots.name_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(ParamError::invalid("robots.name_prefix", "must be letters, digits or `_` (it starts ROS names)"));
-        }
+        params::name_prefix("robots.name_prefix", &robots.name_prefix)?;
         let poses: Vec<(nalgebra::Vector3<f64>, f64)> = if robots.poses.is_empty() {
             if robots.count == 0 || robots.count > MAX_ROBOTS {
                 return Err(ParamError::invalid("robots.count", format!("must be in 1..={MAX_ROBOTS}, got {}", robots.count)));
@@ -265,10 +255,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
-            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
-        });
-        assert_eq!(check, Ok(()));
+        assert_eq!(PARAMS.check_against(NodeSettings::from_tree), Ok(()));
     }
 
     #[test]

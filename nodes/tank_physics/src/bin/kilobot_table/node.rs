@@ -17,9 +17,8 @@
 //! middleware's bytes differ the node publishes the messages the usual way.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
@@ -34,6 +33,7 @@ use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
 use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
 use tracing::{error, info, warn};
 
@@ -47,8 +47,6 @@ type Commands = Vec<(String, KilobotCommand, f64)>;
 enum Control {
     /// A command batch.
     Commands(Commands),
-    /// `/tank/pause`: pause (true) or resume (false); answered when done.
-    Pause(bool, tokio::sync::oneshot::Sender<()>),
     /// An overhead controller broadcast for every robot's next reading.
     Overhead(Overhead),
 }
@@ -154,14 +152,14 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
     };
     let mut batches = node.subscribe::<KilobotCommandBatch>("/kilobot/cmd", QosProfile::default())?;
     let mut overhead = node.subscribe::<KilobotOverhead>("/kilobot/overhead", QosProfile::default())?;
-    let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let (control_tx, control_rx) = mpsc::channel::<Message<Control>>();
     let overhead_tx = control_tx.clone();
     tokio::spawn(async move {
         while let Some(msg) = overhead.next().await {
             match Overhead::from_wire(msg.command, &msg.payload) {
                 Ok(Some(o)) => {
                     info!(topic = "/kilobot/overhead", command = msg.command, "overhead controller broadcast");
-                    if overhead_tx.send(Control::Overhead(o)).is_err() {
+                    if overhead_tx.send(Message::Node(Control::Overhead(o))).is_err() {
                         break;
                     }
                 }
@@ -170,7 +168,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
             }
         }
     });
-    fros::serve_pause(&mut node, control_tx.clone(), Control::Pause, "the table has stopped")?;
+    fros::serve_pause(&mut node, control_tx.clone(), Message::Pause, "the table has stopped")?;
     tokio::spawn(async move {
         while let Some(batch) = batches.next().await {
             let (stamp, commands) = match Kilobot::commands_from_batch(batch) {
@@ -181,7 +179,7 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
                 }
             };
             let commands = commands.into_iter().map(|(robot, command)| (robot, command, stamp)).collect();
-            if control_tx.send(Control::Commands(commands)).is_err() {
+            if control_tx.send(Message::Node(Control::Commands(commands))).is_err() {
                 break;
             }
         }
@@ -194,8 +192,9 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
             let index = settings.names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-            let mut sim =
-                Sim { table, settings, out: outputs, index, readings: Readings::default(), tick: None, refused: 0, overhead: None };
+            let lockstep = LockStep::new(settings.run.lockstep.then_some(settings.lockstep_timeout));
+            let (readings, refused) = (Readings::default(), Refusals::default());
+            let mut sim = Sim { table, settings, out: outputs, index, readings, lockstep, refused, overhead: None };
             sim.run(&stop, &control_rx)
         })
     };
@@ -206,14 +205,6 @@ pub async fn run(startup: Startup, mut settings: NodeSettings) -> anyhow::Result
     Ok(summary)
 }
 
-/// A lock-step tick: the sensor batch at `stamp` and who has answered it.
-struct Tick {
-    stamp: f64,
-    answered: Vec<bool>,
-    missing: usize,
-    opened: Instant,
-}
-
 /// The stepping thread's state.
 struct Sim {
     table: KilobotTable,
@@ -222,137 +213,104 @@ struct Sim {
     index: HashMap<String, usize>,
     /// Reused for every sensor batch.
     readings: Readings,
-    tick: Option<Tick>,
+    lockstep: LockStep,
     /// Commands refused (unknown robot, out of range), for the summary.
-    refused: u64,
+    refused: Refusals,
     /// The overhead broadcast waiting for the next sensor batch.
     overhead: Option<Overhead>,
 }
 
-impl Sim {
-    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> String {
-        let started = Instant::now();
-        let dt = self.table.config().step_duration;
-        let rtf = self.settings.run.real_time_factor;
-        let lockstep = self.settings.run.lockstep.then_some(self.settings.lockstep_timeout);
-        let mut reason = "stopped on request";
-        let mut timeouts = 0u64;
-        let mut paused = self.settings.run.start_paused;
-        // Wall instant and sim time the pacing counts from; moved on pause.
-        let mut pace = (Instant::now(), self.table.time());
+impl Stepper for Sim {
+    type Control = Control;
+
+    fn time(&self) -> f64 {
+        self.table.time()
+    }
+
+    fn start(&mut self) {
         self.publish_state();
         self.publish_markers();
-        self.publish_sensors(lockstep.is_some());
-        while !stop.load(Ordering::Acquire) {
-            while let Ok(msg) = control.try_recv() {
-                self.handle(msg, &mut paused, &mut pace);
-            }
-            if paused {
-                if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
-                    self.handle(msg, &mut paused, &mut pace);
-                }
-                continue;
-            }
-            if let (Some(tick), Some(timeout)) = (&self.tick, lockstep) {
-                if tick.missing > 0 {
-                    if tick.opened.elapsed() < timeout {
-                        if let Ok(msg) = control.recv_timeout(Duration::from_millis(5)) {
-                            self.handle(msg, &mut paused, &mut pace);
-                        }
-                        continue;
-                    }
-                    timeouts += 1;
-                    warn!(stamp = tick.stamp, missing = tick.missing, "lock step: robots did not answer in time; stepping on");
-                }
-            }
-            self.tick = None;
-            self.table.step();
-            let t = self.table.time();
-            // Every step, for nodes on sim time; a swarm run with no such node skips it.
-            if fros::listened(&self.out.clock) {
-                if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
-                    warn!("publishing /clock: {e}");
-                }
-            }
-            let p = &self.settings.publish;
-            let (state, sensors, markers) = (due(p.state_rate, t, dt), due(p.sensor_rate, t, dt), due(p.marker_rate, t, dt));
-            if state {
-                self.publish_state();
-            }
-            if sensors {
-                self.publish_sensors(lockstep.is_some());
-            }
-            if markers && fros::listened(&self.out.markers) {
-                self.publish_markers();
-            }
-            if self.settings.run.max_sim_time > 0.0 && t + 0.5 * dt >= self.settings.run.max_sim_time {
-                reason = "reached max_sim_time";
-                break;
-            }
-            tank_physics::rate::wait_for_real_time(pace, t, rtf);
+        self.publish_sensors();
+    }
+
+    fn handle(&mut self, msg: Control) {
+        match msg {
+            Control::Commands(batch) => self.take(batch),
+            Control::Overhead(o) => self.overhead = Some(o),
         }
-        let (t, wall) = (self.table.time(), started.elapsed().as_secs_f64());
+    }
+
+    /// Markers made only for subscribers: the latched copy is current while paused.
+    fn pause(&mut self, paused: bool) {
+        if paused {
+            self.publish_markers();
+        }
+    }
+
+    fn lockstep(&mut self) -> &mut LockStep {
+        &mut self.lockstep
+    }
+
+    fn step(&mut self) {
+        self.table.step();
+        let (t, dt) = (self.table.time(), self.table.config().step_duration);
+        fros::publish_clock(&self.out.clock, t);
+        let p = &self.settings.publish;
+        let (state, sensors, markers) = (due(p.state_rate, t, dt), due(p.sensor_rate, t, dt), due(p.marker_rate, t, dt));
+        if state {
+            self.publish_state();
+        }
+        if sensors {
+            self.publish_sensors();
+        }
+        if markers && fros::listened(&self.out.markers) {
+            self.publish_markers();
+        }
+    }
+}
+
+impl Sim {
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Message<Control>>) -> String {
+        let (run, dt) = (self.settings.run.clone(), self.table.config().step_duration);
+        let ended = stepping::run(self, &run, dt, stop, control);
+        let t = self.table.time();
         format!(
-            "summary: {reason} after {t:.2} s of sim time ({} steps) in {wall:.2} s wall ({:.1}x real time), {} robots, {} failed, \
-             {} collisions, {} transmissions, {} refused commands, {timeouts} lock-step timeouts",
+            "summary: {} after {t:.2} s of sim time ({} steps) in {:.2} s wall ({:.1}x real time), {} robots, {} failed, \
+             {} collisions, {} transmissions, {} refused commands, {} lock-step timeouts",
+            ended.reason,
             self.table.steps(),
-            if wall > 0.0 { t / wall } else { 0.0 },
+            ended.wall.as_secs_f64(),
+            ended.speed(t),
             self.table.len(),
             self.table.failed_count(),
             self.table.collisions(),
             self.table.transmissions(),
-            self.refused
+            self.refused.count(),
+            self.lockstep.timeouts()
         )
-    }
-
-    fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
-        match msg {
-            Control::Commands(batch) => self.take(batch),
-            Control::Pause(p, done) => {
-                *paused = p;
-                *pace = (Instant::now(), self.table.time());
-                if p {
-                    self.publish_markers();
-                }
-                let _ = done.send(());
-            }
-            Control::Overhead(o) => self.overhead = Some(o),
-        }
     }
 
     /// Applies a batch of commands; refusals are logged, the rest applied.
     fn take(&mut self, batch: Commands) {
         for (robot, command, stamp) in batch {
             let Some(&i) = self.index.get(&robot) else {
-                self.refuse(&format!("command for `{robot}`: no such robot on the table"));
+                self.refused.refuse(format_args!("command for `{robot}`: no such robot on the table"));
                 continue;
             };
             if let Err(e) = command.validate(&robot) {
-                self.refuse(&e.to_string());
+                self.refused.refuse(e);
                 continue;
             }
             if let Err(e) = self.table.apply(i, &command) {
-                self.refuse(&e.to_string());
+                self.refused.refuse(e);
                 continue;
             }
-            if let Some(tick) = self.tick.as_mut().filter(|t| (t.stamp - stamp).abs() < 1e-6) {
-                if !std::mem::replace(&mut tick.answered[i], true) {
-                    tick.missing -= 1;
-                }
-            }
-        }
-    }
-
-    fn refuse(&mut self, why: &str) {
-        self.refused += 1;
-        // The first few, then every thousandth: a swarm's bad controller must not flood the log.
-        if self.refused <= 5 || self.refused % 1000 == 0 {
-            warn!(refused = self.refused, "{why}");
+            self.lockstep.answer(i, stamp);
         }
     }
 
     /// Every robot's reading in one batch; in lock step, opens the tick it starts.
-    fn publish_sensors(&mut self, lockstep: bool) {
+    fn publish_sensors(&mut self) {
         // Read whether or not anyone listens: the reading decides the step's transmissions
         // (from the run's random stream on a shared channel) and counts them.
         read_flat(&mut self.table, &mut self.readings);
@@ -373,10 +331,8 @@ impl Sim {
         if let Err(e) = published {
             warn!("publishing /kilobot/sensors: {e}");
         }
-        if lockstep {
-            let n = self.table.len();
-            self.tick =
-                Some(Tick { stamp: flotilla_contract::stamp_seconds(t), answered: vec![false; n], missing: n, opened: Instant::now() });
+        if self.lockstep.enabled() {
+            self.lockstep.open(flotilla_contract::stamp_seconds(t), vec![false; self.table.len()]);
         }
     }
 
@@ -428,17 +384,9 @@ impl Sim {
         let t = self.table.time();
         let frame = &self.settings.publish.frame_id;
         let diameter = 2.0 * ModuleKind::Kilobot.spec().shape.horizontal_radius();
-        let mut robots = Marker {
-            header: fros::header(t, frame),
-            ns: "kilobots".into(),
-            id: 0,
-            type_: Marker::SPHERE_LIST as i32,
-            action: Marker::ADD as i32,
-            pose: fros::pose_msg(&Isometry3::identity()),
-            scale: r2r::geometry_msgs::msg::Vector3 { x: diameter, y: diameter, z: 0.3 * diameter },
-            ..Default::default()
-        };
-        robots.color = ColorRGBA { r: 1.0, g: 1.0, b: 1.0, a: 1.0 };
+        let mut robots = fros::marker(t, frame, "kilobots", 0, Marker::SPHERE_LIST as i32);
+        robots.scale = r2r::geometry_msgs::msg::Vector3 { x: diameter, y: diameter, z: 0.3 * diameter };
+        robots.color = fros::rgba(1.0, 1.0, 1.0, 1.0);
         for i in 0..self.table.len() {
             let pose = self.pose(i);
             robots.points.push(Point { x: pose.translation.x, y: pose.translation.y, z: pose.translation.z });

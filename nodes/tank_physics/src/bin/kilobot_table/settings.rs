@@ -179,21 +179,13 @@ impl NodeSettings {
     /// Validates a parameter tree (standard ROS keys are ignored); errors name the key.
     pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
         let mut tree = params::without_standard(tree);
-        let seed = match tree.remove("seed") {
-            None => 1,
-            Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid("seed", format!("must be an integer >= 0, got {v:?}")))?,
-        };
+        let seed = params::take_seed(&mut tree, 1)?;
         let table = take_section::<TableConfig>(&mut tree, "table")?;
         table.validate().map_err(|e| ParamError::invalid("table", e))?;
         let robots = take_section::<RobotSettings>(&mut tree, "robots")?;
         let run = take_section::<RunSettings>(&mut tree, "run")?;
         let publish = take_section::<PublishSettings>(&mut tree, "publish")?;
-        if let Some(key) = tree.keys().next() {
-            return Err(ParamError::invalid(
-                format!("{key:?}").trim_matches('"'),
-                "unknown parameter (known: seed, table, robots, run, publish)",
-            ));
-        }
+        params::refuse_unknown(&tree, "seed, table, robots, run, publish")?;
         let positive = |key: &str, v: f64| {
             if v > 0.0 && v.is_finite() {
                 Ok(())
@@ -205,9 +197,7 @@ impl NodeSettings {
         check_rate("publish.state_rate", publish.state_rate)?;
         check_rate("publish.marker_rate", publish.marker_rate)?;
         check_rate("publish.sensor_rate", publish.sensor_rate)?;
-        if robots.name_prefix.is_empty() || !robots.name_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(ParamError::invalid("robots.name_prefix", "must be letters, digits or `_` (it starts ROS names)"));
-        }
+        params::name_prefix("robots.name_prefix", &robots.name_prefix)?;
         if robots.placement == Placement::Topic {
             let (poses, names, anchored) = (Vec::new(), Vec::new(), Vec::new());
             return Ok(Self { seed, table, poses, names, anchored, placement: robots.placement, run, lockstep_timeout, publish });
@@ -251,10 +241,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
-            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
-        });
-        assert_eq!(check, Ok(()));
+        assert_eq!(PARAMS.check_against(NodeSettings::from_tree), Ok(()));
     }
 
     fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {

@@ -14,9 +14,8 @@
 //! reading goes out again every 200 ms of wall time meanwhile), so a run through ROS steps
 //! exactly as the in-process experiment.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
@@ -27,22 +26,18 @@ use futures::StreamExt;
 use nalgebra::{Isometry3, Point3, Translation3, Vector3};
 use r2r::flotilla_msgs::msg::{MhpCommand as CommandMsg, MhpLayout as LayoutMsg, MhpSensors as SensorsMsg, ModuleState, TankState};
 use r2r::geometry_msgs::msg::{Point, Vector3 as Vector3Msg};
-use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
 use tank_physics::systems::mhp::prototype::{PrototypeTrial, Stage, MODULE_HEIGHT};
 use tracing::{info, warn};
 
 use crate::settings::NodeSettings;
 
-/// Messages from ROS callbacks to the stepping thread.
-enum Control {
-    /// The robot's command answering the reading stamped `.1` s.
-    Command(MhpCommand, f64),
-    /// `/tank/pause`: pause (true) or resume (false); answered when done.
-    Pause(bool, tokio::sync::oneshot::Sender<()>),
-}
+/// A command from `/<robot>/cmd` to the stepping thread: the robot's, answering the
+/// reading stamped `.1` s.
+struct Command(MhpCommand, f64);
 
 /// Publishers the stepping thread uses.
 struct Outputs {
@@ -60,7 +55,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let mut node = startup.create_node()?;
     let latched = QosProfile::default().transient_local().keep_last(1);
     let name = settings.robot.name.clone();
-    let (control_tx, control_rx) = mpsc::channel::<Control>();
+    let (control_tx, control_rx) = mpsc::channel::<Message<Command>>();
     let mut commands = node.subscribe::<CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
     {
         let tx = control_tx.clone();
@@ -72,7 +67,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
                     continue;
                 }
                 let (command, stamp) = Mhp::command_from_msg(msg);
-                if tx.send(Control::Command(command, stamp)).is_err() {
+                if tx.send(Message::Node(Command(command, stamp))).is_err() {
                     break;
                 }
             }
@@ -89,7 +84,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         sensors: node.create_publisher(&format!("/{name}/sensors"), QosProfile::default())?,
         crossing: node.create_publisher("~/crossing", latched)?,
     };
-    fros::serve_pause(&mut node, control_tx, Control::Pause, "the tank has stopped")?;
+    fros::serve_pause(&mut node, control_tx, Message::Pause, "the tank has stopped")?;
     let node = Arc::new(Mutex::new(node));
     let spinner = Spinner::start(node.clone());
     let stop = Arc::new(AtomicBool::new(false));
@@ -107,7 +102,8 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let stepping = {
         let stop = stop.clone();
         tokio::task::spawn_blocking(move || {
-            let mut sim = Sim { trial, settings, out: outputs, reading: None, tick: None, refused: 0, announced: false };
+            let lockstep = LockStep::new(settings.run.lockstep.then_some(settings.lockstep_timeout));
+            let mut sim = Sim { trial, settings, out: outputs, reading: None, lockstep, refused: Refusals::default(), announced: false };
             sim.run(&stop, &control_rx)
         })
     };
@@ -118,18 +114,6 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     Ok(summary)
 }
 
-/// A lock-step tick: the reading at `stamp` waits for its answer.
-struct Tick {
-    stamp: f64,
-    opened: Instant,
-    /// When the reading was last sent.
-    resent: Instant,
-}
-
-/// In lock step the reading goes out again this often (wall time) until it is answered or
-/// `run.lockstep_timeout` passes.
-const RESEND: Duration = Duration::from_millis(200);
-
 /// The stepping thread's state.
 struct Sim {
     trial: PrototypeTrial,
@@ -137,105 +121,101 @@ struct Sim {
     out: Outputs,
     /// The last reading, as published.
     reading: Option<SensorsMsg>,
-    tick: Option<Tick>,
+    /// The robot's answer to its last reading (one robot, index 0).
+    lockstep: LockStep,
     /// Commands refused (wrong size, out of range), for the summary.
-    refused: u64,
+    refused: Refusals,
     /// Whether the crossing was announced.
     announced: bool,
 }
 
-impl Sim {
-    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> String {
-        let started = Instant::now();
-        let dt = self.trial.robot().params().dt;
-        let rtf = self.settings.run.real_time_factor;
-        let lockstep = self.settings.run.lockstep.then_some(self.settings.lockstep_timeout);
-        let mut reason = "stopped on request";
-        let mut timeouts = 0u64;
-        let mut paused = self.settings.run.start_paused;
-        let mut pace = (Instant::now(), self.trial.time());
+impl Stepper for Sim {
+    type Control = Command;
+
+    fn time(&self) -> f64 {
+        self.trial.time()
+    }
+
+    fn start(&mut self) {
         self.publish_state();
         self.publish_markers();
-        while !stop.load(Ordering::Acquire) {
-            while let Ok(msg) = control.try_recv() {
-                self.handle(msg, &mut paused, &mut pace);
-            }
-            if paused {
-                if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
-                    self.handle(msg, &mut paused, &mut pace);
-                }
-                continue;
-            }
-            if self.tick.is_none()
-                && self.trial.control_due()
-                && self.reading.as_ref().is_none_or(|r| fros_stamp(r) < self.trial.time() - 1e-9)
-            {
-                self.publish_sensors(lockstep.is_some());
-            }
-            if let (Some(tick), Some(timeout)) = (&self.tick, lockstep) {
-                if tick.opened.elapsed() < timeout {
-                    // A controller that subscribed after the reading went out (start-up)
-                    // gets it again; one that answered already answers the same.
-                    if tick.resent.elapsed() >= RESEND {
-                        self.resend();
-                    }
-                    if let Ok(msg) = control.recv_timeout(Duration::from_millis(5)) {
-                        self.handle(msg, &mut paused, &mut pace);
-                    }
-                    continue;
-                }
-                timeouts += 1;
-                warn!(stamp = tick.stamp, "lock step: the robot did not answer in time; stepping on");
-                self.tick = None;
-            }
-            let stage = self.trial.step();
-            let t = self.trial.time();
-            if stage == Stage::Finished && !self.announced {
-                self.announce();
-            }
-            if fros::listened(&self.out.clock) {
-                if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
-                    warn!("publishing /clock: {e}");
-                }
-            }
-            let p = &self.settings.publish;
-            if due(p.state_rate, t, dt) {
-                self.publish_state();
-            }
-            if due(p.marker_rate, t, dt) && fros::listened(&self.out.markers) {
-                self.publish_markers();
-            }
-            if self.settings.run.max_sim_time > 0.0 && t + 0.5 * dt >= self.settings.run.max_sim_time {
-                reason = "reached max_sim_time";
-                break;
-            }
-            tank_physics::rate::wait_for_real_time(pace, t, rtf);
+    }
+
+    fn handle(&mut self, Command(command, stamp): Command) {
+        self.take(&command, stamp);
+    }
+
+    /// Markers made only for subscribers: the latched copy is current while paused.
+    fn pause(&mut self, paused: bool) {
+        if paused {
+            self.publish_markers();
         }
-        let (t, wall) = (self.trial.time(), started.elapsed().as_secs_f64());
+    }
+
+    fn lockstep(&mut self) -> &mut LockStep {
+        &mut self.lockstep
+    }
+
+    /// The reading of a control instant, once (the robot reads on its controller's period).
+    fn before_wait(&mut self) {
+        if !self.lockstep.waiting()
+            && self.trial.control_due()
+            && self.reading.as_ref().is_none_or(|r| fros_stamp(r) < self.trial.time() - 1e-9)
+        {
+            self.publish_sensors();
+        }
+    }
+
+    /// The open tick's reading again, and `/tank/state` (a controller that learns its
+    /// robots from it, started after the tank, finds the robot while the tank waits).
+    fn resend(&mut self) {
+        self.publish_state();
+        if let Some(msg) = &self.reading {
+            if let Err(e) = self.out.sensors.publish(msg) {
+                warn!("publishing sensors: {e}");
+            }
+        }
+    }
+
+    fn timed_out(&self, stamp: f64, _missing: usize) {
+        warn!(stamp, "lock step: the robot did not answer in time; stepping on");
+    }
+
+    fn step(&mut self) {
+        let stage = self.trial.step();
+        let (t, dt) = (self.trial.time(), self.trial.robot().params().dt);
+        if stage == Stage::Finished && !self.announced {
+            self.announce();
+        }
+        fros::publish_clock(&self.out.clock, t);
+        let p = &self.settings.publish;
+        if due(p.state_rate, t, dt) {
+            self.publish_state();
+        }
+        if due(p.marker_rate, t, dt) && fros::listened(&self.out.markers) {
+            self.publish_markers();
+        }
+    }
+}
+
+impl Sim {
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Message<Command>>) -> String {
+        let (run, dt) = (self.settings.run.clone(), self.trial.robot().params().dt);
+        let ended = stepping::run(self, &run, dt, stop, control);
+        let t = self.trial.time();
         let crossing = self.trial.crossing_time().map_or_else(|| "not crossed".to_owned(), |c| format!("{c:.2} s"));
         format!(
-            "summary: {reason} after {t:.2} s of sim time in {wall:.2} s wall ({:.1}x real time), robot {} ({}), \
-             start to finish line {crossing}, {} wall contact steps, {} refused commands, {timeouts} lock-step timeouts",
-            if wall > 0.0 { t / wall } else { 0.0 },
+            "summary: {} after {t:.2} s of sim time in {:.2} s wall ({:.1}x real time), robot {} ({}), \
+             start to finish line {crossing}, {} wall contact steps, {} refused commands, {} lock-step timeouts",
+            ended.reason,
+            ended.wall.as_secs_f64(),
+            ended.speed(t),
             self.settings.robot.name,
             self.settings.robot.configuration,
             self.trial.wall_contacts(),
-            self.refused
+            self.refused.count(),
+            self.lockstep.timeouts()
         )
-    }
-
-    fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
-        match msg {
-            Control::Command(command, stamp) => self.take(&command, stamp),
-            Control::Pause(p, done) => {
-                *paused = p;
-                *pace = (Instant::now(), self.trial.time());
-                if p {
-                    self.publish_markers();
-                }
-                let _ = done.send(());
-            }
-        }
     }
 
     /// Applies the robot's command (refused when malformed) and closes the tick it answers.
@@ -243,19 +223,14 @@ impl Sim {
         if command.thrust.is_empty() {
             // "Keep the last" (the contract): nothing to switch.
         } else if let Err(e) = self.trial.apply(&self.settings.robot.name, command) {
-            self.refused += 1;
-            if self.refused <= 5 || self.refused % 1000 == 0 {
-                warn!(refused = self.refused, "command refused: {e}");
-            }
+            self.refused.refuse(format_args!("command refused: {e}"));
             return;
         }
-        if self.tick.as_ref().is_some_and(|t| (t.stamp - stamp).abs() < 1e-6) {
-            self.tick = None;
-        }
+        self.lockstep.answer(0, stamp);
     }
 
     /// The robot's reading on `/<robot>/sensors`; in lock step, opens the tick.
-    fn publish_sensors(&mut self, lockstep: bool) {
+    fn publish_sensors(&mut self) {
         let navigation = self.settings.robot.navigation;
         let frame = format!("{}/base_link", self.settings.robot.name);
         let reading: &MhpSensors = self.trial.read(navigation);
@@ -265,22 +240,7 @@ impl Sim {
         }
         let stamp = flotilla_contract::stamp_seconds(reading.stamp);
         self.reading = Some(msg);
-        if lockstep {
-            self.tick = Some(Tick { stamp, opened: Instant::now(), resent: Instant::now() });
-        }
-    }
-
-    /// The open tick's reading again, and `/tank/state` (a controller that learns its
-    /// robots from it, started after the tank, finds the robot while the tank waits).
-    fn resend(&mut self) {
-        let Some(tick) = self.tick.as_mut() else { return };
-        tick.resent = Instant::now();
-        self.publish_state();
-        if let Some(msg) = &self.reading {
-            if let Err(e) = self.out.sensors.publish(msg) {
-                warn!("publishing sensors: {e}");
-            }
-        }
+        self.lockstep.open(stamp, vec![false]);
     }
 
     /// The crossing, once: logged and on the latched `~/crossing`.
@@ -383,17 +343,9 @@ impl Sim {
     fn publish_markers(&self) {
         let t = self.trial.time();
         let frame = &self.settings.publish.frame_id;
-        let colour = |r: f32, g: f32, b: f32, a: f32| ColorRGBA { r, g, b, a };
+        let colour = fros::rgba;
         let point = |p: Vector3<f64>| Point { x: p.x, y: p.y, z: p.z };
-        let base = |ns: &str, id: i32, type_: u8| Marker {
-            header: fros::header(t, frame),
-            ns: ns.into(),
-            id,
-            type_: i32::from(type_),
-            action: Marker::ADD as i32,
-            pose: fros::pose_msg(&Isometry3::identity()),
-            ..Default::default()
-        };
+        let base = |ns: &str, id: i32, type_: u8| fros::marker(t, frame, ns, id, i32::from(type_));
         let side = self.trial.robot().params().module_side;
         let pumps = self.trial.pumps();
         let mut markers = Vec::new();

@@ -180,21 +180,13 @@ impl NodeSettings {
     /// Validates a parameter tree (standard ROS keys are ignored); errors name the key.
     pub fn from_tree(tree: &Mapping) -> Result<Self, ParamError> {
         let mut tree = params::without_standard(tree);
-        let seed = match tree.remove("seed") {
-            None => 0,
-            Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid("seed", format!("must be an integer >= 0, got {v:?}")))?,
-        };
+        let seed = params::take_seed(&mut tree, 0)?;
         let robot = take_section::<RobotSettings>(&mut tree, "robot")?;
         let modules = take_section::<ModuleSettings>(&mut tree, "modules")?;
         let tank = take_section::<TankSettings>(&mut tree, "tank")?;
         let run = take_section::<RunSettings>(&mut tree, "run")?;
         let publish = take_section::<PublishSettings>(&mut tree, "publish")?;
-        if let Some(key) = tree.keys().next() {
-            return Err(ParamError::invalid(
-                format!("{key:?}").trim_matches('"'),
-                "unknown parameter (known: seed, robot, modules, tank, run, publish)",
-            ));
-        }
+        params::refuse_unknown(&tree, "seed, robot, modules, tank, run, publish")?;
         let lockstep_timeout = run.check()?;
         check_rate("publish.state_rate", publish.state_rate)?;
         check_rate("publish.marker_rate", publish.marker_rate)?;
@@ -275,10 +267,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
-            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
-        });
-        assert_eq!(check, Ok(()));
+        assert_eq!(PARAMS.check_against(NodeSettings::from_tree), Ok(()));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use flotilla_common::catalogue::Shape;
 use flotilla_common::ros as fros;
+use flotilla_common::ros::rgba as color;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion};
-use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use tank_physics::config::ArenaKind;
 use tank_physics::World;
@@ -12,21 +12,8 @@ const WALLS_NS: &str = "arena/walls";
 const WATER_NS: &str = "arena/water";
 const MODULES_NS: &str = "modules";
 
-fn color(r: f32, g: f32, b: f32, a: f32) -> ColorRGBA {
-    ColorRGBA { r, g, b, a }
-}
-
 fn marker(frame: &str, t: f64, ns: &str, id: i32, type_: i32, pose: &Isometry3<f64>) -> Marker {
-    Marker {
-        header: fros::header(t, frame),
-        ns: ns.to_owned(),
-        id,
-        type_,
-        action: Marker::ADD as i32,
-        pose: fros::pose_msg(pose),
-        frame_locked: false,
-        ..Default::default()
-    }
+    Marker { pose: fros::pose_msg(pose), ..fros::marker(t, frame, ns, id, type_) }
 }
 
 /// Every marker of the world at its current time. A DELETEALL first, so removed modules

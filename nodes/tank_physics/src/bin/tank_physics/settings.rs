@@ -218,10 +218,7 @@ mod tests {
     /// The table's defaults, names and ranges are those of the node's own validation.
     #[test]
     fn table_matches_the_validation() {
-        let check = flotilla_common::param_spec::check_table(PARAMS.params(), "{}", |t| {
-            NodeSettings::from_tree(t).map(|s| format!("{s:?}")).map_err(|e| e.to_string())
-        });
-        assert_eq!(check, Ok(()));
+        assert_eq!(PARAMS.check_against(NodeSettings::from_tree), Ok(()));
     }
 
     fn settings(yaml: &str) -> Result<NodeSettings, ParamError> {
