@@ -2,7 +2,6 @@
 
 use flotilla_common::ros as fros;
 use nalgebra::{Isometry3, Vector3};
-use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use reconfig_planner::{CellCode, Lattice};
 
@@ -17,27 +16,17 @@ pub fn lattice_markers(lattice: &Lattice, frame: &str, cell: f64, t: f64) -> Mar
         let centre = Vector3::new(c.x as f64 + 0.5, c.y as f64 + 0.5, c.z as f64 + 0.5) * cell;
         let pose = fros::pose_msg(&Isometry3::translation(centre.x, centre.y, centre.z));
         markers.push(Marker {
-            header: fros::header(t, frame),
-            ns: "molemod/blocks".into(),
-            id: index as i32,
-            type_: Marker::CUBE as i32,
-            action: Marker::ADD as i32,
             pose: pose.clone(),
             scale: fros::vector_msg(&Vector3::repeat(0.92 * cell)),
-            color: ColorRGBA { r: 0.8, g: 0.75, b: 0.6, a: 0.7 },
-            ..Default::default()
+            color: fros::rgba(0.8, 0.75, 0.6, 0.7),
+            ..fros::marker(t, frame, "molemod/blocks", index as i32, Marker::CUBE as i32)
         });
         if code == CellCode::BlockWithRobot as u8 {
             markers.push(Marker {
-                header: fros::header(t, frame),
-                ns: "molemod/robots".into(),
-                id: index as i32,
-                type_: Marker::SPHERE as i32,
-                action: Marker::ADD as i32,
                 pose,
                 scale: fros::vector_msg(&Vector3::repeat(0.5 * cell)),
-                color: ColorRGBA { r: 0.1, g: 0.4, b: 1.0, a: 1.0 },
-                ..Default::default()
+                color: fros::rgba(0.1, 0.4, 1.0, 1.0),
+                ..fros::marker(t, frame, "molemod/robots", index as i32, Marker::SPHERE as i32)
             });
         }
     }

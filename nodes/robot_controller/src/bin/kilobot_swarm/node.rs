@@ -219,15 +219,7 @@ impl<'a> Host<'a> {
     fn publish_markers(&self, t: f64) {
         let frame = &self.settings.markers.frame_id;
         let d = 2.0 * flotilla_common::catalogue::ModuleKind::Kilobot.spec().shape.horizontal_radius();
-        let base = |ns: &str, id: i32, type_: i32, frame: &str| Marker {
-            header: fros::header(t, frame),
-            ns: ns.into(),
-            id,
-            type_,
-            action: Marker::ADD as i32,
-            pose: fros::pose_msg(&nalgebra::Isometry3::identity()),
-            ..Default::default()
-        };
+        let base = |ns: &str, id: i32, type_: i32, frame: &str| fros::marker(t, frame, ns, id, type_);
         let mut outline = base("shape", 0, Marker::LINE_LIST as i32, frame);
         outline.scale = Vector3 { x: 0.002, y: 0.0, z: 0.0 };
         outline.color = ColorRGBA { r: 0.1, g: 0.1, b: 0.1, a: 1.0 };

@@ -4,7 +4,6 @@
 use flotilla_common::flow_field::FlowGrid;
 use flotilla_common::ros as fros;
 use r2r::geometry_msgs::msg::Point;
-use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::Marker;
 
 /// Arrows drawn per side of the grid (every k-th cell), so rviz stays readable.
@@ -25,16 +24,10 @@ pub fn flow_arrows(grid: &FlowGrid, t: f64, frame: &str, z: f64) -> Vec<Marker> 
             let c = grid.cell_centre(ix, iy);
             let tip = c + cell.mean * ARROW_SCALE;
             out.push(Marker {
-                header: fros::header(t, frame),
-                ns: "flow".into(),
-                id: (iy * grid.nx() + ix) as i32,
-                type_: Marker::ARROW as i32,
-                action: Marker::ADD as i32,
-                pose: fros::pose_msg(&nalgebra::Isometry3::identity()),
                 points: vec![Point { x: c.x, y: c.y, z }, Point { x: tip.x, y: tip.y, z }],
                 scale: r2r::geometry_msgs::msg::Vector3 { x: 0.002, y: 0.005, z: 0.005 },
-                color: ColorRGBA { r: 0.1, g: 0.8, b: 0.9, a: 0.8 },
-                ..Default::default()
+                color: fros::rgba(0.1, 0.8, 0.9, 0.8),
+                ..fros::marker(t, frame, "flow", (iy * grid.nx() + ix) as i32, Marker::ARROW as i32)
             });
         }
     }
