@@ -3,7 +3,7 @@
 rclpy, prints every feedback message with its wall time and the result.
 
 Usage: python3 docs/calibration/send_goal.py RECORDING OUTPUT_DIR [--iterations N]
-       [--swarm-size N] [--seed S] [--window SECONDS]
+       [--swarm-size N] [--seed S] [--window SECONDS] [--job-settings FILE]
 Exit 0 when the goal succeeded, 1 otherwise.
 """
 import argparse
@@ -27,6 +27,7 @@ def main() -> int:
     parser.add_argument("--swarm-size", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--window", type=float, default=0.0)
+    parser.add_argument("--job-settings", default="", help="job settings YAML for this goal (as flotilla calibrate run --settings)")
     args = parser.parse_args()
     rclpy.init()
     node = Node("send_calibration_goal")
@@ -35,7 +36,8 @@ def main() -> int:
         print("no /calibration/calibrate server", file=sys.stderr)
         return 1
     goal = Calibrate.Goal(recording=os.path.abspath(args.recording), output_dir=os.path.abspath(args.output_dir),
-                          iterations=args.iterations, swarm_size=args.swarm_size, seed=args.seed, window=args.window)
+                          iterations=args.iterations, swarm_size=args.swarm_size, seed=args.seed, window=args.window,
+                          job_settings_file=os.path.abspath(args.job_settings) if args.job_settings else "")
     started = time.monotonic()
 
     def on_feedback(msg):

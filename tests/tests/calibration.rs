@@ -123,6 +123,19 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
     let (status, output) = Launch::spawn(physics, &probe.domain).unwrap().wait(Duration::from_secs(20)).unwrap();
     assert!(status.success(), "tank_physics on the calibrated file: {status:?}\n{output}");
 
+    // A goal's own job settings file replaces the node's: two iterations of three particles.
+    let own = dir.path().join("own_job.yaml");
+    std::fs::write(&own, "calibration:\n  msd: {window_frames: 80, start_stride: 20}\n  pso: {iterations: 2, swarm_size: 3}\n").unwrap();
+    let with_file = Calibrate::Goal {
+        iterations: 0,
+        swarm_size: 0,
+        job_settings_file: own.display().to_string(),
+        ..goal(&recording, dir.path(), "own_settings")
+    };
+    let (status, result, feedback) = send(&client, with_file).await;
+    assert_eq!(status, GoalStatus::Succeeded, "{}", result.message);
+    assert_eq!(feedback.iter().map(|f| (f.iteration, f.iterations)).collect::<Vec<_>>(), vec![(1, 2), (2, 2)]);
+
     // Bad goals: aborted at once with the field named; the node keeps serving.
     let bad = [
         (
@@ -135,6 +148,13 @@ async fn calibrate_action_runs_goals_refuses_bad_ones_and_cancels() {
         ),
         (Calibrate::Goal { window: 20.0, ..goal(&recording, dir.path(), "bad") }, "`window`"),
         (Calibrate::Goal { flow_field: "estimated".into(), ..goal(&recording, dir.path(), "bad") }, "`flow_field`"),
+        (
+            Calibrate::Goal {
+                job_settings_file: dir.path().join("gone.yaml").display().to_string(),
+                ..goal(&recording, dir.path(), "bad")
+            },
+            "`job_settings_file`",
+        ),
     ];
     for (g, want) in bad {
         let (status, result, feedback) = send(&client, g).await;

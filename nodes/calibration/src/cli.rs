@@ -279,9 +279,10 @@ fn read_recordings(paths: &[PathBuf]) -> anyhow::Result<Vec<TrajectoryRecording>
 }
 
 fn read_settings(path: Option<&Path>) -> anyhow::Result<JobSettings> {
-    let Some(path) = path else { return Ok(JobSettings::default()) };
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading settings {}", path.display()))?;
-    serde_yaml::from_str(&text).with_context(|| format!("settings {}", path.display()))
+    Ok(match path {
+        Some(path) => JobSettings::read(path)?,
+        None => JobSettings::default(),
+    })
 }
 
 /// The world config and the parameter tree it came from.

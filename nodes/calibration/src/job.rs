@@ -116,6 +116,13 @@ impl Default for JobSettings {
 }
 
 impl JobSettings {
+    /// Reads job settings from a YAML file (the format of `flotilla-calibrate run
+    /// --settings`; keys left out take their defaults). Not checked: see [`Self::validate`].
+    pub fn read(path: &Path) -> Result<Self, CalibrationError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CalibrationError::Io { path: path.to_path_buf(), source })?;
+        serde_yaml::from_str(&text).map_err(|e| CalibrationError::Setting(format!("{}: {e}", path.display())))
+    }
+
     /// Checks every setting without running anything (what the ROS action does before
     /// accepting a goal).
     pub fn validate(&self) -> Result<(), CalibrationError> {

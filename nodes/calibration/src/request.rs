@@ -87,6 +87,10 @@ pub struct CalibrationRequest {
     /// estimated from the recording with that drag inversion (`auto`: both, a pilot
     /// chooses; [`crate::flow_choice`]).
     pub flow_field: String,
+    /// Job settings file (YAML, as `flotilla-calibrate run --settings`) replacing
+    /// [`ServiceDefaults::job`] for this goal; the fields above override it. `None` = the
+    /// node's job settings.
+    pub job_settings_file: Option<PathBuf>,
 }
 
 /// A checked goal, ready to run.
@@ -118,7 +122,14 @@ impl CalibrationRequest {
     /// computes the reference MSD (so a recording too short for the window is refused
     /// here, not after the first iteration).
     pub fn prepare(&self, defaults: &ServiceDefaults) -> Result<PreparedJob, CalibrationError> {
-        let mut settings = defaults.job.clone();
+        let mut settings = match &self.job_settings_file {
+            Some(path) => {
+                let settings = JobSettings::read(path).map_err(|e| field("job_settings_file", e.to_string()))?;
+                settings.validate().map_err(|e| field("job_settings_file", format!("{}: {e}", path.display())))?;
+                settings
+            }
+            None => defaults.job.clone(),
+        };
         let pso = &mut settings.calibration.pso;
         if self.iterations > 0 {
             pso.iterations = self.iterations;
@@ -415,6 +426,35 @@ mod tests {
         .unwrap();
         let kv = &job.settings.calibration.parameters.parameters[0];
         assert_eq!((kv.lower, kv.upper, kv.initial), (1.1, 1.5, 1.1));
+    }
+
+    /// A goal's settings file replaces the node's job settings and the goal's own fields
+    /// override it; a file that is missing, malformed or invalid is refused by name.
+    #[test]
+    fn a_goals_settings_file_replaces_the_node_settings_and_is_checked() {
+        let (dir, path) = recording(4.0);
+        let defaults = small_defaults(dir.path());
+        let file = dir.path().join("settings.yaml");
+        let text = "validation_runs: 2\ncalibration:\n  pso:\n    iterations: 5\n    swarm_size: 6\n  msd:\n    window_frames: 2400\n    start_stride: 10\n";
+        std::fs::write(&file, text).unwrap();
+        let with_file = CalibrationRequest { job_settings_file: Some(file), iterations: 0, swarm_size: 0, ..goal(&path) };
+        let job = with_file.prepare(&defaults).unwrap();
+        let pso = &job.settings.calibration.pso;
+        assert_eq!((pso.iterations, pso.swarm_size, pso.seed), (5, 6, 4));
+        assert_eq!(job.settings.validation_runs, 2);
+        assert_eq!(job.settings.calibration.msd.start_stride, 10, "the node's stride (20) is not merged in");
+        let job = CalibrationRequest { iterations: 2, ..with_file.clone() }.prepare(&defaults).unwrap();
+        assert_eq!((job.settings.calibration.pso.iterations, job.settings.calibration.pso.swarm_size), (2, 6));
+
+        std::fs::write(dir.path().join("typo.yaml"), "validation_rnus: 2\n").unwrap();
+        std::fs::write(dir.path().join("zero.yaml"), "validation_runs: 0\n").unwrap();
+        std::fs::write(dir.path().join("list.yaml"), "- 1\n- 2\n").unwrap();
+        for (name, want) in
+            [("gone.yaml", "gone.yaml"), ("typo.yaml", "validation_rnus"), ("zero.yaml", "validation_runs"), ("list.yaml", "list.yaml")]
+        {
+            let message = refusal(&CalibrationRequest { job_settings_file: Some(dir.path().join(name)), ..goal(&path) }, &defaults);
+            assert!(message.contains("`job_settings_file`") && message.contains(want), "{name}: {message}");
+        }
     }
 
     #[test]

@@ -376,19 +376,21 @@ pub fn verdict(
             let (value, limit) = apart(occupancy_correlation, c.min_occupancy_correlation, 3, 2);
             m.push(format!("occupancy correlation {value} < {limit}"));
         }
-        if pass_fraction.is_nan() || pass_fraction < c.min_ks_pass_fraction {
+        if pass_fraction.is_nan() {
+            m.push(format!("speed KS pass fraction: no cell tested (needs >= {:.2})", c.min_ks_pass_fraction));
+        } else if pass_fraction < c.min_ks_pass_fraction {
             let (value, limit) = apart(pass_fraction, c.min_ks_pass_fraction, 2, 2);
             m.push(format!("speed KS pass fraction {value} < {limit}"));
         }
         m
     };
-    let figures = format!(
-        "MSD error {:.1} %, occupancy correlation {:.3}, {:.0} % of cells pass the speed KS test at alpha {}",
-        100.0 * relative_msd_error,
-        occupancy_correlation,
-        100.0 * pass_fraction,
-        settings.alpha
-    );
+    // A run too short to give any cell enough speed samples has no pass fraction (NaN).
+    let ks = if pass_fraction.is_nan() {
+        format!("no cell has enough samples for the speed KS test at alpha {}", settings.alpha)
+    } else {
+        format!("{:.0} % of cells pass the speed KS test at alpha {}", 100.0 * pass_fraction, settings.alpha)
+    };
+    let figures = format!("MSD error {:.1} %, occupancy correlation {:.3}, {ks}", 100.0 * relative_msd_error, occupancy_correlation);
     let criteria = |c: &Criteria| {
         format!(
             "MSD error <= {:.0} %, occupancy correlation >= {:.2}, KS pass fraction >= {:.2}",
@@ -618,7 +620,11 @@ mod tests {
         let (v, line) = verdict(0.05, 0.5, 0.9, &s);
         assert_eq!(v, Verdict::Poor);
         assert!(line.contains("occupancy correlation 0.500 < 0.70"), "{line}");
-        assert_eq!(verdict(0.05, 0.9, f64::NAN, &s).0, Verdict::Poor);
+        // No cell tested (a run too short for the KS test): said in words, not "NaN %".
+        let (v, line) = verdict(0.05, 0.9, f64::NAN, &s);
+        assert_eq!(v, Verdict::Poor);
+        assert!(!line.contains("NaN") && line.contains("no cell has enough samples for the speed KS test"), "{line}");
+        assert!(line.contains("speed KS pass fraction: no cell tested (needs >= 0.50)"), "{line}");
         // A figure just short of its threshold reads short of it (was "0.80 < 0.80").
         let (_, line) = verdict(0.05, 0.9, 0.798, &ValidationSettings::default());
         assert!(!line.contains("0.80 < 0.80"), "{line}");

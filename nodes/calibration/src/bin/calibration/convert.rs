@@ -28,6 +28,7 @@ pub fn calibration_request(goal: &Calibrate::Goal) -> CalibrationRequest {
         reevaluate_personal_best: goal.reevaluate_personal_best,
         resume: goal.resume,
         flow_field: goal.flow_field.clone(),
+        job_settings_file: optional_path(&goal.job_settings_file),
     }
 }
 
