@@ -19,7 +19,7 @@ use tank_physics::systems::molemod::world::{GripClamp, MoleWorld, MoleWorldOptio
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, until_idle};
+use mole::{assert_put_back, axes, committed_model, until_idle};
 
 struct Run {
     world: MoleWorld,
@@ -245,7 +245,7 @@ struct Lifted {
 /// backward when the rear head leads) until the head that holds A grips near
 /// [`LIFT_ONTO_REAR_GRIP`] from A's centre towards B, A unscrewed, then the motion (let go
 /// and grip again, part 48 mm, draw in, the path).
-fn lift_onto_from(along: f64, lead: Head) -> Lifted {
+fn lift_onto_from(along: f64, lead: Head) -> (Lifted, Run) {
     let wall = std::time::Instant::now();
     // Towards B along x; the head that stays in A and its picture.
     let (towards, holder, picture, own, next, third, target) = match lead {
@@ -318,7 +318,7 @@ fn lift_onto_from(along: f64, lead: Head) -> Lifted {
         eprintln!("  {} {:.2}-{:.2}", r.phase, r.started, r.ended);
     }
     assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
-    Lifted { a, target, others, least_pair }
+    (Lifted { a, target, others, least_pair }, run)
 }
 
 /// A lifted as the motion should leave it: within the executor's 5 mm of the cell on B,
@@ -349,15 +349,29 @@ fn assert_lifted(lifted: &Lifted, start: &str) {
 #[test]
 fn a_lift_onto_the_neighbour_parts_and_lifts_from_starts_along_the_tunnel() {
     for along in [-0.0015, 0.0, 0.0015] {
-        assert_lifted(&lift_onto_from(along, Head::Front), &format!("start {along}"));
+        assert_lifted(&lift_onto_from(along, Head::Front).0, &format!("start {along}"));
     }
 }
 
 /// The mirror image (`Motion::LiftOnto { lead: Head::Rear }`): ".##R", B behind the robot
 /// (towards -x), the robot heading +x; the front head crawls back to its grip in A and
 /// holds it, the rear head goes into B's tunnel, and A ends upside down on B at (2, 0, 1).
-/// From the nominal start (the mirror image of the stored lift's nominal start).
+/// From the nominal start (the mirror image of the stored lift's nominal start). Then the
+/// mirrored put down (`Motion::PutDown { lead: Head::Rear }`, from where the mirrored lift
+/// ends) sets A back down into the cell it came from, (3, 0, 0), now free, as
+/// `molemod_put_down` checks the stored one.
 #[test]
-fn a_lift_onto_the_neighbour_behind_with_the_rear_head_leading() {
-    assert_lifted(&lift_onto_from(0.0, Head::Rear), "mirrored, nominal start");
+fn a_lift_onto_the_neighbour_behind_and_the_put_down_with_the_rear_head_leading() {
+    let (lifted, mut run) = lift_onto_from(0.0, Head::Rear);
+    assert_lifted(&lifted, "mirrored, nominal start");
+    let (t0, wall) = (run.world.time(), std::time::Instant::now());
+    run.motion(Motion::PutDown { lead: Head::Rear });
+    eprintln!(
+        "mirrored put down: {} after {:.2} s sim, {:.1} s wall",
+        run.firmware.status(),
+        run.world.time() - t0,
+        wall.elapsed().as_secs_f64()
+    );
+    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+    assert_put_back(&run.world, &Cell::planar(3, 0), &[Cell::planar(2, 0), Cell::planar(1, 0)], "mirrored put down");
 }

@@ -15,6 +15,8 @@ use std::path::Path;
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 use tank_physics::systems::molemod::{ArticulatedError, ArticulatedOptions};
 
+// Shared support: each test binary uses part of it.
+#[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
 use mole::{axes, committed_model, start_pose};

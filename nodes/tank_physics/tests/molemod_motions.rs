@@ -11,6 +11,8 @@ use reconfig_planner::lattice::Lattice;
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::world::{MoleWorld, MoleWorldOptions};
 
+// Shared support: each test binary uses part of it.
+#[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
 use mole::{axes, committed_model, start_pose};

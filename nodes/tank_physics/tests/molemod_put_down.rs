@@ -7,7 +7,7 @@
 
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion, LIFT_ONTO_REAR_GRIP};
-use nalgebra::{Point3, Vector3};
+use nalgebra::Vector3;
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::tunnel_world_options;
@@ -17,7 +17,7 @@ use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, until_idle};
+use mole::{assert_put_back, axes, committed_model, until_idle};
 
 /// The lift onto the neighbour as `molemod_lift` runs it (task 1's start "R##.", the mole
 /// crawled until its rear head grips 18 mm from A's centre towards the neighbour, A
@@ -72,35 +72,9 @@ fn a_put_down_sets_the_block_into_the_free_cell() {
             world.head_clamped(0)
         );
     }
-    let a = world.block_pose(&free).expect("A");
-    let centre = world.cell_centre(&free);
-    let off = (a.translation.vector - centre).norm();
-    let tilt = (a.rotation * Vector3::z()).angle(&Vector3::z());
-    let corners: Vec<f64> =
-        [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)].iter().map(|&(u, v)| (a * Point3::new(0.05 * u, 0.05 * v, -0.05)).z).collect();
-    let (c_off, beyond_off) = (world.block_error(&c_cell, &c_cell).expect("C"), world.block_error(&beyond, &beyond).expect("beyond"));
-    let gap = (world.block_pose(&c_cell).expect("C").translation.x - 0.05) - (a.translation.x + 0.05);
-    eprintln!(
-        "put down: {} after {:.2} s sim, {:.1} s wall; A {:.2} mm from the free cell's centre ({:+.2}, {:+.2}, {:+.2}) mm, its z axis {:.2} deg from up, \
-         bottom corners {:.2} to {:.2} mm above the floor, {:.2} mm from C; C {:.3} mm and the block beyond {:.3} mm from their cells",
-        firmware.status(),
-        world.time() - t0,
-        wall.elapsed().as_secs_f64() - w0,
-        off * 1e3,
-        (a.translation.x - centre.x) * 1e3,
-        (a.translation.y - centre.y) * 1e3,
-        (a.translation.z - centre.z) * 1e3,
-        tilt.to_degrees(),
-        corners.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
-        corners.iter().copied().fold(f64::NEG_INFINITY, f64::max) * 1e3,
-        gap * 1e3,
-        c_off * 1e3,
-        beyond_off * 1e3,
-    );
+    eprintln!("put down: {} after {:.2} s sim, {:.1} s wall", firmware.status(), world.time() - t0, wall.elapsed().as_secs_f64() - w0);
     assert!(firmware.stuck().is_none(), "{}", firmware.status());
-    // In the free cell within the executor's 5 mm block tolerance, upright again (within 3
-    // degrees), C and the block beyond where they were.
-    assert!(off < 5e-3, "A ends {off} m from the free cell's centre");
-    assert!(tilt < 3f64.to_radians(), "A's z axis {} deg from up", tilt.to_degrees());
-    assert!(c_off < 1e-3 && beyond_off < 1e-3, "C moved {c_off} m, the block beyond {beyond_off} m");
+    // In the free cell within the executor's 5 mm block tolerance, upright again, C and the
+    // block beyond where they were.
+    assert_put_back(&world, &free, &[c_cell, beyond], "put down");
 }

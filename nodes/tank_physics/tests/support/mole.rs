@@ -5,7 +5,8 @@ use flotilla_common::models::{read_urdf, Model};
 use flotilla_contract::molemod::MolemodSensors;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::{Isometry3, Point3, Vector3};
+use reconfig_planner::lattice::Cell;
 use std::path::Path;
 use tank_physics::systems::molemod::world::MoleWorld;
 
@@ -65,4 +66,34 @@ pub fn start_pose(seed: u64) -> Isometry3<f64> {
     };
     let (x, y, yaw) = (next() - 0.5, next() - 0.5, (2.0 * next() - 1.0) * std::f64::consts::PI);
     Isometry3::new(Vector3::new(x, y, 0.0), Vector3::z() * yaw)
+}
+
+/// Checks a block put back down into the cell it started from (`a`, which names the block
+/// too): within the executor's 5 mm of the cell's centre, upright within 3 degrees, and the
+/// blocks of `others` within 1 mm of their cells. Prints where A ends.
+pub fn assert_put_back(world: &MoleWorld, a: &Cell, others: &[Cell], label: &str) {
+    let pose = world.block_pose(a).expect("A");
+    let centre = world.cell_centre(a);
+    let off = pose.translation.vector - centre;
+    let tilt = (pose.rotation * Vector3::z()).angle(&Vector3::z());
+    let corners: Vec<f64> = [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
+        .iter()
+        .map(|&(u, v)| (pose * Point3::new(0.05 * u, 0.05 * v, -0.05)).z)
+        .collect();
+    let moved: Vec<f64> = others.iter().map(|c| world.block_error(c, c).expect("block")).collect();
+    eprintln!(
+        "{label}: A {:.2} mm from its cell's centre ({:+.2}, {:+.2}, {:+.2}) mm, its z axis {:.2} deg from up, bottom corners {:.2} to {:.2} mm above the floor; \
+         the other blocks {:.3?} mm from their cells",
+        off.norm() * 1e3,
+        off.x * 1e3,
+        off.y * 1e3,
+        off.z * 1e3,
+        tilt.to_degrees(),
+        corners.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
+        corners.iter().copied().fold(f64::NEG_INFINITY, f64::max) * 1e3,
+        moved.iter().map(|m| m * 1e3).collect::<Vec<_>>(),
+    );
+    assert!(off.norm() < 5e-3, "{label}: A ends {} m from its cell's centre", off.norm());
+    assert!(tilt < 3f64.to_radians(), "{label}: A's z axis {} deg from up", tilt.to_degrees());
+    assert!(moved.iter().all(|m| *m < 1e-3), "{label}: the other blocks moved {moved:?} m");
 }
