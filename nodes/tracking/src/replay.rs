@@ -16,8 +16,8 @@ pub enum ReplayError {
     /// The folder cannot be listed.
     #[error("cannot list frame folder {path}: {source}")]
     ListFolder { path: PathBuf, source: std::io::Error },
-    /// The folder holds no `.png` file.
-    #[error("frame folder {path} holds no .png files")]
+    /// The folder holds no image file ([`FRAME_EXTENSIONS`]).
+    #[error("frame folder {path} holds no image files (.png, .jpg, .jpeg, .bmp, .tif, .tiff, .webp, .ppm, .pgm, .pnm, .tga, .qoi)")]
     NoFrames { path: PathBuf },
     /// A frame cannot be read or decoded.
     #[error("cannot decode frame {path}: {source}")]
@@ -39,15 +39,21 @@ pub enum ReplayError {
     StampsFileFormat { path: PathBuf, message: String },
 }
 
-/// The `.png` files of `dir` in natural order (`frame_2.png` before `frame_10.png`).
+/// File extensions (any case) of the frames a folder is replayed from: what the camera
+/// writes (PNG) and what other renderers and cameras commonly write.
+pub const FRAME_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp", "ppm", "pgm", "pnm", "tga", "qoi"];
+
+/// The image files of `dir` ([`FRAME_EXTENSIONS`]) in natural order (`frame_2.png` before
+/// `frame_10.png`).
 pub fn list_frames(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>, ReplayError> {
     let dir = dir.as_ref();
     let list_error = |source| ReplayError::ListFolder { path: dir.to_path_buf(), source };
     let mut paths = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(list_error)? {
         let path = entry.map_err(list_error)?.path();
-        let is_png = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("png"));
-        if is_png && path.is_file() {
+        let is_image =
+            path.extension().and_then(|e| e.to_str()).is_some_and(|e| FRAME_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)));
+        if is_image && path.is_file() {
             paths.push(path);
         }
     }
@@ -58,7 +64,7 @@ pub fn list_frames(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>, ReplayError> {
     Ok(paths)
 }
 
-/// Decodes one PNG into mono8 (grey images) or rgb8 (everything else; alpha dropped,
+/// Decodes one frame (any of [`FRAME_EXTENSIONS`]) into mono8 (grey images) or rgb8 (everything else; alpha dropped,
 /// 16-bit scaled to 8).
 pub fn load_frame(path: impl AsRef<Path>) -> Result<OwnedFrame, ReplayError> {
     let path = path.as_ref();
@@ -277,14 +283,19 @@ mod tests {
         save_gray_frame(dir.path(), 2, &GrayImage::from_pixel(4, 3, image::Luma([7]))).unwrap();
         std::fs::write(dir.path().join("frame_000005.png"), b"not a png").unwrap();
         std::fs::write(dir.path().join("notes.txt"), b"ignored").unwrap();
+        // Another renderer's JPEG frame between them is replayed too (grey stays mono8).
+        image::DynamicImage::ImageLuma8(GrayImage::from_pixel(4, 3, image::Luma([200]))).save(dir.path().join("frame_000007.JPG")).unwrap();
         let frames: Vec<_> = FrameFolder::open(dir.path()).unwrap().collect();
-        assert_eq!(frames.len(), 3);
+        assert_eq!(frames.len(), 4);
+        let jpeg = frames.iter().find(|f| f.0.ends_with("frame_000007.JPG")).unwrap().1.as_ref().unwrap();
+        assert_eq!(jpeg.encoding, Encoding::Mono8);
+        assert!(jpeg.data.iter().all(|&v| v.abs_diff(200) <= 2), "{:?}", jpeg.data);
         let (first, gray) = (&frames[0].0, frames[0].1.as_ref().unwrap());
         assert!(first.ends_with("frame_000002.png"));
         assert_eq!((gray.encoding, gray.data[0]), (Encoding::Mono8, 7));
         let err = frames[1].1.as_ref().unwrap_err();
         assert!(err.to_string().contains("frame_000005.png"), "{err}");
-        let colour = frames[2].1.as_ref().unwrap();
+        let colour = frames[3].1.as_ref().unwrap();
         assert_eq!(colour.encoding, Encoding::Rgb8);
         let view = colour.view().unwrap();
         assert_eq!(view.row(2)[3..6], [10, 20, 30]);

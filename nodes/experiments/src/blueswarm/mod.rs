@@ -8,9 +8,12 @@
 //! - `search`: search / alert / gather for the red source;
 //! - `random-walk`: the lone random walker, Markov chain and simulated robot;
 //! - `vision`: neighbour-detection accuracy of the emulated vision;
+//! - `detect`: the vision pipeline on camera images from files (a real robot's, another
+//!   renderer's);
 //! - `bench`: real-time factor of the in-process simulation.
 
 mod bench;
+mod detect;
 mod dispersion;
 mod milling;
 mod plot;
@@ -20,6 +23,7 @@ mod sync;
 mod vision;
 
 pub use bench::Bench;
+pub use detect::Detect;
 pub use dispersion::Dispersion;
 pub use milling::Milling;
 pub use random_walk::RandomWalk;
@@ -33,7 +37,7 @@ use flotilla_contract::Firmware;
 use tank_physics::systems::bluebot::{Fidelity, SwarmWorld};
 
 /// The Blueswarm experiments, in the order `flotilla experiment list` shows them.
-pub const EXPERIMENTS: &[&dyn Experiment] = &[&Sync, &Dispersion, &Milling, &Search, &RandomWalk, &VisionAccuracy, &Bench];
+pub const EXPERIMENTS: &[&dyn Experiment] = &[&Sync, &Dispersion, &Milling, &Search, &RandomWalk, &VisionAccuracy, &Detect, &Bench];
 
 /// One body length, m (SPEC 3: 130 mm).
 pub const BODY_LENGTH: f64 = 0.13;

@@ -69,27 +69,52 @@ pub enum LayoutError {
     },
 }
 
-/// Reads a black-and-white image as a shape: dark pixels (luma < 128) are the shape; a
-/// pixel with colour (channels differing by more than 48) or mid-grey (luma 64..192) is an
-/// error naming it. Transparent pixels count as white.
+/// A mid-grey pixel is part of an edge when a black and a white pixel lie within this
+/// many pixels of it (Chebyshev distance): the width of anti-aliasing and of JPEG ringing.
+const EDGE_REACH: u32 = 2;
+
+/// Reads a black-and-white image as a shape: dark pixels (luma < 128) are the shape. A
+/// pixel with colour (channels differing by more than 48) is an error naming it; so is a
+/// mid-grey one (luma 64..192) unless it lies on an edge between black and white (a black
+/// and a white pixel within [`EDGE_REACH`]), as anti-aliased drawings and JPEG files have
+/// them: those are taken by their luma. Transparent pixels count as white.
 pub fn shape_from_image(path: &Path, scale: f64) -> Result<Shape, LayoutError> {
     let name = path.display().to_string();
     let image = image::open(path).map_err(|e| LayoutError::Image { path: name.clone(), message: e.to_string() })?.to_rgba8();
     let (w, h) = image.dimensions();
-    let mut inside = vec![false; (w as usize) * (h as usize)];
+    // Luma per pixel, row by row from the top (transparent: white).
+    let mut luma = vec![255i32; (w as usize) * (h as usize)];
     for (x, y, p) in image.enumerate_pixels() {
         let [r, g, b, a] = p.0.map(i32::from);
         if a < 128 {
             continue;
         }
-        let spread = r.max(g).max(b) - r.min(g).min(b);
-        let luma = (299 * r + 587 * g + 114 * b) / 1000;
-        if spread > 48 || (64..192).contains(&luma) {
-            let what = if spread > 48 { format!("colour ({r}, {g}, {b})") } else { format!("grey {luma}") };
-            return Err(LayoutError::NotBlackAndWhite { path: name, x, y, what });
+        if r.max(g).max(b) - r.min(g).min(b) > 48 {
+            return Err(LayoutError::NotBlackAndWhite { path: name, x, y, what: format!("colour ({r}, {g}, {b})") });
         }
-        let row_from_bottom = (h - 1 - y) as usize;
-        inside[row_from_bottom * w as usize + x as usize] = luma < 128;
+        luma[(y * w + x) as usize] = (299 * r + 587 * g + 114 * b) / 1000;
+    }
+    let grey = |l: i32| (64..192).contains(&l);
+    let on_edge = |x: u32, y: u32| {
+        let (mut dark, mut light) = (false, false);
+        for v in y.saturating_sub(EDGE_REACH)..(y + EDGE_REACH + 1).min(h) {
+            for u in x.saturating_sub(EDGE_REACH)..(x + EDGE_REACH + 1).min(w) {
+                let l = luma[(v * w + u) as usize];
+                dark |= l < 64;
+                light |= l >= 192;
+            }
+        }
+        dark && light
+    };
+    let mut inside = vec![false; (w as usize) * (h as usize)];
+    for y in 0..h {
+        for x in 0..w {
+            let l = luma[(y * w + x) as usize];
+            if grey(l) && !on_edge(x, y) {
+                return Err(LayoutError::NotBlackAndWhite { path: name, x, y, what: format!("grey {l} away from any black-white edge") });
+            }
+            inside[((h - 1 - y) * w + x) as usize] = l < 128;
+        }
     }
     Shape::new(w as usize, h as usize, scale, inside).map_err(|source| LayoutError::Shape { path: name, source })
 }
@@ -203,12 +228,42 @@ mod tests {
         assert_eq!(shape.area(), 2.0);
     }
 
+    /// An anti-aliased drawing (grey pixels along the edge between black and white) and a
+    /// JPEG file (compression ringing) give the shape the crisp image gives, within the
+    /// edge's pixels.
+    #[test]
+    fn anti_aliased_and_jpeg_shapes_are_read_by_their_edge_pixels_luma() {
+        let dir = tempfile::tempdir().unwrap();
+        // A dark disc of radius 10 px in 32 x 32, crisp and with its edge pixels' coverage as grey.
+        let coverage = |x: u32, y: u32| {
+            let d = ((f64::from(x) + 0.5 - 16.0).powi(2) + (f64::from(y) + 0.5 - 16.0).powi(2)).sqrt();
+            (10.5 - d).clamp(0.0, 1.0)
+        };
+        let crisp = write_png(dir.path(), "crisp.png", 32, 32, |x, y| if coverage(x, y) >= 0.5 { [0; 3] } else { [255; 3] });
+        let smooth = write_png(dir.path(), "smooth.png", 32, 32, |x, y| [(255.0 * (1.0 - coverage(x, y))).round() as u8; 3]);
+        let jpeg = dir.path().join("disc.jpg");
+        image::open(&crisp).unwrap().to_rgb8().save(&jpeg).unwrap();
+        let reference = shape_from_image(&crisp, 1.0).unwrap().area();
+        for path in [&smooth, &jpeg] {
+            let area = shape_from_image(path, 1.0).unwrap_or_else(|e| panic!("{e}")).area();
+            assert!((area - reference).abs() <= 0.1 * reference, "{}: area {area} vs {reference}", path.display());
+        }
+    }
+
     #[test]
     fn bad_images_are_named() {
         let dir = tempfile::tempdir().unwrap();
         let grey = write_png(dir.path(), "grey.png", 3, 3, |x, _| if x == 2 { [128; 3] } else { [0; 3] });
         let e = shape_from_image(&grey, 1.0).unwrap_err().to_string();
         assert!(e.contains("grey.png") && e.contains("pixel (2, 0)") && e.contains("grey 128") && e.contains("black-and-white"), "{e}");
+        // A grey band between black and white wider than an anti-aliased edge is refused.
+        let band = write_png(dir.path(), "band.png", 9, 3, |x, _| match x {
+            0 => [0; 3],
+            8 => [255; 3],
+            _ => [128; 3],
+        });
+        let e = shape_from_image(&band, 1.0).unwrap_err().to_string();
+        assert!(e.contains("pixel (1, 0)") && e.contains("grey 128 away from any black-white edge"), "{e}");
         let red = write_png(dir.path(), "red.png", 2, 2, |_, _| [255, 0, 0]);
         assert!(shape_from_image(&red, 1.0).unwrap_err().to_string().contains("colour (255, 0, 0)"));
         let white = write_png(dir.path(), "white.png", 2, 2, |_, _| [255; 3]);

@@ -18,7 +18,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ShapeSettings {
-    /// Black-and-white image (PNG): dark pixels are the shape, its lower-left corner the
+    /// Black-and-white image (PNG, JPEG, BMP, ...): dark pixels are the shape, its lower-left corner the
     /// origin. Required.
     pub image: String,
     /// World units (robot diameters, 32.5 mm) per pixel. Default 0.05.
@@ -86,7 +86,7 @@ pub const PARAMS: NodeParams = NodeParams {
         P::new(
             "shape.image",
             DefaultValue::Unset(Kind::String),
-            "Black-and-white PNG of the shape to assemble: dark pixels are the shape, its lower-left corner the origin (required)",
+            "Black-and-white image (PNG, JPEG, BMP, ...) of the shape to assemble: dark pixels are the shape, its lower-left corner the origin (required)",
         ),
         P::double("shape.scale", 0.05, "World units (robot diameters, 32.5 mm) per pixel (> 0)"),
         P::double(
@@ -193,7 +193,7 @@ impl SwarmSettings {
             ));
         }
         if shape.image.is_empty() {
-            return Err(ParamError::invalid("shape.image", "give the shape's black-and-white image (a PNG file)"));
+            return Err(ParamError::invalid("shape.image", "give the shape's black-and-white image (PNG, JPEG, BMP, ...)"));
         }
         if !(shape.scale.is_finite() && shape.scale > 0.0) {
             return Err(ParamError::invalid("shape.scale", format!("must be a number > 0 (world units per pixel), got {}", shape.scale)));

@@ -17,7 +17,7 @@ mod rendered;
 
 pub use analytic::Analytic;
 pub use camera::{CameraModel, Cameras};
-pub use rendered::Rendered;
+pub use rendered::{Frame, Rendered};
 
 use super::tank::Tank;
 use flotilla_contract::bluebot::BluebotSensors;

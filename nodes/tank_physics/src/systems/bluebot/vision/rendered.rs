@@ -11,7 +11,7 @@
 //! but noise, which the threshold keeps out).
 
 use super::analytic::{lights, Light};
-use super::camera::{Cameras, CAMERAS};
+use super::camera::{CameraModel, Cameras, CAMERAS};
 use super::pipeline::{bearing, process, ImageBlob, PipelineParams};
 use super::{Leds, Scene, Vision};
 use flotilla_contract::bluebot::{BluebotSensors, Camera, Flash, RED_MIN_PIXELS, RED_RATIO};
@@ -67,10 +67,31 @@ impl Default for Rendered {
     }
 }
 
-/// One camera frame: blue and red channels, row-major.
-struct Frame {
+/// One camera frame of the camera model's size (256 x 192): blue and red channels,
+/// row-major, levels 0-255. The simulation draws them; `flotilla experiment blueswarm
+/// detect` reads them from image files (a real Bluebot's, another renderer's).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
     blue: Vec<f32>,
     red: Vec<f32>,
+}
+
+impl Frame {
+    /// A frame of `model`'s size from its blue and red channels (levels 0-255, row by
+    /// row); refused with the sizes when either channel has another number of pixels.
+    pub fn from_channels(model: &CameraModel, blue: Vec<f32>, red: Vec<f32>) -> Result<Self, String> {
+        let pixels = model.width as usize * model.height as usize;
+        if blue.len() != pixels || red.len() != pixels {
+            return Err(format!(
+                "a frame of the {} x {} camera needs {pixels} pixels per channel, got {} blue and {} red",
+                model.width,
+                model.height,
+                blue.len(),
+                red.len()
+            ));
+        }
+        Ok(Self { blue, red })
+    }
 }
 
 impl Rendered {
@@ -102,8 +123,9 @@ impl Rendered {
         frame
     }
 
-    /// Blobs of `camera`'s frame: LEDs on the blue channel, the red source on grey levels.
-    fn blobs(&self, camera: Camera, frame: &Frame) -> Vec<ImageBlob> {
+    /// Blobs of `camera`'s frame (the camera model's size): LEDs on the blue channel, the red
+    /// source on grey levels.
+    pub fn blobs(&self, camera: Camera, frame: &Frame) -> Vec<ImageBlob> {
         let w = self.cameras.model.width as usize;
         let t = self.threshold as f32;
         let blue: Vec<bool> = frame.blue.iter().map(|&b| b >= t).collect();
