@@ -8,7 +8,7 @@
 //! the 86 mm LED spacing. Writes the blobs and the neighbours as CSV, counts in
 //! `summary.json` and the images with what was found drawn on them.
 
-use super::choice;
+use super::pairing;
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use crate::report::PlotError;
 use flotilla_contract::bluebot::{Blob, Camera, Neighbour, RED_RATIO};
@@ -18,7 +18,7 @@ use nalgebra::Vector3;
 use plotters::prelude::*;
 use serde_json::{json, Map};
 use std::path::Path;
-use tank_physics::systems::bluebot::vision::pipeline::{process, Pairing, PipelineParams};
+use tank_physics::systems::bluebot::vision::pipeline::{process, PipelineParams};
 use tank_physics::systems::bluebot::vision::{CameraModel, Frame, Rendered};
 
 /// The detection experiment.
@@ -118,11 +118,11 @@ impl Experiment for Detect {
         if threshold > 255.0 {
             return Err(ExperimentError::Option { option: "threshold".into(), message: format!("levels run 0-255, got {threshold}") });
         }
-        let pairing = match choice(options, "pairing", &["nearest-elevation", "azimuth-order"])?.as_str() {
-            "azimuth-order" => Pairing::AzimuthOrder { window: 5f64.to_radians() },
-            _ => Pairing::NearestElevation,
+        let vision = Rendered {
+            threshold,
+            pipeline: PipelineParams { pairing: pairing(options)?, ..PipelineParams::default() },
+            ..Rendered::default()
         };
-        let vision = Rendered { threshold, pipeline: PipelineParams { pairing, ..PipelineParams::default() }, ..Rendered::default() };
         let model = vision.cameras.model;
         let mut images = Vec::new();
         for (option, camera) in [("left", Camera::Left), ("right", Camera::Right)] {

@@ -6,7 +6,7 @@
 //! 2 of its settled value (the paper plots density on a log scale).
 
 use super::plot::{lines, Series};
-use super::{choice, fidelity, over_seeds, Run, BODY_LENGTH};
+use super::{choice, fidelity, over_seeds, pairing, Run, BODY_LENGTH};
 use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use flotilla_firmware::bluebot::{DispersionFirmware, DispersionGait, DispersionParams};
 use nalgebra::Vector3;
@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Map};
 use tank_physics::systems::bluebot::metrics::{hull_volume, mean_nnd};
-use tank_physics::systems::bluebot::vision::pipeline::{Pairing, PipelineParams};
+use tank_physics::systems::bluebot::vision::pipeline::PipelineParams;
 use tank_physics::systems::bluebot::vision::{Analytic, Rendered, Vision};
 use tank_physics::systems::bluebot::{Fidelity, SwarmConfig, SwarmWorld};
 
@@ -121,11 +121,7 @@ impl Experiment for Dispersion {
         let seeds = options.count("seeds")?;
         let first = options.seed("seed")?;
         let fidelity = fidelity(options)?;
-        let pairing = match choice(options, "pairing", &["nearest-elevation", "azimuth-order"])?.as_str() {
-            "azimuth-order" => Pairing::AzimuthOrder { window: 5f64.to_radians() },
-            _ => Pairing::NearestElevation,
-        };
-        let pipeline = PipelineParams { pairing, ..PipelineParams::default() };
+        let pipeline = PipelineParams { pairing: pairing(options)?, ..PipelineParams::default() };
         let gait = match choice(options, "gait", &["graded", "program"])?.as_str() {
             "program" => DispersionGait::Program,
             _ => DispersionGait::Graded,

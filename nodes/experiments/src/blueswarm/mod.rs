@@ -34,6 +34,7 @@ pub use vision::VisionAccuracy;
 use crate::experiment::{Experiment, ExperimentError, Options};
 use flotilla_contract::bluebot::{Bluebot, BluebotSensors};
 use flotilla_contract::Firmware;
+use tank_physics::systems::bluebot::vision::pipeline::Pairing;
 use tank_physics::systems::bluebot::{Fidelity, SwarmWorld};
 
 /// The Blueswarm experiments, in the order `flotilla experiment list` shows them.
@@ -96,6 +97,15 @@ pub fn choice(options: &Options, name: &str, allowed: &[&str]) -> Result<String,
             message: format!("expected one of {}, got `{}`", allowed.join(", "), values.join(",")),
         }),
     }
+}
+
+/// The `--pairing` option: `nearest-elevation` or `azimuth-order` (the authors' program:
+/// the next blob within 5 deg).
+pub fn pairing(options: &Options) -> Result<Pairing, ExperimentError> {
+    Ok(match choice(options, "pairing", &["nearest-elevation", "azimuth-order"])?.as_str() {
+        "azimuth-order" => Pairing::AzimuthOrder { window: 5f64.to_radians() },
+        _ => Pairing::NearestElevation,
+    })
 }
 
 /// The `--fidelity` option.
