@@ -29,6 +29,10 @@ use std::sync::Arc;
 /// uids compared at once by a neighbour lookup (a 128-bit vector of u16).
 const UID_LANES: usize = 8;
 
+/// Slots of the lookup's hints (see [`SelfAssembly::slot_hint`]): with ~32 neighbours,
+/// about one in ten shares its slot with another.
+const HINTS: usize = 128;
+
 /// Neighbour entries a table is given room for when the program is made: the ~32
 /// robots within NEIGHBOR_RADIUS of a packed group, with margin. A host that makes its
 /// robots' programs one after the other so gets their tables laid out in robot order
@@ -259,6 +263,12 @@ pub struct SelfAssembly {
     /// `u16::MAX` up to a multiple of [`UID_LANES`] (the lookup compares whole vectors,
     /// without a scalar tail).
     neighbour_uids: Vec<u16>,
+    /// Where in the table the neighbour of a uid was last found, by uid modulo [`HINTS`]
+    /// (`u8::MAX`: not kept). A hint is used only when the entry it names has that uid, so
+    /// a stale one (the table changed since) costs the full lookup, never a wrong entry; a
+    /// robot hears the same neighbours tick after tick, so most messages find theirs at
+    /// the hint without counting through the uids.
+    slot_hint: [u8; HINTS],
     previous_distance: f64,
     oracle: Option<[f64; 2]>,
     references: Vec<Reference>,
@@ -299,6 +309,7 @@ impl SelfAssembly {
             localised,
             neighbours: Vec::with_capacity(TABLE_RESERVE),
             neighbour_uids: Vec::with_capacity(TABLE_RESERVE),
+            slot_hint: [u8::MAX; HINTS],
             previous_distance: f64::INFINITY,
             oracle: None,
             references: Vec::new(),
@@ -557,13 +568,21 @@ impl KiloProgram for SelfAssembly {
         }
         let now = kilo.kilo_ticks();
         let g = self.params.gradient_distance;
-        // Where `uid` is or goes in the sorted table: a count that compiles to a few vector
-        // compares for the table sizes a Kilobot sees (tens of neighbours); counted in u16
-        // lanes (8 per compare), which cannot overflow: the uids below `uid` in a table of
-        // distinct uids number at most `uid`. The padding (u16::MAX) is never below a uid.
-        let below = |count: u16, lanes: &[u16]| count + lanes.iter().fold(0u16, |c, &u| c + u16::from(u < uid));
-        let k = usize::from(self.neighbour_uids.chunks_exact(UID_LANES).fold(0u16, below));
-        let known = k < self.neighbours.len() && self.neighbour_uids[k] == uid;
+        // Where `uid` is or goes in the sorted table: at its hint, mostly; else a count
+        // that compiles to a few vector compares for the table sizes a Kilobot sees (tens
+        // of neighbours), in u16 lanes (8 per compare), which cannot overflow: the uids
+        // below `uid` in a table of distinct uids number at most `uid`. The padding
+        // (u16::MAX) is never below a uid.
+        let hint = &mut self.slot_hint[usize::from(uid) % HINTS];
+        let (k, known) = match usize::from(*hint) {
+            k if self.neighbours.get(k).is_some_and(|n| n.uid() == uid) => (k, true),
+            _ => {
+                let below = |count: u16, lanes: &[u16]| count + lanes.iter().fold(0u16, |c, &u| c + u16::from(u < uid));
+                let k = usize::from(self.neighbour_uids.chunks_exact(UID_LANES).fold(0u16, below));
+                *hint = u8::try_from(k).unwrap_or(u8::MAX);
+                (k, k < self.neighbours.len() && self.neighbour_uids[k] == uid)
+            }
+        };
         if known && self.neighbours[k].raw == message.data {
             // The same message again (most are: a robot repeats itself until its state
             // changes): only the distance and the time are new.

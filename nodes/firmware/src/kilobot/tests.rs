@@ -80,6 +80,46 @@ fn neighbours_are_found_by_uid_across_whole_lookup_vectors_and_at_the_largest_ui
 }
 
 #[test]
+fn a_lookup_hint_left_stale_by_inserts_and_expiry_never_finds_another_neighbour() {
+    // uids 5, 133 and 261 share a hint slot (modulo 128); every insert below them shifts
+    // the entries the hints name. A hint taken without checking its entry's uid would
+    // overwrite uid 5's entry with 133's message (gradient 9 instead of 3).
+    let mut fw = robot(10, quick());
+    tick(&mut fw, 0, vec![heard(5, 2, State::WaitToMove, None, 1.0), heard(133, 8, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(3));
+    tick(&mut fw, 1, vec![heard(1, 8, State::WaitToMove, None, 1.0), heard(133, 8, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(3));
+    assert!(fw.program().status().ends_with("3 neighbours"), "{}", fw.program().status());
+    tick(&mut fw, 2, vec![heard(261, 8, State::WaitToMove, None, 1.0), heard(5, 6, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(7), "uid 5's entry updated in place");
+    assert!(fw.program().status().ends_with("4 neighbours"), "{}", fw.program().status());
+    // Only 261 heard: the others expire and 261 moves to the front; then 5 comes back.
+    for t in 3..40 {
+        tick(&mut fw, t, vec![heard(261, 8, State::WaitToMove, None, 1.0)]);
+    }
+    assert!(fw.program().status().ends_with("1 neighbours"), "{}", fw.program().status());
+    tick(&mut fw, 40, vec![heard(5, 1, State::WaitToMove, None, 1.0), heard(261, 8, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(2));
+    assert!(fw.program().status().ends_with("2 neighbours"), "{}", fw.program().status());
+}
+
+#[test]
+fn neighbours_beyond_the_hints_slot_range_are_found_by_uid() {
+    // 300 neighbours: entries past 254 cannot be named by a one-byte hint.
+    let mut fw = robot(10, SelfAssemblyParams { neighbour_timeout: 1000, ..quick() });
+    let around = |last_gradient| {
+        (0..300u16).map(|k| heard(1000 + k, if k == 299 { last_gradient } else { 50 }, State::WaitToMove, None, 1.0)).collect::<Vec<_>>()
+    };
+    tick(&mut fw, 0, around(50));
+    tick(&mut fw, 1, around(50));
+    assert!(fw.program().status().ends_with("300 neighbours"), "{}", fw.program().status());
+    assert_eq!(fw.program().gradient(), Some(51));
+    tick(&mut fw, 2, around(20));
+    assert!(fw.program().status().ends_with("300 neighbours"), "{}", fw.program().status());
+    assert_eq!(fw.program().gradient(), Some(21));
+}
+
+#[test]
 fn startup_time_then_the_highest_gradient_moves_first() {
     let params = SelfAssemblyParams { startup_time: 5, ..SelfAssemblyParams::default() };
     let lower = |_t| vec![heard(1, 2, State::WaitToMove, None, 1.0), heard(2, 3, State::WaitToMove, None, 2.5)];
