@@ -59,9 +59,8 @@ fn gradient_is_one_more_than_the_smallest_within_g() {
 }
 
 #[test]
-fn neighbours_are_found_by_uid_across_whole_lookup_vectors_and_at_the_largest_uid() {
-    // 20 neighbours (two vectors of 8 uids and a padded third), one of them uid u16::MAX,
-    // the value the lookup pads with.
+fn neighbours_are_found_by_uid_up_to_the_largest_uid() {
+    // 20 neighbours, one of them uid u16::MAX (the index's last slot).
     let mut fw = robot(10, quick());
     let mut around: Vec<IrMessage> = (0..19).map(|k| heard(100 + k * 7, 9, State::WaitToMove, None, 3.0)).collect();
     around.push(heard(u16::MAX, 4, State::WaitToMove, None, 1.0));
@@ -80,10 +79,11 @@ fn neighbours_are_found_by_uid_across_whole_lookup_vectors_and_at_the_largest_ui
 }
 
 #[test]
-fn a_lookup_hint_left_stale_by_inserts_and_expiry_never_finds_another_neighbour() {
-    // uids 5, 133 and 261 share a hint slot (modulo 128); every insert below them shifts
-    // the entries the hints name. A hint taken without checking its entry's uid would
-    // overwrite uid 5's entry with 133's message (gradient 9 instead of 3).
+fn uids_sharing_an_index_slot_are_found_through_inserts_and_expiry() {
+    // uids 5, 133 and 261 share an index slot (modulo 128); every insert below them
+    // shifts the entries the index names. A lookup that took the entry a slot names
+    // without checking its uid would overwrite uid 5's entry with 133's message
+    // (gradient 9 instead of 3).
     let mut fw = robot(10, quick());
     tick(&mut fw, 0, vec![heard(5, 2, State::WaitToMove, None, 1.0), heard(133, 8, State::WaitToMove, None, 1.0)]);
     assert_eq!(fw.program().gradient(), Some(3));
@@ -104,8 +104,8 @@ fn a_lookup_hint_left_stale_by_inserts_and_expiry_never_finds_another_neighbour(
 }
 
 #[test]
-fn neighbours_beyond_the_hints_slot_range_are_found_by_uid() {
-    // 300 neighbours: entries past 254 cannot be named by a one-byte hint.
+fn neighbours_beyond_the_index_s_size_are_found_by_uid() {
+    // 300 neighbours: more than the index holds (the table is bisected).
     let mut fw = robot(10, SelfAssemblyParams { neighbour_timeout: 1000, ..quick() });
     let around = |last_gradient| {
         (0..300u16).map(|k| heard(1000 + k, if k == 299 { last_gradient } else { 50 }, State::WaitToMove, None, 1.0)).collect::<Vec<_>>()
