@@ -518,14 +518,33 @@ impl SelfAssembly {
         if self.neighbours.len() > INDEX_MAX {
             return;
         }
-        for (k, n) in self.neighbours.iter().enumerate() {
-            let mut h = usize::from(n.uid()) % INDEX_SLOTS;
-            while self.index[h] != EMPTY {
-                h = (h + 1) % INDEX_SLOTS;
-            }
-            // k < INDEX_MAX < EMPTY.
-            self.index[h] = k as u8;
+        for k in 0..self.neighbours.len() {
+            self.index_entry(k);
         }
+    }
+
+    /// Updates `index` for an entry inserted at `k` (the entries from `k` on moved up one).
+    fn index_inserted(&mut self, k: usize) {
+        if self.neighbours.len() > INDEX_MAX {
+            self.index = [EMPTY; INDEX_SLOTS];
+            return;
+        }
+        // k < INDEX_MAX < EMPTY; a pass over the slots without branches.
+        let k = k as u8;
+        for slot in &mut self.index {
+            *slot += u8::from(*slot != EMPTY && *slot >= k);
+        }
+        self.index_entry(usize::from(k));
+    }
+
+    /// Names entry `k` in a free slot of `index`.
+    fn index_entry(&mut self, k: usize) {
+        let mut h = usize::from(self.neighbours[k].uid()) % INDEX_SLOTS;
+        while self.index[h] != EMPTY {
+            h = (h + 1) % INDEX_SLOTS;
+        }
+        // k < INDEX_MAX < EMPTY.
+        self.index[h] = k as u8;
     }
 
     /// Where `uid` is or goes in the table (sorted by uid), and whether it is there.
@@ -622,7 +641,7 @@ impl KiloProgram for SelfAssembly {
             self.reference_count = self.reference_count + usize::from(entry.reference()) - usize::from(old.reference());
         } else {
             self.neighbours.insert(k, entry);
-            self.index_uids();
+            self.index_inserted(k);
             self.oldest_heard = self.oldest_heard.min(now);
             self.gradient_stale = true;
             self.start_stale = true;
