@@ -26,8 +26,15 @@ use flotilla_contract::kilobot::MESSAGE_BYTES;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// uids compared at once by a neighbour lookup (a 128-bit vector of u16).
-const UID_LANES: usize = 8;
+/// Slots of the neighbour table's index by uid (see [`SelfAssembly::index`]).
+const INDEX_SLOTS: usize = 128;
+
+/// Most neighbours the index holds (at most half its slots full, so a lookup mostly reads
+/// one slot); a larger table is searched by bisection.
+const INDEX_MAX: usize = INDEX_SLOTS / 2;
+
+/// An empty slot of the index.
+const EMPTY: u8 = u8::MAX;
 
 /// Neighbour entries a table is given room for when the program is made: the ~32
 /// robots within NEIGHBOR_RADIUS of a packed group, with margin. A host that makes its
@@ -255,10 +262,14 @@ pub struct SelfAssembly {
     localised: bool,
     /// Sorted by uid.
     neighbours: Vec<Neighbour>,
-    /// `neighbours[k].uid`, apart (the lookup of every message reads one cache line), then
-    /// `u16::MAX` up to a multiple of [`UID_LANES`] (the lookup compares whole vectors,
-    /// without a scalar tail).
-    neighbour_uids: Vec<u16>,
+    /// The table's index by uid while it has at most [`INDEX_MAX`] entries (all [`EMPTY`]
+    /// beyond): the entry of a uid is named by a slot from `uid % INDEX_SLOTS` on (the
+    /// next slot after a full one, round), before an empty slot. Remade when entries come
+    /// or go (rare: a robot hears the same neighbours tick after tick), so most messages
+    /// find their entry in one slot, without a search of the table. A lookup takes an
+    /// entry only when it has the uid: an index out of date would cost a search, never
+    /// a wrong entry.
+    index: [u8; INDEX_SLOTS],
     previous_distance: f64,
     oracle: Option<[f64; 2]>,
     references: Vec<Reference>,
@@ -298,7 +309,7 @@ impl SelfAssembly {
             position,
             localised,
             neighbours: Vec::with_capacity(TABLE_RESERVE),
-            neighbour_uids: Vec::with_capacity(TABLE_RESERVE),
+            index: [EMPTY; INDEX_SLOTS],
             previous_distance: f64::INFINITY,
             oracle: None,
             references: Vec::new(),
@@ -501,12 +512,57 @@ impl SelfAssembly {
         }
     }
 
-    /// Fills `neighbour_uids` from the table.
+    /// Remakes `index` from the table.
     fn index_uids(&mut self) {
-        self.neighbour_uids.clear();
-        self.neighbour_uids.extend(self.neighbours.iter().map(Neighbour::uid));
-        let padded = self.neighbour_uids.len().div_ceil(UID_LANES) * UID_LANES;
-        self.neighbour_uids.resize(padded, u16::MAX);
+        self.index = [EMPTY; INDEX_SLOTS];
+        if self.neighbours.len() > INDEX_MAX {
+            return;
+        }
+        for k in 0..self.neighbours.len() {
+            self.index_entry(k);
+        }
+    }
+
+    /// Updates `index` for an entry inserted at `k` (the entries from `k` on moved up one).
+    fn index_inserted(&mut self, k: usize) {
+        if self.neighbours.len() > INDEX_MAX {
+            self.index = [EMPTY; INDEX_SLOTS];
+            return;
+        }
+        // k < INDEX_MAX < EMPTY; a pass over the slots without branches.
+        let k = k as u8;
+        for slot in &mut self.index {
+            *slot += u8::from(*slot != EMPTY && *slot >= k);
+        }
+        self.index_entry(usize::from(k));
+    }
+
+    /// Names entry `k` in a free slot of `index`.
+    fn index_entry(&mut self, k: usize) {
+        let mut h = usize::from(self.neighbours[k].uid()) % INDEX_SLOTS;
+        while self.index[h] != EMPTY {
+            h = (h + 1) % INDEX_SLOTS;
+        }
+        // k < INDEX_MAX < EMPTY.
+        self.index[h] = k as u8;
+    }
+
+    /// Where `uid` is or goes in the table (sorted by uid), and whether it is there.
+    #[inline]
+    fn find(&self, uid: u16) -> (usize, bool) {
+        if self.neighbours.len() <= INDEX_MAX {
+            let mut h = usize::from(uid) % INDEX_SLOTS;
+            loop {
+                match self.index[h] {
+                    EMPTY => break,
+                    k if self.neighbours[usize::from(k)].uid() == uid => return (usize::from(k), true),
+                    _ => h = (h + 1) % INDEX_SLOTS,
+                }
+            }
+        }
+        // Not in the index (a new neighbour), or a table too large for it.
+        let k = self.neighbours.partition_point(|n| n.uid() < uid);
+        (k, self.neighbours.get(k).is_some_and(|n| n.uid() == uid))
     }
 
     fn colour(&self, kilo: &mut Kilo) {
@@ -557,13 +613,7 @@ impl KiloProgram for SelfAssembly {
         }
         let now = kilo.kilo_ticks();
         let g = self.params.gradient_distance;
-        // Where `uid` is or goes in the sorted table: a count that compiles to a few vector
-        // compares for the table sizes a Kilobot sees (tens of neighbours); counted in u16
-        // lanes (8 per compare), which cannot overflow: the uids below `uid` in a table of
-        // distinct uids number at most `uid`. The padding (u16::MAX) is never below a uid.
-        let below = |count: u16, lanes: &[u16]| count + lanes.iter().fold(0u16, |c, &u| c + u16::from(u < uid));
-        let k = usize::from(self.neighbour_uids.chunks_exact(UID_LANES).fold(0u16, below));
-        let known = k < self.neighbours.len() && self.neighbour_uids[k] == uid;
+        let (k, known) = self.find(uid);
         if known && self.neighbours[k].raw == message.data {
             // The same message again (most are: a robot repeats itself until its state
             // changes): only the distance and the time are new.
@@ -591,7 +641,7 @@ impl KiloProgram for SelfAssembly {
             self.reference_count = self.reference_count + usize::from(entry.reference()) - usize::from(old.reference());
         } else {
             self.neighbours.insert(k, entry);
-            self.index_uids();
+            self.index_inserted(k);
             self.oldest_heard = self.oldest_heard.min(now);
             self.gradient_stale = true;
             self.start_stale = true;
@@ -624,7 +674,6 @@ impl KiloProgram for SelfAssembly {
                 for offset in (0..std::mem::size_of_val(self.neighbours.as_slice())).step_by(64) {
                     _mm_prefetch::<_MM_HINT_T0>(table.wrapping_add(offset));
                 }
-                _mm_prefetch::<_MM_HINT_T0>(self.neighbour_uids.as_ptr().cast::<i8>());
             }
         }
     }

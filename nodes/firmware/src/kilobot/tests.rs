@@ -59,9 +59,8 @@ fn gradient_is_one_more_than_the_smallest_within_g() {
 }
 
 #[test]
-fn neighbours_are_found_by_uid_across_whole_lookup_vectors_and_at_the_largest_uid() {
-    // 20 neighbours (two vectors of 8 uids and a padded third), one of them uid u16::MAX,
-    // the value the lookup pads with.
+fn neighbours_are_found_by_uid_up_to_the_largest_uid() {
+    // 20 neighbours, one of them uid u16::MAX (the index's last slot).
     let mut fw = robot(10, quick());
     let mut around: Vec<IrMessage> = (0..19).map(|k| heard(100 + k * 7, 9, State::WaitToMove, None, 3.0)).collect();
     around.push(heard(u16::MAX, 4, State::WaitToMove, None, 1.0));
@@ -77,6 +76,47 @@ fn neighbours_are_found_by_uid_across_whole_lookup_vectors_and_at_the_largest_ui
     tick(&mut fw, 2, vec![heard(1, 7, State::WaitToMove, None, 1.2), heard(u16::MAX, 2, State::WaitToMove, None, 1.0)]);
     assert!(fw.program().status().ends_with("21 neighbours"), "{}", fw.program().status());
     assert_eq!(fw.program().gradient(), Some(3));
+}
+
+#[test]
+fn uids_sharing_an_index_slot_are_found_through_inserts_and_expiry() {
+    // uids 5, 133 and 261 share an index slot (modulo 128); every insert below them
+    // shifts the entries the index names. A lookup that took the entry a slot names
+    // without checking its uid would overwrite uid 5's entry with 133's message
+    // (gradient 9 instead of 3).
+    let mut fw = robot(10, quick());
+    tick(&mut fw, 0, vec![heard(5, 2, State::WaitToMove, None, 1.0), heard(133, 8, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(3));
+    tick(&mut fw, 1, vec![heard(1, 8, State::WaitToMove, None, 1.0), heard(133, 8, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(3));
+    assert!(fw.program().status().ends_with("3 neighbours"), "{}", fw.program().status());
+    tick(&mut fw, 2, vec![heard(261, 8, State::WaitToMove, None, 1.0), heard(5, 6, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(7), "uid 5's entry updated in place");
+    assert!(fw.program().status().ends_with("4 neighbours"), "{}", fw.program().status());
+    // Only 261 heard: the others expire and 261 moves to the front; then 5 comes back.
+    for t in 3..40 {
+        tick(&mut fw, t, vec![heard(261, 8, State::WaitToMove, None, 1.0)]);
+    }
+    assert!(fw.program().status().ends_with("1 neighbours"), "{}", fw.program().status());
+    tick(&mut fw, 40, vec![heard(5, 1, State::WaitToMove, None, 1.0), heard(261, 8, State::WaitToMove, None, 1.0)]);
+    assert_eq!(fw.program().gradient(), Some(2));
+    assert!(fw.program().status().ends_with("2 neighbours"), "{}", fw.program().status());
+}
+
+#[test]
+fn neighbours_beyond_the_index_s_size_are_found_by_uid() {
+    // 300 neighbours: more than the index holds (the table is bisected).
+    let mut fw = robot(10, SelfAssemblyParams { neighbour_timeout: 1000, ..quick() });
+    let around = |last_gradient| {
+        (0..300u16).map(|k| heard(1000 + k, if k == 299 { last_gradient } else { 50 }, State::WaitToMove, None, 1.0)).collect::<Vec<_>>()
+    };
+    tick(&mut fw, 0, around(50));
+    tick(&mut fw, 1, around(50));
+    assert!(fw.program().status().ends_with("300 neighbours"), "{}", fw.program().status());
+    assert_eq!(fw.program().gradient(), Some(51));
+    tick(&mut fw, 2, around(20));
+    assert!(fw.program().status().ends_with("300 neighbours"), "{}", fw.program().status());
+    assert_eq!(fw.program().gradient(), Some(21));
 }
 
 #[test]
