@@ -11,14 +11,14 @@
 use super::pairing;
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use crate::report::PlotError;
-use flotilla_contract::bluebot::{Blob, Camera, Neighbour, RED_RATIO};
+use flotilla_contract::bluebot::{Camera, Neighbour, RED_RATIO};
 use image::imageops::FilterType;
 use image::RgbImage;
 use nalgebra::Vector3;
 use plotters::prelude::*;
 use serde_json::{json, Map};
 use std::path::Path;
-use tank_physics::systems::bluebot::vision::pipeline::{process, PipelineParams};
+use tank_physics::systems::bluebot::vision::pipeline::{process, ImageBlob, PipelineParams};
 use tank_physics::systems::bluebot::vision::{CameraModel, Frame, Rendered};
 
 /// The detection experiment.
@@ -207,14 +207,20 @@ impl Experiment for Detect {
             },
         ];
         let drawn: Vec<(Camera, RgbImage)> = images.into_iter().map(|i| (i.camera, i.image)).collect();
-        let plot = Plot { file: "detections.png".into(), draw: Box::new(move |path| draw(path, &drawn, &bearings, &neighbours, &vision)) };
+        let plot = Plot { file: "detections.png".into(), draw: Box::new(move |path| draw(path, &drawn, &found, &neighbours, &vision)) };
         Ok(Outcome { metrics, tables, plots: vec![plot], report: String::new() })
     }
 }
 
 /// The images side by side, enlarged; LED blobs ringed white, the red source magenta, each
 /// neighbour's LED midpoint marked with its distance.
-fn draw(path: &Path, images: &[(Camera, RgbImage)], blobs: &[Blob], neighbours: &[Neighbour], vision: &Rendered) -> Result<(), PlotError> {
+fn draw(
+    path: &Path,
+    images: &[(Camera, RgbImage)],
+    blobs: &[ImageBlob],
+    neighbours: &[Neighbour],
+    vision: &Rendered,
+) -> Result<(), PlotError> {
     let err = |e: String| PlotError { path: path.to_path_buf(), message: e };
     let model = vision.cameras.model;
     let (w, h) = (model.width * ZOOM, model.height * ZOOM);
@@ -228,14 +234,13 @@ fn draw(path: &Path, images: &[(Camera, RgbImage)], blobs: &[Blob], neighbours: 
                 .map_err(|e| err(e.to_string()))?;
         }
         let at = |column: f64, row: f64| (x0 + (column * f64::from(ZOOM)) as i32, (row * f64::from(ZOOM)) as i32);
+        // Blobs where blob detection found them (their pixel centroids).
         for blob in blobs.iter().filter(|b| b.camera == *camera) {
-            let dir = bearing_vector(blob.azimuth, blob.elevation);
-            let Some((column, row)) = vision.cameras.project(*camera, &dir) else { continue };
             let colour = if blob.red_ratio > RED_RATIO { MAGENTA } else { WHITE };
-            root.draw(&Circle::new(at(column, row), 8, colour.stroke_width(1))).map_err(|e| err(e.to_string()))?;
+            root.draw(&Circle::new(at(blob.column, blob.row), 8, colour.stroke_width(1))).map_err(|e| err(e.to_string()))?;
         }
         for n in neighbours {
-            let Some((column, row)) = vision.cameras.project(*camera, &bearing_vector(n.azimuth, n.elevation)) else { continue };
+            let Some((column, row)) = vision.cameras.project(*camera, &Vector3::from(n.position()).normalize()) else { continue };
             let label = format!("{:.2} m", n.distance);
             root.draw(&Text::new(label, at(column + 4.0, row - 2.0), ("sans-serif", 14).into_font().color(&YELLOW)))
                 .map_err(|e| err(e.to_string()))?;
@@ -245,12 +250,6 @@ fn draw(path: &Path, images: &[(Camera, RgbImage)], blobs: &[Blob], neighbours: 
             .map_err(|e| err(e.to_string()))?;
     }
     root.present().map_err(|e| err(e.to_string()))
-}
-
-/// Unit body-frame direction of a bearing (azimuth counter-clockwise from forward,
-/// elevation up), rad.
-fn bearing_vector(azimuth: f64, elevation: f64) -> Vector3<f64> {
-    Vector3::new(elevation.cos() * azimuth.cos(), elevation.cos() * azimuth.sin(), elevation.sin())
 }
 
 #[cfg(test)]
