@@ -20,12 +20,15 @@
 //!
 //! When the padding is used up, the file grows by a quarter of its size (at least
 //! [`GROW`], so growths are few: about 3 per doubling of the file, the new part a hole
-//! until written): a new end (Data End, Footer, magic; the last bytes of a page) is
-//! written further on, then the padding header is stretched up to it. A kill between
-//! those two writes leaves the old end in the data section: rosbag2's MCAP reader, the
-//! `mcap` crate and Foxglove's Python reader stop at its Data End or Footer with every
-//! committed record read; rosbags reads the old end's magic as a record of absurd length
-//! and refuses the file (`mcap recover` or `ros2 bag reindex` repair it).
+//! until written), in three writes: a new end (Data End, Footer, magic; the last bytes of
+//! a page) further on, whose Footer names the old end's Footer as the summary start; the
+//! padding header stretched up to the new end; the new Footer's summary start set back to
+//! 0. Between the first and the last write the old end (Data End, Footer, magic) stands
+//! inside the file. Readers that scan the data section up to the footer stop at its Data
+//! End (rosbag2's MCAP reader, the `mcap` crate, Foxglove's Python reader) or at the
+//! summary start (rosbags, which would otherwise read the old magic as a record of absurd
+//! length); a summary read from there finds the old Footer, which says "no summary"
+//! (Foxglove's reader, the `mcap` crate: an empty summary; rosbag2: falls back to a scan).
 //! [`McapFile::finish`] writes the summary and footer over the padding and cuts the file
 //! there.
 
@@ -55,6 +58,12 @@ pub(crate) const GROW: u64 = 1 << 20;
 
 /// Length of the provisional end of file, bytes.
 const END_LEN: u64 = 50;
+
+/// Offset of the Footer in [`PROVISIONAL_END`], bytes.
+const FOOTER_AT: u64 = 13;
+
+/// Offset of the Footer's summary start in [`PROVISIONAL_END`], bytes.
+const SUMMARY_START_AT: u64 = FOOTER_AT + HEADER;
 
 /// The provisional end of file: Data End (data CRC 0 = not computed), a Footer whose
 /// summary start 0 says "no summary" (readers then scan the data section), the magic.
@@ -169,6 +178,8 @@ pub(crate) struct McapFile<S: Storage = File> {
     pad: u64,
     /// Least growth of the padding, bytes ([`GROW`]; less in tests).
     grow: u64,
+    /// Where the provisional end starts (none before the first commit), bytes.
+    end: Option<u64>,
 }
 
 impl McapFile<File> {
@@ -190,7 +201,7 @@ impl<S: Storage> McapFile<S> {
             .calculate_data_section_crc(false)
             .create(Sink(Arc::clone(&staging)))
             .map_err(to_io)?;
-        let mut out = Self { writer, staging, storage, path: path.to_owned(), pad: 0, grow };
+        let mut out = Self { writer, staging, storage, path: path.to_owned(), pad: 0, grow, end: None };
         out.commit()?;
         Ok(out)
     }
@@ -275,8 +286,20 @@ impl<S: Storage> McapFile<S> {
         let more = self.grow.max(at / 4);
         let file_end = (at + HEADER + need + more + END_LEN).div_ceil(PAGE) * PAGE;
         let pad = file_end - END_LEN - at - HEADER;
-        self.storage.write_at(&PROVISIONAL_END, file_end - END_LEN)?;
+        let new_end = file_end - END_LEN;
+        // Until the old end is inside the padding, the new Footer sends readers that scan
+        // up to the summary start to the old Footer (see the module comment).
+        let mut end = PROVISIONAL_END;
+        let summary_start = (SUMMARY_START_AT as usize)..(SUMMARY_START_AT as usize + 8);
+        if let Some(old_end) = self.end {
+            end[summary_start.clone()].copy_from_slice(&(old_end + FOOTER_AT).to_le_bytes());
+        }
+        self.storage.write_at(&end, new_end)?;
         self.storage.write_at(&pad_header(pad), at)?;
+        if self.end.is_some() {
+            self.storage.write_at(&PROVISIONAL_END[summary_start], new_end + SUMMARY_START_AT)?;
+        }
+        self.end = Some(new_end);
         self.pad = pad;
         Ok(())
     }
@@ -337,6 +360,72 @@ mod tests {
             image.resize(end, 0);
         }
         image[offset as usize..end].copy_from_slice(data);
+    }
+
+    fn u64_at(bytes: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+    }
+
+    /// Message records in `records` (chunks opened, uncompressed); a record whose length
+    /// runs past `file_len` (`offset`: where `records` starts in the file) is an error.
+    fn count_messages(records: &[u8], offset: usize, file_len: usize) -> Result<usize, String> {
+        let (mut pos, mut count) = (0, 0);
+        while pos < records.len() {
+            let len = u64_at(records, pos + 1);
+            if (offset + pos) as u64 + HEADER + len > file_len as u64 {
+                return Err(format!("record 0x{:02x} at {} of length {len} runs past the file", records[pos], offset + pos));
+            }
+            let body = &records[pos + HEADER as usize..pos + HEADER as usize + len as usize];
+            match records[pos] {
+                0x05 => count += 1,
+                0x06 => {
+                    // start, end, uncompressed size, crc, compression (string), records length.
+                    let compression = u32::from_le_bytes(body[28..32].try_into().unwrap()) as usize;
+                    let at = 32 + compression + 8;
+                    let inner = &body[at..at + u64_at(body, at - 8) as usize];
+                    count += count_messages(inner, 0, usize::MAX)?;
+                }
+                _ => {}
+            }
+            pos += HEADER as usize + len as usize;
+        }
+        Ok(count)
+    }
+
+    /// How rosbags opens a file without a summary: the Footer's summary start, if any,
+    /// bounds the data section it scans (it reads summary records from there up to a
+    /// Footer), every record there has to fit in the file. The messages it finds.
+    fn rosbags_scan(bytes: &[u8]) -> Result<usize, String> {
+        let n = bytes.len();
+        let footer_start = n - 37;
+        let data_start = MAGIC.len() + HEADER as usize + u64_at(bytes, MAGIC.len() + 1) as usize;
+        let summary_start = u64_at(bytes, footer_start + HEADER as usize) as usize;
+        let data_end = if summary_start == 0 {
+            footer_start
+        } else {
+            if !(data_start..=footer_start).contains(&summary_start) {
+                return Err(format!("summary start {summary_start} outside {data_start}..={footer_start}"));
+            }
+            let mut pos = summary_start;
+            while ![0x02, 0x0E].contains(&bytes[pos]) {
+                pos += HEADER as usize + u64_at(bytes, pos + 1) as usize;
+                if pos >= n {
+                    return Err(format!("summary records from {summary_start} run past the file"));
+                }
+            }
+            summary_start
+        };
+        // The last record may run past `data_end` (a padding stretched over the old end):
+        // the scan then stops.
+        let mut pos = data_start;
+        while pos < data_end {
+            let len = u64_at(bytes, pos + 1);
+            if pos as u64 + HEADER + len > n as u64 {
+                return Err(format!("record 0x{:02x} at {pos} of length {len} runs past the file", bytes[pos]));
+            }
+            pos += HEADER as usize + len as usize;
+        }
+        count_messages(&bytes[data_start..pos.min(n)], data_start, n)
     }
 
     /// What a reader needs to open the file: the footer and magic at the end.
@@ -412,10 +501,14 @@ mod tests {
                     let need = if cut == data.len() { committed_before(k + 1) } else { committed_before(k) };
                     assert!(got.len() >= need, "op {k} cut at {cut}: {} of {need} committed messages", got.len());
                     assert_eq!(got[..], written[..got.len()], "op {k} cut at {cut}");
+                    let scanned = rosbags_scan(&torn).unwrap_or_else(|e| panic!("op {k} cut at {cut}: as rosbags: {e}"));
+                    assert!(scanned >= need, "op {k} cut at {cut}: as rosbags, {scanned} of {need} committed messages");
+                    let summary = mcap::Summary::read(&torn).unwrap_or_else(|e| panic!("op {k} cut at {cut}: summary: {e}"));
+                    assert!(summary.is_none_or(|s| s.stats.is_none() && s.chunk_indexes.is_empty()), "op {k} cut at {cut}: a summary");
                     checked += 1;
                 }
             }
-            if data.as_slice() == PROVISIONAL_END {
+            if data.len() == END_LEN as usize && data[..SUMMARY_START_AT as usize] == PROVISIONAL_END[..SUMMARY_START_AT as usize] {
                 grown += 1;
             }
             apply(&mut image, data, *offset);
