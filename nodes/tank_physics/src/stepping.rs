@@ -1,9 +1,9 @@
-//! The stepping thread of the single-model simulator nodes (`blueswarm_tank`,
+//! The stepping thread of the simulator nodes (`tank_physics`, `blueswarm_tank`,
 //! `kilobot_table`, `mhp_tank`): [`run`] drains the control messages the node's ROS
 //! callbacks send, holds the model while paused (stepping it on request,
 //! [`Message::Step`]), waits in lock step for the robots' answers ([`LockStep`]), steps,
 //! stops at `run.max_sim_time` and paces the steps to the real-time factor. What a node
-//! steps, publishes and answers is its [`Stepper`].
+//! steps, publishes and answers is its [`Stepper`]; there is no other step loop.
 //!
 //! No ROS here: the node's callbacks reach the thread through an [`mpsc`] channel and the
 //! node publishes from its [`Stepper`] hooks.
