@@ -1,8 +1,9 @@
-//! The stepping thread of the single-model simulator nodes (`blueswarm_tank`,
+//! The stepping thread of the simulator nodes (`tank_physics`, `blueswarm_tank`,
 //! `kilobot_table`, `mhp_tank`): [`run`] drains the control messages the node's ROS
-//! callbacks send, holds the model while paused, waits in lock step for the robots'
-//! answers ([`LockStep`]), steps, stops at `run.max_sim_time` and paces the steps to the
-//! real-time factor. What a node steps, publishes and answers is its [`Stepper`].
+//! callbacks send, holds the model while paused (stepping it on request,
+//! [`Message::Step`]), waits in lock step for the robots' answers ([`LockStep`]), steps,
+//! stops at `run.max_sim_time` and paces the steps to the real-time factor. What a node
+//! steps, publishes and answers is its [`Stepper`]; there is no other step loop.
 //!
 //! No ROS here: the node's callbacks reach the thread through an [`mpsc`] channel and the
 //! node publishes from its [`Stepper`] hooks.
@@ -36,6 +37,8 @@ const LOCKSTEP_POLL: Duration = Duration::from_millis(5);
 pub struct LockStep {
     /// `run.lockstep_timeout`; `None` without lock step (no tick is ever opened).
     timeout: Option<Duration>,
+    /// How often the readings of the robots still missing go out again (wall).
+    resend: Duration,
     tick: Option<Tick>,
     /// Ticks given up on, for the summary.
     timeouts: u64,
@@ -62,7 +65,7 @@ pub enum Wait {
     /// No tick waits: step.
     Step,
     /// Robots have not answered yet; `resend`: their readings are due to go out again
-    /// (every [`RESEND`]).
+    /// (every [`RESEND`], or the period [`LockStep::resend_every`] set).
     Waiting {
         /// Send the readings of the robots still missing again.
         resend: bool,
@@ -78,8 +81,20 @@ pub enum Wait {
 
 impl LockStep {
     /// Lock step with ticks given up on after `timeout` (wall time); `None`: no lock step.
+    /// Readings are resent every [`RESEND`].
     pub fn new(timeout: Option<Duration>) -> Self {
-        Self { timeout, tick: None, timeouts: 0 }
+        Self { timeout, resend: RESEND, tick: None, timeouts: 0 }
+    }
+
+    /// The same, resending the readings of the robots still missing every `every` (wall)
+    /// instead of [`RESEND`].
+    pub fn resend_every(self, every: Duration) -> Self {
+        Self { resend: every, ..self }
+    }
+
+    /// `run.lockstep_timeout`; `None` without lock step.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 
     /// Whether the run is in lock step.
@@ -130,7 +145,7 @@ impl LockStep {
             self.timeouts += 1;
             return Wait::TimedOut { stamp: tick.stamp, missing: tick.missing };
         }
-        let resend = tick.resent.elapsed() >= RESEND;
+        let resend = tick.resent.elapsed() >= self.resend;
         if resend {
             tick.resent = Instant::now();
         }
@@ -169,13 +184,29 @@ impl Refusals {
     }
 }
 
+/// Where the outcome of a [`Message::Step`] goes: the sim time after its last step (s), or
+/// why it was refused or cut short.
+pub type StepReply = Box<dyn FnOnce(Result<f64, String>) + Send>;
+
 /// A message to the stepping thread.
 pub enum Message<C> {
     /// `/tank/pause`: pause (true) or resume (false); `.1` is called once the thread has
-    /// acted on it (the service's answer).
+    /// acted on it (the service's answer). It cancels a [`Message::Step`] under way.
     Pause(bool, Box<dyn FnOnce() + Send>),
+    /// `/tank/step`: advance the paused model `.0` steps, one per turn of [`run`]'s loop;
+    /// refused while running or while another is under way.
+    Step(u32, StepReply),
     /// A message for the node's [`Stepper`].
     Node(C),
+}
+
+/// What one of a node's messages did to its model's time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timeline {
+    /// Time goes on from where it was.
+    Continues,
+    /// The model's time was set anew (a reset): the pacing counts from now.
+    Restarted,
 }
 
 /// A simulator node's stepping thread, as [`run`] drives it.
@@ -190,7 +221,7 @@ pub trait Stepper {
     fn start(&mut self);
 
     /// Acts on one of the node's messages.
-    fn handle(&mut self, msg: Self::Control);
+    fn handle(&mut self, msg: Self::Control) -> Timeline;
 
     /// The run pauses (true) or resumes (false) now. Default: nothing.
     fn pause(&mut self, _paused: bool) {}
@@ -206,8 +237,9 @@ pub trait Stepper {
     /// [`RESEND`] while waiting). Default: nothing (the readings go out once).
     fn resend(&mut self) {}
 
-    /// Logs a tick the robots did not answer in time (the world steps on without them).
-    fn timed_out(&self, stamp: f64, missing: usize) {
+    /// A tick the robots did not answer in time: logged by default; the world steps on
+    /// without them (the tick is closed after this).
+    fn timed_out(&mut self, stamp: f64, missing: usize) {
         warn!(stamp, missing, "lock step: robots did not answer in time; stepping on");
     }
 
@@ -237,34 +269,86 @@ impl Ended {
     }
 }
 
-/// Whether a run is paused, and what its pacing counts from.
+/// A [`Message::Step`] under way.
+struct Stepping {
+    /// Steps asked for.
+    total: u32,
+    /// Steps made so far.
+    done: u32,
+    reply: StepReply,
+}
+
+/// Whether a run is paused, what its pacing counts from, and the steps asked of it while
+/// paused.
 struct Pacing {
     paused: bool,
-    /// The wall instant and the sim time (s) the pacing counts from; moved on pause and
-    /// resume.
+    /// The wall instant and the sim time (s) the pacing counts from; moved on pause,
+    /// resume and a restarted timeline.
     pace: (Instant, f64),
+    stepping: Option<Stepping>,
 }
 
 impl Pacing {
-    /// Pauses or resumes as `msg` says, or hands it to `sim`.
+    /// Pauses, resumes or takes a step request as `msg` says, or hands it to `sim`.
     fn take<S: Stepper>(&mut self, sim: &mut S, msg: Message<S::Control>) {
         match msg {
-            Message::Node(msg) => sim.handle(msg),
+            Message::Node(msg) => {
+                if sim.handle(msg) == Timeline::Restarted {
+                    self.pace = (Instant::now(), sim.time());
+                }
+            }
             Message::Pause(paused, done) => {
+                if let Some(step) = self.stepping.take() {
+                    (step.reply)(Err(format!("cancelled by /tank/pause after {} of {} steps", step.done, step.total)));
+                }
                 sim.pause(paused);
                 done();
                 self.paused = paused;
                 self.pace = (Instant::now(), sim.time());
             }
+            Message::Step(steps, reply) => {
+                if !self.paused {
+                    reply(Err("the world is running; pause it first".to_owned()));
+                } else if let Some(busy) = &self.stepping {
+                    reply(Err(format!(
+                        "a step of {} is under way ({} done); wait for it or cancel it with /tank/pause",
+                        busy.total, busy.done
+                    )));
+                } else if steps == 0 {
+                    reply(Ok(sim.time()));
+                } else {
+                    self.stepping = Some(Stepping { total: steps, done: 0, reply });
+                }
+            }
         }
+    }
+
+    /// One step of a [`Message::Step`] under way, answering it after its last; false when
+    /// none is.
+    fn step_on_request<S: Stepper>(&mut self, sim: &mut S) -> bool {
+        let Some(step) = self.stepping.as_mut() else { return false };
+        step.done += 1;
+        let finished = step.done >= step.total;
+        sim.step();
+        if finished {
+            if let Some(step) = self.stepping.take() {
+                (step.reply)(Ok(sim.time()));
+            }
+        }
+        true
     }
 }
 
 /// Steps `sim` (whose steps last `dt` s of sim time) as `run` says until `stop` or
 /// `run.max_sim_time`, taking the messages on `control` between steps.
+///
+/// While paused, a [`Message::Step`] runs one step per turn of the loop, between control
+/// messages and `stop` checks: the node keeps answering, [`Message::Pause`] cancels it and
+/// `stop` ends it (either answered with the steps made). Those steps are the caller's:
+/// they neither wait in lock step nor stop at `run.max_sim_time` nor are paced.
 pub fn run<S: Stepper>(sim: &mut S, run: &RunSettings, dt: f64, stop: &AtomicBool, control: &mpsc::Receiver<Message<S::Control>>) -> Ended {
     let started = Instant::now();
-    let mut pacing = Pacing { paused: run.start_paused, pace: (Instant::now(), sim.time()) };
+    let mut pacing = Pacing { paused: run.start_paused, pace: (Instant::now(), sim.time()), stepping: None };
     sim.start();
     let mut reason = "stopped on request";
     while !stop.load(Ordering::Acquire) {
@@ -272,6 +356,9 @@ pub fn run<S: Stepper>(sim: &mut S, run: &RunSettings, dt: f64, stop: &AtomicBoo
             pacing.take(sim, msg);
         }
         if pacing.paused {
+            if pacing.step_on_request(sim) {
+                continue;
+            }
             if let Ok(msg) = control.recv_timeout(PAUSED_POLL) {
                 pacing.take(sim, msg);
             }
@@ -300,6 +387,9 @@ pub fn run<S: Stepper>(sim: &mut S, run: &RunSettings, dt: f64, stop: &AtomicBoo
         }
         crate::rate::wait_for_real_time(pacing.pace, t, run.real_time_factor);
     }
+    if let Some(step) = pacing.stepping.take() {
+        (step.reply)(Err(format!("shutting down after {} of {} steps", step.done, step.total)));
+    }
     Ended { reason, wall: started.elapsed() }
 }
 
@@ -315,8 +405,11 @@ mod tests {
         every: u32,
         robots: usize,
         answering: fn(f64) -> Vec<usize>,
-        answers: mpsc::Sender<Message<Answer>>,
+        answers: mpsc::Sender<Message<Ctl>>,
         lock: LockStep,
+        /// Messages sent on the control channel right after the step that reaches `.0`
+        /// (as a node's callbacks would while it steps).
+        script: Vec<(u32, Message<Ctl>)>,
         /// Every call of a hook, in order.
         log: Vec<String>,
     }
@@ -327,25 +420,31 @@ mod tests {
             every: u32,
             lockstep: Option<Duration>,
             answering: fn(f64) -> Vec<usize>,
-        ) -> (Self, mpsc::Receiver<Message<Answer>>) {
+        ) -> (Self, mpsc::Receiver<Message<Ctl>>) {
             let (answers, control) = mpsc::channel();
-            (Self { steps: 0, every, robots, answering, answers, lock: LockStep::new(lockstep), log: Vec::new() }, control)
+            let lock = LockStep::new(lockstep);
+            (Self { steps: 0, every, robots, answering, answers, lock, script: Vec::new(), log: Vec::new() }, control)
         }
 
         fn read(&mut self) {
             let t = self.time();
             self.lock.open(t, vec![false; self.robots]);
             for i in (self.answering)(t) {
-                self.answers.send(Message::Node(Answer(i, t))).unwrap();
+                self.answers.send(Message::Node(Ctl::Answer(i, t))).unwrap();
             }
         }
     }
 
-    /// Robot `.0` answers the reading stamped `.1`.
-    struct Answer(usize, f64);
+    /// The counter's messages.
+    enum Ctl {
+        /// Robot `.0` answers the reading stamped `.1`.
+        Answer(usize, f64),
+        /// Back to step 0.
+        Restart,
+    }
 
     impl Stepper for Counter {
-        type Control = Answer;
+        type Control = Ctl;
         fn time(&self) -> f64 {
             0.1 * f64::from(self.steps)
         }
@@ -353,8 +452,18 @@ mod tests {
             self.log.push("start".into());
             self.read();
         }
-        fn handle(&mut self, Answer(i, stamp): Answer) {
-            self.lock.answer(i, stamp);
+        fn handle(&mut self, msg: Ctl) -> Timeline {
+            match msg {
+                Ctl::Answer(i, stamp) => {
+                    self.lock.answer(i, stamp);
+                    Timeline::Continues
+                }
+                Ctl::Restart => {
+                    self.log.push(format!("restart at {}", self.steps));
+                    self.steps = 0;
+                    Timeline::Restarted
+                }
+            }
         }
         fn pause(&mut self, paused: bool) {
             self.log.push(format!("pause {paused}"));
@@ -365,11 +474,18 @@ mod tests {
         fn resend(&mut self) {
             self.log.push("resend".into());
         }
-        fn timed_out(&self, _: f64, _: usize) {}
+        fn timed_out(&mut self, stamp: f64, missing: usize) {
+            self.log.push(format!("timed out {stamp:.1} {missing}"));
+        }
         fn step(&mut self) {
             self.steps += 1;
             if self.steps % self.every == 0 {
                 self.read();
+            }
+            let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.script).into_iter().partition(|(at, _)| *at == self.steps);
+            self.script = later;
+            for (_, msg) in now {
+                self.answers.send(msg).unwrap();
             }
         }
     }
@@ -381,6 +497,12 @@ mod tests {
 
     fn settings(max_sim_time: f64, start_paused: bool) -> RunSettings {
         RunSettings { real_time_factor: 0.0, max_sim_time, start_paused, ..RunSettings::default() }
+    }
+
+    /// A [`Message::Step`] whose outcome goes to `outcomes` labelled `label`.
+    fn step_request(steps: u32, label: &'static str, outcomes: &mpsc::Sender<(&'static str, Result<f64, String>)>) -> Message<Ctl> {
+        let outcomes = outcomes.clone();
+        Message::Step(steps, Box::new(move |r| outcomes.send((label, r)).unwrap()))
     }
 
     #[test]
@@ -402,7 +524,7 @@ mod tests {
         // The tick at 0.4 s timed out (resent at 200 and 400 ms); the one opened at 0.6 s is
         // not waited for (the end).
         assert_eq!((ended.reason, sim.steps, sim.lock.timeouts()), ("reached max_sim_time", 6, 1));
-        assert_eq!(sim.log, ["start", "resend", "resend"]);
+        assert_eq!(sim.log, ["start", "resend", "resend", "timed out 0.4 1"]);
         assert!(ended.wall >= Duration::from_millis(550));
     }
 
@@ -423,6 +545,18 @@ mod tests {
         let mut off = LockStep::new(None);
         off.open(1.0, vec![false]);
         assert!(!off.waiting() && !off.enabled());
+    }
+
+    /// A node's own resend period replaces RESEND.
+    #[test]
+    fn resend_period_is_the_nodes() {
+        let mut lock = LockStep::new(Some(Duration::from_secs(60))).resend_every(Duration::from_millis(400));
+        lock.open(1.0, vec![false]);
+        std::thread::sleep(RESEND + Duration::from_millis(50));
+        assert_eq!(lock.poll(), Wait::Waiting { resend: false }, "RESEND passed, the node's 400 ms not");
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(lock.poll(), Wait::Waiting { resend: true });
+        assert_eq!(lock.poll(), Wait::Waiting { resend: false }, "counted from the resend");
     }
 
     /// A paused run does not step until resumed; stop ends it.
@@ -448,6 +582,80 @@ mod tests {
         sim.answers.send(Message::Pause(false, Box::new(|| ()))).unwrap();
         let ended = run(&mut sim, &settings(0.5, true), 0.1, &AtomicBool::new(false), &rx);
         assert_eq!((ended.reason, sim.steps), ("reached max_sim_time", 5));
+    }
+
+    /// A step request runs while paused (past max_sim_time, which is the running world's
+    /// limit); one made while another is under way, or while running, is refused; zero
+    /// steps answer the time at once.
+    #[test]
+    fn steps_on_request_while_paused() {
+        let (outcomes, results) = mpsc::channel();
+        let (mut sim, rx) = Counter::new(1, 1, None, |_| Vec::new());
+        sim.answers.send(step_request(5, "five", &outcomes)).unwrap();
+        sim.answers.send(step_request(2, "meanwhile", &outcomes)).unwrap();
+        sim.script = vec![
+            (5, step_request(0, "zero", &outcomes)),
+            (5, Message::Pause(false, Box::new(|| ()))),
+            (5, step_request(1, "running", &outcomes)),
+        ];
+        let ended = run(&mut sim, &settings(0.3, true), 0.1, &AtomicBool::new(false), &rx);
+        // Five steps on request (to 0.5 s, past 0.3), then the first running step ends it.
+        assert_eq!((ended.reason, sim.steps), ("reached max_sim_time", 6));
+        let got: Vec<_> = results.try_iter().map(|(label, r)| (label, r.map(|t| (t * 10.0).round()))).collect();
+        assert_eq!(
+            got,
+            [
+                ("meanwhile", Err("a step of 5 is under way (0 done); wait for it or cancel it with /tank/pause".to_owned())),
+                ("five", Ok(5.0)),
+                ("zero", Ok(5.0)),
+                ("running", Err("the world is running; pause it first".to_owned())),
+            ]
+        );
+        assert_eq!(sim.log, ["start", "pause false"]);
+    }
+
+    /// A pause cancels a step request under way, and stop ends one, each answered with the
+    /// steps made.
+    #[test]
+    fn pause_cancels_and_stop_ends_a_step_request() {
+        let (outcomes, results) = mpsc::channel();
+        let (mut sim, rx) = Counter::new(1, 1, None, |_| Vec::new());
+        let tx = sim.answers.clone();
+        tx.send(step_request(100, "hundred", &outcomes)).unwrap();
+        sim.script = vec![(3, Message::Pause(true, Box::new(|| ())))];
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let (sim, stop) = (&mut sim, &stop);
+            let runner = s.spawn(move || run(sim, &settings(0.0, true), 0.1, stop, &rx));
+            let cancelled = results.recv_timeout(Duration::from_secs(10)).unwrap();
+            assert_eq!(cancelled, ("hundred", Err("cancelled by /tank/pause after 3 of 100 steps".to_owned())));
+            tx.send(step_request(u32::MAX, "endless", &outcomes)).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            stop.store(true, Ordering::Release);
+            assert_eq!(runner.join().unwrap().reason, "stopped on request");
+        });
+        let (label, ended) = results.recv_timeout(Duration::from_secs(10)).unwrap();
+        let message = ended.unwrap_err();
+        let made: u32 = message.strip_prefix("shutting down after ").and_then(|m| m.split(' ').next()?.parse().ok()).unwrap();
+        assert_eq!((label, message), ("endless", format!("shutting down after {made} of {} steps", u32::MAX)));
+        assert!(made > 0 && sim.steps == 3 + made, "{made} steps made, {} in all", sim.steps);
+    }
+
+    /// A message that restarts the model's time restarts the pacing: the run is paced from
+    /// the restart, not allowed to catch up with the wall time already spent.
+    #[test]
+    fn a_restarted_timeline_is_paced_from_the_restart() {
+        let (mut sim, rx) = Counter::new(1, 1, None, |_| Vec::new());
+        sim.script = vec![(8, Message::Node(Ctl::Restart))];
+        // 10 sim s per wall s: 0.8 s (80 ms), restart, then 1.0 s more, of which the last
+        // step ends the run unpaced (90 ms): 170 ms.
+        let run_settings = RunSettings { real_time_factor: 10.0, ..settings(1.0, false) };
+        let ended = run(&mut sim, &run_settings, 0.1, &AtomicBool::new(false), &rx);
+        assert_eq!((ended.reason, sim.steps), ("reached max_sim_time", 10));
+        assert_eq!(sim.log, ["start", "restart at 8"]);
+        // Paced from the start instead, the steps to 0.8 s after the restart would be
+        // overdue and the run would end after ~90 ms.
+        assert!(ended.wall >= Duration::from_millis(160), "{:?}", ended.wall);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use r2r::flotilla_msgs::msg::{BluebotCommand as CommandMsg, BluebotSensors as Se
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
-use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper, Timeline};
 use tank_physics::systems::bluebot::metrics::{Sample, SwarmMetrics, CSV_HEADER};
 use tank_physics::systems::bluebot::SwarmWorld;
 use tracing::{info, warn};
@@ -147,8 +147,9 @@ impl Stepper for Sim {
         self.publish_sensors();
     }
 
-    fn handle(&mut self, Command(i, command, stamp): Command) {
+    fn handle(&mut self, Command(i, command, stamp): Command) -> Timeline {
         self.take(i, &command, stamp);
+        Timeline::Continues
     }
 
     /// Markers made only for subscribers: the latched copy is current while paused.

@@ -33,7 +33,7 @@ use r2r::std_msgs::msg::ColorRGBA;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
-use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper, Timeline};
 use tank_physics::systems::kilobot::{KilobotTable, Pose, WORLD_UNIT_M};
 use tracing::{error, info, warn};
 
@@ -233,11 +233,12 @@ impl Stepper for Sim {
         self.publish_sensors();
     }
 
-    fn handle(&mut self, msg: Control) {
+    fn handle(&mut self, msg: Control) -> Timeline {
         match msg {
             Control::Commands(batch) => self.take(batch),
             Control::Overhead(o) => self.overhead = Some(o),
         }
+        Timeline::Continues
     }
 
     /// Markers made only for subscribers: the latched copy is current while paused.

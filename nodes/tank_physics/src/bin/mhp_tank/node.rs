@@ -29,7 +29,7 @@ use r2r::geometry_msgs::msg::{Point, Vector3 as Vector3Msg};
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 use r2r::QosProfile;
 use tank_physics::rate::due;
-use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper};
+use tank_physics::stepping::{self, LockStep, Message, Refusals, Stepper, Timeline};
 use tank_physics::systems::mhp::prototype::{PrototypeTrial, Stage, MODULE_HEIGHT};
 use tracing::{info, warn};
 
@@ -141,8 +141,9 @@ impl Stepper for Sim {
         self.publish_markers();
     }
 
-    fn handle(&mut self, Command(command, stamp): Command) {
+    fn handle(&mut self, Command(command, stamp): Command) -> Timeline {
         self.take(&command, stamp);
+        Timeline::Continues
     }
 
     /// Markers made only for subscribers: the latched copy is current while paused.
@@ -177,7 +178,7 @@ impl Stepper for Sim {
         }
     }
 
-    fn timed_out(&self, stamp: f64, _missing: usize) {
+    fn timed_out(&mut self, stamp: f64, _missing: usize) {
         warn!(stamp, "lock step: the robot did not answer in time; stepping on");
     }
 

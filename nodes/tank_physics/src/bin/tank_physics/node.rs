@@ -3,20 +3,23 @@
 //!
 //! Threads: the physics steps on its own thread (CPU bound, paced to the requested real
 //! time factor) and publishes directly; the node is spun on the [`Spinner`] thread; tokio
-//! serves the services and the robots' `cmd` subscriptions and turns them into
-//! [`Control`] messages for the stepping thread, which answers through oneshot channels.
-//! Shutdown stops the physics thread, then the spinner, then drops the node.
+//! serves the services and the robots' `cmd` subscriptions and turns them into messages
+//! for the stepping thread ([`Message`]: pause and step, which the shared loop
+//! [`stepping::run`] handles, or the node's own [`Control`]), which answers through
+//! oneshot channels. Shutdown stops the physics thread, then the spinner, then drops the
+//! node.
 
 use crate::{flow, frames, markers, recording, robots, services, settings};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use flotilla_common::models::prefixed_frame;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use r2r::QosProfile;
 use tank_physics::rate::due;
+use tank_physics::stepping::{self, LockStep, Message, Stepper, Timeline};
 use tank_physics::{BodyState, World, WorldConfig};
 use tokio::sync::oneshot;
 use tracing::{info, warn};
@@ -64,7 +67,8 @@ impl std::fmt::Display for Summary {
 /// Answer to a world operation: a confirmation or the reason it was refused.
 type Reply = oneshot::Sender<Result<String, String>>;
 
-/// Messages from ROS callbacks to the stepping thread.
+/// The node's own messages from ROS callbacks to the stepping thread (pause and step are
+/// [`Message::Pause`] and [`Message::Step`]).
 pub(crate) enum Control {
     /// Validated new parameter tree.
     Params(Box<WorldConfig>),
@@ -76,10 +80,6 @@ pub(crate) enum Control {
     Reset { seed: Option<u64>, reply: Reply },
     /// New pump powers, %.
     SetPumps { power: Vec<f64>, reply: Reply },
-    /// Pause (true) or resume (false).
-    Pause { paused: bool, reply: Reply },
-    /// Advance a paused world.
-    Step { steps: u32, reply: oneshot::Sender<Result<f64, String>> },
     /// A robot's command, stamped with the sim time of the reading it answers (s).
     Command { name: String, stamp: f64, command: flotilla_contract::Actuation },
     /// A base-station radio payload for one robot ("" = every robot).
@@ -108,6 +108,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         robots: robot_outputs,
     };
     services::serve(&mut node, control_tx.clone())?;
+    fros::serve_pause(&mut node, control_tx.clone(), Message::Pause, services::GONE)?;
     robot_io.sync(&mut node, &world.bodies(), world.time());
     let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
@@ -118,7 +119,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
             let tree = updates.borrow_and_update().clone();
             match NodeSettings::from_tree(&tree) {
                 Ok(s) => {
-                    if params_tx.send(Control::Params(Box::new(s.world))).is_err() {
+                    if params_tx.send(Message::Node(Control::Params(Box::new(s.world)))).is_err() {
                         break;
                     }
                 }
@@ -141,11 +142,11 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     }
 
     let stop = Arc::new(AtomicBool::new(false));
-    let mut stepping = {
+    let stepping = {
         let stop = stop.clone();
         let settings = settings.clone();
         tokio::task::spawn_blocking(move || {
-            let mut sim = Sim { stepping: None, world, settings, recording, out: outputs, bodies_tx, frames };
+            let mut sim = Sim { world, settings, recording, out: outputs, bodies_tx, frames };
             sim.run(&stop, &control_rx)
         })
     };
@@ -155,33 +156,14 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         max_sim_time = settings.run.max_sim_time,
         "tank_physics running"
     );
-    let summary = tokio::select! {
-        signal = fros::shutdown_signal() => {
-            let signal = signal.context("installing signal handlers")?;
-            info!(signal, "shutting down");
-            stop.store(true, Ordering::Release);
-            stepping.await.context("physics thread")?
-        }
-        done = &mut stepping => done.context("physics thread")?,
-    };
+    let summary = fros::until_done_or_signal(stepping, &stop, "physics thread").await?;
     spinner.stop();
     fros::release_node(node);
     Ok(summary.to_string())
 }
 
-/// A `/tank/step` under way on the stepping thread.
-struct Stepping {
-    /// Steps asked for.
-    total: u32,
-    /// Steps made so far.
-    done: u32,
-    /// Where the sim time after the last step (or why it stopped) goes.
-    reply: oneshot::Sender<Result<f64, String>>,
-}
-
 /// The stepping thread's state.
 struct Sim {
-    stepping: Option<Stepping>,
     world: World,
     settings: NodeSettings,
     recording: recording::Recording,
@@ -192,103 +174,23 @@ struct Sim {
     frames: Option<Arc<frames::ModuleFrames>>,
 }
 
-impl Sim {
-    /// Steps the world, paced to the real time factor, publishing at the configured rates,
-    /// until `stop` or `max_sim_time`.
-    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Control>) -> Summary {
-        let started = Instant::now();
-        let dt = self.world.config().dt;
-        let rtf = self.settings.run.real_time_factor;
-        // Wall instant and sim time the pacing counts from; moved on pause and step.
-        let mut pace = (Instant::now(), self.world.time());
-        let mut paused = self.settings.run.start_paused;
-        let mut reason = "stopped on request";
+impl Stepper for Sim {
+    type Control = Control;
+
+    fn time(&self) -> f64 {
+        self.world.time()
+    }
+
+    fn start(&mut self) {
         self.publish_world_description();
         self.publish_state();
         let start = self.world.time();
         self.out.robots.publish(&mut self.world, start);
-        while !stop.load(Ordering::Acquire) {
-            while let Ok(msg) = control.try_recv() {
-                self.handle(msg, &mut paused, &mut pace);
-            }
-            if paused {
-                // A /tank/step runs here one physics step per turn, between control
-                // messages and stop checks: the node keeps answering, /tank/pause cancels
-                // it and SIGINT ends it.
-                if let Some(step) = self.stepping.as_mut() {
-                    step.done += 1;
-                    let finished = step.done >= step.total;
-                    self.advance();
-                    if finished {
-                        if let Some(step) = self.stepping.take() {
-                            let _ = step.reply.send(Ok(self.world.time()));
-                        }
-                    }
-                    continue;
-                }
-                if let Ok(msg) = control.recv_timeout(Duration::from_millis(20)) {
-                    self.handle(msg, &mut paused, &mut pace);
-                }
-                continue;
-            }
-            let wait = self.out.robots.waiting(&mut self.world);
-            if wait == robots::Wait::Resent {
-                self.publish_state();
-            }
-            if wait != robots::Wait::No {
-                if let Ok(msg) = control.recv_timeout(Duration::from_millis(5)) {
-                    self.handle(msg, &mut paused, &mut pace);
-                }
-                continue;
-            }
-            self.advance();
-            if self.settings.run.max_sim_time > 0.0 && self.world.time() + 0.5 * dt >= self.settings.run.max_sim_time {
-                reason = "reached max_sim_time";
-                break;
-            }
-            tank_physics::rate::wait_for_real_time(pace, self.world.time(), rtf);
-        }
-        if let Some(step) = self.stepping.take() {
-            let _ = step.reply.send(Err(format!("shutting down after {} of {} steps", step.done, step.total)));
-        }
-        self.recording.finish();
-        let bodies = self.world.bodies();
-        Summary {
-            sim_time: self.world.time(),
-            wall: started.elapsed(),
-            steps: self.world.step_count(),
-            modules: bodies.len(),
-            outside: bodies.iter().filter(|b| !self.world.contains(b)).count(),
-            reason,
-        }
     }
 
-    /// One physics step and whatever is due on the topics and in the recording.
-    fn advance(&mut self) {
-        self.world.step();
-        // The trajectory frame is on disk before this step's state is published.
-        self.recording.step(&self.world);
-        let dt = self.world.config().dt;
-        let t = self.world.time();
-        let p = self.settings.publish.clone();
-        if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
-            warn!("publishing /clock: {e}");
-        }
-        if due(p.state_rate, t, dt) {
-            self.publish_state();
-        }
-        if due(p.sensor_rate, t, dt) {
-            self.out.robots.publish(&mut self.world, t);
-        }
-        // Markers are for a viewer: with no subscriber (a swarm run without rviz) the
-        // thousands of markers are not made (docs/swarm_scale.md).
-        if due(p.marker_rate, t, dt) && fros::listened(&self.out.markers) {
-            self.publish_markers();
-        }
-    }
-
-    fn handle(&mut self, msg: Control, paused: &mut bool, pace: &mut (Instant, f64)) {
+    fn handle(&mut self, msg: Control) -> Timeline {
         let mut bodies_changed = false;
+        let mut timeline = Timeline::Continues;
         match msg {
             Control::Params(cfg) => match self.world.set_hydro(cfg.hydro.clone()) {
                 Ok(()) => info!("hydrodynamic parameters updated"),
@@ -319,7 +221,7 @@ impl Sim {
                 if result.is_ok() {
                     self.out.robots.reset();
                     self.recording.restart();
-                    *pace = (Instant::now(), self.world.time());
+                    timeline = Timeline::Restarted;
                     self.publish_world_description();
                 }
                 bodies_changed = result.is_ok();
@@ -332,32 +234,6 @@ impl Sim {
                 }
                 let _ = reply.send(result);
             }
-            Control::Pause { paused: p, reply } => {
-                if let Some(step) = self.stepping.take() {
-                    let _ = step.reply.send(Err(format!("cancelled by /tank/pause after {} of {} steps", step.done, step.total)));
-                }
-                *paused = p;
-                // Markers made only for subscribers: the latched copy is current while paused.
-                if p {
-                    self.publish_markers();
-                }
-                *pace = (Instant::now(), self.world.time());
-                let _ = reply.send(Ok(if p { "paused" } else { "running" }.to_owned()));
-            }
-            Control::Step { steps, reply } => {
-                if !*paused {
-                    let _ = reply.send(Err("the world is running; pause it first".to_owned()));
-                } else if let Some(busy) = &self.stepping {
-                    let _ = reply.send(Err(format!(
-                        "a step of {} is under way ({} done); wait for it or cancel it with /tank/pause",
-                        busy.total, busy.done
-                    )));
-                } else if steps == 0 {
-                    let _ = reply.send(Ok(self.world.time()));
-                } else {
-                    self.stepping = Some(Stepping { total: steps, done: 0, reply });
-                }
-            }
             Control::Command { name, stamp, command } => self.out.robots.command(&mut self.world, &name, stamp, command),
             Control::Radio { robot, payload } => self.out.robots.radio(&self.world, &robot, &payload),
         }
@@ -365,6 +241,72 @@ impl Sim {
             let _ = self.bodies_tx.send((self.world.bodies(), self.world.time()));
             self.publish_state();
             self.publish_markers();
+        }
+        timeline
+    }
+
+    /// Markers made only for subscribers: the latched copy is current while paused.
+    fn pause(&mut self, paused: bool) {
+        if paused {
+            self.publish_markers();
+        }
+    }
+
+    fn lockstep(&mut self) -> &mut LockStep {
+        self.out.robots.lockstep()
+    }
+
+    /// The open tick's readings again to the silent robots, then the world state, which
+    /// controllers need to know their robots (a controller that started late).
+    fn resend(&mut self) {
+        self.out.robots.resend();
+        self.publish_state();
+    }
+
+    /// The commands that did arrive are applied; the silent robots are named.
+    fn timed_out(&mut self, _stamp: f64, _missing: usize) {
+        self.out.robots.give_up(&mut self.world);
+    }
+
+    /// One physics step and whatever is due on the topics and in the recording.
+    fn step(&mut self) {
+        self.world.step();
+        // The trajectory frame is on disk before this step's state is published.
+        self.recording.step(&self.world);
+        let dt = self.world.config().dt;
+        let t = self.world.time();
+        let p = self.settings.publish.clone();
+        if let Err(e) = self.out.clock.publish(&r2r::rosgraph_msgs::msg::Clock { clock: fros::time_msg(t) }) {
+            warn!("publishing /clock: {e}");
+        }
+        if due(p.state_rate, t, dt) {
+            self.publish_state();
+        }
+        if due(p.sensor_rate, t, dt) {
+            self.out.robots.publish(&mut self.world, t);
+        }
+        // Markers are for a viewer: with no subscriber (a swarm run without rviz) the
+        // thousands of markers are not made (docs/swarm_scale.md).
+        if due(p.marker_rate, t, dt) && fros::listened(&self.out.markers) {
+            self.publish_markers();
+        }
+    }
+}
+
+impl Sim {
+    /// Steps the world ([`stepping::run`]) until `stop` or `max_sim_time`; the summary.
+    fn run(&mut self, stop: &AtomicBool, control: &mpsc::Receiver<Message<Control>>) -> Summary {
+        let (run, dt) = (self.settings.run.clone(), self.world.config().dt);
+        let ended = stepping::run(self, &run, dt, stop, control);
+        self.recording.finish();
+        let bodies = self.world.bodies();
+        Summary {
+            sim_time: self.world.time(),
+            wall: ended.wall,
+            steps: self.world.step_count(),
+            modules: bodies.len(),
+            outside: bodies.iter().filter(|b| !self.world.contains(b)).count(),
+            reason: ended.reason,
         }
     }
 

@@ -22,10 +22,12 @@
 //! order against the snapshot the readings came from, like `flotilla_experiments::batch::Run`;
 //! the run is then as deterministic as the in-process one. A robot that does not answer
 //! within `run.lockstep_timeout` (wall s) is reported and the world steps on without it.
+//! Who has answered, the resends and the timeout are the shared [`LockStep`]'s, which
+//! [`tank_physics::stepping::run`] waits on; the commands and the snapshot are kept here.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::ros as fros;
@@ -36,6 +38,7 @@ use futures::StreamExt;
 use r2r::flotilla_msgs::msg::{LatchState, Radio};
 use r2r::QosProfile;
 use tank_physics::robots::{is_robot, RobotBus};
+use tank_physics::stepping::{LockStep, Message};
 use tank_physics::{BodyState, World};
 use tracing::{info, warn};
 
@@ -49,7 +52,7 @@ use crate::settings::Interface;
 /// `publish.robot_descriptions` is false), and each robot's `cmd` and `sensors`, or its
 /// system's batched pair.
 pub struct RobotIo {
-    control: mpsc::Sender<Control>,
+    control: mpsc::Sender<Message<Control>>,
     interface: Interface,
     sinks: Arc<Mutex<Sinks>>,
     /// Per-robot command subscription tasks, by robot name (a batched system's task runs
@@ -77,7 +80,7 @@ impl RobotIo {
     /// neither). Needs a tokio runtime (subscription tasks).
     pub fn new(
         node: &mut r2r::Node,
-        control: mpsc::Sender<Control>,
+        control: mpsc::Sender<Message<Control>>,
         lockstep: Option<Duration>,
         interface: Interface,
         frames: Option<Arc<ModuleFrames>>,
@@ -88,7 +91,7 @@ impl RobotIo {
         let radio_control = control.clone();
         tokio::spawn(async move {
             while let Some(msg) = broadcasts.next().await {
-                if radio_control.send(Control::Radio { robot: msg.robot, payload: msg.data }).is_err() {
+                if radio_control.send(Message::Node(Control::Radio { robot: msg.robot, payload: msg.data })).is_err() {
                     break;
                 }
             }
@@ -101,7 +104,8 @@ impl RobotIo {
             let names = |systems: Vec<System>| systems.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ");
             info!(batched = %names(batched), per_robot = %names(single), "batched robot interface: /<system>/sensors and /<system>/cmd; systems without batch messages stay per robot");
         }
-        let outputs = RobotOutputs { sinks: sinks.clone(), uplink, bus: RobotBus::default(), lockstep, tick: None };
+        let lock = LockStep::new(lockstep).resend_every(RESEND);
+        let outputs = RobotOutputs { sinks: sinks.clone(), uplink, bus: RobotBus::default(), lock, tick: None };
         let descriptions = match frames {
             Some(frames) => {
                 let latched = QosProfile::default().transient_local().keep_last(1);
@@ -222,33 +226,18 @@ impl Sinks {
 }
 
 /// One control tick in lock step: the snapshot the readings came from and the commands
-/// received for it so far.
+/// received for it so far (who answered, and since when it waits: the [`LockStep`]).
 struct OpenTick {
     /// Sim time of the readings, s.
     time: f64,
     /// The world when the readings were made.
     bodies: Vec<BodyState>,
-    /// Robots read (names) -> index in `bodies`.
+    /// Robots read (names) -> index in `bodies` (and the robot's index in the [`LockStep`]).
     read: BTreeMap<String, usize>,
     /// Commands received, by robot id (applied in this order).
     answers: BTreeMap<u32, Actuation>,
     /// The readings sent, by robot name (sent again to robots that have not answered).
     sent: BTreeMap<String, Reading>,
-    opened: Instant,
-    last_sent: Instant,
-}
-
-/// What the world does about an open lock-step tick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wait {
-    /// Nothing to wait for: step.
-    No,
-    /// Some robots have not answered yet.
-    Yes,
-    /// Still waiting, and the readings were just sent again to the silent robots (a
-    /// controller that started late, or lost the message): the caller should republish the
-    /// world state too, which controllers need to know their robots.
-    Resent,
 }
 
 /// Wall time between resending a tick's readings to robots that have not answered.
@@ -259,7 +248,8 @@ pub struct RobotOutputs {
     sinks: Arc<Mutex<Sinks>>,
     uplink: r2r::Publisher<Radio>,
     bus: RobotBus,
-    lockstep: Option<Duration>,
+    /// Who has answered the open tick, its resends and timeout.
+    lock: LockStep,
     tick: Option<OpenTick>,
 }
 
@@ -274,6 +264,7 @@ impl RobotOutputs {
             warn!(time = tick.time, "stepped on before every robot answered (a /tank/step while waiting)");
             self.apply_tick(world, tick);
         }
+        self.lock.close();
         self.flush_uplink(world, t);
         let Ok(sinks) = self.sinks.lock() else { return };
         if sinks.is_empty() {
@@ -290,9 +281,11 @@ impl RobotOutputs {
         }
         sinks.publish(t, sent.iter().map(|(name, reading)| (name.as_str(), reading)));
         drop(sinks);
-        if self.lockstep.is_some() && !read.is_empty() {
-            let now = Instant::now();
-            self.tick = Some(OpenTick { time: t, bodies, read, answers: BTreeMap::new(), sent, opened: now, last_sent: now });
+        if self.lock.enabled() && !read.is_empty() {
+            let mut answered = vec![true; bodies.len()];
+            read.values().for_each(|&i| answered[i] = false);
+            self.lock.open(t, answered);
+            self.tick = Some(OpenTick { time: t, bodies, read, answers: BTreeMap::new(), sent });
         }
     }
 
@@ -303,7 +296,8 @@ impl RobotOutputs {
             if (stamp - tick.time).abs() < SAME_STAMP {
                 if let Some(&index) = tick.read.get(name) {
                     tick.answers.insert(tick.bodies[index].id, command);
-                    if tick.answers.len() == tick.read.len() {
+                    self.lock.answer(index, stamp);
+                    if !self.lock.waiting() {
                         if let Some(tick) = self.tick.take() {
                             self.apply_tick(world, tick);
                         }
@@ -318,30 +312,37 @@ impl RobotOutputs {
         }
     }
 
-    /// Whether the world must wait for robots' commands (lock step). Resends the readings
-    /// of silent robots every [`RESEND`]; gives up on them after the lock-step timeout.
-    pub fn waiting(&mut self, world: &mut World) -> Wait {
-        let (Some(tick), Some(timeout)) = (&mut self.tick, self.lockstep) else { return Wait::No };
-        // Called after every command received: the list of the silent is made only when
-        // it is used (a scan of every robot per command is quadratic in a swarm).
-        let timed_out = tick.opened.elapsed() >= timeout;
-        if !timed_out && tick.last_sent.elapsed() < RESEND {
-            return Wait::Yes;
-        }
-        let missing: Vec<&str> =
-            tick.read.iter().filter(|(_, i)| !tick.answers.contains_key(&tick.bodies[**i].id)).map(|(n, _)| n.as_str()).collect();
-        if timed_out {
-            warn!(time = tick.time, missing = %missing.join(", "), timeout = timeout.as_secs_f64(), "lock step: no command from these robots; stepping on without them");
-            if let Some(tick) = self.tick.take() {
-                self.apply_tick(world, tick);
-            }
-            return Wait::No;
-        }
-        let Ok(sinks) = self.sinks.lock() else { return Wait::Yes };
+    /// The lock step of the robots' commands.
+    pub fn lockstep(&mut self) -> &mut LockStep {
+        &mut self.lock
+    }
+
+    /// Robots read in the open tick that have not answered it, by name.
+    fn silent(&self) -> Vec<&str> {
+        // Made only when used (a resend, the timeout), not after every command: a scan of
+        // every robot per command is quadratic in a swarm.
+        let Some(tick) = &self.tick else { return Vec::new() };
+        tick.read.iter().filter(|(_, i)| self.lock.missing(**i)).map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// The open tick's readings again, to the robots that have not answered it (a
+    /// controller that started late, or lost the message).
+    pub fn resend(&self) {
+        let Some(tick) = &self.tick else { return };
+        let missing = self.silent();
+        let Ok(sinks) = self.sinks.lock() else { return };
         sinks.publish(tick.time, missing.iter().filter_map(|name| Some((*name, tick.sent.get(*name)?))));
-        drop(sinks);
-        tick.last_sent = Instant::now();
-        Wait::Resent
+    }
+
+    /// The lock-step timeout passed: names the robots that did not answer and applies the
+    /// commands of those that did; the world steps on.
+    pub fn give_up(&mut self, world: &mut World) {
+        let Some(time) = self.tick.as_ref().map(|t| t.time) else { return };
+        let timeout = self.lock.timeout().unwrap_or_default().as_secs_f64();
+        warn!(time, missing = %self.silent().join(", "), timeout, "lock step: no command from these robots; stepping on without them");
+        if let Some(tick) = self.tick.take() {
+            self.apply_tick(world, tick);
+        }
     }
 
     /// A base-station radio payload for robot `robot` ("" = every robot).
@@ -362,6 +363,7 @@ impl RobotOutputs {
     pub fn reset(&mut self) {
         self.bus.clear();
         self.tick = None;
+        self.lock.close();
     }
 
     /// Robot `id` left the world.
@@ -415,7 +417,7 @@ impl<H: RosHardware> SensorTopic for TypedSensorTopic<H> {
 fn typed_topics<H: RosHardware>(
     node: &mut r2r::Node,
     name: &str,
-    control: mpsc::Sender<Control>,
+    control: mpsc::Sender<Message<Control>>,
 ) -> anyhow::Result<(Box<dyn SensorTopic>, tokio::task::JoinHandle<()>)> {
     let publisher = node.create_publisher::<H::SensorsMsg>(&format!("/{name}/sensors"), QosProfile::default())?;
     let mut commands = node.subscribe::<H::CommandMsg>(&format!("/{name}/cmd"), QosProfile::default())?;
@@ -427,7 +429,8 @@ fn typed_topics<H: RosHardware>(
                 continue;
             }
             let (command, stamp) = H::command_from_msg(msg);
-            if control.send(Control::Command { name: robot.clone(), stamp, command: H::wrap_command(command) }).is_err() {
+            let command = Control::Command { name: robot.clone(), stamp, command: H::wrap_command(command) };
+            if control.send(Message::Node(command)).is_err() {
                 break;
             }
         }
@@ -441,7 +444,7 @@ fn robot_topics(
     system: System,
     node: &mut r2r::Node,
     name: &str,
-    control: mpsc::Sender<Control>,
+    control: mpsc::Sender<Message<Control>>,
 ) -> anyhow::Result<(Box<dyn SensorTopic>, tokio::task::JoinHandle<()>)> {
     match system {
         System::Lily => typed_topics::<Lily>(node, name, control),
@@ -475,7 +478,7 @@ impl<H: RosBatch> BatchTopic for TypedBatchTopic<H> {
 
 /// System `H`'s `/<system>/sensors` publisher; a task (for the node's life) forwards every
 /// command of its `/<system>/cmd` batches to the stepping thread.
-fn typed_batch<H: RosBatch>(node: &mut r2r::Node, control: mpsc::Sender<Control>) -> anyhow::Result<Box<dyn BatchTopic>> {
+fn typed_batch<H: RosBatch>(node: &mut r2r::Node, control: mpsc::Sender<Message<Control>>) -> anyhow::Result<Box<dyn BatchTopic>> {
     let system = H::ID.name();
     let publisher = node.create_publisher::<H::SensorsBatchMsg>(&format!("/{system}/sensors"), QosProfile::default())?;
     let mut batches = node.subscribe::<H::CommandBatchMsg>(&format!("/{system}/cmd"), QosProfile::default())?;
@@ -493,7 +496,7 @@ fn typed_batch<H: RosBatch>(node: &mut r2r::Node, control: mpsc::Sender<Control>
                 }
             };
             for (name, command) in commands {
-                if control.send(Control::Command { name, stamp, command: H::wrap_command(command) }).is_err() {
+                if control.send(Message::Node(Control::Command { name, stamp, command: H::wrap_command(command) })).is_err() {
                     return;
                 }
             }
@@ -503,7 +506,7 @@ fn typed_batch<H: RosBatch>(node: &mut r2r::Node, control: mpsc::Sender<Control>
 }
 
 /// Creates a batched system's topics.
-type BatchMaker = fn(&mut r2r::Node, mpsc::Sender<Control>) -> anyhow::Result<Box<dyn BatchTopic>>;
+type BatchMaker = fn(&mut r2r::Node, mpsc::Sender<Message<Control>>) -> anyhow::Result<Box<dyn BatchTopic>>;
 
 /// The batched topics of `system`, `None` for a system without batch messages: the one
 /// place this node lists them.
