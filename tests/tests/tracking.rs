@@ -422,3 +422,25 @@ fn tracking_nodes_refuse_bad_parameters_naming_the_key() {
     ];
     flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
 }
+
+/// A replayed folder whose every image file is unreadable (a zero-byte file, a text named
+/// .png) ended "successfully" having published nothing, and with `loop` warned about the
+/// same files for ever: now it exits 1 naming the folder, the empty file said as such.
+#[test]
+fn replay_of_a_folder_without_one_readable_frame_fails_naming_it() {
+    let domain = flotilla_e2e::Domain::reserve().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    tracking::replay::write_camera(dir.path(), &tracking::CameraModel::lily_tank_default()).unwrap();
+    std::fs::write(dir.path().join("frame_000000.png"), b"").unwrap();
+    std::fs::write(dir.path().join("frame_000001.png"), b"not an image\n").unwrap();
+    for looping in ["false", "true"] {
+        let mut cmd = Command::new(bin("image_replay"));
+        cmd.args(["--ros-args", "-p", &format!("directory:={}", dir.path().display()), "-p", "speed:=0.0", "-p", "linger:=0.0"]);
+        cmd.args(["-p", &format!("loop:={looping}")]);
+        let (status, output) = Launch::spawn(cmd, &domain).unwrap().wait(Duration::from_secs(20)).unwrap();
+        assert_eq!(status.code(), Some(1), "loop {looping}: {output}");
+        assert!(output.contains("none of the 2 image files") && output.contains(&dir.path().display().to_string()), "{output}");
+        assert!(output.contains("frame_000000.png: the file is empty (0 bytes)"), "{output}");
+        assert!(output.matches("frame skipped").count() <= 2, "loop {looping}: {output}");
+    }
+}
