@@ -116,7 +116,7 @@ pub const PARAMS: NodeParams = NodeParams {
         .live(),
         P::double("flow_field.ball_mass", BALL_MASS, "Mass of a tracked ball, kg (> 0; the catalogue's 3 cm ball floating 25 mm deep)")
             .live(),
-        P::string("frame_id", "world", "Frame of the flow-field message").live(),
+        P::string("frame_id", "world", "Frame of the flow-field message (not empty)").live(),
     ]],
     extras_live: true,
 };
@@ -197,6 +197,10 @@ impl NodeSettings {
         if raw.output_root.is_empty() {
             return Err(ParamError::invalid("output_root", "must not be empty"));
         }
+        // An empty frame_id gives a FlowField no tool can place.
+        if raw.frame_id.is_empty() {
+            return Err(ParamError::invalid("frame_id", "must not be empty"));
+        }
         Ok(Self { defaults, threads: raw.threads, frame_id: raw.frame_id })
     }
 }
@@ -257,6 +261,8 @@ mod tests {
         for (text, key) in [
             ("balls: 10000000", "balls"),
             ("scenario_node: ''", "scenario_node"),
+            // An empty frame_id was accepted (a FlowField no tool can place).
+            ("frame_id: ''", "frame_id"),
             ("flow_field: {max_cells: 1000000, cells: 1000000}", "flow_field.max_cells"),
         ] {
             let e = NodeSettings::from_tree(&tree(text)).unwrap_err().to_string();
