@@ -422,6 +422,13 @@ impl TrackerNodeConfig {
         raw.tracker.validate().map_err(|e| ParamError::invalid(format!("tracker.{}", e.field), &e))?;
         let probe = CameraModel { mount: raw.mount, ..CameraModel::lily_tank_default() };
         probe.validate().map_err(|e| ParamError::invalid(camera_key(&e), e))?;
+        // Checked here too, so that `ros2 param set` refuses it instead of the node
+        // accepting the value and then ignoring it.
+        if let Err(e @ crate::pipeline::SetupError::MarkerAboveCamera { field, .. }) =
+            crate::pipeline::check_marker_heights(&probe, &raw.detector)
+        {
+            return Err(ParamError::invalid(format!("detector.{field}"), e));
+        }
         if !raw.plane_z.is_finite() {
             return Err(ParamError::invalid("plane_z", "must be finite"));
         }
@@ -822,6 +829,20 @@ mod tests {
             let err = ReplayNodeConfig::from_tree(&tree(&text)).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");
         }
+    }
+
+    /// A marker plane at or above the camera was accepted and nothing was ever detected.
+    #[test]
+    fn marker_planes_at_or_above_the_camera_are_refused() {
+        for text in ["detector: {marker_height: 1.0}", "mount: {height: 0.5}\ndetector: {marker_height: 0.7}"] {
+            let err = TrackerNodeConfig::from_tree(&tree(text)).unwrap_err().to_string();
+            assert!(err.contains("`detector.marker_height`") && err.contains("not below the camera"), "{text}: {err}");
+        }
+        assert!(TrackerNodeConfig::from_tree(&tree("detector: {marker_height: 0.9}")).is_ok());
+        let camera = CameraModel::lily_tank_default();
+        let detector = crate::DetectorConfig { marker_height: 1.5, ..crate::DetectorConfig::default() };
+        let err = crate::Tracker::new(camera, detector, crate::TrackerConfig::default()).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("not below the camera"), "{err}");
     }
 
     /// `ros2 param set /tracker frame_id ""` was accepted (tracks no tool can place);
