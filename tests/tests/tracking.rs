@@ -444,3 +444,36 @@ fn replay_of_a_folder_without_one_readable_frame_fails_naming_it() {
         assert!(output.matches("frame skipped").count() <= 2, "loop {looping}: {output}");
     }
 }
+
+/// In lock step the replay waited a whole `done_timeout` for every frame whose size
+/// contradicts camera.yaml, which the tracker skips and so never confirms: a folder of
+/// such frames took hours. Now only frames a tracker can track are waited for.
+#[test]
+fn lockstep_replay_does_not_wait_for_frames_of_the_wrong_size() {
+    let domain = flotilla_e2e::Domain::reserve().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    tracking::replay::write_camera(dir.path(), &tracking::CameraModel::lily_tank_default()).unwrap();
+    tracking::replay::save_gray_frame(dir.path(), 0, &image::GrayImage::new(1024, 1024)).unwrap();
+    for k in 1..4 {
+        tracking::replay::save_gray_frame(dir.path(), k, &image::GrayImage::new(64, 48)).unwrap();
+    }
+    let mut tracker = Command::new(bin("tracker"));
+    tracker.args(["--ros-args", "--params-file", &flotilla_e2e::repo_root().join("config/tracker.yaml").display().to_string()]);
+    let tracker = Launch::spawn(tracker, &domain).unwrap();
+    let mut replay = Command::new(bin("image_replay"));
+    replay.args(["--ros-args", "-p", &format!("directory:={}", dir.path().display())]);
+    for p in ["speed:=0.0", "wait_for_subscribers:=1", "done_topic:=/tracking/tracks", "lockstep:=true", "done_timeout:=5.0", "linger:=0.0"]
+    {
+        replay.args(["-p", p]);
+    }
+    let started = Instant::now();
+    let (status, output) = Launch::spawn(replay, &domain).unwrap().wait(Duration::from_secs(60)).unwrap();
+    let elapsed = started.elapsed();
+    let (_, tracker_output) = tracker.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "{output}");
+    assert!(output.contains("4 frames published"), "{output}");
+    assert!(!output.contains("not seen tracked"), "{output}");
+    // Three waits of 5 s before; now the replay only waits for the tracker to start.
+    assert!(elapsed < Duration::from_secs(12), "{elapsed:?}\n{output}\n{tracker_output}");
+    assert!(tracker_output.contains("1 frames tracked, 3 skipped"), "{tracker_output}");
+}

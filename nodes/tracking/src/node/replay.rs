@@ -108,7 +108,11 @@ async fn publish_all(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let start = Instant::now();
-    let mut last_stamp = None;
+    // The last frame a tracker can track that was not yet seen tracked. A frame whose
+    // size contradicts the CameraInfo is skipped by the tracker and never confirmed:
+    // waiting for it cost a whole done_timeout per frame in lock step.
+    let mut pending: Option<f64> = None;
+    let mut trackable = 0u64;
     // A folder of thousands of bad frames must not flood the log: one warning of a kind
     // every few seconds, with the count held back.
     let mut limiter = WarnLimiter::new(WARN_INTERVAL);
@@ -145,7 +149,8 @@ async fn publish_all(
                 continue;
             }
         };
-        if (frame.width, frame.height) != (camera.width, camera.height) {
+        let fits = (frame.width, frame.height) == (camera.width, camera.height);
+        if !fits {
             if let Some(held_back) = limiter.admit("size", Instant::now()) {
                 warn!(path = %paths[i].display(), held_back, "frame is {}x{} but {} says {}x{}; published anyway (a tracker skips it)", frame.width, frame.height, replay::CAMERA_FILE, camera.width, camera.height);
             }
@@ -153,10 +158,11 @@ async fn publish_all(
         if let Some(due) = timeline.wall_offset(k, config.speed) {
             tokio::time::sleep_until((start + due).into()).await;
         }
-        if let (true, Some(tracks), Some(previous)) = (config.lockstep, done.as_mut(), last_stamp) {
+        if let (true, Some(tracks), Some(previous)) = (config.lockstep, done.as_mut(), pending) {
             if !tracked(tracks, previous, config.done_timeout).await {
                 warn!(stamp = previous, timeout_s = config.done_timeout.as_secs_f64(), "lock step: frame not seen tracked; going on");
             }
+            pending = None;
         }
         let stamp = match config.stamps {
             ReplayStamps::Wall => SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0),
@@ -171,11 +177,16 @@ async fn publish_all(
         infos.publish(&convert::camera_info_msg(camera, stamp, &config.frame_id))?;
         counts.published += 1;
         pass_published += 1;
-        last_stamp = Some(stamp);
+        if fits {
+            pending = Some(stamp);
+            trackable += 1;
+        }
     }
     // Under load the consumer may still be working through its queue: wait until it
     // shows the last frame tracked, so that ending the launch does not cut the tail off.
-    counts.confirmed = match (done, last_stamp) {
+    counts.confirmed = match (done, pending) {
+        // Lock step already waited for every trackable frame.
+        (Some(_), None) => trackable > 0 && config.lockstep,
         (Some(mut tracks), Some(last)) => {
             let confirmed = tracked(&mut tracks, last, config.done_timeout).await;
             if !confirmed {
