@@ -309,8 +309,9 @@ fn read_settings(path: Option<&Path>) -> anyhow::Result<JobSettings> {
 
 /// The world config and the parameter tree it came from.
 fn load_world(args: &WorldArgs) -> anyhow::Result<(WorldConfig, Mapping)> {
-    if !(args.warmup.is_finite() && args.warmup >= 0.0) {
-        bail!("--warmup must be >= 0 s, got {}", args.warmup);
+    // Bounded: a huge warm-up ran for ever (every simulation simulates it first).
+    if let Err(e) = flotilla_common::duration::Span::new(0.0, crate::tank::MAX_WARMUP_SECONDS).seconds(args.warmup) {
+        bail!("--warmup {e}");
     }
     Ok(crate::tank::load_world(args.world.as_deref(), &args.node, args.balls)?)
 }

@@ -249,3 +249,13 @@ fn errors_say_each_cause_once_and_name_the_file_of_several() {
         assert!(e.contains(&format!("recording {file}")) && e.contains(reason), "{e}");
     }
 }
+
+/// `record --warmup 1e12` simulated for ever.
+#[test]
+fn a_huge_warmup_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calibrate(&["record", "--seconds", "1", "--warmup", "1e12", "--out", "r.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("--warmup") && e.contains("3600"), "{e}");
+}

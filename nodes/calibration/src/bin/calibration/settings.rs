@@ -92,7 +92,9 @@ pub const PARAMS: NodeParams = NodeParams {
         )
         .live(),
         P::integer("threads", 0, "Worker threads of one calibration, count; 0 = one per core").int_range(0, i64::MAX).live(),
-        P::double("warmup", 10.0, "Simulated seconds before each simulation starts recording, s (>= 0)").live(),
+        P::double("warmup", 10.0, "Simulated seconds before each simulation starts recording, s")
+            .range(0.0, calibration::tank::MAX_WARMUP_SECONDS)
+            .live(),
         P::integer("balls", 24, "Ping-pong balls of the default world (goals without a scenario file), count")
             .int_range(1, MAX_BALLS as i64)
             .live(),
@@ -172,8 +174,12 @@ impl NodeSettings {
         defaults.flow.tank_radius = 0.5 * flow.side;
         defaults.flow.drag.mass = flow.ball_mass;
         defaults.job.validate().map_err(|e| ParamError::invalid("job_settings_file", e))?;
-        if !(raw.warmup.is_finite() && raw.warmup >= 0.0) {
-            return Err(ParamError::invalid("warmup", format!("must be >= 0 s, got {}", raw.warmup)));
+        // Bounded: a goal with a huge warm-up could be neither finished nor cancelled.
+        if !(raw.warmup.is_finite() && (0.0..=calibration::tank::MAX_WARMUP_SECONDS).contains(&raw.warmup)) {
+            return Err(ParamError::invalid(
+                "warmup",
+                format!("must be in [0, {}] s, got {}", calibration::tank::MAX_WARMUP_SECONDS, raw.warmup),
+            ));
         }
         for (key, value) in
             [("balls", raw.balls as u64), ("max_evaluations", raw.max_evaluations), ("flow_field.max_cells", flow.max_cells as u64)]
@@ -230,6 +236,8 @@ mod tests {
         assert_eq!((s.defaults.warmup, s.defaults.flow.grid.ny), (1.5, 20));
         for (text, key) in [
             ("warmup: -1", "warmup"),
+            // A huge warm-up was accepted and the next goal ran for ever.
+            ("warmup: 1e12", "warmup"),
             ("balls: 0", "balls"),
             ("flow_field: {side: 0}", "flow_field.side"),
             ("flow_field: {cells: 0}", "flow_field.cells"),
