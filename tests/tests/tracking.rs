@@ -422,3 +422,58 @@ fn tracking_nodes_refuse_bad_parameters_naming_the_key() {
     ];
     flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
 }
+
+/// A replayed folder whose every image file is unreadable (a zero-byte file, a text named
+/// .png) ended "successfully" having published nothing, and with `loop` warned about the
+/// same files for ever: now it exits 1 naming the folder, the empty file said as such.
+#[test]
+fn replay_of_a_folder_without_one_readable_frame_fails_naming_it() {
+    let domain = flotilla_e2e::Domain::reserve().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    tracking::replay::write_camera(dir.path(), &tracking::CameraModel::lily_tank_default()).unwrap();
+    std::fs::write(dir.path().join("frame_000000.png"), b"").unwrap();
+    std::fs::write(dir.path().join("frame_000001.png"), b"not an image\n").unwrap();
+    for looping in ["false", "true"] {
+        let mut cmd = Command::new(bin("image_replay"));
+        cmd.args(["--ros-args", "-p", &format!("directory:={}", dir.path().display()), "-p", "speed:=0.0", "-p", "linger:=0.0"]);
+        cmd.args(["-p", &format!("loop:={looping}")]);
+        let (status, output) = Launch::spawn(cmd, &domain).unwrap().wait(Duration::from_secs(20)).unwrap();
+        assert_eq!(status.code(), Some(1), "loop {looping}: {output}");
+        assert!(output.contains("none of the 2 image files") && output.contains(&dir.path().display().to_string()), "{output}");
+        assert!(output.contains("frame_000000.png: the file is empty (0 bytes)"), "{output}");
+        assert!(output.matches("frame skipped").count() <= 2, "loop {looping}: {output}");
+    }
+}
+
+/// In lock step the replay waited a whole `done_timeout` for every frame whose size
+/// contradicts camera.yaml, which the tracker skips and so never confirms: a folder of
+/// such frames took hours. Now only frames a tracker can track are waited for.
+#[test]
+fn lockstep_replay_does_not_wait_for_frames_of_the_wrong_size() {
+    let domain = flotilla_e2e::Domain::reserve().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    tracking::replay::write_camera(dir.path(), &tracking::CameraModel::lily_tank_default()).unwrap();
+    tracking::replay::save_gray_frame(dir.path(), 0, &image::GrayImage::new(1024, 1024)).unwrap();
+    for k in 1..4 {
+        tracking::replay::save_gray_frame(dir.path(), k, &image::GrayImage::new(64, 48)).unwrap();
+    }
+    let mut tracker = Command::new(bin("tracker"));
+    tracker.args(["--ros-args", "--params-file", &flotilla_e2e::repo_root().join("config/tracker.yaml").display().to_string()]);
+    let tracker = Launch::spawn(tracker, &domain).unwrap();
+    let mut replay = Command::new(bin("image_replay"));
+    replay.args(["--ros-args", "-p", &format!("directory:={}", dir.path().display())]);
+    for p in ["speed:=0.0", "wait_for_subscribers:=1", "done_topic:=/tracking/tracks", "lockstep:=true", "done_timeout:=5.0", "linger:=0.0"]
+    {
+        replay.args(["-p", p]);
+    }
+    let started = Instant::now();
+    let (status, output) = Launch::spawn(replay, &domain).unwrap().wait(Duration::from_secs(60)).unwrap();
+    let elapsed = started.elapsed();
+    let (_, tracker_output) = tracker.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "{output}");
+    assert!(output.contains("4 frames published"), "{output}");
+    assert!(!output.contains("not seen tracked"), "{output}");
+    // Three waits of 5 s before; now the replay only waits for the tracker to start.
+    assert!(elapsed < Duration::from_secs(12), "{elapsed:?}\n{output}\n{tracker_output}");
+    assert!(tracker_output.contains("1 frames tracked, 3 skipped"), "{tracker_output}");
+}

@@ -278,6 +278,28 @@ fn read_recordings(paths: &[PathBuf]) -> anyhow::Result<Vec<TrajectoryRecording>
     paths.iter().map(|p| TrajectoryRecording::read(p).map_err(anyhow::Error::from)).collect()
 }
 
+/// Each recording on its own: not empty, and longer than the MSD window once resampled
+/// to the simulator's `dt` (s), so that an error names the file rather than a position
+/// in the pooled list.
+fn check_recordings(paths: &[PathBuf], recordings: &[TrajectoryRecording], dt: f64, settings: &JobSettings) -> anyhow::Result<()> {
+    let window = settings.calibration.msd.window_frames;
+    for (path, recording) in paths.iter().zip(recordings) {
+        let tracks = crate::kinematics::RegularTracks::resample(recording, dt, settings.max_gap)
+            .with_context(|| format!("recording {}", path.display()))?;
+        if tracks.frames() <= window {
+            bail!(
+                "recording {}: {} s ({} frames at {dt} s) is too short for the MSD window of {} s ({} frames)",
+                path.display(),
+                tracks.duration(),
+                tracks.frames(),
+                window as f64 * dt,
+                window + 1
+            );
+        }
+    }
+    Ok(())
+}
+
 fn read_settings(path: Option<&Path>) -> anyhow::Result<JobSettings> {
     Ok(match path {
         Some(path) => JobSettings::read(path)?,
@@ -287,8 +309,9 @@ fn read_settings(path: Option<&Path>) -> anyhow::Result<JobSettings> {
 
 /// The world config and the parameter tree it came from.
 fn load_world(args: &WorldArgs) -> anyhow::Result<(WorldConfig, Mapping)> {
-    if !(args.warmup.is_finite() && args.warmup >= 0.0) {
-        bail!("--warmup must be >= 0 s, got {}", args.warmup);
+    // Bounded: a huge warm-up ran for ever (every simulation simulates it first).
+    if let Err(e) = flotilla_common::duration::Span::new(0.0, crate::tank::MAX_WARMUP_SECONDS).seconds(args.warmup) {
+        bail!("--warmup {e}");
     }
     Ok(crate::tank::load_world(args.world.as_deref(), &args.node, args.balls)?)
 }
@@ -348,6 +371,7 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     let (world, mut tree) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;
+    check_recordings(&args.recordings, &recordings, simulator.frame_interval(), &settings)?;
     let simulator = if args.estimate_flow {
         let inversions = match args.flow_inversion {
             InversionArg::Auto => FlowInversion::ALL.to_vec(),
@@ -534,6 +558,7 @@ fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
     let (world, _) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
     let recordings = read_recordings(&args.recordings)?;
+    check_recordings(&args.recordings, &recordings, simulator.frame_interval(), &settings)?;
     let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;
     let reference = CalibrationReference::of(&real, &settings.calibration)?;
     let parameters = args.parameters.unwrap_or_else(|| settings.calibration.parameters.initial());
@@ -558,6 +583,7 @@ fn run_validate(args: ValidateArgs) -> anyhow::Result<()> {
     let (world, _) = load_world(&args.world)?;
     let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, space)? };
     let recordings = read_recordings(&args.recordings)?;
+    check_recordings(&args.recordings, &recordings, simulator.frame_interval(), &settings)?;
     let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;
     let reference = pooled_mean_squared_displacement(&real, &settings.calibration.msd)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;

@@ -120,6 +120,20 @@ impl JobSettings {
     /// --settings`; keys left out take their defaults). Not checked: see [`Self::validate`].
     pub fn read(path: &Path) -> Result<Self, CalibrationError> {
         let text = std::fs::read_to_string(path).map_err(|source| CalibrationError::Io { path: path.to_path_buf(), source })?;
+        // Another kind of file (a CSV, a text) parses as one YAML string, and serde's
+        // "invalid type" error would quote all of it: say what the file is instead.
+        let kind = match serde_yaml::from_str::<serde_yaml::Value>(&text) {
+            Ok(serde_yaml::Value::String(_)) => Some("a plain text"),
+            Ok(serde_yaml::Value::Sequence(_)) => Some("a list"),
+            Ok(serde_yaml::Value::Bool(_) | serde_yaml::Value::Number(_)) => Some("a single value"),
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            return Err(CalibrationError::Setting(format!(
+                "{}: a job settings file is a YAML mapping (calibration:, max_gap:, ...), this one holds {kind}",
+                path.display()
+            )));
+        }
         serde_yaml::from_str(&text).map_err(|e| CalibrationError::Setting(format!("{}: {e}", path.display())))
     }
 

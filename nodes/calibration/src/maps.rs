@@ -131,7 +131,10 @@ pub fn occupancy(tracks: &RegularTracks, grid: GridSpec) -> Result<Vec<f64>, Cal
     }
     let total: u64 = counts.iter().sum();
     if total == 0 {
-        return Err(CalibrationError::Recording(format!("no position falls inside the {} m map grid", grid.side)));
+        return Err(CalibrationError::Recording(format!(
+            "no position falls inside the {} m map grid centred on the tank (positions are in m, origin at the tank centre)",
+            grid.side
+        )));
     }
     Ok(counts.iter().map(|&c| c as f64 / total as f64).collect())
 }

@@ -185,6 +185,12 @@ impl CalibrationRequest {
             Some(dir) => dir.clone(),
             None => fresh_run_dir(&defaults.output_root, self.seed),
         };
+        // Created now, so that a path that is a file or cannot be created refuses the
+        // goal naming the field instead of aborting it once accepted.
+        std::fs::create_dir_all(&out_dir).map_err(|e| {
+            let what = if self.output_dir.is_some() { "" } else { " (under the node's output_root)" };
+            field("output_dir", format!("cannot create {}{what}: {e}", out_dir.display()))
+        })?;
         Ok(PreparedJob { simulator, recordings, settings, base_parameters, out_dir, resume: self.resume, estimate_flow })
     }
 
@@ -426,6 +432,19 @@ mod tests {
         .unwrap();
         let kv = &job.settings.calibration.parameters.parameters[0];
         assert_eq!((kv.lower, kv.upper, kv.initial), (1.1, 1.5, 1.1));
+    }
+
+    /// An output_dir that is a file was accepted and then aborted with "File exists" not
+    /// naming the field; a CSV given as job_settings_file was refused quoting all of it.
+    #[test]
+    fn an_unusable_output_dir_or_a_non_yaml_settings_file_is_refused_briefly_by_name() {
+        let (dir, path) = recording(4.0);
+        let defaults = small_defaults(dir.path());
+        let message = refusal(&CalibrationRequest { output_dir: Some(path.clone()), ..goal(&path) }, &defaults);
+        assert!(message.contains("`output_dir`") && message.contains("cannot create"), "{message}");
+        let message = refusal(&CalibrationRequest { job_settings_file: Some(path.clone()), ..goal(&path) }, &defaults);
+        assert!(message.contains("`job_settings_file`") && message.contains("holds a plain text"), "{message}");
+        assert!(message.len() < 300, "{message}");
     }
 
     /// A goal's settings file replaces the node's job settings and the goal's own fields

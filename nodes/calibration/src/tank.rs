@@ -54,6 +54,10 @@ pub const MAX_BALLS: usize = 1000;
 /// Longest simulated recording (`record --seconds`), s: one hour, six times the default.
 pub const MAX_RECORD_SECONDS: f64 = 3600.0;
 
+/// Longest warm-up before each simulation records (`--warmup`, the node's `warmup`), s:
+/// every evaluation simulates it, and a run cannot be cancelled inside an evaluation.
+pub const MAX_WARMUP_SECONDS: f64 = 3600.0;
+
 /// The world to calibrate and the parameter tree it came from: the `node` section of a
 /// physics parameter file, or (without a file) the default Lily tank with `balls`
 /// ping-pong balls and an empty tree.

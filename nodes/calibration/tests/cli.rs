@@ -224,3 +224,38 @@ fn flow_estimation_overrides_are_checked_before_any_work() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--estimate-flow"), "{}", stderr(&out));
 }
+
+/// Errors said each cause twice ("f.csv: ... (os error 2): ... (os error 2)"), named a
+/// file of several by its position ("recording 1 is too short") and a header-only file
+/// not at all.
+#[test]
+fn errors_say_each_cause_once_and_name_the_file_of_several() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calibrate(&["flow-field", "--recording", "missing.csv", "--out", "f.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert_eq!(e.matches("os error 2").count(), 1, "{e}");
+    let mut long = String::from("frame,time,id,x,y,heading\n");
+    for k in 0..2500 {
+        long.push_str(&format!("{k},{},0,{},0,0\n", k as f64 * 0.025, 0.1 * (k as f64 * 0.01).sin()));
+    }
+    std::fs::write(dir.path().join("long.csv"), long).unwrap();
+    std::fs::write(dir.path().join("short.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,0,0,0\n").unwrap();
+    std::fs::write(dir.path().join("header.csv"), "frame,time,id,x,y,heading\n").unwrap();
+    for (file, reason) in [("short.csv", "too short for the MSD window"), ("header.csv", "no samples")] {
+        let out = calibrate(&["validate", "--recording", "long.csv", "--recording", file, "--out", "o", "--balls", "2"], dir.path());
+        assert_eq!(out.status.code(), Some(1));
+        let e = stderr(&out);
+        assert!(e.contains(&format!("recording {file}")) && e.contains(reason), "{e}");
+    }
+}
+
+/// `record --warmup 1e12` simulated for ever.
+#[test]
+fn a_huge_warmup_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calibrate(&["record", "--seconds", "1", "--warmup", "1e12", "--out", "r.csv"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("--warmup") && e.contains("3600"), "{e}");
+}

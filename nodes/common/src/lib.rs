@@ -3,6 +3,7 @@
 //! - [`arena`]: the one geometric description of an arena (outline, walls, water, inlets).
 //! - [`duration`]: the one checked conversion of seconds, rates and speed factors to
 //!   `Duration` (finite, within stated bounds), used by every parameter and request.
+//! - [`error_chain`]: an error and its causes in one line, each cause said once.
 //! - [`finite`]: drops received messages holding NaN or infinite numbers, with a
 //!   rate-limited warning naming the topic and field.
 //! - [`catalogue`]: the module kinds (geometry, mass, draft, faces, actuators, sensors).
@@ -27,6 +28,7 @@ pub mod arena;
 pub mod bag;
 pub mod catalogue;
 pub mod duration;
+pub mod error_chain;
 pub mod finite;
 pub mod flow_field;
 pub mod fluid;

@@ -200,7 +200,7 @@ where
             0
         }
         Err(e) => {
-            tracing::error!("{e:#}");
+            tracing::error!("{}", crate::error_chain::describe(e.as_ref()));
             if !STARTED.load(Ordering::Acquire) || e.downcast_ref::<RclArgumentsError>().is_some() {
                 EXIT_BAD_CONFIG
             } else {

@@ -106,7 +106,7 @@ const TRACKER_INPUT_KEYS: &[P] = &[
         false,
         "Subscribe to images best-effort (as camera drivers with the sensor-data QoS publish; may lose frames) instead of reliable",
     ),
-    P::string("frame_id", "world", "Frame of the tracks and markers").live(),
+    P::string("frame_id", "world", "Frame of the tracks and markers (not empty)").live(),
     P::double("mount.x", 0.0, "World x of the camera's optical centre (CameraInfo does not carry it), m").live(),
     P::double("mount.y", 0.0, "World y of the camera's optical centre, m").live(),
     P::double("mount.height", 1.0, "Height of the optical centre above the water plane, m (> 0)").live(),
@@ -199,7 +199,7 @@ pub const REPLAY_PARAMS: NodeParams = NodeParams {
         ),
         P::string("image_topic", DEFAULT_IMAGE_TOPIC, "Published sensor_msgs/Image topic"),
         P::string("camera_info_topic", DEFAULT_CAMERA_INFO_TOPIC, "Published sensor_msgs/CameraInfo topic"),
-        P::string("frame_id", "overhead_camera", "frame_id of the headers"),
+        P::string("frame_id", "overhead_camera", "frame_id of the headers (not empty)"),
         P::double("rate", 30.0, "Frames per second of the recording (stamps without stamps.csv, and pacing), Hz")
             .range(1.0 / 3600.0, 1000.0),
         P::double("speed", 1.0, "Playback speed: recording seconds per wall second, 0 (as fast as possible) or 0.001 to 1000, x")
@@ -422,6 +422,13 @@ impl TrackerNodeConfig {
         raw.tracker.validate().map_err(|e| ParamError::invalid(format!("tracker.{}", e.field), &e))?;
         let probe = CameraModel { mount: raw.mount, ..CameraModel::lily_tank_default() };
         probe.validate().map_err(|e| ParamError::invalid(camera_key(&e), e))?;
+        // Checked here too, so that `ros2 param set` refuses it instead of the node
+        // accepting the value and then ignoring it.
+        if let Err(e @ crate::pipeline::SetupError::MarkerAboveCamera { field, .. }) =
+            crate::pipeline::check_marker_heights(&probe, &raw.detector)
+        {
+            return Err(ParamError::invalid(format!("detector.{field}"), e));
+        }
         if !raw.plane_z.is_finite() {
             return Err(ParamError::invalid("plane_z", "must be finite"));
         }
@@ -432,7 +439,7 @@ impl TrackerNodeConfig {
             image_best_effort: raw.image_best_effort,
             tracks_topic: params::topic_name("tracks_topic", raw.tracks_topic)?,
             markers_topic: params::topic_name("markers_topic", raw.markers_topic)?,
-            frame_id: raw.frame_id,
+            frame_id: non_empty("frame_id", raw.frame_id)?,
             plane_z: raw.plane_z,
             mount: raw.mount,
             detector: raw.detector,
@@ -615,7 +622,7 @@ impl ReplayNodeConfig {
             directory,
             image_topic: params::topic_name("image_topic", raw.image_topic)?,
             camera_info_topic: params::topic_name("camera_info_topic", raw.camera_info_topic)?,
-            frame_id: raw.frame_id,
+            frame_id: non_empty("frame_id", raw.frame_id)?,
             rate,
             speed,
             stamps,
@@ -822,6 +829,37 @@ mod tests {
             let err = ReplayNodeConfig::from_tree(&tree(&text)).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");
         }
+    }
+
+    /// A marker plane at or above the camera was accepted and nothing was ever detected.
+    #[test]
+    fn marker_planes_at_or_above_the_camera_are_refused() {
+        for text in ["detector: {marker_height: 1.0}", "mount: {height: 0.5}\ndetector: {marker_height: 0.7}"] {
+            let err = TrackerNodeConfig::from_tree(&tree(text)).unwrap_err().to_string();
+            assert!(err.contains("`detector.marker_height`") && err.contains("not below the camera"), "{text}: {err}");
+        }
+        assert!(TrackerNodeConfig::from_tree(&tree("detector: {marker_height: 0.9}")).is_ok());
+        let camera = CameraModel::lily_tank_default();
+        let detector = crate::DetectorConfig { marker_height: 1.5, ..crate::DetectorConfig::default() };
+        let err = crate::Tracker::new(camera, detector, crate::TrackerConfig::default()).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("not below the camera"), "{err}");
+    }
+
+    /// `ros2 param set /tracker frame_id ""` was accepted (tracks no tool can place);
+    /// the camera already refused it.
+    #[test]
+    fn empty_frame_ids_are_refused_by_the_tracker_and_the_replay() {
+        let err = TrackerNodeConfig::from_tree(&tree("frame_id: ''")).unwrap_err().to_string();
+        assert!(err.contains("`frame_id`") && err.contains("must not be empty"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let err = ReplayNodeConfig::from_tree(&tree(&format!(
+            "directory: {}
+frame_id: ''",
+            dir.path().display()
+        )))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("`frame_id`") && err.contains("must not be empty"), "{err}");
     }
 
     /// Issue 21 item 1: huge or tiny durations and rates were accepted and then panicked in

@@ -17,6 +17,29 @@ pub enum SetupError {
     /// Bad tracker setting.
     #[error(transparent)]
     Tracker(#[from] TrackerConfigError),
+    /// A marker plane at or above the camera, which looks down on it: nothing would
+    /// ever be detected.
+    #[error("detector option `{field}` = {height} m is not below the camera ({camera} m above the water, `mount.height`): a camera looking down cannot see it")]
+    MarkerAboveCamera {
+        /// The detector option (`marker_height` or `markers.height`).
+        field: &'static str,
+        /// The marker plane's height above the water, m.
+        height: f64,
+        /// The camera's height above the water, m.
+        camera: f64,
+    },
+}
+
+/// Every marker plane of `detector` must lie below `camera`.
+pub(crate) fn check_marker_heights(camera: &CameraModel, detector: &DetectorConfig) -> Result<(), SetupError> {
+    let planes =
+        std::iter::once(("marker_height", detector.marker_height)).chain(detector.markers.iter().map(|m| ("markers.height", m.height)));
+    for (field, height) in planes {
+        if height >= camera.mount.height {
+            return Err(SetupError::MarkerAboveCamera { field, height, camera: camera.mount.height });
+        }
+    }
+    Ok(())
 }
 
 /// Why a frame was skipped (the tracker state is unchanged).
@@ -117,6 +140,7 @@ impl Tracker {
     /// A tracker for `camera` with validated settings.
     pub fn new(camera: CameraModel, detector: DetectorConfig, tracker: TrackerConfig) -> Result<Self, SetupError> {
         camera.validate()?;
+        check_marker_heights(&camera, &detector)?;
         Ok(Self {
             camera,
             detector: Detector::new(detector)?,
@@ -132,8 +156,9 @@ impl Tracker {
     }
 
     /// Replaces the camera model (a new CameraInfo); tracks are kept.
-    pub fn set_camera(&mut self, camera: CameraModel) -> Result<(), CameraError> {
+    pub fn set_camera(&mut self, camera: CameraModel) -> Result<(), SetupError> {
         camera.validate()?;
+        check_marker_heights(&camera, self.detector.config())?;
         self.camera = camera;
         Ok(())
     }

@@ -22,6 +22,9 @@ pub enum ReplayError {
     /// A frame cannot be read or decoded.
     #[error("cannot decode frame {path}: {source}")]
     Decode { path: PathBuf, source: image::ImageError },
+    /// A frame file holds no bytes (e.g. a renderer that crashed before writing it).
+    #[error("cannot decode frame {path}: the file is empty (0 bytes)")]
+    EmptyFile { path: PathBuf },
     /// A frame cannot be written.
     #[error("cannot write frame {path}: {source}")]
     Encode { path: PathBuf, source: image::ImageError },
@@ -68,6 +71,10 @@ pub fn list_frames(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>, ReplayError> {
 /// 16-bit scaled to 8).
 pub fn load_frame(path: impl AsRef<Path>) -> Result<OwnedFrame, ReplayError> {
     let path = path.as_ref();
+    // The decoder would say only "unexpected end of file" for an empty file.
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return Err(ReplayError::EmptyFile { path: path.to_path_buf() });
+    }
     let image = image::open(path).map_err(|source| ReplayError::Decode { path: path.to_path_buf(), source })?;
     Ok(match image {
         DynamicImage::ImageLuma8(gray) => {
@@ -295,6 +302,11 @@ mod tests {
         assert_eq!((gray.encoding, gray.data[0]), (Encoding::Mono8, 7));
         let err = frames[1].1.as_ref().unwrap_err();
         assert!(err.to_string().contains("frame_000005.png"), "{err}");
+        // A zero-byte file says so (the decoder said only "unexpected end of file").
+        std::fs::write(dir.path().join("frame_000006.png"), b"").unwrap();
+        let err = load_frame(dir.path().join("frame_000006.png")).unwrap_err().to_string();
+        assert!(err.contains("frame_000006.png") && err.contains("empty (0 bytes)"), "{err}");
+        std::fs::remove_file(dir.path().join("frame_000006.png")).unwrap();
         let colour = frames[3].1.as_ref().unwrap();
         assert_eq!(colour.encoding, Encoding::Rgb8);
         let view = colour.view().unwrap();

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     match run(Cli::parse().args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", flotilla_common::error_chain::describe(e.as_ref()));
             ExitCode::FAILURE
         }
     }

@@ -354,9 +354,23 @@ pub fn estimate_flow_field(
     }
     let widest = differentiation.half_window.max(differentiation.acceleration_half_window);
     if total == 0 {
+        // Say which condition failed: positions in other units (mm, pixels) or another
+        // origin fall off the grid; short or gappy tracks give no fit.
+        let positions: Vec<&Vector2<f64>> = tracks.iter().flat_map(|t| &t.positions).collect();
+        let outside = positions.iter().filter(|p| settings.grid.index(***p).is_none()).count();
+        let longest = tracks
+            .iter()
+            .flat_map(|t| split_segments(&t.times, &t.positions, &differentiation).into_iter().map(|r| r.len()))
+            .max()
+            .unwrap_or(0);
         return Err(CalibrationError::Recording(format!(
-            "no flow sample: the recordings need tracks of at least {} contiguous samples inside the grid",
-            2 * widest + 1
+            "no flow sample: the recordings need tracks of at least {} contiguous samples (at most {} s apart) inside the grid; \
+             their longest has {longest}, and {outside} of their {} positions lie outside the {} m grid centred on the tank \
+             (positions are in m, origin at the tank centre)",
+            2 * widest + 1,
+            settings.max_gap,
+            positions.len(),
+            settings.grid.side
         )));
     }
     info!(
@@ -559,6 +573,19 @@ mod tests {
         assert!((est.compare_with(&shifted, 1).rms_error - 0.03).abs() < 1e-9);
         let bad = FlowEstimationSettings { significance: 1.5, ..settings };
         assert!(estimate_flow_field(&[TrajectoryRecording::default()], &bad).is_err());
+    }
+
+    /// Positions in mm (another simulator's unit) gave "need tracks of at least 7
+    /// contiguous samples", which they had: the error now says they lie off the grid.
+    #[test]
+    fn positions_off_the_grid_are_named_as_such() {
+        let mut rec = TrajectoryRecording::default();
+        for frame in 0..30u64 {
+            let t = frame as f64 / 30.0;
+            rec.samples.push(TrajectorySample::new(frame, t, 0, 100.0 * (1.0 + t), -50.0, 0.0));
+        }
+        let e = estimate_flow_field(&[rec], &FlowEstimationSettings::default()).unwrap_err().to_string();
+        assert!(e.contains("their longest has 30") && e.contains("30 of their 30 positions lie outside the 0.6 m grid"), "{e}");
     }
 
     #[test]

@@ -150,7 +150,7 @@ async fn run_with(startup: Startup, config: CameraNodeConfig, tracker: Option<Tr
                                         out.reconfigure(new_tracker);
                                         info!("tracker parameters updated; tracks restart with the next frame");
                                     }
-                                    Err(e) => warn!("tracker parameter update ignored: {e:#}"),
+                                    Err(e) => warn!("tracker parameter update ignored: {}", flotilla_common::error_chain::describe(e.as_ref())),
                                 }
                             }
                         }
@@ -158,7 +158,7 @@ async fn run_with(startup: Startup, config: CameraNodeConfig, tracker: Option<Tr
                         config = new_config;
                         published_pose = None; // frame names may have changed
                     }
-                    Err(e) => warn!("parameter update ignored: {e:#}"),
+                    Err(e) => warn!("parameter update ignored: {}", flotilla_common::error_chain::describe(e.as_ref())),
                 }
             }
             state = states.next() => {

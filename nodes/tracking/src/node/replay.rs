@@ -7,7 +7,7 @@ use super::convert;
 use crate::accuracy::RenderedFrame;
 use crate::config::{ReplayNodeConfig, ReplayStamps};
 use crate::frame::Encoding;
-use crate::live::ReplayTimeline;
+use crate::live::{ReplayTimeline, WarnLimiter};
 use crate::replay;
 use anyhow::{bail, Context as _};
 use flotilla_common::ros::{self as fros, Spinner, Startup};
@@ -17,6 +17,9 @@ use r2r::QosProfile;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tracing::{info, warn};
+
+/// Shortest time between two warnings of one kind (unreadable frame, wrong size).
+const WARN_INTERVAL: Duration = Duration::from_secs(5);
 
 /// Publishes the folder (once, or looping) and returns the summary line; SIGINT/SIGTERM
 /// stops early.
@@ -105,12 +108,32 @@ async fn publish_all(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let start = Instant::now();
-    let mut last_stamp = None;
+    // The last frame a tracker can track that was not yet seen tracked. A frame whose
+    // size contradicts the CameraInfo is skipped by the tracker and never confirmed:
+    // waiting for it cost a whole done_timeout per frame in lock step.
+    let mut pending: Option<f64> = None;
+    let mut trackable = 0u64;
+    // A folder of thousands of bad frames must not flood the log: one warning of a kind
+    // every few seconds, with the count held back.
+    let mut limiter = WarnLimiter::new(WARN_INTERVAL);
+    let (mut pass_published, mut last_error) = (0u64, String::new());
     for k in 0u64.. {
         // At speed 0 (or with every frame unreadable) nothing else awaits: yield so the
         // shutdown signal, polled on this same task, is seen.
         tokio::task::yield_now().await;
         let i = (k % paths.len() as u64) as usize;
+        if i == 0 && k > 0 {
+            // A whole pass without one readable frame would loop on nothing for ever
+            // (with `loop`) or end as if it had worked.
+            if pass_published == 0 {
+                bail!(
+                    "none of the {} image files in {} could be decoded (the last: {last_error})",
+                    paths.len(),
+                    config.directory.display()
+                );
+            }
+            pass_published = 0;
+        }
         if k >= paths.len() as u64 && !config.repeat {
             break;
         }
@@ -118,21 +141,28 @@ async fn publish_all(
         let frame = match replay::load_frame(&paths[i]) {
             Ok(frame) => frame,
             Err(e) => {
-                warn!("frame skipped: {e}");
+                if let Some(held_back) = limiter.admit("unreadable", Instant::now()) {
+                    warn!(held_back, "frame skipped: {e}");
+                }
+                last_error = e.to_string();
                 counts.bad += 1;
                 continue;
             }
         };
-        if (frame.width, frame.height) != (camera.width, camera.height) {
-            warn!(path = %paths[i].display(), "frame is {}x{} but {} says {}x{}; published anyway", frame.width, frame.height, replay::CAMERA_FILE, camera.width, camera.height);
+        let fits = (frame.width, frame.height) == (camera.width, camera.height);
+        if !fits {
+            if let Some(held_back) = limiter.admit("size", Instant::now()) {
+                warn!(path = %paths[i].display(), held_back, "frame is {}x{} but {} says {}x{}; published anyway (a tracker skips it)", frame.width, frame.height, replay::CAMERA_FILE, camera.width, camera.height);
+            }
         }
         if let Some(due) = timeline.wall_offset(k, config.speed) {
             tokio::time::sleep_until((start + due).into()).await;
         }
-        if let (true, Some(tracks), Some(previous)) = (config.lockstep, done.as_mut(), last_stamp) {
+        if let (true, Some(tracks), Some(previous)) = (config.lockstep, done.as_mut(), pending) {
             if !tracked(tracks, previous, config.done_timeout).await {
                 warn!(stamp = previous, timeout_s = config.done_timeout.as_secs_f64(), "lock step: frame not seen tracked; going on");
             }
+            pending = None;
         }
         let stamp = match config.stamps {
             ReplayStamps::Wall => SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0),
@@ -146,11 +176,17 @@ async fn publish_all(
         images.publish(&convert::image_msg(&rendered, stamp, &config.frame_id))?;
         infos.publish(&convert::camera_info_msg(camera, stamp, &config.frame_id))?;
         counts.published += 1;
-        last_stamp = Some(stamp);
+        pass_published += 1;
+        if fits {
+            pending = Some(stamp);
+            trackable += 1;
+        }
     }
     // Under load the consumer may still be working through its queue: wait until it
     // shows the last frame tracked, so that ending the launch does not cut the tail off.
-    counts.confirmed = match (done, last_stamp) {
+    counts.confirmed = match (done, pending) {
+        // Lock step already waited for every trackable frame.
+        (Some(_), None) => trackable > 0 && config.lockstep,
         (Some(mut tracks), Some(last)) => {
             let confirmed = tracked(&mut tracks, last, config.done_timeout).await;
             if !confirmed {

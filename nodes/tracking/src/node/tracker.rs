@@ -191,7 +191,7 @@ impl Outputs {
                 Some(r)
             }
             Err(e) => {
-                warn!("track recording stopped: {e:#}");
+                warn!("track recording stopped: {}", flotilla_common::error_chain::describe(e.as_ref()));
                 None
             }
         };
@@ -246,7 +246,7 @@ pub async fn run(startup: Startup, config: TrackerNodeConfig) -> anyhow::Result<
                         live = new_live;
                         out.reconfigure(new_config);
                     }
-                    Err(e) => warn!("parameter update ignored: {e:#}"),
+                    Err(e) => warn!("parameter update ignored: {}", flotilla_common::error_chain::describe(e.as_ref())),
                 }
             }
             msg = infos.next() => {

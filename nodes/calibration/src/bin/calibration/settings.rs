@@ -92,7 +92,9 @@ pub const PARAMS: NodeParams = NodeParams {
         )
         .live(),
         P::integer("threads", 0, "Worker threads of one calibration, count; 0 = one per core").int_range(0, i64::MAX).live(),
-        P::double("warmup", 10.0, "Simulated seconds before each simulation starts recording, s (>= 0)").live(),
+        P::double("warmup", 10.0, "Simulated seconds before each simulation starts recording, s")
+            .range(0.0, calibration::tank::MAX_WARMUP_SECONDS)
+            .live(),
         P::integer("balls", 24, "Ping-pong balls of the default world (goals without a scenario file), count")
             .int_range(1, MAX_BALLS as i64)
             .live(),
@@ -116,7 +118,7 @@ pub const PARAMS: NodeParams = NodeParams {
         .live(),
         P::double("flow_field.ball_mass", BALL_MASS, "Mass of a tracked ball, kg (> 0; the catalogue's 3 cm ball floating 25 mm deep)")
             .live(),
-        P::string("frame_id", "world", "Frame of the flow-field message").live(),
+        P::string("frame_id", "world", "Frame of the flow-field message (not empty)").live(),
     ]],
     extras_live: true,
 };
@@ -172,8 +174,12 @@ impl NodeSettings {
         defaults.flow.tank_radius = 0.5 * flow.side;
         defaults.flow.drag.mass = flow.ball_mass;
         defaults.job.validate().map_err(|e| ParamError::invalid("job_settings_file", e))?;
-        if !(raw.warmup.is_finite() && raw.warmup >= 0.0) {
-            return Err(ParamError::invalid("warmup", format!("must be >= 0 s, got {}", raw.warmup)));
+        // Bounded: a goal with a huge warm-up could be neither finished nor cancelled.
+        if !(raw.warmup.is_finite() && (0.0..=calibration::tank::MAX_WARMUP_SECONDS).contains(&raw.warmup)) {
+            return Err(ParamError::invalid(
+                "warmup",
+                format!("must be in [0, {}] s, got {}", calibration::tank::MAX_WARMUP_SECONDS, raw.warmup),
+            ));
         }
         for (key, value) in
             [("balls", raw.balls as u64), ("max_evaluations", raw.max_evaluations), ("flow_field.max_cells", flow.max_cells as u64)]
@@ -196,6 +202,10 @@ impl NodeSettings {
         }
         if raw.output_root.is_empty() {
             return Err(ParamError::invalid("output_root", "must not be empty"));
+        }
+        // An empty frame_id gives a FlowField no tool can place.
+        if raw.frame_id.is_empty() {
+            return Err(ParamError::invalid("frame_id", "must not be empty"));
         }
         Ok(Self { defaults, threads: raw.threads, frame_id: raw.frame_id })
     }
@@ -226,6 +236,8 @@ mod tests {
         assert_eq!((s.defaults.warmup, s.defaults.flow.grid.ny), (1.5, 20));
         for (text, key) in [
             ("warmup: -1", "warmup"),
+            // A huge warm-up was accepted and the next goal ran for ever.
+            ("warmup: 1e12", "warmup"),
             ("balls: 0", "balls"),
             ("flow_field: {side: 0}", "flow_field.side"),
             ("flow_field: {cells: 0}", "flow_field.cells"),
@@ -257,6 +269,8 @@ mod tests {
         for (text, key) in [
             ("balls: 10000000", "balls"),
             ("scenario_node: ''", "scenario_node"),
+            // An empty frame_id was accepted (a FlowField no tool can place).
+            ("frame_id: ''", "frame_id"),
             ("flow_field: {max_cells: 1000000, cells: 1000000}", "flow_field.max_cells"),
         ] {
             let e = NodeSettings::from_tree(&tree(text)).unwrap_err().to_string();

@@ -147,11 +147,11 @@ impl Recording {
         let bag = self.settings.bag.as_ref().map(|p| numbered(p, n));
         match self.open_csv(csv) {
             Ok(csv) => self.csv = csv,
-            Err(e) => warn!("cannot continue the trajectory recording after reset: {e:#}"),
+            Err(e) => warn!("cannot continue the trajectory recording after reset: {}", flotilla_common::error_chain::describe(e.as_ref())),
         }
         match self.open_bag(bag) {
             Ok(bag) => self.bag = bag,
-            Err(e) => warn!("cannot continue the bag after reset: {e:#}"),
+            Err(e) => warn!("cannot continue the bag after reset: {}", flotilla_common::error_chain::describe(e.as_ref())),
         }
         if self.csv.is_some() || self.bag.is_some() {
             info!(reset = n, "recording continues in new files after the reset");
