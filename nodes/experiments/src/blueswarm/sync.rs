@@ -88,7 +88,6 @@ impl Experiment for Sync {
         let start = choice(options, "start", &["uniform", "random"])?;
         let duration = options.number("duration")?;
         let seeds = options.count("seeds")?;
-        let first = options.seed("seed")?;
         let params = SyncParams {
             period: options.number("period")?,
             coupling: options.number("coupling")?,
@@ -98,7 +97,8 @@ impl Experiment for Sync {
         params.validate().map_err(|message| ExperimentError::Option { option: "exponent".into(), message })?;
         let fidelity = fidelity(options)?;
         progress.expect(seeds, "blueswarm sync");
-        let results: Vec<SeedResult> = (first..first + seeds as u64)
+        let results: Vec<SeedResult> = options
+            .seed_range("seed", "seeds")?
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
