@@ -216,7 +216,12 @@ impl SwarmSettings {
         }
         let image = PathBuf::from(&shape.image);
         let bitmap = Arc::new(shape_from_image(&image, shape.scale).map_err(|e| ParamError::invalid("shape.image", e))?);
-        let robots = if robots == 0 { robots_for_area(&bitmap, firmware.desired_distance) } else { robots as usize };
+        let robots = if robots == 0 {
+            robots_for_area(&bitmap, firmware.desired_distance)
+                .map_err(|e| ParamError::invalid("robots", format!("0 (fill the shape): {e}")))?
+        } else {
+            robots as usize
+        };
         let spec = PackSpec { robots, spacing, clearance: pack.clearance, gradient_distance: firmware.gradient_distance, bounds: None };
         let scene = Scene::new(bitmap, &spec, seed).map_err(|e| ParamError::invalid("shape", e))?;
         let names = (0..scene.len()).map(|i| format!("{name_prefix}{i}")).collect();
