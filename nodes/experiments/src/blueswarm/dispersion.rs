@@ -99,6 +99,18 @@ impl Experiment for Dispersion {
             });
         }
         let phase_length = options.number("switch-every")?;
+        // Each phase's figures average its second half of readings (2 Hz): a shorter phase
+        // has none and gave a summary of nulls.
+        let reading = SwarmConfig::default().sensing_period;
+        if phase_length < 2.0 * reading {
+            return Err(ExperimentError::Option {
+                option: "switch-every".into(),
+                message: format!(
+                    "{phase_length} s: a phase needs at least {} s (its second half holds the readings its figures average, one every {reading} s)",
+                    2.0 * reading
+                ),
+            });
+        }
         let dead_band = options.number("dead-band")?;
         let min_caudal = match options.numbers("min-caudal")?.as_slice() {
             [f] => *f,

@@ -190,6 +190,15 @@ mod tests {
         let options = Options::parse(e.options(), &wrap).unwrap();
         let Err(err) = e.run(&options, &Progress::hidden()) else { panic!("seeds past the largest accepted") };
         assert!(err.is_usage() && err.to_string().contains("--seed"), "{err}");
+        // A phase shorter than two readings had no reading in its second half: all nulls.
+        let short = Options::parse(e.options(), &[("switch-every".into(), "0.001".into())]).unwrap();
+        let Err(err) = e.run(&short, &Progress::hidden()) else { panic!("a phase without readings accepted") };
+        assert!(err.is_usage() && err.to_string().contains("--switch-every"), "{err}");
+        // A period too short for the flash names --period, not --exponent.
+        let sync = find("blueswarm", "sync").unwrap();
+        let short = Options::parse(sync.options(), &[("period".into(), "1e-3".into())]).unwrap();
+        let Err(err) = sync.run(&short, &Progress::hidden()) else { panic!("a period shorter than the flash accepted") };
+        assert!(err.to_string().starts_with("option --period: sync flash must be in (0, period = 0.001 s)"), "{err}");
     }
 
     #[test]

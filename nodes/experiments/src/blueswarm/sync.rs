@@ -94,7 +94,12 @@ impl Experiment for Sync {
             exponent: options.number("exponent")?,
             ..SyncParams::default()
         };
-        params.validate().map_err(|message| ExperimentError::Option { option: "exponent".into(), message })?;
+        params.validate().map_err(|message| {
+            // The flash is fixed: a period too short for it is the period's fault.
+            let option =
+                ["period", "coupling", "exponent"].into_iter().find(|o| message.starts_with(&format!("sync {o}"))).unwrap_or("period");
+            ExperimentError::Option { option: option.into(), message }
+        })?;
         let fidelity = fidelity(options)?;
         progress.expect(seeds, "blueswarm sync");
         let results: Vec<SeedResult> = options
