@@ -171,7 +171,7 @@ pub fn robots_for_area(shape: &Shape, desired_distance: f64) -> Result<usize, La
     let per_robot = 3f64.sqrt() / 2.0 * desired_distance * desired_distance;
     let robots = (shape.area() / per_robot).round() - SEEDS.len() as f64;
     let limit = MAX_ROBOTS - SEEDS.len();
-    if !(robots <= limit as f64) {
+    if robots.is_nan() || robots > limit as f64 {
         return Err(LayoutError::FillTooMany { area: shape.area(), desired_distance, robots, limit });
     }
     Ok((robots.max(1.0)) as usize)
