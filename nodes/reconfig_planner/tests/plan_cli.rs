@@ -21,7 +21,11 @@ fn bad_input_exits_2_and_no_plan_exits_1() {
         (task("###", "#R#", "[]"), &[][..], "goal places 1 robots but the start has 0"),
         (task("###", "###", "[[0, 0]]"), &["--robots", "2"][..], "2 robots requested but the file lists 1"),
         (task("###", "###", "[[0, 0]]"), &["--max-time=1e300"][..], "--max-time"),
-        ("start: 5\n".to_owned(), &[][..], "task.yaml"),
+        (
+            "name: t\nstart: 5\ngoal: |\n  #\nrobots: []\n".to_owned(),
+            &[][..],
+            "`start`: expected a picture (a block string of rows, or a list of such strings, one per layer), got 5",
+        ),
     ] {
         let (code, stderr) = plan_cli(&text, extra);
         assert_eq!(code, Some(2), "{text} {extra:?}: {stderr}");
