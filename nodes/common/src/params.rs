@@ -470,9 +470,11 @@ mod tests {
         for bad in ["", "a b", "k/"] {
             assert!(name_prefix("robots.name_prefix", bad).unwrap_err().to_string().contains("robots.name_prefix"), "{bad}");
         }
-        for bad in ["{seed: -3}", "{seed: 1.5}", "{seed: one}"] {
+        // The value as written: `Number(-3)` leaked from its debug form.
+        for (bad, written) in [("{seed: -3}", "got -3"), ("{seed: 1.5}", "got 1.5"), ("{seed: one}", "got one")] {
             let mut tree: Mapping = serde_yaml::from_str(bad).unwrap();
-            assert!(take_seed(&mut tree, 1).unwrap_err().to_string().contains("seed"), "{bad}");
+            let e = take_seed(&mut tree, 1).unwrap_err().to_string();
+            assert!(e.contains("seed") && e.ends_with(written), "{bad}: {e}");
         }
     }
 
@@ -622,7 +624,7 @@ pub fn take_section<T: DeserializeOwned + Default>(tree: &mut Mapping, key: &str
             ParamError::Invalid { key: k, message } => ParamError::invalid(format!("{key}.{k}"), message),
             other => other,
         }),
-        Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {other:?}"))),
+        Some(other) => Err(ParamError::invalid(key, format!("must be a mapping, got {}", as_written(&other)))),
     }
 }
 
@@ -630,8 +632,14 @@ pub fn take_section<T: DeserializeOwned + Default>(tree: &mut Mapping, key: &str
 pub fn take_seed(tree: &mut Mapping, default: u64) -> Result<u64, ParamError> {
     match tree.remove("seed") {
         None => Ok(default),
-        Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid("seed", format!("must be an integer >= 0, got {v:?}"))),
+        Some(v) => v.as_u64().ok_or_else(|| ParamError::invalid("seed", format!("must be an integer >= 0, got {}", as_written(&v)))),
     }
+}
+
+/// A YAML value as a file or `-p key:=value` writes it (`-1`, `one`), not its Rust debug
+/// form (`Number(-1)`, `String("one")`).
+pub fn as_written(v: &Value) -> String {
+    serde_yaml::to_string(v).map_or_else(|_| format!("{v:?}"), |s| s.trim().to_owned())
 }
 
 /// Checks `prefix` (robot names are `<prefix><index>`) as the start of a ROS name: letters,

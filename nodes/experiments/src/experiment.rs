@@ -223,6 +223,17 @@ impl Options {
         self.raw(name)?.parse().map_err(|e| ExperimentError::option(name, format!("{e}")))
     }
 
+    /// The seeds `first..=first + count - 1` of a [`OptionKind::Seed`] option (`first`)
+    /// and a [`OptionKind::Count`] option (`count`); an error naming `first` when the last
+    /// seed would pass the largest one (the range would wrap round to nothing).
+    pub fn seed_range(&self, first: &str, count: &str) -> Result<std::ops::RangeInclusive<u64>, ExperimentError> {
+        let (start, n) = (self.seed(first)?, self.count(count)?);
+        let last = u64::try_from(n - 1).ok().and_then(|k| start.checked_add(k)).ok_or_else(|| {
+            ExperimentError::option(first, format!("{n} seeds from {start} pass the largest seed {}: give a smaller --{first}", u64::MAX))
+        })?;
+        Ok(start..=last)
+    }
+
     /// A [`OptionKind::Positive`] option.
     pub fn number(&self, name: &str) -> Result<f64, ExperimentError> {
         self.raw(name)?.trim().parse().map_err(|e| ExperimentError::option(name, format!("{e}")))
@@ -484,6 +495,23 @@ mod tests {
         assert!(e.to_string().contains("--pumps") && e.to_string().contains("40,x"), "{e}");
         let e = Options::parse(SPECS, &pairs(&[("seeds", "1"), ("seeds", "2")])).unwrap_err();
         assert!(e.to_string().contains("twice"), "{e}");
+    }
+
+    /// `--seed 18446744073709551615 --seeds 2` once wrapped round to an empty range: no run
+    /// and an empty summary, exit 0.
+    #[test]
+    fn seed_ranges_that_pass_the_largest_seed_are_refused() {
+        const SEEDED: &[OptionSpec] = &[
+            OptionSpec { name: "seeds", kind: OptionKind::Count, default: "2", help: "seeds" },
+            OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "first seed" },
+        ];
+        let o = Options::parse(SEEDED, &pairs(&[("seed", "7"), ("seeds", "3")])).unwrap();
+        assert_eq!(o.seed_range("seed", "seeds").unwrap(), 7..=9);
+        let last = Options::parse(SEEDED, &pairs(&[("seed", "18446744073709551615"), ("seeds", "1")])).unwrap();
+        assert_eq!(last.seed_range("seed", "seeds").unwrap(), u64::MAX..=u64::MAX);
+        let wrap = Options::parse(SEEDED, &pairs(&[("seed", "18446744073709551615"), ("seeds", "2")])).unwrap();
+        let e = wrap.seed_range("seed", "seeds").unwrap_err();
+        assert!(e.is_usage() && e.to_string().starts_with("option --seed: 2 seeds from 18446744073709551615 pass"), "{e}");
     }
 
     #[test]

@@ -24,11 +24,29 @@ use std::path::Path;
 use thiserror::Error;
 
 /// A picture in a task file: one string (2-D) or one per `y` layer (3-D).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 enum Picture {
     Planar(String),
     Layers(Vec<String>),
+}
+
+impl TryFrom<serde_yaml::Value> for Picture {
+    type Error = String;
+
+    /// Anything else is named as written (an untagged enum said only "data did not match
+    /// any variant of untagged enum Picture", without the field).
+    fn try_from(value: serde_yaml::Value) -> Result<Self, String> {
+        match value {
+            serde_yaml::Value::String(text) => Ok(Picture::Planar(text)),
+            serde_yaml::Value::Sequence(items) if items.iter().all(serde_yaml::Value::is_string) => {
+                Ok(Picture::Layers(items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()))
+            }
+            other => Err(format!(
+                "expected a picture (a block string of rows, or a list of such strings, one per layer), got {}",
+                serde_yaml::to_string(&other).map_or_else(|_| format!("{other:?}"), |t| t.trim().to_owned())
+            )),
+        }
+    }
 }
 
 impl Picture {
@@ -46,9 +64,25 @@ struct TaskFile {
     name: String,
     #[serde(default)]
     description: String,
+    #[serde(deserialize_with = "start_picture")]
     start: Picture,
+    #[serde(deserialize_with = "goal_picture")]
     goal: Picture,
     robots: Vec<Vec<usize>>,
+}
+
+/// The picture of field `field`, named in its error.
+fn picture<'de, D: serde::Deserializer<'de>>(deserializer: D, field: &str) -> Result<Picture, D::Error> {
+    let value = <serde_yaml::Value as Deserialize>::deserialize(deserializer)?;
+    Picture::try_from(value).map_err(|e| serde::de::Error::custom(format!("`{field}`: {e}")))
+}
+
+fn start_picture<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Picture, D::Error> {
+    picture(deserializer, "start")
+}
+
+fn goal_picture<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Picture, D::Error> {
+    picture(deserializer, "goal")
 }
 
 /// What is wrong with a task file; `origin` is its path (or the name given).

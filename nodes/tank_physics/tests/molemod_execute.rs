@@ -161,6 +161,20 @@ fn an_action_without_motions_fails_before_the_physics_with_what_is_missing() {
     assert!(failure.to_string().contains("turning inside a block into the vertical tunnel"), "{failure}");
 }
 
+/// A start displacement beyond half a crawl step (or not a number) is refused before the
+/// world is built: 1e300 m once asked the physics for a 343 GB allocation and aborted.
+#[test]
+fn a_start_jitter_out_of_range_is_refused_naming_it() {
+    let start = Lattice::from_picture("#R###").expect("picture");
+    for jitter in [1e300, 0.0126, -0.001, f64::NAN] {
+        let options = ExecutorOptions { start_jitter: jitter, ..ExecutorOptions::default() };
+        let refused = Executor::new(&committed_model(), &start, world_options(), BlockOptions::default(), options)
+            .err()
+            .unwrap_or_else(|| panic!("start jitter {jitter} m accepted"));
+        assert!(refused.to_string().contains("start jitter") && refused.to_string().contains("0.0125 m"), "{refused}");
+    }
+}
+
 /// Samples (what the ROS node publishes) come every interval of sim time and follow the
 /// bodies: the body one cell on, the joints named, every link and block there; a cancel
 /// stops the step at once, naming the motion.

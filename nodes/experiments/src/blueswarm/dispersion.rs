@@ -6,7 +6,7 @@
 //! 2 of its settled value (the paper plots density on a log scale).
 
 use super::plot::{lines, Series};
-use super::{choice, fidelity, over_seeds, pairing, Run, BODY_LENGTH};
+use super::{choice, fidelity, finite_mean, over_seeds, pairing, Run, BODY_LENGTH};
 use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use flotilla_firmware::bluebot::{DispersionFirmware, DispersionGait, DispersionParams};
 use nalgebra::Vector3;
@@ -99,6 +99,18 @@ impl Experiment for Dispersion {
             });
         }
         let phase_length = options.number("switch-every")?;
+        // Each phase's figures average its second half of readings (2 Hz): a shorter phase
+        // has none and gave a summary of nulls.
+        let reading = SwarmConfig::default().sensing_period;
+        if phase_length < 2.0 * reading {
+            return Err(ExperimentError::Option {
+                option: "switch-every".into(),
+                message: format!(
+                    "{phase_length} s: a phase needs at least {} s (its second half holds the readings its figures average, one every {reading} s)",
+                    2.0 * reading
+                ),
+            });
+        }
         let dead_band = options.number("dead-band")?;
         let min_caudal = match options.numbers("min-caudal")?.as_slice() {
             [f] => *f,
@@ -119,7 +131,6 @@ impl Experiment for Dispersion {
             }
         };
         let seeds = options.count("seeds")?;
-        let first = options.seed("seed")?;
         let fidelity = fidelity(options)?;
         let pipeline = PipelineParams { pairing: pairing(options)?, ..PipelineParams::default() };
         let gait = match choice(options, "gait", &["graded", "program"])?.as_str() {
@@ -127,7 +138,8 @@ impl Experiment for Dispersion {
             _ => DispersionGait::Graded,
         };
         progress.expect(seeds, "blueswarm dispersion");
-        let runs: Vec<(u64, Vec<Sample>)> = (first..first + seeds as u64)
+        let runs: Vec<(u64, Vec<Sample>)> = options
+            .seed_range("seed", "seeds")?
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -182,12 +194,7 @@ impl Experiment for Dispersion {
             let start = phase as f64 * phase_length;
             let settled = |s: &&Sample| s.phase == phase && s.time >= start + 0.5 * phase_length;
             let per_seed = |f: fn(&Sample) -> f64| -> Vec<f64> {
-                runs.iter()
-                    .map(|(_, samples)| {
-                        let v: Vec<f64> = samples.iter().filter(settled).map(f).filter(|x| x.is_finite()).collect();
-                        v.iter().sum::<f64>() / v.len().max(1) as f64
-                    })
-                    .collect()
+                runs.iter().map(|(_, samples)| finite_mean(samples.iter().filter(settled).map(f))).collect()
             };
             let settling: Vec<f64> = runs
                 .iter()
@@ -236,12 +243,7 @@ impl Experiment for Dispersion {
         };
         let mean_series = |f: fn(&Sample) -> f64| -> Vec<(f64, f64)> {
             let n = runs.iter().map(|(_, s)| s.len()).min().unwrap_or(0);
-            (0..n)
-                .map(|k| {
-                    let v: Vec<f64> = runs.iter().map(|(_, s)| f(&s[k])).filter(|x| x.is_finite()).collect();
-                    (runs[0].1[k].time, v.iter().sum::<f64>() / v.len().max(1) as f64)
-                })
-                .collect()
+            (0..n).map(|k| (runs[0].1[k].time, finite_mean(runs.iter().map(|(_, s)| f(&s[k]))))).collect()
         };
         let density: Vec<Series> = vec![("density (mean over seeds)".into(), mean_series(|s| s.density.min(1e5)))];
         let nnd: Vec<Series> = vec![

@@ -8,7 +8,7 @@
 //! settled radius.
 
 use super::plot::{lines, Series};
-use super::{fidelity, over_seeds, Run};
+use super::{fidelity, finite_mean, over_seeds, Run};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use flotilla_firmware::bluebot::{MillingFirmware, MillingParams};
 use nalgebra::Vector3;
@@ -118,7 +118,6 @@ impl Experiment for Milling {
         params.validate().map_err(|message| ExperimentError::Option { option: "pectoral".into(), message })?;
         let duration = options.number("duration")?;
         let seeds = options.count("seeds")?;
-        let first = options.seed("seed")?;
         let size = options.number("tank")?;
         let spread_depth = single(options, "depth-spread")?;
         let (remove_at, add_at) = (single(options, "remove-at")?, single(options, "add-at")?);
@@ -143,7 +142,8 @@ impl Experiment for Milling {
         let fidelity = fidelity(options)?;
         let tank = Tank { size_x: size, size_y: size, ..Tank::default() };
         progress.expect(seeds, "blueswarm milling");
-        let runs: Vec<SeedRun> = (first..first + seeds as u64)
+        let runs: Vec<SeedRun> = options
+            .seed_range("seed", "seeds")?
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -193,10 +193,8 @@ impl Experiment for Milling {
         // The unperturbed span and its measurement window.
         let end = if remove_at > 0.0 { remove_at } else { duration };
         let window = |t: f64| t >= 0.5 * end && t <= end;
-        let mean_in = |run: &SeedRun, f: fn(&(f64, usize, f64, f64, f64)) -> f64| {
-            let v: Vec<f64> = run.samples.iter().filter(|s| window(s.0)).map(f).collect();
-            v.iter().sum::<f64>() / v.len().max(1) as f64
-        };
+        let mean_in =
+            |run: &SeedRun, f: fn(&(f64, usize, f64, f64, f64)) -> f64| finite_mean(run.samples.iter().filter(|s| window(s.0)).map(f));
         let radii: Vec<f64> = runs.iter().map(|r| mean_in(r, |s| s.2)).collect();
         let depth_errors: Vec<f64> = runs.iter().map(|r| mean_in(r, |s| s.4)).collect();
         let cvs: Vec<f64> = runs.iter().map(|r| mean_in(r, |s| s.3)).collect();

@@ -123,6 +123,17 @@ pub fn spread(values: &[f64]) -> (f64, f64, f64) {
     (mean, values.iter().copied().fold(f64::INFINITY, f64::min), values.iter().copied().fold(f64::NEG_INFINITY, f64::max))
 }
 
+/// Mean of the finite `values`; NaN when there is none (a figure nobody measured, e.g. the
+/// nearest-neighbour distance of a lone robot, is not 0).
+pub fn finite_mean(values: impl IntoIterator<Item = f64>) -> f64 {
+    let (sum, n) = values.into_iter().filter(|x| x.is_finite()).fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        sum / n as f64
+    }
+}
+
 /// A JSON object {mean, min, max, values} of per-seed values.
 pub fn over_seeds(values: &[f64]) -> serde_json::Value {
     let (mean, min, max) = spread(values);
@@ -163,6 +174,31 @@ mod tests {
         let nnd = |i: usize| phases[i]["mean_nnd_m"]["mean"].as_f64().unwrap();
         assert!(nnd(1) < nnd(0), "{} vs {}", nnd(1), nnd(0));
         assert!(phases[0]["mean_neighbours_seen"]["mean"].as_f64().unwrap() > 2.0);
+    }
+
+    /// A lone robot has no nearest neighbour and no hull: those figures are null, not the
+    /// -0.0 an empty sum gave; --seed near the largest seed no longer wraps round to no run.
+    #[test]
+    fn a_lone_robot_has_no_nnd_or_density_and_the_last_seeds_are_refused() {
+        let m = run("dispersion", &[("robots", "1"), ("target-distances", "2"), ("switch-every", "2"), ("seeds", "1")]);
+        let phase = &m["phases"][0];
+        for figure in ["mean_nnd_m", "density_per_m3"] {
+            assert_eq!(phase[figure]["mean"], Value::Null, "{figure}: {phase}");
+        }
+        let e = find("blueswarm", "dispersion").unwrap();
+        let wrap: Vec<(String, String)> = vec![("seed".into(), u64::MAX.to_string()), ("seeds".into(), "2".into())];
+        let options = Options::parse(e.options(), &wrap).unwrap();
+        let Err(err) = e.run(&options, &Progress::hidden()) else { panic!("seeds past the largest accepted") };
+        assert!(err.is_usage() && err.to_string().contains("--seed"), "{err}");
+        // A phase shorter than two readings had no reading in its second half: all nulls.
+        let short = Options::parse(e.options(), &[("switch-every".into(), "0.001".into())]).unwrap();
+        let Err(err) = e.run(&short, &Progress::hidden()) else { panic!("a phase without readings accepted") };
+        assert!(err.is_usage() && err.to_string().contains("--switch-every"), "{err}");
+        // A period too short for the flash names --period, not --exponent.
+        let sync = find("blueswarm", "sync").unwrap();
+        let short = Options::parse(sync.options(), &[("period".into(), "1e-3".into())]).unwrap();
+        let Err(err) = sync.run(&short, &Progress::hidden()) else { panic!("a period shorter than the flash accepted") };
+        assert!(err.to_string().starts_with("option --period: sync flash must be in (0, period = 0.001 s)"), "{err}");
     }
 
     #[test]

@@ -74,7 +74,8 @@ impl Experiment for RandomWalk {
         let chain_mean = steps.iter().sum::<f64>() / steps.len() as f64;
         let sd = (steps.iter().map(|s| (s - chain_mean).powi(2)).sum::<f64>() / steps.len() as f64).sqrt();
         let expected = (n * n - j * j) as f64;
-        let lone: Vec<(u64, Option<f64>)> = (seed..seed + tank_trials as u64)
+        let lone: Vec<(u64, Option<f64>)> = options
+            .seed_range("seed", "tank-trials")?
             .into_par_iter()
             .map(|s| {
                 let mut rng = ChaCha8Rng::seed_from_u64(s);

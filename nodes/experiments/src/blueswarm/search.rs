@@ -83,10 +83,10 @@ impl Experiment for Search {
         let robots = options.count("robots")?;
         let duration = options.number("duration")?;
         let seeds = options.count("seeds")?;
-        let first = options.seed("seed")?;
         let fidelity = fidelity(options)?;
         progress.expect(seeds, "blueswarm search");
-        let runs: Vec<SeedRun> = (first..first + seeds as u64)
+        let runs: Vec<SeedRun> = options
+            .seed_range("seed", "seeds")?
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);

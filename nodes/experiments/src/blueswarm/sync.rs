@@ -88,17 +88,22 @@ impl Experiment for Sync {
         let start = choice(options, "start", &["uniform", "random"])?;
         let duration = options.number("duration")?;
         let seeds = options.count("seeds")?;
-        let first = options.seed("seed")?;
         let params = SyncParams {
             period: options.number("period")?,
             coupling: options.number("coupling")?,
             exponent: options.number("exponent")?,
             ..SyncParams::default()
         };
-        params.validate().map_err(|message| ExperimentError::Option { option: "exponent".into(), message })?;
+        params.validate().map_err(|message| {
+            // The flash is fixed: a period too short for it is the period's fault.
+            let option =
+                ["period", "coupling", "exponent"].into_iter().find(|o| message.starts_with(&format!("sync {o}"))).unwrap_or("period");
+            ExperimentError::Option { option: option.into(), message }
+        })?;
         let fidelity = fidelity(options)?;
         progress.expect(seeds, "blueswarm sync");
-        let results: Vec<SeedResult> = (first..first + seeds as u64)
+        let results: Vec<SeedResult> = options
+            .seed_range("seed", "seeds")?
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);

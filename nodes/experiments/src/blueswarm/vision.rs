@@ -5,7 +5,7 @@
 //! and a match farther than 5 deg off is a false detection. Also the seen-neighbour count
 //! and the time per reading.
 
-use super::{fidelity, over_seeds};
+use super::{fidelity, finite_mean, over_seeds};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Progress, Table};
 use flotilla_contract::bluebot::BluebotCommand;
 use nalgebra::Vector3;
@@ -129,12 +129,12 @@ impl Experiment for VisionAccuracy {
         metrics.insert("fidelity".into(), json!(world.vision_name()));
         metrics.insert("readings".into(), json!(readings));
         metrics.insert("neighbours_seen".into(), over_seeds(&seen));
-        metrics.insert("neighbours_in_view".into(), number(in_view.iter().sum::<f64>() / in_view.len().max(1) as f64));
+        metrics.insert("neighbours_in_view".into(), number(finite_mean(in_view.iter().copied())));
         metrics.insert("neighbours_total".into(), json!(robots - 1));
-        metrics.insert("distance_error_mean_abs".into(), number(abs.iter().sum::<f64>() / abs.len().max(1) as f64));
+        metrics.insert("distance_error_mean_abs".into(), number(finite_mean(abs.iter().copied())));
         metrics.insert("distance_error_median_abs".into(), number(median));
-        metrics.insert("distance_error_bias".into(), number(distance_errors.iter().sum::<f64>() / distance_errors.len().max(1) as f64));
-        metrics.insert("bearing_error_mean_deg".into(), number(bearing_errors.iter().sum::<f64>() / bearing_errors.len().max(1) as f64));
+        metrics.insert("distance_error_bias".into(), number(finite_mean(distance_errors.iter().copied())));
+        metrics.insert("bearing_error_mean_deg".into(), number(finite_mean(bearing_errors.iter().copied())));
         metrics.insert("false_detections_per_reading".into(), number(false_detections as f64 / readings.max(1) as f64));
         metrics.insert("reading_time_us".into(), number(elapsed / readings.max(1) as f64 * 1e6));
         let rows = distance_errors.iter().zip(&bearing_errors).map(|(d, b)| vec![format!("{d:.4}"), format!("{b:.3}")]).collect();

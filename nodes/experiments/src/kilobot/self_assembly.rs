@@ -106,11 +106,20 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         neighbor_radius: options.number("neighbor-radius")?,
         gradient_distance: options.number("gradient-distance")?,
         divide_localize: options.number("divide-localize")?,
-        startup_time: u32::try_from(options.count("startup-time")?).map_err(|e| bad("startup-time", e.to_string()))?,
+        startup_time: u32::try_from(options.count("startup-time")?)
+            .map_err(|_| bad("startup-time", format!("at most {} steps", u32::MAX)))?,
         localisation,
         ..SelfAssemblyParams::default()
     };
-    params.validate().map_err(|e| bad("desired-distance", e.to_string()))?;
+    params.validate().map_err(|e| {
+        let option = match e.field {
+            "neighbor_radius" => "neighbor-radius",
+            "gradient_distance" => "gradient-distance",
+            "divide_localize" => "divide-localize",
+            _ => "desired-distance",
+        };
+        bad(option, e.to_string())
+    })?;
     let single = |name: &str| -> Result<f64, ExperimentError> {
         match options.numbers(name)?.as_slice() {
             [v] if *v >= 0.0 => Ok(*v),
@@ -165,7 +174,7 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         ..TableConfig::default()
     };
     let robots = match options.text("robots")? {
-        "auto" => robots_for_area(&shape, params.desired_distance),
+        "auto" => robots_for_area(&shape, params.desired_distance).map_err(|e| bad("robots", format!("auto: {e}")))?,
         text => {
             text.parse().ok().filter(|n: &usize| *n >= 1).ok_or_else(|| bad("robots", format!("`{text}` is not a count >= 1 or auto")))?
         }

@@ -122,7 +122,6 @@ impl Experiment for MsdStudy {
 
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let seeds = options.count("seeds")?;
-        let first_seed = options.seed("seed")?;
         let seconds = options.number("duration")?;
         let balls = options.count("balls")?;
         let reference_pump = options.number("reference_pump")?;
@@ -144,8 +143,8 @@ impl Experiment for MsdStudy {
                 message: format!("must be more than the {window_seconds} s MSD window, got {seconds} s"),
             });
         }
-        let jobs: Vec<(usize, u64)> =
-            (0..settings.len()).flat_map(|k| (first_seed..first_seed + seeds as u64).map(move |s| (k, s))).collect();
+        let seed_list = options.seed_range("seed", "seeds")?;
+        let jobs: Vec<(usize, u64)> = (0..settings.len()).flat_map(|k| seed_list.clone().map(move |s| (k, s))).collect();
         progress.expect(jobs.len(), "ball-tank MSD");
         let runs: Vec<(f64, Simulated)> = jobs
             .par_iter()

@@ -72,8 +72,6 @@ impl Experiment for YieldStudy {
     }
 
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
-        let seeds = options.count("seeds")?;
-        let first_seed = options.seed("seed")?;
         let duration = options.number("duration")?;
         let rulesets = options.names("rulesets")?;
         let powers = options.numbers("pumps")?;
@@ -90,7 +88,8 @@ impl Experiment for YieldStudy {
                 experiments.push(e);
             }
         }
-        let seed_list: Vec<u64> = (first_seed..first_seed + seeds as u64).collect();
+        let seeds = options.seed_range("seed", "seeds")?;
+        let seed_list: Vec<u64> = seeds.clone().collect();
         progress.expect(experiments.len() * seed_list.len(), "Lily yield");
         let results = sweep(&experiments, &seed_list, &|| progress.finished_one())?;
         let labels: Vec<String> = experiments.iter().map(|e| e.label.clone()).collect();
@@ -123,7 +122,7 @@ impl Experiment for YieldStudy {
                 }),
             });
         }
-        let seed_range = format!("seeds {first_seed}..={}", first_seed + seeds as u64 - 1);
+        let seed_range = format!("seeds {}..={}", seeds.start(), seeds.end());
         let mut most_targets: Vec<String> = experiments.iter().map(|e| (lilies / e.ruleset.target.len()).to_string()).collect();
         most_targets.dedup();
         let lilies_text = format!("{lilies} Lilies can make ({})", most_targets.join(" / "));

@@ -29,6 +29,7 @@ pub use tune::Tune;
 use rayon::prelude::*;
 
 use crate::experiment::{Experiment, ExperimentError, Options, Progress, Table};
+use tank_physics::systems::mhp::MhpError;
 
 /// The MHP experiments, in the order `flotilla experiment list` shows them.
 pub const EXPERIMENTS: &[&dyn Experiment] = &[&Trials, &Sweep, &Tune, &Bench, &Prototype];
@@ -68,19 +69,34 @@ fn controllers(options: &Options, name: &str) -> Result<Vec<Controller>, Experim
 fn run_batch(setups: &[TrialSetup], trials: usize, progress: &Progress) -> Result<Vec<Vec<TrialResult>>, ExperimentError> {
     progress.expect(setups.len() * trials, "MHP trials");
     let jobs: Vec<(usize, usize)> = (0..setups.len()).flat_map(|s| (0..trials).map(move |t| (s, t))).collect();
-    let results: Vec<Result<TrialResult, String>> = jobs
+    let results: Vec<Result<TrialResult, ExperimentError>> = jobs
         .par_iter()
         .map(|&(s, t)| {
-            let r = run_trial(&setups[s], t).map_err(|e| format!("{} trial {t}: {e}", setups[s].robot.label()));
+            let r = run_trial(&setups[s], t)
+                .map_err(|e| option_error(option_of(&e, &setups[s]), format!("{} trial {t}: {e}", setups[s].robot.label())));
             progress.finished_one();
             r
         })
         .collect();
     let mut out = vec![Vec::with_capacity(trials); setups.len()];
     for ((s, _), r) in jobs.iter().zip(results) {
-        out[*s].push(r.map_err(|m| option_error("robot", m))?);
+        out[*s].push(r?);
     }
     Ok(out)
+}
+
+/// The option a trial's error comes from: the drag coefficient and the module density are
+/// options of their own (a module's mass or inertia is the density's when it was changed);
+/// everything else is the robot's (its size, thrust, faults).
+fn option_of(e: &MhpError, setup: &TrialSetup) -> &'static str {
+    let density_changed =
+        setup.module_density != TrialSetup::paper(RobotSpec::Cube(1), Controller::Decentralised, Default::default(), 0).module_density;
+    match e {
+        MhpError::Parameter { name: "drag_coefficient", .. } => "drag-coefficient",
+        MhpError::Parameter { name: "module_density", .. } => "module-density",
+        MhpError::ModuleMass { .. } | MhpError::Inertia { .. } if density_changed => "module-density",
+        _ => "robot",
+    }
 }
 
 /// `trials.csv`: one row per trial of each labelled setting.
@@ -110,6 +126,21 @@ fn trials_table(rows: &[(String, &[TrialResult])]) -> Table {
 mod tests {
     use super::*;
     use tank_physics::systems::mhp::MhpFaults;
+
+    /// A thrust far beyond what the modules' mass and the step can integrate turned every
+    /// figure into NaN (success rate 0, exit 0); now the trial stops at the first step
+    /// whose state is not finite and names the parameters.
+    #[test]
+    fn a_diverging_trial_is_an_error_naming_the_physics_not_a_nan_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("strong.txt");
+        std::fs::write(&path, "0 0 0\n1 0 0\nthrust_mN 1e300\n").unwrap();
+        let robot = RobotSpec::parse(&format!("file:{}", path.display())).unwrap();
+        let setup = TrialSetup { time_limit: 1.0, ..TrialSetup::paper(robot, Controller::Decentralised, MhpFaults::default(), 1) };
+        let err = run_batch(std::slice::from_ref(&setup), 2, &Progress::hidden()).unwrap_err().to_string();
+        assert!(err.starts_with("option --robot: strong trial 0: the motion diverged at t = "), "{err}");
+        assert!(err.contains("pump thrust 1e297 N"), "{err}");
+    }
 
     #[test]
     fn parallel_batches_equal_trials_run_in_order() {

@@ -94,16 +94,7 @@ impl RobotSpec {
         match self {
             RobotSpec::Cube(n) => (cube(*n), MhpParams::scaled_cube(*n), MhpFaults::default()),
             RobotSpec::Random(n) => (random_growth(Lattice::Cube, *n, rng), MhpParams::equal_volume(*n), MhpFaults::default()),
-            RobotSpec::File(_, f) => {
-                let mut params = MhpParams::equal_volume(f.morphology.len());
-                if let Some(side) = f.module_side {
-                    params = MhpParams::with_module_side(side);
-                }
-                if let Some(thrust) = f.thrust {
-                    params.thrust = thrust;
-                }
-                (f.morphology.clone(), params, f.faults)
-            }
+            RobotSpec::File(_, f) => (f.morphology.clone(), f.params(), f.faults),
             RobotSpec::Polyomino(_, m) => (m.clone(), MhpParams::with_module_side(0.08), MhpFaults::default()),
         }
     }
@@ -274,6 +265,7 @@ pub fn run_trial(setup: &TrialSetup, index: usize) -> Result<TrialResult, MhpErr
             robot.apply(&name, &command)?;
         }
         robot.step();
+        robot.check_finite()?;
         let distance = (robot.body().position - target).norm();
         if success_at.is_some() {
             overshoot = overshoot.max(distance);

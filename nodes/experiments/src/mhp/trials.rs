@@ -5,7 +5,7 @@
 //! --direction-error 0.5 --trials 100 --seed 1 --out DIR`
 
 use serde_json::{json, Map, Value};
-use tank_physics::systems::mhp::{DragModel, MhpFaults};
+use tank_physics::systems::mhp::{DragModel, MhpFaults, MhpParams};
 
 use super::plots::{plot_success_boxes, BoxCell, BoxPanel};
 use super::stats::Stats;
@@ -88,6 +88,24 @@ pub(super) fn protocol(options: &Options, mut setup: TrialSetup) -> Result<Trial
         [d] if d == "modules" => DragModel::WholeModules,
         _ => return Err(super::option_error("drag", "expected faces or modules")),
     };
+    if setup.success_radius >= setup.distance {
+        return Err(super::option_error(
+            "radius-cm",
+            format!(
+                "{} cm is not less than --distance-cm {} cm: every trial would start inside the target's radius",
+                setup.success_radius * 100.0,
+                setup.distance * 100.0
+            ),
+        ));
+    }
+    // The controller runs on whole integration steps; a shorter period was silently one step.
+    let dt = MhpParams::equal_volume(1).dt;
+    if setup.control_period < dt {
+        return Err(super::option_error(
+            "control-period",
+            format!("{} s is shorter than the integration step {dt} s", setup.control_period),
+        ));
+    }
     Ok(setup)
 }
 

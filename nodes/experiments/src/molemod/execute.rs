@@ -15,7 +15,7 @@ use reconfig_planner::Lattice;
 use serde_json::{json, Map, Value};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::{
-    plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, Failure, PlannedTask, TaskPlanError,
+    plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, Failure, PlannedTask, TaskPlanError, MAX_START_JITTER,
 };
 use tank_physics::systems::molemod::world::MoleWorld;
 
@@ -32,9 +32,9 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "seed of the robots' start displacements" },
     OptionSpec {
         name: "start_jitter",
-        kind: OptionKind::Positive,
+        kind: OptionKind::Numbers,
         default: "1",
-        help: "each robot starts displaced along its tunnel by up to +- this, mm",
+        help: "each robot starts displaced along its tunnel by up to +- this, mm (0 to 12.5: half a crawl step)",
     },
 ];
 
@@ -107,7 +107,15 @@ impl Experiment for Execute {
             .ok_or_else(|| Options::invalid("task", "a task file is required"))?;
         let robots = options.count("robots")?;
         let seed = options.seed("seed")?;
-        let jitter = options.number("start_jitter")? * 1e-3;
+        let jitter = match options.numbers("start_jitter")?.as_slice() {
+            [mm] if (0.0..=MAX_START_JITTER * 1e3).contains(mm) => mm * 1e-3,
+            _ => {
+                return Err(Options::invalid(
+                    "start_jitter",
+                    format!("give one length from 0 to {} mm (half a crawl step)", MAX_START_JITTER * 1e3),
+                ))
+            }
+        };
         let PlannedTask { task, request, plan: planned, replay } = plan_task(&path, robots).map_err(|e| match e {
             TaskPlanError::Task(e) => Options::invalid("task", e.to_string()),
             TaskPlanError::Robots(e) => Options::invalid("robots", e.to_string()),

@@ -38,7 +38,7 @@ impl SyncParams {
             return Err(format!("sync period must be > 0 s, got {}", self.period));
         }
         if !(self.flash > 0.0 && self.flash < self.period) {
-            return Err(format!("sync flash must be in (0, period) s, got {}", self.flash));
+            return Err(format!("sync flash must be in (0, period = {} s) s, got {}", self.period, self.flash));
         }
         if !(self.coupling > 0.0 && self.coupling.is_finite()) {
             return Err(format!("sync coupling must be > 0, got {}", self.coupling));

@@ -156,14 +156,14 @@ impl Default for SelfAssemblyParams {
 
 /// A parameter out of range.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("self-assembly parameter {field} = {value}: {rule}")]
+#[error("self-assembly parameter {field} = {}: {rule}", if (1e-4..1e6).contains(&value.abs()) || *value == 0.0 { format!("{value}") } else { format!("{value:e}") })]
 pub struct ParamError {
     /// The parameter.
     pub field: &'static str,
     /// Its value.
     pub value: f64,
     /// What it must be.
-    pub rule: &'static str,
+    pub rule: String,
 }
 
 impl SelfAssemblyParams {
@@ -177,14 +177,45 @@ impl SelfAssemblyParams {
         ];
         for (field, value) in positive {
             if !(value.is_finite() && value > 0.0) {
-                return Err(ParamError { field, value, rule: "must be a number > 0" });
+                return Err(ParamError { field, value, rule: "must be a number > 0".into() });
             }
         }
         if !(self.divide_localize.is_finite() && self.divide_localize >= 1.0) {
-            return Err(ParamError { field: "divide_localize", value: self.divide_localize, rule: "must be >= 1" });
+            return Err(ParamError { field: "divide_localize", value: self.divide_localize, rule: "must be >= 1".into() });
         }
         if self.min_references < 2 {
-            return Err(ParamError { field: "min_references", value: self.min_references as f64, rule: "must be >= 2" });
+            return Err(ParamError { field: "min_references", value: self.min_references as f64, rule: "must be >= 2".into() });
+        }
+        // Robots are one world unit across and never closer than that: a smaller distance
+        // left every robot edge-following or colliding, and a radius below the distance
+        // left every robot deaf to the neighbour it follows (nothing ever joined).
+        if self.desired_distance < 1.0 {
+            return Err(ParamError {
+                field: "desired_distance",
+                value: self.desired_distance,
+                rule: "must be at least 1 (a robot's diameter): a robot cannot follow an edge closer than touching".into(),
+            });
+        }
+        if self.gradient_distance <= 1.0 {
+            return Err(ParamError {
+                field: "gradient_distance",
+                value: self.gradient_distance,
+                rule: "must be more than 1 (a robot's diameter): no two robots are closer, so no neighbour would count and the gradient would not leave the source".into(),
+            });
+        }
+        if self.neighbor_radius <= self.desired_distance {
+            return Err(ParamError {
+                field: "neighbor_radius",
+                value: self.neighbor_radius,
+                rule: format!("must be more than desired_distance ({}): a robot must hear the neighbour it follows", self.desired_distance),
+            });
+        }
+        if self.gradient_distance > self.neighbor_radius {
+            return Err(ParamError {
+                field: "gradient_distance",
+                value: self.gradient_distance,
+                rule: format!("must be at most neighbor_radius ({}): a neighbour within G must be heard", self.neighbor_radius),
+            });
         }
         Ok(())
     }

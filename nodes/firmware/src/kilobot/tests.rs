@@ -271,5 +271,21 @@ fn bad_parameters_are_named() {
     let e = SelfAssembly::new(bad, shape, Role::Robot).err().unwrap();
     assert!(e.to_string().contains("desired_distance"), "{e}");
     assert!("fast".parse::<Localisation>().unwrap_err().contains("least-squares"));
+    // Distances no robot can keep were accepted: a radius below the distance (every robot
+    // edge-followed forever, nothing joined), a distance or G within a diameter (robots
+    // packed into each other).
+    let d = SelfAssemblyParams::default();
+    for (params, says) in [
+        (SelfAssemblyParams { neighbor_radius: 1.2, ..d }, "neighbor_radius = 1.2: must be more than desired_distance (1.615)"),
+        (SelfAssemblyParams { desired_distance: 0.5, ..d }, "desired_distance = 0.5: must be at least 1"),
+        (SelfAssemblyParams { gradient_distance: 1.0, ..d }, "gradient_distance = 1: must be more than 1"),
+        (SelfAssemblyParams { gradient_distance: 100.0, ..d }, "gradient_distance = 100: must be at most neighbor_radius (4.845)"),
+        (SelfAssemblyParams { divide_localize: 1e-300, ..d }, "divide_localize = 1e-300: must be >= 1"),
+    ] {
+        let e = params.validate().unwrap_err().to_string();
+        assert!(e.starts_with(&format!("self-assembly parameter {says}")), "{e}");
+    }
+    let study_ideal = SelfAssemblyParams { desired_distance: 1.05, neighbor_radius: 3.0, gradient_distance: 1.5, ..d };
+    assert_eq!(study_ideal.validate(), Ok(()));
     assert_eq!("least-squares".parse::<Localisation>().unwrap(), Localisation::LeastSquares);
 }

@@ -3,7 +3,7 @@
 //! `molemod_plan config/molemod/task3.yaml --robots 2 --heuristic published`
 
 use clap::{Parser, ValueEnum};
-use reconfig_planner::{plan, Budget, HeuristicKind, Lattice, Plan, Task};
+use reconfig_planner::{plan, Budget, HeuristicKind, Lattice, Plan, PlanError, Task};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -76,19 +76,45 @@ fn print_plan(plan: &Plan, states: &[Lattice]) {
     }
 }
 
-fn run(args: &Args) -> Result<(), String> {
-    let task = Task::load(&args.task).map_err(|e| e.to_string())?;
+/// Exit code of bad input (the task file, a flag, a start and goal that do not fit), as
+/// clap's own for an unknown flag; 1 is left for a task that has no plan.
+const EXIT_USAGE: u8 = 2;
+
+/// Why a run failed, and its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    fn usage(message: impl ToString) -> Self {
+        Self { code: EXIT_USAGE, message: message.to_string() }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Self { code: 1, message }
+    }
+}
+
+fn run(args: &Args) -> Result<(), Failure> {
+    let task = Task::load(&args.task).map_err(Failure::usage)?;
     let robots = args.robots.unwrap_or(task.robots.len());
-    let max_time = flotilla_common::duration::Span::POSITIVE.seconds(args.max_time).map_err(|e| format!("--max-time: {e}"))?;
+    let max_time =
+        flotilla_common::duration::Span::POSITIVE.seconds(args.max_time).map_err(|e| Failure::usage(format!("--max-time: {e}")))?;
     let request = task
         .request(robots)
-        .map_err(|e| e.to_string())?
+        .map_err(Failure::usage)?
         .with_heuristic(args.heuristic.into())
         .with_weight(args.weight)
         .with_budget(Budget::default().with_max_expansions(args.max_expansions).with_max_time(max_time));
     println!("{}: {}", task.name, task.description);
     println!("{}", side_by_side(&[("start".into(), &request.start), ("goal".into(), &request.goal)]));
-    let plan = plan(&request).map_err(|e| e.to_string())?;
+    let plan = plan(&request).map_err(|e| match e {
+        PlanError::Invalid(_) => Failure::usage(e),
+        other => Failure::from(other.to_string()),
+    })?;
     let replay = plan.verify(&request).map_err(|e| format!("plan failed its replay check: {e}"))?;
     if !args.quiet {
         print_plan(&plan, &replay.states);
@@ -120,9 +146,9 @@ fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(Failure { code, message }) => {
             eprintln!("error: {message}");
-            ExitCode::FAILURE
+            ExitCode::from(code)
         }
     }
 }

@@ -4,7 +4,7 @@
 //! ...). The same section, filled with every parameter, is what the node serves as ROS
 //! parameters; each scalar can change while running.
 
-use flotilla_common::params::ParamError;
+use flotilla_common::params::{as_written, ParamError};
 use flotilla_firmware::bluebot::Behaviour;
 use serde_yaml::{Mapping, Value};
 
@@ -19,7 +19,7 @@ pub fn behaviour_from_section(section: &Mapping) -> Result<Option<Behaviour>, Pa
     }
     let name = match section.get("behaviour") {
         Some(Value::String(s)) => s.as_str(),
-        Some(v) => return Err(ParamError::invalid("bluebot.behaviour", format!("must be a behaviour name, got {v:?}"))),
+        Some(v) => return Err(ParamError::invalid("bluebot.behaviour", format!("must be a behaviour name, got {}", as_written(v)))),
         None => return Err(ParamError::invalid("bluebot.behaviour", "missing: give sync, dispersion, milling or search")),
     };
     let behaviour = Behaviour::by_name(name).map_err(|e| ParamError::invalid("bluebot.behaviour", e))?;
@@ -30,7 +30,7 @@ pub fn behaviour_from_section(section: &Mapping) -> Result<Option<Behaviour>, Pa
             continue;
         }
         let at = format!("{SECTION}.{key}");
-        let number = number(value).ok_or_else(|| ParamError::invalid(&at, format!("must be a number, got {value:?}")))?;
+        let number = number(value).ok_or_else(|| ParamError::invalid(&at, format!("must be a number, got {}", as_written(value))))?;
         if !behaviour.scalars().iter().any(|(k, _)| *k == key) {
             // The behaviour's own message lists the names it has.
             return Err(ParamError::invalid(&at, behaviour.with(key, number).err().unwrap_or_default()));

@@ -59,6 +59,26 @@ pub enum LayoutError {
         /// Height the corner must cover, world units.
         need_y: f64,
     },
+    /// Filling the shape takes more robots than there are robot ids.
+    #[error("filling the shape ({area:.4e} world units^2 at desired distance {desired_distance}) takes about {robots:.4e} robots, more than the {limit} robot ids allow: give a robot count, a smaller scale or a smaller image")]
+    FillTooMany {
+        /// The shape's area, world units^2.
+        area: f64,
+        /// DESIRED_DISTANCE, world units.
+        desired_distance: f64,
+        /// Robots it would take.
+        robots: f64,
+        /// Most non-seed robots.
+        limit: usize,
+    },
+    /// A part of the shape is not joined to the seeds' corner.
+    #[error("pixel ({x}, {y}) (from the top-left) is dark but not joined to the seeds' corner through dark pixels sharing an edge: the robots grow the shape from the seeds by following its edge and cannot reach a separate part")]
+    Disconnected {
+        /// Column.
+        x: usize,
+        /// Row from the top.
+        y: usize,
+    },
     /// More robots than the table holds.
     #[error("{robots} robots do not fit: {reason}")]
     TooMany {
@@ -144,10 +164,39 @@ pub struct PackSpec {
     pub bounds: Option<Bounds>,
 }
 
-/// Non-seed robots that fill `shape` at hexagonal spacing `desired_distance`, less the seeds.
-pub fn robots_for_area(shape: &Shape, desired_distance: f64) -> usize {
+/// Non-seed robots that fill `shape` at hexagonal spacing `desired_distance`, less the seeds
+/// (at least one); an error when that is more than the robot ids allow (a large scale once
+/// gave 18446744073709551611, the saturated cast of the count).
+pub fn robots_for_area(shape: &Shape, desired_distance: f64) -> Result<usize, LayoutError> {
     let per_robot = 3f64.sqrt() / 2.0 * desired_distance * desired_distance;
-    ((shape.area() / per_robot).round() as usize).saturating_sub(SEEDS.len()).max(1)
+    let robots = (shape.area() / per_robot).round() - SEEDS.len() as f64;
+    let limit = MAX_ROBOTS - SEEDS.len();
+    if robots.is_nan() || robots > limit as f64 {
+        return Err(LayoutError::FillTooMany { area: shape.area(), desired_distance, robots, limit });
+    }
+    Ok((robots.max(1.0)) as usize)
+}
+
+/// The first dark pixel (column, row from the bottom) not joined to pixel (0, 0) through
+/// dark pixels sharing an edge, if any.
+fn separate_part(shape: &Shape) -> Option<(usize, usize)> {
+    let (w, h) = (shape.width(), shape.height());
+    let mut reached = vec![false; w * h];
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    if shape.pixel(0, 0) {
+        reached[0] = true;
+        stack.push((0, 0));
+    }
+    while let Some((c, r)) = stack.pop() {
+        let next = [(c.wrapping_sub(1), r), (c + 1, r), (c, r.wrapping_sub(1)), (c, r + 1)];
+        for (nc, nr) in next {
+            if shape.pixel(nc, nr) && !reached[nr * w + nc] {
+                reached[nr * w + nc] = true;
+                stack.push((nc, nr));
+            }
+        }
+    }
+    (0..h).flat_map(|r| (0..w).map(move |c| (c, r))).find(|&(c, r)| shape.pixel(c, r) && !reached[r * w + c])
 }
 
 /// The seeds at the corner (checked against the shape) and the pack: the `robots` lattice
@@ -161,6 +210,9 @@ pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
         if !shape.contains(s[0], s[1]) {
             return Err(LayoutError::SeedsOffShape { index, x: s[0], y: s[1], need: seed_w + 0.01, need_y: seed_h + 0.01 });
         }
+    }
+    if let Some((column, row)) = separate_part(shape) {
+        return Err(LayoutError::Disconnected { x: column, y: shape.height() - 1 - row });
     }
     if pack.robots > MAX_ROBOTS - SEEDS.len() {
         return Err(LayoutError::TooMany {
@@ -287,6 +339,26 @@ mod tests {
         assert!(layout(&rect, &spec(70_000)).unwrap_err().to_string().contains("16 bits"));
     }
 
+    /// A shape in two parts ran to --max-steps with the far part never reachable; a
+    /// scale that made the fill count overflow was reported as 18446744073709551611
+    /// robots. A hole is fine: it is part of the shape's edge.
+    #[test]
+    fn separate_parts_and_fills_beyond_the_robot_ids_are_refused() {
+        // Two 4 x 4 squares side by side with a column of white between them.
+        let two = Shape::new(9, 4, 1.0, (0..36).map(|i| i % 9 != 4).collect()).unwrap();
+        let e = layout(&two, &spec(5)).unwrap_err().to_string();
+        assert!(e.starts_with("pixel (5, 3) (from the top-left) is dark but not joined to the seeds' corner"), "{e}");
+        // Joined only at a corner: still two parts.
+        let diagonal = Shape::new(4, 4, 1.0, (0..16).map(|i| (i % 4 < 2) == (i / 4 < 2)).collect()).unwrap();
+        assert!(layout(&diagonal, &spec(5)).unwrap_err().to_string().contains("pixel (2, 1)"));
+        let ring = Shape::new(9, 9, 1.0, (0..81).map(|i| !((3..6).contains(&(i % 9)) && (3..6).contains(&(i / 9)))).collect()).unwrap();
+        assert!(layout(&ring, &spec(5)).is_ok(), "a shape with a hole");
+        let huge = Shape::new(200, 100, 1e9, vec![true; 200 * 100]).unwrap();
+        let e = robots_for_area(&huge, 1.615).unwrap_err().to_string();
+        assert!(e.contains("takes about") && e.contains("more than the 65531 robot ids allow"), "{e}");
+        assert!(robots_for_area(&Shape::rectangle(10.0, 5.0, 0.05).unwrap(), 1e-9).unwrap_err().to_string().contains("robot ids"));
+    }
+
     #[test]
     fn the_pack_is_a_touching_hexagonal_lattice_clear_of_the_shape_and_reached_by_the_gradient() {
         let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
@@ -305,6 +377,6 @@ mod tests {
                 .fold(f64::INFINITY, f64::min);
             assert!((closest - 1.0).abs() < 1e-9, "robot {i}: nearest neighbour at {closest}");
         }
-        assert_eq!(robots_for_area(&rect, 1.615), 18);
+        assert_eq!(robots_for_area(&rect, 1.615).unwrap(), 18);
     }
 }

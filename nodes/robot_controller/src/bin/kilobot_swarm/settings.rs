@@ -98,10 +98,10 @@ pub const PARAMS: NodeParams = NodeParams {
         P::double(
             "firmware.desired_distance",
             1.615,
-            "DESIRED_DISTANCE: edge-following distance to the nearest stationary neighbour, world units (> 0)",
+            "DESIRED_DISTANCE: edge-following distance to the nearest stationary neighbour, world units (>= 1, below neighbor_radius)",
         ),
-        P::double("firmware.neighbor_radius", 4.845, "NEIGHBOR_RADIUS: messages from farther are ignored, world units (> 0)"),
-        P::double("firmware.gradient_distance", 1.715, "G: neighbours closer than this count for the gradient, world units (> 0)"),
+        P::double("firmware.neighbor_radius", 4.845, "NEIGHBOR_RADIUS: messages from farther are ignored, world units (above desired_distance, at least gradient_distance)"),
+        P::double("firmware.gradient_distance", 1.715, "G: neighbours closer than this count for the gradient, world units (> 1, at most neighbor_radius)"),
         P::double("firmware.divide_localize", 2.0, "DIVIDE_LOCALIZE: divisor of the greedy localisation step (dimensionless, >= 1)"),
         P::integer("firmware.startup_time", 500, "STARTUP_TIME, ticks").int_range(0, u32::MAX as i64),
         P::string(
@@ -216,7 +216,12 @@ impl SwarmSettings {
         }
         let image = PathBuf::from(&shape.image);
         let bitmap = Arc::new(shape_from_image(&image, shape.scale).map_err(|e| ParamError::invalid("shape.image", e))?);
-        let robots = if robots == 0 { robots_for_area(&bitmap, firmware.desired_distance) } else { robots as usize };
+        let robots = if robots == 0 {
+            robots_for_area(&bitmap, firmware.desired_distance)
+                .map_err(|e| ParamError::invalid("robots", format!("0 (fill the shape): {e}")))?
+        } else {
+            robots as usize
+        };
         let spec = PackSpec { robots, spacing, clearance: pack.clearance, gradient_distance: firmware.gradient_distance, bounds: None };
         let scene = Scene::new(bitmap, &spec, seed).map_err(|e| ParamError::invalid("shape", e))?;
         let names = (0..scene.len()).map(|i| format!("{name_prefix}{i}")).collect();

@@ -173,7 +173,12 @@ impl NodeSettings {
             None => None,
             Some(serde_yaml::Value::String(s)) if s.is_empty() => None,
             Some(serde_yaml::Value::String(s)) => Some(PathBuf::from(s)),
-            Some(v) => return Err(ParamError::invalid("metrics_csv", format!("must be a file path (\"\" = none), got {v:?}"))),
+            Some(v) => {
+                return Err(ParamError::invalid(
+                    "metrics_csv",
+                    format!("must be a file path (\"\" = none), got {}", params::as_written(&v)),
+                ))
+            }
         };
         let tank = take_section::<TankSettings>(&mut tree, "tank")?;
         let vision = take_section::<VisionSettings>(&mut tree, "vision")?;

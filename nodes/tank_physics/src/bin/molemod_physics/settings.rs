@@ -9,6 +9,7 @@ use reconfig_planner::Task;
 use serde::Deserialize;
 use serde_yaml::Mapping;
 use tank_physics::run::{check_rate, rate_param, REAL_TIME_FACTOR};
+use tank_physics::systems::molemod::executor::MAX_START_JITTER;
 
 /// Parameters as they appear in the `ros__parameters` file.
 #[derive(Debug, Clone, Deserialize)]
@@ -48,9 +49,8 @@ impl Default for PublishSettings {
     }
 }
 
-/// Largest start displacement, mm: half a crawl step (25 mm). The first move takes the
-/// displacement up; the executor has been measured with 1-1.5 mm (docs/molemod_execution.md).
-const MAX_JITTER_MM: f64 = 12.5;
+/// Largest start displacement, mm: the executor's [`MAX_START_JITTER`] (half a crawl step).
+const MAX_JITTER_MM: f64 = MAX_START_JITTER * 1e3;
 
 /// The node's parameters for ROS 2 tools (`ros2 param describe /molemod_physics <name>`),
 /// checked against [`NodeSettings::from_tree`]; all are read at start-up.

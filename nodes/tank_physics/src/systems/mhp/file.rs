@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use super::lattice::{Cell, Lattice, Morphology, MorphologyError};
-use super::robot::MhpFaults;
+use super::robot::{MhpError, MhpFaults, MhpParams};
 
 /// A robot read from a file.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +33,22 @@ pub struct RobotFile {
     pub thrust: Option<f64>,
     /// Faults (zero unless set).
     pub faults: MhpFaults,
+}
+
+impl RobotFile {
+    /// The robot's physical parameters: modules of the file's side (default: the robot has
+    /// the volume of the 8 cm cube) with the paper's thrust per face area, or the file's
+    /// thrust.
+    pub fn params(&self) -> MhpParams {
+        let mut params = match self.module_side {
+            Some(side) => MhpParams::with_module_side(side),
+            None => MhpParams::equal_volume(self.morphology.len()),
+        };
+        if let Some(thrust) = self.thrust {
+            params.thrust = thrust;
+        }
+        params
+    }
 }
 
 /// A file that is not a robot: `path:line: message` (no line when it concerns the file).
@@ -61,6 +77,9 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
     let mut cells: Vec<Cell> = Vec::new();
     let mut lines: Vec<usize> = Vec::new();
     let (mut module_side, mut thrust, mut faults) = (None, None, MhpFaults::default());
+    let (mut side_line, mut thrust_line) = (None, None);
+    // A byte-order mark (Windows editors write one) is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let content = raw.split('#').next().unwrap_or("").trim();
@@ -68,7 +87,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
             continue;
         }
         let words: Vec<&str> = content.split_whitespace().collect();
-        if words[0].parse::<i64>().is_ok() {
+        if words[0].parse::<f64>().is_ok() {
             let numbers: Result<Vec<i32>, _> = words.iter().map(|w| w.parse::<i32>()).collect();
             let numbers = numbers.map_err(|_| err(Some(line), format!("a module is 2 or 3 whole numbers, got `{content}`")))?;
             let cell = match numbers[..] {
@@ -111,8 +130,8 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
             }
         };
         match key {
-            "module_side_cm" => module_side = Some(positive(number)? / 100.0),
-            "thrust_mN" => thrust = Some(positive(number)? / 1000.0),
+            "module_side_cm" => (module_side, side_line) = (Some(positive(number)? / 100.0), Some(line)),
+            "thrust_mN" => (thrust, thrust_line) = (Some(positive(number)? / 1000.0), Some(line)),
             "direction_error" if number.is_finite() && number >= 0.0 => faults.direction_error = number,
             "direction_error" => return Err(err(Some(line), format!("direction_error = {number}: must be >= 0"))),
             "thruster_failure" => faults.thruster_failure = probability(number)?,
@@ -145,7 +164,18 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
         ),
         e @ MorphologyError::TooLarge { .. } => err(None, e.to_string()),
     })?;
-    Ok(RobotFile { morphology, module_side, thrust, faults })
+    let file = RobotFile { morphology, module_side, thrust, faults };
+    // A side or thrust that is positive can still give a module of 0 kg or infinite mass,
+    // or a default thrust of 0 N: refused here, at its line, not in the first trial.
+    if let Err(e) = file.params().validate() {
+        let line = match e {
+            MhpError::Parameter { name: "thrust", .. } => thrust_line.or(side_line),
+            _ => side_line,
+        };
+        let hint = if side_line.is_some() { "module_side_cm" } else { "the module count" };
+        return Err(err(line, format!("{e} (from {hint}{})", if thrust_line.is_some() { " and thrust_mN" } else { "" })));
+    }
+    Ok(file)
 }
 
 #[cfg(test)]
@@ -166,6 +196,21 @@ mod tests {
         assert_eq!(r.faults.thruster_failure, 0.25);
     }
 
+    /// A side whose module weighs 0 kg (or whose default thrust is 0 N) or infinitely
+    /// much was accepted and failed in the first trial naming `thrust`; a UTF-8 byte-order
+    /// mark made the first module an unknown key.
+    #[test]
+    fn sides_that_give_no_mass_or_thrust_are_refused_at_their_line_and_a_bom_is_skipped() {
+        let tiny = error("0 0 0\nmodule_side_cm 1e-300\n");
+        assert!(tiny.starts_with("robot.txt:2: parameter thrust = 0: must be positive and finite (from module_side_cm)"), "{tiny}");
+        let tiny_with_thrust = error("module_side_cm 1e-150\nthrust_mN 1\n0 0 0\n");
+        assert!(tiny_with_thrust.starts_with("robot.txt:1: a module's mass 0 kg"), "{tiny_with_thrust}");
+        let huge = error("module_side_cm 1e300\n0 0 0\n");
+        assert!(huge.starts_with("robot.txt:1: parameter thrust = inf"), "{huge}");
+        let bom = parse("\u{feff}0 0 0\r\n1 0 0\r\n", Path::new("bom.txt")).expect("a byte-order mark and CRLF are read");
+        assert_eq!(bom.morphology.cells(), &[[0, 0, 0], [1, 0, 0]]);
+    }
+
     #[test]
     fn bad_files_name_the_line() {
         assert_eq!(
@@ -182,6 +227,7 @@ mod tests {
         assert!(error("lattice square\n0 0 0\n0 0 1\n")
             .contains(":3: module at [0, 0, 1] is off the plane z = 0 of the square lattice (set on line 1)"));
         assert!(error("0 0 0\nlattice square\n").contains(":2: set the lattice before"));
+        assert!(error("0.5 0 0\n").starts_with("robot.txt:1: a module is 2 or 3 whole numbers, got `0.5 0 0`"));
         let missing = load(Path::new("/nonexistent/robot.txt")).unwrap_err();
         assert!(missing.to_string().starts_with("/nonexistent/robot.txt: "), "{missing}");
     }

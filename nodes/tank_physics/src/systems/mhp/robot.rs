@@ -23,6 +23,16 @@ pub enum DragModel {
     WholeModules,
 }
 
+/// A number as a person reads it: plain between 1e-4 and 1e6, else with an exponent
+/// (Rust prints 1e300 with 301 digits).
+fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e6).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// Physical parameters of a robot and its fluid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MhpParams {
@@ -66,6 +76,29 @@ impl MhpParams {
             dt: 0.01,
             drag: DragModel::OuterFaces,
         }
+    }
+
+    /// Checks that every parameter is positive and finite, and so is the mass of a module
+    /// (density x side^2 x wetted height: a side of 1e-120 m gives 0 kg, 1e120 m infinity).
+    pub fn validate(&self) -> Result<(), MhpError> {
+        for (name, value) in [
+            ("module_side", self.module_side),
+            ("wetted_height", self.wetted_height),
+            ("thrust", self.thrust),
+            ("fluid_density", self.fluid_density),
+            ("module_density", self.module_density),
+            ("drag_coefficient", self.drag_coefficient),
+            ("dt", self.dt),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(MhpError::Parameter { name, value });
+            }
+        }
+        let mass = self.module_density * self.module_side * self.module_side * self.wetted_height;
+        if !(mass.is_finite() && mass > 0.0) {
+            return Err(MhpError::ModuleMass { mass, density: self.module_density, side: self.module_side, height: self.wetted_height });
+        }
+        Ok(())
     }
 
     /// The paper's scaling of an n^3 cube: modules of 8/n cm, pumps of 6.4/n^2 mN.
@@ -128,7 +161,7 @@ pub enum MhpError {
     #[error(transparent)]
     Fault(#[from] FaultError),
     /// A parameter is not positive and finite.
-    #[error("parameter {name} = {value}: must be positive and finite")]
+    #[error("parameter {name} = {}: must be positive and finite", num(*value))]
     Parameter {
         /// The parameter.
         name: &'static str,
@@ -146,6 +179,43 @@ pub enum MhpError {
     /// A thrust value outside 0..1.
     #[error(transparent)]
     Range(#[from] OutOfRange),
+    /// A module's mass is not a positive finite number.
+    #[error("a module's mass {} kg (density {} kg/m^3 x side {} m squared x wetted height {} m) must be positive and finite", num(*mass), num(*density), num(*side), num(*height))]
+    ModuleMass {
+        /// The mass, kg.
+        mass: f64,
+        /// Module density, kg/m^3.
+        density: f64,
+        /// Module side, m.
+        side: f64,
+        /// Wetted height, m.
+        height: f64,
+    },
+    /// The robot's inertia cannot be inverted (modules so light or small that it rounds to
+    /// nothing).
+    #[error("the robot's inertia cannot be inverted: modules of {} kg and {} m side are too light or too small (module density or side)", num(*module_mass), num(*side))]
+    Inertia {
+        /// Mass of one module, kg.
+        module_mass: f64,
+        /// Module side, m.
+        side: f64,
+    },
+    /// The state stopped being finite: the parameters do not fit together (a thrust too
+    /// strong for the module mass and the step, a drag coefficient that makes the explicit
+    /// drag step overshoot).
+    #[error("the motion diverged at t = {time:.2} s (the robot's state is no longer finite) with pump thrust {} N, a module of {} kg, drag coefficient {} and step {dt} s: these do not fit together", num(*thrust), num(*module_mass), num(*drag_coefficient))]
+    Diverged {
+        /// Sim time, s.
+        time: f64,
+        /// Force of one pump, N.
+        thrust: f64,
+        /// Mass of one module, kg.
+        module_mass: f64,
+        /// Drag coefficient of a face.
+        drag_coefficient: f64,
+        /// Integration step, s.
+        dt: f64,
+    },
 }
 
 /// An outer face as the model needs it each step.
@@ -195,19 +265,7 @@ impl MhpRobot {
     /// settings compare on the same draws).
     pub fn new(morphology: &Morphology, params: MhpParams, faults: MhpFaults, rng: &mut impl Rng) -> Result<Self, MhpError> {
         faults.validate()?;
-        for (name, value) in [
-            ("module_side", params.module_side),
-            ("wetted_height", params.wetted_height),
-            ("thrust", params.thrust),
-            ("fluid_density", params.fluid_density),
-            ("module_density", params.module_density),
-            ("drag_coefficient", params.drag_coefficient),
-            ("dt", params.dt),
-        ] {
-            if !(value.is_finite() && value > 0.0) {
-                return Err(MhpError::Parameter { name, value });
-            }
-        }
+        params.validate()?;
         let grid = Grid::new(morphology)?;
         let centroid = Vector3::from(morphology.centroid());
         let s = params.module_side;
@@ -216,7 +274,7 @@ impl MhpRobot {
         let centre = |c: Cell| (Vector3::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2])) - centroid) * s;
         let module_mass = params.module_density * s * s * params.wetted_height;
         let body = RigidBody::of_modules(morphology.cells().iter().map(|&c| centre(c)), module_mass, s, lattice == Lattice::Square)
-            .ok_or(MhpError::Parameter { name: "module_side", value: s })?;
+            .ok_or(MhpError::Inertia { module_mass, side: s })?;
         let mut faces_per_axis = [0.0; 3];
         let faces = exposed_faces(morphology, &grid)
             .into_iter()
@@ -300,6 +358,25 @@ impl MhpRobot {
     /// The parameters.
     pub fn params(&self) -> &MhpParams {
         &self.params
+    }
+
+    /// [`MhpError::Diverged`] when the body's position, velocity or attitude is no longer
+    /// finite (a few comparisons: cheap enough to call every step).
+    pub fn check_finite(&self) -> Result<(), MhpError> {
+        let b = &self.body;
+        let finite = b.position.iter().chain(b.velocity.iter()).chain(b.angular_velocity.iter()).all(|x| x.is_finite())
+            && b.orientation.coords.iter().all(|x| x.is_finite());
+        if finite {
+            return Ok(());
+        }
+        let p = &self.params;
+        Err(MhpError::Diverged {
+            time: self.time(),
+            thrust: p.thrust,
+            module_mass: p.module_density * p.module_side * p.module_side * p.wetted_height,
+            drag_coefficient: p.drag_coefficient,
+            dt: p.dt,
+        })
     }
 
     /// Number of modules.

@@ -363,7 +363,15 @@ pub enum ExecutorError {
     /// The start lattice has no robot.
     #[error("the start lattice has no robot to execute the plan")]
     NoRobot,
+    /// The start displacement is not a length from 0 to [`MAX_START_JITTER`].
+    #[error("start jitter {0} m: must be 0 to {MAX_START_JITTER} m (half a crawl step: the first move takes the displacement up)")]
+    StartJitter(f64),
 }
+
+/// Largest start displacement along a robot's tunnel, m: half a crawl step (25 mm). The
+/// first move takes the displacement up; the executor has been measured with 1-1.5 mm
+/// (docs/molemod_execution.md). Farther, a robot would start outside its block.
+pub const MAX_START_JITTER: f64 = 0.0125;
 
 /// One joint trace sample: sim time and each robot's joint readings.
 #[derive(Clone, Debug, PartialEq)]
@@ -638,6 +646,9 @@ impl Executor {
     ) -> Result<Self, ExecutorError> {
         if start.robots().is_empty() {
             return Err(ExecutorError::NoRobot);
+        }
+        if !(0.0..=MAX_START_JITTER).contains(&options.start_jitter) {
+            return Err(ExecutorError::StartJitter(options.start_jitter));
         }
         let mut world = MoleWorld::in_lattice(model, start, world_options, blocks)?;
         let mut rng = ChaCha8Rng::seed_from_u64(options.seed);

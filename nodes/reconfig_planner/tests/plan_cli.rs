@@ -1,0 +1,37 @@
+//! `molemod_plan` exit codes: bad input (task file, flags, a start and goal that do not
+//! fit) exits 2 naming it, as clap does for an unknown flag; a task without a plan exits 1.
+
+use std::process::Command;
+
+fn plan_cli(task_text: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("task.yaml");
+    std::fs::write(&path, task_text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_molemod_plan")).arg(&path).args(["--quiet"]).args(extra).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Every bad task file exited 1, the code of a task that has no plan.
+#[test]
+fn bad_input_exits_2_and_no_plan_exits_1() {
+    let task = |start: &str, goal: &str, robots: &str| format!("name: t\nstart: |\n  {start}\ngoal: |\n  {goal}\nrobots: {robots}\n");
+    for (text, extra, says) in [
+        (task("##X#", "####", "[[0, 0]]"), &[][..], "unknown cell character 'X'"),
+        (task("###", "####", "[[0, 0]]"), &[][..], "start lattice is 3x1x1 but goal lattice is 4x1x1"),
+        (task("###", "#R#", "[]"), &[][..], "goal places 1 robots but the start has 0"),
+        (task("###", "###", "[[0, 0]]"), &["--robots", "2"][..], "2 robots requested but the file lists 1"),
+        (task("###", "###", "[[0, 0]]"), &["--max-time=1e300"][..], "--max-time"),
+        (
+            "name: t\nstart: 5\ngoal: |\n  #\nrobots: []\n".to_owned(),
+            &[][..],
+            "`start`: expected a picture (a block string of rows, or a list of such strings, one per layer), got 5",
+        ),
+    ] {
+        let (code, stderr) = plan_cli(&text, extra);
+        assert_eq!(code, Some(2), "{text} {extra:?}: {stderr}");
+        assert!(stderr.contains(says), "{text} {extra:?}: {stderr}");
+    }
+    let (code, stderr) = plan_cli(&task("#.#", "##.", "[[0, 0]]"), &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("no plan: the goal is unreachable"), "{stderr}");
+}
