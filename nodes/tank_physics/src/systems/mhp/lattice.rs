@@ -77,6 +77,12 @@ pub struct Morphology {
     cells: Vec<Cell>,
 }
 
+/// The cell next to `cell` across the face with normal `n`; none past the lattice's
+/// coordinate range (cells from a file may lie at its edge).
+fn neighbour(cell: Cell, n: &[i32; 3]) -> Option<Cell> {
+    Some([cell[0].checked_add(n[0])?, cell[1].checked_add(n[1])?, cell[2].checked_add(n[2])?])
+}
+
 impl Morphology {
     /// Checks `cells`: not empty, in the plane for squares, no overlap, connected.
     pub fn new(lattice: Lattice, cells: Vec<Cell>) -> Result<Self, MorphologyError> {
@@ -101,8 +107,7 @@ impl Morphology {
         let mut stack = vec![0usize];
         while let Some(i) = stack.pop() {
             for n in &FACE_NORMALS[..lattice.faces()] {
-                let c = cells[i];
-                if let Some(&j) = first_at.get(&[c[0] + n[0], c[1] + n[1], c[2] + n[2]]) {
+                if let Some(&j) = neighbour(cells[i], n).and_then(|c| first_at.get(&c)) {
                     if !reached[j] {
                         reached[j] = true;
                         stack.push(j);
@@ -238,7 +243,7 @@ pub fn exposed_faces(morphology: &Morphology, grid: &Grid) -> Vec<ExposedFace> {
     let mut out = Vec::new();
     for (m, c) in morphology.cells().iter().enumerate() {
         for (f, n) in FACE_NORMALS[..per].iter().enumerate() {
-            if !grid.occupied([c[0] + n[0], c[1] + n[1], c[2] + n[2]]) {
+            if !neighbour(*c, n).is_some_and(|c| grid.occupied(c)) {
                 out.push(ExposedFace { cell: *c, face: f as u8, slot: (m * per + f) as u32 });
             }
         }
@@ -258,6 +263,10 @@ mod tests {
         // Diagonal neighbours do not connect.
         let e = Morphology::new(Lattice::Cube, vec![[0, 0, 0], [1, 0, 0], [2, 1, 0]]).unwrap_err();
         assert_eq!(e, MorphologyError::Disconnected { index: 2, cell: [2, 1, 0] });
+        // Cells at the two ends of the coordinate range are not neighbours (the sum
+        // overflowed: a panic in debug builds, wrapped round to "connected" in release).
+        let e = Morphology::new(Lattice::Cube, vec![[i32::MAX, 0, 0], [i32::MIN, 0, 0]]).unwrap_err();
+        assert_eq!(e, MorphologyError::Disconnected { index: 1, cell: [i32::MIN, 0, 0] });
         let e = Morphology::new(Lattice::Square, vec![[0, 0, 0], [0, 0, 1]]).unwrap_err();
         assert!(e.to_string().contains("module 1 at [0, 0, 1] is off the plane"), "{e}");
         // A staircase of 3300 cubes spans 1100^3 cells.
