@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
+use flotilla_common::error_chain::describe;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use flotilla_common::ros_contract::mhp_layout_from_msg;
 use flotilla_common::ros_contract::{RosBatch, RosHardware};
@@ -173,7 +174,7 @@ impl Shared {
         let wants_layout = system == Some(System::Mhp) && self.host.lock().is_ok_and(|h| h.mhp_needs_layout());
         if wants_layout {
             if let Err(e) = self.await_layout(name, id, kind) {
-                error!(robot = name, "cannot subscribe to the robot's layout: {e:#}");
+                error!(robot = name, "cannot subscribe to the robot's layout: {}", describe(e.as_ref()));
             }
             return;
         }
@@ -234,14 +235,14 @@ impl Shared {
                     return;
                 }
                 Some(Err(e)) => {
-                    error!(robot = name, system = system.name(), "cannot create the system's batched topics: {e:#}");
+                    error!(robot = name, system = system.name(), "cannot create the system's batched topics: {}", describe(e.as_ref()));
                     return;
                 }
                 None => info!(robot = name, system = system.name(), "no batch messages for this system: the robot stays on its own topics"),
             }
         }
         if let Err(e) = self.connect(name, system) {
-            error!(robot = name, "cannot create the robot's topics: {e:#}");
+            error!(robot = name, "cannot create the robot's topics: {}", describe(e.as_ref()));
         }
     }
 

@@ -126,7 +126,7 @@ impl Recording {
     fn with_bag(&mut self, write: impl FnOnce(&mut StateBag) -> anyhow::Result<()>) {
         if let Some(bag) = &mut self.bag {
             if let Err(e) = write(bag) {
-                warn!(bag = %bag.writer.dir().display(), "bag recording stopped: {e:#}");
+                warn!(bag = %bag.writer.dir().display(), "bag recording stopped: {}", flotilla_common::error_chain::describe(e.as_ref()));
                 self.bag = None;
             }
         }
