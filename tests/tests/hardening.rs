@@ -115,12 +115,17 @@ async fn item4_huge_step_runs_off_the_handler_is_cancellable_and_sigint_ends_it(
     let qos = r2r::QosProfile::default;
     let step = probe.with_node(|n| n.create_client::<StepWorld::Service>("/tank/step", qos())).unwrap();
     let pause = probe.with_node(|n| n.create_client::<SetBool::Service>("/tank/pause", qos())).unwrap();
-    let ready = probe.with_node(|_| r2r::Node::is_available(&step)).unwrap();
+    // Both services this test calls: a request sent before its server is matched is lost.
+    let ready = probe
+        .with_node(|_| -> r2r::Result<_> {
+            Ok(futures::future::try_join(r2r::Node::is_available(&step)?, r2r::Node::is_available(&pause)?))
+        })
+        .unwrap();
     probe.spin();
     let mut cmd = Command::new(bin("tank_physics"));
     cmd.args(["--ros-args", "--params-file"]).arg(&scenario);
     let node = Launch::spawn(cmd, &probe.domain).unwrap();
-    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("/tank/step did not appear").unwrap();
+    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("/tank/step or /tank/pause did not appear").unwrap();
 
     // A step of u32::MAX is under way; the node still answers, a second step is refused,
     // /tank/pause cancels the first.

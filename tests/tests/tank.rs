@@ -41,7 +41,15 @@ async fn spawn_latch_unlatch_pumps_reset_through_ros() {
     let mut state = probe.subscribe::<TankState>("/tank/state").unwrap();
     let mut sensors_a = probe.subscribe::<LilySensors>("/lily_a/sensors").unwrap();
     let mut description = probe.subscribe_latched::<r2r::std_msgs::msg::String>("/lily_a/robot_description").unwrap();
-    let ready = probe.with_node(|_| r2r::Node::is_available(&step)).unwrap();
+    // Every service this test calls: a request sent before its server is matched is lost.
+    let ready = probe
+        .with_node(|_| -> r2r::Result<_> {
+            use r2r::Node;
+            let services = (Node::is_available(&spawn)?, Node::is_available(&remove)?, Node::is_available(&reset)?);
+            let more = (Node::is_available(&pumps)?, Node::is_available(&pause)?, Node::is_available(&step)?);
+            Ok(async move { futures::try_join!(services.0, services.1, services.2, more.0, more.1, more.2) })
+        })
+        .unwrap();
     probe.spin();
     let arg = format!("scenario_file:={}", scenario.display());
     let launch = Launch::start("launch/tank.launch.yaml", &[&arg], &probe.domain).unwrap();

@@ -94,10 +94,16 @@ async fn every_link_of_every_module_chains_to_world() {
     let reset = probe.with_node(|n| n.create_client::<ResetWorld::Service>("/tank/reset", qos())).unwrap();
     let mut tf = probe.subscribe::<TFMessage>("/tf").unwrap();
     let mut tf_static = probe.subscribe_latched::<TFMessage>("/tf_static").unwrap();
-    let ready = probe.with_node(|_| r2r::Node::is_available(&reset)).unwrap();
+    // Every service this test calls: a request sent before its server is matched is lost.
+    let ready = probe
+        .with_node(|_| -> r2r::Result<_> {
+            use r2r::Node;
+            Ok(futures::future::try_join3(Node::is_available(&spawn)?, Node::is_available(&remove)?, Node::is_available(&reset)?))
+        })
+        .unwrap();
     probe.spin();
     let launch = Launch::start("launch/lily_15.launch.yaml", &["controllers:=false", "camera:=false"], &probe.domain).unwrap();
-    tokio::time::timeout(TIMEOUT, ready).await.expect("/tank/reset did not appear").unwrap();
+    tokio::time::timeout(TIMEOUT, ready).await.expect("/tank/spawn, /tank/remove or /tank/reset did not appear").unwrap();
 
     // The 15 Lilies' fixed frames: four latches and the light sensor each.
     let lily = FrameTree::of_kind(flotilla_common::catalogue::ModuleKind::Lily).unwrap();

@@ -107,8 +107,10 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         flow_markers: node.create_publisher("/tank/flow_markers", latched)?,
         robots: robot_outputs,
     };
-    services::serve(&mut node, control_tx.clone())?;
+    // /tank/pause before the other services, as before the shared stepping loop: a client
+    // that waited for /tank/step then calls /tank/pause.
     fros::serve_pause(&mut node, control_tx.clone(), Message::Pause, services::GONE)?;
+    services::serve(&mut node, control_tx.clone())?;
     robot_io.sync(&mut node, &world.bodies(), world.time());
     let mut updates = startup.param_updates();
     let node = Arc::new(Mutex::new(node));
