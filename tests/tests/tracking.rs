@@ -341,6 +341,7 @@ async fn tracker_warns_about_bad_images_and_keeps_tracking() {
     let mut send = |msg: Image| {
         stamp += 0.1;
         images.publish(&Image { header: flotilla_common::ros::header(stamp, "cam"), ..msg }).unwrap();
+        stamp
     };
     // Waits (sending `resend` meanwhile, if any) until the tracker's log holds `text`
     // `count` times.
@@ -355,12 +356,15 @@ async fn tracker_warns_about_bad_images_and_keeps_tracking() {
     const MODEL: &str = "camera model from CameraInfo";
 
     // Before any CameraInfo: sent until the tracker says so (its subscription is live then).
-    logged(&tracker, "no valid CameraInfo received yet", 1, || send(image(512, 512, 1536, "rgb8", good.clone(), 0.0))).await;
+    logged(&tracker, "no valid CameraInfo received yet", 1, || {
+        send(image(512, 512, 1536, "rgb8", good.clone(), 0.0));
+    })
+    .await;
     infos.publish(&info(512, "plumb_bob")).unwrap();
     logged(&tracker, MODEL, 1, || ()).await;
     // Five of each bad kind: one warning per kind within warn_interval.
     for _ in 0..5 {
-        send(image(512, 512, 1536, "yuv422", good.clone(), 0.0));
+        send(image(512, 512, 1536, "32FC1", good.clone(), 0.0));
         pace().await;
         send(image(512, 512, 1536, "rgb8", good[..good.len() / 2].to_vec(), 0.0));
         pace().await;
@@ -388,15 +392,26 @@ async fn tracker_warns_about_bad_images_and_keeps_tracking() {
     }
     let got =
         flotilla_e2e::collect_until(&mut tracks, Duration::from_secs(5), |a: &[TrackArray]| a.iter().any(|t| t.tracks.len() == 3)).await;
+    // The same scene as another renderer publishes it (bgra8): converted and tracked.
+    let bgra: Vec<u8> = good.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0], 255]).collect();
+    let mut first_bgra = f64::INFINITY;
+    for _ in 0..5 {
+        first_bgra = first_bgra.min(send(image(512, 512, 2048, "bgra8", bgra.clone(), 0.0)));
+        pace().await;
+    }
+    let seconds = |t: &TrackArray| f64::from(t.header.stamp.sec) + 1e-9 * f64::from(t.header.stamp.nanosec);
+    let from_bgra = |t: &TrackArray| t.tracks.len() == 3 && seconds(t) > first_bgra - 0.01;
+    let got_bgra = flotilla_e2e::collect_until(&mut tracks, Duration::from_secs(5), |a: &[TrackArray]| a.iter().any(from_bgra)).await;
     let (status, output) = tracker.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "tracker exit {status:?}:\n{output}");
     assert!(got.iter().any(|t| t.tracks.len() == 3), "no tracks after the bad input:\n{output}");
+    assert!(got_bgra.iter().any(from_bgra), "bgra8 frames not tracked:\n{output}");
     let once = |text: &str| {
         let n = output.matches(text).count();
         assert_eq!(n, 1, "`{text}` logged {n} times:\n{output}");
     };
     once("no valid CameraInfo received yet");
-    once("unsupported image encoding `yuv422`");
+    once("unsupported image encoding `32FC1`");
     once("image data truncated");
     once("image step 1000 B is shorter than a row of 512 px x 3 B");
     once("image size 0x0 is empty");

@@ -6,9 +6,16 @@ use serde::{Deserialize, Serialize};
 /// A frame that cannot be read, with what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
-    /// Encoding other than rgb8, bgr8 or mono8.
-    #[error("unsupported image encoding `{0}` (supported: rgb8, bgr8, mono8)")]
+    /// Encoding the tracker neither reads nor converts.
+    #[error(
+        "unsupported image encoding `{0}` (supported: rgb8, bgr8, mono8, 8UC1, rgba8, bgra8, rgb16, bgr16, rgba16, bgra16, \
+         mono16, 16UC1, yuv422, yuv422_yuy2, bayer_rggb8, bayer_bggr8, bayer_gbrg8, bayer_grbg8 and their 16-bit bayer forms)"
+    )]
     UnsupportedEncoding(String),
+    /// An encoding [`crate::FrameReader`] converts, given where only rgb8, bgr8 and mono8
+    /// are read in place.
+    #[error("image encoding `{0}` is read through FrameReader (converted to mono8), not in place")]
+    NeedsConversion(String),
     /// Width or height is zero.
     #[error("image size {width}x{height} is empty")]
     ZeroSize { width: u32, height: u32 },
@@ -39,6 +46,7 @@ impl Encoding {
             "rgb8" => Ok(Encoding::Rgb8),
             "bgr8" => Ok(Encoding::Bgr8),
             "mono8" | "8UC1" => Ok(Encoding::Mono8),
+            other if crate::transcode::Converted::parse(other).is_some() => Err(FrameError::NeedsConversion(other.to_owned())),
             other => Err(FrameError::UnsupportedEncoding(other.to_owned())),
         }
     }
@@ -72,7 +80,8 @@ pub struct ImageView<'a> {
 }
 
 impl<'a> ImageView<'a> {
-    /// Validates raw `sensor_msgs/Image` fields.
+    /// Validates raw `sensor_msgs/Image` fields of an rgb8, bgr8 or mono8 frame (other
+    /// encodings: [`crate::FrameReader::view`]).
     pub fn new(width: u32, height: u32, step: u32, encoding: &str, data: &'a [u8]) -> Result<Self, FrameError> {
         let encoding = Encoding::parse(encoding)?;
         Self::with_encoding(width, height, step, encoding, data)
@@ -80,19 +89,7 @@ impl<'a> ImageView<'a> {
 
     /// Validates sizes for an already parsed encoding.
     pub fn with_encoding(width: u32, height: u32, step: u32, encoding: Encoding, data: &'a [u8]) -> Result<Self, FrameError> {
-        if width == 0 || height == 0 {
-            return Err(FrameError::ZeroSize { width, height });
-        }
-        let bytes_per_pixel = encoding.bytes_per_pixel();
-        let row_bytes = u64::from(width) * u64::from(bytes_per_pixel);
-        if u64::from(step) < row_bytes {
-            return Err(FrameError::StepTooSmall { step, width, bytes_per_pixel });
-        }
-        // The last row need not be padded to a full step.
-        let expected = u64::from(step) * u64::from(height - 1) + row_bytes;
-        if (data.len() as u64) < expected {
-            return Err(FrameError::Truncated { actual: data.len(), expected: expected as usize, width, height, step });
-        }
+        check_size(width, height, step, encoding.bytes_per_pixel(), data.len())?;
         Ok(Self { width, height, step, encoding, data })
     }
 
@@ -157,6 +154,24 @@ impl<'a> ImageView<'a> {
             }
         }
     }
+}
+
+/// Checks that `len` bytes hold `height` rows of `width` pixels of `bytes_per_pixel`
+/// each, `step` bytes apart.
+pub(crate) fn check_size(width: u32, height: u32, step: u32, bytes_per_pixel: u32, len: usize) -> Result<(), FrameError> {
+    if width == 0 || height == 0 {
+        return Err(FrameError::ZeroSize { width, height });
+    }
+    let row_bytes = u64::from(width) * u64::from(bytes_per_pixel);
+    if u64::from(step) < row_bytes {
+        return Err(FrameError::StepTooSmall { step, width, bytes_per_pixel });
+    }
+    // The last row need not be padded to a full step.
+    let expected = u64::from(step) * u64::from(height - 1) + row_bytes;
+    if (len as u64) < expected {
+        return Err(FrameError::Truncated { actual: len, expected: expected as usize, width, height, step });
+    }
+    Ok(())
 }
 
 /// An owned frame (e.g. decoded from a PNG file).
@@ -333,7 +348,8 @@ mod tests {
     #[test]
     fn validation_errors() {
         let data = vec![0u8; 100];
-        assert_eq!(ImageView::new(4, 4, 4, "yuv422", &data).unwrap_err(), FrameError::UnsupportedEncoding("yuv422".into()));
+        assert_eq!(ImageView::new(4, 4, 4, "rgba8", &data).unwrap_err(), FrameError::NeedsConversion("rgba8".into()));
+        assert_eq!(ImageView::new(4, 4, 4, "32FC1", &data).unwrap_err(), FrameError::UnsupportedEncoding("32FC1".into()));
         assert_eq!(ImageView::new(0, 4, 4, "mono8", &data).unwrap_err(), FrameError::ZeroSize { width: 0, height: 4 });
         assert!(matches!(ImageView::new(4, 4, 11, "rgb8", &data), Err(FrameError::StepTooSmall { step: 11, .. })));
         // 10 rows of step 12: 9 * 12 + 12 = 120 > 100.

@@ -5,6 +5,8 @@
 //! - [`render`]: the emulated camera: arena, module tops and passive markers
 //!   (antialiased), illumination gradient, blur, seeded pixel noise.
 //! - [`frame`]: validated raw frames (rgb8, bgr8, mono8).
+//! - [`transcode`]: frames in other renderers' and cameras' encodings (alpha, 16-bit,
+//!   YUV 4:2:2, Bayer) converted to grey levels.
 //! - [`detect`]: threshold, run-based connected components, sub-pixel centroids,
 //!   size gating, heading from the marker dot, pixel -> world.
 //! - [`track`]: constant-velocity prediction, gated optimal assignment, persistent ids,
@@ -32,6 +34,7 @@ pub mod recording;
 pub mod render;
 pub mod replay;
 pub mod track;
+pub mod transcode;
 
 pub use camera::{CameraError, CameraInfoFields, CameraModel, CameraMount, Distortion};
 pub use detect::{Detection, DetectionStats, Detector, DetectorConfig};
@@ -40,3 +43,4 @@ pub use frame::{Encoding, FrameError, ImageView, OwnedFrame};
 pub use pipeline::{SetupError, SkipReason, Tracker};
 pub use render::{MarkerKind, RenderOptions, Renderer, SceneObject};
 pub use track::{MultiTargetTracker, Track, TrackerConfig};
+pub use transcode::{FrameReader, RawImage};

@@ -7,10 +7,11 @@ use crate::accuracy::RenderedFrame;
 use crate::camera::{CameraModel, CameraMount};
 use crate::config::CameraNodeConfig;
 use crate::detect::DetectorConfig;
-use crate::frame::{Encoding, FrameError, ImageView};
+use crate::frame::{Encoding, FrameError};
 use crate::pipeline::{SetupError, SkipReason, Tracker};
 use crate::render::{RenderError, Renderer, SceneObject};
 use crate::track::{Track, TrackerConfig};
+use crate::transcode::{FrameReader, RawImage};
 use flotilla_common::catalogue::{ModuleKind, UnknownKind};
 use nalgebra::{Isometry3, Vector3};
 use std::collections::HashMap;
@@ -147,7 +148,7 @@ impl FrameIssue {
     pub fn kind(&self) -> &'static str {
         match self {
             FrameIssue::NoCameraInfo => "no_camera_info",
-            FrameIssue::Frame(FrameError::UnsupportedEncoding(_)) => "encoding",
+            FrameIssue::Frame(FrameError::UnsupportedEncoding(_) | FrameError::NeedsConversion(_)) => "encoding",
             FrameIssue::Frame(FrameError::ZeroSize { .. }) => "zero_size",
             FrameIssue::Frame(FrameError::StepTooSmall { .. }) => "step",
             FrameIssue::Frame(FrameError::Truncated { .. }) => "truncated",
@@ -325,6 +326,7 @@ pub struct LiveTracker {
     mount: CameraMount,
     tracker: Option<Tracker>,
     last_stamp: Option<f64>,
+    reader: FrameReader,
 }
 
 impl LiveTracker {
@@ -332,7 +334,7 @@ impl LiveTracker {
     pub fn new(detector: DetectorConfig, tracker: TrackerConfig, mount: CameraMount) -> Result<Self, SetupError> {
         // Building one checks every setting now rather than at the first CameraInfo.
         Tracker::new(CameraModel { mount, ..CameraModel::lily_tank_default() }, detector.clone(), tracker.clone())?;
-        Ok(Self { detector, tracker_config: tracker, mount, tracker: None, last_stamp: None })
+        Ok(Self { detector, tracker_config: tracker, mount, tracker: None, last_stamp: None, reader: FrameReader::new() })
     }
 
     /// The tracker, once a CameraInfo was accepted.
@@ -354,17 +356,9 @@ impl LiveTracker {
         }
     }
 
-    /// Tracks one raw image (sensor_msgs/Image fields) stamped `stamp` (s).
-    pub fn frame(
-        &mut self,
-        width: u32,
-        height: u32,
-        step: u32,
-        encoding: &str,
-        data: &[u8],
-        stamp: f64,
-    ) -> Result<(FrameOutcome, &[Track]), FrameIssue> {
-        let view = ImageView::new(width, height, step, encoding, data)?;
+    /// Tracks one raw image stamped `stamp` (s).
+    pub fn frame(&mut self, image: &RawImage, stamp: f64) -> Result<(FrameOutcome, &[Track]), FrameIssue> {
+        let view = self.reader.view(image)?;
         let tracker = self.tracker.as_mut().ok_or(FrameIssue::NoCameraInfo)?;
         let mut outcome = FrameOutcome::Tracked;
         if let Some(previous) = self.last_stamp.filter(|p| stamp < *p - STAMP_TOLERANCE) {
@@ -528,19 +522,19 @@ mod tests {
         let mut live = LiveTracker::new(DetectorConfig::default(), config, camera.mount).unwrap();
         let data = frame.as_raw();
 
-        let err = live.frame(256, 256, 768, "rgb8", data, 0.0).unwrap_err();
+        let err = live.frame(&RawImage::new(256, 256, 768, "rgb8", data), 0.0).unwrap_err();
         assert_eq!(err, FrameIssue::NoCameraInfo);
         assert!(live.camera_info(256, 256, &info.distortion_model, &info.k, &info.d).unwrap());
         assert!(!live.camera_info(256, 256, &info.distortion_model, &info.k, &info.d).unwrap());
-        let (outcome, tracks) = live.frame(256, 256, 768, "rgb8", data, 0.1).unwrap();
+        let (outcome, tracks) = live.frame(&RawImage::new(256, 256, 768, "rgb8", data), 0.1).unwrap();
         assert_eq!((outcome, tracks.len()), (FrameOutcome::Tracked, 1));
 
         let bad = [
-            (live.frame(256, 256, 768, "yuv422", data, 0.2).unwrap_err(), "encoding", "yuv422"),
-            (live.frame(256, 256, 768, "rgb8", &data[..1000], 0.2).unwrap_err(), "truncated", "truncated"),
-            (live.frame(0, 256, 768, "rgb8", data, 0.2).unwrap_err(), "zero_size", "empty"),
-            (live.frame(256, 256, 700, "rgb8", data, 0.2).unwrap_err(), "step", "step 700"),
-            (live.frame(128, 256, 384, "rgb8", data, 0.2).unwrap_err(), "size_mismatch", "128x256"),
+            (live.frame(&RawImage::new(256, 256, 768, "32FC1", data), 0.2).unwrap_err(), "encoding", "32FC1"),
+            (live.frame(&RawImage::new(256, 256, 768, "rgb8", &data[..1000]), 0.2).unwrap_err(), "truncated", "truncated"),
+            (live.frame(&RawImage::new(0, 256, 768, "rgb8", data), 0.2).unwrap_err(), "zero_size", "empty"),
+            (live.frame(&RawImage::new(256, 256, 700, "rgb8", data), 0.2).unwrap_err(), "step", "step 700"),
+            (live.frame(&RawImage::new(128, 256, 384, "rgb8", data), 0.2).unwrap_err(), "size_mismatch", "128x256"),
         ];
         for (err, kind, text) in bad {
             assert_eq!(err.kind(), kind);
@@ -551,13 +545,48 @@ mod tests {
         assert!(err.to_string().contains("rational_polynomial"), "{err}");
         let err = live.camera_info(256, 256, "plumb_bob", &[0.0; 9], &info.d).unwrap_err();
         assert!(err.to_string().contains("k[8]") || err.to_string().contains("fx"), "{err}");
-        let (_, tracks) = live.frame(256, 256, 768, "rgb8", data, 0.3).unwrap();
+        let (_, tracks) = live.frame(&RawImage::new(256, 256, 768, "rgb8", data), 0.3).unwrap();
         assert_eq!((tracks.len(), tracks[0].id, tracks[0].missed_frames), (1, 1, 0));
 
         // Time going back restarts the tracks (new ids), it does not stop tracking.
-        let (outcome, tracks) = live.frame(256, 256, 768, "rgb8", data, 0.0).unwrap();
+        let (outcome, tracks) = live.frame(&RawImage::new(256, 256, 768, "rgb8", data), 0.0).unwrap();
         assert_eq!(outcome, FrameOutcome::Restarted { previous: 0.3 });
         assert_eq!((tracks.len(), tracks[0].id), (1, 2));
+    }
+
+    #[test]
+    fn frames_in_other_renderers_encodings_track_where_rgb8_does() {
+        let camera = small_camera();
+        let info = camera.camera_info();
+        let mut renderer = Renderer::new(ArenaOutline::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
+        let ball = [SceneObject::new(0, MarkerKind::Ball, 0.05, 0.05).with_size(0.06)];
+        let frame = renderer.render_rgb(&ball, 0);
+        let pixels: Vec<[u8; 3]> = frame.pixels().map(|p| p.0).collect();
+        let rgba: Vec<u8> = pixels.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
+        let bgra16_be: Vec<u8> = pixels.iter().flat_map(|p| [p[2], 0, p[1], 0, p[0], 0, 255, 255]).collect();
+        let mono16: Vec<u8> =
+            pixels.iter().flat_map(|p| u16::from(crate::frame::luma(p[0], p[1], p[2])).wrapping_mul(257).to_le_bytes()).collect();
+        let bayer: Vec<u8> = pixels.iter().enumerate().map(|(i, p)| p[[[0, 1], [1, 2]][i / 256 % 2][i % 2]]).collect();
+        let track = |image: RawImage| {
+            let mut live =
+                LiveTracker::new(DetectorConfig::default(), TrackerConfig { confirm_hits: 1, ..TrackerConfig::default() }, camera.mount)
+                    .unwrap();
+            live.camera_info(256, 256, &info.distortion_model, &info.k, &info.d).unwrap();
+            let (_, tracks) = live.frame(&image, 0.1).unwrap();
+            assert_eq!(tracks.len(), 1, "{}", image.encoding);
+            (tracks[0].x, tracks[0].y)
+        };
+        let (x, y) = track(RawImage::new(256, 256, 768, "rgb8", frame.as_raw()));
+        for image in [
+            RawImage::new(256, 256, 1024, "rgba8", &rgba),
+            RawImage::new(256, 256, 2048, "bgra16", &bgra16_be).big_endian(true),
+            RawImage::new(256, 256, 512, "mono16", &mono16),
+            RawImage::new(256, 256, 256, "bayer_rggb8", &bayer),
+        ] {
+            let (u, v) = track(image);
+            // The pixel here is 3.5 mm: a twentieth of one.
+            assert!((u - x).hypot(v - y) < 2e-4, "{}: ({u}, {v}) vs ({x}, {y})", image.encoding);
+        }
     }
 
     #[test]

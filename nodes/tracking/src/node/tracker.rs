@@ -10,6 +10,7 @@ use super::convert;
 use crate::config::TrackerNodeConfig;
 use crate::live::{FrameIssue, FrameLedger, FrameOutcome, LiveTracker, WarnLimiter};
 use crate::recording::{numbered_path, TrackRecorder};
+use crate::transcode::RawImage;
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
 use futures::StreamExt;
@@ -141,7 +142,9 @@ impl Outputs {
         let stamp = convert::seconds(&msg.header.stamp);
         let missing = self.frames.image(nanoseconds(&msg.header.stamp));
         self.report_lost(missing, stamp);
-        let tracks = match live.frame(msg.width, msg.height, msg.step, &msg.encoding, &msg.data, stamp) {
+        let tracks = match live
+            .frame(&RawImage::new(msg.width, msg.height, msg.step, &msg.encoding, &msg.data).big_endian(msg.is_bigendian != 0), stamp)
+        {
             Ok((outcome, tracks)) => {
                 if let FrameOutcome::Restarted { previous } = outcome {
                     warn!(previous, stamp, "image stamps went back (world reset or replay restart): tracks restarted");
