@@ -9,7 +9,9 @@ pub const EXIT_OK: i32 = 0;
 /// Exit code: a process failed (non-zero exit, unexpected signal, could not start, or had
 /// to be killed after the shutdown timeout).
 pub const EXIT_PROCESS_FAILED: i32 = 1;
-/// Exit code: the launch file or its arguments are invalid; nothing was started.
+/// Exit code: the launch file or its arguments are invalid (nothing was started), or a
+/// node refused the configuration they gave it (it exited with this code, the nodes'
+/// convention for a bad configuration).
 pub const EXIT_LAUNCH_ERROR: i32 = 2;
 
 /// How a process ended.
@@ -106,6 +108,9 @@ pub struct ProcessRecord {
     pub failures: u32,
     /// Why it could not be started, if so.
     pub spawn_error: Option<String>,
+    /// A run exited with [`EXIT_LAUNCH_ERROR`] while the launch was running normally: the
+    /// node refused its configuration.
+    pub refused_configuration: bool,
 }
 
 impl ProcessRecord {
@@ -122,6 +127,7 @@ impl ProcessRecord {
             killed_after_timeout: false,
             failures: 0,
             spawn_error: None,
+            refused_configuration: false,
         }
     }
 
@@ -145,6 +151,7 @@ impl ProcessRecord {
         self.ended_in_shutdown = shutting_down;
         if !shutting_down && !is_clean(termination, None) {
             self.failures += 1;
+            self.refused_configuration |= termination == Termination::Exited(EXIT_LAUNCH_ERROR);
         }
     }
 
@@ -192,6 +199,8 @@ impl ProcessRecord {
 pub fn launch_exit_code(records: &[ProcessRecord]) -> i32 {
     if records.iter().all(ProcessRecord::ok) {
         EXIT_OK
+    } else if records.iter().any(|r| r.refused_configuration) {
+        EXIT_LAUNCH_ERROR
     } else {
         EXIT_PROCESS_FAILED
     }
@@ -280,6 +289,21 @@ mod tests {
         assert_eq!(never.summary(), "y-2: not started, ran 0.0 s");
         assert_eq!(launch_exit_code(&[unstartable.clone(), never]), EXIT_PROCESS_FAILED);
         assert_eq!(unstartable.summary(), "x-1: failed to start: permission denied, ran 0.0 s FAILED");
+    }
+
+    #[test]
+    fn a_node_refusing_its_configuration_makes_the_launch_exit_2() {
+        let mut refused = record(false);
+        refused.ended(Termination::Exited(EXIT_LAUNCH_ERROR), Duration::from_millis(300), false);
+        let mut crashed = record(true);
+        crashed.ended(Termination::Signaled(SIGSEGV), Duration::from_secs(1), false);
+        assert_eq!(launch_exit_code(&[crashed.clone(), refused.clone()]), EXIT_LAUNCH_ERROR);
+        assert_eq!(launch_exit_code(&[crashed]), EXIT_PROCESS_FAILED);
+        // Exit 2 while the launcher shuts down is a failed shutdown, not a refusal.
+        let mut late = record(false);
+        late.signal_sent(SIGINT);
+        late.ended(Termination::Exited(EXIT_LAUNCH_ERROR), Duration::from_secs(1), true);
+        assert_eq!(launch_exit_code(&[late]), EXIT_PROCESS_FAILED);
     }
 
     #[test]
