@@ -233,6 +233,7 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
     let (status, output) = tank.wait(Duration::from_secs(150)).unwrap();
     assert!(status.success(), "tank exit {status:?}:\n{output}");
     assert!(!output.contains("stepping on without them"), "a robot missed a tick:\n{output}");
+    assert!(output.contains(", 0 lock-step timeouts"), "{output}");
     let (status, c_out) = controllers.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "controller exit {status:?}:\n{c_out}");
 
@@ -247,6 +248,27 @@ async fn lock_step_ros_run_equals_the_in_process_run() {
         compared += 1;
     }
     assert_eq!(compared, 15);
+}
+
+#[test]
+fn a_lock_step_run_without_controllers_steps_on_and_counts_its_timeouts() {
+    let domain = flotilla_e2e::Domain::reserve().unwrap();
+    let overrides = [
+        "run.real_time_factor:=0.0".into(),
+        "run.max_sim_time:=1.0".into(),
+        "run.lockstep:=true".into(),
+        "run.lockstep_timeout:=0.05".into(),
+    ];
+    let (status, output) = Launch::spawn(tank(&overrides), &domain).unwrap().wait(Duration::from_secs(60)).unwrap();
+    assert!(status.success(), "tank exit {status:?}:\n{output}");
+    assert!(output.contains("stepping on without them"), "{output}");
+    let summary = output.lines().find(|l| l.contains("summary: reached max_sim_time")).unwrap_or_else(|| panic!("no summary:\n{output}"));
+    let timeouts: u64 = summary
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" lock-step timeouts"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no timeout count in `{summary}`"));
+    assert!(timeouts > 0, "{summary}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

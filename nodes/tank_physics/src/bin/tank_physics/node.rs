@@ -45,6 +45,8 @@ struct Summary {
     modules: usize,
     outside: usize,
     reason: &'static str,
+    /// Lock-step ticks whose commands did not all arrive in time.
+    lockstep_timeouts: u64,
 }
 
 impl std::fmt::Display for Summary {
@@ -52,14 +54,16 @@ impl std::fmt::Display for Summary {
         let wall = self.wall.as_secs_f64();
         write!(
             f,
-            "summary: {} after {:.2} s of sim time in {:.2} s wall ({:.1}x real time), {} steps, {} modules, {} outside the arena",
+            "summary: {} after {:.2} s of sim time in {:.2} s wall ({:.1}x real time), {} steps, {} modules, {} outside the arena, \
+             {} lock-step timeouts",
             self.reason,
             self.sim_time,
             wall,
             if wall > 0.0 { self.sim_time / wall } else { 0.0 },
             self.steps,
             self.modules,
-            self.outside
+            self.outside,
+            self.lockstep_timeouts
         )
     }
 }
@@ -309,6 +313,7 @@ impl Sim {
             modules: bodies.len(),
             outside: bodies.iter().filter(|b| !self.world.contains(b)).count(),
             reason: ended.reason,
+            lockstep_timeouts: self.out.robots.lockstep().timeouts(),
         }
     }
 
