@@ -9,7 +9,7 @@ use flotilla_firmware::kilobot::{Localisation, SelfAssemblyParams, Shape, State}
 use serde_json::{Map, Value};
 use std::ops::ControlFlow;
 use std::sync::Arc;
-use tank_physics::systems::kilobot::{Avoidance, Bounds, ChannelConfig, DistanceError, Failures, TableConfig};
+use tank_physics::systems::kilobot::{Avoidance, Bounds, ChannelConfig, DistanceError, Failures, TableConfig, TableError};
 
 /// The study's distance accuracy (2 mm), world units.
 pub const DISTANCE_ACCURACY: f64 = 2.0 / 32.5;
@@ -173,6 +173,23 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         channel,
         ..TableConfig::default()
     };
+    table.validate().map_err(|e| {
+        let option = match &e {
+            TableError::Parameter { field, .. } => match *field {
+                "turn_angle" => "turn-angle",
+                "speed_factor_std" => "speed-std",
+                "channel.loss" => "loss",
+                "channel.range" => "neighbor-radius",
+                "failures.interval" => "failure-interval",
+                "failures.threshold" => "failure-threshold",
+                "bounds" => "table-size",
+                field if field.starts_with("distance_error") => "noise",
+                _ => "channel",
+            },
+            TableError::Pose { .. } => "shape",
+        };
+        bad(option, e.to_string())
+    })?;
     let robots = match options.text("robots")? {
         "auto" => robots_for_area(&shape, params.desired_distance).map_err(|e| bad("robots", format!("auto: {e}")))?,
         text => {

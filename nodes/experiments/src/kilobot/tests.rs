@@ -143,9 +143,13 @@ fn the_command_line_takes_switches_and_rejects_bad_input_as_usage_errors() {
     image::GrayImage::from_fn(40, 40, |x, y| image::Luma([if x < 20 && y >= 20 { 255 } else { 0 }])).save(&star).unwrap();
     let e = usage(&["kilobot", "self-assembly", "--shape", star.to_str().unwrap(), "--scale", "0.1", "--out", "x"]);
     assert!(e.contains("seed 0") && e.contains("not on the shape"), "{e}");
+    let l = l_shape();
+    // A turn of more than half a circle per step is no turn the model means; the refusal
+    // names the flag that set it (it named --shape).
+    let e = usage(&["kilobot", "self-assembly", "--shape", &l, "--scale", "0.0502", "--turn-angle", "200", "--out", "x"]);
+    assert!(e.contains("--turn-angle") && !e.contains("--shape") && e.contains("0-180 deg"), "{e}");
     // A switch takes no value: the next word is the next option.
     let out = dir.path().join("run");
-    let l = l_shape();
     let words = [
         "kilobot",
         "self-assembly",

@@ -204,7 +204,12 @@ impl TableConfig {
             }
         };
         check("speed", self.speed, self.speed > 0.0, "must be > 0")?;
-        check("turn_angle", self.turn_angle, self.turn_angle >= 0.0, "must be >= 0")?;
+        check(
+            "turn_angle",
+            self.turn_angle,
+            (0.0..=std::f64::consts::PI).contains(&self.turn_angle),
+            "must be in [0, pi] rad (0-180 deg a step)",
+        )?;
         check("turn_drift", self.turn_drift, self.turn_drift >= 0.0, "must be >= 0")?;
         check("speed_factor_std", self.speed_factor_std, self.speed_factor_std >= 0.0, "must be >= 0")?;
         check("speed_factor_mean", self.speed_factor_mean, self.speed_factor_mean >= 0.0, "must be >= 0")?;
