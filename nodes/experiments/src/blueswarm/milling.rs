@@ -133,6 +133,12 @@ impl Experiment for Milling {
                 message: "depths must stay in the 0.91 m of water: at most 0.6".into(),
             });
         }
+        if remove_at >= duration {
+            return Err(ExperimentError::Option {
+                option: "remove-at".into(),
+                message: format!("{remove_at} s is not within the run's --duration of {duration} s (0: never)"),
+            });
+        }
         if add_at > 0.0 && !(remove_at > 0.0 && add_at > remove_at && add_at < duration) {
             return Err(ExperimentError::Option {
                 option: "add-at".into(),

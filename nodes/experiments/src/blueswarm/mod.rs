@@ -226,6 +226,10 @@ mod tests {
         let e = find("blueswarm", "milling").unwrap();
         let bad = Options::parse(e.options(), &[("alpha".into(), "2".into())]).unwrap();
         assert!(e.run(&bad, &Progress::hidden()).err().is_some_and(|e| e.is_usage()));
+        // A removal after the run's end never happens: refused, not run without it.
+        let late = Options::parse(e.options(), &[("remove-at".into(), "500".into()), ("duration".into(), "60".into())]).unwrap();
+        let Err(err) = e.run(&late, &Progress::hidden()) else { panic!("a removal after the end accepted") };
+        assert!(err.is_usage() && err.to_string().contains("--remove-at") && err.to_string().contains("60 s"), "{err}");
         let bad = Options::parse(e.options(), &[("fidelity".into(), "photo".into())]).unwrap();
         let Err(err) = e.run(&bad, &Progress::hidden()) else { panic!("unknown fidelity") };
         assert!(err.is_usage() && err.to_string().contains("--fidelity"), "{err}");
