@@ -23,10 +23,14 @@
 //! the 1-based line and the column.
 //!
 //! What other tools write is read too: column names in any letter case, a unit after a
-//! name when it is the format's own (`time [s]`, `x (m)`, `vx [m/s]`; another unit is an
-//! error, the values are not converted), a trailing comma on the header and rows (an
-//! unnamed last column that stays empty) or on the rows only, CRLF line ends, a UTF-8
-//! byte-order mark, blank or whitespace-only lines and `#` comment lines anywhere.
+//! name (`time [s]`, `x (mm)`, `heading [deg]`, `vx [cm/s]`: the values are converted to
+//! the format's units, see [`unit_scale`]; a unit the column cannot take is an error),
+//! the names `t` for `time`, `yaw` and `theta` for `heading`, `track_id` for `id`, no
+//! `frame` column (each new `time` then starts a frame), the 3-D columns of other
+//! simulators' poses (`z`, `vz`, `roll`, `pitch`: read past, the format is planar), a
+//! trailing comma on the header and rows (an unnamed last column that stays empty) or on
+//! the rows only, CRLF line ends, a UTF-8 byte-order mark, blank or whitespace-only lines
+//! and `#` comment lines anywhere.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Write};
@@ -195,7 +199,14 @@ impl TrajectoryRecording {
             if record.iter().all(|f| f.is_empty()) {
                 continue;
             }
-            let sample = layout.parse(&record, line)?;
+            let mut sample = layout.parse(&record, line)?;
+            if !layout.has_frames() {
+                sample.frame = match samples.last() {
+                    Some(previous) if previous.time == sample.time => previous.frame,
+                    Some(previous) => previous.frame + 1,
+                    None => 0,
+                };
+            }
             if let Some(previous) = samples.last() {
                 if sample.frame < previous.frame {
                     return Err(TrajectoryError::FrameOrder { line, frame: sample.frame, previous: previous.frame });
@@ -277,18 +288,42 @@ fn split_fields(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
         .collect()
 }
 
-/// The unit a column's values are in, as a header may state it (`None`: dimensionless
-/// counters, which take no unit).
-fn column_unit(name: &str) -> Option<&'static str> {
+/// The factor that converts a column's values from `unit` (as a header states it) to the
+/// format's unit: `s`, `ms`, `us` for time; `m`, `cm`, `mm` for positions; `rad`, `deg`
+/// (`degrees`, `°`) for the heading; `m/s`, `cm/s`, `mm/s` for velocities; `1` for the
+/// confidence. `Err` with the format's unit (`None`: the column takes none).
+pub fn unit_scale(column: &str, unit: &str) -> Result<f64, Option<&'static str>> {
+    let (own, scales): (Option<&'static str>, &[(&str, f64)]) = match column {
+        "time" => (Some("s"), &[("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6)]),
+        "x" | "y" => (Some("m"), &[("m", 1.0), ("cm", 1e-2), ("mm", 1e-3)]),
+        "heading" => (
+            Some("rad"),
+            &[
+                ("rad", 1.0),
+                ("deg", std::f64::consts::PI / 180.0),
+                ("degrees", std::f64::consts::PI / 180.0),
+                ("°", std::f64::consts::PI / 180.0),
+            ],
+        ),
+        "vx" | "vy" => (Some("m/s"), &[("m/s", 1.0), ("cm/s", 1e-2), ("mm/s", 1e-3)]),
+        "confidence" => (Some("1"), &[("1", 1.0)]),
+        _ => (None, &[]),
+    };
+    scales.iter().find(|(name, _)| name.eq_ignore_ascii_case(unit)).map(|&(_, scale)| scale).ok_or(own)
+}
+
+/// The format's name for a column other tools name differently.
+fn canonical_name(name: &str) -> &str {
     match name {
-        "time" => Some("s"),
-        "x" | "y" => Some("m"),
-        "heading" => Some("rad"),
-        "vx" | "vy" => Some("m/s"),
-        "confidence" => Some("1"),
-        _ => None,
+        "t" => "time",
+        "yaw" | "theta" => "heading",
+        "track_id" => "id",
+        other => other,
     }
 }
+
+/// Columns of 3-D poses the planar format reads past.
+const IGNORED_COLUMNS: [&str; 4] = ["z", "vz", "roll", "pitch"];
 
 /// Splits a header name into the lower-case column name and the unit it states, if any:
 /// `Time [s]` -> (`time`, `s`), `x (m)` -> (`x`, `m`).
@@ -305,12 +340,17 @@ fn split_unit(name: &str) -> (String, Option<&str>) {
 
 /// Where each column sits in a parsed header.
 struct ColumnLayout {
-    /// Index of each required column, in [`REQUIRED_COLUMNS`] order.
-    required: [usize; 6],
-    /// Each optional column present, with its index.
-    optional: Vec<(OptionalColumn, usize)>,
+    /// Index of each required column, in [`REQUIRED_COLUMNS`] order (`frame`: `None`
+    /// when the file has no frame column).
+    required: [Option<usize>; 6],
+    /// Factor to the format's unit of each required column.
+    scale: [f64; 6],
+    /// Each optional column present, with its index and factor to the format's unit.
+    optional: Vec<(OptionalColumn, usize, f64)>,
     /// Fields in the header, unnamed trailing ones included (those must stay empty).
     width: usize,
+    /// Named fields in the header (the rows must have at least these).
+    named: usize,
 }
 
 impl ColumnLayout {
@@ -324,7 +364,8 @@ impl ColumnLayout {
         // Unnamed fields at the end are a trailing comma; an unnamed one before a named
         // column is a missing name.
         let named = header.iter().rposition(|n| !n.is_empty()).map_or(0, |last| last + 1);
-        let mut required = [usize::MAX; 6];
+        let mut required = [None; 6];
+        let mut scale = [1.0; 6];
         let mut optional = Vec::new();
         let mut names: Vec<String> = Vec::new();
         for (index, text) in header.iter().take(named).enumerate() {
@@ -333,39 +374,53 @@ impl ColumnLayout {
             if name.is_empty() {
                 return Err(TrajectoryError::UnnamedColumn { line, position: index + 1 });
             }
+            if IGNORED_COLUMNS.contains(&name.as_str()) {
+                continue;
+            }
+            let name = canonical_name(&name).to_owned();
             if names.contains(&name) {
                 return Err(TrajectoryError::DuplicateColumn { line, column: text.to_owned() });
             }
-            if let Some(unit) = unit {
-                let expected = column_unit(&name);
-                if expected != Some(unit) {
-                    return Err(TrajectoryError::Unit { line, column: text.to_owned(), unit: unit.to_owned(), expected });
-                }
-            }
+            let factor = match unit {
+                Some(unit) => unit_scale(&name, unit).map_err(|expected| TrajectoryError::Unit {
+                    line,
+                    column: text.to_owned(),
+                    unit: unit.to_owned(),
+                    expected,
+                })?,
+                None => 1.0,
+            };
             if let Some(slot) = REQUIRED_COLUMNS.iter().position(|c| *c == name) {
-                required[slot] = index;
+                required[slot] = Some(index);
+                scale[slot] = factor;
             } else if let Some(column) = OptionalColumn::from_name(&name) {
-                optional.push((column, index));
+                optional.push((column, index, factor));
             } else {
                 return Err(TrajectoryError::UnknownColumn { line, column: text.to_owned() });
             }
             names.push(name);
         }
-        if let Some(slot) = required.iter().position(|&i| i == usize::MAX) {
-            return Err(TrajectoryError::MissingColumn { line, column: REQUIRED_COLUMNS[slot] });
+        // The frame column alone may be missing (slot 0).
+        if let Some(slot) = required.iter().skip(1).position(Option::is_none) {
+            return Err(TrajectoryError::MissingColumn { line, column: REQUIRED_COLUMNS[slot + 1] });
         }
-        optional.sort();
-        Ok(Self { required, optional, width: header.len() })
+        optional.sort_by_key(|&(column, _, _)| column);
+        Ok(Self { required, scale, optional, width: header.len(), named })
     }
 
     fn optional_columns(&self) -> Vec<OptionalColumn> {
-        self.optional.iter().map(|(c, _)| *c).collect()
+        self.optional.iter().map(|(c, _, _)| *c).collect()
+    }
+
+    /// Whether the file numbers its frames (else the reader does, one per new time).
+    fn has_frames(&self) -> bool {
+        self.required[0].is_some()
     }
 
     fn parse(&self, record: &[std::borrow::Cow<'_, str>], line: u64) -> Result<TrajectorySample, TrajectoryError> {
         // Every column the header names must be there; anything past them (unnamed
         // header fields, a trailing comma on the rows only) must be empty.
-        let named = self.required.iter().chain(self.optional.iter().map(|(_, i)| i)).max().map_or(0, |&i| i + 1);
+        let named = self.named;
         if record.len() < named {
             return Err(TrajectoryError::Csv {
                 line,
@@ -382,17 +437,18 @@ impl ColumnLayout {
                 ),
             });
         }
-        let field = |slot: usize| &record[self.required[slot]];
+        let field = |slot: usize| self.required[slot].map_or("0", |i| &record[i]);
+        let real = |slot: usize| parse_real(field(slot), line, REQUIRED_COLUMNS[slot]).map(|v| v * self.scale[slot]);
         let mut sample = TrajectorySample::new(
             parse_integer(field(0), line, "frame")?,
-            parse_real(field(1), line, "time")?,
+            real(1)?,
             parse_integer(field(2), line, "id")?,
-            parse_real(field(3), line, "x")?,
-            parse_real(field(4), line, "y")?,
-            parse_real(field(5), line, "heading")?,
+            real(3)?,
+            real(4)?,
+            real(5)?,
         );
-        for &(column, index) in &self.optional {
-            *sample.optional_mut(column) = Some(parse_real(&record[index], line, column.name())?);
+        for &(column, index, factor) in &self.optional {
+            *sample.optional_mut(column) = Some(parse_real(&record[index], line, column.name())? * factor);
         }
         Ok(sample)
     }
@@ -576,8 +632,8 @@ pub enum TrajectoryError {
         /// 1-based position of the field.
         position: usize,
     },
-    /// A column states a unit other than the format's (values are never converted).
-    #[error("trajectory header (line {line}), column `{column}`: unit `{unit}`, but the format takes {}", match expected { Some(u) => format!("this column in `{u}`: convert the values"), None => "no unit for this column".to_owned() })]
+    /// A column states a unit it cannot be converted from.
+    #[error("trajectory header (line {line}), column `{column}`: unit `{unit}` {}", match expected { Some(u) => format!("is not one this column is read in (the format's unit is `{u}`; time: s, ms, us; x, y: m, cm, mm; heading: rad, deg; vx, vy: m/s, cm/s, mm/s)"), None => "given to a column that takes no unit".to_owned() })]
     Unit {
         /// 1-based file line of the header.
         line: u64,
@@ -746,8 +802,9 @@ mod tests {
         ] {
             assert_eq!(read(text).map_err(|e| e.to_string()), Ok(reference.clone()), "{text:?}");
         }
-        let e = read("frame,time,id,x [mm],y,heading\n").unwrap_err();
-        assert!(matches!(&e, TrajectoryError::Unit { line: 1, unit, expected: Some("m"), .. } if unit == "mm"), "{e}");
+        let e = read("frame,time,id,x [in],y,heading\n").unwrap_err();
+        assert!(matches!(&e, TrajectoryError::Unit { line: 1, unit, expected: Some("m"), .. } if unit == "in"), "{e}");
+        assert!(e.to_string().contains("m, cm, mm"), "{e}");
         let e = read("# c\nframe [1],time,id,x,y,heading\n").unwrap_err();
         assert!(matches!(&e, TrajectoryError::Unit { line: 2, expected: None, .. }), "{e}");
         let e = read("frame,time,id,x,Y,heading,y\n").unwrap_err();
@@ -772,6 +829,41 @@ mod tests {
         let started = std::time::Instant::now();
         assert_eq!(read(&wide).unwrap().samples.len(), 200_000);
         assert!(started.elapsed().as_secs_f64() < 1.0, "{:?}", started.elapsed());
+    }
+
+    /// Other simulators' recordings: units other than the format's (converted), other
+    /// names for time, heading and id, no frame column, 3-D pose columns. Each was
+    /// refused before.
+    #[test]
+    fn other_simulators_units_names_and_3d_columns_are_read() {
+        let reference =
+            read("frame,time,id,x,y,heading,vx\n0,0.5,3,0.1,0.2,0.3,0.02\n0,0.5,4,-0.1,0,0,0\n1,0.6,3,0.1,0.25,0.3,0.5\n").unwrap();
+        let close = |rec: &TrajectoryRecording| {
+            rec.samples.len() == reference.samples.len()
+                && rec.samples.iter().zip(&reference.samples).all(|(a, b)| {
+                    (a.frame, a.id) == (b.frame, b.id)
+                        && [(a.time, b.time), (a.x, b.x), (a.y, b.y), (a.heading, b.heading), (a.vx.unwrap_or(9.0), b.vx.unwrap_or(9.0))]
+                            .iter()
+                            .all(|(u, v)| (u - v).abs() < 1e-12)
+                })
+        };
+        for text in [
+            "frame,time [ms],id,x [mm],y [cm],heading [deg],vx [mm/s]\n0,500,3,100,20,17.188733853924695,20\n0,500,4,-100,0,0,0\n1,600,3,100,25,17.188733853924695,500\n",
+            "t,track_id,x,y,yaw,vx\n0.5,3,0.1,0.2,0.3,0.02\n0.5,4,-0.1,0,0,0\n0.6,3,0.1,0.25,0.3,0.5\n",
+            "time,id,x,y,z,theta,vx,vz,roll,pitch\n0.5,3,0.1,0.2,0.22,0.3,0.02,0,0,0\n0.5,4,-0.1,0,0.22,0,0,0,0,0\n0.6,3,0.1,0.25,0.21,0.3,0.5,0.1,0,0\n",
+        ] {
+            let rec = read(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            assert!(close(&rec), "{text:?}: {:?}", rec.samples);
+        }
+        // Time going back with no frame column is still an error, on its line.
+        let e = read("time,id,x,y,heading\n0.5,0,0,0,0\n0.4,0,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::TimeOrder { line: 3, .. }), "{e}");
+        // A name and its alias together are one column twice.
+        let e = read("time,t,id,x,y,heading\n").unwrap_err();
+        assert!(matches!(&e, TrajectoryError::DuplicateColumn { column, .. } if column == "t"), "{e}");
+        // A row must still fill the 3-D columns its header names.
+        let e = read("time,id,x,y,heading,z\n0.5,0,0,0,0\n").unwrap_err();
+        assert!(matches!(e, TrajectoryError::Csv { line: 2, .. }), "{e}");
     }
 
     /// Comment lines shifted every later line number: the csv reader does not count them.
@@ -837,9 +929,9 @@ mod tests {
     fn file_errors_name_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.csv");
-        std::fs::write(&path, "frame,time,id,x,y,heading,z\n").unwrap();
+        std::fs::write(&path, "frame,time,id,x,y,heading,w\n").unwrap();
         let e = TrajectoryRecording::read(&path).unwrap_err();
-        assert!(e.to_string().contains("bad.csv") && e.to_string().contains("`z`"), "{e}");
+        assert!(e.to_string().contains("bad.csv") && e.to_string().contains("`w`"), "{e}");
         let e = TrajectoryRecording::read(dir.path().join("missing.csv")).unwrap_err();
         assert!(matches!(e, TrajectoryError::Io { .. }));
     }
