@@ -9,44 +9,12 @@
 //! so and stop.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use flotilla_e2e::{bin, collect_until, repo_root, temp_file, Launch, RosProbe};
+use flotilla_e2e::{bin, collect_until, repo_root, ros2, skip_without_cli, temp_file, Launch, RosProbe};
 use futures::StreamExt;
 use r2r::rcl_interfaces::msg::{Log, ParameterEvent};
-
-/// `ros2 <args>` through the kit or a sourced ROS 2, if either exists.
-fn ros2_cli() -> Option<Command> {
-    if let Some(env) = std::env::var_os("FLOTILLA_ROS2_CLI_ENV").filter(|e| Path::new(e).is_file()) {
-        let mut cmd = Command::new("bash");
-        cmd.args(["-c", "source \"$0\" && exec ros2 \"$@\""]).arg(env);
-        return Some(cmd);
-    }
-    let sourced = Command::new("ros2").args(["param", "--help"]).output().is_ok_and(|o| o.status.success());
-    sourced.then(|| Command::new("ros2"))
-}
-
-/// Runs `ros2 <args>` in `domain`: (success, stdout + stderr). Each `--no-daemon` call
-/// discovers the graph anew, which on a loaded machine can miss the node ("Node not
-/// found"): such a call is repeated, up to 10 times.
-fn ros2(base: &Command, domain: u32, args: &[&str]) -> (bool, String) {
-    let mut last = (false, String::new());
-    for _ in 0..10 {
-        let mut cmd = Command::new(base.get_program());
-        cmd.args(base.get_args()).args(args);
-        cmd.env("ROS_DOMAIN_ID", domain.to_string()).env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
-        last = match cmd.output() {
-            Ok(o) => (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))),
-            Err(e) => return (false, format!("cannot run ros2: {e}")),
-        };
-        if !last.1.contains("Node not found") {
-            break;
-        }
-    }
-    last
-}
 
 /// `ros2 param list <node>` once the node answers (up to `timeout`): the parameter names.
 fn param_list(base: &Command, domain: u32, node: &str, timeout: Duration) -> Vec<String> {
@@ -60,16 +28,6 @@ fn param_list(base: &Command, domain: u32, node: &str, timeout: Duration) -> Vec
         assert!(Instant::now() < deadline, "`ros2 param list {node}` gave no parameters within {timeout:?}:\n{out}");
         std::thread::sleep(Duration::from_millis(300));
     }
-}
-
-fn skip_without_cli() -> Option<Command> {
-    let cli = ros2_cli();
-    if cli.is_none() {
-        eprintln!(
-            "SKIPPED: neither FLOTILLA_ROS2_CLI_ENV (the ../shared/tools/ros2-jazzy-cli kit, installed by scripts/test.sh) nor a sourced ROS 2 with `ros2 param`"
-        );
-    }
-    cli
 }
 
 const TANK: &str = "tank_physics:\n  ros__parameters:\n    seed: 3\n    hydro: {kv: 1.5}\n    run: {real_time_factor: 1.0}\n";
