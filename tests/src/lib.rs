@@ -453,46 +453,6 @@ pub async fn drain<T>(stream: &mut (impl Stream<Item = T> + Unpin), quiet: Durat
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Alive: listed in /proc and not a zombie.
-    fn alive(pid: i32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(|state| state != "Z")))
-            .unwrap_or(false)
-    }
-
-    // Regression: a launch killed after its timeout left its nodes running (each in its own
-    // process group), publishing in the domain the next test reserved.
-    #[test]
-    fn a_launch_that_does_not_exit_is_killed_with_everything_it_started() {
-        let domain = Domain::reserve().unwrap();
-        let mut cmd = Command::new("sh");
-        // The shell ignores SIGINT and starts a grandchild in a session of its own.
-        cmd.args(["-c", "trap '' INT; setsid sleep 300 & echo $!; wait"]);
-        let launch = Launch::spawn(cmd, &domain).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let grandchild = loop {
-            if let Some(pid) = launch.output().lines().next().and_then(|l| l.trim().parse::<i32>().ok()) {
-                break pid;
-            }
-            assert!(Instant::now() < deadline, "no pid printed: {}", launch.output());
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        assert!(alive(grandchild));
-        assert!(descendants(launch.pid() as i32).contains(&grandchild));
-        assert!(launch.interrupt(Duration::from_millis(300)).is_err(), "the shell ignores SIGINT");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while alive(grandchild) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        assert!(!alive(grandchild), "the grandchild {grandchild} outlived the launch");
-    }
-}
-
 /// `ros2 <args>` through the kit or a sourced ROS 2, if either exists.
 fn ros2_cli() -> Option<Command> {
     if let Some(env) = std::env::var_os("FLOTILLA_ROS2_CLI_ENV").filter(|e| Path::new(e).is_file()) {
@@ -533,4 +493,44 @@ pub fn skip_without_cli() -> Option<Command> {
         );
     }
     cli
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Alive: listed in /proc and not a zombie.
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(|state| state != "Z")))
+            .unwrap_or(false)
+    }
+
+    // Regression: a launch killed after its timeout left its nodes running (each in its own
+    // process group), publishing in the domain the next test reserved.
+    #[test]
+    fn a_launch_that_does_not_exit_is_killed_with_everything_it_started() {
+        let domain = Domain::reserve().unwrap();
+        let mut cmd = Command::new("sh");
+        // The shell ignores SIGINT and starts a grandchild in a session of its own.
+        cmd.args(["-c", "trap '' INT; setsid sleep 300 & echo $!; wait"]);
+        let launch = Launch::spawn(cmd, &domain).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let grandchild = loop {
+            if let Some(pid) = launch.output().lines().next().and_then(|l| l.trim().parse::<i32>().ok()) {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "no pid printed: {}", launch.output());
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(alive(grandchild));
+        assert!(descendants(launch.pid() as i32).contains(&grandchild));
+        assert!(launch.interrupt(Duration::from_millis(300)).is_err(), "the shell ignores SIGINT");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while alive(grandchild) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!alive(grandchild), "the grandchild {grandchild} outlived the launch");
+    }
 }
