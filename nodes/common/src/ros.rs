@@ -226,6 +226,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 fn guard_exit(code: u8) {
     let spawned = std::thread::Builder::new().name("exit-guard".into()).spawn(move || {
         std::thread::sleep(EXIT_GRACE);
+        // Straight to stderr: by now the tracing subscriber's /rosout layer may be torn down.
         eprintln!("exit handlers still running after {:.1} s; exiting with code {code} without them", EXIT_GRACE.as_secs_f64());
         // SAFETY: `_exit` ends the process at once without running exit handlers or
         // destructors; no other thread's state is touched.

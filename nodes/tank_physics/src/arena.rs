@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// One straight wall piece: a box.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WallSegment {
-    /// Pose of the box centre in the world frame.
+    /// Pose of the box centre in the world frame (translation m, rotation rad).
     pub pose: Isometry3<f64>,
     /// Half extents of the box along its own axes, m.
     pub half_extents: Vector3<f64>,

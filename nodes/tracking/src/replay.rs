@@ -107,11 +107,6 @@ impl FrameFolder {
     pub fn paths(&self) -> &[PathBuf] {
         &self.paths
     }
-
-    /// Starts again from the first frame (for looping replay).
-    pub fn rewind(&mut self) {
-        self.next = 0;
-    }
 }
 
 impl Iterator for FrameFolder {

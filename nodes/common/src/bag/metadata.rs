@@ -152,10 +152,15 @@ struct MetadataFile<'a> {
 /// A topic as the metadata lists it.
 #[derive(Debug, Clone)]
 pub(crate) struct TopicEntry {
+    /// Topic name.
     pub name: String,
+    /// Message type, `pkg/msg/Type`.
     pub type_name: String,
+    /// The type's RIHS01 hash as the graph announces it.
     pub type_hash: String,
+    /// The QoS the topic was recorded with.
     pub qos: TopicQos,
+    /// Messages recorded on it.
     pub message_count: u64,
 }
 
@@ -166,6 +171,7 @@ pub(crate) struct BagMetadata {
     pub file: String,
     /// `ROS_DISTRO` of the recording.
     pub ros_distro: String,
+    /// The recorded topics.
     pub topics: Vec<TopicEntry>,
     /// Earliest and latest message time, ns; `None` before the first message.
     pub time_range: Option<(u64, u64)>,

@@ -80,14 +80,6 @@ impl MillingFirmware {
         Self { params, gait: Gait::default(), seen: false }
     }
 
-    /// Changes alpha while running (rad).
-    pub fn set_alpha(&mut self, alpha: f64) -> Result<(), String> {
-        let params = MillingParams { alpha, ..self.params };
-        params.validate()?;
-        self.params = params;
-        Ok(())
-    }
-
     /// What the wedge sensor said last.
     pub fn seen(&self) -> bool {
         self.seen
@@ -160,6 +152,6 @@ mod tests {
         };
         let seen = fw.step(0.5, &ahead);
         assert_eq!((seen.pectoral_left, seen.pectoral_right), (0.0, 6.0));
-        assert!(fw.set_alpha(2.0).unwrap_err().contains("alpha"));
+        assert!(fw.set_parameter("alpha", 2.0).unwrap_err().contains("alpha"));
     }
 }
