@@ -128,12 +128,14 @@ async fn the_robot_crosses_fifty_centimetres_through_ros_as_in_process() {
 #[test]
 fn a_bad_configuration_stops_the_launch_with_the_reason() {
     let domain = Domain::reserve().unwrap();
-    // The launch file declares the arguments' choices: the launcher refuses them by name
-    // before starting anything (ros2 launch does the same).
+    // A configuration is a name or a robot file: the node refuses it naming both forms,
+    // and the launch exits 2 with it.
     let launch = Launch::start("launch/mhp_tank.launch.yaml", &["configuration:=5X"], &domain).unwrap();
     let (status, output) = launch.wait(Duration::from_secs(40)).unwrap();
     assert_eq!(status.code(), Some(2), "{output}");
-    assert!(output.contains("argument 'configuration' = '5X' is not one of: 1, 2, 3I"), "{output}");
+    assert!(output.contains("unknown configuration `5X`: expected one of 1, 2, 3I") && output.contains("file:PATH"), "{output}");
+    // The controller's choices are declared: the launcher refuses them by name before
+    // starting anything (ros2 launch does the same).
     let launch = Launch::start("launch/mhp_tank.launch.yaml", &["controller:=pid"], &domain).unwrap();
     let (status, output) = launch.wait(Duration::from_secs(40)).unwrap();
     assert_eq!(status.code(), Some(2), "{output}");

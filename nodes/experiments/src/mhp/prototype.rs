@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use flotilla_contract::mhp::MhpCommand;
 use plotters::prelude::*;
 use rayon::prelude::*;
-use tank_physics::systems::mhp::prototype::{PrototypeModules, PrototypeTank, PrototypeTrial, Stage};
+use tank_physics::systems::mhp::prototype::{configuration, PrototypeModules, PrototypeTank, PrototypeTrial, Stage};
 use tank_physics::systems::mhp::shapes::prototype_configurations;
 use tank_physics::systems::mhp::Morphology;
 
@@ -30,7 +30,7 @@ const OPTIONS: &[OptionSpec] = &[
         name: "configuration",
         kind: OptionKind::Names,
         default: "all",
-        help: "all, or names among 1, 2, 3I, 3L, 4I, 4O, 4T, 4S, 4L",
+        help: "all, or names among 1, 2, 3I, 3L, 4I, 4O, 4T, 4S, 4L, and file:PATH (a robot file of square modules)",
     },
     OptionSpec {
         name: "controller",
@@ -112,11 +112,7 @@ impl Experiment for Prototype {
         } else {
             names
                 .iter()
-                .map(|n| {
-                    all.iter().find(|(a, _)| a == n).cloned().ok_or_else(|| {
-                        option_error("configuration", format!("`{n}`: expected all or one of 1, 2, 3I, 3L, 4I, 4O, 4T, 4S, 4L"))
-                    })
-                })
+                .map(|n| configuration(n).map(|m| (n.clone(), m)).map_err(|e| option_error("configuration", format!("{e} (or all)"))))
                 .collect::<Result<_, _>>()?
         };
         let controller = match controllers(options, "controller")?.as_slice() {
@@ -214,5 +210,28 @@ mod tests {
         assert_eq!(out.metrics["finished"], json!(2));
         let bad = Options::parse(OPTIONS, &[("configuration".to_owned(), "5X".to_owned())]).unwrap();
         assert!(Prototype.run(&bad, &Progress::hidden()).err().unwrap().to_string().contains("`5X`"));
+    }
+
+    /// Other morphologies than the nine (the paper also ran six modules) came only from
+    /// the names; a robot file is read, and one too large to turn in the tank refused.
+    #[test]
+    fn a_robot_file_of_six_modules_crosses_and_a_too_long_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let six = dir.path().join("six.yaml");
+        std::fs::write(&six, "lattice: square\nmodules: [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]\n").unwrap();
+        let run = |name: String| {
+            let given = vec![("configuration".to_owned(), name), ("trials".to_owned(), "1".to_owned())];
+            Prototype.run(&Options::parse(OPTIONS, &given).unwrap(), &Progress::hidden())
+        };
+        let out = run(format!("file:{}", six.display())).unwrap();
+        assert_eq!(out.metrics["finished"], json!(1), "{:?}", out.metrics);
+        let rod = dir.path().join("rod.txt");
+        std::fs::write(&rod, (0..9).map(|x| format!("{x} 0\n")).collect::<String>()).unwrap();
+        let e = run(format!("file:{}", rod.display())).err().unwrap().to_string();
+        assert!(e.contains("cannot turn") && e.contains("0.68"), "{e}");
+        let cube = dir.path().join("cube.txt");
+        std::fs::write(&cube, "0 0 0\n0 0 1\n").unwrap();
+        let e = run(format!("file:{}", cube.display())).err().unwrap().to_string();
+        assert!(e.contains("z = 0"), "{e}");
     }
 }

@@ -9,6 +9,7 @@ use serde_yaml::Mapping;
 use std::time::Duration;
 use tank_physics::run::{check_rate, rate_param, RunSettings, RUN_PARAMS};
 use tank_physics::systems::mhp::prototype::{configuration, PrototypeModules, PrototypeTank, PrototypeTrial};
+use tank_physics::systems::mhp::MhpError;
 use tank_physics::systems::mhp::Morphology;
 
 /// The robot.
@@ -246,12 +247,15 @@ impl NodeSettings {
             publish,
         };
         // The robot must fit the tank at its start.
-        settings.trial().map_err(|e| ParamError::invalid("robot", e))?;
+        settings.trial().map_err(|e| {
+            let key = if matches!(e, MhpError::TooLargeForTank { .. }) { "robot.configuration" } else { "robot" };
+            ParamError::invalid(key, e)
+        })?;
         Ok(settings)
     }
 
     /// The robot at its start.
-    pub fn trial(&self) -> Result<PrototypeTrial, tank_physics::systems::mhp::MhpError> {
+    pub fn trial(&self) -> Result<PrototypeTrial, MhpError> {
         PrototypeTrial::new(&self.morphology, self.modules, self.tank, self.seed, self.robot.trial)
     }
 }
@@ -276,6 +280,14 @@ mod tests {
         assert_eq!((s.robot.name.as_str(), s.robot.configuration.as_str(), s.seed, s.morphology.len()), ("mhp_0", "4T", 0, 4));
         let s = settings("robot: {configuration: '1', name: solo}\nseed: 4").unwrap();
         assert_eq!((s.morphology.len(), s.seed), (1, 4));
+        let dir = tempfile::tempdir().unwrap();
+        let (six, rod) = (dir.path().join("six.txt"), dir.path().join("rod.txt"));
+        std::fs::write(&six, "0 0\n1 0\n2 0\n0 1\n1 1\n2 1\n").unwrap();
+        std::fs::write(&rod, (0..9).map(|x| format!("{x} 0\n")).collect::<String>()).unwrap();
+        let s = settings(&format!("robot: {{configuration: 'file:{}'}}", six.display())).unwrap();
+        assert_eq!(s.morphology.len(), 6);
+        let e = settings(&format!("robot: {{configuration: 'file:{}'}}", rod.display())).unwrap_err().to_string();
+        assert!(e.contains("robot.configuration") && e.contains("cannot turn"), "{e}");
     }
 
     #[test]

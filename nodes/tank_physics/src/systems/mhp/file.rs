@@ -14,6 +14,18 @@
 //! 0 1 0
 //! ```
 //!
+//! The same in YAML is read too (`key: value`, the cells under `modules:` or `cells:` as
+//! `- [x, y, z]` items or one flow list `modules: [[0, 0, 0], [1, 0, 0]]`):
+//!
+//! ```yaml
+//! lattice: cube
+//! thruster_failure: 0.1
+//! modules:
+//!   - [0, 0, 0]
+//!   - [1, 0, 0]
+//!   - [0, 1, 0]
+//! ```
+//!
 //! Every error names the file and the line: a disconnected module, two modules in one
 //! cell, a robot without modules, a probability outside [0, 1], an unknown key.
 
@@ -63,6 +75,35 @@ pub struct RobotFileError {
     pub message: String,
 }
 
+/// One line of the YAML form.
+enum YamlLine<'a> {
+    /// `key: value`.
+    Pair(&'a str, &'a str),
+    /// Module cells, as whitespace-separated numbers each (none for `modules:` itself).
+    Modules(Vec<String>),
+    /// A line of the text form.
+    Plain,
+}
+
+/// Reads `content` (comment removed, trimmed) as a line of the YAML form if it is one.
+fn yaml_line(content: &str) -> YamlLine<'_> {
+    let cells = |flow: &str| -> Vec<String> {
+        // `[[0, 0, 0], [1, 0, 0]]` or `[0, 0, 0]`: the innermost bracket groups.
+        let groups: Vec<&str> = flow.split(']').filter_map(|g| g.rsplit('[').next()).map(str::trim).filter(|g| !g.is_empty()).collect();
+        let groups = if groups.is_empty() { vec![flow] } else { groups };
+        groups.iter().map(|g| g.replace(',', " ").split_whitespace().collect::<Vec<_>>().join(" ")).filter(|g| !g.is_empty()).collect()
+    };
+    if let Some(item) = content.strip_prefix('-') {
+        return YamlLine::Modules(cells(item.trim()));
+    }
+    let Some((key, value)) = content.split_once(':') else { return YamlLine::Plain };
+    let (key, value) = (key.trim(), value.trim().trim_matches(|c| c == '"' || c == '\''));
+    match key {
+        "modules" | "cells" => YamlLine::Modules(if value.is_empty() { Vec::new() } else { cells(value) }),
+        _ => YamlLine::Pair(key, value),
+    }
+}
+
 /// Reads the robot file at `path`.
 pub fn load(path: &Path) -> Result<RobotFile, RobotFileError> {
     let text = std::fs::read_to_string(path).map_err(|e| RobotFileError { path: path.to_owned(), line: None, message: e.to_string() })?;
@@ -83,25 +124,37 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let content = raw.split('#').next().unwrap_or("").trim();
-        if content.is_empty() {
+        if content.is_empty() || content == "---" {
             continue;
         }
-        let words: Vec<&str> = content.split_whitespace().collect();
-        if words[0].parse::<f64>().is_ok() {
-            let numbers: Result<Vec<i32>, _> = words.iter().map(|w| w.parse::<i32>()).collect();
-            let numbers = numbers.map_err(|_| err(Some(line), format!("a module is 2 or 3 whole numbers, got `{content}`")))?;
-            let cell = match numbers[..] {
-                [x, y] => [x, y, 0],
-                [x, y, z] => [x, y, z],
-                _ => return Err(err(Some(line), format!("a module is 2 or 3 whole numbers, got `{content}`"))),
-            };
-            cells.push(cell);
-            lines.push(line);
-            continue;
-        }
-        let [key, value] = words[..] else {
-            return Err(err(Some(line), format!("expected `key value` or a module's cell, got `{content}`")));
+        let (key, value, module_texts) = match yaml_line(content) {
+            YamlLine::Pair(key, value) => (key, value, Vec::new()),
+            YamlLine::Modules(texts) => ("", "", texts),
+            YamlLine::Plain => {
+                let words: Vec<&str> = content.split_whitespace().collect();
+                if words[0].parse::<f64>().is_ok() {
+                    ("", "", vec![content.to_owned()])
+                } else if let [key, value] = words[..] {
+                    (key, value, Vec::new())
+                } else {
+                    return Err(err(Some(line), format!("expected `key value` or a module's cell, got `{content}`")));
+                }
+            }
         };
+        if key.is_empty() {
+            for module in module_texts {
+                let numbers: Result<Vec<i32>, _> = module.split_whitespace().map(|w| w.parse::<i32>()).collect();
+                let bad = || err(Some(line), format!("a module is 2 or 3 whole numbers, got `{}`", module.trim()));
+                let cell = match numbers.map_err(|_| bad())?[..] {
+                    [x, y] => [x, y, 0],
+                    [x, y, z] => [x, y, z],
+                    _ => return Err(bad()),
+                };
+                cells.push(cell);
+                lines.push(line);
+            }
+            continue;
+        }
         if key == "lattice" {
             lattice = match value {
                 "cube" => Lattice::Cube,
@@ -209,6 +262,27 @@ mod tests {
         assert!(huge.starts_with("robot.txt:1: parameter thrust = inf"), "{huge}");
         let bom = parse("\u{feff}0 0 0\r\n1 0 0\r\n", Path::new("bom.txt")).expect("a byte-order mark and CRLF are read");
         assert_eq!(bom.morphology.cells(), &[[0, 0, 0], [1, 0, 0]]);
+    }
+
+    /// The issue's "text/YAML format": the YAML form was refused (`lattice:: `cube` is not
+    /// a number`).
+    #[test]
+    fn the_yaml_form_reads_as_the_text_form() {
+        let text = "lattice square\nthruster_failure 0.25\n0 0\n1 0\n0 1\n";
+        let reference = parse(text, Path::new("l.txt")).unwrap();
+        for yaml in [
+            "---\nlattice: square\nthruster_failure: 0.25\nmodules:\n  - [0, 0]\n  - [1, 0]   # right\n  - [0, 1]\n",
+            "lattice: \"square\"\nthruster_failure: 0.25\ncells: [[0, 0], [1, 0], [0, 1]]\n",
+            "lattice: square\nmodules:\n- [0,0]\n- [1,0]\n- [0,1]\nthruster_failure: 0.25\n",
+        ] {
+            assert_eq!(parse(yaml, Path::new("l.yaml")), Ok(reference.clone()), "{yaml:?}");
+        }
+        let e = parse("modules:\n  - [0, 0, 0]\n  - [2, 0, 0]\n", Path::new("r.yaml")).unwrap_err().to_string();
+        assert_eq!(e, "r.yaml:3: module at [2, 0, 0] is not connected to the module of line 2 (modules join through faces)");
+        let e = parse("modules:\n  - [0, 0, 0.5]\n", Path::new("r.yaml")).unwrap_err().to_string();
+        assert_eq!(e, "r.yaml:2: a module is 2 or 3 whole numbers, got `0 0 0.5`");
+        let e = parse("colour: red\nmodules: [[0, 0, 0]]\n", Path::new("r.yaml")).unwrap_err().to_string();
+        assert!(e.starts_with("r.yaml:1: colour: `red` is not a number"), "{e}");
     }
 
     #[test]

@@ -27,21 +27,57 @@ pub const CONFIGURATION_NAMES: &str = "1, 2, 3I, 3L, 4I, 4O, 4T, 4S, 4L";
 /// Control (sensing, firmware, pump switching) period of the prototype, s.
 pub const CONTROL_PERIOD: f64 = 0.05;
 
-/// The configuration called `name` (one of [`CONFIGURATION_NAMES`]).
-pub fn configuration(name: &str) -> Result<Morphology, UnknownConfiguration> {
+/// The configuration called `name`: one of [`CONFIGURATION_NAMES`], or `file:PATH`, a
+/// robot file ([`super::file`]) of square modules, or of cubes all in the plane z = 0
+/// (the prototype floats: its robots are flat). A file's module side, thrust and faults
+/// are not the prototype's and are refused.
+pub fn configuration(name: &str) -> Result<Morphology, ConfigurationError> {
+    if let Some(path) = name.strip_prefix("file:") {
+        let file = super::file::load(std::path::Path::new(path))?;
+        if file.module_side.is_some() || file.thrust.is_some() || file.faults != MhpFaults::default() {
+            return Err(ConfigurationError::FileSettings { path: path.to_owned() });
+        }
+        let cells = file.morphology.cells().to_vec();
+        if cells.iter().any(|c| c[2] != 0) {
+            return Err(ConfigurationError::NotFlat { path: path.to_owned() });
+        }
+        return Ok(Morphology::new(super::Lattice::Square, cells)?);
+    }
     prototype_configurations()
         .into_iter()
         .find(|(n, _)| n == name)
         .map(|(_, m)| m)
-        .ok_or_else(|| UnknownConfiguration { name: name.to_owned() })
+        .ok_or_else(|| ConfigurationError::Unknown { name: name.to_owned() })
 }
 
-/// A configuration name that is none of the nine.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown configuration `{name}`: expected one of {CONFIGURATION_NAMES}")]
-pub struct UnknownConfiguration {
-    /// The name given.
-    pub name: String,
+/// A configuration the prototype cannot take.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigurationError {
+    /// A name that is none of the nine.
+    #[error("unknown configuration `{name}`: expected one of {CONFIGURATION_NAMES}, or file:PATH (a robot file)")]
+    Unknown {
+        /// The name given.
+        name: String,
+    },
+    /// The robot file cannot be read or is not a robot.
+    #[error(transparent)]
+    File(#[from] super::file::RobotFileError),
+    /// A robot file with modules off the plane z = 0.
+    #[error("{path}: the prototype's robots float flat: every module needs z = 0")]
+    NotFlat {
+        /// The file.
+        path: String,
+    },
+    /// A robot file that sets module side, thrust or faults (the prototype's modules are
+    /// its own: 80 mm, its pumps).
+    #[error("{path}: module_side_cm, thrust_mN and faults are the prototype's own; give the file only `lattice` and modules")]
+    FileSettings {
+        /// The file.
+        path: String,
+    },
+    /// The cells do not form a robot (cannot happen for a file the reader accepted).
+    #[error(transparent)]
+    Morphology(#[from] super::MorphologyError),
 }
 
 /// The tank and its marks, in the model frame: the water surface's centre at the origin,
@@ -185,12 +221,29 @@ pub struct PrototypeTrial {
     wall_contacts: u64,
 }
 
+/// The farthest a module's corner lies from the robot's centroid, m.
+fn morphology_reach(morphology: &Morphology, side: f64) -> f64 {
+    let c = morphology.centroid();
+    morphology
+        .cells()
+        .iter()
+        .map(|cell| {
+            let (dx, dy) = ((f64::from(cell[0]) - c[0]).abs() + 0.5, (f64::from(cell[1]) - c[1]).abs() + 0.5);
+            dx.hypot(dy) * side
+        })
+        .fold(0.0, f64::max)
+}
+
 impl PrototypeTrial {
     /// Trial `trial` of a run seeded `seed`: the robot of `morphology` placed behind the
     /// start line with a yaw U(0, 2 pi) and a lateral offset U(-spread, spread) drawn
     /// (after the robot's own fault draws) from `robot_seed(seed, trial)`.
     pub fn new(morphology: &Morphology, modules: PrototypeModules, tank: PrototypeTank, seed: u64, trial: u32) -> Result<Self, MhpError> {
         let params = modules.params();
+        let reach = morphology_reach(morphology, params.module_side);
+        if 2.0 * reach > tank.size_y.min(tank.size_x) {
+            return Err(MhpError::TooLargeForTank { diameter: 2.0 * reach, width: tank.size_y.min(tank.size_x) });
+        }
         let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(seed, trial));
         let mut robot = MhpRobot::new(morphology, params, MhpFaults::default(), &mut rng)?;
         let yaw = rng.gen_range(0.0..std::f64::consts::TAU);

@@ -191,6 +191,14 @@ pub enum MhpError {
         /// Wetted height, m.
         height: f64,
     },
+    /// A robot too large to turn in the prototype's tank.
+    #[error("the robot is {} m across (its farthest corners from the centre of mass), more than the tank's {} m width: it cannot turn in it", num(*diameter), num(*width))]
+    TooLargeForTank {
+        /// Twice the farthest module corner from the centroid, m.
+        diameter: f64,
+        /// The tank's smaller inner side, m.
+        width: f64,
+    },
     /// The robot's inertia cannot be inverted (modules so light or small that it rounds to
     /// nothing).
     #[error("the robot's inertia cannot be inverted: modules of {} kg and {} m side are too light or too small (module density or side)", num(*module_mass), num(*side))]
