@@ -102,7 +102,11 @@ impl Experiment for Milling {
         if !(predicted > 0.0 && predicted.is_finite()) {
             return Err(ExperimentError::Option {
                 option: "alpha".into(),
-                message: format!("no circle exists for N = {robots} at this alpha (2 pi / N <= 2 alpha)"),
+                message: format!(
+                    "the milling model has no circle for N = {robots} at alpha = {:.3} rad: it needs 2 pi / N > 2 alpha, i.e. alpha < {:.3} rad for {robots} robots",
+                    params.alpha,
+                    std::f64::consts::PI / robots.max(1) as f64
+                ),
             });
         }
         params.pectoral = match single(options, "pectoral")? {
