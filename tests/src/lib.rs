@@ -453,14 +453,15 @@ pub async fn drain<T>(stream: &mut (impl Stream<Item = T> + Unpin), quiet: Durat
     }
 }
 
-/// `ros2 <args>` through the kit or a sourced ROS 2, if either exists.
-fn ros2_cli() -> Option<Command> {
+/// `ros2` (the arguments follow) through the test kit (`FLOTILLA_ROS2_CLI_ENV`) or a
+/// sourced ROS 2 whose `ros2 <verb>` exists, if either does.
+pub fn ros2_command(verb: &str) -> Option<Command> {
     if let Some(env) = std::env::var_os("FLOTILLA_ROS2_CLI_ENV").filter(|e| Path::new(e).is_file()) {
         let mut cmd = Command::new("bash");
         cmd.args(["-c", "source \"$0\" && exec ros2 \"$@\""]).arg(env);
         return Some(cmd);
     }
-    let sourced = Command::new("ros2").args(["param", "--help"]).output().is_ok_and(|o| o.status.success());
+    let sourced = Command::new("ros2").args([verb, "--help"]).output().is_ok_and(|o| o.status.success());
     sourced.then(|| Command::new("ros2"))
 }
 
@@ -486,7 +487,7 @@ pub fn ros2(base: &Command, domain: u32, args: &[&str]) -> (bool, String) {
 
 /// The real `ros2` command, or `None` after saying why the calling test stops.
 pub fn skip_without_cli() -> Option<Command> {
-    let cli = ros2_cli();
+    let cli = ros2_command("param");
     if cli.is_none() {
         eprintln!(
             "SKIPPED: neither FLOTILLA_ROS2_CLI_ENV (the ../shared/tools/ros2-jazzy-cli kit, installed by scripts/test.sh) nor a sourced ROS 2 with `ros2 param`"

@@ -7,22 +7,15 @@
 //! `FLOTILLA_ROS2_CLI_ENV`) or from a sourced ROS 2 that has `ros2 launch`; without
 //! either the test says so and checks Flotilla's launcher alone.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use flotilla_e2e::{bin, bin_dir, repo_root, run_until_interrupted, Domain};
+use flotilla_e2e::{bin, bin_dir, repo_root, ros2_command, run_until_interrupted, Domain};
 
-/// How the real `ros2` is reached, if at all.
+/// `ros2 launch` (the arguments follow), if the real one is reachable.
 fn ros2_launch() -> Option<Command> {
-    if let Some(env) = std::env::var_os("FLOTILLA_ROS2_CLI_ENV").filter(|e| Path::new(e).is_file()) {
-        let mut cmd = Command::new("bash");
-        cmd.args(["-c", "source \"$0\" && exec ros2 launch \"$@\""]).arg(env);
-        return Some(cmd);
-    }
-    let sourced = Command::new("ros2").args(["launch", "--help"]).output().is_ok_and(|o| o.status.success());
-    sourced.then(|| {
-        let mut cmd = Command::new("ros2");
+    ros2_command("launch").map(|mut cmd| {
         cmd.arg("launch");
         cmd
     })
