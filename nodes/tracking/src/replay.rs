@@ -2,7 +2,7 @@
 //! reported and skipped, not fatal), and save rendered frames plus the camera model to
 //! such a folder.
 
-use crate::camera::CameraModel;
+use crate::camera::{CameraModel, CameraMount};
 use crate::frame::{Encoding, OwnedFrame};
 use image::{DynamicImage, GrayImage, RgbImage};
 use std::path::{Path, PathBuf};
@@ -147,18 +147,62 @@ pub fn write_camera(dir: impl AsRef<Path>, camera: &CameraModel) -> Result<(), R
     std::fs::write(&path, text).map_err(|source| ReplayError::CameraFileIo { path, source })
 }
 
-/// Reads `dir/camera.yaml`; `Ok(None)` when the folder has none.
+/// Reads the folder's camera: `camera.yaml` (Flotilla's camera model, as the emulated
+/// camera saves it), else `camera_info.yaml` or `ost.yaml`; each may also be a ROS camera
+/// calibration file (`image_width`, `camera_matrix`, `distortion_model`, ...: what
+/// `cameracalibrator` writes for a real camera or another renderer's), whose camera has
+/// the default mount (the file has no pose; the tracker's `mount` parameter gives it).
+/// `Ok(None)` when the folder has none of them.
 pub fn read_camera(dir: impl AsRef<Path>) -> Result<Option<CameraModel>, ReplayError> {
-    let path = dir.as_ref().join(CAMERA_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(ReplayError::CameraFileIo { path, source }),
-    };
-    let camera: CameraModel =
-        serde_yaml::from_str(&text).map_err(|e| ReplayError::CameraFileFormat { path: path.clone(), message: e.to_string() })?;
-    camera.validate().map_err(|e| ReplayError::CameraFileFormat { path, message: e.to_string() })?;
-    Ok(Some(camera))
+    for name in [CAMERA_FILE, ROS_CALIBRATION_FILES[0], ROS_CALIBRATION_FILES[1]] {
+        let path = dir.as_ref().join(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => return Err(ReplayError::CameraFileIo { path, source }),
+        };
+        let format = |message: String| ReplayError::CameraFileFormat { path: path.clone(), message };
+        let is_ros = serde_yaml::from_str::<serde_yaml::Value>(&text).is_ok_and(|v| v.get("camera_matrix").is_some());
+        let camera = if is_ros {
+            let ros: RosCalibration = serde_yaml::from_str(&text).map_err(|e| format(format!("a ROS camera calibration file: {e}")))?;
+            CameraModel::from_camera_info(
+                ros.image_width,
+                ros.image_height,
+                &ros.distortion_model,
+                &ros.camera_matrix.data,
+                &ros.distortion_coefficients.data,
+                CameraMount::default(),
+            )
+            .map_err(|e| format(e.to_string()))?
+        } else {
+            let camera: CameraModel = serde_yaml::from_str(&text).map_err(|e| format(e.to_string()))?;
+            camera.validate().map_err(|e| format(e.to_string()))?;
+            camera
+        };
+        return Ok(Some(camera));
+    }
+    Ok(None)
+}
+
+/// Files of the ROS camera calibration format read when a folder has no [`CAMERA_FILE`]
+/// (`cameracalibrator` writes `ost.yaml`; `camera_info_manager` reads such files).
+pub const ROS_CALIBRATION_FILES: [&str; 2] = ["camera_info.yaml", "ost.yaml"];
+
+/// The ROS camera calibration YAML (`camera_calibration_parsers`): the fields a
+/// CameraInfo needs; `camera_name`, rectification and projection are not used.
+#[derive(serde::Deserialize)]
+struct RosCalibration {
+    image_width: u32,
+    image_height: u32,
+    camera_matrix: RosMatrix,
+    distortion_model: String,
+    distortion_coefficients: RosMatrix,
+}
+
+/// A matrix of the calibration format (`rows`, `cols`, row-major `data`).
+#[derive(serde::Deserialize)]
+struct RosMatrix {
+    data: Vec<f64>,
 }
 
 /// Name of the frame stamp index written beside saved frames (`file,stamp` lines).
@@ -364,5 +408,21 @@ mod tests {
         std::fs::write(dir.path().join(CAMERA_FILE), "width: 3\n").unwrap();
         let err = read_camera(dir.path()).unwrap_err();
         assert!(err.to_string().contains("camera.yaml"), "{err}");
+    }
+
+    /// A folder from another renderer or a real camera brings its intrinsics in the ROS
+    /// calibration format; it was refused ("has no camera.yaml").
+    #[test]
+    fn a_ros_calibration_file_gives_the_camera() {
+        let dir = tempfile::tempdir().unwrap();
+        let ost = "image_width: 640\nimage_height: 480\ncamera_name: other_renderer\ncamera_matrix:\n  rows: 3\n  cols: 3\n  data: [500.0, 0.0, 320.5, 0.0, 505.0, 240.5, 0.0, 0.0, 1.0]\ndistortion_model: plumb_bob\ndistortion_coefficients:\n  rows: 1\n  cols: 5\n  data: [-0.1, 0.01, 0.0, 0.0, 0.0]\nrectification_matrix:\n  rows: 3\n  cols: 3\n  data: [1, 0, 0, 0, 1, 0, 0, 0, 1]\n";
+        std::fs::write(dir.path().join("ost.yaml"), ost).unwrap();
+        let camera = read_camera(dir.path()).unwrap().unwrap();
+        assert_eq!((camera.width, camera.height, camera.fx, camera.fy, camera.cx, camera.cy), (640, 480, 500.0, 505.0, 320.5, 240.5));
+        assert_eq!((camera.distortion.k1, camera.distortion.k2), (-0.1, 0.01));
+        // Skew is not modelled: refused with the field, naming the file.
+        std::fs::write(dir.path().join("camera_info.yaml"), ost.replace("500.0, 0.0, 320.5", "500.0, 2.0, 320.5")).unwrap();
+        let err = read_camera(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("camera_info.yaml") && err.contains("skew"), "{err}");
     }
 }

@@ -26,8 +26,14 @@ const WARN_INTERVAL: Duration = Duration::from_secs(5);
 pub async fn run(startup: Startup, config: ReplayNodeConfig) -> anyhow::Result<String> {
     let dir = &config.directory;
     let paths = replay::list_frames(dir)?;
-    let camera = replay::read_camera(dir)?
-        .with_context(|| format!("{} has no {}: the CameraInfo needs the camera model", dir.display(), replay::CAMERA_FILE))?;
+    let camera = replay::read_camera(dir)?.with_context(|| {
+        format!(
+            "{} has no {} (nor a ROS calibration file {}): the CameraInfo needs the camera model",
+            dir.display(),
+            replay::CAMERA_FILE,
+            replay::ROS_CALIBRATION_FILES.join(" or ")
+        )
+    })?;
     let recorded = match config.stamps {
         ReplayStamps::Recorded => replay::read_stamps(dir, &paths)?,
         ReplayStamps::Rate | ReplayStamps::Wall => None,
