@@ -98,26 +98,28 @@ impl Experiment for Milling {
         };
         // Alpha, rho and the caudal first (the default pectoral stands in until it is chosen).
         params.validate().map_err(|message| ExperimentError::Option { option: "alpha".into(), message })?;
-        let predicted = params.predicted_radius(robots);
-        if !(predicted > 0.0 && predicted.is_finite()) {
-            return Err(ExperimentError::Option {
-                option: "alpha".into(),
-                message: format!(
-                    "the milling model has no circle for N = {robots} at alpha = {:.3} rad: it needs 2 pi / N > 2 alpha, i.e. alpha < {:.3} rad for {robots} robots",
-                    params.alpha,
-                    std::f64::consts::PI / robots.max(1) as f64
-                ),
-            });
-        }
-        params.pectoral = match single(options, "pectoral")? {
-            0.0 => {
+        // The model's circle, if it has one for this N and alpha (2 pi / N > 2 alpha).
+        let predicted = Some(params.predicted_radius(robots)).filter(|r| *r > 0.0 && r.is_finite());
+        params.pectoral = match (single(options, "pectoral")?, predicted) {
+            (0.0, Some(predicted)) => {
                 let r0 = options.number("r0-factor")? * predicted;
                 pectoral_for_radius(&BodyParams::bluebot(), params.caudal, r0).ok_or_else(|| ExperimentError::Option {
                     option: "r0-factor".into(),
                     message: format!("no pectoral frequency swims r0 = {r0:.3} m at caudal {} Hz", params.caudal),
                 })?
             }
-            f => f,
+            (0.0, None) => {
+                return Err(ExperimentError::Option {
+                    option: "alpha".into(),
+                    message: format!(
+                        "the milling model has no circle for N = {robots} at alpha = {:.3} rad (it needs 2 pi / N > 2 alpha, i.e. alpha < {:.3} rad), \
+                         so the pectoral frequency cannot be chosen from it: give --pectoral to run without a prediction",
+                        params.alpha,
+                        std::f64::consts::PI / robots.max(1) as f64
+                    ),
+                });
+            }
+            (f, _) => f,
         };
         params.validate().map_err(|message| ExperimentError::Option { option: "pectoral".into(), message })?;
         let duration = options.number("duration")?;
@@ -218,12 +220,11 @@ impl Experiment for Milling {
         metrics.insert("pectoral_hz".into(), number(params.pectoral));
         metrics.insert("r0_mm".into(), number(r0 * 1e3));
         metrics.insert("radius_mm".into(), over_seeds(&radii.iter().map(|r| r * 1e3).collect::<Vec<_>>()));
-        metrics.insert("predicted_mm".into(), number(predicted * 1e3));
-        metrics.insert("radius_error".into(), number((mean_radius - predicted).abs() / predicted));
-        metrics.insert(
-            "radius_error_per_seed".into(),
-            over_seeds(&radii.iter().map(|r| (r - predicted).abs() / predicted).collect::<Vec<_>>()),
-        );
+        // Null without a model circle (JSON has no NaN).
+        let error = |r: f64| predicted.map_or(f64::NAN, |p| (r - p).abs() / p);
+        metrics.insert("predicted_mm".into(), number(predicted.map_or(f64::NAN, |p| p * 1e3)));
+        metrics.insert("radius_error".into(), number(error(mean_radius)));
+        metrics.insert("radius_error_per_seed".into(), over_seeds(&radii.iter().map(|&r| error(r)).collect::<Vec<_>>()));
         metrics.insert("radius_cv".into(), over_seeds(&cvs));
         metrics.insert("depth_error".into(), over_seeds(&depth_errors));
         for (name, at) in [("recovery_after_removal_s", remove_at), ("recovery_after_addition_s", add_at)] {
@@ -265,7 +266,9 @@ impl Experiment for Milling {
         };
         let mut series: Vec<Series> =
             runs.iter().map(|r| (format!("seed {}", r.seed), r.samples.iter().map(|s| (s.0, s.2 * 1e3)).collect())).collect();
-        series.push((format!("model, N = {robots}"), vec![(0.0, predicted * 1e3), (duration, predicted * 1e3)]));
+        if let Some(predicted) = predicted {
+            series.push((format!("model, N = {robots}"), vec![(0.0, predicted * 1e3), (duration, predicted * 1e3)]));
+        }
         let title = format!("milling radius, {robots} robots, alpha = {:.3} rad", params.alpha);
         Ok(Outcome {
             metrics,

@@ -226,6 +226,14 @@ mod tests {
         let e = find("blueswarm", "milling").unwrap();
         let bad = Options::parse(e.options(), &[("alpha".into(), "2".into())]).unwrap();
         assert!(e.run(&bad, &Progress::hidden()).err().is_some_and(|e| e.is_usage()));
+        // No model circle for 12 robots at the default alpha: refused while the pectoral is
+        // chosen from it, run (with no prediction) when it is given.
+        let twelve = Options::parse(e.options(), &[("robots".into(), "12".into()), ("duration".into(), "20".into())]).unwrap();
+        let Err(err) = e.run(&twelve, &Progress::hidden()) else { panic!("a pectoral from no circle") };
+        assert!(err.is_usage() && err.to_string().contains("--pectoral"), "{err}");
+        let m = run("milling", &[("robots", "12"), ("duration", "20"), ("seeds", "1"), ("pectoral", "1.5")]);
+        assert_eq!((&m["predicted_mm"], &m["radius_error"]), (&Value::Null, &Value::Null), "{m:?}");
+        assert!(m["radius_mm"]["mean"].as_f64().is_some_and(|r| r > 0.0), "{m:?}");
         // A removal after the run's end never happens: refused, not run without it.
         let late = Options::parse(e.options(), &[("remove-at".into(), "500".into()), ("duration".into(), "60".into())]).unwrap();
         let Err(err) = e.run(&late, &Progress::hidden()) else { panic!("a removal after the end accepted") };
