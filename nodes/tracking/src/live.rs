@@ -511,13 +511,19 @@ mod tests {
         CameraModel::covering(&ArenaOutline::lily_tank(), 256, 256, 1.0, 0.03)
     }
 
-    #[test]
-    fn live_tracker_skips_bad_input_and_keeps_tracking() {
+    /// The small camera and one 6 cm ball rendered by it (rgb8).
+    fn ball_frame() -> (CameraModel, image::RgbImage) {
         let camera = small_camera();
-        let info = camera.camera_info();
         let mut renderer = Renderer::new(ArenaOutline::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
         let ball = [SceneObject::new(0, MarkerKind::Ball, 0.05, 0.05).with_size(0.06)];
         let frame = renderer.render_rgb(&ball, 0);
+        (camera, frame)
+    }
+
+    #[test]
+    fn live_tracker_skips_bad_input_and_keeps_tracking() {
+        let (camera, frame) = ball_frame();
+        let info = camera.camera_info();
         let config = TrackerConfig { confirm_hits: 1, ..TrackerConfig::default() };
         let mut live = LiveTracker::new(DetectorConfig::default(), config, camera.mount).unwrap();
         let data = frame.as_raw();
@@ -556,11 +562,8 @@ mod tests {
 
     #[test]
     fn frames_in_other_renderers_encodings_track_where_rgb8_does() {
-        let camera = small_camera();
+        let (camera, frame) = ball_frame();
         let info = camera.camera_info();
-        let mut renderer = Renderer::new(ArenaOutline::lily_tank(), camera.clone(), RenderOptions::default()).unwrap();
-        let ball = [SceneObject::new(0, MarkerKind::Ball, 0.05, 0.05).with_size(0.06)];
-        let frame = renderer.render_rgb(&ball, 0);
         let pixels: Vec<[u8; 3]> = frame.pixels().map(|p| p.0).collect();
         let rgba: Vec<u8> = pixels.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
         let bgra16_be: Vec<u8> = pixels.iter().flat_map(|p| [p[2], 0, p[1], 0, p[0], 0, 255, 255]).collect();
