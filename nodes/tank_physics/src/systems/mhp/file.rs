@@ -75,32 +75,37 @@ pub struct RobotFileError {
     pub message: String,
 }
 
-/// One line of the YAML form.
-enum YamlLine<'a> {
-    /// `key: value`.
-    Pair(&'a str, &'a str),
-    /// Module cells, as whitespace-separated numbers each (none for `modules:` itself).
+/// What a line (comment removed, trimmed, not empty) holds, in the text or the YAML form.
+enum Line<'a> {
+    /// A setting: `key value` or `key: value`.
+    Setting(&'a str, &'a str),
+    /// Module cells, each as whitespace-separated numbers (none for `modules:` itself).
     Modules(Vec<String>),
-    /// A line of the text form.
-    Plain,
 }
 
-/// Reads `content` (comment removed, trimmed) as a line of the YAML form if it is one.
-fn yaml_line(content: &str) -> YamlLine<'_> {
+/// Reads one line; `None` when it is neither a setting nor cells.
+fn read_line(content: &str) -> Option<Line<'_>> {
     let cells = |flow: &str| -> Vec<String> {
-        // `[[0, 0, 0], [1, 0, 0]]` or `[0, 0, 0]`: the innermost bracket groups.
+        // `[[0, 0, 0], [1, 0, 0]]`, `[0, 0, 0]` or `0 0 0`: the innermost bracket groups.
         let groups: Vec<&str> = flow.split(']').filter_map(|g| g.rsplit('[').next()).map(str::trim).filter(|g| !g.is_empty()).collect();
         let groups = if groups.is_empty() { vec![flow] } else { groups };
         groups.iter().map(|g| g.replace(',', " ").split_whitespace().collect::<Vec<_>>().join(" ")).filter(|g| !g.is_empty()).collect()
     };
     if let Some(item) = content.strip_prefix('-') {
-        return YamlLine::Modules(cells(item.trim()));
+        return Some(Line::Modules(cells(item.trim())));
     }
-    let Some((key, value)) = content.split_once(':') else { return YamlLine::Plain };
-    let (key, value) = (key.trim(), value.trim().trim_matches(|c| c == '"' || c == '\''));
-    match key {
-        "modules" | "cells" => YamlLine::Modules(if value.is_empty() { Vec::new() } else { cells(value) }),
-        _ => YamlLine::Pair(key, value),
+    if let Some((key, value)) = content.split_once(':') {
+        let (key, value) = (key.trim(), value.trim().trim_matches(|c| c == '"' || c == '\''));
+        return Some(match key {
+            "modules" | "cells" => Line::Modules(if value.is_empty() { Vec::new() } else { cells(value) }),
+            _ => Line::Setting(key, value),
+        });
+    }
+    let words: Vec<&str> = content.split_whitespace().collect();
+    match words[..] {
+        [first, ..] if first.parse::<f64>().is_ok() => Some(Line::Modules(vec![content.to_owned()])),
+        [key, value] => Some(Line::Setting(key, value)),
+        _ => None,
     }
 }
 
@@ -127,34 +132,24 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
         if content.is_empty() || content == "---" {
             continue;
         }
-        let (key, value, module_texts) = match yaml_line(content) {
-            YamlLine::Pair(key, value) => (key, value, Vec::new()),
-            YamlLine::Modules(texts) => ("", "", texts),
-            YamlLine::Plain => {
-                let words: Vec<&str> = content.split_whitespace().collect();
-                if words[0].parse::<f64>().is_ok() {
-                    ("", "", vec![content.to_owned()])
-                } else if let [key, value] = words[..] {
-                    (key, value, Vec::new())
-                } else {
-                    return Err(err(Some(line), format!("expected `key value` or a module's cell, got `{content}`")));
+        let (key, value) = match read_line(content) {
+            Some(Line::Setting(key, value)) => (key, value),
+            Some(Line::Modules(modules)) => {
+                for module in modules {
+                    let numbers: Result<Vec<i32>, _> = module.split_whitespace().map(|w| w.parse::<i32>()).collect();
+                    let bad = || err(Some(line), format!("a module is 2 or 3 whole numbers, got `{}`", module.trim()));
+                    let cell = match numbers.map_err(|_| bad())?[..] {
+                        [x, y] => [x, y, 0],
+                        [x, y, z] => [x, y, z],
+                        _ => return Err(bad()),
+                    };
+                    cells.push(cell);
+                    lines.push(line);
                 }
+                continue;
             }
+            None => return Err(err(Some(line), format!("expected `key value` or a module's cell, got `{content}`"))),
         };
-        if key.is_empty() {
-            for module in module_texts {
-                let numbers: Result<Vec<i32>, _> = module.split_whitespace().map(|w| w.parse::<i32>()).collect();
-                let bad = || err(Some(line), format!("a module is 2 or 3 whole numbers, got `{}`", module.trim()));
-                let cell = match numbers.map_err(|_| bad())?[..] {
-                    [x, y] => [x, y, 0],
-                    [x, y, z] => [x, y, z],
-                    _ => return Err(bad()),
-                };
-                cells.push(cell);
-                lines.push(line);
-            }
-            continue;
-        }
         if key == "lattice" {
             lattice = match value {
                 "cube" => Lattice::Cube,
