@@ -50,6 +50,23 @@ fn ideal_l_shape_first_robots_join_with_exact_positions() {
     assert_eq!(m["mse_world_vs_believed"].as_f64(), Some(0.0), "{m:?}");
 }
 
+/// The whole ideal L with each localisation: every robot finds a place (the study's Figure
+/// 3(e), ~12,300 steps). With the seeds inside the L's corner (before 2026-11-30) it held
+/// only 19 and the loop rule ended every run; with the seeds' rhombus centred on the corner
+/// least squares settled on mirror images (MSE ~1) until it searched from more starts.
+#[test]
+fn the_ideal_l_takes_all_22_robots_with_every_localisation() {
+    for (localisation, mse_limit) in [("ideal", 0.0), ("least-squares", 1e-5), ("greedy", 1e-3)] {
+        let m = run_metrics(&ideal_l(&[("localisation", localisation)], "20000"));
+        assert_eq!(m["ending"].as_str(), Some("all_joined"), "{localisation}: {m:?}");
+        assert_eq!(m["robots_joined"].as_u64(), Some(22), "{localisation}: {m:?}");
+        assert_eq!(m["robots_joined_outside_shape"].as_u64(), Some(0), "{localisation}: {m:?}");
+        let steps = m["steps"].as_u64().unwrap();
+        assert!((11_000..14_000).contains(&steps), "{localisation}: {steps} steps");
+        assert!(m["mse_world_vs_believed"].as_f64().unwrap() <= mse_limit, "{localisation}: {m:?}");
+    }
+}
+
 #[test]
 fn same_seed_same_run_bit_for_bit() {
     let pairs = ideal_l(&[("noise", "0.5"), ("speed-std", "0.1"), ("seed", "3")], "1500");
@@ -142,7 +159,7 @@ fn the_command_line_takes_switches_and_rejects_bad_input_as_usage_errors() {
     let star = dir.path().join("corner_white.png");
     image::GrayImage::from_fn(40, 40, |x, y| image::Luma([if x < 20 && y >= 20 { 255 } else { 0 }])).save(&star).unwrap();
     let e = usage(&["kilobot", "self-assembly", "--shape", star.to_str().unwrap(), "--scale", "0.1", "--out", "x"]);
-    assert!(e.contains("seed 0") && e.contains("not on the shape"), "{e}");
+    assert!(e.contains("seed 1") && e.contains("not on the shape"), "{e}");
     let l = l_shape();
     // A turn of more than half a circle per step is no turn the model means; the refusal
     // names the flag that set it (it named --shape).

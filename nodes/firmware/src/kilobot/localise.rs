@@ -20,8 +20,44 @@ pub fn greedy(position: &mut [f64; 2], references: &[Reference], divide: f64) {
     }
 }
 
-/// The position minimising the squared range residuals, from `start`; `None` when the
-/// references do not pin a point (fewer than two, or degenerate).
+/// Root-mean-square range residual, world units, above which a least-squares fix is taken
+/// for a local minimum rather than for measurement error (the distance error is at most
+/// 0.0615 k world units).
+pub const LOCAL_MINIMUM_RMS: f64 = 0.2;
+
+/// Root-mean-square range residual of `p` against `references`, world units.
+pub fn rms_residual(p: [f64; 2], references: &[Reference]) -> f64 {
+    let sum: f64 = references.iter().map(|&(q, d)| ((p[0] - q[0]).hypot(p[1] - q[1]) - d).powi(2)).sum();
+    (sum / references.len() as f64).sqrt()
+}
+
+/// [`least_squares`] from `start`, and when that lands on a local minimum (residual above
+/// [`LOCAL_MINIMUM_RMS`]: the seeds sit symmetrically about the shape's corner, and a robot
+/// starting from it can settle on a mirror image of its position) from the eight points at
+/// each reference's measured distance around it, keeping the least residual.
+pub fn least_squares_global(start: [f64; 2], references: &[Reference]) -> Option<[f64; 2]> {
+    let first = least_squares(start, references);
+    if first.is_some_and(|p| rms_residual(p, references) <= LOCAL_MINIMUM_RMS) {
+        return first;
+    }
+    let mut best = first.map(|p| (rms_residual(p, references), p));
+    for &(q, d) in references {
+        for k in 0..8 {
+            let angle = f64::from(k) * std::f64::consts::FRAC_PI_4;
+            let from = [q[0] + d * angle.cos(), q[1] + d * angle.sin()];
+            if let Some(p) = least_squares(from, references) {
+                let rms = rms_residual(p, references);
+                if best.is_none_or(|(b, _)| rms < b) {
+                    best = Some((rms, p));
+                }
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// The position minimising the squared range residuals, from `start` (a local search);
+/// `None` when the references do not pin a point (fewer than two, or degenerate).
 pub fn least_squares(start: [f64; 2], references: &[Reference]) -> Option<[f64; 2]> {
     if references.len() < 2 {
         return None;
@@ -101,5 +137,20 @@ mod tests {
         let p = least_squares([2.0, 0.5], &refs(truth)).unwrap();
         assert!((p[0] - truth[0]).abs() < 1e-9 && (p[1] - truth[1]).abs() < 1e-9, "{p:?}");
         assert!(least_squares([0.0, 0.0], &refs(truth)[..1]).is_none());
+    }
+
+    #[test]
+    fn a_start_between_symmetric_seeds_finds_the_true_position_not_its_mirror() {
+        // Three of the study's seeds (a rhombus centred on the shape's corner; the fourth is
+        // out of range) and the first robot to reach them, from the left: from the corner
+        // the local search settles on the mirror image across the seeds' axis (regression:
+        // 2026-11-30, least-squares runs ended with MSE ~1).
+        let seeds = [[-0.5, 0.0], [0.0, 0.866], [0.0, -0.866]];
+        let truth: [f64; 2] = [-2.7605, -0.0671];
+        let r: Vec<Reference> = seeds.iter().map(|&q| (q, (truth[0] - q[0]).hypot(truth[1] - q[1]))).collect();
+        let local = least_squares([0.0, 0.0], &r).unwrap();
+        assert!(rms_residual(local, &r) > LOCAL_MINIMUM_RMS, "the local search alone finds it: {local:?}");
+        let p = least_squares_global([0.0, 0.0], &r).unwrap();
+        assert!((p[0] - truth[0]).abs() < 1e-9 && (p[1] - truth[1]).abs() < 1e-9, "{p:?}");
     }
 }

@@ -291,6 +291,10 @@ pub struct SelfAssembly {
     gradient: u16,
     position: [f64; 2],
     localised: bool,
+    /// The estimate agrees with the references' measured distances (residual at most
+    /// [`localise::LOCAL_MINIMUM_RMS`]): a robot does not take itself for inside the shape
+    /// from an estimate caught on a mirror image of its position.
+    consistent: bool,
     /// Sorted by uid.
     neighbours: Vec<Neighbour>,
     /// The table's index by uid while it has at most [`INDEX_MAX`] entries (all [`EMPTY`]
@@ -339,6 +343,7 @@ impl SelfAssembly {
             gradient,
             position,
             localised,
+            consistent: localised,
             neighbours: Vec::with_capacity(TABLE_RESERVE),
             index: [EMPTY; INDEX_SLOTS],
             previous_distance: f64::INFINITY,
@@ -414,6 +419,7 @@ impl SelfAssembly {
                 if let Some(p) = self.oracle {
                     self.position = p;
                     self.localised = true;
+                    self.consistent = true;
                 }
             }
             Localisation::Greedy | Localisation::LeastSquares => {
@@ -437,10 +443,11 @@ impl SelfAssembly {
                 if self.params.localisation == Localisation::Greedy {
                     localise::greedy(&mut self.position, &self.references, self.params.divide_localize);
                     self.localised = true;
-                } else if let Some(p) = localise::least_squares(self.position, &self.references) {
+                } else if let Some(p) = localise::least_squares_global(self.position, &self.references) {
                     self.position = p;
                     self.localised = true;
                 }
+                self.consistent = localise::rms_residual(self.position, &self.references) <= localise::LOCAL_MINIMUM_RMS;
             }
         }
     }
@@ -512,7 +519,9 @@ impl SelfAssembly {
                 }
             }
             State::MoveWhileOutside => {
-                if self.inside() {
+                // Enters only on an estimate that agrees with its measurements; once inside,
+                // only the shape's edge (about to leave it) stops the robot.
+                if self.inside() && self.consistent {
                     self.state = State::MoveWhileInside;
                 }
                 self.edge_follow(kilo);

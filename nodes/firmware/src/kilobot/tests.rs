@@ -289,3 +289,35 @@ fn bad_parameters_are_named() {
     assert_eq!(study_ideal.validate(), Ok(()));
     assert_eq!("least-squares".parse::<Localisation>().unwrap(), Localisation::LeastSquares);
 }
+
+#[test]
+fn a_robot_enters_the_shape_only_on_an_estimate_its_measurements_agree_with() {
+    // Regression (2026-11-30): with the seeds' rhombus centred on the corner, greedy
+    // localisation from (0, 0) can settle on a mirror image inside the shape while the
+    // robot is outside it; the robot then joined where it stood.
+    let refs = [[1.0, 1.0], [2.0, 1.0], [1.5, 1.866]];
+    let at = |p: [f64; 2], scale: f64| -> Vec<IrMessage> {
+        let mut m: Vec<IrMessage> = refs
+            .iter()
+            .enumerate()
+            .map(|(k, r)| heard(k as u16 + 1, 2, State::JoinedShape, Some(*r), scale * (p[0] - r[0]).hypot(p[1] - r[1])))
+            .collect();
+        m.push(heard(20, 2, State::WaitToMove, None, 2.5));
+        m
+    };
+    let truth = [1.5, 1.3];
+    let mut fw = robot(10, quick());
+    // Distances a tenth of the true ones: no point agrees with all three, and greedy's
+    // estimate stays between them, inside the shape.
+    for t in 0..40 {
+        tick(&mut fw, t, at(truth, 0.1));
+    }
+    let p = fw.program().position();
+    assert!(fw.program().localised() && (0.0..10.0).contains(&p[0]) && (0.0..5.0).contains(&p[1]), "{p:?}");
+    assert_eq!(fw.program().state(), State::MoveWhileOutside);
+    // The true distances: greedy converges and the robot enters.
+    for t in 40..140 {
+        tick(&mut fw, t, at(truth, 1.0));
+    }
+    assert_eq!(fw.program().state(), State::MoveWhileInside);
+}

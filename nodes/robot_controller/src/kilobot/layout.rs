@@ -7,9 +7,11 @@ use flotilla_firmware::kilobot::{Shape, ShapeError};
 use std::path::Path;
 use tank_physics::systems::kilobot::Bounds;
 
-/// Seeds' positions, world units: four touching robots at the shape's lower-left corner, the
-/// first (the gradient source) on the corner itself.
-pub const SEEDS: [[f64; 2]; 4] = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866_025_403_784_438_6], [1.5, 0.866_025_403_784_438_6]];
+/// Seeds' positions, world units: the study's four touching robots in a rhombus centred on
+/// the shape's lower-left corner (its code's `(-0.5, 0)`, `(0.5, 0)`, `(0, -0.866)`,
+/// `(0, 0.866)`), the first the gradient source: two sit on the shape's bottom and left
+/// edges, two outside it, so the seeds take no place the other robots would fill.
+pub const SEEDS: [[f64; 2]; 4] = [[-0.5, 0.0], [0.5, 0.0], [0.0, -0.866_025_403_784_438_6], [0.0, 0.866_025_403_784_438_6]];
 
 /// Most robots a run may have (robot ids are 16 bits).
 pub const MAX_ROBOTS: usize = u16::MAX as usize;
@@ -45,8 +47,8 @@ pub enum LayoutError {
         /// Why.
         source: ShapeError,
     },
-    /// A seed is not on a dark pixel.
-    #[error("the seeds sit at the image's lower-left corner, but seed {index} at ({x:.3}, {y:.3}) world units is not on the shape; the shape must cover its lower-left corner at least {need:.2} x {need_y:.2} world units")]
+    /// A seed meant to sit on the shape's edge is not on a dark pixel.
+    #[error("the seeds sit centred on the image's lower-left corner, but seed {index} at ({x:.3}, {y:.3}) world units is not on the shape; the shape must cover its lower-left corner at least {need:.2} x {need_y:.2} world units")]
     SeedsOffShape {
         /// Seed index.
         index: usize,
@@ -206,8 +208,9 @@ fn separate_part(shape: &Shape) -> Option<(usize, usize)> {
 pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
     let seed_w = SEEDS.iter().map(|s| s[0]).fold(0.0, f64::max);
     let seed_h = SEEDS.iter().map(|s| s[1]).fold(0.0, f64::max);
+    // The seeds at negative coordinates lie outside the image by design.
     for (index, s) in SEEDS.iter().enumerate() {
-        if !shape.contains(s[0], s[1]) {
+        if s[0] >= 0.0 && s[1] >= 0.0 && !shape.contains(s[0], s[1]) {
             return Err(LayoutError::SeedsOffShape { index, x: s[0], y: s[1], need: seed_w + 0.01, need_y: seed_h + 0.01 });
         }
     }
@@ -331,7 +334,7 @@ mod tests {
         // Dark only at the top right: the seeds' corner is white.
         let shape = Shape::new(4, 4, 1.0, (0..16).map(|i| i % 4 >= 2 && i / 4 >= 2).collect()).unwrap();
         let e = layout(&shape, &spec(10)).unwrap_err().to_string();
-        assert!(e.contains("seed 0") && e.contains("not on the shape"), "{e}");
+        assert!(e.contains("seed 1") && e.contains("not on the shape"), "{e}");
         let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
         let walls = Bounds { min: [-6.0, -6.0], max: [12.0, 12.0] };
         let e = layout(&rect, &PackSpec { bounds: Some(walls), ..spec(200) }).unwrap_err().to_string();

@@ -131,7 +131,7 @@ mod tests {
         let mut sorted = a.uids.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..29).collect::<Vec<u16>>());
-        assert_eq!(a.role(0), Role::Seed { position: [0.0, 0.0], source: true });
+        assert_eq!(a.role(0), Role::Seed { position: [-0.5, 0.0], source: true });
         assert!(matches!(a.role(3), Role::Seed { source: false, .. }));
         assert_eq!(a.role(4), Role::Robot);
         let fw = a.firmware(0, SelfAssemblyParams::default()).unwrap();
