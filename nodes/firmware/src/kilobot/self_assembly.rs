@@ -187,13 +187,14 @@ impl SelfAssemblyParams {
             return Err(ParamError { field: "min_references", value: self.min_references as f64, rule: "must be >= 2".into() });
         }
         // Robots are one world unit across and never closer than that: a smaller distance
-        // left every robot edge-following or colliding, and a radius below the distance
-        // left every robot deaf to the neighbour it follows (nothing ever joined).
-        if self.desired_distance < 1.0 {
+        // (1 included: 0 of 25 joined in 100,000 steps, the follower grinding along the
+        // group) left every robot edge-following or colliding, and a radius below the
+        // distance left every robot deaf to the neighbour it follows (nothing ever joined).
+        if self.desired_distance <= 1.0 {
             return Err(ParamError {
                 field: "desired_distance",
                 value: self.desired_distance,
-                rule: "must be at least 1 (a robot's diameter): a robot cannot follow an edge closer than touching".into(),
+                rule: "must be more than 1 (a robot's diameter): a robot cannot follow an edge while touching it".into(),
             });
         }
         if self.gradient_distance <= 1.0 {
@@ -201,6 +202,18 @@ impl SelfAssemblyParams {
                 field: "gradient_distance",
                 value: self.gradient_distance,
                 rule: "must be more than 1 (a robot's diameter): no two robots are closer, so no neighbour would count and the gradient would not leave the source".into(),
+            });
+        }
+        // Robots stop about DESIRED_DISTANCE from each other, and the gradient passes only
+        // between robots closer than G (G = 1.2 with DESIRED_DISTANCE 1.2: 0 of 25 joined).
+        if self.gradient_distance <= self.desired_distance {
+            return Err(ParamError {
+                field: "gradient_distance",
+                value: self.gradient_distance,
+                rule: format!(
+                    "must be more than desired_distance ({}): robots stop about that far apart and the gradient passes only between robots closer than G",
+                    self.desired_distance
+                ),
             });
         }
         if self.neighbor_radius <= self.desired_distance {

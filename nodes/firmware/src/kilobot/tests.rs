@@ -273,11 +273,17 @@ fn bad_parameters_are_named() {
     assert!("fast".parse::<Localisation>().unwrap_err().contains("least-squares"));
     // Distances no robot can keep were accepted: a radius below the distance (every robot
     // edge-followed forever, nothing joined), a distance or G within a diameter (robots
-    // packed into each other).
+    // packed into each other), a distance of a diameter or a G not above the distance
+    // (nothing joined in 100,000 steps).
     let d = SelfAssemblyParams::default();
     for (params, says) in [
         (SelfAssemblyParams { neighbor_radius: 1.2, ..d }, "neighbor_radius = 1.2: must be more than desired_distance (1.615)"),
-        (SelfAssemblyParams { desired_distance: 0.5, ..d }, "desired_distance = 0.5: must be at least 1"),
+        (SelfAssemblyParams { desired_distance: 0.5, ..d }, "desired_distance = 0.5: must be more than 1"),
+        (SelfAssemblyParams { desired_distance: 1.0, ..d }, "desired_distance = 1: must be more than 1"),
+        (
+            SelfAssemblyParams { desired_distance: 1.2, gradient_distance: 1.2, ..d },
+            "gradient_distance = 1.2: must be more than desired_distance (1.2)",
+        ),
         (SelfAssemblyParams { gradient_distance: 1.0, ..d }, "gradient_distance = 1: must be more than 1"),
         (SelfAssemblyParams { gradient_distance: 100.0, ..d }, "gradient_distance = 100: must be at most neighbor_radius (4.845)"),
         (SelfAssemblyParams { divide_localize: 1e-300, ..d }, "divide_localize = 1e-300: must be >= 1"),

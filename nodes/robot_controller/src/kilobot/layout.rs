@@ -13,6 +13,9 @@ use tank_physics::systems::kilobot::Bounds;
 /// edges, two outside it, so the seeds take no place the other robots would fill.
 pub const SEEDS: [[f64; 2]; 4] = [[-0.5, 0.0], [0.5, 0.0], [0.0, -0.866_025_403_784_438_6], [0.0, 0.866_025_403_784_438_6]];
 
+/// A robot's diameter, world units: no two robots start closer.
+const BODY: f64 = 1.0;
+
 /// Most robots a run may have (robot ids are 16 bits).
 pub const MAX_ROBOTS: usize = u16::MAX as usize;
 
@@ -225,14 +228,25 @@ pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
     }
     let clearance = pack.clearance.min(0.97 * pack.gradient_distance);
     let corner = (clearance + pack.gradient_distance.min(clearance + 0.25)) / 2.0;
-    let anchor = [-corner / 2f64.sqrt(), -corner / 2f64.sqrt()];
+    let diagonal = [-corner / 2f64.sqrt(), -corner / 2f64.sqrt()];
+    let clear_of_seeds = |p: [f64; 2]| SEEDS.iter().all(|s| (p[0] - s[0]).hypot(p[1] - s[1]) >= BODY);
+    // With a small G the corner on the diagonal comes within a body of the seeds below and
+    // left of the corner; then the pack's corner stands beside the source instead, between
+    // a body and G from it, down and to the left (clear of the shape and the other seeds).
+    let anchor = if clear_of_seeds(diagonal) {
+        diagonal
+    } else {
+        let r = (BODY + pack.gradient_distance) / 2.0;
+        let (c, s) = (210f64.to_radians().cos(), 210f64.to_radians().sin());
+        [SEEDS[0][0] + r * c, SEEDS[0][1] + r * s]
+    };
     let (e1, e2) = ([pack.spacing, 0.0], [pack.spacing / 2.0, pack.spacing * 3f64.sqrt() / 2.0]);
     let reach = (2.0 * (pack.robots as f64).sqrt() + 4.0).ceil() as i64;
     let mut candidates = Vec::new();
     for j in -2 * reach..=0 {
         for i in -2 * reach..=2 * reach {
             let p = [anchor[0] + i as f64 * e1[0] + j as f64 * e2[0], anchor[1] + j as f64 * e2[1]];
-            if p[0] > anchor[0] + 1e-9 {
+            if p[0] > anchor[0] + 1e-9 || !clear_of_seeds(p) {
                 continue;
             }
             let inside_walls = pack
@@ -367,8 +381,9 @@ mod tests {
         let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
         let scene = layout(&rect, &spec(25)).unwrap();
         assert_eq!(scene.robots.len(), 25);
-        let nearest_seed = scene.robots.iter().map(|p| p[0].hypot(p[1])).fold(f64::INFINITY, f64::min);
-        assert!(nearest_seed < 1.715 && nearest_seed > 1.5, "{nearest_seed}");
+        let from_source = |p: &[f64; 2]| (p[0] - SEEDS[0][0]).hypot(p[1] - SEEDS[0][1]);
+        let nearest = scene.robots.iter().map(from_source).fold(f64::INFINITY, f64::min);
+        assert!(nearest < 1.715 && nearest >= 1.0, "{nearest}");
         for (i, p) in scene.robots.iter().enumerate() {
             assert!(p[0] < 0.0 && p[1] < 0.0 && p[0].hypot(p[1]) > 1.5, "robot {i} at {p:?} is within 3r of the shape");
             let closest = scene
@@ -381,5 +396,22 @@ mod tests {
             assert!((closest - 1.0).abs() < 1e-9, "robot {i}: nearest neighbour at {closest}");
         }
         assert_eq!(robots_for_area(&rect, 1.615).unwrap(), 18);
+    }
+
+    /// Regression (2026-11-30): with the seeds' rhombus and G = 1.1 the pack's corner robot
+    /// stood 0.83 from a seed, overlapping it; no robot ever started.
+    #[test]
+    fn with_a_small_g_the_pack_clears_the_seeds_and_still_hears_the_gradient() {
+        let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
+        for g in [1.05, 1.1, 1.2, 1.5, 1.715] {
+            let scene = layout(&rect, &PackSpec { spacing: 1.0, gradient_distance: g, ..spec(25) }).unwrap();
+            let closest = |p: &[f64; 2]| SEEDS.iter().map(|s| (p[0] - s[0]).hypot(p[1] - s[1])).fold(f64::INFINITY, f64::min);
+            for p in &scene.robots {
+                assert!(closest(p) >= 1.0 - 1e-9, "G {g}: robot at {p:?} overlaps a seed");
+                assert!(p[0] < 0.0 && p[1] < 0.0, "G {g}: robot at {p:?} on the shape's side");
+            }
+            let source = scene.robots.iter().map(|p| (p[0] - SEEDS[0][0]).hypot(p[1] - SEEDS[0][1])).fold(f64::INFINITY, f64::min);
+            assert!(source < g, "G {g}: the nearest robot is {source} from the source");
+        }
     }
 }

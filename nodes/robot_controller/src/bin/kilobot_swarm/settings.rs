@@ -98,10 +98,10 @@ pub const PARAMS: NodeParams = NodeParams {
         P::double(
             "firmware.desired_distance",
             1.615,
-            "DESIRED_DISTANCE: edge-following distance to the nearest stationary neighbour, world units (>= 1, below neighbor_radius)",
+            "DESIRED_DISTANCE: edge-following distance to the nearest stationary neighbour, world units (> 1, below gradient_distance and neighbor_radius)",
         ),
         P::double("firmware.neighbor_radius", 4.845, "NEIGHBOR_RADIUS: messages from farther are ignored, world units (above desired_distance, at least gradient_distance)"),
-        P::double("firmware.gradient_distance", 1.715, "G: neighbours closer than this count for the gradient, world units (> 1, at most neighbor_radius)"),
+        P::double("firmware.gradient_distance", 1.715, "G: neighbours closer than this count for the gradient, world units (above desired_distance, at most neighbor_radius)"),
         P::double("firmware.divide_localize", 2.0, "DIVIDE_LOCALIZE: divisor of the greedy localisation step (dimensionless, >= 1)"),
         P::integer("firmware.startup_time", 500, "STARTUP_TIME, ticks").int_range(0, u32::MAX as i64),
         P::string(
