@@ -383,7 +383,7 @@ mod tests {
         assert_eq!(scene.robots.len(), 25);
         let from_source = |p: &[f64; 2]| (p[0] - SEEDS[0][0]).hypot(p[1] - SEEDS[0][1]);
         let nearest = scene.robots.iter().map(from_source).fold(f64::INFINITY, f64::min);
-        assert!(nearest < 1.715 && nearest >= 1.0, "{nearest}");
+        assert!((1.0..1.715).contains(&nearest), "{nearest}");
         for (i, p) in scene.robots.iter().enumerate() {
             assert!(p[0] < 0.0 && p[1] < 0.0 && p[0].hypot(p[1]) > 1.5, "robot {i} at {p:?} is within 3r of the shape");
             let closest = scene
