@@ -1,5 +1,5 @@
 //! A self-assembly scene from a black-and-white image: the shape (dark pixels, origin at
-//! the image's lower-left corner, `scale` world units per pixel), four seeds at that corner
+//! the image's lower-left corner, `scale` world units per pixel), four seeds centred on that corner
 //! and the other robots packed on a hexagonal lattice to the lower left, all farther than
 //! `clearance` (3r) from the shape.
 
