@@ -36,11 +36,12 @@ pub fn rms_residual(p: [f64; 2], references: &[Reference]) -> f64 {
 /// starting from it can settle on a mirror image of its position) from the eight points at
 /// each reference's measured distance around it, keeping the least residual.
 pub fn least_squares_global(start: [f64; 2], references: &[Reference]) -> Option<[f64; 2]> {
-    let first = least_squares(start, references);
-    if first.is_some_and(|p| rms_residual(p, references) <= LOCAL_MINIMUM_RMS) {
-        return first;
+    let mut best = least_squares(start, references).map(|p| (rms_residual(p, references), p));
+    if let Some((rms, p)) = best {
+        if rms <= LOCAL_MINIMUM_RMS {
+            return Some(p);
+        }
     }
-    let mut best = first.map(|p| (rms_residual(p, references), p));
     for &(q, d) in references {
         for k in 0..8 {
             let angle = f64::from(k) * std::f64::consts::FRAC_PI_4;
