@@ -12,7 +12,7 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Args, Subcommand};
 use flotilla_common::flow_field::FlowGrid;
 use flotilla_common::progress::TenthLines;
@@ -30,6 +30,13 @@ use crate::msd::pooled_mean_squared_displacement;
 use crate::output::plots::{plot_heat_maps, ColourScale, HeatPanel};
 use crate::tank::TankSimulator;
 use crate::Simulator;
+
+/// `bail!` with the error marked as bad input ([`InputError`]).
+macro_rules! bail_input {
+    ($($arg:tt)*) => {
+        return Err(InputError(anyhow::anyhow!($($arg)*)).into())
+    };
+}
 
 /// `flotilla calibrate`: flow-field estimation and PSO calibration of the tank's
 /// hydrodynamic model, offline.
@@ -264,6 +271,50 @@ pub struct ValidateArgs {
 }
 
 /// Runs a `flotilla calibrate` command.
+/// Exit code of bad input (an argument, settings, world, flow-field or recording file
+/// that cannot be used), as for an argument clap refuses.
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code of work that failed on good input (a simulation, an output file).
+pub const EXIT_FAILED: u8 = 1;
+
+/// What the command was given cannot be used; the message says what and where. Its
+/// text and causes are those of the error it wraps.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct InputError(#[from] anyhow::Error);
+
+/// The result of a stage that reads or checks the command's input, its errors marked
+/// as [`InputError`].
+fn input<T, E: Into<anyhow::Error>>(result: Result<T, E>) -> anyhow::Result<T> {
+    result.map_err(|e| InputError(e.into()).into())
+}
+
+/// The exit code for `error`: [`EXIT_BAD_INPUT`] when it (or a cause) is an
+/// [`InputError`], a malformed trajectory file, an invalid setting or request, an
+/// unusable recording or a checkpoint of another job; else [`EXIT_FAILED`].
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    let bad_input = error.chain().any(|e| {
+        e.is::<InputError>()
+            || e.is::<flotilla_common::trajectory::TrajectoryError>()
+            || e.downcast_ref::<crate::CalibrationError>().is_some_and(|c| {
+                matches!(
+                    c,
+                    crate::CalibrationError::Setting(_)
+                        | crate::CalibrationError::Request { .. }
+                        | crate::CalibrationError::Recording(_)
+                        | crate::CalibrationError::Trajectory(_)
+                        | crate::CalibrationError::Checkpoint { .. }
+                )
+            })
+    });
+    if bad_input {
+        EXIT_BAD_INPUT
+    } else {
+        EXIT_FAILED
+    }
+}
+
+/// Runs a command; on error, [`exit_code`] tells bad input from failed work.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     match args.command {
         CalibrateCommand::Run(a) => run_calibration(a),
@@ -275,7 +326,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
 }
 
 fn read_recordings(paths: &[PathBuf]) -> anyhow::Result<Vec<TrajectoryRecording>> {
-    paths.iter().map(|p| TrajectoryRecording::read(p).map_err(anyhow::Error::from)).collect()
+    paths.iter().map(|p| input(TrajectoryRecording::read(p))).collect()
 }
 
 /// Each recording on its own: not empty, and longer than the MSD window once resampled
@@ -284,10 +335,12 @@ fn read_recordings(paths: &[PathBuf]) -> anyhow::Result<Vec<TrajectoryRecording>
 fn check_recordings(paths: &[PathBuf], recordings: &[TrajectoryRecording], dt: f64, settings: &JobSettings) -> anyhow::Result<()> {
     let window = settings.calibration.msd.window_frames;
     for (path, recording) in paths.iter().zip(recordings) {
-        let tracks = crate::kinematics::RegularTracks::resample(recording, dt, settings.max_gap)
-            .with_context(|| format!("recording {}", path.display()))?;
+        let tracks = input(
+            crate::kinematics::RegularTracks::resample(recording, dt, settings.max_gap)
+                .with_context(|| format!("recording {}", path.display())),
+        )?;
         if tracks.frames() <= window {
-            bail!(
+            bail_input!(
                 "recording {}: {} s ({} frames at {dt} s) is too short for the MSD window of {} s ({} frames)",
                 path.display(),
                 tracks.duration(),
@@ -302,7 +355,7 @@ fn check_recordings(paths: &[PathBuf], recordings: &[TrajectoryRecording], dt: f
 
 fn read_settings(path: Option<&Path>) -> anyhow::Result<JobSettings> {
     Ok(match path {
-        Some(path) => JobSettings::read(path)?,
+        Some(path) => input(JobSettings::read(path))?,
         None => JobSettings::default(),
     })
 }
@@ -311,9 +364,9 @@ fn read_settings(path: Option<&Path>) -> anyhow::Result<JobSettings> {
 fn load_world(args: &WorldArgs) -> anyhow::Result<(WorldConfig, Mapping)> {
     // Bounded: a huge warm-up ran for ever (every simulation simulates it first).
     if let Err(e) = flotilla_common::duration::Span::new(0.0, crate::tank::MAX_WARMUP_SECONDS).seconds(args.warmup) {
-        bail!("--warmup {e}");
+        bail_input!("--warmup {e}");
     }
-    Ok(crate::tank::load_world(args.world.as_deref(), &args.node, args.balls)?)
+    input(crate::tank::load_world(args.world.as_deref(), &args.node, args.balls))
 }
 
 /// Progress of long work: a bar on a terminal; otherwise (logs, CI) a line on stderr
@@ -367,9 +420,9 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     flow.min_measured_samples = args.flow_min_measured.unwrap_or(flow.min_measured_samples);
     flow.half_window = args.flow_half_window.or(flow.half_window);
     // Before any work: the flow estimation runs ahead of the job's own check.
-    settings.validate()?;
+    input(settings.validate())?;
     let (world, mut tree) = load_world(&args.world)?;
-    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
+    let simulator = TankSimulator { warmup: args.world.warmup, ..input(TankSimulator::new(world, &settings.calibration.parameters))? };
     let recordings = read_recordings(&args.recordings)?;
     check_recordings(&args.recordings, &recordings, simulator.frame_interval(), &settings)?;
     let simulator = if args.estimate_flow {
@@ -421,12 +474,12 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
         ..FlowEstimationSettings::default()
     };
     // Before reading anything: the same cap the node applies (`--cells` 1000000 aborted).
-    settings.grid.validate().context("--cells/--side")?;
+    input(settings.grid.validate().context("--cells/--side"))?;
     if let Some(mass) = args.mass {
         settings.drag.mass = mass;
     }
     // The known field first: a bad file fails before the estimation's work.
-    let truth = args.compare.as_deref().map(FlowGrid::read_csv).transpose()?;
+    let truth = input(args.compare.as_deref().map(FlowGrid::read_csv).transpose())?;
     let recordings = read_recordings(&args.recordings)?;
     let files = args.recordings.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     let estimate = estimate_flow_field(&recordings, &settings).with_context(|| format!("flow field from {files}"))?;
@@ -521,7 +574,7 @@ fn run_flow_field(args: FlowFieldArgs) -> anyhow::Result<()> {
 
 fn run_record(args: RecordArgs) -> anyhow::Result<()> {
     if let Err(e) = flotilla_common::duration::Span::new(1e-3, crate::tank::MAX_RECORD_SECONDS).seconds(args.seconds) {
-        bail!("--seconds {e}");
+        bail_input!("--seconds {e}");
     }
     let (world, _) = load_world(&args.world)?;
     let h = &world.hydro;
@@ -530,14 +583,16 @@ fn run_record(args: RecordArgs) -> anyhow::Result<()> {
     let space =
         if values.len() == 6 { crate::tank::hydro_parameter_space_with_flow_correlation() } else { crate::tank::hydro_parameter_space() };
     if values.len() != space.parameters.len() {
-        bail!(
+        bail_input!(
             "--parameters takes {} values ({}) or a sixth, the flow correlation time (s); got {}",
             space.parameters.len(),
             space.names().join(","),
             values.len()
         );
     }
-    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &space)? };
+    let simulator = TankSimulator { warmup: args.world.warmup, ..input(TankSimulator::new(world, &space))? };
+    // Parameter values the world refuses are the command's input, not a failed run.
+    input(simulator.configured(&values))?;
     let frames = (args.seconds / simulator.frame_interval()).round() as usize + 1;
     let recording = simulator.record(&values, frames, args.seed)?;
     recording.write(&args.out)?;
@@ -552,11 +607,11 @@ fn run_record(args: RecordArgs) -> anyhow::Result<()> {
 
 fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
     if args.runs < 2 {
-        bail!("--runs must be at least 2 (a mean and a standard deviation), got {}", args.runs);
+        bail_input!("--runs must be at least 2 (a mean and a standard deviation), got {}", args.runs);
     }
     let settings = read_settings(args.settings.as_deref())?;
     let (world, _) = load_world(&args.world)?;
-    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, &settings.calibration.parameters)? };
+    let simulator = TankSimulator { warmup: args.world.warmup, ..input(TankSimulator::new(world, &settings.calibration.parameters))? };
     let recordings = read_recordings(&args.recordings)?;
     check_recordings(&args.recordings, &recordings, simulator.frame_interval(), &settings)?;
     let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;
@@ -574,14 +629,14 @@ fn run_noise(args: NoiseArgs) -> anyhow::Result<()> {
 
 fn run_validate(args: ValidateArgs) -> anyhow::Result<()> {
     let settings = read_settings(args.settings.as_deref())?;
-    settings.validate()?;
+    input(settings.validate())?;
     let space = &settings.calibration.parameters;
     let parameters = args.parameters.unwrap_or_else(|| space.initial());
     if parameters.len() != space.parameters.len() {
-        bail!("--parameters takes {} values ({}), got {}", space.parameters.len(), space.names().join(","), parameters.len());
+        bail_input!("--parameters takes {} values ({}), got {}", space.parameters.len(), space.names().join(","), parameters.len());
     }
     let (world, _) = load_world(&args.world)?;
-    let simulator = TankSimulator { warmup: args.world.warmup, ..TankSimulator::new(world, space)? };
+    let simulator = TankSimulator { warmup: args.world.warmup, ..input(TankSimulator::new(world, space))? };
     let recordings = read_recordings(&args.recordings)?;
     check_recordings(&args.recordings, &recordings, simulator.frame_interval(), &settings)?;
     let real = resample_all(&recordings, simulator.frame_interval(), settings.max_gap)?;

@@ -1,4 +1,4 @@
-//! The offline CLI end to end: bad input gives a clear error and exit code 1; a short
+//! The offline CLI end to end: bad input gives a clear error and exit code 2; a short
 //! record -> flow-field round trip works.
 
 use std::path::Path;
@@ -17,7 +17,7 @@ fn unknown_column_is_named() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading,speed\n0,0,0,0,0,0,1\n").unwrap();
     let out = calibrate(&["run", "--recording", "r.csv", "--out", "o"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert!(e.contains("r.csv") && e.contains("unknown column `speed`"), "{e}");
 }
@@ -27,7 +27,7 @@ fn non_finite_value_names_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,inf,0,0\n").unwrap();
     let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert!(e.contains("line 3") && e.contains("`x`") && e.contains("non-finite"), "{e}");
 }
@@ -41,12 +41,12 @@ fn too_short_recording_and_empty_bounds_are_rejected() {
     }
     std::fs::write(dir.path().join("r.csv"), text).unwrap();
     let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--balls", "2"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert!(e.contains("too short for the MSD window"), "{e}");
     std::fs::write(dir.path().join("s.yaml"), "calibration:\n  parameters: []\n").unwrap();
     let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--settings", "s.yaml"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert!(e.contains("bounds are empty"), "{e}");
 }
@@ -134,13 +134,13 @@ fn redirected_runs_print_progress_lines() {
 
 /// Issue 21 item 3: `flow-field --cells 1000000` aborted on a 24 TB allocation; a flow
 /// file whose header says 1000000 x 1000000 aborted `--compare`. Both are now the shared
-/// grid cap's error, exit 1, no abort.
+/// grid cap's error, exit 2, no abort.
 #[test]
 fn item3_huge_grids_are_refused_not_allocated() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,0.01,0,0\n").unwrap();
     let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv", "--cells", "1000000"], dir.path());
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("1000000"), "{}", stderr(&out));
     std::fs::write(
         dir.path().join("big.csv"),
@@ -148,7 +148,7 @@ fn item3_huge_grids_are_refused_not_allocated() {
     )
     .unwrap();
     let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "f.csv", "--compare", "big.csv"], dir.path());
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let e = stderr(&out);
     assert!(e.contains("at most") || e.contains("big.csv"), "{e}");
 }
@@ -165,7 +165,7 @@ fn item9_zero_runs_endless_records_and_huge_ball_counts_are_refused() {
         (vec!["record", "--seconds", "1", "--balls", "10000000", "--out", "o.csv"], "balls"),
     ] {
         let out = calibrate(&args, dir.path());
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
     }
 }
@@ -177,11 +177,11 @@ fn item10_errors_name_the_file_and_the_missing_section() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("empty.csv"), "frame,time,id,x,y,heading\n").unwrap();
     let out = calibrate(&["flow-field", "--recording", "empty.csv", "--out", "f.csv"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("empty.csv"), "{}", stderr(&out));
     std::fs::write(dir.path().join("w.yaml"), "tank_physics:\n  ros__parameters:\n    seed: 1\n").unwrap();
     let out = calibrate(&["record", "--seconds", "1", "--world", "w.yaml", "--node", "nosuch", "--out", "o.csv"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert!(e.contains("no section for node `nosuch`") && e.contains("tank_physics"), "{e}");
 }
@@ -217,7 +217,7 @@ fn flow_estimation_overrides_are_checked_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("r.csv"), "frame,time,id,x,y,heading\n0,0,0,0,0,0\n1,0.025,0,0.01,0,0\n").unwrap();
     let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--estimate-flow", "--flow-half-window", "0"], dir.path());
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("flow_estimation.half_window"), "{}", stderr(&out));
     assert!(!dir.path().join("o").exists(), "nothing is written for a bad setting");
     let out = calibrate(&["run", "--recording", "r.csv", "--out", "o", "--flow-cells", "20"], dir.path());
@@ -232,7 +232,7 @@ fn flow_estimation_overrides_are_checked_before_any_work() {
 fn errors_say_each_cause_once_and_name_the_file_of_several() {
     let dir = tempfile::tempdir().unwrap();
     let out = calibrate(&["flow-field", "--recording", "missing.csv", "--out", "f.csv"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert_eq!(e.matches("os error 2").count(), 1, "{e}");
     let mut long = String::from("frame,time,id,x,y,heading\n");
@@ -244,7 +244,7 @@ fn errors_say_each_cause_once_and_name_the_file_of_several() {
     std::fs::write(dir.path().join("header.csv"), "frame,time,id,x,y,heading\n").unwrap();
     for (file, reason) in [("short.csv", "too short for the MSD window"), ("header.csv", "no samples")] {
         let out = calibrate(&["validate", "--recording", "long.csv", "--recording", file, "--out", "o", "--balls", "2"], dir.path());
-        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(out.status.code(), Some(2));
         let e = stderr(&out);
         assert!(e.contains(&format!("recording {file}")) && e.contains(reason), "{e}");
     }
@@ -255,7 +255,40 @@ fn errors_say_each_cause_once_and_name_the_file_of_several() {
 fn a_huge_warmup_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = calibrate(&["record", "--seconds", "1", "--warmup", "1e12", "--out", "r.csv"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
     assert!(e.contains("--warmup") && e.contains("3600"), "{e}");
+}
+
+/// Bad input exited 1, like a failed run; it now exits 2 (as clap's argument errors do)
+/// and names the file, line or option. Work that fails on good input still exits 1.
+#[test]
+fn bad_input_exits_2_and_failed_work_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calibrate(&["record", "--balls", "3", "--seconds", "2", "--warmup", "0", "--out", "r.csv"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let good = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
+    // Another simulator's file whose time runs back at one frame.
+    let mut lines: Vec<String> = good.lines().map(str::to_owned).collect();
+    lines[10] = lines[10].replacen(",0.", ",-0.", 1);
+    std::fs::write(dir.path().join("back.csv"), lines.join("\n")).unwrap();
+    std::fs::write(dir.path().join("header.csv"), "frame,time,id,x,y,heading\r\n").unwrap();
+    std::fs::write(dir.path().join("s.yaml"), "calibration: {pso: {swarm_size: 0}}\n").unwrap();
+    std::fs::write(dir.path().join("w.yaml"), "tank_physics:\n  ros__parameters:\n    modules: 3\n").unwrap();
+    for (args, want) in [
+        (vec!["flow-field", "--recording", "back.csv", "--out", "f.csv"], "back.csv: trajectory line 11"),
+        (vec!["flow-field", "--recording", "header.csv", "--out", "f.csv"], "header.csv"),
+        (vec!["run", "--recording", "r.csv", "--out", "o", "--settings", "s.yaml"], "pso.swarm_size"),
+        (vec!["record", "--world", "w.yaml", "--seconds", "1", "--out", "o.csv"], "w.yaml"),
+        (vec!["record", "--seconds", "1", "--parameters", "1,2", "--out", "o.csv"], "--parameters"),
+        (vec!["validate", "--recording", "missing.csv", "--out", "v"], "missing.csv"),
+    ] {
+        let out = calibrate(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
+    }
+    // Good input, an output that cannot be written: a failure, not bad input.
+    let out = calibrate(&["flow-field", "--recording", "r.csv", "--out", "no/such/dir/f.csv", "--cells", "5"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no/such/dir"), "{}", stderr(&out));
 }

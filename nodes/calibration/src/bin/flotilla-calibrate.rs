@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use calibration::cli::{run, CalibrateArgs};
+use calibration::cli::{exit_code, run, CalibrateArgs};
 use clap::Parser;
 
 /// Flow-field estimation and PSO calibration of the Lily tank's hydrodynamic model.
@@ -23,8 +23,9 @@ fn main() -> ExitCode {
     match run(Cli::parse().args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // Bad input exits 2 (as clap's argument errors do), failed work 1.
             eprintln!("error: {}", flotilla_common::error_chain::describe(e.as_ref()));
-            ExitCode::FAILURE
+            ExitCode::from(exit_code(&e))
         }
     }
 }
