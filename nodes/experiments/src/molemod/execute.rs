@@ -119,7 +119,7 @@ impl Experiment for Execute {
         let PlannedTask { task, request, plan: planned, replay } = plan_task(&path, robots).map_err(|e| match e {
             TaskPlanError::Task(e) => Options::invalid("task", e.to_string()),
             TaskPlanError::Robots(e) => Options::invalid("robots", e.to_string()),
-            TaskPlanError::Plan(e) => e.into(),
+            TaskPlanError::Plan(e) => super::plan_error(e, &path, robots, "task"),
             TaskPlanError::Verify(e) => e.into(),
         })?;
         let model = module_model(ModuleKind::MolemodRobot);

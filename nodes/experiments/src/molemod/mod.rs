@@ -13,7 +13,9 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::experiment::Experiment;
+use reconfig_planner::{PlanError, RequestError};
+
+use crate::experiment::{Experiment, ExperimentError, Options};
 use crate::report::PlotError;
 
 /// The MoleMOD experiments, in the order `flotilla experiment list` shows them.
@@ -21,6 +23,18 @@ pub const EXPERIMENTS: &[&dyn Experiment] = &[&Table1, &Motions, &Execute];
 
 /// The task files shipped in the repository (`config/molemod/`).
 pub const TASKS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/molemod");
+
+/// A planner error on the task file `path` planned with `robots` robots. A request the
+/// planner refuses (start and goal of other sizes or block counts, a floating block, no
+/// robot, a weight out of range) is the caller's input: an option error (exit 2) naming
+/// the file, under `task_option`, or `weight`. Anything else fails the experiment.
+fn plan_error(error: PlanError, path: &Path, robots: usize, task_option: &str) -> ExperimentError {
+    match error {
+        PlanError::Invalid(e @ RequestError::Weight { .. }) => Options::invalid("weight", e.to_string()),
+        PlanError::Invalid(e) => Options::invalid(task_option, format!("{} with {robots} robots: {e}", path.display())),
+        other => other.into(),
+    }
+}
 
 /// Joint positions over time, every robot (`trace`: sim time, then per robot its joints in
 /// `names` order): prismatic joints (mm) above, universal joint angles (rad) below.
@@ -69,4 +83,48 @@ fn plot_joints(path: &Path, caption: &str, names: &[String], trace: &[(f64, Vec<
             .map_err(|e| err(e.to_string()))?;
     }
     root.present().map_err(|e| err(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::experiment::{Experiment, Options, Progress};
+
+    fn run_with(experiment: &dyn Experiment, given: &[(&str, &str)]) -> crate::experiment::ExperimentError {
+        let given: Vec<(String, String)> = given.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let options = Options::parse(experiment.options(), &given).expect("options parse");
+        experiment.run(&options, &Progress::hidden()).err().expect("refused")
+    }
+
+    /// A task file whose goal has another block count (or size, or floating blocks), and a
+    /// weight out of the planner's range, failed the experiment (exit 1) with "invalid
+    /// request: X: X" and no file name; a task listing no robot gave an empty table, exit 0.
+    /// They are now usage errors naming the file or option (exit 2).
+    #[test]
+    fn tasks_the_planner_refuses_are_usage_errors_naming_the_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let task = |name: &str, goal: &str, robots: &str| {
+            let text = format!("name: {name}\nstart: |\n  ...\n  ##.\ngoal: |\n  ...\n  {goal}\nrobots: {robots}\n");
+            std::fs::write(dir.path().join(format!("{name}.yaml")), text).expect("write task");
+            dir.path().join(format!("{name}.yaml")).display().to_string()
+        };
+        let more = task("more", "###", "[[0, 0]]");
+        task("none", "#.#", "[]");
+        let tasks_dir = dir.path().display().to_string();
+        let err = run_with(&super::Execute, &[("task", more.as_str())]);
+        let text = err.to_string();
+        assert!(err.is_usage() && text.contains("--task") && text.contains("more.yaml") && text.contains("goal has 3"), "{text}");
+        assert_eq!(text.matches("goal has 3").count(), 1, "{text}");
+        for (given, want) in [
+            (vec![("tasks", "more"), ("repeats", "1")], "more.yaml with 1 robots: start has 2 blocks but goal has 3"),
+            (vec![("tasks", "none"), ("repeats", "1")], "none.yaml: `robots` lists no robot"),
+            (vec![("tasks", "task1"), ("repeats", "1"), ("weight", "500")], "--weight: heuristic weight 500"),
+        ] {
+            let mut given = given;
+            if given[0].1 != "task1" {
+                given.push(("tasks_dir", tasks_dir.as_str()));
+            }
+            let err = run_with(&super::Table1, &given);
+            assert!(err.is_usage() && err.to_string().contains(want), "{err}");
+        }
+    }
 }

@@ -96,16 +96,23 @@ impl Experiment for Table1 {
         let max_robots = options.count("max_robots")?;
         let mut tasks = Vec::new();
         for name in options.names("tasks")? {
-            let task = Task::load(&dir.join(format!("{name}.yaml")))
-                .map_err(|e| ExperimentError::Option { option: "tasks".into(), message: e.to_string() })?;
+            let path = dir.join(format!("{name}.yaml"));
+            let task = Task::load(&path).map_err(|e| ExperimentError::Option { option: "tasks".into(), message: e.to_string() })?;
+            // A task without robots gave an empty table and exit 0.
+            if task.robots.is_empty() {
+                return Err(Options::invalid("tasks", format!("{}: `robots` lists no robot", path.display())));
+            }
             tasks.push((name, task));
         }
         let cells_asked: usize = tasks.iter().map(|(_, t)| t.robots.len().min(max_robots)).sum();
         progress.expect(cells_asked, "planner Table 1");
         let mut cells = Vec::new();
         for (name, task) in &tasks {
+            let path = dir.join(format!("{name}.yaml"));
             for robots in 1..=task.robots.len().min(max_robots) {
                 let request = task.request(robots)?.with_heuristic(HeuristicKind::Improved).with_weight(weight);
+                // A request the planner refuses names the file (it said only "invalid request: ...").
+                request.validate().map_err(|e| super::plan_error(e.into(), &path, robots, "tasks"))?;
                 let mut times = Vec::with_capacity(repeats);
                 let mut last = None;
                 for _ in 0..repeats {
