@@ -130,6 +130,16 @@ pub enum TaskError {
         /// Coordinates given.
         len: usize,
     },
+    /// A robot given as `[x, z]` in a task of several `y` layers: which layer is meant?
+    #[error("{origin}: robots[{index}] is [x, z] but the task has {layers} y layers; use [x, y, z]")]
+    RobotLayer {
+        /// The path.
+        origin: String,
+        /// Entry index.
+        index: usize,
+        /// Layers of the start.
+        layers: usize,
+    },
     /// A robot that cannot be placed.
     #[error("{origin}: robots[{index}]: {source}")]
     Robot {
@@ -192,6 +202,10 @@ impl Task {
         let mut probe = start.clone();
         for (index, coords) in file.robots.iter().enumerate() {
             let cell = match coords[..] {
+                // Was placed in layer 0 without a word.
+                [_, _] if start.dims().y > 1 => {
+                    return Err(TaskError::RobotLayer { origin, index, layers: start.dims().y });
+                }
                 [x, z] => Cell::planar(x, z),
                 [x, y, z] => Cell::new(x, y, z),
                 _ => return Err(TaskError::RobotCoordinates { origin, index, len: coords.len() }),
@@ -241,6 +255,18 @@ mod tests {
         let task = Task::from_yaml(yaml, "t3").unwrap();
         assert_eq!(task.start.dims(), crate::Dims::new(2, 2, 1));
         assert_eq!(task.robots, vec![Cell::new(0, 0, 0)]);
+    }
+
+    /// A 3-D task's robot written `[x, z]` was put in layer 0 silently (the planner then
+    /// searched from a start the author did not mean).
+    #[test]
+    fn a_planar_robot_in_a_layered_task_is_refused() {
+        let yaml = "name: t\nstart: [\"#.\\n\", \"#.\\n\"]\ngoal: [\".#\\n\", \".#\\n\"]\nrobots: [[0, 0, 0], [0, 0]]\n";
+        let err = Task::from_yaml(yaml, "t3.yaml").unwrap_err();
+        assert_eq!(err.to_string(), "t3.yaml: robots[1] is [x, z] but the task has 2 y layers; use [x, y, z]");
+        // One layer: [x, z] is unambiguous.
+        let yaml = "name: t\nstart: [\"#.\\n\"]\ngoal: [\".#\\n\"]\nrobots: [[0, 0]]\n";
+        assert_eq!(Task::from_yaml(yaml, "t1").unwrap().robots, vec![Cell::planar(0, 0)]);
     }
 
     #[test]
