@@ -149,6 +149,26 @@ impl CalibrationRequest {
                 ),
             ));
         }
+        // The settings file's re-evaluations count too: `final_reevaluations: 100000000`
+        // passed the check above and ran for days.
+        let per_iteration = if pso.reevaluate_personal_best { 2 } else { 1 };
+        let total = (pso.iterations as u64)
+            .saturating_mul(per_iteration)
+            .saturating_add(pso.final_reevaluations as u64)
+            .saturating_mul(pso.swarm_size as u64);
+        if total > defaults.max_evaluations {
+            return Err(field(
+                "job_settings_file",
+                format!(
+                    "swarm_size {} x ({} iterations{} + {} final re-evaluations) = {total} simulations, more than the node's max_evaluations {}",
+                    pso.swarm_size,
+                    pso.iterations,
+                    if pso.reevaluate_personal_best { " x 2 (personal bests re-evaluated)" } else { "" },
+                    pso.final_reevaluations,
+                    defaults.max_evaluations
+                ),
+            ));
+        }
         self.apply_bounds(&mut settings)?;
         settings.validate()?;
 
@@ -404,6 +424,9 @@ mod tests {
     fn bad_goals_name_the_field() {
         let (dir, path) = recording(4.0);
         let defaults = small_defaults(dir.path());
+        // Re-evaluations were not counted against max_evaluations.
+        let huge_final = dir.path().join("huge_final.yaml");
+        std::fs::write(&huge_final, "calibration:\n  pso: {final_reevaluations: 100000000}\n").unwrap();
         let cases = [
             (CalibrationRequest { recording: dir.path().join("missing.csv"), ..goal(&path) }, "`recording`"),
             (CalibrationRequest { recording: PathBuf::new(), ..goal(&path) }, "`recording`"),
@@ -416,6 +439,7 @@ mod tests {
             (CalibrationRequest { upper_bounds: vec![f64::INFINITY; 5], ..goal(&path) }, "`lower_bounds/upper_bounds`"),
             (CalibrationRequest { scenario_file: Some(dir.path().join("nope.yaml")), ..goal(&path) }, "`scenario_file`"),
             (CalibrationRequest { iterations: 1_000_000, ..goal(&path) }, "max_evaluations"),
+            (CalibrationRequest { job_settings_file: Some(huge_final.clone()), ..goal(&path) }, "100000000 final re-evaluations"),
             (CalibrationRequest { flow_field: "estimate".into(), ..goal(&path) }, "`flow_field`: must be"),
         ];
         for (request, want) in cases {
