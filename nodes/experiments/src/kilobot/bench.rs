@@ -2,7 +2,7 @@
 //! (table, IR channel, every robot's self-assembly firmware) in-process on one thread,
 //! for several swarm sizes, against real time (one step = 32.5 ms at 1 cm/s).
 
-use super::layout::shape_from_image;
+use super::layout::{shape_from_image, Arrangement, Headings};
 use super::run::{Scenario, Swarm};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use crate::report::PlotError;
@@ -98,6 +98,8 @@ impl Experiment for Bench {
                 params,
                 table: TableConfig { channel, ..TableConfig::default() },
                 robots,
+                arrangement: Arrangement::Corner,
+                headings: Headings::Random,
                 pack_spacing: params.desired_distance,
                 clearance: 1.5,
                 max_steps: steps,

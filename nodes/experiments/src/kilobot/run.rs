@@ -1,7 +1,7 @@
 //! One self-assembly run in-process: the table, every robot's firmware, the study's stop
 //! rules and what the metrics and plots need.
 
-use super::layout::{Layout, LayoutError, PackSpec};
+use super::layout::{Arrangement, Headings, Layout, LayoutError, PackSpec};
 use flotilla_contract::kilobot::KilobotCommand;
 use flotilla_firmware::kilobot::{KilobotFirmware, Localisation, SelfAssembly, SelfAssemblyParams, Shape, State};
 use robot_controller::kilobot::Scene;
@@ -20,6 +20,10 @@ pub struct Scenario {
     pub table: TableConfig,
     /// Non-seed robots.
     pub robots: usize,
+    /// Where the pack stands.
+    pub arrangement: Arrangement,
+    /// Which way the robots face at the start.
+    pub headings: Headings,
     /// Pack lattice spacing, world units.
     pub pack_spacing: f64,
     /// Pack clearance from the shape, world units.
@@ -116,6 +120,8 @@ impl Swarm {
     pub fn new(scenario: &Scenario) -> Result<(Self, Layout), RunError> {
         let pack = PackSpec {
             robots: scenario.robots,
+            arrangement: scenario.arrangement,
+            headings: scenario.headings,
             spacing: scenario.pack_spacing,
             clearance: scenario.clearance,
             gradient_distance: scenario.params.gradient_distance,

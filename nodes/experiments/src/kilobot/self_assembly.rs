@@ -1,7 +1,7 @@
 //! `flotilla experiment kilobot self-assembly`: one seeded run of the self-assembly of an
 //! image's shape, with the study's metrics, CSV tables and figures.
 
-use super::layout::{robots_for_area, shape_from_image, LayoutError};
+use super::layout::{robots_for_area, shape_from_image, Arrangement, LayoutError};
 use super::plots::{self, EndRobot};
 use super::run::{run, Frame, RunError, RunRecord, Scenario};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
@@ -87,10 +87,22 @@ const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec { name: "max-steps", kind: OptionKind::Count, default: "200000", help: "steps before the run is stopped" },
     OptionSpec {
+        name: "pack",
+        kind: OptionKind::Text,
+        default: "corner",
+        help: "where the starting pack stands: corner (lower left of the seeds) | study (the study's code: the seeds' lattice continued below them, robots touching)",
+    },
+    OptionSpec {
         name: "pack-spacing",
         kind: OptionKind::Text,
-        default: "desired",
-        help: "lattice spacing of the starting pack, robot diameters, or `desired` (= DESIRED_DISTANCE)",
+        default: "auto",
+        help: "lattice spacing of the starting pack, robot diameters, or `desired` (= DESIRED_DISTANCE), or `auto` (desired for the corner pack, 1 for the study's)",
+    },
+    OptionSpec {
+        name: "headings",
+        kind: OptionKind::Text,
+        default: "random",
+        help: "which way robots face at the start: random | north (the study's: with --turn-angle 45 they keep to its eight compass headings)",
     },
     OptionSpec { name: "seed", kind: OptionKind::Seed, default: "1", help: "run seed" },
 ];
@@ -197,18 +209,22 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         }
     };
     let record_every = if robots <= 400 { 10 } else { 0 };
+    let arrangement: Arrangement = options.text("pack")?.parse().map_err(|e: String| bad("pack", e))?;
     Ok(Scenario {
         shape: Arc::new(shape),
         params,
         table,
         robots,
+        arrangement,
+        headings: options.text("headings")?.parse().map_err(|e: String| bad("headings", e))?,
         pack_spacing: match options.text("pack-spacing")? {
-            "desired" => params.desired_distance,
+            "auto" if arrangement == Arrangement::Study => 1.0,
+            "desired" | "auto" => params.desired_distance,
             text => text
                 .parse()
                 .ok()
                 .filter(|s: &f64| s.is_finite() && *s >= 1.0)
-                .ok_or_else(|| bad("pack-spacing", format!("`{text}` is not a spacing >= 1 or desired")))?,
+                .ok_or_else(|| bad("pack-spacing", format!("`{text}` is not a spacing >= 1, desired or auto")))?,
         },
         clearance: 1.5,
         max_steps: options.count("max-steps")? as u64,
@@ -490,6 +506,13 @@ mod tests {
         assert!(e.contains("--failure-threshold"), "{e}");
         let e = scenario(&options(&[("robots", "many")])).unwrap_err().to_string();
         assert!(e.contains("--robots"), "{e}");
+        let e = scenario(&options(&[("pack", "heap")])).unwrap_err().to_string();
+        assert!(e.contains("--pack") && e.contains("corner, study"), "{e}");
+        let e = scenario(&options(&[("headings", "east")])).unwrap_err().to_string();
+        assert!(e.contains("--headings") && e.contains("random, north"), "{e}");
+        let study = scenario(&options(&[("pack", "study")])).unwrap();
+        assert_eq!((study.arrangement, study.pack_spacing), (Arrangement::Study, 1.0));
+        assert_eq!(scenario(&options(&[])).unwrap().pack_spacing, 1.615);
         let e = Options::parse(OPTIONS, &[("scale".into(), "0".into())]).unwrap_err().to_string();
         assert!(e.contains("--scale") && e.contains("> 0"), "{e}");
         let e = SelfAssemblyExperiment.run(&options(&[("robots", "70000")]), &Progress::hidden()).err().unwrap().to_string();

@@ -153,11 +153,64 @@ pub struct Layout {
     pub robots: Vec<[f64; 2]>,
 }
 
+/// Where the pack stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Arrangement {
+    /// On a lattice of `spacing` in the quadrant to the lower left of the seeds, the corner
+    /// robot between the clearance and G from the source.
+    #[default]
+    Corner,
+    /// As the study's code lays out its rectangle runs (its `get_agents_coordinates` with
+    /// `get_hexa_coord`): the seeds' own lattice continued below them, robots touching
+    /// (lattice `spacing`, 1 in the study) in rows that widen downwards, filled ring by ring
+    /// around the source seed; the first robots touch the lowest seed.
+    Study,
+}
+
+impl std::str::FromStr for Arrangement {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "corner" => Ok(Arrangement::Corner),
+            "study" => Ok(Arrangement::Study),
+            other => Err(format!("`{other}` is not a pack arrangement (corner, study)")),
+        }
+    }
+}
+
+/// Which way the robots face at the start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Headings {
+    /// Drawn uniformly from the run's seed (robots put down by hand).
+    #[default]
+    Random,
+    /// All along +y, as the study's robots start (its `Orientation.N`; with 45-degree
+    /// turns they keep to its eight compass headings).
+    North,
+}
+
+impl std::str::FromStr for Headings {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "random" => Ok(Headings::Random),
+            "north" => Ok(Headings::North),
+            other => Err(format!("`{other}` is not a start heading rule (random, north)")),
+        }
+    }
+}
+
 /// How the pack is laid out.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PackSpec {
     /// Non-seed robots.
     pub robots: usize,
+    /// Where the pack stands.
+    pub arrangement: Arrangement,
+    /// Which way the robots face at the start.
+    pub headings: Headings,
     /// Lattice spacing, world units (1: touching).
     pub spacing: f64,
     /// Least distance from any pack robot to the shape, world units (3r = 1.5).
@@ -226,6 +279,9 @@ pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
             reason: format!("robot ids are 16 bits: at most {}", MAX_ROBOTS - SEEDS.len()),
         });
     }
+    if pack.arrangement == Arrangement::Study {
+        return study_pack(pack).map(|robots| Layout { seeds: SEEDS.to_vec(), robots });
+    }
     let clearance = pack.clearance.min(0.97 * pack.gradient_distance);
     let corner = (clearance + pack.gradient_distance.min(clearance + 0.25)) / 2.0;
     let diagonal = [-corner / 2f64.sqrt(), -corner / 2f64.sqrt()];
@@ -272,12 +328,78 @@ pub fn layout(shape: &Shape, pack: &PackSpec) -> Result<Layout, LayoutError> {
     Ok(Layout { seeds: SEEDS.to_vec(), robots: candidates })
 }
 
+/// The pack of [`Arrangement::Study`]. On the seeds' lattice (cube coordinates (j, k, l),
+/// j + k + l = 0, the source seed at the origin, a step of `spacing` along j to the right
+/// and along l down and to the right), the lattice points of rows l >= 2 below the seeds
+/// with k <= -1 (rows widen to the left by half a step per row), the second row only left
+/// of the source's column (j < 1), taken ring by ring around the source (then by j, then
+/// by k): the study's order. Every point is at least 2 x 0.866 x `spacing` below the
+/// shape's bottom edge.
+fn study_pack(pack: &PackSpec) -> Result<Vec<[f64; 2]>, LayoutError> {
+    let source = SEEDS[0];
+    let down = 3f64.sqrt() / 2.0;
+    let at = |j: i64, l: i64| [source[0] + pack.spacing * (j as f64 + 0.5 * l as f64), source[1] - pack.spacing * down * l as f64];
+    let inside_walls = |p: [f64; 2]| {
+        pack.bounds.is_none_or(|b| p[0] >= b.min[0] + 0.5 && p[0] <= b.max[0] - 0.5 && p[1] >= b.min[1] + 0.5 && p[1] <= b.max[1] - 0.5)
+    };
+    // The first robot must hear the gradient: it stands `spacing` from the lowest seed, or
+    // farther when the spacing is wider than the seeds' own.
+    let first = at(-1, 2);
+    let nearest_seed = SEEDS.iter().map(|s| (first[0] - s[0]).hypot(first[1] - s[1])).fold(f64::INFINITY, f64::min);
+    if nearest_seed >= pack.gradient_distance {
+        return Err(LayoutError::TooMany {
+            robots: pack.robots,
+            reason: format!(
+                "in the study's arrangement at spacing {} the first robot stands {nearest_seed:.3} from the nearest seed, not closer than G = {}: the gradient would not reach the pack (give a spacing near 1)",
+                pack.spacing, pack.gradient_distance
+            ),
+        });
+    }
+    let mut robots = Vec::with_capacity(pack.robots);
+    // Ring i holds at most 6 i points; a ring that adds nothing inside the walls after the
+    // pack's rows have started means the table is full.
+    let mut ring = 2_i64;
+    let mut empty_rings = 0;
+    while robots.len() < pack.robots {
+        let before = robots.len();
+        for j in -ring..=ring {
+            for k in -ring..=-1 {
+                let l = -j - k;
+                let counts = l >= 3 || (l >= 2 && j < 1);
+                if counts && l.abs() <= ring && j.abs() + k.abs() + l.abs() == 2 * ring {
+                    let p = at(j, l);
+                    if inside_walls(p) && robots.len() < pack.robots {
+                        robots.push(p);
+                    }
+                }
+            }
+        }
+        empty_rings = if robots.len() == before { empty_rings + 1 } else { 0 };
+        if empty_rings > 2 {
+            return Err(LayoutError::TooMany {
+                robots: pack.robots,
+                reason: format!("the table holds {} robots in the study's arrangement (below the seeds)", robots.len()),
+            });
+        }
+        ring += 1;
+    }
+    Ok(robots)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn spec(robots: usize) -> PackSpec {
-        PackSpec { robots, spacing: 1.0, clearance: 1.5, gradient_distance: 1.715, bounds: None }
+        PackSpec {
+            robots,
+            arrangement: Arrangement::Corner,
+            headings: Headings::Random,
+            spacing: 1.0,
+            clearance: 1.5,
+            gradient_distance: 1.715,
+            bounds: None,
+        }
     }
 
     fn write_png(dir: &Path, name: &str, w: u32, h: u32, pixel: impl Fn(u32, u32) -> [u8; 3]) -> std::path::PathBuf {
@@ -413,5 +535,63 @@ mod tests {
             let source = scene.robots.iter().map(|p| (p[0] - SEEDS[0][0]).hypot(p[1] - SEEDS[0][1])).fold(f64::INFINITY, f64::min);
             assert!(source < g, "G {g}: the nearest robot is {source} from the source");
         }
+    }
+
+    /// The study's arrangement continues the seeds' unit lattice below them in its code's
+    /// order (its first rectangle robots, computed from its `get_hexa_coord`), robots
+    /// touching, the first touching the lowest seed, all clear of the shape.
+    #[test]
+    fn the_study_arrangement_continues_the_seeds_lattice_below_them_in_its_order() {
+        let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
+        let study = PackSpec { arrangement: Arrangement::Study, ..spec(25) };
+        let scene = layout(&rect, &study).unwrap();
+        let h = 3f64.sqrt() / 2.0;
+        let first: [[f64; 2]; 10] = [
+            [-0.5, -2.0 * h],
+            [0.5, -2.0 * h],
+            [-1.0, -3.0 * h],
+            [0.0, -3.0 * h],
+            [1.0, -3.0 * h],
+            [-1.5, -4.0 * h],
+            [-0.5, -4.0 * h],
+            [0.5, -4.0 * h],
+            [1.5, -4.0 * h],
+            [2.0, -3.0 * h],
+        ];
+        for (i, want) in first.iter().enumerate() {
+            let got = scene.robots[i];
+            assert!((got[0] - want[0]).abs() < 1e-9 && (got[1] - want[1]).abs() < 1e-9, "robot {i}: {got:?}, not {want:?}");
+        }
+        assert!(((scene.robots[0][0] - SEEDS[2][0]).hypot(scene.robots[0][1] - SEEDS[2][1]) - 1.0).abs() < 1e-9);
+        let all: Vec<[f64; 2]> = SEEDS.iter().chain(&scene.robots).copied().collect();
+        for (i, p) in all.iter().enumerate() {
+            let closest = all
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, q)| (p[0] - q[0]).hypot(p[1] - q[1]))
+                .fold(f64::INFINITY, f64::min);
+            assert!(closest >= 1.0 - 1e-9, "{i} at {p:?} overlaps");
+            if i >= SEEDS.len() {
+                assert!(p[1] <= -2.0 * h + 1e-9, "robot {i} at {p:?} is within 3r of the shape");
+            }
+        }
+        // 1024 robots: distinct points, still below the seeds.
+        let big = layout(&rect, &PackSpec { robots: 1024, ..study }).unwrap();
+        let mut keys: Vec<(i64, i64)> = big.robots.iter().map(|p| ((p[0] * 1e6).round() as i64, (p[1] * 1e6).round() as i64)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 1024);
+    }
+
+    #[test]
+    fn a_study_pack_the_gradient_cannot_reach_or_the_table_cannot_hold_is_refused() {
+        let rect = Shape::rectangle(10.0, 5.0, 0.05).unwrap();
+        let study = PackSpec { arrangement: Arrangement::Study, ..spec(25) };
+        let e = layout(&rect, &PackSpec { spacing: 1.615, ..study }).unwrap_err().to_string();
+        assert!(e.contains("study's arrangement at spacing 1.615") && e.contains("G = 1.715"), "{e}");
+        let walls = Bounds { min: [-4.0, -5.0], max: [3.0, 12.0] };
+        let e = layout(&rect, &PackSpec { bounds: Some(walls), ..study }).unwrap_err().to_string();
+        assert!(e.contains("25 robots do not fit") && e.contains("the table holds"), "{e}");
     }
 }

@@ -9,7 +9,7 @@ pub mod layout;
 
 use flotilla_firmware::kilobot::{KilobotFirmware, ParamError, Role, SelfAssembly, SelfAssemblyParams, Shape};
 use flotilla_firmware::robot_seed;
-use layout::{Layout, LayoutError, PackSpec};
+use layout::{Headings, Layout, LayoutError, PackSpec};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -39,12 +39,25 @@ impl Scene {
         let mut rng = ChaCha8Rng::seed_from_u64(robot_seed(seed, u32::MAX));
         let n = layout.seeds.len() + layout.robots.len();
         let mut uids: Vec<u16> = (0..n as u16).collect();
-        uids.shuffle(&mut rng);
+        // The study numbers its robots in layout order; kept for its arrangement (the
+        // start rule breaks gradient ties by id, so this picks the first robots to move).
+        if pack.arrangement != layout::Arrangement::Study {
+            uids.shuffle(&mut rng);
+        }
         let poses = layout
             .seeds
             .iter()
             .chain(&layout.robots)
-            .map(|p| Pose { x: p[0], y: p[1], theta: rng.gen_range(-std::f64::consts::PI..std::f64::consts::PI) })
+            .map(|p| {
+                // Drawn either way, so the ids above and the firmware's streams do not
+                // depend on the heading rule.
+                let drawn = rng.gen_range(-std::f64::consts::PI..std::f64::consts::PI);
+                let theta = match pack.headings {
+                    Headings::Random => drawn,
+                    Headings::North => std::f64::consts::FRAC_PI_2,
+                };
+                Pose { x: p[0], y: p[1], theta }
+            })
             .collect();
         Ok(Self { shape, layout, poses, uids, seed })
     }
@@ -118,10 +131,36 @@ pub fn outline(shape: &Shape) -> Vec<[[f64; 2]; 2]> {
 mod tests {
     use super::*;
 
+    /// The study's arrangement numbers robots in layout order and `North` turns them all to +y.
+    #[test]
+    fn the_study_scene_numbers_robots_in_order_and_faces_them_north() {
+        let shape = Arc::new(Shape::rectangle(10.0, 5.0, 0.05).unwrap());
+        let pack = PackSpec {
+            robots: 25,
+            arrangement: layout::Arrangement::Study,
+            headings: Headings::North,
+            spacing: 1.0,
+            clearance: 1.5,
+            gradient_distance: 1.715,
+            bounds: None,
+        };
+        let scene = Scene::new(shape, &pack, 7).unwrap();
+        assert_eq!(scene.uids, (0..29).collect::<Vec<u16>>());
+        assert!(scene.poses.iter().all(|p| p.theta == std::f64::consts::FRAC_PI_2));
+    }
+
     #[test]
     fn a_scene_is_seeded_and_its_seeds_come_first() {
         let shape = Arc::new(Shape::rectangle(10.0, 5.0, 0.05).unwrap());
-        let pack = PackSpec { robots: 25, spacing: 1.615, clearance: 1.5, gradient_distance: 1.715, bounds: None };
+        let pack = PackSpec {
+            robots: 25,
+            arrangement: layout::Arrangement::Corner,
+            headings: Headings::Random,
+            spacing: 1.615,
+            clearance: 1.5,
+            gradient_distance: 1.715,
+            bounds: None,
+        };
         let a = Scene::new(shape.clone(), &pack, 3).unwrap();
         let b = Scene::new(shape.clone(), &pack, 3).unwrap();
         let c = Scene::new(shape, &pack, 4).unwrap();

@@ -7,7 +7,7 @@
 use flotilla_common::param_spec::{DefaultValue, Kind, NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, take_section, ParamError};
 use flotilla_firmware::kilobot::{Localisation, SelfAssemblyParams};
-use robot_controller::kilobot::layout::{robots_for_area, shape_from_image, PackSpec, SEEDS};
+use robot_controller::kilobot::layout::{robots_for_area, shape_from_image, Arrangement, Headings, PackSpec, SEEDS};
 use robot_controller::kilobot::Scene;
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
@@ -222,7 +222,15 @@ impl SwarmSettings {
         } else {
             robots as usize
         };
-        let spec = PackSpec { robots, spacing, clearance: pack.clearance, gradient_distance: firmware.gradient_distance, bounds: None };
+        let spec = PackSpec {
+            robots,
+            arrangement: Arrangement::Corner,
+            headings: Headings::Random,
+            spacing,
+            clearance: pack.clearance,
+            gradient_distance: firmware.gradient_distance,
+            bounds: None,
+        };
         let scene = Scene::new(bitmap, &spec, seed).map_err(|e| ParamError::invalid("shape", e))?;
         let names = (0..scene.len()).map(|i| format!("{name_prefix}{i}")).collect();
         Ok(Self { scene, names, firmware, overhead, markers, report_every, image })
@@ -259,7 +267,15 @@ mod tests {
         let s = settings(&format!("shape: {{image: {SHAPES}/rectangle_10x5.png, scale: 0.05}}\nrobots: 25\nseed: 3")).unwrap();
         assert_eq!((s.scene.len(), s.scene.seeds(), s.names[28].as_str()), (29, 4, "kb_28"));
         // The experiment's pack spacing is DESIRED_DISTANCE.
-        let pack = PackSpec { robots: 25, spacing: 1.615, clearance: 1.5, gradient_distance: 1.715, bounds: None };
+        let pack = PackSpec {
+            robots: 25,
+            arrangement: Arrangement::Corner,
+            headings: Headings::Random,
+            spacing: 1.615,
+            clearance: 1.5,
+            gradient_distance: 1.715,
+            bounds: None,
+        };
         let same = Scene::new(s.scene.shape.clone(), &pack, 3).unwrap();
         assert_eq!((same.poses, same.uids), (s.scene.poses.clone(), s.scene.uids.clone()));
         let auto = settings(&format!("shape: {{image: {SHAPES}/rectangle_10x5.png, scale: 0.05}}")).unwrap();
