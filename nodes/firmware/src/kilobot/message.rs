@@ -11,6 +11,9 @@ pub const GRADIENT_NONE: u16 = (1 << 10) - 1;
 pub const POSITION_STEPS: f64 = 2048.0;
 const COORD_BITS: u32 = 21;
 const COORD_MAX: i64 = (1 << (COORD_BITS - 1)) - 1;
+/// Largest |x| or |y| a message carries, world units (511.9995): farther positions are
+/// clamped to it.
+pub const POSITION_LIMIT: f64 = COORD_MAX as f64 / POSITION_STEPS;
 
 /// What a robot tells its neighbours.
 #[derive(Clone, Copy, Debug, PartialEq)]

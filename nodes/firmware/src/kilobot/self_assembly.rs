@@ -20,7 +20,7 @@
 
 use super::kilolib::{estimate_distance, DistanceMeasurement, Kilo, KiloProgram, Message, MOTOR_ON, RGB};
 use super::localise::{self, Reference};
-use super::message::{Broadcast, GRADIENT_NONE};
+use super::message::{Broadcast, GRADIENT_NONE, POSITION_LIMIT};
 use super::shape::Shape;
 use flotilla_contract::kilobot::MESSAGE_BYTES;
 use serde::{Deserialize, Serialize};
@@ -154,9 +154,19 @@ impl Default for SelfAssemblyParams {
     }
 }
 
+/// `value` as a message shows it: plain between 1e-4 and 1e6, in exponent form beyond
+/// (1e308 is not 309 digits).
+fn compact(value: f64) -> String {
+    if (1e-4..1e6).contains(&value.abs()) || value == 0.0 || !value.is_finite() {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// A parameter out of range.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("self-assembly parameter {field} = {}: {rule}", if (1e-4..1e6).contains(&value.abs()) || *value == 0.0 { format!("{value}") } else { format!("{value:e}") })]
+#[error("self-assembly parameter {field} = {}: {rule}", compact(*value))]
 pub struct ParamError {
     /// The parameter.
     pub field: &'static str,
@@ -341,8 +351,29 @@ pub struct SelfAssembly {
 
 impl SelfAssembly {
     /// A robot (or seed) that assembles `shape`.
+    ///
+    /// Refused (besides parameters out of range) when the shape and the robots following its
+    /// edge, `desired_distance` beyond it, reach farther from the seeds' corner than the
+    /// positions a message carries ([`POSITION_LIMIT`]): their positions would be clamped.
     pub fn new(params: SelfAssemblyParams, shape: Arc<Shape>, role: Role) -> Result<Self, ParamError> {
         params.validate()?;
+        let (width, height) = (shape.width() as f64 * shape.scale(), shape.height() as f64 * shape.scale());
+        let reach = width.max(height) + params.desired_distance;
+        if reach.is_nan() || reach > POSITION_LIMIT {
+            return Err(ParamError {
+                field: "shape extent",
+                value: width.max(height),
+                rule: format!(
+                    "the shape spans {} x {} world units ({} x {} pixels at scale {}); with the robots following its edge {} beyond it that must stay within the +-{POSITION_LIMIT:.4} world units a message's position carries: give a smaller scale or image",
+                    compact(width),
+                    compact(height),
+                    shape.width(),
+                    shape.height(),
+                    compact(shape.scale()),
+                    compact(params.desired_distance)
+                ),
+            });
+        }
         let (state, gradient, position, localised) = match role {
             Role::Robot => (State::Start, GRADIENT_NONE, [0.0, 0.0], false),
             Role::Seed { position, source } => (State::JoinedShape, u16::from(!source), position, true),

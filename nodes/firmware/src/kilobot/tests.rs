@@ -327,3 +327,18 @@ fn a_robot_enters_the_shape_only_on_an_estimate_its_measurements_agree_with() {
     }
     assert_eq!(fw.program().state(), State::MoveWhileInside);
 }
+
+/// Regression: a shape wider than the +-512 world units a message's position carries (an
+/// image of 200 pixels at scale 3, or at 1e308, whose run then hung plotting an infinite
+/// extent) was accepted, and robots beyond 512 broadcast clamped positions.
+#[test]
+fn a_shape_beyond_the_message_position_range_is_refused() {
+    let d = SelfAssemblyParams::default();
+    for scale in [3.0, 1e308] {
+        let shape = Arc::new(Shape::new(200, 100, scale, vec![true; 200 * 100]).unwrap());
+        let e = SelfAssembly::new(d, shape, Role::Robot).err().unwrap().to_string();
+        assert!(e.contains("shape extent") && e.contains("200 x 100 pixels") && e.contains("+-511.9995 world units"), "{e}");
+    }
+    let fits = Arc::new(Shape::new(200, 100, 2.5, vec![true; 200 * 100]).unwrap());
+    assert!(SelfAssembly::new(d, fits, Role::Robot).is_ok(), "500 + 1.615 is within the range");
+}
