@@ -189,7 +189,7 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         let option = match &e {
             TableError::Parameter { field, .. } => match *field {
                 "turn_angle" => "turn-angle",
-                "speed_factor_std" => "speed-std",
+                "speed_factor_std" | "step_length" => "speed-std",
                 "channel.loss" => "loss",
                 "channel.range" => "neighbor-radius",
                 "failures.interval" => "failure-interval",

@@ -166,6 +166,9 @@ impl Default for TableConfig {
     }
 }
 
+/// Longest distance a robot may move in one step, world units (half a body).
+pub const MAX_STEP_LENGTH: f64 = 0.5;
+
 /// A table parameter out of range.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TableError {
@@ -214,6 +217,16 @@ impl TableConfig {
         check("speed_factor_std", self.speed_factor_std, self.speed_factor_std >= 0.0, "must be >= 0")?;
         check("speed_factor_mean", self.speed_factor_mean, self.speed_factor_mean >= 0.0, "must be >= 0")?;
         check("step_duration", self.step_duration, self.step_duration > 0.0, "must be > 0")?;
+        // Overlaps are resolved after the step and avoidance looks 1.5 diameters ahead: a
+        // robot moving more than half its body a step jumps through others (a speed factor
+        // std of 1e308 sent robots to infinity and hung the experiment's plots).
+        let longest = self.speed * self.turn_drift.max(1.0) * (self.speed_factor_mean + 6.0 * self.speed_factor_std);
+        check(
+            "step_length",
+            longest,
+            longest <= MAX_STEP_LENGTH,
+            "(speed x max(1, turn_drift) x (speed_factor_mean + 6 speed_factor_std), world units) must be at most 0.5: a robot moving more than half its body a step jumps through others",
+        )?;
         check("push_share", self.push_share, (0.0..=1.0).contains(&self.push_share), "must be in [0, 1]")?;
         check("channel.range", self.channel.range, self.channel.range > 0.0, "must be > 0")?;
         check("channel.loss", self.channel.loss, (0.0..=1.0).contains(&self.channel.loss), "must be in [0, 1]")?;

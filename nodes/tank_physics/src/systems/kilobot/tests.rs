@@ -431,3 +431,20 @@ fn hears_exactly_the_robots_in_range(table: &mut KilobotTable, reading: &mut Kil
         assert_eq!(heard, expected, "robot {i} at step {step}");
     }
 }
+
+/// Regression: a speed factor spread of 1e308 (`--speed-std 1e308`) was accepted; robots
+/// jumped to infinity and the experiment hung drawing them. A step longer than half a body
+/// is refused, naming the product that is too long.
+#[test]
+fn a_step_longer_than_half_a_body_is_refused() {
+    for config in [
+        TableConfig { speed_factor_std: 1e308, ..TableConfig::default() },
+        TableConfig { speed_factor_std: 10.0, ..TableConfig::default() },
+        TableConfig { speed: 1.0, ..TableConfig::default() },
+        TableConfig { turn_drift: 100.0, ..TableConfig::default() },
+    ] {
+        let e = config.validate().unwrap_err().to_string();
+        assert!(e.starts_with("kilobot table: step_length = ") && e.contains("must be at most 0.5"), "{e}");
+    }
+    assert_eq!(TableConfig { speed_factor_std: 3.0, ..TableConfig::default() }.validate(), Ok(()));
+}
