@@ -222,7 +222,7 @@ impl SelfAssemblyParams {
                 value: self.gradient_distance,
                 rule: format!(
                     "must be more than desired_distance ({}): robots stop about that far apart and the gradient passes only between robots closer than G",
-                    self.desired_distance
+                    compact(self.desired_distance)
                 ),
             });
         }
@@ -230,14 +230,14 @@ impl SelfAssemblyParams {
             return Err(ParamError {
                 field: "neighbor_radius",
                 value: self.neighbor_radius,
-                rule: format!("must be more than desired_distance ({}): a robot must hear the neighbour it follows", self.desired_distance),
+                rule: format!("must be more than desired_distance ({}): a robot must hear the neighbour it follows", compact(self.desired_distance)),
             });
         }
         if self.gradient_distance > self.neighbor_radius {
             return Err(ParamError {
                 field: "gradient_distance",
                 value: self.gradient_distance,
-                rule: format!("must be at most neighbor_radius ({}): a neighbour within G must be heard", self.neighbor_radius),
+                rule: format!("must be at most neighbor_radius ({}): a neighbour within G must be heard", compact(self.neighbor_radius)),
             });
         }
         Ok(())

@@ -342,3 +342,20 @@ fn a_shape_beyond_the_message_position_range_is_refused() {
     let fits = Arc::new(Shape::new(200, 100, 2.5, vec![true; 200 * 100]).unwrap());
     assert!(SelfAssembly::new(d, fits, Role::Robot).is_ok(), "500 + 1.615 is within the range");
 }
+
+/// Regression: `--desired-distance 1e308` was refused with the 309 digits of 1e308 in the
+/// message ("must be more than desired_distance (100000000...)").
+#[test]
+fn numbers_in_parameter_errors_are_compact() {
+    let d = SelfAssemblyParams::default();
+    for params in [
+        SelfAssemblyParams { desired_distance: 1e308, ..d },
+        SelfAssemblyParams { desired_distance: 1e307, neighbor_radius: 2e307, gradient_distance: 1e308, ..d },
+        SelfAssemblyParams { neighbor_radius: 2e-300, ..d },
+    ] {
+        let e = params.validate().unwrap_err().to_string();
+        assert!(e.len() < 250 && !e.contains("00000"), "{e}");
+    }
+    let e = SelfAssemblyParams { desired_distance: 1e308, ..d }.validate().unwrap_err().to_string();
+    assert!(e.contains("must be more than desired_distance (1e308)"), "{e}");
+}
