@@ -169,11 +169,21 @@ impl Default for TableConfig {
 /// Longest distance a robot may move in one step, world units (half a body).
 pub const MAX_STEP_LENGTH: f64 = 0.5;
 
+/// `value` as an error shows it: plain between 1e-4 and 1e6, in exponent form beyond
+/// (1e308 is not 309 digits).
+fn compact(value: f64) -> String {
+    if (1e-4..1e6).contains(&value.abs()) || value == 0.0 || !value.is_finite() {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// A table parameter out of range.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TableError {
     /// A parameter is not usable.
-    #[error("kilobot table: {field} = {value} {rule}")]
+    #[error("kilobot table: {field} = {} {rule}", compact(*value))]
     Parameter {
         /// The parameter.
         field: &'static str,

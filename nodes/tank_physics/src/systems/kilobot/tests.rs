@@ -448,3 +448,12 @@ fn a_step_longer_than_half_a_body_is_refused() {
     }
     assert_eq!(TableConfig { speed_factor_std: 3.0, ..TableConfig::default() }.validate(), Ok(()));
 }
+
+/// Regression: `--turn-angle 1e308` was refused with the 309 digits of its radians.
+#[test]
+fn numbers_in_table_errors_are_compact() {
+    let e = TableConfig { turn_angle: 1e308_f64.to_radians(), ..TableConfig::default() }.validate().unwrap_err().to_string();
+    assert!(e.starts_with("kilobot table: turn_angle = 1.7453292519943295e306 must be in [0, pi] rad"), "{e}");
+    let e = TableConfig { push_share: 2.0, ..TableConfig::default() }.validate().unwrap_err().to_string();
+    assert!(e.starts_with("kilobot table: push_share = 2 must be in [0, 1]"), "{e}");
+}
