@@ -271,6 +271,12 @@ impl Experiment for SelfAssemblyExperiment {
         .map_err(|e| match e {
             RunError::Layout(l @ LayoutError::TooMany { .. }) => Options::invalid("robots", l.to_string()),
             RunError::Layout(l) => Options::invalid("shape", l.to_string()),
+            // The seeds stand where they always do: a start pose the table refuses is the
+            // pack's (a spacing of 1e308 put robots at infinity).
+            RunError::Table(t @ TableError::Pose { .. }) => Options::invalid(
+                "pack-spacing",
+                format!("{t}: the starting pack does not fit in the numbers at this spacing; give a smaller one"),
+            ),
             other => Options::invalid("shape", other.to_string()),
         })?;
         Ok(outcome(&scenario, record))
@@ -523,6 +529,15 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("300 robots do not fit"), "{e}");
+    }
+
+    /// Regression: `--pack-spacing 1e308` was reported as `option --shape: kilobot table:
+    /// robot 4 at (NaN, -inf) is not finite`, naming an option that was fine.
+    #[test]
+    fn a_pack_beyond_the_numbers_names_the_pack_spacing() {
+        let e = SelfAssemblyExperiment.run(&options(&[("robots", "5"), ("pack-spacing", "1e308")]), &Progress::hidden()).err().unwrap();
+        let e = e.to_string();
+        assert!(e.starts_with("option --pack-spacing: kilobot table: robot") && e.contains("give a smaller one"), "{e}");
     }
 
     #[test]
