@@ -31,6 +31,35 @@ pub fn rms_residual(p: [f64; 2], references: &[Reference]) -> f64 {
     (sum / references.len() as f64).sqrt()
 }
 
+/// Whether the references' measured distances fit `p`'s mirror image across the references'
+/// principal line as well as they fit `p` (both residuals at most [`LOCAL_MINIMUM_RMS`])
+/// while the two are more than twice that apart: references nearly on a line (a shape's
+/// first row of joined robots) cannot tell a robot on one side of them from one on the
+/// other, and a robot of the starting group below the row took itself for inside the shape
+/// above it.
+pub fn mirror_ambiguous(p: [f64; 2], references: &[Reference]) -> bool {
+    if references.len() < 2 {
+        return true;
+    }
+    let n = references.len() as f64;
+    let mean = references.iter().fold([0.0, 0.0], |m, &(q, _)| [m[0] + q[0] / n, m[1] + q[1] / n]);
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for &(q, _) in references {
+        let (dx, dy) = (q[0] - mean[0], q[1] - mean[1]);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    // The direction of largest spread: angle of the principal axis of the 2 x 2 scatter.
+    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    let (c, s) = (angle.cos(), angle.sin());
+    let (dx, dy) = (p[0] - mean[0], p[1] - mean[1]);
+    let along = dx * c + dy * s;
+    let mirror = [mean[0] + 2.0 * along * c - dx, mean[1] + 2.0 * along * s - dy];
+    let apart = (mirror[0] - p[0]).hypot(mirror[1] - p[1]);
+    apart > 2.0 * LOCAL_MINIMUM_RMS && rms_residual(mirror, references) <= LOCAL_MINIMUM_RMS
+}
+
 /// [`least_squares`] from `start`, and when that lands on a local minimum (residual above
 /// [`LOCAL_MINIMUM_RMS`]: the seeds sit symmetrically about the shape's corner, and a robot
 /// starting from it can settle on a mirror image of its position) from the eight points at
@@ -116,6 +145,31 @@ mod tests {
 
     fn refs(truth: [f64; 2]) -> Vec<Reference> {
         [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866], [1.5, 0.866]].iter().map(|&q| (q, (truth[0] - q[0]).hypot(truth[1] - q[1]))).collect()
+    }
+
+    /// References in a row cannot tell a robot below them from its mirror image above;
+    /// spread references can (regression: 2026-11-30, robots of the study's pack below a
+    /// rectangle's first row joined the shape from inside the pack on such mirror images).
+    #[test]
+    fn a_row_of_references_leaves_the_side_ambiguous_and_spread_ones_do_not() {
+        let truth = [6.0, -4.33];
+        let row: Vec<Reference> = (0..6)
+            .map(|i| [2.0 + 1.6 * f64::from(i), -0.03 - 0.005 * f64::from(i % 2)])
+            .map(|q| (q, (truth[0] - q[0]).hypot(truth[1] - q[1])))
+            .collect();
+        assert!(mirror_ambiguous(truth, &row));
+        let mirror = [truth[0], 4.27];
+        assert!(rms_residual(mirror, &row) < LOCAL_MINIMUM_RMS, "the mirror fits the row as well");
+        let mut spread = row.clone();
+        for q in [[0.5, 1.6], [1.0, 3.2]] {
+            spread.push((q, (truth[0] - q[0]).hypot(truth[1] - q[1])));
+        }
+        assert!(!mirror_ambiguous(truth, &spread));
+        assert!(!mirror_ambiguous(truth, &refs(truth)));
+        // A robot on the row's line is its own mirror image: nothing to confuse.
+        let on_line = [14.0, -0.03];
+        let r: Vec<Reference> = row.iter().map(|&(q, _)| (q, (on_line[0] - q[0]).hypot(on_line[1] - q[1]))).collect();
+        assert!(!mirror_ambiguous(on_line, &r));
     }
 
     #[test]

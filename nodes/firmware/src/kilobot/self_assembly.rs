@@ -230,7 +230,10 @@ impl SelfAssemblyParams {
             return Err(ParamError {
                 field: "neighbor_radius",
                 value: self.neighbor_radius,
-                rule: format!("must be more than desired_distance ({}): a robot must hear the neighbour it follows", compact(self.desired_distance)),
+                rule: format!(
+                    "must be more than desired_distance ({}): a robot must hear the neighbour it follows",
+                    compact(self.desired_distance)
+                ),
             });
         }
         if self.gradient_distance > self.neighbor_radius {
@@ -315,8 +318,9 @@ pub struct SelfAssembly {
     position: [f64; 2],
     localised: bool,
     /// The estimate agrees with the references' measured distances (residual at most
-    /// [`localise::LOCAL_MINIMUM_RMS`]): a robot does not take itself for inside the shape
-    /// from an estimate caught on a mirror image of its position.
+    /// [`localise::LOCAL_MINIMUM_RMS`]) and they tell it from its mirror image across their
+    /// principal line ([`localise::mirror_ambiguous`]): a robot does not take itself for
+    /// inside the shape from an estimate caught on a mirror image of its position.
     consistent: bool,
     /// Sorted by uid.
     neighbours: Vec<Neighbour>,
@@ -491,7 +495,8 @@ impl SelfAssembly {
                     self.position = p;
                     self.localised = true;
                 }
-                self.consistent = localise::rms_residual(self.position, &self.references) <= localise::LOCAL_MINIMUM_RMS;
+                self.consistent = localise::rms_residual(self.position, &self.references) <= localise::LOCAL_MINIMUM_RMS
+                    && !localise::mirror_ambiguous(self.position, &self.references);
             }
         }
     }
