@@ -35,7 +35,14 @@ impl Default for ShapeSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PackSettings {
-    /// Lattice spacing, world units; 0 = the firmware's DESIRED_DISTANCE. Default 0.
+    /// Where the pack stands: `corner` (lower left of the seeds) or `study` (the study's
+    /// code: the seeds' lattice continued below them, robots numbered in layout order).
+    /// Default `corner`.
+    pub arrangement: String,
+    /// Which way the robots face at the start: `random` or `north`. Default `random`.
+    pub headings: String,
+    /// Lattice spacing, world units; 0 = the firmware's DESIRED_DISTANCE (1 for the study's
+    /// arrangement). Default 0.
     pub spacing: f64,
     /// Least distance from the pack to the shape, world units. Default 1.5 (3r).
     pub clearance: f64,
@@ -43,7 +50,7 @@ pub struct PackSettings {
 
 impl Default for PackSettings {
     fn default() -> Self {
-        Self { spacing: 0.0, clearance: 1.5 }
+        Self { arrangement: "corner".to_owned(), headings: "random".to_owned(), spacing: 0.0, clearance: 1.5 }
     }
 }
 
@@ -89,10 +96,16 @@ pub const PARAMS: NodeParams = NodeParams {
             "Black-and-white image (PNG, JPEG, BMP, ...) of the shape to assemble: dark pixels are the shape, its lower-left corner the origin (required)",
         ),
         P::double("shape.scale", 0.05, "World units (robot diameters, 32.5 mm) per pixel (> 0)"),
+        P::string(
+            "pack.arrangement",
+            "corner",
+            "Where the robots start: corner (lower left of the seeds) or study (the study's code: below the seeds, touching, numbered in layout order)",
+        ),
+        P::string("pack.headings", "random", "Which way the robots face at the start: random or north (the study's)"),
         P::double(
             "pack.spacing",
             0.0,
-            "Lattice spacing of the robots packed beside the shape, world units (at least 1); 0 = firmware.desired_distance",
+            "Lattice spacing of the robots packed beside the shape, world units (at least 1); 0 = firmware.desired_distance (1 for the study's arrangement)",
         ),
         P::double("pack.clearance", 1.5, "Least distance from the pack to the shape, world units (>= 0)"),
         P::double(
@@ -201,7 +214,13 @@ impl SwarmSettings {
         if !(pack.clearance.is_finite() && pack.clearance >= 0.0) {
             return Err(ParamError::invalid("pack.clearance", format!("must be a number >= 0, got {}", pack.clearance)));
         }
-        let spacing = if pack.spacing == 0.0 { firmware.desired_distance } else { pack.spacing };
+        let arrangement: Arrangement = pack.arrangement.parse().map_err(|e: String| ParamError::invalid("pack.arrangement", e))?;
+        let headings: Headings = pack.headings.parse().map_err(|e: String| ParamError::invalid("pack.headings", e))?;
+        let spacing = match (pack.spacing, arrangement) {
+            (s, Arrangement::Study) if s == 0.0 => 1.0,
+            (s, Arrangement::Corner) if s == 0.0 => firmware.desired_distance,
+            (s, _) => s,
+        };
         if !(spacing.is_finite() && spacing >= 1.0) {
             return Err(ParamError::invalid(
                 "pack.spacing",
@@ -224,8 +243,8 @@ impl SwarmSettings {
         };
         let spec = PackSpec {
             robots,
-            arrangement: Arrangement::Corner,
-            headings: Headings::Random,
+            arrangement,
+            headings,
             spacing,
             clearance: pack.clearance,
             gradient_distance: firmware.gradient_distance,
@@ -280,6 +299,14 @@ mod tests {
         assert_eq!((same.poses, same.uids), (s.scene.poses.clone(), s.scene.uids.clone()));
         let auto = settings(&format!("shape: {{image: {SHAPES}/rectangle_10x5.png, scale: 0.05}}")).unwrap();
         assert_eq!(auto.scene.len(), 18 + 4);
+        // The study's scene, as `--pack study --headings north` lays it out.
+        let study = settings(&format!(
+            "shape: {{image: {SHAPES}/rectangle_10x5.png, scale: 0.05}}\nrobots: 25\nseed: 3\npack: {{arrangement: study, headings: north}}"
+        ))
+        .unwrap();
+        let pack = PackSpec { arrangement: Arrangement::Study, headings: Headings::North, spacing: 1.0, ..pack };
+        let same = Scene::new(study.scene.shape.clone(), &pack, 3).unwrap();
+        assert_eq!((same.poses, same.uids), (study.scene.poses.clone(), study.scene.uids.clone()));
     }
 
     #[test]
@@ -300,6 +327,8 @@ mod tests {
             (format!("shape: {{image: {rect}}}\nrobots: -4"), "robots"),
             (format!("shape: {{image: {rect}}}\nrobots: 70000"), "16 bits"),
             (format!("shape: {{image: {rect}}}\npack: {{spacing: 0.5}}"), "pack.spacing"),
+            (format!("shape: {{image: {rect}}}\npack: {{arrangement: heap}}"), "pack.arrangement"),
+            (format!("shape: {{image: {rect}}}\npack: {{headings: east}}"), "pack.headings"),
             (format!("shape: {{image: {rect}}}\nrobotz: 4"), "robotz"),
             (format!("shape: {{image: {rect}, scale: 0.001}}"), "not on the shape"),
         ] {
