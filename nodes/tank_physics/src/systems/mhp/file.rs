@@ -91,7 +91,10 @@ fn read_line(content: &str) -> Option<Line<'_>> {
         let groups = if groups.is_empty() { vec![flow] } else { groups };
         groups.iter().map(|g| g.replace(',', " ").split_whitespace().collect::<Vec<_>>().join(" ")).filter(|g| !g.is_empty()).collect()
     };
-    if let Some(item) = content.strip_prefix('-') {
+    // A YAML item is `-` then a space or a bracket; `-1 0 0` is a module at x = -1.
+    if let Some(item) =
+        content.strip_prefix('-').filter(|rest| rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '['))
+    {
         return Some(Line::Modules(cells(item.trim())));
     }
     if let Some((key, value)) = content.split_once(':') {
@@ -278,6 +281,19 @@ mod tests {
         assert_eq!(e, "r.yaml:2: a module is 2 or 3 whole numbers, got `0 0 0.5`");
         let e = parse("colour: red\nmodules: [[0, 0, 0]]\n", Path::new("r.yaml")).unwrap_err().to_string();
         assert!(e.starts_with("r.yaml:1: colour: `red` is not a number"), "{e}");
+    }
+
+    /// Regression: a text line starting with a negative coordinate was read as a YAML item
+    /// without its minus sign (`-1 0 0` became a module at x = 1: a valid file was refused
+    /// as overlapping, another silently mirrored).
+    #[test]
+    fn negative_coordinates_are_not_yaml_items() {
+        let r = parse("-1 0 0\n0 0 0\n1 0 0\n", Path::new("r.txt")).unwrap();
+        assert_eq!(r.morphology.cells(), &[[-1, 0, 0], [0, 0, 0], [1, 0, 0]]);
+        let r = parse("-5 -5 -5\n-4 -5 -5\n-5 -4 -5\n", Path::new("r.txt")).unwrap();
+        assert_eq!(r.morphology.cells(), &[[-5, -5, -5], [-4, -5, -5], [-5, -4, -5]]);
+        let yaml = parse("modules:\n- [-1, 0, 0]\n-\t[0, 0, 0]\n-[1, 0, 0]\n", Path::new("r.yaml")).unwrap();
+        assert_eq!(yaml.morphology.cells(), &[[-1, 0, 0], [0, 0, 0], [1, 0, 0]]);
     }
 
     #[test]
