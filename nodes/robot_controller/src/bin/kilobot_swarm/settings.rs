@@ -217,8 +217,8 @@ impl SwarmSettings {
         let arrangement: Arrangement = pack.arrangement.parse().map_err(|e: String| ParamError::invalid("pack.arrangement", e))?;
         let headings: Headings = pack.headings.parse().map_err(|e: String| ParamError::invalid("pack.headings", e))?;
         let spacing = match (pack.spacing, arrangement) {
-            (s, Arrangement::Study) if s == 0.0 => 1.0,
-            (s, Arrangement::Corner) if s == 0.0 => firmware.desired_distance,
+            (0.0, Arrangement::Study) => 1.0,
+            (0.0, Arrangement::Corner) => firmware.desired_distance,
             (s, _) => s,
         };
         if !(spacing.is_finite() && spacing >= 1.0) {
