@@ -38,6 +38,16 @@ fn option_error(option: &str, message: impl Into<String>) -> ExperimentError {
     ExperimentError::Option { option: option.to_owned(), message: message.into() }
 }
 
+/// `x` as a message shows it: plain between 1e-4 and 1e6, in exponent form beyond (1e308
+/// is not 309 digits).
+fn shown(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e6).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// A probability option: comma-separated values in [0, 1].
 fn probabilities(options: &Options, name: &str) -> Result<Vec<f64>, ExperimentError> {
     let values = options.numbers(name)?;

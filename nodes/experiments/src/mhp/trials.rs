@@ -93,8 +93,8 @@ pub(super) fn protocol(options: &Options, mut setup: TrialSetup) -> Result<Trial
             "radius-cm",
             format!(
                 "{} cm is not less than --distance-cm {} cm: every trial would start inside the target's radius",
-                setup.success_radius * 100.0,
-                setup.distance * 100.0
+                super::shown(setup.success_radius * 100.0),
+                super::shown(setup.distance * 100.0)
             ),
         ));
     }
@@ -103,7 +103,7 @@ pub(super) fn protocol(options: &Options, mut setup: TrialSetup) -> Result<Trial
     if setup.control_period < dt {
         return Err(super::option_error(
             "control-period",
-            format!("{} s is shorter than the integration step {dt} s", setup.control_period),
+            format!("{} s is shorter than the integration step {dt} s", super::shown(setup.control_period)),
         ));
     }
     Ok(setup)
@@ -190,6 +190,20 @@ mod tests {
             ("direction-error", "-1", "must be >= 0"),
             ("robot", "cube:2,cube:3", "give one value"),
             ("controller", "pid", "expected decentralised"),
+        ] {
+            let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
+            let e = Trials.run(&options, &Progress::hidden()).err().unwrap();
+            assert!(e.is_usage() && e.to_string().contains(name) && e.to_string().contains(says), "{e}");
+        }
+    }
+
+    /// Regression: `--radius-cm 1e308` was refused with the 309 digits of 1e308.
+    #[test]
+    fn numbers_in_protocol_errors_are_compact() {
+        for (name, value, says) in [
+            ("radius-cm", "1e308", "option --radius-cm: 1e308 cm is not less than --distance-cm 100 cm"),
+            ("distance-cm", "1e-9", "option --radius-cm: 6 cm is not less than --distance-cm 1e-9 cm"),
+            ("control-period", "1e-9", "option --control-period: 1e-9 s is shorter than the integration step"),
         ] {
             let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
             let e = Trials.run(&options, &Progress::hidden()).err().unwrap();
