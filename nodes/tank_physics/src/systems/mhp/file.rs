@@ -114,7 +114,19 @@ fn read_line(content: &str) -> Option<Line<'_>> {
 
 /// Reads the robot file at `path`.
 pub fn load(path: &Path) -> Result<RobotFile, RobotFileError> {
-    let text = std::fs::read_to_string(path).map_err(|e| RobotFileError { path: path.to_owned(), line: None, message: e.to_string() })?;
+    let bytes = std::fs::read(path).map_err(|e| RobotFileError { path: path.to_owned(), line: None, message: e.to_string() })?;
+    // Not text (a binary file, or one saved in a legacy encoding): name the line and column.
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = good.len() - good.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1) + 1;
+        let byte = e.as_bytes()[good.len()];
+        RobotFileError {
+            path: path.to_owned(),
+            line: Some(line),
+            message: format!("byte 0x{byte:02X} at column {column} is not UTF-8 text: save the robot file as UTF-8 (or ASCII)"),
+        }
+    })?;
     parse(&text, path)
 }
 
@@ -294,6 +306,23 @@ mod tests {
         assert_eq!(r.morphology.cells(), &[[-5, -5, -5], [-4, -5, -5], [-5, -4, -5]]);
         let yaml = parse("modules:\n- [-1, 0, 0]\n-\t[0, 0, 0]\n-[1, 0, 0]\n", Path::new("r.yaml")).unwrap();
         assert_eq!(yaml.morphology.cells(), &[[-1, 0, 0], [0, 0, 0], [1, 0, 0]]);
+    }
+
+    /// Regression: a file with a byte that is not UTF-8 (Latin-1 saved, or a binary file)
+    /// was refused as "stream did not contain valid UTF-8", without the line.
+    #[test]
+    fn bytes_that_are_not_utf8_name_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("latin1.txt");
+        std::fs::write(&path, b"0 0 0\n1 0 0 # caf\xe9\n").unwrap();
+        let e = load(&path).unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(
+            e.to_string().ends_with("latin1.txt:2: byte 0xE9 at column 12 is not UTF-8 text: save the robot file as UTF-8 (or ASCII)"),
+            "{e}"
+        );
+        std::fs::write(&path, b"\xff\xfe0\x00").unwrap();
+        assert!(load(&path).unwrap_err().to_string().contains(":1: byte 0xFF at column 1 is not UTF-8"));
     }
 
     #[test]
