@@ -139,6 +139,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
     let mut lines: Vec<usize> = Vec::new();
     let (mut module_side, mut thrust, mut faults) = (None, None, MhpFaults::default());
     let (mut side_line, mut thrust_line) = (None, None);
+    let mut settings: Vec<(String, usize)> = Vec::new();
     // A byte-order mark (Windows editors write one) is not part of the first line.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
@@ -165,6 +166,11 @@ pub fn parse(text: &str, path: &Path) -> Result<RobotFile, RobotFileError> {
             }
             None => return Err(err(Some(line), format!("expected `key value` or a module's cell, got `{content}`"))),
         };
+        // A setting given twice was silently the last one.
+        if let Some((_, first)) = settings.iter().find(|(k, _)| *k == key) {
+            return Err(err(Some(line), format!("{key} is given twice (first on line {first}): give it once")));
+        }
+        settings.push((key.to_owned(), line));
         if key == "lattice" {
             lattice = match value {
                 "cube" => Lattice::Cube,
@@ -323,6 +329,15 @@ mod tests {
         );
         std::fs::write(&path, b"\xff\xfe0\x00").unwrap();
         assert!(load(&path).unwrap_err().to_string().contains(":1: byte 0xFF at column 1 is not UTF-8"));
+    }
+
+    /// Regression: a setting given twice (`thrust_mN 0.4` then `thrust_mN 0.5`) was
+    /// silently the last one.
+    #[test]
+    fn a_setting_given_twice_is_refused_at_its_second_line() {
+        assert_eq!(error("thrust_mN 0.4\n0 0 0\nthrust_mN 0.5\n"), "robot.txt:3: thrust_mN is given twice (first on line 1): give it once");
+        assert!(error("lattice: cube\nlattice: cube\nmodules: [[0, 0, 0]]\n")
+            .starts_with("robot.txt:2: lattice is given twice (first on line 1)"));
     }
 
     #[test]
