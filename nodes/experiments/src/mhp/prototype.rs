@@ -124,6 +124,14 @@ impl Experiment for Prototype {
             outlet_mm: options.number("outlet-mm")?,
             draft_mm: options.number("draft-mm")?,
         };
+        modules.validate().map_err(|e| {
+            let option = match e.name {
+                "flow_ml_s" => "flow-ml-s",
+                "outlet_mm" => "outlet-mm",
+                _ => "draft-mm",
+            };
+            option_error(option, e.message)
+        })?;
         let params = modules.params();
         let (trials, seed, limit) = (options.count("trials")?, options.seed("seed")?, options.number("time-limit")?);
         progress.expect(chosen.len() * trials, "MHP prototype trials");

@@ -17,6 +17,7 @@ use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::robot::num;
 use super::shapes::prototype_configurations;
 use super::{MhpError, MhpFaults, MhpParams, MhpRobot, Morphology};
 
@@ -180,6 +181,46 @@ pub const MODULE_SIDE: f64 = 0.08;
 pub const MODULE_HEIGHT: f64 = 0.09;
 
 impl PrototypeModules {
+    /// Checks the modules: a positive flow and outlet whose jet force `rho Q^2 / A` is
+    /// positive and finite, a draft within the module's height (a module floating deeper
+    /// than it is tall is under water). A flow of 1e308 ml/s was reported as a bad
+    /// configuration ("thrust = inf"); a draft of 1e308 mm ran.
+    pub fn validate(&self) -> Result<(), TankError> {
+        let err = |name, message: String| Err(TankError { name, message });
+        for (name, v, unit) in
+            [("flow_ml_s", self.flow_ml_s, "ml/s"), ("outlet_mm", self.outlet_mm, "mm"), ("draft_mm", self.draft_mm, "mm")]
+        {
+            if !(v.is_finite() && v > 0.0) {
+                return err(name, format!("must be positive and finite, got {} {unit}", num(v)));
+            }
+        }
+        let height_mm = MODULE_HEIGHT * 1e3;
+        if self.draft_mm > height_mm {
+            return err(
+                "draft_mm",
+                format!(
+                    "must be at most the module's height {height_mm} mm (a module floating deeper is under water), got {} mm",
+                    num(self.draft_mm)
+                ),
+            );
+        }
+        let thrust = self.params().thrust;
+        if !(thrust.is_finite() && thrust > 0.0) {
+            // Q^2 overflows with the flow, A with the outlet (or A underflows to 0).
+            let name = if (self.flow_ml_s * 1e-6).powi(2).is_finite() { "outlet_mm" } else { "flow_ml_s" };
+            return err(
+                name,
+                format!(
+                    "a pump's force rho Q^2 / A from flow {} ml/s through an outlet of {} mm is {} N: it must be positive and finite",
+                    num(self.flow_ml_s),
+                    num(self.outlet_mm),
+                    num(thrust)
+                ),
+            );
+        }
+        Ok(())
+    }
+
     /// The model's parameters: 80 mm squares, the wetted height of the draft, the jet's
     /// momentum flux as the pump force, water, C = 0.8, 10 ms steps.
     pub fn params(&self) -> MhpParams {
@@ -412,6 +453,26 @@ impl PrototypeTrial {
 mod tests {
     use super::*;
     use flotilla_contract::mhp::MhpFirmware;
+
+    /// Regression: a flow of 1e308 ml/s or an outlet of 1e308 mm was reported as a bad
+    /// configuration ("parameter thrust = inf"), and a draft deeper than the module (1e308
+    /// mm, or 100 mm of its 90) ran.
+    #[test]
+    fn pumps_and_drafts_beyond_the_module_are_named() {
+        let d = PrototypeModules::default();
+        assert_eq!(d.validate(), Ok(()));
+        for (modules, name, says) in [
+            (PrototypeModules { flow_ml_s: 1e308, ..d }, "flow_ml_s", "is inf N"),
+            (PrototypeModules { outlet_mm: 1e308, ..d }, "outlet_mm", "is 0 N"),
+            (PrototypeModules { draft_mm: 1e308, ..d }, "draft_mm", "at most the module's height 90 mm"),
+            (PrototypeModules { draft_mm: 100.0, ..d }, "draft_mm", "got 100 mm"),
+            (PrototypeModules { flow_ml_s: f64::NAN, ..d }, "flow_ml_s", "must be positive and finite"),
+        ] {
+            let e = modules.validate().unwrap_err();
+            assert!(e.name == name && e.message.contains(says), "{e}");
+        }
+        assert_eq!(PrototypeModules { draft_mm: 90.0, ..d }.validate(), Ok(()));
+    }
 
     /// A trial of configuration `name` under the prototype's controller for `limit` s.
     fn run(name: &str, seed: u64, limit: f64) -> PrototypeTrial {

@@ -25,7 +25,7 @@ pub enum DragModel {
 
 /// A number as a person reads it: plain between 1e-4 and 1e6, else with an exponent
 /// (Rust prints 1e300 with 301 digits).
-fn num(x: f64) -> String {
+pub(super) fn num(x: f64) -> String {
     if x == 0.0 || !x.is_finite() || (1e-4..1e6).contains(&x.abs()) {
         format!("{x}")
     } else {
