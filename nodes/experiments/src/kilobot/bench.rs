@@ -2,8 +2,8 @@
 //! (table, IR channel, every robot's self-assembly firmware) in-process on one thread,
 //! for several swarm sizes, against real time (one step = 32.5 ms at 1 cm/s).
 
-use super::layout::{shape_from_image, Arrangement, Headings};
-use super::run::{Scenario, Swarm};
+use super::layout::{shape_from_image, Arrangement, Headings, LayoutError};
+use super::run::{RunError, Scenario, Swarm};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 use crate::report::PlotError;
 use flotilla_firmware::kilobot::{SelfAssemblyParams, Shape};
@@ -107,7 +107,11 @@ impl Experiment for Bench {
                 loop_check_every: 1000,
                 seed: options.seed("seed")?,
             };
-            let (mut swarm, _) = Swarm::new(&scenario).map_err(|e| bad("robots", e.to_string()))?;
+            // A shape the seeds cannot stand on, or in parts, is the image's fault at any size.
+            let (mut swarm, _) = Swarm::new(&scenario).map_err(|e| match e {
+                RunError::Layout(l @ (LayoutError::SeedsOffShape { .. } | LayoutError::Disconnected { .. })) => bad("shape", l.to_string()),
+                other => bad("robots", other.to_string()),
+            })?;
             let (started, cpu) = (Instant::now(), thread_cpu_seconds());
             for _ in 0..steps {
                 swarm.step().map_err(|e| bad("robots", e.to_string()))?;
@@ -206,4 +210,24 @@ fn plot_cost(path: &std::path::Path, series: &[(f64, f64)]) -> Result<(), PlotEr
 /// An error about option `name`.
 fn bad(name: &str, message: impl Into<String>) -> ExperimentError {
     Options::invalid(name, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: an image whose shape does not cover its lower-left corner was reported
+    /// as a bad `--robots`.
+    #[test]
+    fn a_shape_off_the_corner_names_the_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("off.png");
+        image::GrayImage::from_fn(20, 10, |x, y| image::Luma([if (5..15).contains(&x) && (2..8).contains(&y) { 0 } else { 255 }]))
+            .save(&path)
+            .unwrap();
+        let given = [("robots", "16"), ("steps", "1"), ("shape", path.to_str().unwrap())];
+        let options = Options::parse(OPTIONS, &given.map(|(a, b)| (a.to_owned(), b.to_owned()))).unwrap();
+        let e = Bench.run(&options, &Progress::hidden()).err().unwrap().to_string();
+        assert!(e.starts_with("option --shape: the seeds sit centred on the image's lower-left corner"), "{e}");
+    }
 }
