@@ -97,6 +97,10 @@ fn read_line(content: &str) -> Option<Line<'_>> {
     {
         return Some(Line::Modules(cells(item.trim())));
     }
+    // A flow list's continuation line (`modules: [[0, 0, 0],` then `[1, 0, 0]]`).
+    if content.starts_with('[') {
+        return Some(Line::Modules(cells(content)));
+    }
     if let Some((key, value)) = content.split_once(':') {
         let (key, value) = (key.trim(), value.trim().trim_matches(|c| c == '"' || c == '\''));
         return Some(match key {
@@ -338,6 +342,17 @@ mod tests {
         assert_eq!(error("thrust_mN 0.4\n0 0 0\nthrust_mN 0.5\n"), "robot.txt:3: thrust_mN is given twice (first on line 1): give it once");
         assert!(error("lattice: cube\nlattice: cube\nmodules: [[0, 0, 0]]\n")
             .starts_with("robot.txt:2: lattice is given twice (first on line 1)"));
+    }
+
+    /// Regression: a YAML flow list over several lines (`modules: [[0, 0, 0],` then
+    /// `[1, 0, 0]]`) was refused at its second line ("expected `key value` or a module's
+    /// cell").
+    #[test]
+    fn a_flow_list_over_several_lines_is_read() {
+        let r = parse("modules: [[0, 0, 0],\n          [1, 0, 0],\n          [0, 1, 0]]\n", Path::new("r.yaml")).unwrap();
+        assert_eq!(r.morphology.cells(), &[[0, 0, 0], [1, 0, 0], [0, 1, 0]]);
+        let e = parse("modules: [[0, 0, 0],\n  [2, 0, 0]]\n", Path::new("r.yaml")).unwrap_err().to_string();
+        assert_eq!(e, "r.yaml:2: module at [2, 0, 0] is not connected to the module of line 1 (modules join through faces)");
     }
 
     #[test]
