@@ -202,6 +202,21 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         };
         bad(option, e.to_string())
     })?;
+    // The shape must be on the table: a shape past a wall (10 x 5 on a table of side 12,
+    // reaching 6 from the seeds) ran, never to fill.
+    if let Some(b) = bounds {
+        let (width, height) = (shape.width() as f64 * shape.scale(), shape.height() as f64 * shape.scale());
+        if width > b.max[0] || height > b.max[1] {
+            return Err(bad(
+                "table-size",
+                format!(
+                    "the shape spans {width} x {height} world units from the seeds' corner at the table's centre, past the walls {} from it: a side of at least {} is needed",
+                    b.max[0],
+                    2.0 * width.max(height)
+                ),
+            ));
+        }
+    }
     let robots = match options.text("robots")? {
         "auto" => robots_for_area(&shape, params.desired_distance).map_err(|e| bad("robots", format!("auto: {e}")))?,
         text => {
@@ -538,6 +553,15 @@ mod tests {
         let e = SelfAssemblyExperiment.run(&options(&[("robots", "5"), ("pack-spacing", "1e308")]), &Progress::hidden()).err().unwrap();
         let e = e.to_string();
         assert!(e.starts_with("option --pack-spacing: kilobot table: robot") && e.contains("give a smaller one"), "{e}");
+    }
+
+    /// Regression: a table whose walls cut through the shape (the 10 x 5 rectangle on a
+    /// table of side 12, reaching 6 from the seeds) was accepted, a run that could never fill.
+    #[test]
+    fn a_table_that_cuts_the_shape_is_refused() {
+        let e = scenario(&options(&[("robots", "5"), ("table-size", "12")])).unwrap_err().to_string();
+        assert!(e.starts_with("option --table-size: the shape spans 10 x 5 world units") && e.contains("at least 20 is needed"), "{e}");
+        assert!(scenario(&options(&[("robots", "5"), ("table-size", "20")])).is_ok());
     }
 
     #[test]
