@@ -3,7 +3,11 @@
 //!
 //! Around the thresholded blob, each pixel's coverage is estimated from its grey level
 //! between the local surround level `b` and the marker level `f`:
-//! `c = clamp((I - b) / (f - b), 0, 1)`. The centroid of `c` is the centroid of the
+//! `c = clamp((I - b) / (f - b), 0, 1)`. `b` is the plateau the marker's edge decays
+//! into (the body top it is printed on, or the water), taken within the edge margin plus
+//! one pixel of the blob (see [`plateau_of`]): a body top only a few pixels wider than
+//! the marker (a small frame) must not be mixed with the body's rim and the water beyond
+//! it, or the whole top reads as partial coverage. The centroid of `c` is the centroid of the
 //! marker to a small fraction of a pixel because antialiased edge pixels carry their
 //! partial coverage. Holes (the heading dot) count as covered, so the disc centre is
 //! not pulled away from the dot; the dot's own centroid is weighted by `f - I`.
@@ -21,7 +25,8 @@ const HOLE: u8 = 4;
 const DOT: u8 = 8;
 /// Within the edge margin of the filled marker.
 const NEAR_FILLED: u8 = 16;
-/// Within the edge margin plus one of the filled marker (the surround lies outside).
+/// Within the edge margin plus one of the filled marker (its pixels outside the filled
+/// marker give the surround level).
 const NEAR_RING: u8 = 32;
 /// Within the edge margin of the dot.
 const NEAR_DOT: u8 = 64;
@@ -191,13 +196,12 @@ impl Refiner {
         // neighbours into separate bins keeps each increment from waiting on the last.
         let (mut lanes, mut surround_count) = ([[0u32; 4]; 256], 0u32);
         let (mut interior_sum, mut interior_count) = (0u64, 0u64);
-        let row_mask = bit_span(0, win.width as u32);
         // Blob pixels never sit on the window border (it is padded): the first and last
         // rows hold no interior pixel.
         let across = |c: u128| c & (c << 1) & (c >> 1);
         for y in 0..win.height {
             let gray = self.gray_row(image, win, y);
-            let mut surround = row_mask & !planes.near_ring[y];
+            let mut surround = planes.near_ring[y] & !(planes.comp[y] | planes.holes[y]);
             surround_count += surround.count_ones();
             let mut lane = 0;
             while surround != 0 {
@@ -230,7 +234,7 @@ impl Refiner {
             f64::from(brightest)
         };
         let histogram: [u32; 256] = std::array::from_fn(|level| lanes[level].iter().sum());
-        (median_of(&histogram, surround_count), marker)
+        (plateau_of(&histogram, surround_count), marker)
     }
 
     /// [`Refiner::measure`] on a byte mask (windows wider than [`BIT_ROW_WIDTH`]).
@@ -390,8 +394,9 @@ impl Refiner {
         }
     }
 
-    /// Surround level (median outside the ring) and marker level (mean of blob pixels
-    /// whose 8 neighbours are all blob pixels; the brightest blob pixel if none).
+    /// Surround level ([`plateau_of`] the pixels within the edge margin plus one of the
+    /// filled marker, outside it) and marker level (mean of blob pixels whose 8
+    /// neighbours are all blob pixels; the brightest blob pixel if none).
     fn levels(&self, image: &ImageView, win: &Window) -> (f64, f64) {
         let w = win.width;
         // The surround's levels counted (the median by counting beats a general
@@ -403,9 +408,11 @@ impl Refiner {
             for (x, &level) in gray.iter().enumerate() {
                 let i = y * w + x;
                 let m = self.mask[i];
-                if m & NEAR_RING == 0 {
-                    histogram[usize::from(level)] += 1;
-                    surround_count += 1;
+                if m & (COMP | HOLE) == 0 {
+                    if m & NEAR_RING != 0 {
+                        histogram[usize::from(level)] += 1;
+                        surround_count += 1;
+                    }
                 } else if m & COMP != 0 {
                     brightest = brightest.max(level);
                     // Blob pixels never sit on the window border (it is padded).
@@ -419,7 +426,7 @@ impl Refiner {
             }
         }
         let marker = if interior_count > 0 { interior_sum as f64 / interior_count as f64 } else { f64::from(brightest) };
-        let surround = median_of(&histogram, surround_count);
+        let surround = plateau_of(&histogram, surround_count);
         (surround, marker)
     }
 
@@ -439,18 +446,39 @@ impl Refiner {
     }
 }
 
-/// The level of rank `count / 2` in `histogram` (0 when empty).
-fn median_of(histogram: &[u32; 256], count: u32) -> f64 {
+/// The level of the largest plateau among the `count` pixels counted in `histogram`
+/// (0 when empty): the median of the pixels in the shortest level interval holding at
+/// least half of them (the first such interval from the dark end). Levels spread over a
+/// ramp (a marker's blurred rim, a body's rim) never hold half of the pixels in a short
+/// interval, a flat surround does: around a marker on a body top a few pixels wider than
+/// it, the top's level, where the median of the same pixels falls between the top and
+/// the water once the body's rim takes half of them.
+fn plateau_of(histogram: &[u32; 256], count: u32) -> f64 {
     if count == 0 {
         return 0.0;
     }
-    let mid = count / 2;
+    let half = count.div_ceil(2);
+    // Two pointers: for each upper end, the highest lower end still holding half.
+    let (mut best, mut low, mut inside) = (None::<(usize, usize)>, 0, 0u32);
+    for (high, &c) in histogram.iter().enumerate() {
+        inside += c;
+        while inside - histogram[low] >= half {
+            inside -= histogram[low];
+            low += 1;
+        }
+        if inside >= half && best.is_none_or(|(a, b)| high - low < b - a) {
+            best = Some((low, high));
+        }
+    }
+    let Some((low, high)) = best else { return 0.0 };
+    let within = &histogram[low..=high];
+    let mid = within.iter().sum::<u32>() / 2;
     let mut below = 0;
-    let rank = histogram.iter().position(|&c| {
+    let rank = within.iter().position(|&c| {
         below += c;
         below > mid
     });
-    rank.map_or(0.0, |level| level as f64)
+    rank.map_or(0.0, |level| (low + level) as f64)
 }
 
 /// Coverage-weighted sums over the pixels near the filled marker, added in row-major
@@ -813,6 +841,94 @@ mod tests {
         assert_eq!(row_fill(free, 0b1010_0000_0100), 0b0111_0000_1110);
         assert_eq!(row_fill(free, 1 << 127), 0b11 << 126);
         assert_eq!(row_fill(free, 0b1_0001), 0);
+    }
+
+    #[test]
+    fn plateau_of_is_the_flat_level_not_the_median() {
+        // Around a marker on a body top a few pixels wider than it: 35 pixels of the top
+        // (139), 30 of the body's rim (60..=118), 25 of water (54) and 10 of the marker's
+        // own blurred rim (150..=240). The median (rank 50) falls on the body's rim.
+        let mut histogram = [0u32; 256];
+        histogram[139] = 35;
+        histogram[54] = 25;
+        for level in (60..120).step_by(2) {
+            histogram[level] += 1;
+        }
+        for level in (150..250).step_by(10) {
+            histogram[level] += 1;
+        }
+        let count = histogram.iter().sum();
+        assert_eq!(count, 100);
+        let mut below = 0;
+        let median = histogram.iter().position(|&c| {
+            below += c;
+            below > 50
+        });
+        assert_eq!(median, Some(110));
+        assert_eq!(plateau_of(&histogram, count), 139.0);
+        // Noise spreads the plateau: still its middle.
+        let mut noisy = [0u32; 256];
+        for (level, c) in [(133, 3), (136, 9), (139, 16), (142, 9), (145, 3), (54, 20), (100, 10), (200, 10)] {
+            noisy[level] = c;
+        }
+        assert_eq!(plateau_of(&noisy, noisy.iter().sum()), 139.0);
+        // One level; nothing.
+        let mut flat = [0u32; 256];
+        flat[55] = 9;
+        assert_eq!(plateau_of(&flat, 9), 55.0);
+        assert_eq!(plateau_of(&[0; 256], 0), 0.0);
+    }
+
+    #[test]
+    fn a_marker_on_a_narrow_top_is_measured_against_the_top() {
+        // A 245 disc of radius 5.8 px on a 139 top of radius 11.5 px on water at 54 (a
+        // ball at 512^2), blurred by a 3 x 3 box as resampling does, at sub-pixel offsets:
+        // the surround is the top, so the contrast is the sticker's over the top and the
+        // flat top adds no partial coverage (the surround was the median of the padded
+        // box, whose corners reach the ball's rim and the water: contrast up to 117 and
+        // edge width up to 3.9 px at some offsets).
+        let size = 40usize;
+        for step in 0..16 {
+            let (cu, cv) = (19.5 + f64::from(step % 4) * 0.25, 19.5 + f64::from(step / 4) * 0.25);
+            let sample = |u: f64, v: f64| {
+                let r = (u - cu).hypot(v - cv);
+                if r < 5.8 {
+                    245.0
+                } else if r < 11.5 {
+                    139.0
+                } else {
+                    54.0
+                }
+            };
+            // 8 x 8 sub-samples per pixel, then the box blur.
+            let sharp: Vec<f64> = (0..size * size)
+                .map(|i| {
+                    let (u, v) = ((i % size) as f64, (i / size) as f64);
+                    (0..64).map(|s| sample(u - 0.4375 + f64::from(s % 8) * 0.125, v - 0.4375 + f64::from(s / 8) * 0.125)).sum::<f64>()
+                        / 64.0
+                })
+                .collect();
+            let pixels: Vec<u8> = (0..size * size)
+                .map(|i| {
+                    let (u, v) = (i % size, i / size);
+                    let mut sum = 0.0;
+                    for (du, dv) in (0..9).map(|k| (k % 3, k / 3)) {
+                        sum += sharp[((v + dv).clamp(1, size) - 1) * size + (u + du).clamp(1, size) - 1];
+                    }
+                    (sum / 9.0).round() as u8
+                })
+                .collect();
+            let image = ImageView::new(size as u32, size as u32, size as u32, "mono8", &pixels).unwrap();
+            let mut components = Components::default();
+            components.label(&image, &TileThresholds::uniform(size as u32, size as u32, 192), &[]);
+            let blob = components.blobs()[0];
+            let m = Refiner::default()
+                .measure(&image, components.blob_runs(&blob), (blob.u_min, blob.u_max, blob.v_min, blob.v_max), &LIMITS)
+                .unwrap();
+            assert!((m.contrast - (245.0 - 139.0)).abs() < 3.0, "offset {step}: {m:?}");
+            assert!(m.edge_width < 2.5, "offset {step}: {m:?}");
+            assert!((m.u - cu).abs() < 0.05 && (m.v - cv).abs() < 0.05, "offset {step}: {m:?}");
+        }
     }
 
     #[test]
