@@ -5,7 +5,7 @@ use super::layout::{robots_for_area, shape_from_image, Arrangement, LayoutError}
 use super::plots::{self, EndRobot};
 use super::run::{run, Frame, RunError, RunRecord, Scenario};
 use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
-use flotilla_firmware::kilobot::{Localisation, SelfAssemblyParams, Shape, State};
+use flotilla_firmware::kilobot::{Localisation, References, SelfAssemblyParams, Shape, State};
 use serde_json::{Map, Value};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -35,6 +35,12 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "scale", kind: OptionKind::Positive, default: "0.05", help: "world units (robot diameters, 32.5 mm) per pixel" },
     OptionSpec { name: "robots", kind: OptionKind::Text, default: "auto", help: "non-seed robots, or `auto`: as many as fill the shape" },
     OptionSpec { name: "localisation", kind: OptionKind::Text, default: "greedy", help: "ideal | greedy | least-squares" },
+    OptionSpec {
+        name: "references",
+        kind: OptionKind::Text,
+        default: "shape",
+        help: "whom robots localise from: shape (seeds and joined robots; joined robots keep localising) | study (the study's code: every stationary robot whose estimate holds still, the starting group included; joined robots stop)",
+    },
     OptionSpec { name: "noise", kind: OptionKind::Numbers, default: "0", help: "distance error as a multiple k of 2 mm (0: exact)" },
     OptionSpec {
         name: "noise-kind",
@@ -113,6 +119,7 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
     let path = options.path("shape")?.ok_or_else(|| bad("shape", "give an image file"))?;
     let shape = shape_from_image(&path, scale).map_err(|e| bad("shape", e.to_string()))?;
     let localisation: Localisation = options.text("localisation")?.parse().map_err(|e: String| bad("localisation", e))?;
+    let references: References = options.text("references")?.parse().map_err(|e: String| bad("references", e))?;
     let params = SelfAssemblyParams {
         desired_distance: options.number("desired-distance")?,
         neighbor_radius: options.number("neighbor-radius")?,
@@ -121,6 +128,7 @@ pub fn scenario(options: &Options) -> Result<Scenario, ExperimentError> {
         startup_time: u32::try_from(options.count("startup-time")?)
             .map_err(|_| bad("startup-time", format!("at most {} steps", u32::MAX)))?,
         localisation,
+        references,
         ..SelfAssemblyParams::default()
     };
     params.validate().map_err(|e| {
@@ -422,6 +430,9 @@ fn outcome(scenario: &Scenario, record: RunRecord) -> Outcome {
     m.insert("robots_joined_outside_shape".into(), count(&|r| r.state == State::JoinedShape && !near_shape(&shape, r.world)).into());
     m.insert("mse_world_vs_believed".into(), number(mean(joined_mse)));
     m.insert("mse_all_localised_world_vs_believed".into(), number(mean(localised)));
+    // The study's own figure (its `compute_mse`): every robot, seeds included, each
+    // coordinate on its own, so (joined robots only) 22 / 26 / 2 of the one above on its L.
+    m.insert("mse_study_definition".into(), number(mean(robots.iter().map(sq).collect()) / 2.0));
     m.insert("robots_localised".into(), localised_count.into());
     m.insert("localisation_rmse_after_startup".into(), number(rmse_startup));
     m.insert("localisation_converged_step".into(), converged.map_or(Value::Null, |s| s.into()));
@@ -529,6 +540,8 @@ mod tests {
         assert!(e.contains("--robots"), "{e}");
         let e = scenario(&options(&[("pack", "heap")])).unwrap_err().to_string();
         assert!(e.contains("--pack") && e.contains("corner, study"), "{e}");
+        let e = scenario(&options(&[("references", "friends")])).unwrap_err().to_string();
+        assert!(e.contains("--references") && e.contains("shape, study"), "{e}");
         let e = scenario(&options(&[("headings", "east")])).unwrap_err().to_string();
         assert!(e.contains("--headings") && e.contains("random, north"), "{e}");
         let study = scenario(&options(&[("pack", "study")])).unwrap();

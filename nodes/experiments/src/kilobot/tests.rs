@@ -94,6 +94,24 @@ fn in_the_studys_scene_distance_noise_lengthens_the_run() {
     assert!(b as f64 >= 1.3 * a as f64, "k = 0: {a} steps, k = 0.5: {b}");
 }
 
+/// The study's whole model on its ideal L (its scene, and its reference rule: waiting robots
+/// that hold still are references, joined robots freeze their estimate): greedy ends with
+/// the study's end-state error by its own definition (every robot, seeds included, per
+/// coordinate: its code's 5.07e-4 on its own L), where our rule keeps the shape's robots
+/// exact (~1e-5).
+#[test]
+fn the_studys_model_ends_the_ideal_l_with_its_greedy_error() {
+    let scene = [("pack", "study"), ("headings", "north"), ("turn-angle", "45"), ("localisation", "greedy")];
+    let study = run_metrics(&ideal_l(&[scene.as_slice(), &[("references", "study")]].concat(), "30000"));
+    let ours = run_metrics(&ideal_l(&scene, "30000"));
+    for m in [&study, &ours] {
+        assert_eq!(m["robots_joined"].as_u64(), Some(22), "{m:?}");
+    }
+    let mse = study["mse_study_definition"].as_f64().unwrap();
+    assert!((2e-4..2e-3).contains(&mse), "study's rule: {mse}");
+    assert!(ours["mse_study_definition"].as_f64().unwrap() < 5e-5, "{ours:?}");
+}
+
 #[test]
 fn same_seed_same_run_bit_for_bit() {
     let pairs = ideal_l(&[("noise", "0.5"), ("speed-std", "0.1"), ("seed", "3")], "1500");
@@ -149,6 +167,7 @@ fn the_experiment_writes_its_summary_tables_and_plots() {
         "robots_joined",
         "robots_edge_following",
         "mse_world_vs_believed",
+        "mse_study_definition",
         "localisation_rmse_after_startup",
         "collisions",
     ] {

@@ -13,7 +13,7 @@ pub mod shape;
 
 pub use kilolib::{KiloProgram, KilobotFirmware};
 pub use overhead::{OverheadControlled, OverheadProgram, ParameterMessage};
-pub use self_assembly::{Localisation, ParamError, Role, SelfAssembly, SelfAssemblyParams, State};
+pub use self_assembly::{Localisation, ParamError, References, Role, SelfAssembly, SelfAssemblyParams, State};
 pub use shape::{Shape, ShapeError};
 
 #[cfg(test)]

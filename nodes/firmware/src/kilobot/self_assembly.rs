@@ -93,6 +93,40 @@ pub enum Localisation {
     LeastSquares,
 }
 
+/// Which neighbours a robot localises from, and whether a joined robot keeps localising.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum References {
+    /// The localised robots of the shape (seeds and joined robots); joined robots keep
+    /// localising. Robots of the starting group that localised from each other can settle,
+    /// as a rigid whole, on a mirror image of their true positions: this rule keeps them
+    /// from spreading it.
+    #[default]
+    Shape,
+    /// The study's code (its `localize` and `_check_if_localized`): every stationary
+    /// neighbour that says it is localised, the starting group included; a stationary
+    /// robot says so only while its estimate, rounded to a thousandth of a diameter, stayed
+    /// the same over its last [`STABLE_LOCALISATIONS`] localisations; a robot stops
+    /// localising when it joins (its estimate is frozen).
+    Study,
+}
+
+/// Localisations over which a stationary robot's rounded estimate must stay the same for
+/// it to call itself localised under [`References::Study`] (the study keeps four).
+pub const STABLE_LOCALISATIONS: u8 = 4;
+
+impl std::str::FromStr for References {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "shape" => Ok(References::Shape),
+            "study" => Ok(References::Study),
+            other => Err(format!("`{other}` is not a reference rule (shape, study)")),
+        }
+    }
+}
+
 impl std::str::FromStr for Localisation {
     type Err = String;
 
@@ -135,6 +169,8 @@ pub struct SelfAssemblyParams {
     /// went out of range (no longer heard) drifts 0.01 per tick from the truth. 2 ticks
     /// bound that to 0.02 diameters (0.65 mm, below the +-2 mm ranging accuracy).
     pub reference_max_age: u32,
+    /// Which neighbours are localisation references ([`References`]).
+    pub references: References,
 }
 
 impl Default for SelfAssemblyParams {
@@ -150,6 +186,7 @@ impl Default for SelfAssemblyParams {
             neighbour_timeout: 32,
             min_references: 3,
             reference_max_age: 2,
+            references: References::Shape,
         }
     }
 }
@@ -301,9 +338,13 @@ impl Neighbour {
         !self.state().is_moving()
     }
 
-    /// Whether it is a localisation reference (a localised robot of the shape).
-    fn reference(&self) -> bool {
-        self.localised() && self.state() == State::JoinedShape
+    /// Whether it is a localisation reference under `rule`.
+    fn reference(&self, rule: References) -> bool {
+        self.localised()
+            && match rule {
+                References::Shape => self.state() == State::JoinedShape,
+                References::Study => self.stationary(),
+            }
     }
 }
 
@@ -322,6 +363,9 @@ pub struct SelfAssembly {
     /// principal line ([`localise::mirror_ambiguous`]): a robot does not take itself for
     /// inside the shape from an estimate caught on a mirror image of its position.
     consistent: bool,
+    /// The last estimate rounded to a thousandth of a diameter, and for how many
+    /// localisations in a row it has been that ([`References::Study`]).
+    rounded: ([i64; 2], u8),
     /// Sorted by uid.
     neighbours: Vec<Neighbour>,
     /// The table's index by uid while it has at most [`INDEX_MAX`] entries (all [`EMPTY`]
@@ -392,6 +436,7 @@ impl SelfAssembly {
             position,
             localised,
             consistent: localised,
+            rounded: ([i64::MIN; 2], 0),
             neighbours: Vec::with_capacity(TABLE_RESERVE),
             index: [EMPTY; INDEX_SLOTS],
             previous_distance: f64::INFINITY,
@@ -416,6 +461,14 @@ impl SelfAssembly {
     /// The state.
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// Puts the robot in `state` believing it is at `position` (tests of a later state).
+    #[cfg(test)]
+    pub(crate) fn force_state_for_test(&mut self, state: State, position: [f64; 2]) {
+        self.state = state;
+        self.position = position;
+        self.localised = true;
     }
 
     /// Hop count from the source seed (None before the first gradient arrived).
@@ -447,7 +500,11 @@ impl SelfAssembly {
     /// broadcast); refused, the old ones kept, when out of range.
     pub fn set_params(&mut self, params: SelfAssemblyParams) -> Result<(), ParamError> {
         params.validate()?;
+        let rule_changed = params.references != self.params.references;
         self.params = params;
+        if rule_changed {
+            self.reference_count = self.neighbours.iter().filter(|n| n.reference(params.references)).count();
+        }
         Ok(())
     }
 
@@ -471,6 +528,14 @@ impl SelfAssembly {
                 }
             }
             Localisation::Greedy | Localisation::LeastSquares => {
+                let study = self.params.references == References::Study;
+                if study && self.state == State::JoinedShape {
+                    return;
+                }
+                if study && !self.state.is_moving() {
+                    // Stationary: localised only while the estimate holds still (below).
+                    self.localised = false;
+                }
                 if self.reference_count < self.params.min_references {
                     return;
                 }
@@ -482,7 +547,7 @@ impl SelfAssembly {
                 self.references.extend(
                     self.neighbours
                         .iter()
-                        .filter(|n| n.reference() && now.saturating_sub(n.heard) <= max_age)
+                        .filter(|n| n.reference(self.params.references) && now.saturating_sub(n.heard) <= max_age)
                         .map(|n| (n.position(), n.distance)),
                 );
                 if self.references.len() < self.params.min_references {
@@ -497,6 +562,14 @@ impl SelfAssembly {
                 }
                 self.consistent = localise::rms_residual(self.position, &self.references) <= localise::LOCAL_MINIMUM_RMS
                     && !localise::mirror_ambiguous(self.position, &self.references);
+                if study {
+                    let rounded = self.position.map(|v| (v * 1000.0).round() as i64);
+                    let same = if rounded == self.rounded.0 { self.rounded.1.saturating_add(1) } else { 1 };
+                    self.rounded = (rounded, same);
+                    if !self.state.is_moving() {
+                        self.localised = same >= STABLE_LOCALISATIONS;
+                    }
+                }
             }
         }
     }
@@ -590,12 +663,13 @@ impl SelfAssembly {
     /// Forgets the neighbours not heard for `neighbour_timeout` ticks.
     fn expire(&mut self, now: u32) {
         let timeout = self.params.neighbour_timeout;
+        let rule = self.params.references;
         let before = self.neighbours.len();
         self.neighbours.retain(|n| now.saturating_sub(n.heard) <= timeout);
         self.oldest_heard = self.neighbours.iter().map(|n| n.heard).min().unwrap_or(u32::MAX);
         if self.neighbours.len() != before {
             self.index_uids();
-            self.reference_count = self.neighbours.iter().filter(|n| n.reference()).count();
+            self.reference_count = self.neighbours.iter().filter(|n| n.reference(rule)).count();
             self.gradient_stale = true;
             self.start_stale = true;
         }
@@ -702,6 +776,7 @@ impl KiloProgram for SelfAssembly {
         }
         let now = kilo.kilo_ticks();
         let g = self.params.gradient_distance;
+        let rule = self.params.references;
         let (k, known) = self.find(uid);
         if known && self.neighbours[k].raw == message.data {
             // The same message again (most are: a robot repeats itself until its state
@@ -727,14 +802,14 @@ impl KiloProgram for SelfAssembly {
             if old.state() != entry.state() || old.gradient() != entry.gradient() {
                 self.start_stale = true;
             }
-            self.reference_count = self.reference_count + usize::from(entry.reference()) - usize::from(old.reference());
+            self.reference_count = self.reference_count + usize::from(entry.reference(rule)) - usize::from(old.reference(rule));
         } else {
             self.neighbours.insert(k, entry);
             self.index_inserted(k);
             self.oldest_heard = self.oldest_heard.min(now);
             self.gradient_stale = true;
             self.start_stale = true;
-            self.reference_count += usize::from(entry.reference());
+            self.reference_count += usize::from(entry.reference(rule));
         }
     }
 

@@ -170,6 +170,48 @@ fn edge_following_keeps_the_desired_distance() {
     assert_eq!(motion(&tick(&mut fw, 7, at(1.7))), (true, true));
 }
 
+/// The study's reference rule: a waiting robot tells its neighbours it is localised only
+/// once its estimate holds still (rounded to 1e-3 over four localisations), neighbours that
+/// wait are references once they say so, and a joined robot keeps its estimate.
+#[test]
+fn under_the_studys_rule_waiting_robots_become_references_once_still_and_joined_ones_freeze() {
+    let study = SelfAssemblyParams { references: References::Study, ..quick() };
+    let seeds = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866]];
+    let truth = [-1.1, -1.3];
+    let from = |state: State, shift: f64| {
+        seeds
+            .iter()
+            .enumerate()
+            .map(|(k, s)| heard(k as u16 + 1, 1, state, Some(*s), (truth[0] - s[0]).hypot(truth[1] - s[1]) + shift))
+            .collect::<Vec<_>>()
+    };
+    let mut fw = robot(10, study);
+    let mut said_localised = Vec::new();
+    for t in 0..400 {
+        // A waiting neighbour of higher gradient keeps this robot waiting.
+        let mut heard_now = from(State::JoinedShape, 0.0);
+        heard_now.push(heard(20, 9, State::WaitToMove, None, 1.2));
+        let c = tick(&mut fw, t, heard_now);
+        said_localised.push(Broadcast::decode(c.message[..].try_into().unwrap()).unwrap().localised);
+    }
+    assert_eq!(fw.program().state(), State::WaitToMove);
+    // Greedy converges geometrically: early on the estimate still moves, later it holds.
+    assert!(!said_localised[0] && !said_localised[5] && said_localised[399], "{said_localised:?}");
+    // Waiting robots are references under the study's rule, not under ours.
+    for (rule, localises) in [(References::Study, true), (References::Shape, false)] {
+        let mut fw = robot(10, SelfAssemblyParams { references: rule, ..quick() });
+        tick(&mut fw, 0, from(State::WaitToMove, 0.0));
+        assert_eq!(fw.program().position() != [0.0, 0.0], localises, "{rule:?}");
+    }
+    // A joined robot under the study's rule freezes its estimate: distances that would
+    // pull it elsewhere change nothing.
+    let mut joined = SelfAssembly::new(study, Arc::new(Shape::rectangle(10.0, 5.0, 0.05).unwrap()), Role::Robot).unwrap();
+    joined.force_state_for_test(State::JoinedShape, [2.0, 2.0]);
+    let mut fw = KilobotFirmware::new(10, 1, joined);
+    tick(&mut fw, 0, from(State::JoinedShape, 0.3));
+    assert_eq!(fw.program().position(), [2.0, 2.0]);
+}
+
 #[test]
 fn localisation_variants_from_three_seeds() {
     let seeds = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866]];

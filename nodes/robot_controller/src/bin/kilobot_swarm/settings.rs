@@ -127,6 +127,11 @@ pub const PARAMS: NodeParams = NodeParams {
             .int_range(0, u32::MAX as i64),
         P::integer("firmware.min_references", 3, "Localised stationary neighbours needed to localise (3: trilateration)")
             .int_range(2, i64::MAX),
+        P::string(
+            "firmware.references",
+            "shape",
+            "Whom robots localise from: shape (seeds and joined robots; joined robots keep localising) or study (the study's code: every stationary robot whose estimate holds still; joined robots freeze)",
+        ),
         P::integer("firmware.reference_max_age", 2, "A reference's distance localises only if heard at most this many ticks ago, ticks")
             .int_range(0, u32::MAX as i64),
         P::boolean(
