@@ -201,15 +201,10 @@ impl NodeSettings {
             ));
         }
         let morphology = configuration(&robot.configuration).map_err(|e| ParamError::invalid("robot.configuration", e))?;
-        positive("modules.flow_ml_s", modules.flow_ml_s, "ml/s")?;
-        positive("modules.outlet_mm", modules.outlet_mm, "mm")?;
-        positive("modules.draft_mm", modules.draft_mm, "mm")?;
-        if modules.draft_mm >= 90.0 {
-            return Err(ParamError::invalid(
-                "modules.draft_mm",
-                format!("must be below the module's 90 mm height, got {} mm", modules.draft_mm),
-            ));
-        }
+        // The experiment's checks, one set for both (a flow of 1e308 ml/s passed these
+        // keys and gave an infinite thrust).
+        let modules = PrototypeModules { flow_ml_s: modules.flow_ml_s, outlet_mm: modules.outlet_mm, draft_mm: modules.draft_mm };
+        modules.validate().map_err(|e| ParamError::invalid(format!("modules.{}", e.name), e.message))?;
         positive("tank.height", tank.height, "m")?;
         positive("tank.water_depth", tank.water_depth, "m")?;
         if tank.water_depth > tank.height {
@@ -233,7 +228,6 @@ impl NodeSettings {
             };
             ParamError::invalid(key, e.message)
         })?;
-        let modules = PrototypeModules { flow_ml_s: modules.flow_ml_s, outlet_mm: modules.outlet_mm, draft_mm: modules.draft_mm };
         let settings = Self {
             seed,
             robot,
@@ -299,6 +293,8 @@ mod tests {
             ("robot: {colour: red}", "colour"),
             ("modules: {flow_ml_s: 0}", "modules.flow_ml_s"),
             ("modules: {draft_mm: 95}", "modules.draft_mm"),
+            ("modules: {flow_ml_s: 1e308}", "modules.flow_ml_s"),
+            ("modules: {outlet_mm: .nan}", "modules.outlet_mm"),
             ("tank: {water_depth: 0.5}", "tank.water_depth"),
             ("tank: {torch_x: 0.1}", "tank.torch_x"),
             ("tank: {finish_x: -0.2}", "tank.finish_x"),
