@@ -105,7 +105,16 @@ const EDGE_REACH: u32 = 2;
 /// them: those are taken by their luma. Transparent pixels count as white.
 pub fn shape_from_image(path: &Path, scale: f64) -> Result<Shape, LayoutError> {
     let name = path.display().to_string();
-    let image = image::open(path).map_err(|e| LayoutError::Image { path: name.clone(), message: e.to_string() })?.to_rgba8();
+    let image_error = |message: String| LayoutError::Image { path: name.clone(), message };
+    // The format from the file's first bytes, not its name: a PNG saved as `shape.jpg` or
+    // without an extension was refused.
+    let image = image::ImageReader::open(path)
+        .map_err(|e| image_error(e.to_string()))?
+        .with_guessed_format()
+        .map_err(|e| image_error(e.to_string()))?
+        .decode()
+        .map_err(|e| image_error(e.to_string()))?
+        .to_rgba8();
     let (w, h) = image.dimensions();
     // Luma per pixel, row by row from the top (transparent: white).
     let mut luma = vec![255i32; (w as usize) * (h as usize)];
@@ -439,6 +448,24 @@ mod tests {
             let area = shape_from_image(path, 1.0).unwrap_or_else(|e| panic!("{e}")).area();
             assert!((area - reference).abs() <= 0.1 * reference, "{}: area {area} vs {reference}", path.display());
         }
+    }
+
+    /// Regression: the format was taken from the file name, so a PNG named `.jpg` or without
+    /// an extension was refused.
+    #[test]
+    fn the_format_comes_from_the_contents_not_the_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let png = write_png(dir.path(), "half.png", 4, 4, |_, y| if y >= 2 { [0; 3] } else { [255; 3] });
+        for other in ["half.jpg", "half"] {
+            let renamed = dir.path().join(other);
+            std::fs::copy(&png, &renamed).unwrap();
+            let shape = shape_from_image(&renamed, 0.5).unwrap_or_else(|e| panic!("{other}: {e}"));
+            assert_eq!(shape.area(), 2.0, "{other}");
+        }
+        let text = dir.path().join("notes.png");
+        std::fs::write(&text, "not an image").unwrap();
+        let e = shape_from_image(&text, 1.0).unwrap_err().to_string();
+        assert!(e.contains("notes.png"), "{e}");
     }
 
     #[test]
