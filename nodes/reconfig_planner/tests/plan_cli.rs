@@ -21,6 +21,11 @@ fn bad_input_exits_2_and_no_plan_exits_1() {
         (task("###", "#R#", "[]"), &[][..], "goal places 1 robots but the start has 0"),
         (task("###", "###", "[[0, 0]]"), &["--robots", "2"][..], "2 robots requested but the file lists 1"),
         (task("###", "###", "[[0, 0]]"), &["--max-time=1e300"][..], "--max-time"),
+        // The option at fault is named (the request's own wording did not say which).
+        (task("##.", ".##", "[[0, 0]]"), &["--weight", "0"][..], "--weight: heuristic weight 0 is outside [1, 100]"),
+        (task("##.", ".##", "[[0, 0]]"), &["--weight", "nan"][..], "--weight: heuristic weight NaN"),
+        (task("##.", ".##", "[[0, 0]]"), &["--robots", "0"][..], "--robots 0: start has no robot"),
+        (task("##.", ".##", "[[0, 0]]"), &["--max-expansions", "0"][..], "--max-expansions: must be at least 1"),
         (
             "name: t\nstart: 5\ngoal: |\n  #\nrobots: []\n".to_owned(),
             &[][..],

@@ -99,12 +99,16 @@ fn run_batch(setups: &[TrialSetup], trials: usize, progress: &Progress) -> Resul
 /// options of their own (a module's mass or inertia is the density's when it was changed);
 /// everything else is the robot's (its size, thrust, faults).
 fn option_of(e: &MhpError, setup: &TrialSetup) -> &'static str {
-    let density_changed =
-        setup.module_density != TrialSetup::paper(RobotSpec::Cube(1), Controller::Decentralised, Default::default(), 0).module_density;
+    let paper = TrialSetup::paper(RobotSpec::Cube(1), Controller::Decentralised, Default::default(), 0);
+    let density_changed = setup.module_density != paper.module_density;
+    let drag_changed = setup.drag_coefficient != paper.drag_coefficient;
     match e {
         MhpError::Parameter { name: "drag_coefficient", .. } => "drag-coefficient",
         MhpError::Parameter { name: "module_density", .. } => "module-density",
         MhpError::ModuleMass { .. } | MhpError::Inertia { .. } if density_changed => "module-density",
+        // A motion that blows up is the changed physics' before the robot's.
+        MhpError::Diverged { .. } if density_changed => "module-density",
+        MhpError::Diverged { .. } if drag_changed => "drag-coefficient",
         _ => "robot",
     }
 }
@@ -150,6 +154,18 @@ mod tests {
         let err = run_batch(std::slice::from_ref(&setup), 2, &Progress::hidden()).unwrap_err().to_string();
         assert!(err.starts_with("option --robot: strong trial 0: the motion diverged at t = "), "{err}");
         assert!(err.contains("pump thrust 1e297 N"), "{err}");
+    }
+
+    /// Regression: a divergence under a changed module density named `--robot`.
+    #[test]
+    fn a_diverging_trial_under_a_changed_density_names_the_density() {
+        let setup = TrialSetup {
+            time_limit: 1.0,
+            module_density: 1e-3,
+            ..TrialSetup::paper(RobotSpec::Cube(2), Controller::Decentralised, MhpFaults::default(), 1)
+        };
+        let err = run_batch(std::slice::from_ref(&setup), 1, &Progress::hidden()).unwrap_err().to_string();
+        assert!(err.starts_with("option --module-density: 2^3 trial 0: "), "{err}");
     }
 
     #[test]

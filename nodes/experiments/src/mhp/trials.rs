@@ -67,6 +67,16 @@ const OPTIONS: &[OptionSpec] = &[
     PROTOCOL[6],
 ];
 
+/// The longest trial (s of simulated time): a robot that never arrives runs to it, and a
+/// limit of 1e300 s ran for ever.
+const MAX_TIME_LIMIT_S: f64 = 3600.0;
+/// Module densities (kg/m^3) outside real materials make the motion diverge or the inertia
+/// singular.
+const MIN_MODULE_DENSITY: f64 = 1.0;
+const MAX_MODULE_DENSITY: f64 = 1e5;
+/// The largest drag coefficient taken (dimensionless).
+const MAX_DRAG_COEFFICIENT: f64 = 10.0;
+
 /// The single value of a list option.
 fn single<T: Clone>(values: Vec<T>, name: &str) -> Result<T, ExperimentError> {
     match values.as_slice() {
@@ -83,6 +93,24 @@ pub(super) fn protocol(options: &Options, mut setup: TrialSetup) -> Result<Trial
     setup.control_period = options.number("control-period")?;
     setup.drag_coefficient = options.number("drag-coefficient")?;
     setup.module_density = options.number("module-density")?;
+    for (name, value, most, why) in [
+        ("time-limit", setup.time_limit, MAX_TIME_LIMIT_S, "s of simulated time per trial (the paper's 50)"),
+        ("module-density", setup.module_density, MAX_MODULE_DENSITY, "kg/m^3 (water 1000, osmium 22,600)"),
+        ("drag-coefficient", setup.drag_coefficient, MAX_DRAG_COEFFICIENT, "(a flat plate's is about 1.2, the paper's 0.8)"),
+    ] {
+        if value > most {
+            return Err(super::option_error(
+                name,
+                format!("{} is above the most this takes, {} {why}", super::shown(value), super::shown(most)),
+            ));
+        }
+    }
+    if setup.module_density < MIN_MODULE_DENSITY {
+        return Err(super::option_error(
+            "module-density",
+            format!("{} kg/m^3 is below {MIN_MODULE_DENSITY} kg/m^3 (air is 1.2)", super::shown(setup.module_density)),
+        ));
+    }
     setup.drag = match options.names("drag")?.as_slice() {
         [d] if d == "faces" => DragModel::OuterFaces,
         [d] if d == "modules" => DragModel::WholeModules,
@@ -204,6 +232,23 @@ mod tests {
             ("radius-cm", "1e308", "option --radius-cm: 1e308 cm is not less than --distance-cm 100 cm"),
             ("distance-cm", "1e-9", "option --radius-cm: 6 cm is not less than --distance-cm 1e-9 cm"),
             ("control-period", "1e-9", "option --control-period: 1e-9 s is shorter than the integration step"),
+        ] {
+            let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
+            let e = Trials.run(&options, &Progress::hidden()).err().unwrap();
+            assert!(e.is_usage() && e.to_string().contains(name) && e.to_string().contains(says), "{e}");
+        }
+    }
+
+    /// Regressions: `--time-limit 1e300` ran for ever on a robot that never arrives;
+    /// `--module-density 1e308` and `--drag-coefficient 1e300` made the motion diverge
+    /// and the error blamed `--robot`.
+    #[test]
+    fn protocol_numbers_beyond_physics_are_refused_naming_the_option() {
+        for (name, value, says) in [
+            ("time-limit", "1e300", "option --time-limit: 1e300 is above the most this takes, 3600 s"),
+            ("module-density", "1e308", "option --module-density: 1e308 is above the most this takes, 100000 kg/m^3"),
+            ("module-density", "1e-300", "option --module-density: 1e-300 kg/m^3 is below 1 kg/m^3"),
+            ("drag-coefficient", "1e300", "option --drag-coefficient: 1e300 is above the most this takes, 10"),
         ] {
             let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
             let e = Trials.run(&options, &Progress::hidden()).err().unwrap();

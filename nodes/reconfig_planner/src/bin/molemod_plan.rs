@@ -3,7 +3,7 @@
 //! `molemod_plan config/molemod/task3.yaml --robots 2 --heuristic published`
 
 use clap::{Parser, ValueEnum};
-use reconfig_planner::{plan, Budget, HeuristicKind, Lattice, Plan, PlanError, Task};
+use reconfig_planner::{plan, Budget, HeuristicKind, Lattice, Plan, PlanError, RequestError, Task};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -103,12 +103,21 @@ fn run(args: &Args) -> Result<(), Failure> {
     let robots = args.robots.unwrap_or(task.robots.len());
     let max_time =
         flotilla_common::duration::Span::POSITIVE.seconds(args.max_time).map_err(|e| Failure::usage(format!("--max-time: {e}")))?;
+    if args.max_expansions == 0 {
+        return Err(Failure::usage("--max-expansions: must be at least 1, got 0"));
+    }
     let request = task
         .request(robots)
         .map_err(Failure::usage)?
         .with_heuristic(args.heuristic.into())
         .with_weight(args.weight)
         .with_budget(Budget::default().with_max_expansions(args.max_expansions).with_max_time(max_time));
+    // Before anything is printed, and naming the option or file at fault.
+    request.validate().map_err(|e| match e {
+        RequestError::Weight { .. } => Failure::usage(format!("--weight: {e}")),
+        RequestError::NoRobots if args.robots == Some(0) => Failure::usage(format!("--robots 0: {e}")),
+        other => Failure::usage(format!("{}: {other}", args.task.display())),
+    })?;
     println!("{}: {}", task.name, task.description);
     println!("{}", side_by_side(&[("start".into(), &request.start), ("goal".into(), &request.goal)]));
     let plan = plan(&request).map_err(|e| match e {
