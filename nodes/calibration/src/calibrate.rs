@@ -138,6 +138,11 @@ pub struct CalibrationProgress {
     pub evaluations: u64,
     /// Wall time of this run so far, excluding any resumed part (s).
     pub elapsed: f64,
+    /// Final re-evaluation passes done, reported after the last iteration (0 before)
+    /// (dimensionless).
+    pub reevaluations: usize,
+    /// Final re-evaluation passes asked for (`pso.final_reevaluations`) (dimensionless).
+    pub final_reevaluations: usize,
 }
 
 /// The result of a calibration run.
@@ -151,6 +156,9 @@ pub struct CalibrationOutcome {
     pub history: Vec<IterationRecord>,
     /// False when the progress callback cancelled the run before the last iteration.
     pub completed: bool,
+    /// Final re-evaluation passes that ran (fewer than asked when cancelled during them)
+    /// (dimensionless).
+    pub reevaluations: usize,
 }
 
 /// What the checkpoint file holds.
@@ -213,6 +221,8 @@ pub fn calibrate(
             best_parameters: settings.parameters.named(best).map(|(n, v)| (n.to_owned(), v)).collect(),
             evaluations: swarm.history.last().map_or(0, |r| r.evaluations),
             elapsed: started.elapsed().as_secs_f64(),
+            reevaluations: 0,
+            final_reevaluations: settings.pso.final_reevaluations,
         };
         info!(iteration = report.iteration, best_fitness, elapsed_s = report.elapsed, "calibration iteration");
         let flow = progress(&report);
@@ -222,13 +232,36 @@ pub fn calibrate(
     if cancelled {
         warn!(iteration = swarm.iteration, "calibration cancelled");
     }
-    let (best, best_fitness) = if cancelled {
+    let (best, best_fitness, reevaluations) = if cancelled {
         let (best, fitness) = swarm.best();
-        (best.to_vec(), fitness)
+        (best.to_vec(), fitness, 0)
     } else {
-        swarm.select_by_reevaluation(&settings.pso, &objective, settings.pso.final_reevaluations)?
+        // Each pass costs an iteration's simulations: reported, and a cancel during them
+        // selects on the passes done.
+        let extra = settings.pso.final_reevaluations;
+        let evaluations = swarm.history.last().map_or(0, |r| r.evaluations);
+        let selection = swarm.select_by_reevaluation(&settings.pso, &objective, extra, |pass| {
+            let (best, best_fitness) = swarm.best();
+            let report = CalibrationProgress {
+                iteration: swarm.iteration,
+                iterations: settings.pso.iterations,
+                best_fitness,
+                best_parameters: settings.parameters.named(best).map(|(n, v)| (n.to_owned(), v)).collect(),
+                evaluations: evaluations + (pass * settings.pso.swarm_size) as u64,
+                elapsed: started.elapsed().as_secs_f64(),
+                reevaluations: pass,
+                final_reevaluations: extra,
+            };
+            info!(pass, passes = extra, elapsed_s = report.elapsed, "final re-evaluation pass");
+            let flow = progress(&report);
+            if flow.is_break() && pass < extra {
+                warn!(pass, passes = extra, "final re-evaluation cancelled: selecting on the passes done");
+            }
+            flow
+        })?;
+        (selection.position, selection.mean_fitness, selection.passes)
     };
-    Ok(CalibrationOutcome { best, best_fitness, history: swarm.history.clone(), completed: !cancelled })
+    Ok(CalibrationOutcome { best, best_fitness, history: swarm.history.clone(), completed: !cancelled, reevaluations })
 }
 
 fn check_compatible(simulator: &impl Simulator, reference: &MsdCurve, settings: &CalibrationSettings) -> Result<(), CalibrationError> {
@@ -368,6 +401,46 @@ mod tests {
         assert!((outcome.best[0] / truth[0] - 1.0).abs() < 0.15, "{:?}", outcome.best);
         let plateau = |p: &[f64]| p[2] * p[2] / (p[1] * p[0]);
         assert!((plateau(&outcome.best) / plateau(&truth) - 1.0).abs() < 0.15, "{:?}", outcome.best);
+    }
+
+    /// Regression: the final re-evaluation passes (each an iteration's simulations) ran
+    /// silently and could not be cancelled.
+    #[test]
+    fn final_reevaluation_passes_are_reported_and_a_cancel_stops_them() {
+        let sim = OrnsteinUhlenbeck { particles: 6, substeps: 1, ..OrnsteinUhlenbeck::default() };
+        let mut settings = ou_settings(2);
+        settings.pso.final_reevaluations = 3;
+        let reference = reference(&sim, &[12.0, 1.5, 0.05], &settings);
+        let mut heard = Vec::new();
+        let full = calibrate(&sim, &reference, &settings, None, |p| {
+            heard.push((p.iteration, p.reevaluations, p.final_reevaluations, p.evaluations));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let after_iterations = heard[1].3;
+        assert_eq!(
+            heard,
+            vec![
+                (1, 0, 3, heard[0].3),
+                (2, 0, 3, after_iterations),
+                (2, 1, 3, after_iterations + 12),
+                (2, 2, 3, after_iterations + 24),
+                (2, 3, 3, after_iterations + 36)
+            ]
+        );
+        assert!(full.completed && full.reevaluations == 3);
+        // Cancelled during the first pass: the run still completed its iterations and
+        // selects on that one pass.
+        let stopped = calibrate(&sim, &reference, &settings, None, |p| {
+            if p.reevaluations == 1 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap();
+        assert!(stopped.completed && stopped.reevaluations == 1);
+        assert!(stopped.best_fitness.is_finite());
     }
 
     #[test]

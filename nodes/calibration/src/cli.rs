@@ -453,9 +453,16 @@ fn run_calibration(args: RunArgs) -> anyhow::Result<()> {
     } else {
         simulator
     };
-    let progress = Progress::new(settings.calibration.pso.iterations as u64, "calibrating");
+    // The final re-evaluation passes cost an iteration each: they are steps of the bar too.
+    let pso = &settings.calibration.pso;
+    let progress = Progress::new((pso.iterations + pso.final_reevaluations) as u64, "calibrating");
     let summary = run_job(&simulator, &recordings, &settings, &tree, &args.out, |p| {
-        progress.update(p.iteration as u64, &format!("iterations, best fitness {:.4e} m^2", p.best_fitness));
+        let message = if p.reevaluations == 0 {
+            format!("iterations, best fitness {:.4e} m^2", p.best_fitness)
+        } else {
+            format!("re-evaluating the personal bests, pass {} of {}", p.reevaluations, p.final_reevaluations)
+        };
+        progress.update((p.iteration + p.reevaluations) as u64, &message);
         ControlFlow::Continue(())
     })?;
     progress.finish();

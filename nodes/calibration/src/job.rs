@@ -326,11 +326,7 @@ pub fn run_job(
         speed_distributions: report.speeds,
         iterations: outcome.history.last().map_or(0, |r| r.iteration),
         evaluations: outcome.history.last().map_or(0, |r| r.evaluations)
-            + if outcome.completed {
-                (settings.calibration.pso.final_reevaluations * settings.calibration.pso.swarm_size) as u64
-            } else {
-                0
-            },
+            + (outcome.reevaluations * settings.calibration.pso.swarm_size) as u64,
         completed: outcome.completed,
         wall_time: started.elapsed().as_secs_f64(),
         files: files.clone(),
@@ -537,11 +533,12 @@ mod tests {
         // A second run with more iterations resumes from the checkpoint.
         let mut seen = Vec::new();
         let more = run_job(&sim, &[recording], &ou_job(4), &Mapping::new(), dir.path(), |p| {
-            seen.push(p.iteration);
+            seen.push((p.iteration, p.reevaluations));
             ControlFlow::Continue(())
         })
         .unwrap();
-        assert_eq!(seen, vec![4]);
+        // The one iteration left, then the 3 final re-evaluation passes.
+        assert_eq!(seen, vec![(4, 0), (4, 1), (4, 2), (4, 3)]);
         // 4 x 6 PSO evaluations (the first 3 iterations from the checkpoint) + 3 x 6 fresh.
         assert_eq!(more.evaluations, 42);
     }

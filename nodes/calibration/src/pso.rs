@@ -165,6 +165,17 @@ pub struct IterationRecord {
     pub evaluations: u64,
 }
 
+/// The outcome of [`Swarm::select_by_reevaluation`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reselection {
+    /// The selected personal best (parameter units).
+    pub position: Vec<f64>,
+    /// Its mean fitness over the passes (its own fitness without one) (m^2).
+    pub mean_fitness: f64,
+    /// Re-evaluation passes that ran (dimensionless).
+    pub passes: usize,
+}
+
 /// The whole optimiser state; serialisable, so a checkpoint is just this value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Swarm {
@@ -286,33 +297,40 @@ impl Swarm {
 
     /// The personal best with the lowest mean fitness over `extra` fresh evaluations of
     /// every personal best (the evaluations that made it a personal best are left out:
-    /// they were selected for being low): `(position, mean fitness)`. With `extra = 0`,
+    /// they were selected for being low). `after_pass` hears of each pass done (1 ..=
+    /// `extra`) and may stop the passes early (`ControlFlow::Break`): the selection then
+    /// uses the passes done. Returns the selection and how many passes ran; with no pass,
     /// [`Self::best`].
     pub fn select_by_reevaluation(
         &self,
         settings: &PsoSettings,
         objective: &impl Objective,
         extra: usize,
-    ) -> Result<(Vec<f64>, f64), CalibrationError> {
-        // Without fresh evaluations the personal bests' own fitness is all there is.
-        let mut means: Vec<(f64, f64)> = if extra == 0 {
-            self.particles.iter().map(|p| (p.best_fitness, 1.0)).collect()
-        } else {
-            vec![(0.0, 0.0); self.particles.len()]
-        };
+        mut after_pass: impl FnMut(usize) -> ControlFlow<()>,
+    ) -> Result<Reselection, CalibrationError> {
+        let mut means = vec![(0.0, 0.0); self.particles.len()];
         let bests: Vec<&[f64]> = self.particles.iter().map(|p| p.best_position.as_slice()).collect();
-        for pass in 0..extra {
-            let again = evaluate_all(objective, &bests, settings.seed, self.iteration + 1, 2 + pass as u64)?;
+        let mut passes = 0;
+        while passes < extra {
+            let again = evaluate_all(objective, &bests, settings.seed, self.iteration + 1, 2 + passes as u64)?;
             for ((sum, n), f) in means.iter_mut().zip(again) {
                 *sum += f;
                 *n += 1.0;
             }
+            passes += 1;
+            if after_pass(passes).is_break() {
+                break;
+            }
+        }
+        if passes == 0 {
+            // Without fresh evaluations the personal bests' own fitness is all there is.
+            means = self.particles.iter().map(|p| (p.best_fitness, 1.0)).collect();
         }
         let (index, mean) =
             means.iter().map(|(sum, n)| sum / n).enumerate().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap_or((0, f64::INFINITY));
         let position = self.particles.get(index).map_or_else(Vec::new, |p| p.best_position.clone());
-        debug!(particle = index, mean, extra, "final selection by re-evaluation");
-        Ok((position, mean))
+        debug!(particle = index, mean, passes, extra, "final selection by re-evaluation");
+        Ok(Reselection { position, mean_fitness: mean, passes })
     }
 
     /// Errors when a checkpointed swarm does not match the settings it is resumed with.
@@ -502,8 +520,21 @@ mod tests {
         let swarm = Swarm { iteration: 3, particles: vec![particle(0.0, 1.0), particle(1.0, 0.5)], history: Vec::new() };
         let settings = PsoSettings { swarm_size: 2, ..PsoSettings::default() };
         assert_eq!(swarm.best().0, &[1.0]);
-        assert_eq!(swarm.select_by_reevaluation(&settings, &f, 0).unwrap(), (vec![1.0], 0.5));
-        assert_eq!(swarm.select_by_reevaluation(&settings, &f, 3).unwrap(), (vec![0.0], 1.0));
+        let select = |extra| {
+            let r = swarm.select_by_reevaluation(&settings, &f, extra, |_| ControlFlow::Continue(())).unwrap();
+            (r.position, r.mean_fitness, r.passes)
+        };
+        assert_eq!(select(0), (vec![1.0], 0.5, 0));
+        assert_eq!(select(3), (vec![0.0], 1.0, 3));
+        // Stopped after its first of 3 passes: the one pass decides, and is counted.
+        let mut heard = Vec::new();
+        let stopped = swarm
+            .select_by_reevaluation(&settings, &f, 3, |pass| {
+                heard.push(pass);
+                ControlFlow::Break(())
+            })
+            .unwrap();
+        assert_eq!((stopped.position, stopped.mean_fitness, stopped.passes, heard), (vec![0.0], 1.0, 1, vec![1]));
     }
 
     #[test]

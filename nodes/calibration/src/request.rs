@@ -380,20 +380,20 @@ mod tests {
         let mut seen = Vec::new();
         let summary = job
             .run(|p| {
-                seen.push(p.iteration);
+                seen.push((p.iteration, p.reevaluations));
                 ControlFlow::Continue(())
             })
             .unwrap();
-        assert_eq!(seen, vec![1, 2]);
+        assert_eq!(seen, vec![(1, 0), (2, 0), (2, 1), (2, 2), (2, 3)]);
         assert!(summary.completed && summary.files.parameters.exists() && summary.files.checkpoint.exists());
         // Without `resume` an old checkpoint is discarded: the run starts afresh.
         let mut again = Vec::new();
         job.run(|p| {
-            again.push(p.iteration);
+            again.push((p.iteration, p.reevaluations));
             ControlFlow::Continue(())
         })
         .unwrap();
-        assert_eq!(again, vec![1, 2]);
+        assert_eq!(again, seen);
     }
 
     /// A goal with `flow_field: auto` calibrates on the field estimated from its recording:

@@ -216,8 +216,12 @@ async fn run_goal(
         pool.install(|| {
             job.run(|p| {
                 iteration.store(p.iteration, Ordering::Relaxed);
+                // Feedback is one message per iteration (the action's fields have no place
+                // for the final re-evaluation passes, which are logged); a cancel stops both.
                 // The receiver only goes away when the goal task is gone; nothing to tell.
-                let _ = progress_tx.send(p.clone());
+                if p.reevaluations == 0 {
+                    let _ = progress_tx.send(p.clone());
+                }
                 if cancel.load(Ordering::Acquire) {
                     ControlFlow::Break(())
                 } else {
