@@ -176,7 +176,9 @@ impl Experiment for Dispersion {
                         samples.push(Sample {
                             time: world.time(),
                             phase,
-                            density: robots as f64 / volume,
+                            // A hull without volume (fewer than four robots, or all in one
+                            // plane) has no density: NaN, reported as null / an empty cell.
+                            density: if volume > 0.0 { robots as f64 / volume } else { f64::NAN },
                             volume,
                             nnd: mean_nnd(&points),
                             seen,
@@ -202,6 +204,11 @@ impl Experiment for Dispersion {
                     let mine: Vec<&Sample> = samples.iter().filter(|s| s.phase == phase).collect();
                     let last: Vec<f64> = mine.iter().filter(|s| s.time >= start + 0.5 * phase_length).map(|s| s.volume).collect();
                     let target_volume = last.iter().sum::<f64>() / last.len().max(1) as f64;
+                    if target_volume <= 0.0 {
+                        // No settled volume to settle to (the hull stayed flat): no settling
+                        // time, rather than the phase's length.
+                        return f64::NAN;
+                    }
                     let inside = |s: &&&Sample| s.volume > 0.5 * target_volume && s.volume < 2.0 * target_volume;
                     let first_stable = (0..mine.len()).find(|&k| mine[k..].iter().all(|s| inside(&s)));
                     first_stable.map_or(phase_length, |k| mine[k].time - start)
@@ -227,7 +234,7 @@ impl Experiment for Dispersion {
                     seed.to_string(),
                     format!("{:.1}", s.time),
                     format!("{}", targets[s.phase]),
-                    format!("{:.3}", s.density),
+                    if s.density.is_finite() { format!("{:.3}", s.density) } else { String::new() },
                     format!("{:.5}", s.volume),
                     format!("{:.4}", s.nnd),
                     format!("{:.3}", s.seen),

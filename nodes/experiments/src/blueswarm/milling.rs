@@ -90,6 +90,15 @@ impl Experiment for Milling {
 
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let robots = options.count("robots")?;
+        // The count first: one robot has no circle, and the model's message about alpha
+        // (which needs 2 pi / N > 2 alpha) contradicted itself for N = 1.
+        let (remove_at, add_at) = (single(options, "remove-at")?, single(options, "add-at")?);
+        if robots < 2 || (remove_at > 0.0 && robots < 3) {
+            return Err(ExperimentError::Option {
+                option: "robots".into(),
+                message: "milling needs at least 2 robots (3 with --remove-at)".into(),
+            });
+        }
         let mut params = MillingParams {
             alpha: options.number("alpha")?,
             rho: options.number("rho")?,
@@ -126,13 +135,6 @@ impl Experiment for Milling {
         let seeds = options.count("seeds")?;
         let size = options.number("tank")?;
         let spread_depth = single(options, "depth-spread")?;
-        let (remove_at, add_at) = (single(options, "remove-at")?, single(options, "add-at")?);
-        if robots < 2 || (remove_at > 0.0 && robots < 3) {
-            return Err(ExperimentError::Option {
-                option: "robots".into(),
-                message: "milling needs at least 2 robots (3 with --remove-at)".into(),
-            });
-        }
         if spread_depth > 0.6 {
             return Err(ExperimentError::Option {
                 option: "depth-spread".into(),

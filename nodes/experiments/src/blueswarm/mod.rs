@@ -176,6 +176,29 @@ mod tests {
         assert!(phases[0]["mean_neighbours_seen"]["mean"].as_f64().unwrap() > 2.0);
     }
 
+    /// Two robots have a nearest neighbour but no hull volume: the density is null in the
+    /// JSON and empty in the CSV (was `inf`, and the density plot a line off its chart), and
+    /// so is the settling time (was the phase's length, as if it never settled).
+    #[test]
+    fn two_robots_have_no_density_or_settling_time() {
+        let e = find("blueswarm", "dispersion").unwrap();
+        let given: Vec<(String, String)> = [("robots", "2"), ("target-distances", "2"), ("switch-every", "2"), ("seeds", "1")]
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect();
+        let options = Options::parse(e.options(), &given).unwrap();
+        let outcome = e.run(&options, &Progress::hidden()).unwrap();
+        let phase = &outcome.metrics["phases"][0];
+        assert!(phase["mean_nnd_m"]["mean"].as_f64().is_some(), "{phase}");
+        for figure in ["density_per_m3", "settling_s"] {
+            assert_eq!(phase[figure]["mean"], Value::Null, "{figure}: {phase}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        outcome.write(dir.path(), e, &options).unwrap();
+        let csv = std::fs::read_to_string(dir.path().join("dispersion.csv")).unwrap();
+        assert!(!csv.contains("inf") && !csv.contains("NaN"), "{csv}");
+    }
+
     /// A lone robot has no nearest neighbour and no hull: those figures are null, not the
     /// -0.0 an empty sum gave; --seed near the largest seed no longer wraps round to no run.
     #[test]
@@ -241,6 +264,11 @@ mod tests {
         let bad = Options::parse(e.options(), &[("fidelity".into(), "photo".into())]).unwrap();
         let Err(err) = e.run(&bad, &Progress::hidden()) else { panic!("unknown fidelity") };
         assert!(err.is_usage() && err.to_string().contains("--fidelity"), "{err}");
+        // One robot names --robots (it was refused under --alpha, with the default alpha
+        // said to be above 3.142 rad).
+        let one = Options::parse(e.options(), &[("robots".into(), "1".into())]).unwrap();
+        let Err(err) = e.run(&one, &Progress::hidden()) else { panic!("milling with one robot") };
+        assert!(err.is_usage() && err.to_string().contains("--robots"), "{err}");
     }
 
     #[test]
