@@ -121,7 +121,9 @@ impl Experiment for Bench {
                     "model_bytes": result.bytes,
                     "peak_rss_bytes": rss,
                     "reached_target": result.success,
-                    "reached_at_s": number(result.time_s),
+                    // Null when the robot did not reach the target (time_s is then the
+                    // simulated time, which read as the time of arrival).
+                    "reached_at_s": result.success.then(|| number(result.time_s)),
                 }),
             );
             rows.push(vec![
@@ -157,6 +159,9 @@ mod tests {
         let out = Bench.run(&options, &Progress::hidden()).unwrap();
         assert_eq!(out.metrics["2^3"]["outer_faces"], json!(24));
         assert_eq!(out.tables[0].rows.len(), 2);
+        // Two seconds reach no target 1 m away: no arrival time (it was the 2 s simulated).
+        assert_eq!(out.metrics["1^3"]["reached_target"], json!(false));
+        assert_eq!(out.metrics["1^3"]["reached_at_s"], serde_json::Value::Null, "{:?}", out.metrics);
         let bad = Options::parse(OPTIONS, &[("sizes".to_owned(), "1.5".to_owned())]).unwrap();
         assert!(Bench.run(&bad, &Progress::hidden()).err().unwrap().is_usage());
     }
