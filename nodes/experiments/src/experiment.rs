@@ -461,6 +461,16 @@ pub fn number(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 
+/// A CSV cell of `x` with `digits` decimals, or an empty cell when it is not finite (no
+/// trial succeeded: a mean, quantile or extreme of nothing), not Rust's `NaN` / `inf`.
+pub fn csv_number(x: f64, digits: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.digits$}")
+    } else {
+        String::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,6 +530,7 @@ mod tests {
         assert_eq!(t.to_csv(), "t_s,x_m\n0,1.5\n");
         assert_eq!(number(f64::NAN), Value::Null);
         assert_eq!(number(0.5), serde_json::json!(0.5));
+        assert_eq!((csv_number(0.25, 3), csv_number(f64::NAN, 3), csv_number(f64::NEG_INFINITY, 1)), ("0.250".into(), String::new(), String::new()));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::plots::{plot_failure_maps, plot_success_boxes, BoxCell, BoxPanel};
 use super::stats::{cell, Stats};
 use super::trials::{protocol, PROTOCOL};
 use super::{controllers, direction_errors, probabilities, robots, run_batch, trials_table, TrialSetup};
-use crate::experiment::{Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
+use crate::experiment::{csv_number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Plot, Progress, Table};
 
 /// The `sweep` experiment.
 pub struct Sweep;
@@ -123,13 +123,13 @@ impl Experiment for Sweep {
                 setup.faults.thruster_failure.to_string(),
                 setup.faults.sensor_failure.to_string(),
                 s.trials.to_string(),
-                format!("{:.4}", s.success_rate()),
-                format!("{:.4}", q(0.5)),
-                format!("{:.4}", q(0.25)),
-                format!("{:.4}", q(0.75)),
-                format!("{:.3}", s.mean_time()),
-                format!("{min:.3}"),
-                format!("{max:.3}"),
+                csv_number(s.success_rate(), 4),
+                csv_number(q(0.5), 4),
+                csv_number(q(0.25), 4),
+                csv_number(q(0.75), 4),
+                csv_number(s.mean_time(), 3),
+                csv_number(min, 3),
+                csv_number(max, 3),
             ]);
             report += &format!(
                 "| {} | {} | {} | {} | {} | {} | {:.0} % | {} | {}-{} | {} | {}-{} |\n",
@@ -242,5 +242,10 @@ mod tests {
         out.write(dir.path(), &Sweep, &options).unwrap();
         assert!(dir.path().join("failure_thruster_decentralised_e0.png").exists());
         assert!(out.report.contains("| 2^3 | decentralised | 0 | 0.9 |"), "{}", out.report);
+        // Nothing reaches the target in 5 s: the figures of no success are empty cells, not
+        // NaN, inf and -inf.
+        assert_eq!(out.metrics["settings"][0]["successes"], json!(0));
+        let csv = out.tables[0].to_csv();
+        assert!(!csv.contains("NaN") && !csv.contains("inf"), "{csv}");
     }
 }

@@ -13,7 +13,7 @@ use tank_physics::systems::mhp::MhpFaults;
 use super::stats::{cell, Stats};
 use super::trials::{protocol, PROTOCOL};
 use super::{option_error, robots, run_batch, Controller, TrialSetup};
-use crate::experiment::{number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Progress, Table};
+use crate::experiment::{csv_number, number, Experiment, ExperimentError, OptionKind, OptionSpec, Options, Outcome, Progress, Table};
 
 /// The `tune` experiment.
 pub struct Tune;
@@ -96,9 +96,9 @@ impl Experiment for Tune {
                 g.kd_translation.to_string(),
                 g.kp_rotation.to_string(),
                 g.kd_rotation.to_string(),
-                format!("{:.4}", stats.success_rate()),
-                format!("{:.3}", stats.mean_time()),
-                format!("{overshoot:.3}"),
+                csv_number(stats.success_rate(), 4),
+                csv_number(stats.mean_time(), 3),
+                csv_number(overshoot, 3),
             ]);
             report += &format!(
                 "| {} | {} | {} | {} | {:.0} % | {} | {} |\n",
@@ -139,5 +139,8 @@ mod tests {
         let s = out.metrics["settings"].as_array().unwrap();
         assert_eq!(s[0]["success_rate"], json!(0.0), "all gains zero: no thruster fires");
         assert_eq!(s[1]["success_rate"], json!(1.0));
+        // No success: no mean time or overshoot, an empty cell (was NaN).
+        let csv = out.tables[0].to_csv();
+        assert!(!csv.contains("NaN") && csv.contains("0,0,0,0,0.0000,,\n"), "{csv}");
     }
 }
