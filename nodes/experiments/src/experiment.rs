@@ -530,7 +530,10 @@ mod tests {
         assert_eq!(t.to_csv(), "t_s,x_m\n0,1.5\n");
         assert_eq!(number(f64::NAN), Value::Null);
         assert_eq!(number(0.5), serde_json::json!(0.5));
-        assert_eq!((csv_number(0.25, 3), csv_number(f64::NAN, 3), csv_number(f64::NEG_INFINITY, 1)), ("0.250".into(), String::new(), String::new()));
+        assert_eq!(
+            (csv_number(0.25, 3), csv_number(f64::NAN, 3), csv_number(f64::NEG_INFINITY, 1)),
+            ("0.250".into(), String::new(), String::new())
+        );
     }
 
     #[test]
