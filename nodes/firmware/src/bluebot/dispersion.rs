@@ -96,14 +96,29 @@ impl DispersionParams {
         if !(self.a > self.b && self.b > 0.0 && self.a.is_finite()) {
             return Err(format!("dispersion exponents need a > b > 0, got a = {}, b = {}", self.a, self.b));
         }
-        if !(self.dead_band > 0.0 && self.full_speed_force > self.dead_band && self.vertical_speed >= 0.0) {
-            return Err("dispersion needs 0 < dead_band < full_speed_force and vertical_speed >= 0".to_owned());
+        // Each bound names its own key, and every one is finite: an infinite full speed
+        // force stops the robot for ever, an infinite vertical speed makes the depth target
+        // NaN (0 x inf) and an infinite max_depth sends it below any tank.
+        if !(self.dead_band > 0.0 && self.dead_band.is_finite()) {
+            return Err(format!("dispersion dead_band must be a finite number > 0, got {}", self.dead_band));
+        }
+        if !(self.full_speed_force > self.dead_band && self.full_speed_force.is_finite()) {
+            return Err(format!(
+                "dispersion full_speed_force must be a finite number > dead_band = {}, got {}",
+                self.dead_band, self.full_speed_force
+            ));
+        }
+        if !(self.vertical_speed >= 0.0 && self.vertical_speed.is_finite()) {
+            return Err(format!("dispersion vertical_speed must be a finite speed >= 0 m/s, got {}", self.vertical_speed));
         }
         if !(self.min_caudal >= 0.0 && self.min_caudal.is_finite()) {
             return Err(format!("dispersion min_caudal must be >= 0 Hz, got {}", self.min_caudal));
         }
-        if !(0.0 <= self.min_depth && self.min_depth < self.max_depth) {
-            return Err(format!("dispersion depth range [{}, {}] m is empty", self.min_depth, self.max_depth));
+        if !(self.min_depth >= 0.0 && self.min_depth.is_finite()) {
+            return Err(format!("dispersion min_depth must be a finite depth >= 0 m, got {}", self.min_depth));
+        }
+        if !(self.max_depth > self.min_depth && self.max_depth.is_finite()) {
+            return Err(format!("dispersion max_depth must be a finite depth > min_depth = {} m, got {}", self.min_depth, self.max_depth));
         }
         Ok(())
     }
@@ -277,6 +292,36 @@ mod tests {
 
     fn reading(neighbours: Vec<Neighbour>) -> BluebotSensors {
         BluebotSensors { depth: 0.4, neighbours, ..Default::default() }
+    }
+
+    // Regression: an infinite vertical speed, max depth or full speed force passed
+    // validation (`ros2 param set /robot_controller bluebot.vertical_speed .inf` was
+    // accepted) and the depth target became NaN (0 x inf), so every dorsal command was NaN.
+    #[test]
+    fn non_finite_bounds_are_refused_naming_the_key() {
+        for name in ["vertical_speed", "max_depth", "min_depth", "full_speed_force", "dead_band"] {
+            for v in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+                let mut p = DispersionParams::default();
+                match name {
+                    "vertical_speed" => p.vertical_speed = v,
+                    "max_depth" => p.max_depth = v,
+                    "min_depth" => p.min_depth = v,
+                    "full_speed_force" => p.full_speed_force = v,
+                    _ => p.dead_band = v,
+                }
+                let err = p.validate().expect_err(name);
+                assert!(err.contains(&format!(" {name} ")), "{name} = {v}: {err}");
+            }
+        }
+        assert_eq!(DispersionParams::default().validate(), Ok(()));
+        // Largest finite values stay finite through a step with and without neighbours.
+        let big = DispersionParams { vertical_speed: f64::MAX, max_depth: f64::MAX, ..Default::default() };
+        assert_eq!(big.validate(), Ok(()));
+        let mut fw = DispersionFirmware::new(big);
+        for (t, neighbours) in [(0.0, vec![]), (0.5, vec![Neighbour { azimuth: 0.3, elevation: 0.4, distance: 0.4 }]), (1.0, vec![])] {
+            let c = fw.step(t, &reading(neighbours));
+            assert!(c.dorsal.is_finite() && c.caudal.is_finite(), "{c:?}");
+        }
     }
 
     #[test]

@@ -102,6 +102,13 @@ mod tests {
             ("{behaviour: milling, alpha: wide}", "must be a number"),
             ("{behaviour: milling, target_distance: 1}", "milling has no parameter `target_distance`"),
             ("{behaviour: dispersion, target_distance: -1}", "target_distance must be > 0"),
+            // Regression: these were accepted (an infinite vertical speed made every
+            // dorsal command NaN) or refused naming another key.
+            ("{behaviour: dispersion, vertical_speed: .inf}", "parameter `bluebot.vertical_speed`"),
+            ("{behaviour: dispersion, max_depth: .inf}", "parameter `bluebot.max_depth`"),
+            ("{behaviour: dispersion, full_speed_force: .inf}", "parameter `bluebot.full_speed_force`"),
+            ("{behaviour: dispersion, dead_band: .nan}", "parameter `bluebot.dead_band`"),
+            ("{behaviour: dispersion, min_depth: .nan}", "parameter `bluebot.min_depth`"),
         ] {
             let err = behaviour_from_section(&section(yaml)).unwrap_err().to_string();
             assert!(err.contains(needle), "{yaml}: {err}");
