@@ -469,7 +469,14 @@ fn outcome(scenario: &Scenario, record: RunRecord) -> Outcome {
     tables.push(Table {
         file: "localisation_rmse.csv".into(),
         header: vec!["step".into(), "rmse_robot_diameters".into()],
-        rows: record.rmse.iter().enumerate().step_by(every).map(|(s, v)| vec![s.to_string(), format!("{v:.6e}")]).collect(),
+        // No robot has a position yet (the first steps): an empty cell, not NaN.
+        rows: record
+            .rmse
+            .iter()
+            .enumerate()
+            .step_by(every)
+            .map(|(s, v)| vec![s.to_string(), if v.is_finite() { format!("{v:.6e}") } else { String::new() }])
+            .collect(),
     });
     if !record.frames.is_empty() {
         let mut rows = Vec::new();

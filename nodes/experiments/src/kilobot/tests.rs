@@ -176,6 +176,10 @@ fn the_experiment_writes_its_summary_tables_and_plots() {
     for file in ["end_state.png", "paths.png", "shared_path.png", "localisation_rmse.png", "end_state.csv", "paths.csv"] {
         assert!(dir.path().join(file).exists(), "{file}");
     }
+    // Before any robot has a position there is no localisation error: an empty cell, not
+    // NaN (the first steps of every run).
+    let rmse = std::fs::read_to_string(dir.path().join("localisation_rmse.csv")).unwrap();
+    assert!(rmse.starts_with("step,rmse_robot_diameters\n0,\n") && !rmse.contains("NaN"), "{}", &rmse[..200]);
 }
 
 #[test]
