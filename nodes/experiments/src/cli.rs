@@ -203,6 +203,9 @@ mod tests {
         assert!(usage(&["lily", "yield", "--seeds", "2"]).contains("option --out: missing"));
         assert!(usage(&["lily", "yield", "stray", "--out", "x"]).contains("unexpected argument `stray`"));
         assert!(usage(&["lily", "msd", "--duration=30", "--out", "x"]).contains("option --duration: must be more than the 60 s MSD window"));
+        // Three Lilies make no chain of four: refused, not a yield of 0 % of no possible target.
+        let few = usage(&["lily", "yield", "--lilies", "3", "--rulesets", "chain4", "--out", "x"]);
+        assert!(few.contains("option --lilies: 3 Lilies cannot make one target of ruleset chain4 (4 Lilies)"), "{few}");
     }
 
     #[test]

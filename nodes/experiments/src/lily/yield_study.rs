@@ -81,6 +81,18 @@ impl Experiment for YieldStudy {
         for name in &rulesets {
             let rules =
                 Arc::new(ruleset(&dir, name).map_err(|e| ExperimentError::Option { option: "rulesets".into(), message: e.to_string() })?);
+            // Fewer Lilies than a target has can make none: the yield (targets over the most
+            // possible) has no meaning, and was reported as 0 %.
+            if lilies < rules.target.len() {
+                return Err(ExperimentError::Option {
+                    option: "lilies".into(),
+                    message: format!(
+                        "{lilies} Lilies cannot make one target of ruleset {name} ({} Lilies): give at least {}",
+                        rules.target.len(),
+                        rules.target.len()
+                    ),
+                });
+            }
             for &power in &powers {
                 let mut e = TankExperiment::lily_tank(rules.clone(), lilies, power);
                 e.duration = duration;
