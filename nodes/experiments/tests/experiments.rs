@@ -136,6 +136,7 @@ fn molemod_motions_short_run() {
 fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/molemod");
     let moves = format!("{dir}/moves1.yaml");
+    let moves3 = format!("{dir}/moves3.yaml");
     let options = [("task", moves.as_str()), ("robots", "1"), ("seed", "3")];
     let (outcome, steps) = run("molemod", "execute", &options);
     let m = Value::Object(outcome.metrics.clone());
@@ -164,6 +165,9 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
         (vec![], "--task", "required"),
         (vec![("task", "/nonexistent/task.yaml")], "--task", "cannot read"),
         (vec![("task", moves.as_str()), ("robots", "2")], "--robots", "2 robots requested"),
+        // Fewer robots than the goal places (it named --task: "goal places 3 robots but the
+        // start has 1").
+        (vec![("task", moves3.as_str()), ("robots", "1")], "--robots", "places 3 robots: give --robots 3"),
     ] {
         let given: Vec<(String, String)> = given.iter().map(|(k, v): &(&str, &str)| ((*k).to_owned(), (*v).to_owned())).collect();
         let err = experiment.run(&Options::parse(experiment.options(), &given).unwrap(), &Progress::hidden()).err().expect("refused");

@@ -11,7 +11,7 @@ use std::time::Instant;
 use flotilla_common::catalogue::ModuleKind;
 use flotilla_common::models::module_model;
 use plotters::prelude::*;
-use reconfig_planner::Lattice;
+use reconfig_planner::{Lattice, PlanError, RequestError};
 use serde_json::{json, Map, Value};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::{
@@ -119,6 +119,11 @@ impl Experiment for Execute {
         let PlannedTask { task, request, plan: planned, replay } = plan_task(&path, robots).map_err(|e| match e {
             TaskPlanError::Task(e) => Options::invalid("task", e.to_string()),
             TaskPlanError::Robots(e) => Options::invalid("robots", e.to_string()),
+            // A goal with robot cells (`moves3`: three) needs that many: name --robots.
+            TaskPlanError::Plan(PlanError::Invalid(RequestError::GoalRobotCount { goal, start })) => Options::invalid(
+                "robots",
+                format!("the goal of {} places {goal} robots: give --robots {goal} (got {start})", path.display()),
+            ),
             TaskPlanError::Plan(e) => super::plan_error(e, &path, robots, "task"),
             TaskPlanError::Verify(e) => e.into(),
         })?;

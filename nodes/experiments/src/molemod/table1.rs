@@ -67,6 +67,17 @@ impl Cell {
     }
 }
 
+/// The robot counts a task is planned with: 1..=its robots (at most `max_robots`); only
+/// the goal's count when its goal places robots (`R` cells: `moves3`), as a plan with
+/// another count cannot end there (with 1 robot the whole run was refused).
+fn robot_counts(task: &Task, max_robots: usize) -> Result<std::ops::RangeInclusive<usize>, String> {
+    match task.goal.robots().len() {
+        0 => Ok(1..=task.robots.len().min(max_robots)),
+        placed if placed > max_robots => Err(format!("the goal places {placed} robots, more than --max_robots {max_robots}")),
+        placed => Ok(placed..=placed),
+    }
+}
+
 fn published(task: &str, robots: usize) -> Option<f64> {
     let row: usize = task.strip_prefix("task")?.parse().ok()?;
     PUBLISHED_MS.get(row.checked_sub(1)?)?.get(robots.checked_sub(1)?).copied()
@@ -104,12 +115,16 @@ impl Experiment for Table1 {
             }
             tasks.push((name, task));
         }
-        let cells_asked: usize = tasks.iter().map(|(_, t)| t.robots.len().min(max_robots)).sum();
+        let mut counts = Vec::new();
+        for (name, task) in &tasks {
+            counts.push(robot_counts(task, max_robots).map_err(|message| Options::invalid("max_robots", format!("{name}: {message}")))?);
+        }
+        let cells_asked: usize = counts.iter().map(|c| c.clone().count()).sum();
         progress.expect(cells_asked, "planner Table 1");
         let mut cells = Vec::new();
-        for (name, task) in &tasks {
+        for ((name, task), counts) in tasks.iter().zip(counts) {
             let path = dir.join(format!("{name}.yaml"));
-            for robots in 1..=task.robots.len().min(max_robots) {
+            for robots in counts {
                 let request = task.request(robots)?.with_heuristic(HeuristicKind::Improved).with_weight(weight);
                 // A request the planner refuses names the file (it said only "invalid request: ...").
                 request.validate().map_err(|e| super::plan_error(e.into(), &path, robots, "tasks"))?;
@@ -250,5 +265,23 @@ mod tests {
         assert_eq!(published("task6", 7), None);
         assert_eq!(published("task3d_1", 1), None);
         assert_eq!(published("task0", 1), None);
+    }
+
+    /// A goal that places its robots (`moves3`: three `R` cells) is planned with that many
+    /// robots only; with 1 and 2 the run was refused ("goal places 3 robots but the start
+    /// has 1"). Fewer allowed than the goal places names --max_robots.
+    #[test]
+    fn a_goal_with_robot_cells_is_planned_with_its_robots() {
+        use crate::experiment::{Experiment, Options, Progress};
+        let pairs = |max: &str| -> Vec<(String, String)> {
+            [("tasks", "moves1,moves3"), ("repeats", "1"), ("max_robots", max)].iter().map(|(a, b)| ((*a).into(), (*b).into())).collect()
+        };
+        let options = Options::parse(OPTIONS, &pairs("6")).unwrap();
+        let out = Table1.run(&options, &Progress::hidden()).unwrap();
+        let rows: Vec<(&str, &str)> = out.tables[0].rows.iter().map(|r| (r[0].as_str(), r[1].as_str())).collect();
+        assert_eq!(rows, [("moves1", "1"), ("moves3", "3")]);
+        let options = Options::parse(OPTIONS, &pairs("2")).unwrap();
+        let Err(err) = Table1.run(&options, &Progress::hidden()) else { panic!("3 goal robots planned with at most 2") };
+        assert!(err.is_usage() && err.to_string().contains("--max_robots") && err.to_string().contains("moves3"), "{err}");
     }
 }
