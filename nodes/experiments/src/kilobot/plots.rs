@@ -187,6 +187,13 @@ pub fn shared_path(path: &Path, title: &str, lines: &[Vec<(u64, f64)>]) -> Resul
     draw().map_err(err)
 }
 
+/// The RMSE curve's points (step, value at least `floor` for the log axis), leaving out
+/// the steps before any robot had a position (NaN: `f64::max` made them `floor`, a line
+/// from the chart's bottom at step 0 that read as an error of 1e-6).
+fn rmse_points(rmse: &[f32], floor: f64) -> Vec<(f64, f64)> {
+    rmse.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(i, v)| (i as f64, f64::from(*v).max(floor))).collect()
+}
+
 /// Localisation RMSE (world units, log scale) per step.
 pub fn rmse(path: &Path, title: &str, rmse: &[f32], startup: u32) -> Result<(), PlotError> {
     let err = |e: String| PlotError { path: path.to_path_buf(), message: e };
@@ -204,12 +211,7 @@ pub fn rmse(path: &Path, title: &str, rmse: &[f32], startup: u32) -> Result<(), 
             .build_cartesian_2d(0.0..shown as f64, (floor..top).log_scale())
             .map_err(|e| e.to_string())?;
         chart.configure_mesh().x_desc("step").y_desc("localisation RMSE (robot diameters)").draw().map_err(|e| e.to_string())?;
-        chart
-            .draw_series(LineSeries::new(
-                rmse[..shown].iter().enumerate().map(|(i, v)| (i as f64, f64::from(*v).max(floor))),
-                BLUE.stroke_width(2),
-            ))
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(LineSeries::new(rmse_points(&rmse[..shown], floor), BLUE.stroke_width(2))).map_err(|e| e.to_string())?;
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(f64::from(startup), floor), (f64::from(startup), top)],
@@ -219,4 +221,15 @@ pub fn rmse(path: &Path, title: &str, rmse: &[f32], startup: u32) -> Result<(), 
         root.present().map_err(|e| e.to_string())
     };
     draw().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rmse_points;
+
+    #[test]
+    fn steps_without_a_position_are_not_drawn_at_the_floor() {
+        let points = rmse_points(&[f32::NAN, f32::NAN, 2.0, 0.0], 1e-6);
+        assert_eq!(points, [(2.0, 2.0), (3.0, 1e-6)]);
+    }
 }
