@@ -251,6 +251,8 @@ pub struct Detector {
     illumination: Illumination,
     /// One splitter per split depth.
     splitters: Vec<Splitter>,
+    /// The seed cut and the local cut of [`Parts::islands`].
+    island_splitters: [Splitter; 2],
     /// The camera the illumination model's active tiles and the row spans were computed for.
     tiles_camera: Option<CameraModel>,
     /// Columns of each row where a marker centred inside the region can have pixels.
@@ -274,6 +276,7 @@ impl Detector {
             components: Components::default(),
             illumination: Illumination::default(),
             splitters: (0..MAX_SPLIT_DEPTH).map(|_| Splitter::default()).collect(),
+            island_splitters: Default::default(),
             tiles_camera: None,
             row_spans: Vec::new(),
             fixed_thresholds: TileThresholds::default(),
@@ -334,7 +337,15 @@ impl Detector {
                     stats.rejected_size += 1;
                     continue;
                 }
-                let mut parts = Parts { config: &self.config, gates: &gates, refiner: &mut self.refiner, image, camera, stats: &mut stats };
+                let mut parts = Parts {
+                    config: &self.config,
+                    gates: &gates,
+                    refiner: &mut self.refiner,
+                    islands: &mut self.island_splitters,
+                    image,
+                    camera,
+                    stats: &mut stats,
+                };
                 parts.split(&mut self.splitters, self.components.blob_run_padded_levels(blob), None, &mut self.candidates);
             }
         } else {
@@ -595,6 +606,7 @@ struct Parts<'a, 'i> {
     config: &'a DetectorConfig,
     gates: &'a Gates,
     refiner: &'a mut Refiner,
+    islands: &'a mut [Splitter; 2],
     image: &'a ImageView<'i>,
     camera: &'a CameraModel,
     stats: &'a mut DetectionStats,
@@ -631,15 +643,81 @@ impl Parts<'_, '_> {
         for (index, marker) in markers.blobs().iter().enumerate().filter(|(_, m)| m.peak >= levels.high) {
             if f64::from(marker.pixels) > self.gates.largest_marker_pixels {
                 // Cut again only where this cut found structure (a uniform one stays as it
-                // is) and what can still be a group of bodies (not the tank's rim).
+                // is) and what can still be a group of bodies.
                 let span = f64::from((marker.u_max - marker.u_min).max(marker.v_max - marker.v_min));
-                if levels.bright - levels.dark >= self.config.min_contrast && span <= self.gates.largest_structure {
+                if span > self.gates.largest_structure {
+                    self.stats.rejected_size += 1;
+                } else if levels.bright - levels.dark >= self.config.min_contrast && !deeper.is_empty() {
                     self.split(deeper, markers.blob_run_padded_levels(marker), Some((splitter, index)), out);
                 } else {
+                    // No structure at this cut's scale (a ramp of light along the tank's
+                    // rim), or no depth left: dropped, but for the markers standing on it.
                     self.stats.rejected_size += 1;
+                    self.islands(markers.blob_run_padded_levels(marker), levels.bright, marker.peak, out);
                 }
             } else if !self.nested(deeper, markers.blob_run_padded_levels(marker), (splitter, index), marker.pixels, out) {
                 if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, markers, marker, self.stats) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+
+    /// Finds the markers on a blob too large to be one that no further global cut can
+    /// split (made of `runs`; `level`: the mean level of its cut's bright class), such as
+    /// a ball against the wall whose top joins the tank's rim: under an illumination
+    /// gradient the rim is a ramp of light, a cut of it splits the ramp, and the marker,
+    /// a few hundred pixels against tens of thousands, moves no cut. A marker stands at
+    /// least `min_contrast` above where it sits, so its core is seeded by the pixels
+    /// `min_contrast` above `level`; each seed of at least the smallest candidate's and at
+    /// most the largest marker's size is then cut at Otsu's level of the pixels around it
+    /// (the seed's box grown by the largest marker's radius and the edge margin), where the
+    /// ramp is flat, and the blob of that cut that holds the seed is measured and gated as
+    /// any other when it lies inside the box (else it is part of a larger structure).
+    /// `peak`: the blob's brightest level (no seed above it, nothing to cut).
+    fn islands<'r>(&mut self, runs: impl Iterator<Item = (Run, &'r [u8])> + Clone, level: f64, peak: u8, out: &mut Vec<Detection>) {
+        let seed = (level + self.config.min_contrast).ceil();
+        if seed > f64::from(peak) {
+            return;
+        }
+        let seed = seed as u8;
+        let [seeds, local] = &mut *self.islands;
+        seeds.cut(runs.clone(), SplitLevels { dark: level, bright: level, high: seed, low: seed });
+        let reach = ((self.gates.largest_marker_pixels / std::f64::consts::PI).sqrt().ceil() as u32) + self.config.edge_margin;
+        // Boxes of the markers found here: a seed broken in two by noise is one marker.
+        let mut found: Vec<(u32, u32, u32, u32)> = Vec::new();
+        for s in seeds.blobs().blobs() {
+            let pixels = f64::from(s.pixels);
+            if pixels < self.gates.min_pixels || pixels > self.gates.largest_marker_pixels {
+                continue;
+            }
+            let overlaps = |&(u_min, u_max, v_min, v_max): &(u32, u32, u32, u32)| {
+                u_min <= s.u_max && s.u_min <= u_max && v_min <= s.v_max && s.v_min <= v_max
+            };
+            if found.iter().any(overlaps) {
+                continue;
+            }
+            let (u0, u1) = (s.u_min.saturating_sub(reach), s.u_max + reach);
+            let (v0, v1) = (s.v_min.saturating_sub(reach), s.v_max + reach);
+            let window = runs.clone().filter_map(move |(run, levels)| {
+                let (start, end) = (run.start.max(u0), run.end.min(u1 + 1));
+                ((v0..=v1).contains(&run.v) && start < end).then(|| (Run { v: run.v, start, end }, &levels[(start - run.start) as usize..]))
+            });
+            let Some(cut) = local.levels(window.clone()) else { continue };
+            if cut.bright - cut.dark < self.config.min_contrast {
+                continue;
+            }
+            local.cut(window, cut);
+            let blobs = local.blobs();
+            let holds_seed = |b: &&Blob| {
+                b.peak >= cut.high
+                    && f64::from(b.pixels) <= self.gates.largest_marker_pixels
+                    && (b.u_min > u0 && b.u_max < u1 && b.v_min > v0 && b.v_max < v1)
+                    && overlaps(&(b.u_min, b.u_max, b.v_min, b.v_max))
+            };
+            if let Some(blob) = blobs.blobs().iter().find(holds_seed) {
+                if let Some(d) = self.gates.measure(self.config, self.refiner, self.image, self.camera, blobs, blob, self.stats) {
+                    found.push((blob.u_min, blob.u_max, blob.v_min, blob.v_max));
                     out.push(d);
                 }
             }
@@ -843,6 +921,45 @@ mod tests {
                     assert!(error < 1e-4, "{at}: ball {} missed or off by {error} m", ball.id);
                 }
                 assert_eq!(stats.rejected_soft, 1, "{at}: the reflection must be the only soft blob");
+            }
+        }
+    }
+
+    /// Regression: a ball against the tank wall joins the rim in the candidate (its top
+    /// touches the rim's bright band). Under an illumination gradient the rim's cut parts
+    /// are a ramp: the cut between their dim and bright halves has less class contrast
+    /// than `min_contrast`, so the blob (a rim arc with the ball's marker on it) was not cut
+    /// again and dropped whole as too large: balls along the wall were missed for many
+    /// frames (30 misses over the 60 s physics run of the degraded accuracy setting).
+    /// The marker, a bright island on that arc, must be found wherever it is on the wall.
+    #[test]
+    fn a_ball_against_the_rim_under_an_illumination_gradient_is_found() {
+        let arena = ArenaOutline::lily_tank();
+        let camera = CameraModel::lily_tank_default().with_distortion(Distortion::radial(-0.12, 0.02));
+        let clean = RenderOptions::default();
+        let degraded = RenderOptions { illumination_direction: 0.7, ..RenderOptions::degraded(6.0, 1.0, 0.2) };
+        // One ball against the wall of the 0.6 m tank (radius 15 mm) in each frame, every
+        // 10 degrees round it, and two balls on open water.
+        let on_wall = |angle: f64| SceneObject::new(0, MarkerKind::Ball, 0.285 * angle.cos(), 0.285 * angle.sin());
+        for (setting, options) in [("clean", clean), ("degraded", degraded)] {
+            let mut renderer = Renderer::new(arena, camera.clone(), options.with_seed(3)).unwrap();
+            let config =
+                DetectorConfig { region: Some(arena), marker_height: MarkerKind::Ball.default_top_height(), ..DetectorConfig::default() };
+            let mut detector = Detector::new(config).unwrap();
+            for turn in 0..36u32 {
+                let balls = [
+                    on_wall(f64::from(turn * 10).to_radians()),
+                    SceneObject::new(1, MarkerKind::Ball, 0.05, -0.02),
+                    SceneObject::new(2, MarkerKind::Ball, -0.1, 0.12),
+                ];
+                let image = renderer.render_gray(&balls, u64::from(turn));
+                let found = detector.detect(&ImageView::from_gray(&image), &camera).unwrap().to_vec();
+                let at = format!("{setting}, turn {turn}: {:?}", detector.stats());
+                for ball in &balls {
+                    let error = found.iter().map(|d| (d.x - ball.x).hypot(d.y - ball.y)).fold(f64::INFINITY, f64::min);
+                    assert!(error < 5e-4, "{at}: ball {} at ({:.3}, {:.3}) missed or off by {error} m", ball.id, ball.x, ball.y);
+                }
+                assert_eq!(found.len(), balls.len(), "{at}: {found:?}");
             }
         }
     }
