@@ -207,24 +207,28 @@ pub fn calibrate(
         fitness(&tracks, reference, settings)
     };
     let started = Instant::now();
+    // The report after an iteration (`pass` 0) or after a final re-evaluation pass.
+    let report = |swarm: &Swarm, pass: usize| {
+        let (best, best_fitness) = swarm.best();
+        CalibrationProgress {
+            iteration: swarm.iteration,
+            iterations: settings.pso.iterations,
+            best_fitness,
+            best_parameters: settings.parameters.named(best).map(|(n, v)| (n.to_owned(), v)).collect(),
+            evaluations: swarm.history.last().map_or(0, |r| r.evaluations) + (pass * settings.pso.swarm_size) as u64,
+            elapsed: started.elapsed().as_secs_f64(),
+            reevaluations: pass,
+            final_reevaluations: settings.pso.final_reevaluations,
+        }
+    };
     let mut cancelled = false;
     let initial = settings.parameters.initial();
     let swarm = optimise(&settings.pso, &bounds, Some(&initial), &objective, resume, |swarm| {
         if let Some(path) = checkpoint {
             save_checkpoint(path, settings, &digest, swarm)?;
         }
-        let (best, best_fitness) = swarm.best();
-        let report = CalibrationProgress {
-            iteration: swarm.iteration,
-            iterations: settings.pso.iterations,
-            best_fitness,
-            best_parameters: settings.parameters.named(best).map(|(n, v)| (n.to_owned(), v)).collect(),
-            evaluations: swarm.history.last().map_or(0, |r| r.evaluations),
-            elapsed: started.elapsed().as_secs_f64(),
-            reevaluations: 0,
-            final_reevaluations: settings.pso.final_reevaluations,
-        };
-        info!(iteration = report.iteration, best_fitness, elapsed_s = report.elapsed, "calibration iteration");
+        let report = report(swarm, 0);
+        info!(iteration = report.iteration, best_fitness = report.best_fitness, elapsed_s = report.elapsed, "calibration iteration");
         let flow = progress(&report);
         cancelled = flow.is_break() && swarm.iteration < settings.pso.iterations;
         Ok(flow)
@@ -239,19 +243,8 @@ pub fn calibrate(
         // Each pass costs an iteration's simulations: reported, and a cancel during them
         // selects on the passes done.
         let extra = settings.pso.final_reevaluations;
-        let evaluations = swarm.history.last().map_or(0, |r| r.evaluations);
         let selection = swarm.select_by_reevaluation(&settings.pso, &objective, extra, |pass| {
-            let (best, best_fitness) = swarm.best();
-            let report = CalibrationProgress {
-                iteration: swarm.iteration,
-                iterations: settings.pso.iterations,
-                best_fitness,
-                best_parameters: settings.parameters.named(best).map(|(n, v)| (n.to_owned(), v)).collect(),
-                evaluations: evaluations + (pass * settings.pso.swarm_size) as u64,
-                elapsed: started.elapsed().as_secs_f64(),
-                reevaluations: pass,
-                final_reevaluations: extra,
-            };
+            let report = report(&swarm, pass);
             info!(pass, passes = extra, elapsed_s = report.elapsed, "final re-evaluation pass");
             let flow = progress(&report);
             if flow.is_break() && pass < extra {
