@@ -6,7 +6,8 @@
 //! the lattice reached equal to the goal, the joint states moving, every link and block on
 //! `/tf`, and what rviz needs (`config/molemod.rviz`): the robot's latched URDF, whose
 //! every link is a frame on `/tf` under the robot's prefix, and the blocks as cube markers
-//! where `/tf` has them; Ctrl-C exits 0. A missing task file and `robots: 0` exit 2 with the
+//! where `/tf` has them; Ctrl-C exits 0, and during a goal aborts it with a result the
+//! client receives and the summary counts. A missing task file and `robots: 0` exit 2 with the
 //! reason.
 
 use std::sync::{Arc, Mutex};
@@ -173,4 +174,45 @@ fn bad_parameters_exit_2_with_the_reason() {
     ];
     let cases: Vec<(&str, &str, &str)> = cases.iter().map(|(text, key)| ("molemod_physics", text.as_str(), *key)).collect();
     flotilla_e2e::assert_bad_parameters_refused(&domain, &cases);
+}
+
+/// Regression: Ctrl-C while a goal ran dropped it: the client never got a result, the
+/// summary said `0 goals succeeded, 0 failed or cancelled, 0.00 s of sim time` and the
+/// execution thread kept publishing on the released node (RCL_RET_PUBLISHER_INVALID
+/// warnings after the summary). Now the goal stops at its next step, is aborted with the
+/// reason and counted with its sim time before the node exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_during_a_goal_aborts_it_with_a_result_and_counts_it() {
+    let mut probe = RosProbe::new("probe_molemod_sigint").unwrap();
+    let goals = probe.with_node(|n| n.create_action_client::<ExecutePlan::Action>("/molemod_physics/execute")).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&goals)).unwrap();
+    probe.spin();
+    // Real time: moves1's two crawls take about 11 s, so the goal is still running below.
+    let launch = Launch::start("launch/molemod.launch.yaml", &["real_time_factor:=1"], &probe.domain).unwrap();
+    tokio::time::timeout(Duration::from_secs(60), ready).await.unwrap_or_else(|_| panic!("no action:\n{}", launch.output())).unwrap();
+    let (_handle, result, feedback) = answered(goals.send_goal_request(ExecutePlan::Goal::default()).unwrap(), "the goal").await;
+    let mut feedback = Box::pin(feedback);
+    // Running: its first motion has started.
+    let started = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(f) = feedback.next().await {
+            if f.event == "motion_started" {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(started, Ok(true), "the goal did not start a motion:\n{}", launch.output());
+    let (status, output) = tokio::task::block_in_place(|| launch.interrupt(Duration::from_secs(20))).unwrap();
+    assert!(status.success(), "exit {status:?}:\n{output}");
+    let (goal_status, result) = tokio::time::timeout(Duration::from_secs(10), result)
+        .await
+        .unwrap_or_else(|_| panic!("the client got no result for the goal the shutdown stopped:\n{output}"))
+        .unwrap();
+    assert_eq!(goal_status, r2r::GoalStatus::Aborted, "{}", result.message);
+    assert!(!result.success && result.message.contains("shutting down"), "{}", result.message);
+    assert!(output.contains("summary: 0 goals succeeded, 1 failed or cancelled"), "{output}");
+    assert!(!output.contains("0.00 s of sim time executed"), "the stopped goal's sim time is not counted:\n{output}");
+    let summary_at = output.find("summary:").unwrap();
+    assert!(!output[summary_at..].contains("PUBLISHER_INVALID"), "published after the node was released:\n{output}");
 }

@@ -22,10 +22,13 @@
 //! as text lines on `~/events`. The result carries success, the summary or
 //! the executor's failure report (step, robot, action, motion, how far off), the lattice
 //! reached and the steps done; a failed goal is aborted and the node serves the next.
+//! On SIGINT/SIGTERM a running goal stops at its next physics step and is aborted with
+//! the steps it did (the client gets its result, the summary counts it and its sim time)
+//! before the node goes; goals that arrive while it shuts down are rejected.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use flotilla_common::catalogue::ModuleKind;
@@ -71,6 +74,8 @@ struct Shared {
     clock_offset: Mutex<f64>,
     /// Set on SIGINT/SIGTERM: the running goal stops.
     stop: AtomicBool,
+    /// A goal is being served (from its acceptance to its result).
+    busy: AtomicBool,
     succeeded: AtomicU64,
     failed: AtomicU64,
 }
@@ -84,6 +89,9 @@ pub fn joint_topic(index: usize) -> String {
 pub fn description_topic(index: usize) -> String {
     format!("/molemod/robot_{index}/robot_description")
 }
+
+/// Longest wait at shutdown for the running goal to stop and send its result.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
 /// Runs the node until SIGINT/SIGTERM; returns the summary line.
 pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
@@ -131,6 +139,7 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
         out: Mutex::new(out),
         clock_offset: Mutex::new(0.0),
         stop: AtomicBool::new(false),
+        busy: AtomicBool::new(false),
         succeeded: AtomicU64::new(0),
         failed: AtomicU64::new(0),
     });
@@ -143,7 +152,23 @@ pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<Str
     let serving = tokio::spawn(serve(goals, shared.clone()));
     let signal = fros::shutdown_signal().await.context("installing signal handlers")?;
     info!(signal, "shutting down");
-    shared.stop.store(true, Ordering::Release);
+    shared.stop.store(true, Ordering::SeqCst);
+    // A running goal stops at its next step and answers its client before the node goes
+    // (it used to be dropped: no result, not in the summary, its thread publishing on the
+    // released node).
+    if shared.busy.load(Ordering::SeqCst) {
+        info!("stopping the running goal");
+        let deadline = Instant::now() + SHUTDOWN_WAIT;
+        while shared.busy.load(Ordering::SeqCst) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if shared.busy.load(Ordering::SeqCst) {
+            warn!("the running goal did not stop within {SHUTDOWN_WAIT:?}");
+        } else {
+            // The result response is written; let the middleware deliver it.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
     serving.abort();
     spinner.stop();
     fros::release_node(node);
@@ -183,19 +208,28 @@ enum Report {
 enum Outcome {
     Succeeded,
     Failed,
+    /// Cancelled by the client.
     Cancelled,
+    /// Stopped because the node shuts down (aborted: the client did not ask).
+    Stopped,
 }
 
 /// Goals one at a time (one world).
 async fn serve(mut requests: impl Stream<Item = r2r::ActionServerGoalRequest<ExecutePlan::Action>> + Unpin, shared: Arc<Shared>) {
     while let Some(req) = requests.next().await {
-        let (start, steps) = match goal_plan(&req.goal, &shared) {
+        // Busy before the stop check, the shutdown sets stop before it checks busy: either
+        // this goal is refused or the shutdown waits for it.
+        shared.busy.store(true, Ordering::SeqCst);
+        let plan =
+            if shared.stop.load(Ordering::SeqCst) { Err("the node is shutting down".to_owned()) } else { goal_plan(&req.goal, &shared) };
+        let (start, steps) = match plan {
             Ok(p) => p,
             Err(reason) => {
                 warn!(%reason, "goal rejected");
                 if let Err(e) = req.reject() {
                     warn!("rejecting a goal: {e}");
                 }
+                shared.busy.store(false, Ordering::SeqCst);
                 continue;
             }
         };
@@ -203,6 +237,7 @@ async fn serve(mut requests: impl Stream<Item = r2r::ActionServerGoalRequest<Exe
             Ok(g) => g,
             Err(e) => {
                 warn!("accepting a goal: {e}");
+                shared.busy.store(false, Ordering::SeqCst);
                 continue;
             }
         };
@@ -215,6 +250,12 @@ async fn serve(mut requests: impl Stream<Item = r2r::ActionServerGoalRequest<Exe
         };
         if let Err(e) = worker {
             warn!("starting the execution thread: {e}");
+            let result = ExecutePlan::Result { message: format!("the execution thread could not start: {e}"), ..Default::default() };
+            if let Err(e) = goal.abort(result) {
+                warn!("sending the execution result: {e}");
+            }
+            shared.failed.fetch_add(1, Ordering::Relaxed);
+            shared.busy.store(false, Ordering::SeqCst);
             continue;
         }
         let mut done = None;
@@ -235,17 +276,21 @@ async fn serve(mut requests: impl Stream<Item = r2r::ActionServerGoalRequest<Exe
                 }
             }
         }
-        let Some((result, outcome)) = done else { continue };
+        let Some((result, outcome)) = done else {
+            shared.busy.store(false, Ordering::SeqCst);
+            continue;
+        };
         let counter = if outcome == Outcome::Succeeded { &shared.succeeded } else { &shared.failed };
         counter.fetch_add(1, Ordering::Relaxed);
         let sent = match outcome {
             Outcome::Succeeded => goal.succeed(result),
-            Outcome::Failed => goal.abort(result),
+            Outcome::Failed | Outcome::Stopped => goal.abort(result),
             Outcome::Cancelled => goal.cancel(result),
         };
         if let Err(e) = sent {
             warn!("sending the execution result: {e}");
         }
+        shared.busy.store(false, Ordering::SeqCst);
     }
 }
 
@@ -315,6 +360,10 @@ impl Shared {
                     execution.max_robot_error * 1e3
                 ),
                 Outcome::Succeeded,
+            ),
+            Some(f) if f.kind == FailureKind::Cancelled && !cancel.load(Ordering::Acquire) => (
+                format!("stopped after {} of {} steps: the node is shutting down", execution.steps_succeeded, execution.steps),
+                Outcome::Stopped,
             ),
             Some(f) if f.kind == FailureKind::Cancelled => {
                 (format!("cancelled after {} of {} steps", execution.steps_succeeded, execution.steps), Outcome::Cancelled)
