@@ -225,3 +225,37 @@ fn self_assembly_launch_refuses_bad_arguments_with_the_reason() {
         assert!(output.contains(says), "flotilla launch {arg}: does not say `{says}`:\n{output}");
     }
 }
+
+/// Regression: the swarm host handed a sensor batch with a NaN distance to the firmware,
+/// and one NaN distance left a localised robot's position NaN for good. The batch is
+/// dropped, named and counted; the host keeps serving and Ctrl-C exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_swarm_host_drops_a_sensor_batch_with_a_non_finite_number() {
+    let mut probe = RosProbe::new("probe_kilobot_nan").unwrap();
+    let sensors = probe.with_node(|n| n.create_publisher::<KilobotSensorsBatch>("/kilobot/sensors", QosProfile::default())).unwrap();
+    probe.spin();
+    let mut swarm = Command::new(bin("kilobot_swarm"));
+    let image = flotilla_e2e::repo_root().join("config/shapes/rectangle_10x5.png");
+    swarm.args(["--ros-args", "-p", &format!("shape.image:={}", image.display()), "-p", "robots:=2"]);
+    let swarm = Launch::spawn(swarm, &probe.domain).unwrap();
+    // A seed's reading (the swarm's first names) with one message whose distance is NaN.
+    let batch = KilobotSensorsBatch {
+        robots: vec!["kb_0".into()],
+        ticks: vec![10],
+        light: vec![0.5],
+        message_counts: vec![1],
+        payloads: vec![1; 9],
+        distances: vec![f64::NAN],
+        ..Default::default()
+    };
+    let told = |out: &str| out.contains("sensor batch dropped: distances[0] = NaN is not finite");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !told(&swarm.output()) && std::time::Instant::now() < deadline {
+        sensors.publish(&batch).unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(told(&swarm.output()), "{}", swarm.output());
+    let (status, output) = tokio::task::block_in_place(|| swarm.interrupt(Duration::from_secs(10))).unwrap();
+    assert!(status.success(), "exit {status:?}:\n{output}");
+    assert!(output.contains("0 sensor batches answered") && !output.contains(" 0 refused"), "{output}");
+}

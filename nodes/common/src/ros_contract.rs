@@ -230,6 +230,15 @@ impl RosBatch for Kilobot {
     }
 }
 
+/// The first NaN or infinite number of a Kilobot sensor batch as `light[2] = NaN` or
+/// `distances[17] = inf`, if any: such a batch is no reading (the table never sends one). A
+/// direct check of the two float arrays, cheap for a swarm's batch of thousands of
+/// messages.
+pub fn kilobot_sensors_non_finite(msg: &m::KilobotSensorsBatch) -> Option<String> {
+    let first = |name: &str, values: &[f64]| values.iter().position(|x| !x.is_finite()).map(|i| format!("{name}[{i}] = {}", values[i]));
+    first("light", &msg.light).or_else(|| first("distances", &msg.distances))
+}
+
 /// An overhead broadcast as the `overhead_command` / `overhead_payload` fields (0 and
 /// empty: none).
 pub fn overhead_wire(o: Option<Overhead>) -> (u8, Vec<u8>) {
@@ -521,6 +530,12 @@ mod tests {
         let (stamp, back) = Kilobot::sensors_from_batch(msg.clone()).unwrap();
         assert_eq!(stamp, 0.5);
         assert_eq!(back.iter().map(|(_, s)| s.clone()).collect::<Vec<_>>(), readings.to_vec());
+        assert_eq!(kilobot_sensors_non_finite(&msg), None);
+        let mut nan = msg.clone();
+        nan.distances[2] = f64::NAN;
+        assert_eq!(kilobot_sensors_non_finite(&nan).as_deref(), Some("distances[2] = NaN"));
+        nan.light[1] = f64::INFINITY;
+        assert_eq!(kilobot_sensors_non_finite(&nan).as_deref(), Some("light[1] = inf"));
         let mut broken = msg;
         broken.distances.pop();
         let err = Kilobot::sensors_from_batch(broken).unwrap_err().to_string();

@@ -214,9 +214,14 @@ impl<P: KiloProgram> KilobotFirmware<P> {
         }
     }
 
-    /// A message heard in this tick, its sender `distance` m away (measured).
+    /// A message heard in this tick, its sender `distance` m away (measured). A message
+    /// without a finite distance (only a malformed reading has one) is not heard: one NaN
+    /// distance left a robot's position estimate NaN for good.
     #[inline]
     pub fn receive(&mut self, payload: &[u8; MESSAGE_BYTES], distance: f64) {
+        if !distance.is_finite() {
+            return;
+        }
         let distance = DistanceMeasurement { mm: distance * 1e3 };
         self.program.message_rx(&mut self.kilo, &Message { data: *payload }, &distance);
     }

@@ -401,3 +401,45 @@ fn numbers_in_parameter_errors_are_compact() {
     let e = SelfAssemblyParams { desired_distance: 1e308, ..d }.validate().unwrap_err().to_string();
     assert!(e.contains("must be more than desired_distance (1e308)"), "{e}");
 }
+
+// Regression: a reading with a NaN distance (a malformed /kilobot/sensors batch reaches the
+// swarm host as is) made a localised robot's position NaN, and it stayed NaN: the robot
+// could never join the shape. Messages without a finite distance are not heard.
+#[test]
+fn a_message_without_a_finite_distance_is_not_heard() {
+    let seeds = [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866]];
+    let truth = [-1.1, -1.3];
+    let readings = |bad: Option<f64>| {
+        seeds
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let mut m = heard(k as u16 + 1, u16::from(k > 0), State::JoinedShape, Some(*s), (truth[0] - s[0]).hypot(truth[1] - s[1]));
+                if let (Some(d), 0) = (bad, k) {
+                    m.distance = d;
+                }
+                m
+            })
+            .collect::<Vec<_>>()
+    };
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut fw = robot(10, quick());
+        for t in 0..300 {
+            tick(&mut fw, t, readings(None));
+        }
+        tick(&mut fw, 300, readings(Some(bad)));
+        let p = fw.program().position();
+        assert!((p[0] - truth[0]).hypot(p[1] - truth[1]) < 2e-3, "distance {bad}: {p:?}");
+        for t in 301..320 {
+            tick(&mut fw, t, readings(None));
+        }
+        let p = fw.program().position();
+        assert!((p[0] - truth[0]).hypot(p[1] - truth[1]) < 2e-3, "distance {bad}: {p:?}");
+    }
+    // A robot that never heard a finite distance from its references does not localise.
+    let mut deaf = robot(11, quick());
+    for t in 0..50 {
+        tick(&mut deaf, t, readings(None).into_iter().map(|m| IrMessage { distance: f64::NAN, ..m }).collect());
+    }
+    assert!(!deaf.program().localised());
+}

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use flotilla_common::ros::{self as fros, Spinner, Startup};
-use flotilla_common::ros_contract::RosBatch;
+use flotilla_common::ros_contract::{kilobot_sensors_non_finite, RosBatch};
 use flotilla_contract::kilobot::{Kilobot, KilobotCommand};
 use flotilla_firmware::kilobot::{OverheadControlled, SelfAssembly, State};
 use futures::StreamExt;
@@ -138,6 +138,12 @@ impl<'a> Host<'a> {
 
     /// Runs every robot of a sensor batch and publishes their commands in one batch.
     fn answer(&mut self, batch: KilobotSensorsBatch) {
+        // A NaN distance reached the firmware as is (every other controller subscription
+        // drops non-finite messages).
+        if let Some(field) = kilobot_sensors_non_finite(&batch) {
+            self.refuse(&format!("sensor batch dropped: {field} is not finite"));
+            return;
+        }
         let (stamp, readings) = match Kilobot::sensors_from_batch(batch) {
             Ok(b) => b,
             Err(e) => {
