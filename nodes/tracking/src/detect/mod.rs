@@ -964,6 +964,76 @@ mod tests {
         }
     }
 
+    /// Regression: a ball seen at a high resolution (~1.55 px/mm, as in the 2048^2 nuisance
+    /// scene) in dim light at the vignetted edge of the view. The ball is a sphere floating
+    /// with a cap of radius 11.2 mm above the water, the sticker (8 mm) on the cap: an
+    /// orange ring ~5 px wide between the sticker and the water. The sticker stands 29
+    /// levels above the ring but 57 above the water. The refiner's surround, the plateau
+    /// next to the marker (the ring), put the contrast under `min_contrast` and every such
+    /// ball was dropped (`rejected_contrast`: 213 of the 236 missed detections of the
+    /// 2048^2 nuisance scene during its dim episode; before 977d501 the surround was the
+    /// padded box's median, the water, and they were found). A marker standing
+    /// `min_contrast` above its wider surround is a marker, however close to the plateau
+    /// at its edge.
+    #[test]
+    fn a_dim_sticker_on_a_narrow_ball_cap_is_found_at_high_resolution() {
+        let camera = CameraModel::lily_tank_default();
+        let (water, cap, sticker) = (20.0, 48.0, 77.0);
+        let (cap_radius, sticker_radius) = (0.0112, 0.008);
+        // Balls at sub-pixel offsets, on a 60 mm grid.
+        let balls: Vec<(f64, f64)> = (0..16)
+            .map(|k| (-0.09 + 0.06 * f64::from(k % 4) + 0.0013 * f64::from(k), -0.09 + 0.06 * f64::from(k / 4) + 0.0007 * f64::from(k)))
+            .collect();
+        let (w, h) = (camera.width as usize, camera.height as usize);
+        let scale = camera.pixels_per_metre(0.0);
+        let centres: Vec<Point2<f64>> = balls.iter().map(|&(x, y)| camera.world_to_pixel(Point2::new(x, y), 0.0).unwrap()).collect();
+        let level = |u: f64, v: f64| {
+            let r = centres.iter().map(|c| (u - c.x).hypot(v - c.y)).fold(f64::INFINITY, f64::min) / scale;
+            if r < sticker_radius {
+                sticker
+            } else if r < cap_radius {
+                cap
+            } else {
+                water
+            }
+        };
+        // 4 x 4 sub-samples per pixel near a ball, then a 3 x 3 box blur (the optics).
+        let sharp: Vec<f64> = (0..w * h)
+            .map(|i| {
+                let (u, v) = ((i % w) as f64, (i / w) as f64);
+                if centres.iter().all(|c| (u - c.x).hypot(v - c.y) > cap_radius * scale + 2.0) {
+                    return water;
+                }
+                (0..16).map(|s| level(u - 0.375 + 0.25 * f64::from(s % 4), v - 0.375 + 0.25 * f64::from(s / 4))).sum::<f64>() / 16.0
+            })
+            .collect();
+        let pixels: Vec<u8> = (0..w * h)
+            .map(|i| {
+                let (u, v) = (i % w, i / w);
+                let mut sum = 0.0;
+                for (du, dv) in (0..9).map(|k| (k % 3, k / 3)) {
+                    sum += sharp[((v + dv).clamp(1, h) - 1) * w + (u + du).clamp(1, w) - 1];
+                }
+                (sum / 9.0).round() as u8
+            })
+            .collect();
+        let image = ImageView::new(w as u32, h as u32, w as u32, "mono8", &pixels).unwrap();
+        let config = DetectorConfig { marker_height: 0.0, ..DetectorConfig::default() };
+        let mut detector = Detector::new(config).unwrap();
+        let found = detector.detect(&image, &camera).unwrap().to_vec();
+        let at = format!("{:?}", detector.stats());
+        for &(x, y) in &balls {
+            let error = found.iter().map(|d| (d.x - x).hypot(d.y - y)).fold(f64::INFINITY, f64::min);
+            assert!(error < 1e-4, "{at}: ball at ({x:.4}, {y:.4}) missed or off by {error} m");
+        }
+        assert_eq!(found.len(), balls.len(), "{at}");
+        // The sticker (16 mm; its edge graded against the water, the ring adds ~2 mm), not
+        // the whole cap (22.4 mm).
+        for d in &found {
+            assert!((d.diameter - 2.0 * sticker_radius).abs() < 3e-3, "{at}: {d:?} is not the sticker");
+        }
+    }
+
     #[test]
     fn wrong_size_and_bad_config_are_reported() {
         let cam = camera();

@@ -7,7 +7,11 @@
 //! into (the body top it is printed on, or the water), taken within the edge margin plus
 //! one pixel of the blob (see [`plateau_of`]): a body top only a few pixels wider than
 //! the marker (a small frame) must not be mixed with the body's rim and the water beyond
-//! it, or the whole top reads as partial coverage. The centroid of `c` is the centroid of the
+//! it, or the whole top reads as partial coverage. When the marker does not stand
+//! `min_contrast` above that plateau (a dim sticker on a body top), `b` is the median of
+//! the padded box beyond it instead (where the body lies, often the water), and only a
+//! marker under `min_contrast` above both is rejected: the plateau refines the edge of a
+//! marker, it does not make a dim one too faint. The centroid of `c` is the centroid of the
 //! marker to a small fraction of a pixel because antialiased edge pixels carry their
 //! partial coverage. Holes (the heading dot) count as covered, so the disc centre is
 //! not pulled away from the dot; the dot's own centroid is weighted by `f - I`.
@@ -151,10 +155,12 @@ impl Refiner {
         let margin = limits.edge_margin as usize;
         planes.dilate_filled(margin, has_dot);
         self.convert_window(image, win);
-        let (surround, marker) = self.levels_bits(image, win);
-        let contrast = marker - surround;
-        if contrast < limits.min_contrast {
-            return Err(RefineReject::LowContrast);
+        let (mut surround, marker) = self.levels_bits(image, win);
+        if marker - surround < limits.min_contrast {
+            surround = self.wide_surround_bits(image, win);
+            if marker - surround < limits.min_contrast {
+                return Err(RefineReject::LowContrast);
+            }
         }
         let mut moments = Moments::new(surround, marker);
         let planes = &self.planes;
@@ -237,6 +243,22 @@ impl Refiner {
         (plateau_of(&histogram, surround_count), marker)
     }
 
+    /// The wider surround level (see [`Refiner::wide_surround`]) from the bit rows.
+    fn wide_surround_bits(&self, image: &ImageView, win: &Window) -> f64 {
+        let planes = &self.planes;
+        let (mut histogram, mut count) = ([0u32; 256], 0u32);
+        for y in 0..win.height {
+            let gray = self.gray_row(image, win, y);
+            let mut wide = planes.row_mask & !planes.near_ring[y];
+            count += wide.count_ones();
+            while wide != 0 {
+                histogram[usize::from(gray[wide.trailing_zeros() as usize])] += 1;
+                wide &= wide - 1;
+            }
+        }
+        median_of(&histogram, count)
+    }
+
     /// [`Refiner::measure`] on a byte mask (windows wider than [`BIT_ROW_WIDTH`]).
     fn measure_bytes(
         &mut self,
@@ -270,10 +292,12 @@ impl Refiner {
             self.dilate(win, DOT, NEAR_DOT, margin);
         }
         self.convert_window(image, win);
-        let (surround, marker) = self.levels(image, win);
-        let contrast = marker - surround;
-        if contrast < limits.min_contrast {
-            return Err(RefineReject::LowContrast);
+        let (mut surround, marker) = self.levels(image, win);
+        if marker - surround < limits.min_contrast {
+            surround = self.wide_surround(image, win);
+            if marker - surround < limits.min_contrast {
+                return Err(RefineReject::LowContrast);
+            }
         }
         Ok(self.weighted_centroids(image, win, surround, marker, has_dot))
     }
@@ -430,6 +454,26 @@ impl Refiner {
         (surround, marker)
     }
 
+    /// The wider surround level: the median of the window's pixels beyond the edge margin
+    /// plus one of the filled marker (the box padded by two more pixels). Used when the
+    /// marker does not stand `min_contrast` above the plateau next to it: that plateau is
+    /// then too close to the marker to grade its edge (a dim sticker on a body top seen
+    /// at a high resolution, the top only a few pixels wide), and the marker is measured
+    /// against, and gated by, where its body lies, as before the plateau.
+    fn wide_surround(&self, image: &ImageView, win: &Window) -> f64 {
+        let (mut histogram, mut count) = ([0u32; 256], 0u32);
+        for y in 0..win.height {
+            let gray = self.gray_row(image, win, y);
+            for (x, &level) in gray.iter().enumerate() {
+                if self.mask[y * win.width + x] & NEAR_RING == 0 {
+                    histogram[usize::from(level)] += 1;
+                    count += 1;
+                }
+            }
+        }
+        median_of(&histogram, count)
+    }
+
     fn weighted_centroids(&self, image: &ImageView, win: &Window, surround: f64, marker: f64, has_dot: bool) -> BlobMeasure {
         let w = win.width;
         let mut moments = Moments::new(surround, marker);
@@ -444,6 +488,20 @@ impl Refiner {
         }
         moments.finish(win, has_dot)
     }
+}
+
+/// The level of rank `count / 2` in `histogram` (0 when empty).
+fn median_of(histogram: &[u32; 256], count: u32) -> f64 {
+    if count == 0 {
+        return 0.0;
+    }
+    let mid = count / 2;
+    let mut below = 0;
+    let rank = histogram.iter().position(|&c| {
+        below += c;
+        below > mid
+    });
+    rank.map_or(0.0, |level| level as f64)
 }
 
 /// The level of the largest plateau among the `count` pixels counted in `histogram`
