@@ -224,3 +224,51 @@ async fn pause_stops_sim_time_and_resume_runs_it_on() {
     let (status, output) = launch.interrupt(Duration::from_secs(20)).unwrap();
     assert_eq!(status.code(), Some(0), "{output}");
 }
+
+/// Regression: a `/<robot>/layout` whose thruster sits on a face beyond the robot's faces
+/// (face 9 of 4) panicked the centralised controller at its first reading (index out of
+/// bounds), poisoning the controller host: every robot stopped and the summary said `0
+/// robots controlled`. The layout is refused with the reason, the robot listed as
+/// refused, and the node keeps serving and exits 0 on Ctrl-C.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_layout_that_does_not_fit_its_faces_is_refused_not_a_panic() {
+    use r2r::flotilla_msgs::msg::{MhpThruster, ModuleState};
+    let mut probe = RosProbe::new("probe_mhp_bad_layout").unwrap();
+    let latched = r2r::QosProfile::default().transient_local().keep_last(1);
+    let layout = probe.with_node(|n| n.create_publisher::<MhpLayout>("/mhp_0/layout", latched)).unwrap();
+    let states = probe.with_node(|n| n.create_publisher::<TankState>("/tank/state", r2r::QosProfile::default())).unwrap();
+    let sensors = probe.with_node(|n| n.create_publisher::<MhpSensors>("/mhp_0/sensors", r2r::QosProfile::default())).unwrap();
+    probe.spin();
+    let mut thruster = MhpThruster { face: 9, force: 1.0, ..Default::default() };
+    thruster.direction.x = 1.0;
+    layout.publish(&MhpLayout { faces_per_module: 4, faces: 4, thrusters: vec![thruster], ..Default::default() }).unwrap();
+    let mut cmd = std::process::Command::new(flotilla_e2e::bin("robot_controller"));
+    cmd.args(["--ros-args", "-p", "kind:=mhp_square", "-p", "mhp_controller:=centralised"]);
+    let controller = Launch::spawn(cmd, &probe.domain).unwrap();
+    let state = TankState {
+        modules: vec![ModuleState { id: 0, name: "mhp_0".into(), kind: "mhp_square".into(), ..Default::default() }],
+        ..Default::default()
+    };
+    // A reading that would fire the thruster (target ahead along +x).
+    let mut reading = MhpSensors { connected: vec![false; 4], target_seen: vec![false; 4], has_navigation: true, ..Default::default() };
+    reading.target.x = 1.0;
+    reading.orientation.w = 1.0;
+    reading.header.stamp.sec = 1;
+    let refused = |out: &str| out.contains("thruster layout is refused: thruster 0: face 9 is not one of the 4 faces");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !refused(&controller.output()) && Instant::now() < deadline {
+        states.publish(&state).unwrap();
+        sensors.publish(&reading).unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(refused(&controller.output()), "{}", controller.output());
+    // Readings go on arriving; the node stays up.
+    for _ in 0..5 {
+        sensors.publish(&reading).unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, output) = tokio::task::block_in_place(|| controller.interrupt(Duration::from_secs(10))).unwrap();
+    assert!(status.success(), "exit {status:?}:\n{output}");
+    assert!(!output.contains("panicked"), "{output}");
+    assert!(output.contains("refused: mhp_0"), "{output}");
+}

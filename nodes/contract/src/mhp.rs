@@ -94,6 +94,41 @@ pub struct MhpLayout {
     pub thrusters: Vec<MhpThruster>,
 }
 
+/// Most faces a layout may have: six per module of a robot of 2^24 modules (the largest
+/// robot the experiments build).
+pub const MAX_LAYOUT_FACES: usize = 6 << 24;
+
+impl MhpLayout {
+    /// Checks the layout against the arrays it indexes (a layout comes over ROS on
+    /// `/<robot>/layout` from whatever publishes there): 4 or 6 faces per module, a
+    /// positive whole number of modules' faces up to [`MAX_LAYOUT_FACES`], and every
+    /// thruster on one of them with a finite position and direction and a finite force
+    /// >= 0. The message names the first problem.
+    pub fn validate(&self) -> Result<(), String> {
+        if !matches!(self.faces_per_module, 4 | 6) {
+            return Err(format!("faces_per_module must be 4 (squares) or 6 (cubes), got {}", self.faces_per_module));
+        }
+        if self.faces == 0 || self.faces % self.faces_per_module != 0 || self.faces > MAX_LAYOUT_FACES {
+            return Err(format!(
+                "faces must be a positive multiple of faces_per_module = {} up to {MAX_LAYOUT_FACES}, got {}",
+                self.faces_per_module, self.faces
+            ));
+        }
+        for (i, t) in self.thrusters.iter().enumerate() {
+            if t.face >= self.faces {
+                return Err(format!("thruster {i}: face {} is not one of the {} faces", t.face, self.faces));
+            }
+            if !t.position.iter().chain(&t.direction).all(|v| v.is_finite()) {
+                return Err(format!("thruster {i}: position {:?} and direction {:?} must be finite", t.position, t.direction));
+            }
+            if !(t.force >= 0.0 && t.force.is_finite()) {
+                return Err(format!("thruster {i}: force must be a finite number of N >= 0, got {}", t.force));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What an MHP robot's controller asks of its pumps.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MhpCommand {

@@ -96,6 +96,10 @@ pub enum BuildError {
         /// The controller's name.
         controller: &'static str,
     },
+    /// A layout that does not fit its own arrays (a thruster on a face beyond them, an odd
+    /// number of faces per module: the controllers indexed past their arrays and panicked).
+    #[error("the robot's thruster layout is refused: {0}")]
+    Layout(String),
 }
 
 /// Systems whose firmware [`build`] makes.
@@ -109,7 +113,11 @@ pub fn build(system: System, id: u32, params: &FirmwareParams) -> Result<Box<dyn
             Ok(erase::<Lily>(LilyFirmware::new(rules, id, params.seed)))
         }
         System::Mhp => {
-            let layout = || params.mhp_layouts.get(&id).ok_or(BuildError::MissingLayout { controller: params.mhp.name() });
+            let layout = || {
+                let layout = params.mhp_layouts.get(&id).ok_or(BuildError::MissingLayout { controller: params.mhp.name() })?;
+                layout.validate().map_err(BuildError::Layout)?;
+                Ok::<_, BuildError>(layout)
+            };
             match params.mhp {
                 MhpController::Decentralised => Ok(erase::<Mhp>(MhpReactive)),
                 MhpController::Prototype => Ok(erase::<Mhp>(MhpPrototypeReactive { faces_per_module: layout()?.faces_per_module })),
@@ -166,7 +174,29 @@ mod tests {
                 MhpThruster { face, position: n.map(|v| 0.04 * v), direction: n.map(|v| -v), force: 0.01 }
             })
             .collect();
-        params.mhp_layouts.insert(3, Arc::new(MhpLayout { faces_per_module: 4, faces: 4, thrusters }));
+        let good = MhpLayout { faces_per_module: 4, faces: 4, thrusters };
+        // Regression: layouts from /<robot>/layout that do not fit their arrays panicked the
+        // controllers (a thruster on face 9 of 4: index out of bounds; 5 faces per module:
+        // the prototype's opposite face 5 of a 5-face module); now refused with the reason.
+        for controller in ["centralised", "prototype"] {
+            params.mhp = MhpController::parse(controller).unwrap();
+            for (edit, says) in [
+                (&(|l: &mut MhpLayout| l.thrusters[0].face = 9) as &dyn Fn(&mut MhpLayout), "face 9 is not one of the 4 faces"),
+                (&|l: &mut MhpLayout| l.faces_per_module = 5, "faces_per_module must be 4 (squares) or 6 (cubes), got 5"),
+                (&|l: &mut MhpLayout| l.faces = 6, "positive multiple of faces_per_module = 4"),
+                (&|l: &mut MhpLayout| l.faces = u32::MAX as usize - 3, "positive multiple"),
+                (&|l: &mut MhpLayout| l.thrusters[1].direction[0] = f64::NAN, "thruster 1: position"),
+                (&|l: &mut MhpLayout| l.thrusters[2].force = -1.0, "thruster 2: force"),
+            ] {
+                let mut bad = good.clone();
+                edit(&mut bad);
+                params.mhp_layouts.insert(3, Arc::new(bad));
+                let err = build(System::Mhp, 3, &params).err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(err.contains("thruster layout is refused") && err.contains(says), "{controller}: {err}");
+            }
+        }
+        params.mhp = MhpController::parse("centralised").unwrap();
+        params.mhp_layouts.insert(3, Arc::new(good));
         assert!(build(System::Mhp, 3, &params).is_ok());
         params.mhp = MhpController::Prototype;
         let mut fw = build(System::Mhp, 3, &params).unwrap();
