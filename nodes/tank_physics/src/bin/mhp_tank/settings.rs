@@ -119,7 +119,11 @@ pub const PARAMS: NodeParams = NodeParams { groups: &[OWN_PARAMS, RUN_PARAMS], e
 const OWN_PARAMS: &[P] = &[
     P::integer("seed", 0, "Run seed: the robot's start (yaw, lateral offset) is drawn from (seed, robot.trial)").int_range(0, i64::MAX),
     P::string("robot.name", "mhp_0", "The robot's name: namespace of /<name>/sensors, /<name>/cmd, /<name>/layout and TF prefix"),
-    P::string("robot.configuration", "4T", "The robot's configuration: one of 1, 2, 3I, 3L, 4I, 4O, 4T, 4S, 4L"),
+    P::string(
+        "robot.configuration",
+        "4T",
+        "The robot's configuration: one of 1, 2, 3I, 3L, 4I, 4O, 4T, 4S, 4L, or file:PATH (a robot file of square modules, docs/mhp.md)",
+    ),
     P::integer("robot.trial", 0, "Trial index: the start as trial <trial> of `flotilla experiment mhp prototype --seed <seed>`")
         .int_range(0, u32::MAX as i64),
     P::boolean(

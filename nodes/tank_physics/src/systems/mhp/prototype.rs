@@ -34,6 +34,10 @@ pub const CONTROL_PERIOD: f64 = 0.05;
 /// are not the prototype's and are refused.
 pub fn configuration(name: &str) -> Result<Morphology, ConfigurationError> {
     if let Some(path) = name.strip_prefix("file:") {
+        // `file:` alone used to be reported as `: No such file or directory`.
+        if path.trim().is_empty() {
+            return Err(ConfigurationError::Unknown { name: name.to_owned() });
+        }
         let file = super::file::load(std::path::Path::new(path))?;
         if file.module_side.is_some() || file.thrust.is_some() || file.faults != MhpFaults::default() {
             return Err(ConfigurationError::FileSettings { path: path.to_owned() });
@@ -515,6 +519,8 @@ mod tests {
         assert_eq!(configuration("4T").unwrap().len(), 4);
         let e = configuration("5X").unwrap_err().to_string();
         assert!(e.contains("`5X`") && e.contains("4T"), "{e}");
+        let e = configuration("file:").unwrap_err().to_string();
+        assert!(e.contains("unknown configuration `file:`") && e.contains("file:PATH"), "{e}");
         assert!(PrototypeTank::default().validate().is_ok());
         let bad = PrototypeTank { torch: Vector3::new(0.2, 0.0, 0.0), ..PrototypeTank::default() };
         assert_eq!(bad.validate().unwrap_err().name, "torch");
