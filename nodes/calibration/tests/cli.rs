@@ -129,7 +129,15 @@ fn redirected_runs_print_progress_lines() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let e = stderr(&out);
-    assert!(e.contains("calibrating: 1/2 iterations") && e.contains("calibrating: 2/2 iterations"), "{e}");
+    // Two iterations, then the default 3 final re-evaluation passes, each a step.
+    for line in [
+        "calibrating: 1/5 iterations",
+        "calibrating: 2/5 iterations",
+        "calibrating: 3/5 re-evaluating the personal bests, pass 1 of 3",
+        "calibrating: 5/5 re-evaluating the personal bests, pass 3 of 3",
+    ] {
+        assert!(e.contains(line), "{line}: {e}");
+    }
 }
 
 /// Issue 21 item 3: `flow-field --cells 1000000` aborted on a 24 TB allocation; a flow
