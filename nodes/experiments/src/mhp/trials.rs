@@ -210,6 +210,13 @@ mod tests {
         assert!(dir.path().join("trials.png").exists() && dir.path().join("trials.csv").exists());
     }
 
+    /// `--name value` alone is refused as a usage error naming `name` and saying `says`.
+    fn assert_usage_error(name: &str, value: &str, says: &str) {
+        let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
+        let e = Trials.run(&options, &Progress::hidden()).err().unwrap();
+        assert!(e.is_usage() && e.to_string().contains(name) && e.to_string().contains(says), "{e}");
+    }
+
     #[test]
     fn bad_options_are_usage_errors() {
         for (name, value, says) in [
@@ -219,9 +226,7 @@ mod tests {
             ("robot", "cube:2,cube:3", "give one value"),
             ("controller", "pid", "expected decentralised"),
         ] {
-            let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
-            let e = Trials.run(&options, &Progress::hidden()).err().unwrap();
-            assert!(e.is_usage() && e.to_string().contains(name) && e.to_string().contains(says), "{e}");
+            assert_usage_error(name, value, says);
         }
     }
 
@@ -233,9 +238,7 @@ mod tests {
             ("distance-cm", "1e-9", "option --radius-cm: 6 cm is not less than --distance-cm 1e-9 cm"),
             ("control-period", "1e-9", "option --control-period: 1e-9 s is shorter than the integration step"),
         ] {
-            let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
-            let e = Trials.run(&options, &Progress::hidden()).err().unwrap();
-            assert!(e.is_usage() && e.to_string().contains(name) && e.to_string().contains(says), "{e}");
+            assert_usage_error(name, value, says);
         }
     }
 
@@ -250,9 +253,7 @@ mod tests {
             ("module-density", "1e-300", "option --module-density: 1e-300 kg/m^3 is below 1 kg/m^3"),
             ("drag-coefficient", "1e300", "option --drag-coefficient: 1e300 is above the most this takes, 10"),
         ] {
-            let options = Options::parse(OPTIONS, &pairs(&[(name, value)])).unwrap();
-            let e = Trials.run(&options, &Progress::hidden()).err().unwrap();
-            assert!(e.is_usage() && e.to_string().contains(name) && e.to_string().contains(says), "{e}");
+            assert_usage_error(name, value, says);
         }
     }
 }
