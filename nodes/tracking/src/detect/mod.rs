@@ -804,6 +804,22 @@ fn place(c: &DetectorConfig, camera: &CameraModel, centre: Point2<f64>, area: f6
     })
 }
 
+/// Test scenes: a `w` x `h` image of grey levels through a 3 x 3 box blur (the optics;
+/// edges repeat), rounded to mono8.
+#[cfg(test)]
+fn box_blurred(sharp: &[f64], w: usize, h: usize) -> Vec<u8> {
+    (0..w * h)
+        .map(|i| {
+            let (u, v) = (i % w, i / w);
+            let mut sum = 0.0;
+            for (du, dv) in (0..9).map(|k| (k % 3, k / 3)) {
+                sum += sharp[((v + dv).clamp(1, h) - 1) * w + (u + du).clamp(1, w) - 1];
+            }
+            (sum / 9.0).round() as u8
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1007,16 +1023,7 @@ mod tests {
                 (0..16).map(|s| level(u - 0.375 + 0.25 * f64::from(s % 4), v - 0.375 + 0.25 * f64::from(s / 4))).sum::<f64>() / 16.0
             })
             .collect();
-        let pixels: Vec<u8> = (0..w * h)
-            .map(|i| {
-                let (u, v) = (i % w, i / w);
-                let mut sum = 0.0;
-                for (du, dv) in (0..9).map(|k| (k % 3, k / 3)) {
-                    sum += sharp[((v + dv).clamp(1, h) - 1) * w + (u + du).clamp(1, w) - 1];
-                }
-                (sum / 9.0).round() as u8
-            })
-            .collect();
+        let pixels = box_blurred(&sharp, w, h);
         let image = ImageView::new(w as u32, h as u32, w as u32, "mono8", &pixels).unwrap();
         let config = DetectorConfig { marker_height: 0.0, ..DetectorConfig::default() };
         let mut detector = Detector::new(config).unwrap();

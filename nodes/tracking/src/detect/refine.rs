@@ -966,16 +966,7 @@ mod tests {
                         / 64.0
                 })
                 .collect();
-            let pixels: Vec<u8> = (0..size * size)
-                .map(|i| {
-                    let (u, v) = (i % size, i / size);
-                    let mut sum = 0.0;
-                    for (du, dv) in (0..9).map(|k| (k % 3, k / 3)) {
-                        sum += sharp[((v + dv).clamp(1, size) - 1) * size + (u + du).clamp(1, size) - 1];
-                    }
-                    (sum / 9.0).round() as u8
-                })
-                .collect();
+            let pixels = crate::detect::box_blurred(&sharp, size, size);
             let image = ImageView::new(size as u32, size as u32, size as u32, "mono8", &pixels).unwrap();
             let mut components = Components::default();
             components.label(&image, &TileThresholds::uniform(size as u32, size as u32, 192), &[]);
