@@ -5,6 +5,7 @@
 pub mod lift;
 pub mod motion;
 pub mod shift;
+pub mod unfold;
 pub mod vertical;
 
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};

@@ -177,6 +177,20 @@ pub enum Motion {
         /// The head in C's tunnel (the other one holds A).
         lead: Head,
     },
+    /// Leaves the U that [`Motion::LiftOnto`] ends in, A staying where the lift set it: the
+    /// rear head lets go of A (both heads gripped at the lift's end) for [`SETTLE_TIME`],
+    /// then [`LEAVE_U_PATH`] with the front head gripping in B's tunnel as the base and the
+    /// rear one loose: the rear head is lowered off A's tunnel, drawn back out of A's mouth,
+    /// and the mole comes down until it lies straight along B's tunnel, every joint at zero,
+    /// its rear half standing out of B's mouth over the cell A left at the tunnel's height
+    /// (the front head still [`LIFT_ONTO_FRONT_GRIP`] from B's centre). Starts where the lift
+    /// onto ends (A screwed to B or not: the path does not touch it). With `lead`
+    /// [`Head::Rear`] mirrored ([`Head::row`], [`Head::grip`]): it starts where the mirrored
+    /// lift onto ends, the rear head gripping in B and the front one leaving A.
+    LeaveU {
+        /// The head in B's tunnel, which led the lift (the other one leaves A).
+        lead: Head,
+    },
 }
 
 /// Which head leads a block motion. The stored paths ([`SHIFT_REACH_PATH`], ...) are
@@ -371,6 +385,28 @@ pub const PUT_DOWN_PATH: [[f64; 6]; 6] = [
     [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
 ];
 
+/// [`Motion::LeaveU`]'s path: joint targets, one phase per row, as [`LIFT_ONTO_PATH`].
+/// The first row is where the lift ends (the mole in the U, the rear head in A's mouth);
+/// then the release (`prismatic_1` and `prismatic_2` closed 1 mm each: the rear head 2 mm
+/// off A's tunnel), the withdrawal (`prismatic_3` to zero, `prismatic_0` to its travel's
+/// end), and the searched way down to the mole straight along B's tunnel, every joint at
+/// zero. The first three rows are hand-made (`molemod::unfold::release`), the rest found by
+/// `molemod::unfold::search` (RRT-connect, seed 1, torque limit 0.245 N m, every phase
+/// checked both ways: `cargo run --release -p flotilla_firmware --example
+/// molemod_leave_u_search`), rounded to 10 um and 0.1 mrad. Run backwards it enters the U
+/// from the straight mole. The unit test `the_leave_u_path_clears_everything_both_ways`
+/// checks the rounded table.
+pub const LEAVE_U_PATH: [[f64; 6]; 8] = [
+    LIFT_ONTO_PATH[5],
+    [0.02729, -UPRIGHT, 0.02596, 0.02596, UPRIGHT, 0.02750],
+    [0.03, -UPRIGHT, 0.02596, 0.02596, UPRIGHT, 0.0],
+    [0.02438, -1.3959, 0.01859, 0.01958, 1.4298, 0.00771],
+    [0.0235, -1.2949, 0.01797, 0.0175, 1.4283, 0.01007],
+    [0.0233, -1.1587, 0.01847, 0.0167, 1.3754, 0.00973],
+    [0.0012, -0.0944, 0.00227, 0.00184, -0.0045, 0.0015],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+];
+
 /// The joints [`LIFT_ONTO_PATH`]'s columns drive.
 pub const LIFT_ONTO_JOINTS: [&str; 6] = super::lift::LIFT_JOINT_NAMES;
 
@@ -392,6 +428,8 @@ impl Motion {
             Motion::Shift { lead: Head::Rear } => "shift, rear head leading",
             Motion::PutDown { lead: Head::Front } => "put down",
             Motion::PutDown { lead: Head::Rear } => "put down, rear head leading",
+            Motion::LeaveU { lead: Head::Front } => "leave the U",
+            Motion::LeaveU { lead: Head::Rear } => "leave the U, rear head leading",
         }
     }
 }
@@ -757,6 +795,16 @@ impl MoleMotions {
                 let half = 0.5 * LIFT_ONTO_PART;
                 phases.push(phase("draw out", vec![(push, half), (push_rear, half)], lead.grip([false, true])));
                 phases.push(phase("close", vec![(push, 0.0), (push_rear, 0.0)], [true, true]));
+                Ok(phases)
+            }
+            Motion::LeaveU { lead } => {
+                let index = self.path_joints(&motion, &LEAVE_U_PATH, lead)?;
+                // The holding head lets go of A; the leading one in B stays the base.
+                let holds = lead.grip([true, false]);
+                let mut phases = vec![Phase { dwell: SETTLE_TIME, ..phase("let go", vec![], holds) }];
+                phases.extend(
+                    LEAVE_U_PATH[1..].iter().map(|r| phase("leave the U", index.iter().copied().zip(lead.row(r)).collect(), holds)),
+                );
                 Ok(phases)
             }
         }
@@ -1237,6 +1285,35 @@ mod tests {
         // The draw out: the rear head slides deeper into C, the front one holds A.
         assert_eq!(rear[rear.len() - 2].0, "draw out");
         assert_eq!(rear[rear.len() - 2].2, [true, false]);
+    }
+
+    #[test]
+    fn leaving_the_u_lets_the_holding_head_go_then_runs_its_table_on_the_leading_head() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::LeaveU { lead: Head::Front }).expect("valid");
+        let queued = targets(&fw);
+        assert_eq!(queued.len(), 1 + LEAVE_U_PATH.len() - 1);
+        assert_eq!(queued[0], ("let go", vec![], [true, false]));
+        assert_eq!(fw.queue[0].dwell, SETTLE_TIME);
+        // The path starts where the lift ends and ends with the mole straight.
+        assert_eq!(LEAVE_U_PATH[0], LIFT_ONTO_PATH[LIFT_ONTO_PATH.len() - 1]);
+        assert_eq!(LEAVE_U_PATH[LEAVE_U_PATH.len() - 1], [0.0; 6]);
+        for (phase, row) in queued[1..].iter().zip(&LEAVE_U_PATH[1..]) {
+            let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
+            assert_eq!(phase, &("leave the U", expect, [true, false]));
+        }
+        // Mirrored: the rear head stays in B, the front one lets go of A.
+        let rear = assert_drives_the_other_half(|lead| Motion::LeaveU { lead });
+        assert_eq!(rear[0], ("let go", vec![], [false, true]));
+        assert!(rear.iter().all(|q| q.2 == [false, true]));
+        assert_eq!(Motion::LeaveU { lead: Head::Rear }.name(), "leave the U, rear head leading");
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::LeaveU { lead: Head::Front }).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "leave the U", joint: "universal_1_axis2" }
+        );
     }
 
     #[test]
