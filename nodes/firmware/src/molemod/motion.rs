@@ -191,6 +191,17 @@ pub enum Motion {
         /// The head in B's tunnel, which led the lift (the other one leaves A).
         lead: Head,
     },
+    /// [`Motion::LeaveU`] backwards: from the mole straight along B's tunnel, every joint at
+    /// zero, the front head gripping [`LIFT_ONTO_FRONT_GRIP`] from B's centre and A upside
+    /// down on B where the lift onto sets it, [`LEAVE_U_PATH`] from its last row to its first
+    /// (the front head gripping, the rear one loose; every phase of the table was checked in
+    /// this direction too) brings the rear head into A's mouth and against its tunnel where
+    /// the lift left it; then both heads grip. Ends where [`Motion::LiftOnto`] ends, so
+    /// [`Motion::PutDown`] can follow. With `lead` [`Head::Rear`] mirrored.
+    EnterU {
+        /// The head in B's tunnel (the other one goes into A).
+        lead: Head,
+    },
 }
 
 /// Which head leads a block motion. The stored paths ([`SHIFT_REACH_PATH`], ...) are
@@ -430,6 +441,8 @@ impl Motion {
             Motion::PutDown { lead: Head::Rear } => "put down, rear head leading",
             Motion::LeaveU { lead: Head::Front } => "leave the U",
             Motion::LeaveU { lead: Head::Rear } => "leave the U, rear head leading",
+            Motion::EnterU { lead: Head::Front } => "enter the U",
+            Motion::EnterU { lead: Head::Rear } => "enter the U, rear head leading",
         }
     }
 }
@@ -805,6 +818,17 @@ impl MoleMotions {
                 phases.extend(
                     LEAVE_U_PATH[1..].iter().map(|r| phase("leave the U", index.iter().copied().zip(lead.row(r)).collect(), holds)),
                 );
+                Ok(phases)
+            }
+            Motion::EnterU { lead } => {
+                let index = self.path_joints(&motion, &LEAVE_U_PATH, lead)?;
+                let holds = lead.grip([true, false]);
+                let mut phases: Vec<Phase> = LEAVE_U_PATH[..LEAVE_U_PATH.len() - 1]
+                    .iter()
+                    .rev()
+                    .map(|r| phase("enter the U", index.iter().copied().zip(lead.row(r)).collect(), holds))
+                    .collect();
+                phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
             }
         }
@@ -1314,6 +1338,28 @@ mod tests {
             no_rear_pitch.push(Motion::LeaveU { lead: Head::Front }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "leave the U", joint: "universal_1_axis2" }
         );
+    }
+
+    #[test]
+    fn entering_the_u_runs_the_leave_u_table_backwards_then_grips_with_both_heads() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::EnterU { lead: Head::Front }).expect("valid");
+        let queued = targets(&fw);
+        assert_eq!(queued.len(), LEAVE_U_PATH.len() - 1 + 1);
+        let n = LEAVE_U_PATH.len();
+        for (k, phase) in queued[..n - 1].iter().enumerate() {
+            let row = LEAVE_U_PATH[n - 2 - k];
+            let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
+            assert_eq!(phase, &("enter the U", expect, [true, false]));
+        }
+        // It ends where the lift onto ends, both heads gripping.
+        assert_eq!(queued[n - 2].1.iter().map(|t| t.1).collect::<Vec<_>>(), LIFT_ONTO_PATH[LIFT_ONTO_PATH.len() - 1]);
+        assert_eq!(queued[n - 1], ("grip", vec![], [true, true]));
+        let rear = assert_drives_the_other_half(|lead| Motion::EnterU { lead });
+        assert_eq!(rear[0].2, [false, true]);
+        assert_eq!(Motion::EnterU { lead: Head::Rear }.name(), "enter the U, rear head leading");
     }
 
     #[test]
