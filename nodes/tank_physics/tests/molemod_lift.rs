@@ -375,3 +375,152 @@ fn a_lift_onto_the_neighbour_behind_and_the_put_down_with_the_rear_head_leading(
     assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
     assert_put_back(&run.world, &Cell::planar(3, 0), &[Cell::planar(2, 0), Cell::planar(1, 0)], "mirrored put down");
 }
+
+/// Where the mole's three main cubes are: (x, z) of each centre, m, and its x axis' pitch,
+/// rad, for the front head, the body and the rear head.
+fn mole_cubes(run: &Run) -> [(f64, f64, f64); 3] {
+    ["head_front", "base_link", "head_rear"].map(|link| {
+        let p = run.world.link_pose(link).expect("link");
+        (p.translation.x, p.translation.z, pitch(&p))
+    })
+}
+
+/// Task 1's lift onto the neighbour from the nominal start ([`lift_onto_from`], 512 solver
+/// passes), A screwed to B as the executor screws it after a lift, then `Motion::LeaveU` at
+/// the same passes. Checks that A, B and the block beyond stay where they are (within 0.1
+/// mm and 1 mrad, read at every step) and that the mole ends straight (every main cube's x
+/// axis within 5 mrad of level) at the tunnel's height (every cube's centre within 2 mm of
+/// 45 mm), the front head still clamped in B. Returns the run and the three cubes.
+fn lift_then_leave_the_u() -> (Run, [(f64, f64, f64); 3]) {
+    let (lifted, mut run) = lift_onto_from(0.0, Head::Front);
+    assert_lifted(&lifted, "nominal start");
+    let (own, next, third) = (Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0));
+    run.world.screw(&own, &next).expect("A lies on B");
+    let cells = [own, next, third];
+    let before = cells.map(|c| run.block(&c));
+    let (t0, wall, done0) = (run.world.time(), std::time::Instant::now(), run.firmware.finished().len());
+    run.firmware.push(Motion::LeaveU { lead: Head::Front }).expect("valid");
+    // The blocks' largest displacement (m) and turn (rad) from where they were, every step.
+    let (mut moved, mut turned) = ([0.0f64; 3], [0.0f64; 3]);
+    while !run.firmware.idle() {
+        let reading = run.world.sensors();
+        let command = run.firmware.step(reading.stamp, &reading);
+        run.world.step("mole", &command).expect("fits");
+        for (k, c) in cells.iter().enumerate() {
+            let now = run.block(c);
+            moved[k] = moved[k].max((now.translation.vector - before[k].translation.vector).norm());
+            turned[k] = turned[k].max(now.rotation.angle_to(&before[k].rotation));
+        }
+        assert!(run.world.time() - t0 < 60.0, "not done after 60 s: {}", run.firmware.status());
+    }
+    let cubes = mole_cubes(&run);
+    eprintln!(
+        "leave the U: {} after {:.2} s sim, {:.1} s wall; A, B, C moved at most {:.4?} mm, turned at most {:.3?} mrad; \
+         front head, body, rear head at (x, z) {:.2?} mm, pitch {:.2?} mrad; front head clamped {}; load average {}",
+        run.firmware.status(),
+        run.world.time() - t0,
+        wall.elapsed().as_secs_f64(),
+        moved.map(|m| m * 1e3),
+        turned.map(|t| t * 1e3),
+        cubes.map(|(x, z, _)| (x * 1e3, z * 1e3)),
+        cubes.map(|(_, _, p)| p * 1e3),
+        run.world.head_clamped(0),
+        load_average()
+    );
+    for r in &run.firmware.finished()[done0..] {
+        eprintln!("  {} {:.2}-{:.2}", r.phase, r.started - t0, r.ended - t0);
+    }
+    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+    assert!(moved.iter().all(|&m| m < 1e-4) && turned.iter().all(|&t| t < 1e-3), "blocks moved {moved:?} m, turned {turned:?} rad");
+    let b = run.block(&next).translation.x;
+    assert!(cubes.iter().all(|&(_, z, p)| (z - 0.045).abs() < 2e-3 && p.abs() < 5e-3), "{cubes:?}");
+    assert!((cubes[0].0 - b).abs() < 0.05 && run.world.head_clamped(0), "the front head left B: {cubes:?}");
+    (run, cubes)
+}
+
+/// The machine's load average (`/proc/loadavg`), for the wall times printed.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_owned()
+}
+
+/// Leaving the U ([`lift_then_leave_the_u`]), then one crawl forward (2 x 18.5 mm) tried from
+/// the straight mole, whose rear half stands out of B's mouth over the empty cell: what each
+/// phase did is printed, not asserted (docs/molemod_execution.md, "Leaving the U": the
+/// crawl's expansion lets go of the only hold).
+#[test]
+fn leaving_the_u_after_the_lift_onto_the_neighbour_leaves_the_blocks_where_they_are() {
+    let (mut run, cubes) = lift_then_leave_the_u();
+    let (t1, wall, done0) = (run.world.time(), std::time::Instant::now(), run.firmware.finished().len());
+    run.firmware.push(Motion::Crawl { step: 0.0185, iterations: 2, backward: false }).expect("valid");
+    let mut done = done0;
+    while !run.firmware.idle() {
+        let finished =
+            run.world.drive("mole", &mut run.firmware, 30.0, |fw| fw.finished().len() > done || fw.idle(), |_| {}).expect("fits");
+        done = run.firmware.finished().len();
+        let now = mole_cubes(&run);
+        eprintln!(
+            "  crawl t {:6.2} s: {} ({}); front head, body, rear head at (x, z) {:.2?} mm, pitch {:.1?} mrad; front clamped {}",
+            run.world.time() - t1,
+            run.firmware.finished().last().map_or("", |r| r.phase),
+            if finished { "phase ended" } else { "30 s, no phase ended" },
+            now.map(|(x, z, _)| (x * 1e3, z * 1e3)),
+            now.map(|(_, _, p)| p * 1e3),
+            run.world.head_clamped(0)
+        );
+        if !finished {
+            break;
+        }
+    }
+    let after = mole_cubes(&run);
+    eprintln!(
+        "then a crawl forward (2 x 18.5 mm): {} after {:.2} s sim, {:.1} s wall; front head, body, rear head moved {:.2?} mm along x, \
+         now at z {:.2?} mm; B and C {:.4?} mm from their cells; load average {}",
+        run.firmware.status(),
+        run.world.time() - t1,
+        wall.elapsed().as_secs_f64(),
+        [0, 1, 2].map(|k| (after[k].0 - cubes[k].0) * 1e3),
+        after.map(|(_, z, _)| z * 1e3),
+        [Cell::planar(1, 0), Cell::planar(2, 0)].map(|c| run.world.block_error(&c, &c).expect("block") * 1e3),
+        load_average()
+    );
+}
+
+/// Leaving the U ([`lift_then_leave_the_u`]), then the way back in (`Motion::EnterU`, the
+/// same table backwards) at the same passes: the rear head back in A's mouth, both heads
+/// gripping, A unscrewed again, and the put down (`Motion::PutDown`) sets A back into the
+/// cell it came from, as after the lift alone (`molemod_put_down`).
+#[test]
+fn entering_the_u_again_lets_the_put_down_follow() {
+    let (mut run, _) = lift_then_leave_the_u();
+    let (own, next) = (Cell::planar(0, 0), Cell::planar(1, 0));
+    let a0 = run.block(&own);
+    let (t0, wall) = (run.world.time(), std::time::Instant::now());
+    run.motion(Motion::EnterU { lead: Head::Front });
+    let a = run.block(&own);
+    let grip = a.inverse_transform_point(&Point3::from(run.world.link_pose("head_rear").expect("link").translation.vector));
+    eprintln!(
+        "enter the U: {} after {:.2} s sim, {:.1} s wall; A moved {:.4} mm; rear head clamped {}, at ({:.2}, {:.2}, {:.2}) mm in A's frame",
+        run.firmware.status(),
+        run.world.time() - t0,
+        wall.elapsed().as_secs_f64(),
+        (a.translation.vector - a0.translation.vector).norm() * 1e3,
+        run.world.head_clamped(1),
+        grip.x * 1e3,
+        grip.y * 1e3,
+        grip.z * 1e3
+    );
+    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+    assert!(run.world.head_clamped(1), "the rear head does not hold A");
+    run.world.unscrew(&own, &next).expect("screwed after the lift");
+    let (t1, wall) = (run.world.time(), std::time::Instant::now());
+    run.motion(Motion::PutDown { lead: Head::Front });
+    eprintln!(
+        "put down: {} after {:.2} s sim, {:.1} s wall; load average {}",
+        run.firmware.status(),
+        run.world.time() - t1,
+        wall.elapsed().as_secs_f64(),
+        load_average()
+    );
+    assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
+    assert_put_back(&run.world, &own, &[next, Cell::planar(2, 0)], "put down after leaving and entering the U");
+}
