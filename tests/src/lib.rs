@@ -1,8 +1,10 @@
 //! End-to-end harness: runs launch files through the `flotilla` launcher in a ROS domain
 //! of the test's own, talks to the nodes through r2r, stops them with SIGINT.
 //!
-//! Each test must run in its own process (nextest does this) because r2r's context is
-//! process-global and fixes the domain at creation: call [`RosProbe::new`] once per test.
+//! r2r's context is process-global (created once, a `OnceLock`) and `rcl_init` fixes its
+//! ROS domain, so every [`RosProbe`] of a process lives in the domain the first one
+//! reserved: tests of one binary run by `cargo test` (threads) take turns in it, while
+//! nextest gives each test a process and a domain of its own.
 //! `scripts/test.sh` also puts the whole run in a network namespace with only loopback.
 
 use std::fs::{File, OpenOptions};
@@ -34,11 +36,13 @@ pub fn bin(name: &str) -> PathBuf {
     bin_dir().join(name)
 }
 
-/// A ROS_DOMAIN_ID reserved for this process (exclusive lock file per id).
+/// A ROS_DOMAIN_ID reserved for this process (exclusive lock file per id). Clones share
+/// the reservation, released with the last of them.
+#[derive(Clone)]
 pub struct Domain {
     /// The domain id (10..=99; scripts/isolated.sh gives the whole run one of 100..=199).
     pub id: u32,
-    _lock: File,
+    _lock: Arc<File>,
 }
 
 impl Domain {
@@ -53,7 +57,7 @@ impl Domain {
             let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
             // flock is released when the holder dies, so no stale ids.
             if try_lock(&file) {
-                return Ok(Self { id, _lock: file });
+                return Ok(Self { id, _lock: Arc::new(file) });
             }
         }
         bail!("no free ROS domain id in 10..=99")
@@ -273,9 +277,9 @@ pub fn assert_bad_parameters_refused(domain: &Domain, cases: &[(&str, &str, &str
     }
 }
 
-/// The test's own ROS node in the reserved domain, spun on a background thread.
+/// The test's own ROS node in the process's domain, spun on a background thread.
 pub struct RosProbe {
-    /// The domain every process of this test uses.
+    /// The domain every process of this test uses: the process's (see [`process_domain`]).
     pub domain: Domain,
     node: Arc<Mutex<r2r::Node>>,
     spinner: Option<flotilla_common::ros::Spinner>,
@@ -283,10 +287,30 @@ pub struct RosProbe {
     _turn: ProbeTurn,
 }
 
-/// One probe at a time in a process: the probe sets the process's `ROS_DOMAIN_ID` and
-/// makes an rcl context from it, so two tests of one binary run by `cargo test` (threads,
-/// not nextest's processes) would otherwise race on the variable and share a domain.
+/// One probe at a time in a process: the probes of a process share its domain (see
+/// [`process_domain`]), so two tests of one binary run by `cargo test` (threads, not
+/// nextest's processes) would otherwise talk to each other's nodes.
 struct ProbeTurn;
+
+/// The domain of the process's rcl context, reserved on first use and held for the
+/// process's life.
+static PROCESS_DOMAIN: std::sync::OnceLock<Domain> = std::sync::OnceLock::new();
+
+/// The process's ROS domain: `ROS_DOMAIN_ID` is set to it before r2r's context is first
+/// created. r2r creates one context per process and `rcl_init` reads the domain then, so a
+/// probe that reserved a fresh domain for each test had its node in the first test's
+/// domain while the nodes it launched ran in the fresh one, and never heard each other
+/// (under `cargo test`, whenever another test held the first domain id at the time).
+fn process_domain() -> anyhow::Result<Domain> {
+    if let Some(domain) = PROCESS_DOMAIN.get() {
+        return Ok(domain.clone());
+    }
+    let domain = Domain::reserve()?;
+    // Before any context exists: only the first probe (under its turn) gets here.
+    std::env::set_var("ROS_DOMAIN_ID", domain.id.to_string());
+    std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+    Ok(PROCESS_DOMAIN.get_or_init(|| domain).clone())
+}
 
 static PROBE_BUSY: Mutex<bool> = Mutex::new(false);
 static PROBE_FREED: std::sync::Condvar = std::sync::Condvar::new();
@@ -310,13 +334,11 @@ impl Drop for ProbeTurn {
 }
 
 impl RosProbe {
-    /// Reserves a domain and creates the probe node in it; waits while another probe of
-    /// this process lives.
+    /// Creates the probe node in the process's domain (reserved by the first probe);
+    /// waits while another probe of this process lives.
     pub fn new(name: &str) -> anyhow::Result<Self> {
         let turn = ProbeTurn::wait();
-        let domain = Domain::reserve()?;
-        std::env::set_var("ROS_DOMAIN_ID", domain.id.to_string());
-        std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+        let domain = process_domain()?;
         let ctx = r2r::Context::create().context("rcl_init")?;
         let node = r2r::Node::create(ctx, name, "/")?;
         Ok(Self { domain, node: Arc::new(Mutex::new(node)), spinner: None, _turn: turn })
@@ -506,6 +528,44 @@ mod tests {
             .ok()
             .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(|state| state != "Z")))
             .unwrap_or(false)
+    }
+
+    /// What the child process of the test below runs (otherwise nothing): publishes on
+    /// `/probe_domain_check` in its environment's domain for up to 60 s.
+    #[test]
+    #[ignore = "a helper: the probe domain test runs it in a child process"]
+    fn publisher_in_the_environment_domain() {
+        if std::env::var_os("FLOTILLA_DOMAIN_CHECK_CHILD").is_none() {
+            return;
+        }
+        let ctx = r2r::Context::create().unwrap();
+        let mut node = r2r::Node::create(ctx, "domain_check", "/").unwrap();
+        let publisher = node.create_publisher::<r2r::std_msgs::msg::String>("/probe_domain_check", r2r::QosProfile::default()).unwrap();
+        for _ in 0..600 {
+            publisher.publish(&r2r::std_msgs::msg::String { data: "here".into() }).unwrap();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    // Regression: each probe reserved a fresh domain, but r2r's context (one per process)
+    // stays in the domain of the first: under `cargo test` (threads) a later probe whose
+    // first domain id another test had taken meanwhile never heard the nodes it launched
+    // (kilobot.rs's NaN sensor batch test failed so).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_later_probe_of_the_process_hears_a_process_launched_in_its_domain() {
+        let first = RosProbe::new("probe_first").unwrap();
+        drop(first);
+        // Another test of the process reserves a domain meanwhile (the one the first probe
+        // reserved, were it freed with it).
+        let _other = Domain::reserve().unwrap();
+        let mut probe = RosProbe::new("probe_later").unwrap();
+        let mut heard = probe.subscribe::<r2r::std_msgs::msg::String>("/probe_domain_check").unwrap();
+        probe.spin();
+        let mut child = Command::new(std::env::current_exe().unwrap());
+        child.args(["--ignored", "--exact", "tests::publisher_in_the_environment_domain"]).env("FLOTILLA_DOMAIN_CHECK_CHILD", "1");
+        let child = Launch::spawn(child, &probe.domain).unwrap();
+        let got = collect_until(&mut heard, Duration::from_secs(30), |m: &[r2r::std_msgs::msg::String]| !m.is_empty()).await;
+        assert!(!got.is_empty(), "the probe (domain {}) did not hear the child launched in it:\n{}", probe.domain.id, child.output());
     }
 
     // Regression: a launch killed after its timeout left its nodes running (each in its own
