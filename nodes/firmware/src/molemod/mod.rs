@@ -5,6 +5,7 @@
 pub mod lift;
 pub mod motion;
 pub mod shift;
+pub mod shift_below;
 pub mod unfold;
 pub mod vertical;
 
