@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
 
+use super::shift_below::{SHIFT_BELOW_REACH_PATH, SHIFT_BELOW_ROLL_PATH};
 use super::vertical::{TURN_DOWN_PATH, TURN_DOWN_START};
 use super::{FiveIntervalController, JointAxis, JointControl};
 
@@ -200,6 +201,23 @@ pub enum Motion {
     /// [`Motion::PutDown`] can follow. With `lead` [`Head::Rear`] mirrored.
     EnterU {
         /// The head in B's tunnel (the other one goes into A).
+        lead: Head,
+    },
+    /// Shifts block A from below (docs/molemod_execution.md, "Shifting from below"): the
+    /// mole stands upright in the vertical tunnel of the block C beside A's block B, its
+    /// rear head on the floor under C and gripping, A upside down on B (as the lift onto
+    /// leaves it) and unscrewed. The reach ([`SHIFT_BELOW_REACH_PATH`]; rear head gripping,
+    /// front sliding) turns the front head to face A, raises it to A's x tunnel and pushes it
+    /// through A's mouth facing C until its centre is 32 mm inside A; the front head grips;
+    /// the roll ([`SHIFT_BELOW_ROLL_PATH`]; both gripping) lifts A off B, rolls it a quarter
+    /// turn over the edge shared by B's and C's tops and sets it on C, its x tunnel then
+    /// vertical over C's, the mole nearly straight upright through both. Starts with every
+    /// joint at zero, the mole against C's tunnel wall away from B
+    /// ([`super::shift_below::SHIFT_BELOW_ACROSS`]). With `lead` [`Head::Rear`] mirrored
+    /// ([`Head::row`], [`Head::grip`]): the front head stands on the floor and the rear one
+    /// reaches into A.
+    ShiftBelow {
+        /// The head that reaches into A (the other one stands on the floor under C).
         lead: Head,
     },
 }
@@ -443,6 +461,8 @@ impl Motion {
             Motion::LeaveU { lead: Head::Rear } => "leave the U, rear head leading",
             Motion::EnterU { lead: Head::Front } => "enter the U",
             Motion::EnterU { lead: Head::Rear } => "enter the U, rear head leading",
+            Motion::ShiftBelow { lead: Head::Front } => "shift from below",
+            Motion::ShiftBelow { lead: Head::Rear } => "shift from below, rear head leading",
         }
     }
 }
@@ -829,6 +849,17 @@ impl MoleMotions {
                     .map(|r| phase("enter the U", index.iter().copied().zip(lead.row(r)).collect(), holds))
                     .collect();
                 phases.push(phase("grip", vec![], [true, true]));
+                Ok(phases)
+            }
+            Motion::ShiftBelow { lead } => {
+                let index = self.path_joints(&motion, &SHIFT_BELOW_REACH_PATH, lead)?;
+                self.path_joints(&motion, &SHIFT_BELOW_ROLL_PATH, lead)?;
+                let row = |name, row: &[f64; 6], grip| phase(name, index.iter().copied().zip(lead.row(row)).collect(), lead.grip(grip));
+                // The reach: the lower head holds in C, the upper one slides into A; it grips
+                // there, and the roll runs with both heads gripping.
+                let mut phases: Vec<Phase> = SHIFT_BELOW_REACH_PATH[1..].iter().map(|r| row("reach", r, [false, true])).collect();
+                phases.push(phase("grip", vec![], [true, true]));
+                phases.extend(SHIFT_BELOW_ROLL_PATH[1..].iter().map(|r| row("roll", r, [true, true])));
                 Ok(phases)
             }
         }
@@ -1360,6 +1391,36 @@ mod tests {
         let rear = assert_drives_the_other_half(|lead| Motion::EnterU { lead });
         assert_eq!(rear[0].2, [false, true]);
         assert_eq!(Motion::EnterU { lead: Head::Rear }.name(), "enter the U, rear head leading");
+    }
+
+    #[test]
+    fn a_shift_from_below_reaches_with_the_lower_head_holding_grips_then_rolls_with_both() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::ShiftBelow { lead: Head::Front }).expect("valid");
+        let queued = targets(&fw);
+        let reach = SHIFT_BELOW_REACH_PATH.len() - 1;
+        assert_eq!(queued.len(), reach + 1 + SHIFT_BELOW_ROLL_PATH.len() - 1);
+        let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
+        for (phase, row) in queued[..reach].iter().zip(&SHIFT_BELOW_REACH_PATH[1..]) {
+            assert_eq!(phase, &("reach", expect(row), [false, true]));
+        }
+        assert_eq!(queued[reach], ("grip", vec![], [true, true]));
+        for (phase, row) in queued[reach + 1..].iter().zip(&SHIFT_BELOW_ROLL_PATH[1..]) {
+            assert_eq!(phase, &("roll", expect(row), [true, true]));
+        }
+        // Mirrored: the other half's joints, pitches turned, grips swapped (the front head
+        // holds in C through the reach).
+        let rear = assert_drives_the_other_half(|lead| Motion::ShiftBelow { lead });
+        assert_eq!(rear[0].2, [true, false]);
+        assert_eq!(Motion::ShiftBelow { lead: Head::Rear }.name(), "shift from below, rear head leading");
+        // A model without the rear pitch joint cannot.
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::ShiftBelow { lead: Head::Front }).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "shift from below", joint: "universal_1_axis2" }
+        );
     }
 
     #[test]
