@@ -385,21 +385,35 @@ fn mole_cubes(run: &Run) -> [(f64, f64, f64); 3] {
     })
 }
 
-/// Task 1's lift onto the neighbour from the nominal start ([`lift_onto_from`], 512 solver
-/// passes), A screwed to B as the executor screws it after a lift, then `Motion::LeaveU` at
-/// the same passes. Checks that A, B and the block beyond stay where they are (within 0.1
-/// mm and 1 mrad, read at every step) and that the mole ends straight (every main cube's x
-/// axis within 5 mrad of level) at the tunnel's height (every cube's centre within 2 mm of
-/// 45 mm), the front head still clamped in B. Returns the run and the three cubes.
-fn lift_then_leave_the_u() -> (Run, [(f64, f64, f64); 3]) {
-    let (lifted, mut run) = lift_onto_from(0.0, Head::Front);
+/// A's, B's and the third block's cells in the lift led by `lead` ([`lift_onto_from`]).
+fn lift_cells(lead: Head) -> [Cell; 3] {
+    match lead {
+        Head::Front => [Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0)],
+        Head::Rear => [Cell::planar(3, 0), Cell::planar(2, 0), Cell::planar(1, 0)],
+    }
+}
+
+/// The lift onto the neighbour led by `lead` from the nominal start ([`lift_onto_from`], 512
+/// solver passes; task 1's with [`Head::Front`]), A screwed to B as the executor screws it
+/// after a lift, then `Motion::LeaveU { lead }` at the same passes. Checks that A, B and the
+/// block beyond stay where they are (within 0.1 mm and 1 mrad, read at every step) and that
+/// the mole ends straight (every main cube's x axis within 5 mrad of level) at the tunnel's
+/// height (every cube's centre within 2 mm of 45 mm), the leading head still clamped in B.
+/// Returns the run and the three cubes.
+fn lift_then_leave_the_u(lead: Head) -> (Run, [(f64, f64, f64); 3]) {
+    let (lifted, mut run) = lift_onto_from(0.0, lead);
     assert_lifted(&lifted, "nominal start");
-    let (own, next, third) = (Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0));
+    let [own, next, third] = lift_cells(lead);
+    // The head in B: its index among the heads (front, rear).
+    let leading = match lead {
+        Head::Front => 0,
+        Head::Rear => 1,
+    };
     run.world.screw(&own, &next).expect("A lies on B");
     let cells = [own, next, third];
     let before = cells.map(|c| run.block(&c));
     let (t0, wall, done0) = (run.world.time(), std::time::Instant::now(), run.firmware.finished().len());
-    run.firmware.push(Motion::LeaveU { lead: Head::Front }).expect("valid");
+    run.firmware.push(Motion::LeaveU { lead }).expect("valid");
     // The blocks' largest displacement (m) and turn (rad) from where they were, every step.
     let (mut moved, mut turned) = ([0.0f64; 3], [0.0f64; 3]);
     while !run.firmware.idle() {
@@ -415,8 +429,8 @@ fn lift_then_leave_the_u() -> (Run, [(f64, f64, f64); 3]) {
     }
     let cubes = mole_cubes(&run);
     eprintln!(
-        "leave the U: {} after {:.2} s sim, {:.1} s wall; A, B, C moved at most {:.4?} mm, turned at most {:.3?} mrad; \
-         front head, body, rear head at (x, z) {:.2?} mm, pitch {:.2?} mrad; front head clamped {}; load average {}",
+        "leave the U, {lead:?} head leading: {} after {:.2} s sim, {:.1} s wall; A, B, C moved at most {:.4?} mm, turned at most {:.3?} mrad; \
+         front head, body, rear head at (x, z) {:.2?} mm, pitch {:.2?} mrad; leading head clamped {}; load average {}",
         run.firmware.status(),
         run.world.time() - t0,
         wall.elapsed().as_secs_f64(),
@@ -424,7 +438,7 @@ fn lift_then_leave_the_u() -> (Run, [(f64, f64, f64); 3]) {
         turned.map(|t| t * 1e3),
         cubes.map(|(x, z, _)| (x * 1e3, z * 1e3)),
         cubes.map(|(_, _, p)| p * 1e3),
-        run.world.head_clamped(0),
+        run.world.head_clamped(leading),
         load_average()
     );
     for r in &run.firmware.finished()[done0..] {
@@ -434,7 +448,7 @@ fn lift_then_leave_the_u() -> (Run, [(f64, f64, f64); 3]) {
     assert!(moved.iter().all(|&m| m < 1e-4) && turned.iter().all(|&t| t < 1e-3), "blocks moved {moved:?} m, turned {turned:?} rad");
     let b = run.block(&next).translation.x;
     assert!(cubes.iter().all(|&(_, z, p)| (z - 0.045).abs() < 2e-3 && p.abs() < 5e-3), "{cubes:?}");
-    assert!((cubes[0].0 - b).abs() < 0.05 && run.world.head_clamped(0), "the front head left B: {cubes:?}");
+    assert!((cubes[2 * leading].0 - b).abs() < 0.05 && run.world.head_clamped(leading), "the leading head left B: {cubes:?}");
     (run, cubes)
 }
 
@@ -449,7 +463,7 @@ fn load_average() -> String {
 /// crawl's expansion lets go of the only hold).
 #[test]
 fn leaving_the_u_after_the_lift_onto_the_neighbour_leaves_the_blocks_where_they_are() {
-    let (mut run, cubes) = lift_then_leave_the_u();
+    let (mut run, cubes) = lift_then_leave_the_u(Head::Front);
     let (t1, wall, done0) = (run.world.time(), std::time::Instant::now(), run.firmware.finished().len());
     run.firmware.push(Motion::Crawl { step: 0.0185, iterations: 2, backward: false }).expect("valid");
     let mut done = done0;
@@ -486,34 +500,46 @@ fn leaving_the_u_after_the_lift_onto_the_neighbour_leaves_the_blocks_where_they_
 }
 
 /// Leaving the U ([`lift_then_leave_the_u`]), then the way back in (`Motion::EnterU`, the
-/// same table backwards) at the same passes: the rear head back in A's mouth, both heads
+/// same table backwards) at the same passes: the holding head back in A's mouth, both heads
 /// gripping, A unscrewed again, and the put down (`Motion::PutDown`) sets A back into the
-/// cell it came from, as after the lift alone (`molemod_put_down`).
+/// cell it came from, as after the lift alone (`molemod_put_down`). Task 1's (the front head
+/// leading) and its mirror image (".##R", the rear head leading).
 #[test]
 fn entering_the_u_again_lets_the_put_down_follow() {
-    let (mut run, _) = lift_then_leave_the_u();
-    let (own, next) = (Cell::planar(0, 0), Cell::planar(1, 0));
+    for lead in [Head::Front, Head::Rear] {
+        enter_the_u_and_put_down(lead);
+    }
+}
+
+/// [`entering_the_u_again_lets_the_put_down_follow`] with `lead` leading.
+fn enter_the_u_and_put_down(lead: Head) {
+    let (mut run, _) = lift_then_leave_the_u(lead);
+    let [own, next, third] = lift_cells(lead);
+    let (holder, holding) = match lead {
+        Head::Front => ("head_rear", 1),
+        Head::Rear => ("head_front", 0),
+    };
     let a0 = run.block(&own);
     let (t0, wall) = (run.world.time(), std::time::Instant::now());
-    run.motion(Motion::EnterU { lead: Head::Front });
+    run.motion(Motion::EnterU { lead });
     let a = run.block(&own);
-    let grip = a.inverse_transform_point(&Point3::from(run.world.link_pose("head_rear").expect("link").translation.vector));
+    let grip = a.inverse_transform_point(&Point3::from(run.world.link_pose(holder).expect("link").translation.vector));
     eprintln!(
-        "enter the U: {} after {:.2} s sim, {:.1} s wall; A moved {:.4} mm; rear head clamped {}, at ({:.2}, {:.2}, {:.2}) mm in A's frame",
+        "enter the U, {lead:?} head leading: {} after {:.2} s sim, {:.1} s wall; A moved {:.4} mm; holding head clamped {}, at ({:.2}, {:.2}, {:.2}) mm in A's frame",
         run.firmware.status(),
         run.world.time() - t0,
         wall.elapsed().as_secs_f64(),
         (a.translation.vector - a0.translation.vector).norm() * 1e3,
-        run.world.head_clamped(1),
+        run.world.head_clamped(holding),
         grip.x * 1e3,
         grip.y * 1e3,
         grip.z * 1e3
     );
     assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
-    assert!(run.world.head_clamped(1), "the rear head does not hold A");
+    assert!(run.world.head_clamped(holding), "the holding head does not hold A");
     run.world.unscrew(&own, &next).expect("screwed after the lift");
     let (t1, wall) = (run.world.time(), std::time::Instant::now());
-    run.motion(Motion::PutDown { lead: Head::Front });
+    run.motion(Motion::PutDown { lead });
     eprintln!(
         "put down: {} after {:.2} s sim, {:.1} s wall; load average {}",
         run.firmware.status(),
@@ -522,5 +548,5 @@ fn entering_the_u_again_lets_the_put_down_follow() {
         load_average()
     );
     assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
-    assert_put_back(&run.world, &own, &[next, Cell::planar(2, 0)], "put down after leaving and entering the U");
+    assert_put_back(&run.world, &own, &[next, third], &format!("put down after leaving and entering the U, {lead:?} head leading"));
 }
