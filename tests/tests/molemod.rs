@@ -7,8 +7,9 @@
 //! `/tf`, and what rviz needs (`config/molemod.rviz`): the robot's latched URDF, whose
 //! every link is a frame on `/tf` under the robot's prefix, and the blocks as cube markers
 //! where `/tf` has them; Ctrl-C exits 0, and during a goal aborts it with a result the
-//! client receives and the summary counts. A missing task file and `robots: 0` exit 2 with the
-//! reason.
+//! client receives and the summary counts. A goal on the full 8 x 8 x 8 lattice cancelled
+//! while its world is built ends cancelled at once and the node serves on. A missing task
+//! file and `robots: 0` exit 2 with the reason.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -215,4 +216,55 @@ async fn sigint_during_a_goal_aborts_it_with_a_result_and_counts_it() {
     assert!(!output.contains("0.00 s of sim time executed"), "the stopped goal's sim time is not counted:\n{output}");
     let summary_at = output.find("summary:").unwrap();
     assert!(!output[summary_at..].contains("PUBLISHER_INVALID"), "published after the node was released:\n{output}");
+}
+
+/// The full 8 x 8 x 8 lattice (512 blocks, the planner's largest) with one robot in the
+/// corner block, and one step moving it along x: a world that takes seconds to build.
+fn full_lattice_goal() -> ExecutePlan::Goal {
+    use reconfig_planner::{Action, ActionKind, Cell, Dims, Lattice};
+    let dims = Dims::new(8, 8, 8);
+    let cells: Vec<Cell> = (0..dims.cell_count()).map(|i| Cell::new(i % 8, (i / 8) % 8, i / 64)).collect();
+    let start = Lattice::new(dims).unwrap().with_blocks(cells).unwrap().with_robot(Cell::new(0, 0, 0)).unwrap();
+    let step = vec![Action { robot: 0, kind: ActionKind::Move, from: Cell::new(0, 0, 0), to: Cell::new(1, 0, 0), partner: None }];
+    ExecutePlan::Goal { start: lattice_msg(&start), actions: action_msgs(&[step]), step_period: 0.0 }
+}
+
+/// Regression: a goal cancelled while its world was being built (the 8 x 8 x 8 lattice:
+/// 11-25 s on the 2-core machine) was answered only once the build and settle were done
+/// (20.6-22.7 s after the cancel), as cancellation was checked per physics step of the
+/// plan only. Now the build checks it
+/// between blocks, robots and settle steps: the goal ends cancelled from the build, with
+/// a result, and the node serves the next goal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_goal_cancelled_while_its_world_is_built_ends_cancelled_and_the_node_serves_on() {
+    let mut probe = RosProbe::new("probe_molemod_cancel_build").unwrap();
+    let goals = probe.with_node(|n| n.create_action_client::<ExecutePlan::Action>("/molemod_physics/execute")).unwrap();
+    let ready = probe.with_node(|_| r2r::Node::is_available(&goals)).unwrap();
+    probe.spin();
+    let launch = Launch::start("launch/molemod.launch.yaml", &["real_time_factor:=0"], &probe.domain).unwrap();
+    tokio::time::timeout(Duration::from_secs(60), ready).await.unwrap_or_else(|_| panic!("no action:\n{}", launch.output())).unwrap();
+    let (handle, result, _feedback) = answered(goals.send_goal_request(full_lattice_goal()).unwrap(), "the 8 x 8 x 8 goal").await;
+    // Well inside the build (no feedback comes before the world stands).
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let asked = std::time::Instant::now();
+    answered(handle.cancel().unwrap(), "the cancel request").await;
+    let (status, result) = tokio::time::timeout(Duration::from_secs(120), result)
+        .await
+        .unwrap_or_else(|_| panic!("the cancelled goal did not end:\n{}", launch.output()))
+        .unwrap();
+    eprintln!("cancel latency (request to result) {:.3} s: {status:?}: {}", asked.elapsed().as_secs_f64(), result.message);
+    assert_eq!(status, r2r::GoalStatus::Canceled, "{}", result.message);
+    assert!(!result.success && result.steps_done == 0);
+    assert!(result.message.contains("while its world was being built"), "not cancelled in the build: {}", result.message);
+
+    // Still serving: its own plan (moves1) succeeds.
+    let (_handle, result, _feedback) = answered(goals.send_goal_request(ExecutePlan::Goal::default()).unwrap(), "the moves1 goal").await;
+    let (status, result) = tokio::time::timeout(Duration::from_secs(300), result)
+        .await
+        .unwrap_or_else(|_| panic!("moves1 did not end:\n{}", launch.output()))
+        .unwrap();
+    assert_eq!(status, r2r::GoalStatus::Succeeded, "{}", result.message);
+    let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "exit {status:?}:\n{output}");
+    assert!(output.contains("summary: 1 goals succeeded, 1 failed or cancelled"), "{output}");
 }

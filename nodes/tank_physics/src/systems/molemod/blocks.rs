@@ -55,6 +55,9 @@ pub enum BlockError {
     /// The two blocks are not face neighbours where they stand now.
     #[error("blocks {0} and {1} are not face to face")]
     NotNeighbours(Cell, Cell),
+    /// The build was stopped from outside ([`Blocks::build_until`]).
+    #[error("cancelled while the blocks were being built")]
+    Cancelled,
 }
 
 /// One block: the cell it started in (its name) and its body.
@@ -84,6 +87,20 @@ impl Blocks {
         colliders: &mut ColliderSet,
         impulse_joints: &mut ImpulseJointSet,
     ) -> Result<Self, BlockError> {
+        Self::build_until(lattice, options, bodies, colliders, impulse_joints, &|| false)
+    }
+
+    /// [`Blocks::build`] that stops with [`BlockError::Cancelled`] as soon as `cancelled`
+    /// says so (checked before each block's body and before each block's screws), leaving
+    /// what it added in the sets.
+    pub fn build_until(
+        lattice: &Lattice,
+        options: BlockOptions,
+        bodies: &mut RigidBodySet,
+        colliders: &mut ColliderSet,
+        impulse_joints: &mut ImpulseJointSet,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, BlockError> {
         if !(options.tunnel > 0.0 && options.tunnel < options.size) {
             return Err(BlockError::BadSize { size: options.size, tunnel: options.tunnel });
         }
@@ -91,6 +108,9 @@ impl Blocks {
         let parts = blocks.parts();
         let volume: f64 = parts.iter().map(|(half, _)| 8.0 * half.x * half.y * half.z).sum();
         for home in lattice.block_cells() {
+            if cancelled() {
+                return Err(BlockError::Cancelled);
+            }
             let body = bodies.insert(RigidBodyBuilder::dynamic().translation(blocks.centre(&home)).can_sleep(false).build());
             for (half, at) in &parts {
                 let part = ColliderBuilder::cuboid(half.x, half.y, half.z)
@@ -105,6 +125,9 @@ impl Blocks {
         }
         let homes: Vec<Cell> = blocks.blocks.iter().map(|b| b.home).collect();
         for (i, a) in homes.iter().enumerate() {
+            if cancelled() {
+                return Err(BlockError::Cancelled);
+            }
             for b in &homes[i + 1..] {
                 if a.manhattan(b) == 1 {
                     blocks.screw(*a, *b, bodies, impulse_joints)?;

@@ -103,6 +103,9 @@ pub enum WorldError {
     /// The lattice has no robot to put the mole in.
     #[error("the lattice has no robot cell")]
     NoRobot,
+    /// The build was stopped from outside ([`MoleWorld::in_lattice_until`]).
+    #[error("cancelled while the world was being built")]
+    Cancelled,
     /// A robot index the world does not have.
     #[error("no robot {index} (the world has {count})")]
     NoSuchRobot {
@@ -196,11 +199,28 @@ impl MoleWorld {
     /// lattice is robot `i` here) lying on the floor of the `x` tunnel of its block, its
     /// body cube at the block's centre, heading along +x.
     pub fn in_lattice(model: &Model, lattice: &Lattice, options: MoleWorldOptions, blocks: BlockOptions) -> Result<Self, WorldError> {
+        Self::in_lattice_until(model, lattice, options, blocks, &|| false)
+    }
+
+    /// [`MoleWorld::in_lattice`] that stops with [`WorldError::Cancelled`] as soon as
+    /// `cancelled` says so: checked before each block and each robot is added (a full
+    /// 8 x 8 x 8 lattice is 512 blocks), so the build stops within one of them.
+    pub fn in_lattice_until(
+        model: &Model,
+        lattice: &Lattice,
+        options: MoleWorldOptions,
+        blocks: BlockOptions,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, WorldError> {
         let cell = *lattice.robots().first().ok_or(WorldError::NoRobot)?;
         // Built at the floor first, then lifted into the tunnel: the root's pose is at its
         // cube's centre, the tunnel floor lies half a tunnel below the block's centre.
         let mut world = Self::new(model, Isometry3::identity(), options)?;
-        let built = Blocks::build(lattice, blocks, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints)?;
+        let built =
+            match Blocks::build_until(lattice, blocks, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints, cancelled) {
+                Err(BlockError::Cancelled) => return Err(WorldError::Cancelled),
+                built => built?,
+            };
         let centre = built.centre(&cell);
         let lift = Isometry3::translation(centre.x, centre.y, centre.z - 0.5 * blocks.tunnel);
         for (_, handle) in world.moles[0].robot.bodies_iter() {
@@ -212,6 +232,9 @@ impl MoleWorld {
         // The others straight into their tunnels, at the first one's height above its floor.
         let root_height = world.moles[0].robot.link_pose(&model.links[0].name, &world.bodies)?.translation.z - centre.z;
         for cell in &lattice.robots()[1..] {
+            if cancelled() {
+                return Err(WorldError::Cancelled);
+            }
             let at = built.centre(cell);
             let pose = Isometry3::translation(at.x, at.y, at.z + root_height);
             let robot =
