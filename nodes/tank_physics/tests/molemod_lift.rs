@@ -393,16 +393,16 @@ fn lift_cells(lead: Head) -> [Cell; 3] {
     }
 }
 
-/// The lift onto the neighbour led by `lead` from the nominal start ([`lift_onto_from`], 512
-/// solver passes; task 1's with [`Head::Front`]), A screwed to B as the executor screws it
+/// The lift onto the neighbour led by `lead` from a start moved `along` (m) along the
+/// tunnel ([`lift_onto_from`], 512 solver passes; task 1's with [`Head::Front`]), A screwed to B as the executor screws it
 /// after a lift, then `Motion::LeaveU { lead }` at the same passes. Checks that A, B and the
 /// block beyond stay where they are (within 0.1 mm and 1 mrad, read at every step) and that
 /// the mole ends straight (every main cube's x axis within 5 mrad of level) at the tunnel's
 /// height (every cube's centre within 2 mm of 45 mm), the leading head still clamped in B.
 /// Returns the run and the three cubes.
-fn lift_then_leave_the_u(lead: Head) -> (Run, [(f64, f64, f64); 3]) {
-    let (lifted, mut run) = lift_onto_from(0.0, lead);
-    assert_lifted(&lifted, "nominal start");
+fn lift_then_leave_the_u(along: f64, lead: Head) -> (Run, [(f64, f64, f64); 3]) {
+    let (lifted, mut run) = lift_onto_from(along, lead);
+    assert_lifted(&lifted, &format!("start {along}"));
     let [own, next, third] = lift_cells(lead);
     // The head in B: its index among the heads (front, rear).
     let leading = match lead {
@@ -429,8 +429,9 @@ fn lift_then_leave_the_u(lead: Head) -> (Run, [(f64, f64, f64); 3]) {
     }
     let cubes = mole_cubes(&run);
     eprintln!(
-        "leave the U, {lead:?} head leading: {} after {:.2} s sim, {:.1} s wall; A, B, C moved at most {:.4?} mm, turned at most {:.3?} mrad; \
+        "leave the U, {lead:?} head leading, start {:+.1} mm: {} after {:.2} s sim, {:.1} s wall; A, B, C moved at most {:.4?} mm, turned at most {:.3?} mrad; \
          front head, body, rear head at (x, z) {:.2?} mm, pitch {:.2?} mrad; leading head clamped {}; load average {}",
+        along * 1e3,
         run.firmware.status(),
         run.world.time() - t0,
         wall.elapsed().as_secs_f64(),
@@ -457,13 +458,18 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_owned()
 }
 
-/// Leaving the U ([`lift_then_leave_the_u`]), then one crawl forward (2 x 18.5 mm) tried from
-/// the straight mole, whose rear half stands out of B's mouth over the empty cell: what each
-/// phase did is printed, not asserted (docs/molemod_execution.md, "Leaving the U": the
-/// crawl's expansion lets go of the only hold).
+/// Leaving the U ([`lift_then_leave_the_u`]) after task 1's lift from starts 1.5 mm either
+/// way along the tunnel (as the lift's own test), then from the nominal start one crawl
+/// forward (2 x 18.5 mm) tried from the straight mole, whose rear half stands out of B's
+/// mouth over the empty cell: what each phase did is printed, not asserted
+/// (docs/molemod_execution.md, "Leaving the U": the crawl's expansion lets go of the only
+/// hold).
 #[test]
 fn leaving_the_u_after_the_lift_onto_the_neighbour_leaves_the_blocks_where_they_are() {
-    let (mut run, cubes) = lift_then_leave_the_u(Head::Front);
+    for along in [-0.0015, 0.0015] {
+        lift_then_leave_the_u(along, Head::Front);
+    }
+    let (mut run, cubes) = lift_then_leave_the_u(0.0, Head::Front);
     let (t1, wall, done0) = (run.world.time(), std::time::Instant::now(), run.firmware.finished().len());
     run.firmware.push(Motion::Crawl { step: 0.0185, iterations: 2, backward: false }).expect("valid");
     let mut done = done0;
@@ -513,7 +519,7 @@ fn entering_the_u_again_lets_the_put_down_follow() {
 
 /// [`entering_the_u_again_lets_the_put_down_follow`] with `lead` leading.
 fn enter_the_u_and_put_down(lead: Head) {
-    let (mut run, _) = lift_then_leave_the_u(lead);
+    let (mut run, _) = lift_then_leave_the_u(0.0, lead);
     let [own, next, third] = lift_cells(lead);
     let (holder, holding) = match lead {
         Head::Front => ("head_rear", 1),
