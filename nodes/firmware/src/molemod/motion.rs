@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
 
+use super::follow::{Base, FOLLOW_PATH};
 use super::shift_below::{SHIFT_BELOW_REACH_PATH, SHIFT_BELOW_ROLL_PATH};
 use super::vertical::{TURN_DOWN_PATH, TURN_DOWN_START};
 use super::{FiveIntervalController, JointAxis, JointControl};
@@ -201,6 +202,22 @@ pub enum Motion {
     /// [`Motion::PutDown`] can follow. With `lead` [`Head::Rear`] mirrored.
     EnterU {
         /// The head in B's tunnel (the other one goes into A).
+        lead: Head,
+    },
+    /// The body following the head round a block's crossing after [`Motion::TurnUp`] (the
+    /// front head upright in the vertical tunnel, the rest lying in the x tunnel), to the
+    /// whole mole upright in the vertical tunnel, so a climb (the crawl) can follow: the
+    /// phases of [`super::follow::FOLLOW_PATH`], found in the planar model of
+    /// [`super::follow`], each with one head gripping (the base) and the other sliding or
+    /// hanging; where the base changes both heads grip for [`SETTLE_TIME`] first, so the
+    /// head that takes over is clamped before the other lets go. Starts where the turn up
+    /// ends (`prismatic_1` out 24 mm, the front pitch at upright, both gripping); ends with
+    /// the mole upright 3.75 mm off the vertical tunnel's axis, the rear head's centre 5 mm
+    /// below the crossing's, every joint at zero but `prismatic_2` (4 mm), both gripping.
+    /// With `lead` [`Head::Rear`] mirrored ([`Head::row`], [`Head::grip`]): after a turn up
+    /// led by the rear head.
+    Follow {
+        /// The head that turned up first (and ends on top).
         lead: Head,
     },
     /// Shifts block A from below (docs/molemod_execution.md, "Shifting from below"): the
@@ -461,6 +478,8 @@ impl Motion {
             Motion::LeaveU { lead: Head::Rear } => "leave the U, rear head leading",
             Motion::EnterU { lead: Head::Front } => "enter the U",
             Motion::EnterU { lead: Head::Rear } => "enter the U, rear head leading",
+            Motion::Follow { lead: Head::Front } => "follow",
+            Motion::Follow { lead: Head::Rear } => "follow, rear head leading",
             Motion::ShiftBelow { lead: Head::Front } => "shift from below",
             Motion::ShiftBelow { lead: Head::Rear } => "shift from below, rear head leading",
         }
@@ -848,6 +867,22 @@ impl MoleMotions {
                     .rev()
                     .map(|r| phase("enter the U", index.iter().copied().zip(lead.row(r)).collect(), holds))
                     .collect();
+                phases.push(phase("grip", vec![], [true, true]));
+                Ok(phases)
+            }
+            Motion::Follow { lead } => {
+                let rows: Vec<[f64; 6]> = FOLLOW_PATH.iter().map(|r| r.1).collect();
+                let index = self.path_joints(&motion, &rows, lead)?;
+                let holds = |base| lead.grip(if base == Base::Rear { [false, true] } else { [true, false] });
+                let mut phases = Vec::new();
+                for pair in FOLLOW_PATH.windows(2) {
+                    let ((was, _), (base, row)) = (pair[0], pair[1]);
+                    if base != was {
+                        // The head that takes over is clamped before the other lets go.
+                        phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
+                    }
+                    phases.push(phase("follow", index.iter().copied().zip(lead.row(&row)).collect(), holds(base)));
+                }
                 phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
             }
@@ -1332,6 +1367,48 @@ mod tests {
         assert_eq!(end.iter().find(|(j, _)| *j == index("universal_1_axis2")).expect("rear pitch").1, UPRIGHT);
         assert_eq!(end.iter().find(|(j, _)| *j == index("universal_0_axis2")).expect("front pitch").1, -UPRIGHT);
         assert_eq!(Motion::LiftOnto { lead: Head::Rear }.name(), "lift onto, rear head leading");
+    }
+
+    #[test]
+    fn a_follow_alternates_the_grips_with_both_held_between() {
+        let axes = final_model(FULL_RANGE);
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::Follow { lead: Head::Front }).expect("valid");
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let queued = targets(&fw);
+        let switches = FOLLOW_PATH.windows(2).filter(|p| p[0].0 != p[1].0).count();
+        assert_eq!(switches, 5);
+        assert_eq!(queued.len(), FOLLOW_PATH.len() - 1 + switches + 1);
+        let mut rows = FOLLOW_PATH[1..].iter();
+        let mut last = Base::Rear;
+        for (k, q) in queued[..queued.len() - 1].iter().enumerate() {
+            if q.0 == "grip" {
+                // Only where the base changes, and held long enough for the clamp to take.
+                assert!(q.1.is_empty() && q.2 == [true, true] && fw.queue[k].dwell == SETTLE_TIME);
+                continue;
+            }
+            let (base, row) = rows.next().expect("a row per follow phase");
+            assert!(k == 0 || (queued[k - 1].0 == "grip") == (*base != last), "phase {k}");
+            last = *base;
+            let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
+            assert_eq!(q, &("follow", expect, if *base == Base::Rear { [false, true] } else { [true, false] }));
+        }
+        assert!(rows.next().is_none());
+        assert_eq!(queued[queued.len() - 1], ("grip", vec![], [true, true]));
+        // It starts where the turn up leaves the front joint (pushed 24 mm) and pitch.
+        assert_eq!(FOLLOW_PATH[0].1[2], -TURN_UP_START);
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::Follow { lead: Head::Front }).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "follow", joint: "universal_1_axis2" }
+        );
+    }
+
+    #[test]
+    fn a_follow_with_the_rear_head_leading_drives_the_other_half() {
+        let rear = assert_drives_the_other_half(|lead| Motion::Follow { lead });
+        assert_eq!(rear[0].2, [true, false], "the front head holds first, the rear one turned up");
+        assert_eq!(Motion::Follow { lead: Head::Rear }.name(), "follow, rear head leading");
     }
 
     #[test]
