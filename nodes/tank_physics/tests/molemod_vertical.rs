@@ -5,7 +5,7 @@
 //! head from an x tunnel down into the vertical tunnel.
 
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{MoleMotions, Motion};
+use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion};
 use flotilla_firmware::molemod::FiveIntervalController;
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
@@ -248,4 +248,88 @@ fn a_turn_down_hangs_the_head_down_the_vertical_tunnel() {
     assert!(body_axis.z.abs() < 0.01 && (body_height + 0.005).abs() < 1e-3, "body at {body_height} m, axis {body_axis}");
     assert!(closest > -1e-4, "a cube overlapped a block by {} m", -closest);
     assert!(worst_block < 1e-3, "the blocks moved {worst_block} m");
+}
+
+/// Solver passes for the follow: its phases pitch the body and a hanging head about a
+/// universal joint against the clamped head at the chain's other end, as the turn down's
+/// tilt does.
+const FOLLOW_SOLVER_ITERATIONS: usize = LIFT_SOLVER_ITERATIONS;
+
+/// A move up's turn in the physics: the mole lying in block 1 of the bottom row of "#R##",
+/// two blocks stacked on block 2; the turn up into block 2's vertical tunnel
+/// (`TURN_UP_PATH`, 64 passes), then the body following the head round the crossing
+/// (`Motion::Follow`, `FOLLOW_PATH`), then the climb (the crawl, front head up) by one
+/// block. The mole ends the follow upright in the vertical tunnel (the model: 3.75 mm off its
+/// axis, the heads' centres 108 mm above and 5 mm below the crossing's), and climbs.
+#[test]
+fn the_body_follows_the_head_round_the_crossing_and_the_mole_climbs() {
+    let lattice = Lattice::from_picture("..#.\n..#.\n#R##").expect("picture");
+    let options = MoleWorldOptions {
+        robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
+        ..MoleWorldOptions::default()
+    };
+    let mut world = MoleWorld::in_lattice(&committed_model(), &lattice, options, BlockOptions::default()).expect("the world builds");
+    let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+    drive(&mut world, &mut firmware, 0.3);
+    let crossing = world.block_pose(&Cell::planar(2, 0)).expect("block").translation.vector;
+    world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
+    firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+    let (turn_closest, _) = drive(&mut world, &mut firmware, 0.0);
+    assert!(firmware.stuck().is_none(), "turn up: {}", firmware.status());
+    world.set_solver_iterations(FOLLOW_SOLVER_ITERATIONS);
+    let (t0, wall) = (world.time(), std::time::Instant::now());
+    firmware.push(Motion::Follow { lead: Head::Front }).expect("a valid follow");
+    let (closest, _) = drive(&mut world, &mut firmware, 0.0);
+    let stuck = firmware.stuck().map(|s| s.to_string());
+    let (took, wall_s) = (world.time() - t0, wall.elapsed().as_secs_f64());
+    drive(&mut world, &mut firmware, 1.0);
+    let at = |world: &MoleWorld, link: &str| world.link_pose(link).expect("link").translation.vector - crossing;
+    let upright = |world: &MoleWorld, link: &str| (world.link_pose(link).expect("link").rotation * Vector3::x()).z.clamp(-1.0, 1.0).acos();
+    let (front, body, rear) = (at(&world, "head_front"), at(&world, "base_link"), at(&world, "head_rear"));
+    let tilts = [upright(&world, "head_front"), upright(&world, "base_link"), upright(&world, "head_rear")];
+    let worst_block = world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max);
+    eprintln!(
+        "follow: stuck {stuck:?}; {took:.1} s sim, {wall_s:.0} s wall; from the crossing's centre (across, up; mm): front head ({:.2}, {:.2}), \
+         body ({:.2}, {:.2}), rear head ({:.2}, {:.2}); from upright (mrad): front head {:.2}, body {:.2}, rear head {:.2}; closest cube-block \
+         contact {:.3} mm (turn up {:.3}); blocks moved {:.3} mm; heads clamped {} {}",
+        front.x * 1e3,
+        front.z * 1e3,
+        body.x * 1e3,
+        body.z * 1e3,
+        rear.x * 1e3,
+        rear.z * 1e3,
+        tilts[0] * 1e3,
+        tilts[1] * 1e3,
+        tilts[2] * 1e3,
+        closest * 1e3,
+        turn_closest * 1e3,
+        worst_block * 1e3,
+        world.head_clamped(0),
+        world.head_clamped(1)
+    );
+    assert!(stuck.is_none(), "{}", firmware.status());
+    // Upright in the vertical tunnel: every cube within what fits its 50 mm (40 (cos d +
+    // sin d) < 50), within 5 mm of its axis, the rear head at the crossing, the others above.
+    for (link, tilt) in ["head_front", "base_link", "head_rear"].iter().zip(tilts) {
+        let off = at(&world, link);
+        assert!(0.040 * (tilt.cos() + tilt.sin()) < 0.050 && off.x.abs() < 5e-3, "{link}: {tilt} rad, at {off}");
+    }
+    assert!(rear.z.abs() < 0.01 && body.z > 0.04 && front.z > 0.1, "front {front}, body {body}, rear {rear}");
+    assert!(closest > -1e-4, "a cube overlapped a block by {} m", -closest);
+    assert!(worst_block < 1e-3, "the blocks moved {worst_block} m");
+    // The climb: one block up.
+    let start = height(&world, "base_link");
+    firmware.push(Motion::Crawl { step: 0.025, iterations: 4, backward: false }).expect("a valid crawl");
+    let (_, ends) = drive(&mut world, &mut firmware, 0.0);
+    assert!(firmware.stuck().is_none(), "climb: {}", firmware.status());
+    let climbed = height(&world, "base_link") - start;
+    let moved: Vec<f64> = std::iter::once(start).chain(ends).collect::<Vec<_>>().windows(2).map(|w| (w[1] - w[0]) * 1e3).collect();
+    eprintln!(
+        "climb after the follow: body {:.2} mm up (per iteration {moved:.2?} mm), its axis {:.2} mrad from upright, {:.2} mm off the axis; blocks moved {:.3} mm",
+        climbed * 1e3,
+        upright(&world, "base_link") * 1e3,
+        at(&world, "base_link").x * 1e3,
+        world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max) * 1e3
+    );
+    assert!((climbed - 0.1).abs() < 4e-3, "climbed {climbed} m");
 }
