@@ -29,6 +29,7 @@ use flotilla_contract::Firmware;
 
 use super::follow::{Base, FOLLOW_PATH};
 use super::shift_below::{SHIFT_BELOW_REACH_PATH, SHIFT_BELOW_ROLL_PATH};
+use super::step::{Hold, STEP_IN_HOLDS, STEP_IN_PATH};
 use super::vertical::{TURN_DOWN_PATH, TURN_DOWN_START};
 use super::{FiveIntervalController, JointAxis, JointControl};
 
@@ -202,6 +203,36 @@ pub enum Motion {
     /// [`Motion::PutDown`] can follow. With `lead` [`Head::Rear`] mirrored.
     EnterU {
         /// The head in B's tunnel (the other one goes into A).
+        lead: Head,
+    },
+    /// Steps from the straight mole [`Motion::LeaveU`] ends in (the front head clamped in B's
+    /// x tunnel [`LIFT_ONTO_FRONT_GRIP`] from B's centre, the rear half over the empty cell
+    /// beside B at the tunnel's height) down to the floor and into the tunnels
+    /// ([`STEP_IN_PATH`], planar model [`super::step`]): the rear head is tilted down onto
+    /// the floor of the empty cell (front head holding); then it grips there and the front
+    /// one slides while `prismatic_2` pushes the body onto B's tunnel floor and `prismatic_1`
+    /// and `prismatic_0` push the front head over B's crossing into the third block C; then
+    /// the front head holds (clamped in C) and the rear half is lifted level and drawn up
+    /// into B's mouth as every joint closes. Where the holding head changes, both heads grip
+    /// for [`SETTLE_TIME`] first. Ends with the mole straight and contracted, the rear head
+    /// in B 40 mm, the front head in C 28 mm from their centres towards the empty cell, both
+    /// gripping: a crawl goes on from there. With `lead` [`Head::Rear`] mirrored
+    /// ([`Head::row`], [`Head::grip`]): from the mirrored `LeaveU`, the rear head in B.
+    StepIn {
+        /// The head in B's tunnel at the start (it leads into the tunnels).
+        lead: Head,
+    },
+    /// [`Motion::StepIn`] backwards: from the mole straight and contracted with the leading
+    /// head 28 mm into the end block of a row from its free mouth and the other head 40 mm
+    /// into the block before, [`STEP_IN_PATH`]'s phases from the last to the first, each with
+    /// its hold (both gripping for [`SETTLE_TIME`] where it changes): the trailing half
+    /// pushed out of the mouth and tilted onto the floor beyond, the leading head pulled back
+    /// over the crossing, lifted: ends with the mole straight, the leading head in the end
+    /// block [`LIFT_ONTO_FRONT_GRIP`] from its centre towards the mouth and holding, the other
+    /// half over the floor beyond at the tunnel's height, where [`Motion::EnterU`] starts.
+    /// With `lead` [`Head::Rear`] mirrored.
+    StepOut {
+        /// The head that stays in the end block (it holds at the end).
         lead: Head,
     },
     /// The body following the head round a block's crossing after [`Motion::TurnUp`] (the
@@ -478,6 +509,10 @@ impl Motion {
             Motion::LeaveU { lead: Head::Rear } => "leave the U, rear head leading",
             Motion::EnterU { lead: Head::Front } => "enter the U",
             Motion::EnterU { lead: Head::Rear } => "enter the U, rear head leading",
+            Motion::StepIn { lead: Head::Front } => "step in",
+            Motion::StepIn { lead: Head::Rear } => "step in, rear head leading",
+            Motion::StepOut { lead: Head::Front } => "step out",
+            Motion::StepOut { lead: Head::Rear } => "step out, rear head leading",
             Motion::Follow { lead: Head::Front } => "follow",
             Motion::Follow { lead: Head::Rear } => "follow, rear head leading",
             Motion::ShiftBelow { lead: Head::Front } => "shift from below",
@@ -868,6 +903,30 @@ impl MoleMotions {
                     .map(|r| phase("enter the U", index.iter().copied().zip(lead.row(r)).collect(), holds))
                     .collect();
                 phases.push(phase("grip", vec![], [true, true]));
+                Ok(phases)
+            }
+            Motion::StepIn { lead } | Motion::StepOut { lead } => {
+                let index = self.path_joints(&motion, &STEP_IN_PATH, lead)?;
+                let holds = |hold| lead.grip(if hold == Hold::Rear { [false, true] } else { [true, false] });
+                let step_in = matches!(motion, Motion::StepIn { .. });
+                let name = if step_in { "step in" } else { "step out" };
+                // (phase k's hold, the row it ends at) in the order run.
+                let order: Vec<(Hold, [f64; 6])> = if step_in {
+                    (0..STEP_IN_HOLDS.len()).map(|k| (STEP_IN_HOLDS[k], STEP_IN_PATH[k + 1])).collect()
+                } else {
+                    (0..STEP_IN_HOLDS.len()).rev().map(|k| (STEP_IN_HOLDS[k], STEP_IN_PATH[k])).collect()
+                };
+                let mut phases = Vec::new();
+                for (k, &(hold, row)) in order.iter().enumerate() {
+                    if k > 0 && order[k - 1].0 != hold {
+                        // The head that takes over is held before the other lets go.
+                        phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
+                    }
+                    phases.push(phase(name, index.iter().copied().zip(lead.row(&row)).collect(), holds(hold)));
+                }
+                if step_in {
+                    phases.push(phase("grip", vec![], [true, true]));
+                }
                 Ok(phases)
             }
             Motion::Follow { lead } => {
@@ -1468,6 +1527,62 @@ mod tests {
         let rear = assert_drives_the_other_half(|lead| Motion::EnterU { lead });
         assert_eq!(rear[0].2, [false, true]);
         assert_eq!(Motion::EnterU { lead: Head::Rear }.name(), "enter the U, rear head leading");
+    }
+
+    #[test]
+    fn stepping_in_and_out_runs_the_step_table_each_way_with_its_holds() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
+        let (front, rear) = ([true, false], [false, true]);
+        let grip = ("grip", vec![], [true, true]);
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::StepIn { lead: Head::Front }).expect("valid");
+        let p = &STEP_IN_PATH;
+        let step_in = |row: &[f64; 6], hold| ("step in", expect(row), hold);
+        assert_eq!(
+            targets(&fw),
+            vec![
+                step_in(&p[1], front),
+                step_in(&p[2], front),
+                grip.clone(),
+                step_in(&p[3], rear),
+                step_in(&p[4], rear),
+                grip.clone(),
+                step_in(&p[5], front),
+                step_in(&p[6], front),
+                grip.clone(),
+            ]
+        );
+        // Both heads hold for a while where the holding head changes.
+        assert_eq!(fw.queue[2].dwell, SETTLE_TIME);
+        assert_eq!(fw.queue[5].dwell, SETTLE_TIME);
+        // It starts where leaving the U ends and ends with every joint at zero.
+        assert_eq!(p[0], LEAVE_U_PATH[LEAVE_U_PATH.len() - 1]);
+        assert_eq!(p[p.len() - 1], [0.0; 6]);
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::StepOut { lead: Head::Front }).expect("valid");
+        let step_out = |row: &[f64; 6], hold| ("step out", expect(row), hold);
+        assert_eq!(
+            targets(&fw),
+            vec![
+                step_out(&p[5], front),
+                step_out(&p[4], front),
+                grip.clone(),
+                step_out(&p[3], rear),
+                step_out(&p[2], rear),
+                grip.clone(),
+                step_out(&p[1], front),
+                step_out(&p[0], front),
+            ]
+        );
+        // Mirrored: the other half's joints, the grips swapped.
+        let mirrored = assert_drives_the_other_half(|lead| Motion::StepIn { lead });
+        assert_eq!(mirrored[0].2, [false, true]);
+        let mirrored = assert_drives_the_other_half(|lead| Motion::StepOut { lead });
+        assert_eq!(mirrored[mirrored.len() - 1].2, [false, true]);
+        assert_eq!(Motion::StepIn { lead: Head::Rear }.name(), "step in, rear head leading");
+        assert_eq!(Motion::StepOut { lead: Head::Rear }.name(), "step out, rear head leading");
     }
 
     #[test]
