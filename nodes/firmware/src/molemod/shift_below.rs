@@ -657,4 +657,57 @@ mod tests {
         assert!((gap(&SHIFT_BELOW_ROLL_PATH[n - 2]) - LIFT_OFF).abs() < 2e-5 && gap(&SHIFT_BELOW_ROLL_PATH[n - 1]).abs() < 2e-5);
         assert!(reach_head(&scene, &scene.head_in(&Pose { z: TARGET.z - 0.001, ..TARGET }), (0.0, 0.0), 0.5).is_none());
     }
+
+    /// The stored tables run from a lower head standing `towards_b` (m) nearer B than
+    /// [`SHIFT_BELOW_ACROSS`] (every link moves with it, the grip in A that much deeper),
+    /// sampled every 1 ms: the least clearance of the reach and of the roll with its pair
+    /// (but A leaving B and landing on C in the roll's first and last phases, and the pairs
+    /// touching at the stored start), and how far A's outline is from C at the end (m,
+    /// negative = into it: the physics lands A that much early, the mole short of its last
+    /// row).
+    fn off_the_wall(towards_b: f64) -> (PathWalk, PathWalk, f64) {
+        let scene = BelowScene::new(SHIFT_BELOW_ACROSS - towards_b, (SHIFT_BELOW_HEAD.0 - towards_b, SHIFT_BELOW_HEAD.1));
+        let touching = vec![7, 8, 11];
+        let last = SHIFT_BELOW_ROLL_PATH.len() - 2;
+        let reach = walk(&scene, Stage::Reach, &SHIFT_BELOW_REACH_PATH, 0.001, |_| touching.clone());
+        let roll = walk(&scene, Stage::Roll, &SHIFT_BELOW_ROLL_PATH, 0.001, |k| {
+            let mut e = touching.clone();
+            if k == 0 || k == last {
+                e.extend([BLOCK_FLOOR, BLOCK_FIXED]);
+            }
+            e
+        });
+        let end = clearances(&chain(&scene, Stage::Roll, &SHIFT_BELOW_ROLL_PATH[last + 1]))[BLOCK_FIXED];
+        (reach, roll, end)
+    }
+
+    /// How far the stored tables tolerate the lower head standing nearer B than the wall:
+    /// the reach keeps its 4.37 mm (the whole mole moves along A's tunnel), the roll loses
+    /// what the start is off (A gripped that much deeper passes the B-C edge that much
+    /// lower) and A lands on C that much early. Up to 1 mm the roll still clears 0.1 mm;
+    /// from where [`super::super::follow::FOLLOW_PATH`] leaves a mole upright
+    /// ([`super::super::follow::FOLLOW_AXIS`] from the axis, 1.25 mm from the wall) A's
+    /// outline cuts into B and C.
+    #[test]
+    fn the_shift_below_tables_from_a_start_off_the_wall() {
+        let follow_off = SHIFT_BELOW_ACROSS - super::super::follow::FOLLOW_AXIS;
+        for towards_b in [0.0, 0.0005, 0.001, follow_off, 0.0015, 0.002, 0.0025, 0.003] {
+            let (reach, roll, end) = off_the_wall(towards_b);
+            eprintln!(
+                "shift below from {:.2} mm nearer B: least clearance reach {:.3} mm ({}), roll {:.3} mm ({}); A's outline {:+.3} mm from C at the end",
+                towards_b * 1e3,
+                reach.least * 1e3,
+                PAIRS[reach.pair],
+                roll.least * 1e3,
+                PAIRS[roll.pair],
+                end * 1e3
+            );
+            assert!(reach.least > 4e-3, "{towards_b} m: reach {} m", reach.least);
+            assert!((end + towards_b).abs() < 2e-5, "{towards_b} m: A ends {end} m from C");
+        }
+        let (_, roll, _) = off_the_wall(0.001);
+        assert!(roll.least > 1e-4, "1 mm off: roll {} m", roll.least);
+        let (_, roll, _) = off_the_wall(follow_off);
+        assert!(roll.least < 0.0 && roll.pair == BLOCK_FIXED, "from the follow's end: roll {} m ({})", roll.least, PAIRS[roll.pair]);
+    }
 }
