@@ -63,7 +63,7 @@ fn main() {
                         least = least.min(*d);
                     }
                 }
-                let (t, f) = follow::loads(&grip, &l);
+                let (t, f) = follow::loads(&grip, &l, limits.down);
                 torque = t.iter().fold(torque, |m, v| m.max(*v));
                 force = f.iter().fold(force, |m, v| m.max(*v));
             }

@@ -48,8 +48,9 @@ pub fn links(grip: &Grip, q: &LiftJoints) -> Links {
 }
 
 /// Centres of the blocks round the crossing, m: the crossing's block, the one the mole lies
-/// in behind it (-x), the one ahead (+x) and the one above (its vertical tunnel goes on up).
-pub const FOLLOW_BLOCKS: [(f64, f64); 4] = [(0.0, 0.0), (-BLOCK, 0.0), (BLOCK, 0.0), (0.0, BLOCK)];
+/// in behind it (-x), the one ahead (+x), the one above (its vertical tunnel goes on up) and
+/// the two beside that one (the most solid a column's foot can have round the crossing).
+pub const FOLLOW_BLOCKS: [(f64, f64); 6] = [(0.0, 0.0), (-BLOCK, 0.0), (BLOCK, 0.0), (0.0, BLOCK), (-BLOCK, BLOCK), (BLOCK, BLOCK)];
 
 /// The floor under the crossing's block (the vertical tunnel ends there), m.
 pub const FLOOR: f64 = -0.5 * BLOCK;
@@ -151,47 +152,47 @@ pub fn in_tunnel((x, z): (f64, f64)) -> bool {
     })
 }
 
-/// Static loads with the base `grip`: gravity's torque on the two pitch axes (front, rear
-/// universal joint) from the links beyond each joint away from the base, N m, and the pull
-/// along the four prismatic joints (`prismatic_0` .. `prismatic_3`), N: the sliding head
-/// hanging, carried by the chain.
-pub fn loads(grip: &Grip, l: &Links) -> ([f64; 2], [f64; 4]) {
+/// Static loads with the base `grip`, gravity pulling along the unit vector `down` of the
+/// plane: its torque on the two pitch axes (front, rear universal joint) from the links
+/// beyond each joint away from the base, N m, and its pull along the four prismatic joints
+/// (`prismatic_0` .. `prismatic_3`), N: the sliding head hanging, carried by the chain.
+pub fn loads(grip: &Grip, l: &Links, down: (f64, f64)) -> ([f64; 2], [f64; 4]) {
     let w = |m: f64| m * GRAVITY;
     let (head, joints) = (w(CUBE_MASS), w(2.0 * JOINT_CUBE_MASS));
-    // (weight, x) of the masses beyond a point, from the far end.
-    let moment = |about: f64, masses: &[(f64, f64)]| masses.iter().map(|&(m, x)| m * (x - about)).sum::<f64>().abs();
-    let total = |masses: &[(f64, f64)]| masses.iter().map(|m| m.0).sum::<f64>();
-    let pull = |angle: f64, weight: f64| (weight * angle.sin()).abs();
+    let at = |p: &Pose| (p.x, p.z);
+    // (weight, place) of the masses beyond a point; the torque is each weight's lever
+    // across the pull.
+    let moment = |about: (f64, f64), masses: &[(f64, (f64, f64))]| {
+        masses.iter().map(|&(m, (x, z))| m * ((x - about.0) * down.1 - (z - about.1) * down.0)).sum::<f64>().abs()
+    };
+    let total = |masses: &[(f64, (f64, f64))]| masses.iter().map(|m| m.0).sum::<f64>();
+    let pull = |angle: f64, weight: f64| (weight * (angle.cos() * down.0 + angle.sin() * down.1)).abs();
+    // From the sliding end: its head, the joint cubes beside it, the body, the base's joint cubes.
+    let (far, near_joint, far_joint) = match grip.base {
+        Base::Rear => (at(&l.front), l.joint_rear, l.joint_front),
+        Base::Front => (at(&l.rear), l.joint_front, l.joint_rear),
+    };
+    let beyond_far_joint = [(head, far)];
+    let beyond_body_far = [(head, far), (joints, far_joint)];
+    let beyond_body_near = [(head, far), (joints, far_joint), (head, at(&l.body))];
+    let all = [(head, far), (joints, far_joint), (head, at(&l.body)), (joints, near_joint)];
+    let far_pitch = moment(far_joint, &beyond_far_joint);
+    let near_pitch = moment(near_joint, &beyond_body_near);
+    // The prismatic joints from the far head in: its lever, the body's far and near
+    // levers, the base head's lever.
+    let (far_angle, base_angle) = match grip.base {
+        Base::Rear => (l.front.angle, l.rear.angle),
+        Base::Front => (l.rear.angle, l.front.angle),
+    };
+    let forces = [
+        pull(far_angle, total(&beyond_far_joint)),
+        pull(l.body.angle, total(&beyond_body_far)),
+        pull(l.body.angle, total(&beyond_body_near)),
+        pull(base_angle, total(&all)),
+    ];
     match grip.base {
-        Base::Rear => {
-            let beyond_p0 = [(head, l.front.x)];
-            let beyond_p1 = [(head, l.front.x), (joints, l.joint_front.0)];
-            let beyond_p3 = [(head, l.front.x), (joints, l.joint_front.0), (head, l.body.x)];
-            let beyond_p2 = beyond_p1;
-            (
-                [moment(l.joint_front.0, &beyond_p0), moment(l.joint_rear.0, &beyond_p3)],
-                [
-                    pull(l.front.angle, total(&beyond_p0)),
-                    pull(l.body.angle, total(&beyond_p1)),
-                    pull(l.body.angle, total(&[beyond_p2[0], beyond_p2[1], (head, l.body.x)])),
-                    pull(l.rear.angle, total(&[beyond_p3[0], beyond_p3[1], beyond_p3[2], (joints, l.joint_rear.0)])),
-                ],
-            )
-        }
-        Base::Front => {
-            let beyond_p3 = [(head, l.rear.x)];
-            let beyond_p2 = [(head, l.rear.x), (joints, l.joint_rear.0)];
-            let beyond_p0 = [(head, l.rear.x), (joints, l.joint_rear.0), (head, l.body.x)];
-            (
-                [moment(l.joint_front.0, &beyond_p0), moment(l.joint_rear.0, &beyond_p3)],
-                [
-                    pull(l.front.angle, total(&[beyond_p0[0], beyond_p0[1], beyond_p0[2], (joints, l.joint_front.0)])),
-                    pull(l.body.angle, total(&beyond_p0)),
-                    pull(l.body.angle, total(&beyond_p2)),
-                    pull(l.rear.angle, total(&beyond_p3)),
-                ],
-            )
-        }
+        Base::Rear => ([far_pitch, near_pitch], forces),
+        Base::Front => ([near_pitch, far_pitch], [forces[3], forces[2], forces[1], forces[0]]),
     }
 }
 
@@ -206,6 +207,10 @@ pub struct FollowLimits {
     pub force: f64,
     /// How far a universal joint's pitch may go, rad.
     pub pitch: f64,
+    /// Gravity's direction in the plane (a unit vector): (0, -1) at the foot of a column;
+    /// (-1, 0) for the same table turned a quarter turn round the crossing, at the top of a
+    /// climb (`the_follow_turned_a_quarter_turn_is_the_follow_at_the_top`).
+    pub down: (f64, f64),
 }
 
 impl FollowLimits {
@@ -214,7 +219,7 @@ impl FollowLimits {
     /// pitch within 2 mrad of ±90°.
     pub fn actuators() -> Self {
         let l = super::lift::LiftLimits::actuators();
-        Self { margin: 0.75e-3, torque: l.torque, force: l.force, pitch: l.pitch }
+        Self { margin: 0.75e-3, torque: l.torque, force: l.force, pitch: l.pitch, down: (0.0, -1.0) }
     }
 
     /// Whether `q` is within the joint ranges.
@@ -243,7 +248,7 @@ impl FollowLimits {
                 return Err(FOLLOW_PAIRS[i]);
             }
         }
-        let (torque, force) = loads(grip, &l);
+        let (torque, force) = loads(grip, &l, self.down);
         if torque.iter().any(|t| *t > self.torque) {
             return Err("universal joint torque");
         }
@@ -587,7 +592,7 @@ mod tests {
                         (w.least, w.worst) = (*d, (FOLLOW_PAIRS[i], k + 1));
                     }
                 }
-                let (torque, force) = loads(&grip, &l);
+                let (torque, force) = loads(&grip, &l, limits.down);
                 w.torque = [w.torque[0].max(torque[0]), w.torque[1].max(torque[1])];
                 w.force = force.iter().fold(w.force, |m, f| m.max(*f));
             }
@@ -651,6 +656,33 @@ mod tests {
             assert!((pose.angle - HALF_PI).abs() < 3e-3 && pose.x.abs() < 0.004, "{pose:?}");
         }
         assert!(e.rear.z <= 0.0 && e.body.z > TUNNEL_HALF && e.front.z > e.body.z, "{e:?}");
+    }
+
+    /// The follow at the top of a climb: after the turn up done standing in the vertical
+    /// tunnel (the turn over into the x tunnel above, towards -x, the mole against the
+    /// tunnel's +x wall), the crossing seen a quarter turn round is the same (turned back by
+    /// (x, z) -> (z, -x): the vertical tunnel below is the x tunnel behind, the x tunnel
+    /// towards -x the vertical tunnel above, the +x wall the floor), so the same table runs,
+    /// with every block round the top crossing turned back onto one of [`FOLLOW_BLOCKS`] or
+    /// under [`FLOOR`]; only gravity pulls another way (along -x turned back). The loads stay
+    /// within the actuators'.
+    #[test]
+    fn the_follow_turned_a_quarter_turn_is_the_follow_at_the_top() {
+        for i in -1..=1 {
+            for k in -1..=1 {
+                let (x, z) = (BLOCK * f64::from(i), BLOCK * f64::from(k));
+                let back = (z, -x);
+                let known = FOLLOW_BLOCKS.iter().any(|b| (b.0 - back.0).abs() < 1e-12 && (b.1 - back.1).abs() < 1e-12);
+                assert!(known || back.1 + 0.5 * BLOCK <= FLOOR + 1e-12, "block ({x}, {z}) turned back to {back:?}");
+            }
+        }
+        let limits = FollowLimits { down: (-1.0, 0.0), ..FollowLimits::actuators() };
+        let w = walk(&FOLLOW_PATH, &limits).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!(
+            "follow at the top: peak static torque {:.3} N m on the front pitch, {:.3} on the rear; peak prismatic force {:.2} N",
+            w.torque[0], w.torque[1], w.force
+        );
+        assert!(w.torque.iter().all(|t| *t <= limits.torque) && w.force <= limits.force);
     }
 
     /// The passage is what the search found: with the rear head where the follow starts,
