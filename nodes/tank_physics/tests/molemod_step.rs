@@ -153,3 +153,50 @@ fn stepping_in_from_the_straight_mole_crawling_on_and_back_and_stepping_out() {
         load_average()
     );
 }
+
+/// The far side of the row: its end block C's +x mouth, the mirror image of B's -x mouth
+/// (`Motion::StepOut { lead: Head::Rear }`: the rear head leads, the front half goes out).
+/// The robot starts lying in a spare block at x = 600 mm, out of the way of the floor the
+/// front head is set down on beyond C.
+const FAR_PICTURE: &str = ".#.....\n.##...R";
+
+/// The mole moved from its spare block to the crawl pose `Motion::StepIn` ends in, mirrored
+/// at C's +x mouth (straight and contracted, the front head in C 40 mm from its centre
+/// towards the mouth, the rear head in B 28 mm from its centre towards it, both clamped),
+/// then `Motion::StepOut { lead: Head::Rear }` at the lift's solver passes. Checks that no
+/// phase sticks, the blocks stay (0.5 mm) and the mole ends straight at the tunnel's height
+/// (every cube within 2 mm of it and 10 mrad of level) with the rear head in C 18 mm from
+/// its centre towards the mouth (within 3 mm) and clamped, the front half over the floor
+/// beyond: where a mirrored `Motion::EnterU` starts.
+#[test]
+fn stepping_out_of_the_far_end_of_the_row_with_the_rear_head_leading() {
+    let wall = Instant::now();
+    let lattice = Lattice::from_picture(FAR_PICTURE).expect("picture");
+    let cells = [Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(2, 0, 0)];
+    let mut world =
+        MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
+    let front = world.link_pose("head_front").expect("link").translation.x;
+    world.move_robot(0, &Isometry3::translation(0.240 - front, 0.0, 0.0)).expect("robot 0");
+    let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+    until_idle(&mut world, &mut firmware, 0.3, |_| {});
+    let start = cubes(&world);
+    eprintln!(
+        "start: front head, body, rear head at (x, z) {:.2?} mm, pitch {:.2?} mrad; front clamped {}, rear clamped {}",
+        start.map(|(x, z, _)| (x * 1e3, z * 1e3)),
+        start.map(|(_, _, p)| p * 1e3),
+        world.head_clamped(0),
+        world.head_clamped(1)
+    );
+    world.set_solver_iterations(LIFT_SOLVER_ITERATIONS);
+    let (moved, _, _) = run(&mut world, &mut firmware, Motion::StepOut { lead: Head::Rear }, &cells);
+    let out = cubes(&world);
+    assert!(moved.iter().all(|&m| m < 5e-4), "blocks moved {moved:?} m");
+    assert!((out[2].0 - 0.218).abs() < 3e-3 && world.head_clamped(1), "{out:?}");
+    assert!(out.iter().all(|&(_, z, p)| (z - LYING).abs() < 2e-3 && p.abs() < 1e-2), "{out:?}");
+    eprintln!(
+        "B, C {:.4?} mm from their cells; {:.1} s wall in all; load average {}",
+        [cells[1], cells[2]].map(|c| world.block_error(&c, &c).expect("block") * 1e3),
+        wall.elapsed().as_secs_f64(),
+        load_average()
+    );
+}

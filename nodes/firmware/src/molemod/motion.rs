@@ -222,15 +222,17 @@ pub enum Motion {
         /// The head in B's tunnel at the start (it leads into the tunnels).
         lead: Head,
     },
-    /// [`Motion::StepIn`] backwards: from the mole straight and contracted with the leading
-    /// head 28 mm into the end block of a row from its free mouth and the other head 40 mm
-    /// into the block before, [`STEP_IN_PATH`]'s phases from the last to the first, each with
-    /// its hold (both gripping for [`SETTLE_TIME`] where it changes): the trailing half
-    /// pushed out of the mouth and tilted onto the floor beyond, the leading head pulled back
-    /// over the crossing, lifted: ends with the mole straight, the leading head in the end
-    /// block [`LIFT_ONTO_FRONT_GRIP`] from its centre towards the mouth and holding, the other
-    /// half over the floor beyond at the tunnel's height, where [`Motion::EnterU`] starts.
-    /// With `lead` [`Head::Rear`] mirrored.
+    /// [`Motion::StepIn`] backwards: from the mole straight and contracted along a row, the
+    /// trailing head in the row's end block 40 mm from its centre towards its free mouth, the
+    /// leading head in the block before, 28 mm from its centre towards the mouth (where
+    /// `StepIn` ends), [`STEP_IN_PATH`]'s phases from the last to the first, each with its
+    /// hold (both gripping for [`SETTLE_TIME`] where it changes): the trailing half pushed out
+    /// of the mouth and tilted down onto the floor beyond, the leading head pulled back over
+    /// the end block's crossing into it, the trailing half lifted level: ends with the mole
+    /// straight, the leading head in the end block [`LIFT_ONTO_FRONT_GRIP`] from its centre
+    /// towards the mouth and holding, the other half over the floor beyond at the tunnel's
+    /// height, where [`Motion::EnterU`] starts. With `lead` [`Head::Rear`] mirrored: a mole
+    /// heading +x steps out of the row's +x mouth, front half first.
     StepOut {
         /// The head that stays in the end block (it holds at the end).
         lead: Head,
