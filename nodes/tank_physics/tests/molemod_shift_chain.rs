@@ -1,0 +1,307 @@
+//! Task 1's shift after the lift as one chain in the physics (issue #18): A upside down on B
+//! (the same solid as upright), C on the floor beside B (+x), the mole lying in B's x tunnel
+//! where the world's start placement puts it. The mole turns its head up into C's vertical
+//! tunnel (`Motion::TurnUp`, whose approach crawls it to C's crossing), the body follows
+//! round the crossing (`Motion::Follow`), the mole climbs down onto C's floor (the crawl
+//! backward, upright: the join), A is unscrewed from B as the executor does when a carrying
+//! motion starts, and the mole rolls A onto C from below (`Motion::ShiftBelow`). Every
+//! motion runs at the solver passes its own test used. Figures from the rapier bodies' poses.
+
+use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::follow::FOLLOW_AXIS;
+use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion};
+use flotilla_firmware::molemod::shift_below::SHIFT_BELOW_ACROSS;
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use reconfig_planner::lattice::{Cell, Lattice};
+use std::f64::consts::FRAC_PI_2;
+use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::tunnel_world_options;
+use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
+
+#[allow(dead_code)]
+#[path = "support/mole.rs"]
+mod mole;
+use mole::{axes, committed_model};
+
+/// A at (1, 0, 1) on B at (1, 0, 0) with the robot, C at (2, 0, 0); the target (2, 0, 1).
+const PICTURE: &str = ".#..\n.R#.";
+
+/// Solver passes of the turn up (as in `molemod_vertical` and `molemod_tunnels`).
+const TURN_SOLVER_ITERATIONS: usize = 64;
+
+/// Solver passes of the follow and the climb down (`molemod_vertical`'s follow test).
+const FOLLOW_SOLVER_ITERATIONS: usize = LIFT_SOLVER_ITERATIONS;
+
+/// Solver passes of the shift from below (`molemod_shift_below`).
+const SHIFT_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
+
+/// Height of the lower head's centre above the floor when it stands on it, m (half the
+/// head's 40 mm).
+const HEAD_ON_FLOOR: f64 = 0.020;
+
+/// How far above the floor the climb down stops the lower head, m: the crawl's expansion
+/// pushing the head into the floor would stall the prismatic joints.
+const FLOOR_MARGIN: f64 = 0.000_2;
+
+const LINKS: [&str; 3] = ["head_front", "base_link", "head_rear"];
+
+/// The load average (`uptime`), for the record.
+fn load_average() -> String {
+    std::process::Command::new("uptime")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|e| format!("uptime: {e}"))
+}
+
+/// Steps until the firmware is idle and `min_s` passed (or 60 s); returns the lowest
+/// clearance of a main cube against a block seen, m.
+fn drive(world: &mut MoleWorld, firmware: &mut MoleMotions, min_s: f64) -> f64 {
+    let until = world.time() + min_s;
+    let end = world.time() + 60.0;
+    let mut closest = f64::INFINITY;
+    while world.time() < end && !(firmware.idle() && world.time() >= until) {
+        let reading = world.sensors();
+        let command = firmware.step(reading.stamp, &reading);
+        world.step("mole", &command).expect("the firmware's commands fit the robot");
+        for link in LINKS {
+            if let Some(d) = world.block_contact(link).expect("link") {
+                closest = closest.min(d);
+            }
+        }
+    }
+    closest
+}
+
+/// The mole's three cubes from C's centre (x = away from B, z = up; mm) and how far each
+/// one's axis is from upright (mrad), printed under `label`; returns the lower (rear)
+/// head's centre from C's centre, m.
+fn report_mole(world: &MoleWorld, centre: &Vector3<f64>, label: &str) -> Vector3<f64> {
+    let mut line = String::new();
+    for link in LINKS {
+        let pose = world.link_pose(link).expect("link");
+        let at = pose.translation.vector - centre;
+        let upright = (pose.rotation * Vector3::x()).z.clamp(-1.0, 1.0).acos();
+        line +=
+            &format!(" {link} ({:+.2}, {:+.2}, {:+.2}) mm, {:.1} mrad from upright;", at.x * 1e3, at.y * 1e3, at.z * 1e3, upright * 1e3);
+    }
+    eprintln!("{label}:{line} heads clamped {} {}", world.head_clamped(0), world.head_clamped(1));
+    world.link_pose("head_rear").expect("link").translation.vector - centre
+}
+
+/// The chain from the mole lying in B's tunnel to A rolled onto C: every motion ends
+/// without a report, the join stands the lower head on C's floor (within 0.5 mm of 20 mm
+/// up, within 2 mm of the wall away from B), A ends within the executor's 5 mm of the
+/// target cell's centre and 3 degrees of a quarter turn about +y, B and C within 1 mm.
+#[test]
+#[ignore = "Motion::Follow stalls in task 1's scene: its front head holds 55-108 mm above C's crossing, in the cell above C, which is \
+            the shift's empty target cell (docs/molemod_execution.md, The shift as a chain)"]
+fn the_mole_turns_up_in_c_follows_climbs_down_and_shifts_the_lifted_block_from_below() {
+    let wall = std::time::Instant::now();
+    eprintln!("load at the start: {}", load_average());
+    let lattice = Lattice::from_picture(PICTURE).expect("picture");
+    let [_, b_cell, c_cell, _] = cells();
+    assert_eq!(lattice.robots(), &[b_cell], "the robot lies in B");
+    let mut world =
+        MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
+    let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+    drive(&mut world, &mut firmware, 0.3);
+    let centre = world.block_pose(&c_cell).expect("C").translation.vector;
+    report_mole(&world, &centre, "lying in B (from C's centre)");
+
+    // The turn up into C's vertical tunnel; its approach crawls the front joint to the path's
+    // start 0.1 m ahead of the body (at B's centre).
+    world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
+    let t0 = world.time();
+    firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+    let closest = drive(&mut world, &mut firmware, 0.0);
+    eprintln!(
+        "turn up: {} after {:.2} s sim, {:.0} s wall; closest cube-block contact {:.3} mm",
+        firmware.status(),
+        world.time() - t0,
+        wall.elapsed().as_secs_f64(),
+        closest * 1e3
+    );
+    report_mole(&world, &centre, "after the turn up (the follow starts from the front head upright, its joint at the crossing's centre)");
+    assert!(firmware.stuck().is_none(), "turn up: {}", firmware.status());
+
+    // The body follows round C's crossing; held a second with both heads gripping, as in
+    // its own test.
+    world.set_solver_iterations(FOLLOW_SOLVER_ITERATIONS);
+    let t0 = world.time();
+    firmware.push(Motion::Follow { lead: Head::Front }).expect("a valid follow");
+    let phases_before = firmware.finished().len();
+    let closest = drive(&mut world, &mut firmware, 0.0);
+    let follow_stuck = firmware.stuck().map(|s| s.to_string());
+    let follow_done = firmware.finished().len() - phases_before;
+    report_mole(&world, &centre, "as the follow ends");
+    drive(&mut world, &mut firmware, 1.0);
+    eprintln!(
+        "follow: {follow_done} phases done, stuck {follow_stuck:?} after {:.2} s sim, {:.0} s wall; closest cube-block contact {:.3} mm",
+        world.time() - t0,
+        wall.elapsed().as_secs_f64(),
+        closest * 1e3
+    );
+    let lower = report_mole(&world, &centre, "after the follow (model: upright 3.75 mm to +x, the rear head 5 mm below the crossing)");
+    assert!(follow_stuck.is_none(), "follow: {follow_stuck:?}");
+
+    // The join: the crawl backward, upright, by what puts the lower head on the floor: the
+    // expansion lowers the rear head by twice the step (front head holding), the
+    // contraction the front head (rear head holding).
+    // The ground (z = 0) closes C's vertical tunnel; from C's centre.
+    let floor = -centre.z;
+    let descent = lower.z - (floor + HEAD_ON_FLOOR) - FLOOR_MARGIN;
+    let t0 = world.time();
+    firmware.push(Motion::Crawl { step: 0.5 * descent, iterations: 2, backward: true }).expect("a valid crawl");
+    let closest = drive(&mut world, &mut firmware, 0.3);
+    eprintln!(
+        "climb down by {:.2} mm: {} after {:.2} s sim, {:.0} s wall; closest cube-block contact {:.3} mm",
+        descent * 1e3,
+        firmware.status(),
+        world.time() - t0,
+        wall.elapsed().as_secs_f64(),
+        closest * 1e3
+    );
+    let lower =
+        report_mole(&world, &centre, "after the climb down (ShiftBelow's start: rear head (+5, 0, -30) mm, front head 112 mm above it)");
+    assert!(firmware.stuck().is_none(), "climb down: {}", firmware.status());
+    let (across, up) = (lower.x, lower.z - floor);
+    eprintln!(
+        "  the lower head {:.2} mm from C's axis away from B ({:+.2} mm from ShiftBelow's {:.1}), {:.2} mm above the floor (model 20)",
+        across * 1e3,
+        (across - SHIFT_BELOW_ACROSS) * 1e3,
+        SHIFT_BELOW_ACROSS * 1e3,
+        up * 1e3
+    );
+    assert!((up - HEAD_ON_FLOOR).abs() < 5e-4, "the lower head's centre {up} m above the floor");
+    assert!((across - SHIFT_BELOW_ACROSS).abs() < 2e-3, "the lower head {across} m from C's axis");
+
+    shift_from_below(&mut world, &mut firmware, &centre, wall);
+}
+
+/// Task 1's A (1, 0, 1), B (1, 0, 0), C (2, 0, 0) and the target (2, 0, 1).
+fn cells() -> [Cell; 4] {
+    [Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(2, 0, 0), Cell::new(2, 0, 1)]
+}
+
+/// A unscrewed from B (as the executor does when a carrying motion starts), then
+/// `Motion::ShiftBelow` at [`SHIFT_SOLVER_ITERATIONS`], printed phase by phase; asserts A
+/// within the executor's 5 mm of the target cell's centre and 3 degrees of a quarter turn
+/// about +y, B and C within 1 mm of their cells.
+fn shift_from_below(world: &mut MoleWorld, firmware: &mut MoleMotions, centre: &Vector3<f64>, wall: std::time::Instant) {
+    let [a_cell, b_cell, c_cell, target] = cells();
+    world.unscrew(&a_cell, &b_cell).expect("A lies screwed on B");
+    world.set_solver_iterations(SHIFT_SOLVER_ITERATIONS);
+    let t0 = world.time();
+    firmware.push(Motion::ShiftBelow { lead: Head::Front }).expect("valid");
+    let mut done = firmware.finished().len();
+    while !firmware.idle() && firmware.stuck().is_none() {
+        let finished = world.drive("mole", firmware, 60.0, |fw| fw.finished().len() > done || fw.idle(), |_| {}).expect("fits");
+        assert!(finished, "no phase ended within 60 s: {}", firmware.status());
+        done = firmware.finished().len();
+        let a = world.block_pose(&a_cell).expect("A");
+        let x = a.rotation * Vector3::x();
+        let head = world.link_pose("head_front").expect("link").translation.vector - a.translation.vector;
+        eprintln!(
+            "  t {:6.2} s: {done} phases done; A at ({:.2}, {:.2}) mm, x axis pitched {:.1} deg; front head {:+.1}, {:+.1} mm from A's centre, \
+             clamped: front {} rear {}; wall {:.0} s",
+            world.time() - t0,
+            a.translation.x * 1e3,
+            a.translation.z * 1e3,
+            x.z.atan2(x.x).to_degrees(),
+            head.x * 1e3,
+            head.z * 1e3,
+            world.head_clamped(0),
+            world.head_clamped(1),
+            wall.elapsed().as_secs_f64()
+        );
+    }
+    let a = world.block_pose(&a_cell).expect("A");
+    let cell = world.cell_centre(&target);
+    let off = (a.translation.vector - cell).norm();
+    let rolled = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2);
+    let turn = a.rotation.angle_to(&rolled);
+    let (b_off, c_off) = (world.block_error(&b_cell, &b_cell).expect("B"), world.block_error(&c_cell, &c_cell).expect("C"));
+    eprintln!(
+        "shift from below: {} after {:.2} s sim; chain {:.2} s sim, {:.0} s wall; A {:.2} mm from the target cell's centre ({:+.2}, {:+.2}, \
+         {:+.2}) mm, {:.2} deg from a quarter turn; B {:.3} mm and C {:.3} mm from their cells",
+        firmware.status(),
+        world.time() - t0,
+        world.time(),
+        wall.elapsed().as_secs_f64(),
+        off * 1e3,
+        (a.translation.x - cell.x) * 1e3,
+        (a.translation.y - cell.y) * 1e3,
+        (a.translation.z - cell.z) * 1e3,
+        turn.to_degrees(),
+        b_off * 1e3,
+        c_off * 1e3,
+    );
+    report_mole(world, centre, "at the end");
+    eprintln!("load at the end: {}", load_average());
+    assert!(firmware.stuck().is_none(), "shift from below: {}", firmware.status());
+    assert!(off < 5e-3, "A ends {off} m from the target cell's centre");
+    assert!(turn < 3f64.to_radians(), "A {} deg from rolled", turn.to_degrees());
+    assert!(b_off < 1e-3 && c_off < 1e-3, "B moved {b_off} m, C {c_off} m");
+}
+
+/// The join and the shift from below, from where `molemod_vertical`'s follow test leaves
+/// the mole (upright in C's vertical tunnel, [`FOLLOW_AXIS`] from its axis away from B, the
+/// lower head's centre 5.4 mm below the crossing's: the world's start placement in C, turned
+/// -90 degrees about +y about C's centre, raised 50.6 mm, moved 1.25 mm towards B). The join
+/// is the crawl backward by what puts the lower head on the floor; the upper head stands in
+/// the empty cell above C, where no block is to clamp it, so the expansion holds nothing and
+/// the mole drops onto C's floor. Prints the drop (the upper head's lowest point, the lower
+/// head's fastest fall), where the mole lands, and the shift from below that follows.
+#[test]
+fn the_join_from_where_the_follow_leaves_the_mole_then_the_shift_from_below() {
+    let wall = std::time::Instant::now();
+    eprintln!("load at the start: {}", load_average());
+    let lattice = Lattice::from_picture(".#..\n.#R.").expect("picture");
+    let c_cell = cells()[2];
+    let mut world =
+        MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
+    let centre = world.block_pose(&c_cell).expect("C").translation.vector;
+    let stand: Isometry3<f64> = Translation3::new(FOLLOW_AXIS - SHIFT_BELOW_ACROSS, 0.0, 0.0506)
+        * Translation3::from(centre)
+        * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -FRAC_PI_2)
+        * Translation3::from(-centre);
+    world.move_robot(0, &stand).expect("robot 0");
+    let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+    world.set_solver_iterations(FOLLOW_SOLVER_ITERATIONS);
+    drive(&mut world, &mut firmware, 0.3);
+    let lower = report_mole(&world, &centre, "placed as the follow leaves it");
+    let floor = -centre.z;
+    let descent = lower.z - (floor + HEAD_ON_FLOOR) - FLOOR_MARGIN;
+    let upper_start = world.link_pose("head_front").expect("link").translation.z;
+    firmware.push(Motion::Crawl { step: 0.5 * descent, iterations: 2, backward: true }).expect("a valid crawl");
+    let (mut upper_lowest, mut fastest, mut landed) = (f64::INFINITY, 0.0_f64, None);
+    let mut last = (world.time(), world.link_pose("head_rear").expect("link").translation.z);
+    let t0 = world.time();
+    while !firmware.idle() && firmware.stuck().is_none() && world.time() < t0 + 20.0 {
+        let reading = world.sensors();
+        let command = firmware.step(reading.stamp, &reading);
+        world.step("mole", &command).expect("the firmware's commands fit the robot");
+        let (now, z) = (world.time(), world.link_pose("head_rear").expect("link").translation.z);
+        if firmware.finished().is_empty() {
+            upper_lowest = upper_lowest.min(world.link_pose("head_front").expect("link").translation.z);
+        }
+        fastest = fastest.max((last.1 - z) / (now - last.0));
+        if landed.is_none() && z - centre.z - floor < HEAD_ON_FLOOR + 5e-5 {
+            landed = Some(now - t0);
+        }
+        last = (now, z);
+    }
+    drive(&mut world, &mut firmware, 0.3);
+    eprintln!(
+        "join, the crawl backward by {:.2} mm: {}; in the expansion the upper head {:.2} mm at its lowest below where it stood, the lower \
+         head falling at most {:.3} m/s, on the floor {landed:?} s after the start",
+        descent * 1e3,
+        firmware.status(),
+        (upper_start - upper_lowest) * 1e3,
+        fastest
+    );
+    let lower = report_mole(&world, &centre, "after the join (ShiftBelow's start: rear head (+5, 0, -30) mm, front head 112 mm above it)");
+    assert!(firmware.stuck().is_none(), "join: {}", firmware.status());
+    assert!((lower.z - floor - HEAD_ON_FLOOR).abs() < 5e-4, "the lower head's centre {} m above the floor", lower.z - floor);
+    shift_from_below(&mut world, &mut firmware, &centre, wall);
+}
