@@ -26,7 +26,10 @@
 //!   and along its tunnel floor: the mole lies straight and contracted in B and C.
 //!
 //! A phase with the rear hold moves only prismatic joints along level links, so the front
-//! head's world position follows from how far they opened ([`front_at`]).
+//! head's world position follows from how far they opened ([`front_at`]). The front head
+//! only ever lies level on the tunnels' floor at their height (held, or pushed along it),
+//! so, as in [`super::unfold`], its pairs with the blocks are not checked; the pairs
+//! resting where they slide ([`StepPhase::resting`]) may touch, not overlap.
 
 use super::lift::{chain_from, segment_samples, Chain, LiftJoints, BLOCK, CUBE_HALF, CUBE_MASS, CUBE_ROUNDING};
 use super::lift::{GRAVITY, JOINT_CUBE_MASS, TRAVEL, TUNNEL_HALF};
