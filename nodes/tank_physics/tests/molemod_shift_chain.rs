@@ -130,7 +130,35 @@ fn the_mole_turns_up_in_c_follows_climbs_down_and_shifts_the_lifted_block_from_b
     let t0 = world.time();
     firmware.push(Motion::Follow { lead: Head::Front }).expect("a valid follow");
     let phases_before = firmware.finished().len();
-    let closest = drive(&mut world, &mut firmware, 0.0);
+    // Stepped here to print where the front head is whenever its clamp is made or let go,
+    // and at every phase's end.
+    let (mut closest, mut clamped, mut phases) = (f64::INFINITY, world.head_clamped(0), phases_before);
+    let front_z = |world: &MoleWorld| (world.link_pose("head_front").expect("link").translation.z - centre.z) * 1e3;
+    while world.time() < t0 + 60.0 && !firmware.idle() {
+        let reading = world.sensors();
+        let command = firmware.step(reading.stamp, &reading);
+        world.step("mole", &command).expect("the firmware's commands fit the robot");
+        for link in LINKS {
+            if let Some(d) = world.block_contact(link).expect("link") {
+                closest = closest.min(d);
+            }
+        }
+        if world.head_clamped(0) != clamped {
+            clamped = world.head_clamped(0);
+            eprintln!("  t {:.3} s: front head clamped {clamped} at {:.2} mm above C's centre", world.time() - t0, front_z(&world));
+        }
+        if firmware.finished().len() > phases {
+            phases = firmware.finished().len();
+            eprintln!(
+                "  t {:.3} s: follow phase {} done; front head {:.2} mm above C's centre; clamped {} {}",
+                world.time() - t0,
+                phases - phases_before,
+                front_z(&world),
+                world.head_clamped(0),
+                world.head_clamped(1)
+            );
+        }
+    }
     let follow_stuck = firmware.stuck().map(|s| s.to_string());
     let follow_done = firmware.finished().len() - phases_before;
     report_mole(&world, &centre, "as the follow ends");
