@@ -215,8 +215,9 @@ pub enum Motion {
     /// the front head holds (clamped in C) and the rear half is lifted level and drawn up
     /// into B's mouth as every joint closes. Where the holding head changes, both heads grip
     /// for [`SETTLE_TIME`] first. Ends with the mole straight and contracted, the rear head
-    /// in B 40 mm, the front head in C 28 mm from their centres towards the empty cell, both
-    /// gripping: a crawl goes on from there. With `lead` [`Head::Rear`] mirrored
+    /// in B 40 mm, the front head in C 28 mm from their centres towards the empty cell; both
+    /// heads let go for [`SETTLE_TIME`] (the mole settles onto the tunnel floors) and grip:
+    /// a crawl goes on from there. With `lead` [`Head::Rear`] mirrored
     /// ([`Head::row`], [`Head::grip`]): from the mirrored `LeaveU`, the rear head in B.
     StepIn {
         /// The head in B's tunnel at the start (it leads into the tunnels).
@@ -927,6 +928,8 @@ impl MoleMotions {
                     phases.push(phase(name, index.iter().copied().zip(lead.row(&row)).collect(), holds(hold)));
                 }
                 if step_in {
+                    // Both heads let go so the mole settles onto the tunnel floors, then grip.
+                    phases.push(Phase { dwell: SETTLE_TIME, ..phase("let go", vec![], [false, false]) });
                     phases.push(phase("grip", vec![], [true, true]));
                 }
                 Ok(phases)
@@ -1553,12 +1556,15 @@ mod tests {
                 grip.clone(),
                 step_in(&p[5], front),
                 step_in(&p[6], front),
+                ("let go", vec![], [false, false]),
                 grip.clone(),
             ]
         );
-        // Both heads hold for a while where the holding head changes.
+        // Both heads hold for a while where the holding head changes, and let go for a
+        // while at the end (the mole settles onto the tunnel floors).
         assert_eq!(fw.queue[2].dwell, SETTLE_TIME);
         assert_eq!(fw.queue[5].dwell, SETTLE_TIME);
+        assert_eq!(fw.queue[8].dwell, SETTLE_TIME);
         // It starts where leaving the U ends and ends with every joint at zero.
         assert_eq!(p[0], LEAVE_U_PATH[LEAVE_U_PATH.len() - 1]);
         assert_eq!(p[p.len() - 1], [0.0; 6]);
