@@ -247,7 +247,7 @@ pub enum Motion {
     /// head that takes over is clamped before the other lets go. Starts where the turn up
     /// ends (`prismatic_1` out 24 mm, the front pitch at upright, both gripping); ends with
     /// the mole upright 3.75 mm off the vertical tunnel's axis, the rear head's centre 5 mm
-    /// below the crossing's, every joint at zero but `prismatic_2` (4 mm), both gripping.
+    /// below the crossing's, every joint at zero but `prismatic_2` (1 mm), both gripping.
     /// With `lead` [`Head::Rear`] mirrored ([`Head::row`], [`Head::grip`]): after a turn up
     /// led by the rear head.
     Follow {
