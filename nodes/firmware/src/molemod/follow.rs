@@ -500,8 +500,10 @@ pub fn sliding(grip: &Grip, l: &Links) -> Pose {
 /// Joints that put the sliding head (the one that is not `grip`'s) exactly at `target`,
 /// with the most clearance from everything (the least over the pairs but the base head's
 /// own), over a grid of the three prismatic joints that do not decide the body's place
-/// (`step` m apart; the fourth spans the two universal joints): `None` if none keeps to
-/// `limits`. Returns the joints and their least clearance, m.
+/// (`step` m apart; the fourth spans the two universal joints); with `near`, the clearance
+/// counts up to 3 mm and each unit of [`joint_distance`] from `near` costs 1 mm (so a
+/// search stepping along keeps to one branch). `None` if none keeps to `limits`. Returns the
+/// joints and their least clearance, m.
 pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near: Option<&LiftJoints>) -> Option<(LiftJoints, f64)> {
     let (front, rear) = match grip.base {
         Base::Front => (grip.pose, *target),
