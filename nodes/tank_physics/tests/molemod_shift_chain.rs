@@ -10,7 +10,8 @@
 //! Measured (docs/molemod_execution.md, "The shift as a chain"): in task 1's scene the chain
 //! stops in the follow, whose front head holds above C where no block is (the whole chain is
 //! therefore `#[ignore]`d); the second test starts where the follow's own test leaves the
-//! mole, and its join is a drop onto C's floor, not a climb (no head above C can hold).
+//! mole, and its join is a drop onto C's floor, not a climb (no head above C can hold): a
+//! measurement, `#[ignore]`d as well. Both run with `-- --ignored`.
 
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::follow::FOLLOW_AXIS;
@@ -285,7 +286,11 @@ fn shift_from_below(world: &mut MoleWorld, firmware: &mut MoleMotions, centre: &
 /// the empty cell above C, where no block is to clamp it, so the expansion holds nothing and
 /// the mole drops onto C's floor. Prints the drop (the upper head's lowest point, the lower
 /// head's fastest fall), where the mole lands, and the shift from below that follows.
+/// A measurement, not a motion the executor may use (the drop is a fall), so it does not
+/// run with the suite: `cargo test --release -p tank_physics --no-default-features --test
+/// molemod_shift_chain -- --ignored --nocapture` (~3 min).
 #[test]
+#[ignore = "a measurement: the join is a 24 mm drop onto C's floor, not a motion (docs/molemod_execution.md, The shift as a chain)"]
 fn the_join_from_where_the_follow_leaves_the_mole_then_the_shift_from_below() {
     let wall = std::time::Instant::now();
     eprintln!("load at the start: {}", load_average());
