@@ -229,6 +229,17 @@ pub(crate) fn columns(pose: &Pose) -> [Quad; 4] {
     ]
 }
 
+/// Distance from `q` to the solid of the block centred at `block` (its four corner columns
+/// in this plane), m (negative = overlap); a cube's rounding is the caller's to subtract.
+pub(crate) fn distance_to_block(q: &Quad, block: &Pose) -> f64 {
+    columns(block).iter().map(|s| quad_distance(q, s)).fold(f64::INFINITY, f64::min)
+}
+
+/// Height of the lowest corner of `q` above the floor (z = 0), m.
+pub(crate) fn lowest_corner(q: &Quad) -> f64 {
+    q.iter().map(|v| v.1).fold(f64::INFINITY, f64::min)
+}
+
 pub(crate) fn outline(pose: &Pose) -> Quad {
     let o = 0.5 * BLOCK;
     rectangle(pose, (-o, o), (-o, o))
@@ -265,9 +276,9 @@ pub fn clearances(scene: &LiftScene, c: &Chain) -> [f64; 15] {
     let floored = |x: f64| Pose { x, z: 0.5 * BLOCK, angle: 0.0 };
     let b = floored(scene.neighbour);
     let others: Vec<Pose> = scene.others.iter().map(|&x| floored(x)).collect();
-    let to_columns = |q: &Quad, block: &Pose| columns(block).iter().map(|s| quad_distance(q, s)).fold(f64::INFINITY, f64::min);
+    let to_columns = distance_to_block;
     let to_others = |q: &Quad, grown: f64| others.iter().map(|o| to_columns(q, o)).fold(f64::INFINITY, f64::min) - grown;
-    let lowest = |q: &Quad| q.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
+    let lowest = lowest_corner;
     let a = outline(&c.block);
     [
         quad_distance(&front, &body) - 2.0 * r,

@@ -23,8 +23,8 @@
 //! way (never rolled on the edge), so the static torque is an upper bound.
 
 use super::lift::{
-    chain_from, columns, connect, cube, outline, quad_distance, segment_samples, Chain, LiftJoints, LiftLimits, Pose, AXIS_BELOW, BLOCK,
-    BLOCK_MASS, CHECK_DT, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER, TRAVEL,
+    chain_from, connect, cube, distance_to_block, lowest_corner, outline, quad_distance, segment_samples, Chain, LiftJoints, LiftLimits,
+    Pose, AXIS_BELOW, BLOCK, BLOCK_MASS, CHECK_DT, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER, TRAVEL,
 };
 
 pub use super::lift::LIFT_OFF;
@@ -127,10 +127,9 @@ pub fn clearances(scene: &ShiftScene, c: &Chain) -> [f64; 13] {
     let r = CUBE_ROUNDING;
     let (front, body, rear) = (cube(&c.front), cube(&c.body), cube(&c.rear));
     let fixed: Vec<Pose> = scene.fixed.iter().map(|&(x, z)| Pose { x, z, angle: 0.0 }).collect();
-    let to_columns =
-        |q: &[(f64, f64); 4], block: &Pose| columns(block).iter().map(|s| quad_distance(q, s)).fold(f64::INFINITY, f64::min) - r;
+    let to_columns = |q: &[(f64, f64); 4], block: &Pose| distance_to_block(q, block) - r;
     let to_fixed = |q: &[(f64, f64); 4]| fixed.iter().map(|b| to_columns(q, b)).fold(f64::INFINITY, f64::min);
-    let lowest = |q: &[(f64, f64); 4]| q.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
+    let lowest = lowest_corner;
     let a = outline(&c.block);
     [
         quad_distance(&front, &body) - 2.0 * r,

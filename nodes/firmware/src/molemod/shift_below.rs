@@ -23,8 +23,8 @@
 //! chain all the way (never rolled on the edge), so the static torque is an upper bound.
 
 use super::lift::{
-    columns, connect, cube, outline, quad_distance, segment_samples, Chain, LiftJoints, LiftLimits, Pose, BLOCK, BLOCK_MASS, CHECK_DT,
-    CUBE_HALF, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER, TRAVEL,
+    connect, cube, distance_to_block, lowest_corner, outline, quad_distance, segment_samples, Chain, LiftJoints, LiftLimits, Pose, BLOCK,
+    BLOCK_MASS, CHECK_DT, CUBE_HALF, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER, TRAVEL,
 };
 use super::vertical::from_rear;
 
@@ -127,10 +127,9 @@ pub fn clearances(c: &Chain) -> [f64; 14] {
     let r = CUBE_ROUNDING;
     let (front, body, rear) = (cube(&c.front), cube(&c.body), cube(&c.rear));
     let fixed = FIXED.map(|(x, z)| Pose { x, z, angle: 0.0 });
-    let to_columns =
-        |q: &[(f64, f64); 4], block: &Pose| columns(block).iter().map(|s| quad_distance(q, s)).fold(f64::INFINITY, f64::min) - r;
+    let to_columns = |q: &[(f64, f64); 4], block: &Pose| distance_to_block(q, block) - r;
     let to_fixed = |q: &[(f64, f64); 4]| fixed.iter().map(|b| to_columns(q, b)).fold(f64::INFINITY, f64::min);
-    let lowest = |q: &[(f64, f64); 4]| q.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
+    let lowest = lowest_corner;
     let a = outline(&c.block);
     [
         quad_distance(&front, &body) - 2.0 * r,

@@ -22,8 +22,8 @@
 //! carried.
 
 use super::lift::{
-    chain_from, columns, connect, cube, loads, quad_distance, segment_samples, Chain, LiftJoints, LiftLimits, LiftScene, Pose, AXIS_BELOW,
-    BLOCK, CHECK_DT, CUBE_ROUNDING,
+    chain_from, connect, cube, distance_to_block, loads, lowest_corner, quad_distance, segment_samples, Chain, LiftJoints, LiftLimits,
+    LiftScene, Pose, AXIS_BELOW, BLOCK, CHECK_DT, CUBE_ROUNDING,
 };
 
 /// The row and the front head's grip.
@@ -97,9 +97,8 @@ pub const REAR_HEAD_BLOCK_A: usize = 4;
 pub fn clearances(scene: &UnfoldScene, c: &Chain) -> [f64; 11] {
     let r = CUBE_ROUNDING;
     let (front, body, rear) = (cube(&c.front), cube(&c.body), cube(&c.rear));
-    let to_columns =
-        |q: &[(f64, f64); 4], block: &Pose| columns(block).iter().map(|s| quad_distance(q, s)).fold(f64::INFINITY, f64::min) - r;
-    let lowest = |q: &[(f64, f64); 4]| q.iter().map(|v| v.1).fold(f64::INFINITY, f64::min) - r;
+    let to_columns = |q: &[(f64, f64); 4], block: &Pose| distance_to_block(q, block) - r;
+    let lowest = |q: &[(f64, f64); 4]| lowest_corner(q) - r;
     [
         quad_distance(&front, &body) - 2.0 * r,
         quad_distance(&front, &rear) - 2.0 * r,

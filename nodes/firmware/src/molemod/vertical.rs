@@ -16,7 +16,7 @@
 //! front joint is 5 mm above the centre, which makes the turn the turn up's mirror image.
 
 use super::lift::{
-    columns, cube, quad_distance, LiftJoints, Pose, AXIS_BELOW, BLOCK, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER,
+    cube, distance_to_block, LiftJoints, Pose, AXIS_BELOW, BLOCK, CUBE_MASS, CUBE_ROUNDING, GRAVITY, JOINT_CUBE_MASS, LEVER,
 };
 use super::motion::TURN_UP_PATH;
 
@@ -59,12 +59,7 @@ pub fn from_rear(rear: Pose, q: &LiftJoints) -> Links {
 /// corner columns in this plane), m (negative = overlap).
 pub fn cube_to_blocks(pose: &Pose, blocks: &[(f64, f64)]) -> f64 {
     let square = cube(pose);
-    blocks
-        .iter()
-        .flat_map(|&(x, z)| columns(&Pose { x, z, angle: 0.0 }))
-        .map(|column| quad_distance(&square, &column))
-        .fold(f64::INFINITY, f64::min)
-        - CUBE_ROUNDING
+    blocks.iter().map(|&(x, z)| distance_to_block(&square, &Pose { x, z, angle: 0.0 })).fold(f64::INFINITY, f64::min) - CUBE_ROUNDING
 }
 
 /// Gravity's torque on the two pitch axes (front, rear universal joint) from the links
@@ -168,7 +163,7 @@ pub fn turn_down_rear() -> Pose {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::molemod::lift::{segment_samples, CUBE_HALF, TUNNEL_HALF};
+    use crate::molemod::lift::{quad_distance, segment_samples, CUBE_HALF, TUNNEL_HALF};
 
     #[test]
     fn the_rear_based_chain_is_the_lift_models_chain_walked_back() {
