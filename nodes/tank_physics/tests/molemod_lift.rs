@@ -19,7 +19,7 @@ use tank_physics::systems::molemod::world::{GripClamp, MoleWorld, MoleWorldOptio
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{assert_put_back, axes, committed_model, until_idle};
+use mole::{assert_put_back, axes, committed_model, load_average, until_idle};
 
 struct Run {
     world: MoleWorld,
@@ -451,11 +451,6 @@ fn lift_then_leave_the_u(along: f64, lead: Head) -> (Run, [(f64, f64, f64); 3]) 
     assert!(cubes.iter().all(|&(_, z, p)| (z - 0.045).abs() < 2e-3 && p.abs() < 5e-3), "{cubes:?}");
     assert!((cubes[2 * leading].0 - b).abs() < 0.05 && run.world.head_clamped(leading), "the leading head left B: {cubes:?}");
     (run, cubes)
-}
-
-/// The machine's load average (`/proc/loadavg`), for the wall times printed.
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_owned()
 }
 
 /// Leaving the U ([`lift_then_leave_the_u`]) after task 1's lift from a start 1.5 mm along

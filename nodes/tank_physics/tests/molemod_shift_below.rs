@@ -19,7 +19,7 @@ use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, until_idle};
+use mole::{axes, committed_model, load_average, until_idle};
 
 /// Solver passes per substep: the stored shift's 1024 (at the lift's 512 its lift off
 /// stalls; docs/molemod_execution.md, "Shifting a block").
@@ -33,14 +33,6 @@ const PICTURE: &str = ".#..\n.#R.";
 /// The mirror image: A at (2, 0, 1) on B at (2, 0, 0), C at (1, 0, 0) with the robot, the
 /// target (1, 0, 1).
 const MIRRORED: &str = "..#.\n.R#.";
-
-/// The load average (`uptime`), for the record.
-fn load_average() -> String {
-    std::process::Command::new("uptime")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|e| format!("uptime: {e}"))
-}
 
 /// The mole stood upright in C's vertical tunnel (front head up, turned -90 degrees about
 /// +y about C's centre: the side it lay on then rests against the tunnel's +x wall,

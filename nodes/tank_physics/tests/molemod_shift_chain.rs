@@ -27,7 +27,7 @@ use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model};
+use mole::{axes, committed_model, load_average};
 
 /// A at (1, 0, 1) on B at (1, 0, 0) with the robot, C at (2, 0, 0); the target (2, 0, 1).
 const PICTURE: &str = ".#..\n.R#.";
@@ -50,14 +50,6 @@ const HEAD_ON_FLOOR: f64 = 0.020;
 const FLOOR_MARGIN: f64 = 0.000_2;
 
 const LINKS: [&str; 3] = ["head_front", "base_link", "head_rear"];
-
-/// The load average (`uptime`), for the record.
-fn load_average() -> String {
-    std::process::Command::new("uptime")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|e| format!("uptime: {e}"))
-}
 
 /// Steps until the firmware is idle and `min_s` passed (or 60 s); returns the lowest
 /// clearance of a main cube against a block seen, m.

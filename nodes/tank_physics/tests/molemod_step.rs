@@ -16,7 +16,7 @@ use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, until_idle};
+use mole::{axes, committed_model, load_average, until_idle};
 
 /// Task 1's row after the lift (A upside down on B, drawn as a block on B: the same solid),
 /// B at x = 100 mm and C at 200 mm, the cell A left (x = 0) and the one after C empty; the
@@ -34,14 +34,6 @@ fn cubes(world: &MoleWorld) -> [(f64, f64, f64); 3] {
         let x = p.rotation * Vector3::x();
         (p.translation.x, p.translation.z, -x.z.atan2(x.x))
     })
-}
-
-/// The load average (`uptime`), for the record.
-fn load_average() -> String {
-    std::process::Command::new("uptime")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|e| format!("uptime: {e}"))
 }
 
 /// Runs `motion` at the world's present solver passes, printing the mole after each phase;

@@ -97,3 +97,8 @@ pub fn assert_put_back(world: &MoleWorld, a: &Cell, others: &[Cell], label: &str
     assert!(tilt < 3f64.to_radians(), "{label}: A's z axis {} deg from up", tilt.to_degrees());
     assert!(moved.iter().all(|m| *m < 1e-3), "{label}: the other blocks moved {moved:?} m");
 }
+
+/// The machine's load average (`/proc/loadavg`), printed beside the tests' wall times.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(|e| format!("/proc/loadavg: {e}"), |s| s.trim().to_owned())
+}
