@@ -255,15 +255,18 @@ fn a_turn_down_hangs_the_head_down_the_vertical_tunnel() {
 /// tilt does.
 const FOLLOW_SOLVER_ITERATIONS: usize = LIFT_SOLVER_ITERATIONS;
 
-/// A move up's turn in the physics: the mole lying in block 1 of the bottom row of "#R##",
-/// two blocks stacked on block 2; the turn up into block 2's vertical tunnel
+/// A move up's turns in the physics: the mole lying in block 1 of the bottom row of "#R##",
+/// two blocks stacked on blocks 1 and 2; the turn up into block 2's vertical tunnel
 /// (`TURN_UP_PATH`, 64 passes), then the body following the head round the crossing
-/// (`Motion::Follow`, `FOLLOW_PATH`), then the climb (the crawl, front head up) by one
-/// block. The mole ends the follow upright in the vertical tunnel (the model: 3.75 mm off its
-/// axis, the heads' centres 108 mm above and 5 mm below the crossing's), and climbs.
+/// (`Motion::Follow`, `FOLLOW_PATH`, 512 passes), then the climb (the crawl, front head up)
+/// by one block. The mole ends the follow upright in the vertical tunnel (the model: 3.75 mm
+/// off its axis, the heads' centres 108 mm above and 5 mm below the crossing's), and climbs;
+/// back down to 100 mm below the top block's crossing, it turns over into that block's x
+/// tunnel (the turn up again) and follows its head round that crossing (the same table),
+/// ending along the x tunnel. ~15 min wall.
 #[test]
 fn the_body_follows_the_head_round_the_crossing_and_the_mole_climbs() {
-    let lattice = Lattice::from_picture("..#.\n..#.\n#R##").expect("picture");
+    let lattice = Lattice::from_picture(".##.\n.##.\n#R##").expect("picture");
     let options = MoleWorldOptions {
         robot: ArticulatedOptions { edge_radius: 0.004, ..ArticulatedOptions::default() },
         ..MoleWorldOptions::default()
@@ -332,4 +335,83 @@ fn the_body_follows_the_head_round_the_crossing_and_the_mole_climbs() {
         world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max) * 1e3
     );
     assert!((climbed - 0.1).abs() < 4e-3, "climbed {climbed} m");
+    // The turn over at the top of a move up: back down to 100 mm below the crossing of the
+    // top block (its x tunnel open to both sides), then the turn up out of the vertical
+    // tunnel, which was measured with the mole lying against the tunnel's wall (5 mm off
+    // its axis) and here starts where the follow and the climb leave it.
+    let top = world.block_pose(&Cell::planar(2, 2)).expect("block").translation.vector;
+    let down = height(&world, "base_link") - (top.z - 0.1);
+    firmware.push(Motion::Crawl { step: 0.25 * down, iterations: 4, backward: true }).expect("a valid crawl");
+    drive(&mut world, &mut firmware, 0.0);
+    assert!(firmware.stuck().is_none(), "down to the turn over: {}", firmware.status());
+    let before = at(&world, "base_link");
+    world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
+    firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+    let (over_closest, _) = drive(&mut world, &mut firmware, 0.0);
+    let over_stuck = firmware.stuck().map(|s| s.to_string());
+    drive(&mut world, &mut firmware, 1.0);
+    let head = world.link_pose("head_front").expect("link");
+    let (head_at, head_axis) = (head.translation.vector - top, head.rotation * Vector3::x());
+    eprintln!(
+        "turn over after the follow: body {:.2} mm off the axis, {:.2} mm below the top crossing before it; stuck {over_stuck:?}; head centre \
+         {:.2} mm across and {:.2} mm along the vertical tunnel from the top crossing's centre, its axis ({:.4}, {:.4}, {:.4}); closest \
+         cube-block contact {:.3} mm; blocks moved {:.3} mm; clamped {}",
+        before.x * 1e3,
+        (top.z - crossing.z - before.z) * 1e3,
+        head_at.x * 1e3,
+        head_at.z * 1e3,
+        head_axis.x,
+        head_axis.y,
+        head_axis.z,
+        over_closest * 1e3,
+        world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max) * 1e3,
+        world.head_clamped(0)
+    );
+    assert!(over_stuck.is_none(), "{}", firmware.status());
+    let tilt = (-head_axis.x).clamp(-1.0, 1.0).acos();
+    assert!(0.040 * (tilt.cos() + tilt.sin()) < 0.050 && (head_at.x + 0.023).abs() < 1.5e-3 && head_at.z.abs() < 1e-3, "{head_at}");
+    assert!(world.head_clamped(0), "the head does not grip");
+    // The follow again, at the top: the crossing seen a quarter turn round (the vertical
+    // tunnel below as the x tunnel behind, the x tunnel towards -x as the vertical tunnel
+    // above, the wall the mole lies against as the floor), so the same table; gravity pulls
+    // along the tunnel the mole lay in.
+    world.set_solver_iterations(FOLLOW_SOLVER_ITERATIONS);
+    let (t1, wall) = (world.time(), std::time::Instant::now());
+    firmware.push(Motion::Follow { lead: Head::Front }).expect("a valid follow");
+    let (top_closest, _) = drive(&mut world, &mut firmware, 0.0);
+    let top_stuck = firmware.stuck().map(|s| s.to_string());
+    let (took, wall_s) = (world.time() - t1, wall.elapsed().as_secs_f64());
+    drive(&mut world, &mut firmware, 1.0);
+    let from_top = |link: &str| world.link_pose(link).expect("link").translation.vector - top;
+    let level = |link: &str| (world.link_pose(link).expect("link").rotation * Vector3::x()).z.asin();
+    let (front, body, rear) = (from_top("head_front"), from_top("base_link"), from_top("head_rear"));
+    eprintln!(
+        "follow at the top: stuck {top_stuck:?}; {took:.1} s sim, {wall_s:.0} s wall; from the top crossing's centre (along, up; mm): front \
+         head ({:.2}, {:.2}), body ({:.2}, {:.2}), rear head ({:.2}, {:.2}); pitch (mrad): front head {:.2}, body {:.2}, rear head {:.2}; \
+         closest cube-block contact {:.3} mm; blocks moved {:.3} mm; heads clamped {} {}",
+        front.x * 1e3,
+        front.z * 1e3,
+        body.x * 1e3,
+        body.z * 1e3,
+        rear.x * 1e3,
+        rear.z * 1e3,
+        level("head_front") * 1e3,
+        level("base_link") * 1e3,
+        level("head_rear") * 1e3,
+        top_closest * 1e3,
+        world.block_offsets().iter().map(|(_, o)| *o).fold(0.0, f64::max) * 1e3,
+        world.head_clamped(0),
+        world.head_clamped(1)
+    );
+    assert!(top_stuck.is_none(), "{}", firmware.status());
+    // Lying along the top block's x tunnel towards -x, level within what fits it, within 5
+    // mm of its axis (the model: 3.75 mm up), the rear head at the crossing (the model: 5 mm
+    // past it), the body and the front head 52 and 108 mm out within 3 mm (the model's).
+    for link in ["head_front", "base_link", "head_rear"] {
+        let tilt = level(link).abs();
+        assert!(0.040 * (tilt.cos() + tilt.sin()) < 0.050 && from_top(link).z.abs() < 5e-3, "{link}: {tilt} rad, at {}", from_top(link));
+    }
+    assert!(rear.x.abs() < 0.01 && (body.x + 0.052).abs() < 3e-3 && (front.x + 0.108).abs() < 3e-3, "{front} {body} {rear}");
+    assert!(top_closest > -1e-4, "a cube overlapped a block by {} m", -top_closest);
+    assert!(world.block_offsets().iter().all(|(_, o)| *o < 1e-3), "the blocks moved");
 }
