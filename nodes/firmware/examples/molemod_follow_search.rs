@@ -7,11 +7,14 @@
 //! (`follow::search_phase`). Prints each phase's least clearance and peak loads, and the table.
 //! `cargo run --release -p flotilla_firmware --example molemod_follow_search -- [seed] [iterations]`
 
+#[path = "support/args.rs"]
+mod args;
+
 use flotilla_firmware::molemod::follow::{self, Base, FollowLimits, Grip};
 use flotilla_firmware::molemod::lift::{segment_samples, LiftJoints, Pose};
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args = args::numbers();
     let seed = args.first().copied().unwrap_or(1.0) as u64;
     let iterations = args.get(1).copied().unwrap_or(3000.0) as usize;
     let limits = FollowLimits::actuators();

@@ -7,12 +7,15 @@
 //! `cargo run --release -p flotilla_firmware --example molemod_leave_u_search -- [torque N m]
 //! [iterations] [seed]` (defaults 0.245 3000 1).
 
+#[path = "support/args.rs"]
+mod args;
+
 use flotilla_firmware::molemod::lift::LiftLimits;
 use flotilla_firmware::molemod::motion::LIFT_ONTO_PATH;
 use flotilla_firmware::molemod::unfold::{self, UnfoldScene};
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args = args::numbers();
     let torque = args.first().copied().unwrap_or(0.245);
     let iterations = args.get(1).copied().unwrap_or(3000.0) as usize;
     let seed = args.get(2).copied().unwrap_or(1.0) as u64;

@@ -7,12 +7,15 @@
 //! [iterations] [seed] [block mass, kg] [rear front gap, m]`: with the last three, that
 //! grid point alone.
 
+#[path = "support/args.rs"]
+mod args;
+
 use std::collections::BTreeMap;
 
 use flotilla_firmware::molemod::lift::{self, LiftJoints, LiftLimits, LiftScene, GOAL_SLACK};
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args = args::numbers();
     let torque = args.first().copied().unwrap_or(LiftLimits::actuators().torque);
     let iterations = args.get(1).copied().unwrap_or(3000.0) as usize;
     let seed = args.get(2).copied().unwrap_or(1.0) as u64;

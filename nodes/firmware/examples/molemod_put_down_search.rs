@@ -8,11 +8,14 @@
 //! `cargo run --release -p flotilla_firmware --example molemod_put_down_search -- [torque N m]
 //! [iterations] [seed] [rear front gap, m]` (defaults: 0.34 3000 1 and the lift's grips).
 
+#[path = "support/args.rs"]
+mod args;
+
 use flotilla_firmware::molemod::lift::{self, LiftScene};
 use flotilla_firmware::molemod::motion::{LIFT_ONTO_FRONT_GRIP, LIFT_ONTO_PART, LIFT_ONTO_REAR_GRIP};
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args = args::numbers();
     let torque = args.first().copied().unwrap_or(0.34);
     let iterations = args.get(1).copied().unwrap_or(3000.0) as usize;
     let seed = args.get(2).copied().unwrap_or(1.0) as u64;

@@ -9,11 +9,14 @@
 //! `cargo run --release -p flotilla_firmware --example molemod_put_down_vertical_grip --
 //! [stride] [iterations] [seed]` (defaults 8 2000 1).
 
+#[path = "support/args.rs"]
+mod args;
+
 use flotilla_firmware::molemod::lift::{chain_from, connect, LiftJoints, LiftLimits, Pose, LIFT_OFF};
 use flotilla_firmware::molemod::shift::{self, ShiftScene, Stage, TARGET};
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args = args::numbers();
     let stride = args.first().copied().unwrap_or(8.0).max(1.0) as usize;
     let iterations = args.get(1).copied().unwrap_or(2000.0) as usize;
     let seed = args.get(2).copied().unwrap_or(1.0) as u64;

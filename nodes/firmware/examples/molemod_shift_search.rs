@@ -7,13 +7,16 @@
 //! `cargo run --release -p flotilla_firmware --example molemod_shift_search -- [torque N m]
 //! [iterations] [seed] [across lower rear, m]`: with the last three, that grid point alone.
 
+#[path = "support/args.rs"]
+mod args;
+
 use std::collections::BTreeMap;
 
 use flotilla_firmware::molemod::lift::{LiftJoints, LiftLimits};
 use flotilla_firmware::molemod::shift::{self, ShiftScene, Stage};
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args = args::numbers();
     let torque = args.first().copied().unwrap_or(0.52);
     let iterations = args.get(1).copied().unwrap_or(3000.0) as usize;
     let seed = args.get(2).copied().unwrap_or(1.0) as u64;

@@ -12,11 +12,14 @@
 //! `cargo run --release -p flotilla_firmware --example molemod_unfold_holds -- [slack m]`
 //! (default 0.0005).
 
+#[path = "support/args.rs"]
+mod args;
+
 use flotilla_firmware::molemod::lift::{chain_from, mirror, LiftLimits, Pose, AXIS_BELOW, BLOCK, CUBE_HALF};
 use flotilla_firmware::molemod::shift::{self, ShiftScene};
 
 fn main() {
-    let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args = args::numbers();
     let slack = args.first().copied().unwrap_or(0.0005);
     let pitch = LiftLimits::actuators().pitch;
     let (a, b, third) = ((BLOCK, 1.5 * BLOCK), (BLOCK, 0.5 * BLOCK), (2.0 * BLOCK, 0.5 * BLOCK));
