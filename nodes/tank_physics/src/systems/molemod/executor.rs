@@ -109,6 +109,10 @@ pub struct ExecutorOptions {
     pub max_step: f64,
     /// Longest a step's motions may take, s of sim time.
     pub step_limit: f64,
+    /// Longest one phase of a motion may take before the robot is stopped with a report
+    /// naming the joint and how far off it is, s of sim time (capped at `step_limit`). 20 s,
+    /// the firmware's default: a shorter one stops a stalled robot sooner.
+    pub phase_timeout: f64,
     /// Time every robot holds still before the plan starts, s.
     pub settle: f64,
     /// Check each step against the planner's rules before it runs. Off only to see what
@@ -133,6 +137,7 @@ impl Default for ExecutorOptions {
             robot_tolerance: 0.005,
             max_step: 0.025,
             step_limit: 120.0,
+            phase_timeout: 20.0,
             settle: 0.3,
             check_rules: true,
             trace_interval: 0.0,
@@ -694,7 +699,7 @@ impl Executor {
                 });
             }
             let mut motions = MoleMotions::new(axes)?;
-            motions.phase_timeout = motions.phase_timeout.min(options.step_limit);
+            motions.phase_timeout = options.phase_timeout.min(options.step_limit);
             firmware.push(motions);
         }
         let simulated: Vec<&str> = world.robot_at(0)?.bodies_iter().map(|(name, _)| name).collect();
