@@ -1,0 +1,89 @@
+//! Where the mole can stand up in task 1's C (`flotilla_firmware::molemod::stand_up`):
+//! 1. for a lower head held in C's vertical tunnel at each height (1 mm steps from resting on
+//!    the floor to 15 mm above the crossing's centre), the most clearance the body keeps 45
+//!    degrees up towards B and towards the empty cell (`stand_up::best_lower_head`);
+//! 2. a seeded random scan of the hand-over a stand-up on the floor would need: the front
+//!    head resting on C's floor (tilted up to 0.25 rad, standing on its lowest corner), the
+//!    body above its universal joint within 45 degrees of upright, the other joints anywhere
+//!    in range: how many samples put the rear head's centre in B or C (where it could hold),
+//!    and how many of those keep every cube, joint disc and rod clear (touching allowed).
+//!
+//! `cargo run --release -p flotilla_firmware --example molemod_stand_up_scan -- [samples] [seed]`
+
+use flotilla_firmware::molemod::follow::{self, Base, Grip, FLOOR};
+use flotilla_firmware::molemod::lift::{LiftJoints, Pose, BLOCK, CUBE_ROUNDING, PRISMATIC, TRAVEL};
+use flotilla_firmware::molemod::stand_up::{self, HALF_WAY, HALF_WAY_OTHER_SIDE, STAND_UP_BLOCKS};
+use rand::{Rng, SeedableRng};
+
+fn main() {
+    let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let samples = args.first().copied().unwrap_or(1_000_000);
+    let seed = args.get(1).copied().unwrap_or(1);
+    println!("1. lower head held in C's vertical tunnel: best clearance of the body at 45 degrees (mm)");
+    for k in 0..=45 {
+        let z = FLOOR + 0.020 + 0.001 * f64::from(k);
+        let show = |body| match stand_up::best_lower_head(z, body) {
+            Some((d, p)) => format!("{:7.2} (head x {:+.0} mm, tilt {:+.2} rad)", d * 1e3, p.x * 1e3, p.angle + 0.5 * std::f64::consts::PI),
+            None => "no head fits".to_string(),
+        };
+        println!(
+            "  centre {:2.0} mm above the floor: towards B {}, towards the empty cell {}",
+            (z - FLOOR) * 1e3,
+            show(HALF_WAY),
+            show(HALF_WAY_OTHER_SIDE)
+        );
+    }
+    let half = 0.5 * std::f64::consts::PI;
+    let pitch = half - 0.002;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let (mut held, mut clear) = (0u64, 0u64);
+    let mut best: Option<(f64, LiftJoints, Pose)> = None;
+    let inside = |(x, z): (f64, f64)| z.abs() < 0.5 * BLOCK && x > -1.5 * BLOCK && x < 0.5 * BLOCK;
+    for _ in 0..samples {
+        let tilt: f64 = rng.gen_range(-0.25..=0.25);
+        // Standing on its lowest corner (the 32 mm core square and its 4 mm rounding).
+        let reach = 0.016 * (tilt.cos() + tilt.abs().sin()) + CUBE_ROUNDING;
+        let room = 0.025 - reach;
+        if room <= 0.0 {
+            continue;
+        }
+        let head = Pose { x: rng.gen_range(-room..=room), z: FLOOR + reach, angle: -half + tilt };
+        let body: f64 = rng.gen_range(-0.75 * std::f64::consts::PI..=-0.25 * std::f64::consts::PI);
+        let mut q: LiftJoints =
+            std::array::from_fn(|i| if PRISMATIC[i] { rng.gen_range(0.0..=TRAVEL) } else { rng.gen_range(-pitch..=pitch) });
+        q[1] = body - head.angle;
+        if q[1].abs() > pitch {
+            continue;
+        }
+        let l = follow::links(&Grip { base: Base::Front, pose: head }, &q);
+        if !inside((l.rear.x, l.rear.z)) {
+            continue;
+        }
+        held += 1;
+        let c = follow::clearances_in(&STAND_UP_BLOCKS, &l);
+        let least = c[1..].iter().fold(f64::INFINITY, |m, d| m.min(*d));
+        if least >= 0.0 {
+            clear += 1;
+        }
+        if best.is_none_or(|b| least > b.0) {
+            best = Some((least, q, head));
+        }
+    }
+    println!(
+        "2. hand-over scan, {samples} samples, seed {seed}: rear head's centre in B or C in {held}, of those every pair clear in {clear}"
+    );
+    if let Some((least, q, head)) = best {
+        let l = follow::links(&Grip { base: Base::Front, pose: head }, &q);
+        println!(
+            "  the clearest of them: least {:.2} mm (front head ({:.1}, {:.1}) mm tilted {:+.3} rad; body ({:.1}, {:.1}); rear head ({:.1}, {:.1}); joints {q:.4?})",
+            least * 1e3,
+            head.x * 1e3,
+            head.z * 1e3,
+            head.angle + half,
+            l.body.x * 1e3,
+            l.body.z * 1e3,
+            l.rear.x * 1e3,
+            l.rear.z * 1e3
+        );
+    }
+}
