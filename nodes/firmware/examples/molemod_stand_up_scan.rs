@@ -6,33 +6,23 @@
 //!    head resting on C's floor (tilted up to 0.25 rad, standing on its lowest corner), the
 //!    body above its universal joint within 45 degrees of upright, the other joints anywhere
 //!    in range: how many samples put the rear head's centre in B or C (where it could hold),
-//!    and how many of those keep every cube, joint disc and rod clear (touching allowed).
+//!    and how many of those keep every cube, joint disc and rod clear (touching allowed);
+//! 3. the same for the hand-over into a stand-up on a raised head: the front head held 10-35
+//!    mm above resting, the body not yet 45 degrees up towards B (lying or on the way).
 //!
-//! `cargo run --release -p flotilla_firmware --example molemod_stand_up_scan -- [samples] [seed]`
+//! `cargo run --release -p flotilla_firmware --example molemod_stand_up_scan -- [samples] [seed] [1: parts 2 and 3 only]`
 
 use flotilla_firmware::molemod::follow::{self, Base, Grip, FLOOR};
 use flotilla_firmware::molemod::lift::{LiftJoints, Pose, BLOCK, CUBE_ROUNDING, PRISMATIC, TRAVEL};
 use flotilla_firmware::molemod::stand_up::{self, HALF_WAY, HALF_WAY_OTHER_SIDE, STAND_UP_BLOCKS};
 use rand::{Rng, SeedableRng};
 
-fn main() {
-    let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let samples = args.first().copied().unwrap_or(1_000_000);
-    let seed = args.get(1).copied().unwrap_or(1);
-    println!("1. lower head held in C's vertical tunnel: best clearance of the body at 45 degrees (mm)");
-    for k in 0..=45 {
-        let z = FLOOR + 0.020 + 0.001 * f64::from(k);
-        let show = |body| match stand_up::best_lower_head(z, body) {
-            Some((d, p)) => format!("{:7.2} (head x {:+.0} mm, tilt {:+.2} rad)", d * 1e3, p.x * 1e3, p.angle + 0.5 * std::f64::consts::PI),
-            None => "no head fits".to_string(),
-        };
-        println!(
-            "  centre {:2.0} mm above the floor: towards B {}, towards the empty cell {}",
-            (z - FLOOR) * 1e3,
-            show(HALF_WAY),
-            show(HALF_WAY_OTHER_SIDE)
-        );
-    }
+/// The hand-over scan: `samples` seeded draws of a front head held in C's vertical tunnel
+/// (tilted up to 0.25 rad; its centre `raised` (m, drawn between the two) above where it
+/// would stand on its lowest corner), the body's pose angle in `body` (rad), the other
+/// joints anywhere in range; counts the draws with the rear head's centre in B or C and of
+/// those the ones with every pair clear (touching allowed); prints the clearest.
+fn handover(samples: u64, seed: u64, raised: (f64, f64), body: (f64, f64), what: &str) {
     let half = 0.5 * std::f64::consts::PI;
     let pitch = half - 0.002;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -47,8 +37,9 @@ fn main() {
         if room <= 0.0 {
             continue;
         }
-        let head = Pose { x: rng.gen_range(-room..=room), z: FLOOR + reach, angle: -half + tilt };
-        let body: f64 = rng.gen_range(-0.75 * std::f64::consts::PI..=-0.25 * std::f64::consts::PI);
+        let up = rng.gen_range(raised.0..=raised.1);
+        let head = Pose { x: rng.gen_range(-room..=room), z: FLOOR + reach + up, angle: -half + tilt };
+        let body: f64 = rng.gen_range(body.0..=body.1);
         let mut q: LiftJoints =
             std::array::from_fn(|i| if PRISMATIC[i] { rng.gen_range(0.0..=TRAVEL) } else { rng.gen_range(-pitch..=pitch) });
         q[1] = body - head.angle;
@@ -69,9 +60,7 @@ fn main() {
             best = Some((least, q, head));
         }
     }
-    println!(
-        "2. hand-over scan, {samples} samples, seed {seed}: rear head's centre in B or C in {held}, of those every pair clear in {clear}"
-    );
+    println!("{what}, {samples} samples, seed {seed}: rear head's centre in B or C in {held}, of those every pair clear in {clear}");
     if let Some((least, q, head)) = best {
         let l = follow::links(&Grip { base: Base::Front, pose: head }, &q);
         println!(
@@ -86,4 +75,48 @@ fn main() {
             l.rear.z * 1e3
         );
     }
+}
+
+fn main() {
+    let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let samples = args.first().copied().unwrap_or(1_000_000);
+    let seed = args.get(1).copied().unwrap_or(1);
+    if args.get(2) == Some(&1) {
+        // Only the hand-over scans.
+        return scans(samples, seed);
+    }
+    println!("1. lower head held in C's vertical tunnel: best clearance of the body at 45 degrees (mm)");
+    for k in 0..=45 {
+        let z = FLOOR + 0.020 + 0.001 * f64::from(k);
+        let show = |body| match stand_up::best_lower_head(z, body) {
+            Some((d, p)) => format!("{:7.2} (head x {:+.0} mm, tilt {:+.2} rad)", d * 1e3, p.x * 1e3, p.angle + 0.5 * std::f64::consts::PI),
+            None => "no head fits".to_string(),
+        };
+        println!(
+            "  centre {:2.0} mm above the floor: towards B {}, towards the empty cell {}",
+            (z - FLOOR) * 1e3,
+            show(HALF_WAY),
+            show(HALF_WAY_OTHER_SIDE)
+        );
+    }
+    scans(samples, seed);
+}
+
+/// Parts 2 and 3.
+fn scans(samples: u64, seed: u64) {
+    let pi = std::f64::consts::PI;
+    handover(
+        samples,
+        seed,
+        (0.0, 0.0),
+        (-0.75 * pi, -0.25 * pi),
+        "2. hand-over onto a head resting on the floor, the body within 45 degrees of upright",
+    );
+    handover(
+        samples,
+        seed,
+        (0.010, 0.035),
+        (-0.25 * pi, 0.25 * pi),
+        "3. hand-over onto a head held 10-35 mm above resting (where the body can pass), the body lying towards B or less than 45 degrees up",
+    );
 }
