@@ -13,62 +13,23 @@
 //! `cargo run --release -p flotilla_firmware --example molemod_stand_up_scan -- [samples] [seed] [1: parts 2 and 3 only]`
 
 use flotilla_firmware::molemod::follow::{self, Base, Grip, FLOOR};
-use flotilla_firmware::molemod::lift::{LiftJoints, Pose, BLOCK, CUBE_ROUNDING, PRISMATIC, TRAVEL};
-use flotilla_firmware::molemod::stand_up::{self, HALF_WAY, HALF_WAY_OTHER_SIDE, STAND_UP_BLOCKS};
-use rand::{Rng, SeedableRng};
+use flotilla_firmware::molemod::stand_up::{self, HALF_WAY, HALF_WAY_OTHER_SIDE};
 
-/// The hand-over scan: `samples` seeded draws of a front head held in C's vertical tunnel
-/// (tilted up to 0.25 rad; its centre `raised` (m, drawn between the two) above where it
-/// would stand on its lowest corner), the body's pose angle in `body` (rad), the other
-/// joints anywhere in range; counts the draws with the rear head's centre in B or C and of
-/// those the ones with every pair clear (touching allowed); prints the clearest.
+/// Prints what [`stand_up::hand_over_scan`] finds.
 fn handover(samples: u64, seed: u64, raised: (f64, f64), body: (f64, f64), what: &str) {
-    let half = 0.5 * std::f64::consts::PI;
-    let pitch = half - 0.002;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let (mut held, mut clear) = (0u64, 0u64);
-    let mut best: Option<(f64, LiftJoints, Pose)> = None;
-    let inside = |(x, z): (f64, f64)| z.abs() < 0.5 * BLOCK && x > -1.5 * BLOCK && x < 0.5 * BLOCK;
-    for _ in 0..samples {
-        let tilt: f64 = rng.gen_range(-0.25..=0.25);
-        // Standing on its lowest corner (the 32 mm core square and its 4 mm rounding).
-        let reach = 0.016 * (tilt.cos() + tilt.abs().sin()) + CUBE_ROUNDING;
-        let room = 0.025 - reach;
-        if room <= 0.0 {
-            continue;
-        }
-        let up = rng.gen_range(raised.0..=raised.1);
-        let head = Pose { x: rng.gen_range(-room..=room), z: FLOOR + reach + up, angle: -half + tilt };
-        let body: f64 = rng.gen_range(body.0..=body.1);
-        let mut q: LiftJoints =
-            std::array::from_fn(|i| if PRISMATIC[i] { rng.gen_range(0.0..=TRAVEL) } else { rng.gen_range(-pitch..=pitch) });
-        q[1] = body - head.angle;
-        if q[1].abs() > pitch {
-            continue;
-        }
-        let l = follow::links(&Grip { base: Base::Front, pose: head }, &q);
-        if !inside((l.rear.x, l.rear.z)) {
-            continue;
-        }
-        held += 1;
-        let c = follow::clearances_in(&STAND_UP_BLOCKS, &l);
-        let least = c[1..].iter().fold(f64::INFINITY, |m, d| m.min(*d));
-        if least >= 0.0 {
-            clear += 1;
-        }
-        if best.is_none_or(|b| least > b.0) {
-            best = Some((least, q, head));
-        }
-    }
-    println!("{what}, {samples} samples, seed {seed}: rear head's centre in B or C in {held}, of those every pair clear in {clear}");
-    if let Some((least, q, head)) = best {
+    let h = stand_up::hand_over_scan(samples, seed, raised, body);
+    println!(
+        "{what}, {samples} samples, seed {seed}: rear head's centre in B or C in {}, of those every pair clear in {}",
+        h.held, h.clear
+    );
+    if let Some((least, q, head)) = h.clearest {
         let l = follow::links(&Grip { base: Base::Front, pose: head }, &q);
         println!(
             "  the clearest of them: least {:.2} mm (front head ({:.1}, {:.1}) mm tilted {:+.3} rad; body ({:.1}, {:.1}); rear head ({:.1}, {:.1}); joints {q:.4?})",
             least * 1e3,
             head.x * 1e3,
             head.z * 1e3,
-            head.angle + half,
+            head.angle + 0.5 * std::f64::consts::PI,
             l.body.x * 1e3,
             l.body.z * 1e3,
             l.rear.x * 1e3,

@@ -11,8 +11,10 @@
 //! joint turns from -x to +z, so it passes 45 degrees (up and towards B), where the
 //! crossing's rim between B's side of the x tunnel and the vertical tunnel above stands.
 
-use super::follow::{clearances_in, links, Base, Grip};
-use super::lift::{LiftJoints, Pose, BLOCK, TRAVEL};
+use super::follow::{clearances_in, links, Base, Grip, FLOOR};
+use super::lift::{LiftJoints, Pose, BLOCK, CUBE_HALF, CUBE_ROUNDING, PRISMATIC, TRAVEL, TUNNEL_HALF};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// Centres of the blocks round C's crossing in task 1 after the lift, m: C (the origin), B
 /// behind it (-x) and A on B. Cell 3 (+x of C) and the cell above C are empty; the floor
@@ -81,10 +83,65 @@ pub fn best_lower_head(z: f64, body: f64) -> Option<(f64, Pose)> {
     best
 }
 
+/// What [`hand_over_scan`] found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HandOver {
+    /// Draws with the rear head's centre inside B or C (where it could hold).
+    pub held: u64,
+    /// Of those, draws with every pair but the base head's clear (touching allowed).
+    pub clear: u64,
+    /// The clearest of the held draws: its least clearance (m), joints and front head pose.
+    pub clearest: Option<(f64, LiftJoints, Pose)>,
+}
+
+/// A seeded random scan of the configurations where the rear head could hand over to a
+/// front head held in C's vertical tunnel: `samples` draws of the front head (tilted up to
+/// 0.25 rad; its centre `raised` (m, drawn between the two) above where it would stand on
+/// its lowest corner on C's floor, anywhere across the tunnel where it fits), the body's
+/// pose angle in `body` (rad), the other joints anywhere in range.
+pub fn hand_over_scan(samples: u64, seed: u64, raised: (f64, f64), body: (f64, f64)) -> HandOver {
+    let half = 0.5 * std::f64::consts::PI;
+    let pitch = half - 0.002;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = HandOver { held: 0, clear: 0, clearest: None };
+    let inside = |(x, z): (f64, f64)| z.abs() < 0.5 * BLOCK && x > -1.5 * BLOCK && x < 0.5 * BLOCK;
+    for _ in 0..samples {
+        let tilt: f64 = rng.gen_range(-0.25..=0.25);
+        // Standing on its lowest corner (the 32 mm core square and its 4 mm rounding).
+        let reach = (CUBE_HALF - CUBE_ROUNDING) * (tilt.cos() + tilt.abs().sin()) + CUBE_ROUNDING;
+        let room = TUNNEL_HALF - reach;
+        if room <= 0.0 {
+            continue;
+        }
+        let up = rng.gen_range(raised.0..=raised.1);
+        let head = Pose { x: rng.gen_range(-room..=room), z: FLOOR + reach + up, angle: -half + tilt };
+        let body_angle: f64 = rng.gen_range(body.0..=body.1);
+        let mut q: LiftJoints =
+            std::array::from_fn(|i| if PRISMATIC[i] { rng.gen_range(0.0..=TRAVEL) } else { rng.gen_range(-pitch..=pitch) });
+        q[1] = body_angle - head.angle;
+        if q[1].abs() > pitch {
+            continue;
+        }
+        let l = links(&Grip { base: Base::Front, pose: head }, &q);
+        if !inside((l.rear.x, l.rear.z)) {
+            continue;
+        }
+        out.held += 1;
+        let c = clearances_in(&STAND_UP_BLOCKS, &l);
+        let least = c[1..].iter().fold(f64::INFINITY, |m, d| m.min(*d));
+        if least >= 0.0 {
+            out.clear += 1;
+        }
+        if out.clearest.is_none_or(|b| least > b.0) {
+            out.clearest = Some((least, q, head));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::molemod::follow::FLOOR;
 
     /// A lower head resting on C's floor (its centre 20 mm up, upright; tilted it stands
     /// higher) or held up to 7 mm above that, anywhere across the tunnel and tilted as far
@@ -120,5 +177,31 @@ mod tests {
     fn with_the_head_far_enough_past_the_crossing_the_body_clears_45_degrees() {
         let d = passage_clearance(&Pose { x: 0.045, z: -0.005, angle: 0.0 }, HALF_WAY, 0.001);
         assert!(d > 0.0, "{d}");
+    }
+
+    /// No hand-over onto a head resting on C's floor once the body has passed 45 degrees:
+    /// of 3 000 000 seeded draws (the head tilted up to 0.25 rad, anywhere across the
+    /// tunnel; the body within 45 degrees of upright; the other joints anywhere), those
+    /// that put the rear head's centre in B or C all overlap. With a head lying in C's x
+    /// tunnel instead of the floor the same scan is not empty (the check can pass):
+    /// `a_hand_over_with_the_body_lying_exists`.
+    #[test]
+    fn no_hand_over_onto_a_head_on_cs_floor_after_the_body_has_passed() {
+        let pi = std::f64::consts::PI;
+        let h = hand_over_scan(3_000_000, 1, (0.0, 0.0), (-0.75 * pi, -0.25 * pi));
+        eprintln!("hand-over onto a head on C's floor, body past 45 degrees: {h:?}");
+        assert!(h.held > 10_000, "{h:?}");
+        assert_eq!(h.clear, 0, "{h:?}");
+        assert!(h.clearest.is_some_and(|c| c.0 < -0.005), "{h:?}");
+    }
+
+    /// The scan finds hand-overs where they exist: onto a head on C's floor with the body
+    /// still lying towards B (the rear head in B's tunnel), the landing's hand-over.
+    #[test]
+    fn a_hand_over_with_the_body_lying_exists() {
+        let pi = std::f64::consts::PI;
+        let h = hand_over_scan(1_000_000, 1, (0.0, 0.003), (-0.1 * pi, 0.1 * pi));
+        eprintln!("hand-over onto a head on C's floor, body lying: {h:?}");
+        assert!(h.clear > 0, "{h:?}");
     }
 }
