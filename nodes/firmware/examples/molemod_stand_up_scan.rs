@@ -3,7 +3,7 @@
 //!    the floor to 15 mm above the crossing's centre), the most clearance the body keeps 45
 //!    degrees up towards B and towards the empty cell (`stand_up::best_lower_head`);
 //! 2. a seeded random scan of the hand-over a stand-up on the floor would need: the front
-//!    head resting on C's floor (tilted up to 0.25 rad, standing on its lowest corner), the
+//!    head resting on C's floor (tilted up to 0.4 rad, standing on its lowest corner), the
 //!    body above its universal joint within 45 degrees of upright, the other joints anywhere
 //!    in range: how many samples put the rear head's centre in B or C (where it could hold),
 //!    and how many of those keep every cube, joint disc and rod clear (touching allowed);
@@ -35,6 +35,9 @@ fn handover(samples: u64, seed: u64, raised: (f64, f64), body: (f64, f64), what:
             l.rear.x * 1e3,
             l.rear.z * 1e3
         );
+    }
+    if let Some(p) = h.passage {
+        println!("  the most clearance the body keeps 45 degrees up towards B over a clear draw's head: {:.2} mm", p * 1e3);
     }
 }
 
