@@ -58,9 +58,14 @@ pub const FLOOR: f64 = -0.5 * BLOCK;
 /// Clearance of a main cube at `pose` from the blocks' solid and the floor, m (negative =
 /// overlap).
 pub fn solid_clearance(pose: &Pose) -> f64 {
+    solid_clearance_in(&FOLLOW_BLOCKS, pose)
+}
+
+/// [`solid_clearance`] among the blocks centred at `blocks` (m) and the [`FLOOR`], m.
+pub fn solid_clearance_in(blocks: &[(f64, f64)], pose: &Pose) -> f64 {
     let square = cube(pose);
     let lowest = square.iter().map(|v| v.1).fold(f64::INFINITY, f64::min) - FLOOR;
-    FOLLOW_BLOCKS
+    blocks
         .iter()
         .flat_map(|&(x, z)| columns(&Pose { x, z, angle: 0.0 }))
         .map(|column| quad_distance(&square, &column))
@@ -77,7 +82,12 @@ pub const JOINT_HALF: f64 = 0.008;
 pub const ROD_RADIUS: f64 = 0.002;
 
 /// Clearance of a point (m) from the blocks' solid and the floor, m (negative = inside).
-pub fn point_clearance((x, z): (f64, f64)) -> f64 {
+pub fn point_clearance(p: (f64, f64)) -> f64 {
+    point_clearance_in(&FOLLOW_BLOCKS, p)
+}
+
+/// [`point_clearance`] among the blocks centred at `blocks` (m) and the [`FLOOR`], m.
+pub fn point_clearance_in(blocks: &[(f64, f64)], (x, z): (f64, f64)) -> f64 {
     let (o, i) = (0.5 * BLOCK, TUNNEL_HALF);
     let to_box = |x0: f64, x1: f64, z0: f64, z1: f64| {
         let (dx, dz) = ((x0 - x).max(x - x1), (z0 - z).max(z - z1));
@@ -87,7 +97,7 @@ pub fn point_clearance((x, z): (f64, f64)) -> f64 {
             dx.max(0.0).hypot(dz.max(0.0))
         }
     };
-    FOLLOW_BLOCKS
+    blocks
         .iter()
         .flat_map(|&(bx, bz)| {
             [(-o, -i, -o, -i), (i, o, -o, -i), (i, o, i, o), (-o, -i, i, o)].map(|(a, b, c, d)| to_box(bx + a, bx + b, bz + c, bz + d))
@@ -97,7 +107,7 @@ pub fn point_clearance((x, z): (f64, f64)) -> f64 {
 
 /// Least clearance of a prismatic joint's rod from the main cube at `centre` out to the
 /// universal joint at `joint`, m: the part outside the cube, sampled every 2 mm.
-fn rod_clearance(centre: (f64, f64), joint: (f64, f64)) -> f64 {
+fn rod_clearance(blocks: &[(f64, f64)], centre: (f64, f64), joint: (f64, f64)) -> f64 {
     let (dx, dz) = (joint.0 - centre.0, joint.1 - centre.1);
     let length = dx.hypot(dz);
     let from = super::lift::CUBE_HALF;
@@ -105,7 +115,7 @@ fn rod_clearance(centre: (f64, f64), joint: (f64, f64)) -> f64 {
     (0..=n)
         .map(|k| {
             let s = (from + (length - from) * k as f64 / n as f64) / length;
-            point_clearance((centre.0 + s * dx, centre.1 + s * dz))
+            point_clearance_in(blocks, (centre.0 + s * dx, centre.1 + s * dz))
         })
         .fold(f64::INFINITY, f64::min)
         - ROD_RADIUS
@@ -126,15 +136,21 @@ pub const FOLLOW_PAIRS: [&str; 8] = [
 /// Clearance of each pair of [`FOLLOW_PAIRS`], m (negative = overlap). A universal joint's
 /// clearance counts its [`JOINT_HALF`] disc and the rods to the two main cubes beside it.
 pub fn clearances(l: &Links) -> [f64; 8] {
+    clearances_in(&FOLLOW_BLOCKS, l)
+}
+
+/// [`clearances`] among the blocks centred at `blocks` (m) and the [`FLOOR`], m.
+pub fn clearances_in(blocks: &[(f64, f64)], l: &Links) -> [f64; 8] {
     let (front, body, rear) = (cube(&l.front), cube(&l.body), cube(&l.rear));
     let between = |a, b| quad_distance(a, b) - 2.0 * CUBE_ROUNDING;
     let at = |p: &Pose| (p.x, p.z);
-    let joint =
-        |j: (f64, f64), a: &Pose, b: &Pose| (point_clearance(j) - JOINT_HALF).min(rod_clearance(at(a), j)).min(rod_clearance(at(b), j));
+    let joint = |j: (f64, f64), a: &Pose, b: &Pose| {
+        (point_clearance_in(blocks, j) - JOINT_HALF).min(rod_clearance(blocks, at(a), j)).min(rod_clearance(blocks, at(b), j))
+    };
     [
-        solid_clearance(&l.front),
-        solid_clearance(&l.body),
-        solid_clearance(&l.rear),
+        solid_clearance_in(blocks, &l.front),
+        solid_clearance_in(blocks, &l.body),
+        solid_clearance_in(blocks, &l.rear),
         between(&front, &body),
         between(&body, &rear),
         between(&front, &rear),
@@ -145,8 +161,13 @@ pub fn clearances(l: &Links) -> [f64; 8] {
 
 /// Whether a point (m) lies in a tunnel of one of [`FOLLOW_BLOCKS`]: where a clamp holds a
 /// head whose centre is there.
-pub fn in_tunnel((x, z): (f64, f64)) -> bool {
-    FOLLOW_BLOCKS.iter().any(|&(bx, bz)| {
+pub fn in_tunnel(p: (f64, f64)) -> bool {
+    in_tunnel_in(&FOLLOW_BLOCKS, p)
+}
+
+/// [`in_tunnel`] among the blocks centred at `blocks`, m.
+pub fn in_tunnel_in(blocks: &[(f64, f64)], (x, z): (f64, f64)) -> bool {
+    blocks.iter().any(|&(bx, bz)| {
         let (dx, dz) = ((x - bx).abs(), (z - bz).abs());
         dx <= 0.5 * BLOCK && dz <= 0.5 * BLOCK && (dx < TUNNEL_HALF || dz < TUNNEL_HALF)
     })
@@ -211,6 +232,8 @@ pub struct FollowLimits {
     /// (-1, 0) for the same table turned a quarter turn round the crossing, at the top of a
     /// climb (`the_follow_turned_a_quarter_turn_is_the_follow_at_the_top`).
     pub down: (f64, f64),
+    /// Centres of the blocks round the crossing, m ([`FOLLOW_BLOCKS`] for the follow).
+    pub blocks: &'static [(f64, f64)],
 }
 
 impl FollowLimits {
@@ -219,7 +242,7 @@ impl FollowLimits {
     /// pitch within 2 mrad of ±90°.
     pub fn actuators() -> Self {
         let l = super::lift::LiftLimits::actuators();
-        Self { margin: 0.75e-3, torque: l.torque, force: l.force, pitch: l.pitch, down: (0.0, -1.0) }
+        Self { margin: 0.75e-3, torque: l.torque, force: l.force, pitch: l.pitch, down: (0.0, -1.0), blocks: &FOLLOW_BLOCKS }
     }
 
     /// Whether `q` is within the joint ranges.
@@ -238,7 +261,7 @@ impl FollowLimits {
             Base::Front => 0,
             Base::Rear => 2,
         };
-        for (i, d) in clearances(&l).iter().enumerate() {
+        for (i, d) in clearances_in(self.blocks, &l).iter().enumerate() {
             // The clamped head does not move: its own contact with the block is the grip's.
             if i == based {
                 continue;
@@ -260,7 +283,7 @@ impl FollowLimits {
 
     /// The pairs closer than the margin in `q` (those a phase starting there lets touch).
     pub fn touching(&self, grip: &Grip, q: &LiftJoints) -> [bool; 8] {
-        let d = clearances(&links(grip, q));
+        let d = clearances_in(self.blocks, &links(grip, q));
         std::array::from_fn(|i| d[i] < self.margin)
     }
 }
@@ -526,8 +549,12 @@ pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near:
         if !limits.in_range(&q) {
             continue;
         }
-        let least =
-            clearances(&links(grip, &q)).iter().enumerate().filter(|(i, _)| *i != based).map(|(_, d)| *d).fold(f64::INFINITY, f64::min);
+        let least = clearances_in(limits.blocks, &links(grip, &q))
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != based)
+            .map(|(_, d)| *d)
+            .fold(f64::INFINITY, f64::min);
         // Near `near`, the clearance counts up to 3 mm and each 30 mm or 1 rad away costs 1 mm.
         let score = match near {
             Some(p) => least.min(0.003) - 1e-3 * joint_distance(&q, p),

@@ -7,6 +7,7 @@ pub mod lift;
 pub mod motion;
 pub mod shift;
 pub mod shift_below;
+pub mod stand_up;
 pub mod step;
 pub mod unfold;
 pub mod vertical;
