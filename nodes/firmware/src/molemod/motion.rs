@@ -278,7 +278,7 @@ pub enum Motion {
     /// starts ([`PASS_PATH`], planar model [`super::pass`]): the step's set down (the rear
     /// head tilted onto the floor of the empty cell behind B, the front head clamped in B),
     /// the push (the rear head gripping on the floor: the body onto B's near mouth, the front
-    /// head over B's crossing to 2 mm inside B's far face), the regrip (the front head
+    /// head over B's crossing to 1 mm inside B's far face), the regrip (the front head
     /// clamped: the rear head lifted, drawn in and set down again close to B's near face),
     /// the push out (the body over the crossing onto B's far mouth, the front head out and
     /// set down on the floor of the far cell), the swap (both heads gripping on the floors,

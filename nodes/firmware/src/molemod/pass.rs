@@ -24,9 +24,9 @@
 //!    the empty cell behind B;
 //! 2. the push (rear hold, by friction on the floor): `prismatic_2` pushes the body onto B's
 //!    near mouth and the front head over the crossing, `prismatic_0` and `prismatic_1` the
-//!    front head on to B's far mouth (2 mm inside B's far face), where it clamps;
+//!    front head on to B's far mouth (1 mm inside B's far face), where it clamps;
 //! 3. the regrip (front hold, clamped in B): the rear head lifted level and drawn in (the body
-//!    slides off B's near mouth to 1 mm over the crossing), then set down on the floor again,
+//!    slides off B's near mouth over the crossing), then set down on the floor again,
 //!    now close to B's near face;
 //! 4. the push out (rear hold): `prismatic_2` pushes the body over the crossing onto B's far
 //!    mouth and the front head out of B, `prismatic_0` the front head on over the far cell,
@@ -180,6 +180,13 @@ pub fn b_floor_patch(scene: &UnfoldScene, x: f64) -> Option<(f64, f64)> {
 /// rounded towards level, so a head set down stops a few um above the floor.
 pub const BEARING_GAP: f64 = 2e-5;
 
+/// How near an edge of B's tunnel floor (a lip of the crossing, or a mouth's edge) a cube
+/// lying level in the tunnel with no flat bottom over B's floor may come before it is taken
+/// to bear on it with its rounded edge, m: the held chain sags a few hundredths of a mm in
+/// the physics (measured: 0.02-0.04 mm), and a body 0.035 mm over the lip bore on it (the
+/// rear head's grip then slid 23 mm back in a push).
+pub const LIP_GAP: f64 = 2e-4;
+
 /// The x of a cube's lowest rounded edge (where it bears on the floor), m.
 pub fn lowest_edge(p: &Pose) -> f64 {
     [(-FLAT_HALF, -FLAT_HALF), (FLAT_HALF, -FLAT_HALF), (-FLAT_HALF, FLAT_HALF), (FLAT_HALF, FLAT_HALF)]
@@ -209,8 +216,12 @@ pub fn rest(scene: &UnfoldScene, c: &Chain, holding: [bool; 2], moving: [bool; 3
     let tunnel_z = scene.block_b.z - AXIS_BELOW;
     let mut points: Vec<(f64, f64)> = Vec::new();
     let mut gripped = false;
-    for (k, (pose, floor_gap)) in
-        [(&c.front, floor[FRONT_FLOOR]), (&c.body, floor[10]), (&c.rear, floor[REAR_FLOOR])].into_iter().enumerate()
+    let b = scene.block_b.x;
+    let lips = [b - 0.5 * BLOCK, b - TUNNEL_HALF, b + TUNNEL_HALF, b + 0.5 * BLOCK];
+    for (k, (pose, floor_gap, block_gap)) in
+        [(&c.front, floor[FRONT_FLOOR], floor[FRONT_B]), (&c.body, floor[10], floor[BODY_B]), (&c.rear, floor[REAR_FLOOR], floor[REAR_B])]
+            .into_iter()
+            .enumerate()
     {
         let grips = (k == 0 && holding[0]) || (k == 2 && holding[1]);
         let spare = if grips {
@@ -227,6 +238,11 @@ pub fn rest(scene: &UnfoldScene, c: &Chain, holding: [bool; 2], moving: [bool; 3
         } else if pose.angle.abs() < 1e-9 && (pose.z - tunnel_z).abs() < 1e-6 {
             if let Some((a, b)) = b_floor_patch(scene, pose.x) {
                 points.extend([(a, spare), (b, spare)]);
+                bears = true;
+            } else if block_gap < LIP_GAP {
+                // On a lip with its rounded edge: the lip nearest its centre.
+                let lip = lips.iter().copied().fold(lips[0], |n, l| if (l - pose.x).abs() < (n - pose.x).abs() { l } else { n });
+                points.push((lip, spare));
                 bears = true;
             }
         }
@@ -260,12 +276,14 @@ pub fn first_half(scene: &UnfoldScene) -> (Vec<LiftJoints>, Vec<PassHold>) {
     // Where the rear universal joint stands in the bridge: the two joints symmetric about B's
     // centre with `prismatic_2` open and `prismatic_1` closed (86 mm apart).
     let joint_rear = scene.block_b.x - 0.5 * (2.0 * LEVER + TRAVEL);
-    // The body in the regrip: 1 mm past where its flat bottom leaves B's near mouth (so the
-    // push out does not start with the body and the front head both sliding on B's floor
-    // about the mass centre), the front head clamped in B 56 mm ahead of it, the rear
-    // universal joint where the bridge needs it.
-    let body = scene.block_b.x - TUNNEL_HALF + FLAT_HALF + 0.001;
-    let clamp = body + 2.0 * LEVER;
+    // The front head's clamp in the regrip: 1 mm inside B's far face (its centre must be in
+    // B to clamp); the body 56 mm behind it, over B's crossing, its rounded edge 0.54 mm
+    // above the crossing's near lip (so the push out does not start with the body and the
+    // front head both resting on B's floor on either side of the mass centre, which leaves
+    // the rear head's grip nothing to bear on); the rear universal joint where the bridge
+    // needs it.
+    let clamp = scene.block_b.x + 0.5 * BLOCK - 0.001;
+    let body = clamp - 2.0 * LEVER;
     let (p1_on, p2_regrip) = (clamp - (scene.front.x + 2.0 * TRAVEL), body - LEVER - joint_rear);
     let row = |p0: f64, u0: f64, p1: f64, p2: f64, u1: f64| [p0, u0, p1, p2, u1, TRAVEL];
     let rows = vec![
@@ -339,11 +357,11 @@ pub const PASS_PATH: [[f64; 6]; 26] = [
     [0.0, 0.0, 0.0, 0.0, -0.3359, 0.03],
     [0.0, 0.0, 0.0, 0.0, -0.3593, 0.03],
     [0.0, 0.0, 0.0, 0.03, -0.3593, 0.03],
-    [0.03, 0.0, 0.006, 0.03, -0.3593, 0.03],
-    [0.03, 0.0, 0.006, 0.03, 0.0, 0.03],
-    [0.0, 0.0, 0.0, 0.007, 0.0, 0.03],
-    [0.0, 0.0, 0.0, 0.007, -0.3359, 0.03],
-    [0.0, 0.0, 0.0, 0.007, -0.3593, 0.03],
+    [0.03, 0.0, 0.007, 0.03, -0.3593, 0.03],
+    [0.03, 0.0, 0.007, 0.03, 0.0, 0.03],
+    [0.0, 0.0, 0.0, 0.008, 0.0, 0.03],
+    [0.0, 0.0, 0.0, 0.008, -0.3359, 0.03],
+    [0.0, 0.0, 0.0, 0.008, -0.3593, 0.03],
     [0.0, 0.0, 0.0, 0.03, -0.3593, 0.03],
     [0.03, 0.0, 0.0, 0.03, -0.3593, 0.03],
     [0.03, 0.3359, 0.0, 0.03, -0.3593, 0.03],
@@ -352,11 +370,11 @@ pub const PASS_PATH: [[f64; 6]; 26] = [
     [0.03, 0.3593, 0.03, 0.0, -0.3359, 0.03],
     [0.03, 0.3593, 0.03, 0.0, 0.0, 0.03],
     [0.03, 0.3593, 0.03, 0.0, 0.0, 0.0],
-    [0.03, 0.3593, 0.007, 0.0, 0.0, 0.0],
-    [0.03, 0.3359, 0.007, 0.0, 0.0, 0.0],
-    [0.03, 0.0, 0.007, 0.0, 0.0, 0.0],
-    [0.03, 0.0, 0.03, 0.006, 0.0, 0.03],
-    [0.03, 0.3593, 0.03, 0.006, 0.0, 0.03],
+    [0.03, 0.3593, 0.008, 0.0, 0.0, 0.0],
+    [0.03, 0.3359, 0.008, 0.0, 0.0, 0.0],
+    [0.03, 0.0, 0.008, 0.0, 0.0, 0.0],
+    [0.03, 0.0, 0.03, 0.007, 0.0, 0.03],
+    [0.03, 0.3593, 0.03, 0.007, 0.0, 0.03],
     [0.03, 0.3593, 0.03, 0.0, 0.0, 0.0],
     [0.03, 0.3593, 0.0, 0.0, 0.0, 0.0],
     [0.03, 0.3359, 0.0, 0.0, 0.0, 0.0],
@@ -582,9 +600,9 @@ mod tests {
 
     /// Hand-made failures the walk catches: the rear head lifted off the floor before the
     /// swap (the bridge resting on the front head and B's far mouth alone tips back); the
-    /// regrip with the body still on B's near mouth (the push out then starts with the body
-    /// and the front head both sliding on B's floor on either side of the mass centre, and
-    /// the rear head's grip may carry nothing); and the front head pitched down to the far
+    /// regrip 1 mm back, the body's rounded edge on the crossing's near lip (the push out
+    /// then starts with the body and the front head both sliding on B's floor on either side
+    /// of the mass centre, and the rear head's grip may carry nothing); and the front head pitched down to the far
     /// floor without the regrip (its universal joint still inside B: it runs into B).
     #[test]
     fn a_pass_without_the_swap_or_the_regrip_fails() {
@@ -598,15 +616,14 @@ mod tests {
         h.push(PassHold::Front);
         let w = walk(&scene, &rows, &h, first_half_resting, 0.001);
         assert!(w.inside < 0.0, "{w:?}");
-        // The regrip 7 mm back: the front head clamped at 141 mm, the body at 85 mm, 6 mm of
-        // its flat bottom on B's near mouth.
+        // The regrip 1 mm back (the front head clamped 2 mm inside B's far face, the body's
+        // rounded edge 0.035 mm over the crossing's near lip, as first run in the physics,
+        // where the rear head's grip slid 23 mm back in the push out).
         let mut early = first.clone();
-        early[4][0] -= 0.001;
-        early[4][2] = 0.0;
-        early[5] = early[4];
-        early[5][4] = 0.0;
+        early[4][2] -= 0.001;
+        early[5][2] -= 0.001;
         for row in &mut early[6..=8] {
-            row[3] = 0.0;
+            row[3] -= 0.001;
         }
         let w = walk(&scene, &early, &holds, first_half_resting, 0.001);
         assert!(w.spare < 0.0 && w.least >= 0.001 && w.inside > 0.01, "{w:?}");
