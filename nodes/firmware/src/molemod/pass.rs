@@ -232,19 +232,26 @@ pub fn rest(scene: &UnfoldScene, c: &Chain, holding: [bool; 2], moving: [bool; 3
             SLIDE_FRICTION
         };
         let mut bears = false;
+        let level = pose.angle.abs() < 1e-6 && (pose.z - tunnel_z).abs() < 1e-5;
+        let patch = if level { b_floor_patch(scene, pose.x) } else { None };
         if floor_gap < BEARING_GAP {
             points.push((lowest_edge(pose), spare));
             bears = true;
-        } else if pose.angle.abs() < 1e-9 && (pose.z - tunnel_z).abs() < 1e-6 {
-            if let Some((a, b)) = b_floor_patch(scene, pose.x) {
-                points.extend([(a, spare), (b, spare)]);
-                bears = true;
-            } else if block_gap < LIP_GAP {
-                // On a lip with its rounded edge: the lip nearest its centre.
-                let lip = lips.iter().copied().fold(lips[0], |n, l| if (l - pose.x).abs() < (n - pose.x).abs() { l } else { n });
-                points.push((lip, spare));
-                bears = true;
-            }
+        } else if let Some((a, b)) = patch {
+            points.extend([(a, spare), (b, spare)]);
+            bears = true;
+        } else if block_gap < LIP_GAP {
+            // Tilted on its lowest edge over B's floor, or on a lip with a rounded edge (the
+            // lip nearest its centre).
+            let edge = lowest_edge(pose);
+            let over_floor = (edge - b).abs() > TUNNEL_HALF && (edge - b).abs() < 0.5 * BLOCK;
+            let at = if !level && over_floor && block_gap < BEARING_GAP {
+                edge
+            } else {
+                lips.iter().copied().fold(lips[0], |n, l| if (l - pose.x).abs() < (n - pose.x).abs() { l } else { n })
+            };
+            points.push((at, spare));
+            bears = true;
         }
         gripped |= grips && bears;
     }
@@ -267,12 +274,20 @@ pub fn rest(scene: &UnfoldScene, c: &Chain, holding: [bool; 2], moving: [bool; 3
     out
 }
 
+/// How far past the floor the push out presses the rear pitch, rad.
+pub const PRESS: f64 = 0.0157;
+
 /// The pass's first half as built: the rows from [`STRAIGHT`] (where `LEAVE_U_PATH` ends) to
 /// the mole bridging B, both heads on the floors symmetric about B's centre, and the hold of
 /// each phase (the phase to row `k + 1`). The pitches are [`STEP_IN_PATH`]'s (the rear head
 /// 1.5 mm over the floor, then on it; the front head the same, mirrored).
 pub fn first_half(scene: &UnfoldScene) -> (Vec<LiftJoints>, Vec<PassHold>) {
     let (hover, down) = (STEP_IN_PATH[1][4], STEP_IN_PATH[2][4]);
+    // The push out's rear pitch, pressed 15.7 mrad past the floor: the rear head rolls on its
+    // edge and lifts the body off the crossing's near lip, so the rear head's grip bears the
+    // chain's weight (with the pitch at the floor the chain rested on the lip and the front
+    // head, the rear head's grip bore nothing and slid 22 mm back: measured).
+    let press = down - PRESS;
     // Where the rear universal joint stands in the bridge: the two joints symmetric about B's
     // centre with `prismatic_2` open and `prismatic_1` closed (86 mm apart).
     let joint_rear = scene.block_b.x - 0.5 * (2.0 * LEVER + TRAVEL);
@@ -296,7 +311,7 @@ pub fn first_half(scene: &UnfoldScene) -> (Vec<LiftJoints>, Vec<PassHold>) {
         row(0.0, 0.0, 0.0, p2_regrip, 0.0),
         row(0.0, 0.0, 0.0, p2_regrip, hover),
         row(0.0, 0.0, 0.0, p2_regrip, down),
-        row(0.0, 0.0, 0.0, TRAVEL, down),
+        row(0.0, 0.0, 0.0, TRAVEL, press),
         row(TRAVEL, 0.0, 0.0, TRAVEL, down),
         row(TRAVEL, -hover, 0.0, TRAVEL, down),
         row(TRAVEL, -down, 0.0, TRAVEL, down),
@@ -323,7 +338,7 @@ pub fn whole(first: &[LiftJoints], holds: &[PassHold]) -> (Vec<LiftJoints>, Vec<
 /// it once in B's mouth, the heads on the floors once set down.
 pub fn first_half_resting(k: usize) -> Vec<usize> {
     let mut r = Vec::new();
-    if k <= 8 {
+    if k <= 9 {
         r.push(FRONT_B);
     }
     if k >= 2 {
@@ -362,14 +377,14 @@ pub const PASS_PATH: [[f64; 6]; 26] = [
     [0.0, 0.0, 0.0, 0.008, 0.0, 0.03],
     [0.0, 0.0, 0.0, 0.008, -0.3359, 0.03],
     [0.0, 0.0, 0.0, 0.008, -0.3593, 0.03],
-    [0.0, 0.0, 0.0, 0.03, -0.3593, 0.03],
+    [0.0, 0.0, 0.0, 0.03, -0.375, 0.03],
     [0.03, 0.0, 0.0, 0.03, -0.3593, 0.03],
     [0.03, 0.3359, 0.0, 0.03, -0.3593, 0.03],
     [0.03, 0.3593, 0.0, 0.03, -0.3593, 0.03],
     [0.03, 0.3593, 0.03, 0.0, -0.3593, 0.03],
     [0.03, 0.3593, 0.03, 0.0, -0.3359, 0.03],
     [0.03, 0.3593, 0.03, 0.0, 0.0, 0.03],
-    [0.03, 0.3593, 0.03, 0.0, 0.0, 0.0],
+    [0.03, 0.375, 0.03, 0.0, 0.0, 0.0],
     [0.03, 0.3593, 0.008, 0.0, 0.0, 0.0],
     [0.03, 0.3359, 0.008, 0.0, 0.0, 0.0],
     [0.03, 0.0, 0.008, 0.0, 0.0, 0.0],
@@ -409,6 +424,49 @@ pub const PASS_HOLDS: [PassHold; 25] = [
     PassHold::Rear,
     PassHold::Rear,
 ];
+
+/// The chain with the joints `q` and the head that holds by friction on the floor (`rear`:
+/// the rear head, at `base`; else the front head) rolled about its bearing edge until the
+/// rest of the chain bears on B or the floor: a head gripping on the floor holds against
+/// sliding, not against rolling on its edge, so where a phase pitches the chain down
+/// against its other support (the push out's pressed rear pitch) the head rolls. Bisection
+/// over the roll (within 0.05 rad); `None` if nothing bears within it (the chain tips).
+pub fn rolled(scene: &UnfoldScene, base: Pose, rear: bool, q: &LiftJoints) -> Option<Chain> {
+    let corner = [(-FLAT_HALF, -FLAT_HALF), (FLAT_HALF, -FLAT_HALF), (-FLAT_HALF, FLAT_HALF), (FLAT_HALF, FLAT_HALF)]
+        .iter()
+        .map(|&v| base.apply(v))
+        .fold((base.x, f64::INFINITY), |low, v| if v.1 < low.1 { v } else { low });
+    // Positive rolls lift the far end of the chain.
+    let sign = if rear { 1.0 } else { -1.0 };
+    let chain = |a: f64| {
+        let (s, c) = (sign * a).sin_cos();
+        let (dx, dz) = (base.x - corner.0, base.z - corner.1);
+        let pose = Pose { x: corner.0 + c * dx - s * dz, z: corner.1 + s * dx + c * dz, angle: base.angle + sign * a };
+        if rear {
+            chain_from_rear(pose, q)
+        } else {
+            chain_from(pose, 0.0, q)
+        }
+    };
+    let others = if rear { [FRONT_B, BODY_B, FRONT_FLOOR, 10] } else { [REAR_B, BODY_B, REAR_FLOOR, 10] };
+    let gap = |a: f64| {
+        let d = clearances(scene, &chain(a));
+        others.iter().map(|&i| d[i]).fold(f64::INFINITY, f64::min)
+    };
+    let (mut lo, mut hi) = (-0.05, 0.05);
+    if gap(lo) > 0.0 {
+        return None;
+    }
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        if gap(mid) < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(chain(hi))
+}
 
 /// What the pass meets as the firmware runs it.
 #[derive(Clone, Debug, PartialEq)]
@@ -461,9 +519,25 @@ pub fn walk(scene: &UnfoldScene, rows: &[LiftJoints], holds: &[PassHold], restin
     };
     for (k, &hold) in holds.iter().enumerate() {
         let (from, to) = (rows[k], rows[k + 1]);
-        let at = |q: &LiftJoints| match hold {
-            PassHold::Front => chain_from(front, 0.0, q),
-            PassHold::Rear | PassHold::Both => chain_from_rear(rear, q),
+        // A head clamped in B holds the chain fixed; a head gripping on the floor lets it roll
+        // onto its other supports; both on the floors close the chain.
+        let clamped = match hold {
+            PassHold::Front => in_block(scene, &front),
+            PassHold::Rear => in_block(scene, &rear),
+            PassHold::Both => true,
+        };
+        let tips = std::cell::Cell::new(false);
+        let at = |q: &LiftJoints| match (hold, clamped) {
+            (PassHold::Front, true) => chain_from(front, 0.0, q),
+            (PassHold::Rear | PassHold::Both, true) => chain_from_rear(rear, q),
+            (h, false) => rolled(scene, if h == PassHold::Rear { rear } else { front }, h == PassHold::Rear, q).unwrap_or_else(|| {
+                tips.set(true);
+                if h == PassHold::Rear {
+                    chain_from_rear(rear, q)
+                } else {
+                    chain_from(front, 0.0, q)
+                }
+            }),
         };
         let (first, last) = (at(&from), at(&to));
         let moved = |a: &Pose, b: &Pose| (a.x - b.x).hypot(a.z - b.z) > 1e-9 || (a.angle - b.angle).abs() > 1e-9;
@@ -496,7 +570,7 @@ pub fn walk(scene: &UnfoldScene, rows: &[LiftJoints], holds: &[PassHold], restin
             } else {
                 let r = rest(scene, &c, holding, moving);
                 out.spare = out.spare.min(r.spare);
-                out.inside = out.inside.min(r.inside);
+                out.inside = out.inside.min(if tips.get() { -1.0 } else { r.inside });
             }
             if hold == PassHold::Both {
                 let e = (c.front.x - front.x).hypot(c.front.z - front.z) + (c.front.angle - front.angle).abs() * LEVER;
