@@ -40,9 +40,9 @@ fn main() {
     println!("];");
     println!("pub const PASS_HOLDS: [PassHold; {}] = {:?};", all.len(), all);
     let n = all.len();
-    // Where each phase leaves the mole.
+    // Where each phase leaves the mole (walked coarsely: the ends are exact).
     for k in 0..n {
-        let w = pass::walk(&scene, &rounded[..k + 2], &all[..k + 1], |j| pass::resting(j, n), 0.001);
+        let w = pass::walk(&scene, &rounded[..k + 2], &all[..k + 1], |j| pass::resting(j, n), 0.05);
         let c = &w.end;
         println!(
             "phase {k:2} {:?} (spare so far {:.4} N, inside {:.1} mm, least {:.2} mm): front ({:.2}, {:.2}) {:.3} rad, body ({:.2}, {:.2}), rear ({:.2}, {:.2}) {:.3} rad",

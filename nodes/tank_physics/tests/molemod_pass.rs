@@ -3,10 +3,9 @@
 //! entering the U on the far side and the put down there (`Motion::EnterU` and
 //! `Motion::PutDown`, mirrored). Every figure is taken from the rapier bodies' poses.
 //!
-//! Measured (docs/molemod_execution.md, "Passing through a lone block"): the pass stops in
-//! its push out (the rear head's friction grip carries no weight there and slides back
-//! instead of the front half going on), so the test is `#[ignore]`d; it runs with
-//! `-- --ignored` and shows where it breaks.
+//! Measured (docs/molemod_execution.md, "Passing through a lone block"): the pass runs; the
+//! mirrored `EnterU` after it stalls, so the test of the whole chain is `#[ignore]`d (it runs
+//! with `-- --ignored` and shows where it breaks).
 
 use std::time::Instant;
 
@@ -92,25 +91,24 @@ fn run(world: &mut MoleWorld, firmware: &mut MoleMotions, motion: Motion, cells:
     (moved, world.time() - t0, wall.elapsed().as_secs_f64())
 }
 
-/// The mole moved from its spare block to where `Motion::LeaveU` leaves it (straight along
-/// B's tunnel at the tunnel's height, every joint at zero, the front head 18 mm from B's
-/// centre towards the empty cell behind and clamped there), then at the lift's solver passes
-/// `Motion::Pass`, `Motion::EnterU { lead: Head::Rear }` and, A unscrewed from B,
-/// `Motion::PutDown { lead: Head::Rear }`. Checks that no phase sticks, the pass leaves A and
-/// B where they were (0.5 mm) and ends with the mole straight at the tunnel's height (every
-/// cube within 2 mm of it and 10 mrad of level) with the rear head 18 mm from B's centre
-/// towards the far cell (within 3 mm) and clamped, entering the U leaves the front head
-/// clamped in A, and the put down sets A on the far cell's floor within the executor's 5 mm
-/// of its centre and 3 degrees of upright, B within 1 mm of its cell.
-#[test]
-#[ignore = "fails today: in the pass's push out the rear head's grip on the floor bears nothing and slides 22 mm back \
-            (docs/molemod_execution.md, Passing through a lone block); ~3 min wall to the failure"]
-fn passing_through_a_lone_block_then_putting_a_down_beyond_it() {
-    let wall = Instant::now();
+/// (x, y, z) of the front head, the body and the rear head, mm.
+fn places(world: &MoleWorld) -> [(f64, f64, f64); 3] {
+    ["head_front", "base_link", "head_rear"].map(|link| {
+        let p = world.link_pose(link).expect("link").translation;
+        (p.x * 1e3, p.y * 1e3, p.z * 1e3)
+    })
+}
+
+/// The world with the mole moved from its spare block to where `Motion::LeaveU` leaves it
+/// (straight along B's tunnel at the tunnel's height, every joint at zero, the front head
+/// 18 mm from B's centre towards the empty cell behind and clamped there), then
+/// `Motion::Pass` at the lift's solver passes. Checks that no phase sticks, A and B stay
+/// (0.5 mm) and the mole ends straight at the tunnel's height (every cube within 2 mm of it
+/// and 10 mrad of level) with the rear head 18 mm from B's centre towards the far cell
+/// (within 3 mm) and clamped in B: where `Motion::EnterU { lead: Head::Rear }` starts.
+fn pass_through(cells: &[Cell; 2]) -> (MoleWorld, MoleMotions) {
     eprintln!("load at the start: {}", load_average());
     let lattice = Lattice::from_picture(PICTURE).expect("picture");
-    let (a, b, far) = (Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(2, 0, 0));
-    let cells = [a, b];
     let mut world =
         MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
     let front = world.link_pose("head_front").expect("link").translation.x;
@@ -119,18 +117,46 @@ fn passing_through_a_lone_block_then_putting_a_down_beyond_it() {
     until_idle(&mut world, &mut firmware, 0.3, |_| {});
     let start = cubes(&world);
     eprintln!(
-        "start: front head, body, rear head at (x, z) {:.2?} mm, pitch {:.2?} mrad; front clamped {}, rear clamped {}",
-        start.map(|(x, z, _)| (x * 1e3, z * 1e3)),
+        "start: front head, body, rear head at (x, y, z) {:.2?} mm, pitch {:.2?} mrad; front clamped {}, rear clamped {}",
+        places(&world),
         start.map(|(_, _, p)| p * 1e3),
         world.head_clamped(0),
         world.head_clamped(1)
     );
     world.set_solver_iterations(LIFT_SOLVER_ITERATIONS);
-    let (moved, _, _) = run(&mut world, &mut firmware, Motion::Pass { lead: Head::Front }, &cells);
+    let (moved, _, _) = run(&mut world, &mut firmware, Motion::Pass { lead: Head::Front }, cells);
     let out = cubes(&world);
+    eprintln!("after the pass: front head, body, rear head at (x, y, z) {:.2?} mm", places(&world));
     assert!(moved.iter().all(|&m| m < 5e-4), "blocks moved {moved:?} m");
     assert!((out[2].0 - 0.118).abs() < 3e-3 && world.head_clamped(1), "{out:?}");
     assert!(out.iter().all(|&(_, z, p)| (z - LYING).abs() < 2e-3 && p.abs() < 1e-2), "{out:?}");
+    (world, firmware)
+}
+
+/// [`pass_through`]: the pass alone.
+#[test]
+fn passing_through_a_lone_block_from_where_leaving_the_u_ends_to_its_far_side() {
+    let wall = Instant::now();
+    let (world, _) = pass_through(&[Cell::new(1, 0, 1), Cell::new(1, 0, 0)]);
+    eprintln!(
+        "B {:.4} mm from its cell; {:.1} s wall in all; load average {}",
+        world.block_error(&Cell::new(1, 0, 0), &Cell::new(1, 0, 0)).expect("B") * 1e3,
+        wall.elapsed().as_secs_f64(),
+        load_average()
+    );
+}
+
+/// [`pass_through`], then `Motion::EnterU { lead: Head::Rear }` and, A unscrewed from B,
+/// `Motion::PutDown { lead: Head::Rear }`: entering the U leaves the front head clamped in A,
+/// and the put down sets A on the far cell's floor within the executor's 5 mm of its centre
+/// and 3 degrees of upright, B within 1 mm of its cell.
+#[test]
+#[ignore = "fails today: EnterU with the rear head leading stalls after the pass (prismatic_2 0.6 mm short; the pass ends 1.3 mm \
+            short along the row and 4 mm aside): docs/molemod_execution.md, Passing through a lone block"]
+fn passing_through_a_lone_block_then_putting_a_down_beyond_it() {
+    let wall = Instant::now();
+    let (a, b, far) = (Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(2, 0, 0));
+    let (mut world, mut firmware) = pass_through(&[a, b]);
     let a0 = world.block_pose(&a).expect("A");
     let (t0, entering) = (world.time(), Instant::now());
     firmware.push(Motion::EnterU { lead: Head::Rear }).expect("valid");

@@ -29,9 +29,11 @@
 //!    slides off B's near mouth over the crossing), then set down on the floor again,
 //!    now close to B's near face;
 //! 4. the push out (rear hold): `prismatic_2` pushes the body over the crossing onto B's far
-//!    mouth and the front head out of B, `prismatic_0` the front head on over the far cell,
-//!    the front pitch sets it down on the far floor: both heads on the floors, symmetric
-//!    about B's centre;
+//!    mouth and the front head out of B while the rear pitch presses [`PRESS`] past the
+//!    floor (the rear head rolls on its edge, [`rolled`], and the body lifts off the
+//!    crossing's near lip, so the rear head's grip bears the chain), `prismatic_0` the front
+//!    head on over the far cell, the front pitch sets it down on the far floor: both heads
+//!    on the floors, symmetric about B's centre;
 //! 5. the swap (both heads gripping on the floors): `prismatic_1` opens as `prismatic_2`
 //!    closes, at the same speed: the heads and the universal joints stand still and the body
 //!    slides from B's far mouth to its near one; the mole is then the mirror image of the end
