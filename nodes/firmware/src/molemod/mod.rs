@@ -5,6 +5,7 @@
 pub mod follow;
 pub mod lift;
 pub mod motion;
+pub mod pass;
 pub mod shift;
 pub mod shift_below;
 pub mod stand_up;

@@ -28,6 +28,7 @@ use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
 
 use super::follow::{Base, FOLLOW_PATH};
+use super::pass::{PassHold, PASS_HOLDS, PASS_PATH};
 use super::shift_below::{SHIFT_BELOW_REACH_PATH, SHIFT_BELOW_ROLL_PATH};
 use super::step::{Hold, STEP_IN_HOLDS, STEP_IN_PATH};
 use super::vertical::{TURN_DOWN_PATH, TURN_DOWN_START};
@@ -269,6 +270,29 @@ pub enum Motion {
     /// reaches into A.
     ShiftBelow {
         /// The head that reaches into A (the other one stands on the floor under C).
+        lead: Head,
+    },
+    /// Through a lone block B (the cells on both sides empty, A upside down on B where the
+    /// lift onto set it; task 3's put down onward right after a lift) from where
+    /// [`Motion::LeaveU`] ends to where [`Motion::EnterU`] with the other head leading
+    /// starts ([`PASS_PATH`], planar model [`super::pass`]): the step's set down (the rear
+    /// head tilted onto the floor of the empty cell behind B, the front head clamped in B),
+    /// the push (the rear head gripping on the floor: the body onto B's near mouth, the front
+    /// head over B's crossing to 1 mm inside B's far face), the regrip (the front head
+    /// clamped: the rear head lifted, drawn in and set down again close to B's near face),
+    /// the push out (the body over the crossing onto B's far mouth, the front head out and
+    /// set down on the floor of the far cell), the swap (both heads gripping on the floors,
+    /// `prismatic_1` opening as `prismatic_2` closes: the body slides back to B's near mouth),
+    /// then the same mirrored and backwards. Where the holding head changes, both grip for
+    /// [`SETTLE_TIME`] first. Starts with the mole straight at the tunnel's height, the
+    /// leading head clamped in B [`LIFT_ONTO_FRONT_GRIP`] from its centre towards the cell
+    /// behind, the rest over that cell; ends with the mole straight at the tunnel's height,
+    /// the other head clamped in B the same distance from its centre towards the far cell
+    /// and holding, the leading head over the far cell 130 mm from B's centre. With `lead`
+    /// [`Head::Front`] a mole heading +x passes towards +x (and [`Motion::EnterU`] and
+    /// [`Motion::PutDown`] follow with [`Head::Rear`]); with [`Head::Rear`] mirrored.
+    Pass {
+        /// The head clamped in B at the start (it leads through B).
         lead: Head,
     },
 }
@@ -520,6 +544,8 @@ impl Motion {
             Motion::Follow { lead: Head::Rear } => "follow, rear head leading",
             Motion::ShiftBelow { lead: Head::Front } => "shift from below",
             Motion::ShiftBelow { lead: Head::Rear } => "shift from below, rear head leading",
+            Motion::Pass { lead: Head::Front } => "pass through",
+            Motion::Pass { lead: Head::Rear } => "pass through, rear head leading",
         }
     }
 }
@@ -931,6 +957,25 @@ impl MoleMotions {
                     // Both heads let go so the mole settles onto the tunnel floors, then grip.
                     phases.push(Phase { dwell: SETTLE_TIME, ..phase("let go", vec![], [false, false]) });
                     phases.push(phase("grip", vec![], [true, true]));
+                }
+                Ok(phases)
+            }
+            Motion::Pass { lead } => {
+                let index = self.path_joints(&motion, &PASS_PATH, lead)?;
+                let grips = |hold| {
+                    lead.grip(match hold {
+                        PassHold::Front => [true, false],
+                        PassHold::Rear => [false, true],
+                        PassHold::Both => [true, true],
+                    })
+                };
+                let mut phases = Vec::new();
+                for (k, &hold) in PASS_HOLDS.iter().enumerate() {
+                    if k > 0 && PASS_HOLDS[k - 1] != hold && PASS_HOLDS[k - 1] != PassHold::Both {
+                        // The head that takes over is held before the other lets go.
+                        phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
+                    }
+                    phases.push(phase("pass through", index.iter().copied().zip(lead.row(&PASS_PATH[k + 1])).collect(), grips(hold)));
                 }
                 Ok(phases)
             }
@@ -1591,6 +1636,49 @@ mod tests {
         assert_eq!(mirrored[mirrored.len() - 1].2, [false, true]);
         assert_eq!(Motion::StepIn { lead: Head::Rear }.name(), "step in, rear head leading");
         assert_eq!(Motion::StepOut { lead: Head::Rear }.name(), "step out, rear head leading");
+    }
+
+    #[test]
+    fn passing_through_a_lone_block_runs_the_pass_table_with_its_holds() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::Pass { lead: Head::Front }).expect("valid");
+        let (front, rear, both) = ([true, false], [false, true], [true, true]);
+        let grip = ("grip", vec![], both);
+        let pass = |k: usize, hold| ("pass through", expect(&PASS_PATH[k]), hold);
+        // The holds as stored: front (set down), rear (push), front (regrip), rear (push out),
+        // both (swap), then mirrored backwards; a settle where the holding head changes but
+        // after the swap (both heads grip through it).
+        let mut want = vec![pass(1, front), pass(2, front), grip.clone(), pass(3, rear), pass(4, rear), grip.clone()];
+        want.extend((5..=8).map(|k| pass(k, front)));
+        want.push(grip.clone());
+        want.extend((9..=12).map(|k| pass(k, rear)));
+        want.push(grip.clone());
+        want.push(pass(13, both));
+        want.extend((14..=17).map(|k| pass(k, front)));
+        want.push(grip.clone());
+        want.extend((18..=21).map(|k| pass(k, rear)));
+        want.push(grip.clone());
+        want.extend((22..=23).map(|k| pass(k, front)));
+        want.push(grip.clone());
+        want.extend((24..=25).map(|k| pass(k, rear)));
+        assert_eq!(targets(&fw), want);
+        for (k, q) in want.iter().enumerate() {
+            if q.0 == "grip" {
+                assert_eq!(fw.queue[k].dwell, SETTLE_TIME);
+            }
+        }
+        // It starts where leaving the U ends and ends straight, the rear head holding, where
+        // entering the U with the rear head leading starts.
+        assert_eq!(PASS_PATH[0], LEAVE_U_PATH[LEAVE_U_PATH.len() - 1]);
+        assert_eq!(PASS_PATH[PASS_PATH.len() - 1], Head::Rear.row(&LEAVE_U_PATH[LEAVE_U_PATH.len() - 1]));
+        let mirrored = assert_drives_the_other_half(|lead| Motion::Pass { lead });
+        assert_eq!(mirrored[0].2, rear);
+        assert_eq!(mirrored[mirrored.len() - 1].2, front);
+        assert_eq!(Motion::Pass { lead: Head::Front }.name(), "pass through");
+        assert_eq!(Motion::Pass { lead: Head::Rear }.name(), "pass through, rear head leading");
     }
 
     #[test]
