@@ -252,8 +252,10 @@ mod tests {
     #[test]
     fn the_turn_at_the_bottom_clears_the_blocks_and_the_ground() {
         let limits = FollowLimits { margin: 1e-3, down: DOWN, ..FollowLimits::actuators() };
-        let rows: Vec<(Base, LiftJoints)> =
-            TURN_UP_PATH.iter().map(|&(pitch, u)| (Base::Rear, [0.0, pitch.max(-limits.pitch), u - TURN_UP_START, 0.0, 0.0, 0.0])).collect();
+        let rows: Vec<(Base, LiftJoints)> = TURN_UP_PATH
+            .iter()
+            .map(|&(pitch, u)| (Base::Rear, [0.0, pitch.max(-limits.pitch), u - TURN_UP_START, 0.0, 0.0, 0.0]))
+            .collect();
         let w = walk(&rows, FOLLOW_REAR_START, &limits).unwrap_or_else(|e| panic!("{e}"));
         let (h, b, r) = (world_mm(&w.end.front), world_mm(&w.end.body), world_mm(&w.end.rear));
         eprintln!(
