@@ -156,9 +156,10 @@ pub fn check(limits: &FollowLimits, grip: &Grip, q: &LiftJoints, touching: &[boo
 mod tests {
     use super::*;
     use crate::molemod::follow::{FOLLOW_PATH, FOLLOW_REAR_START, FOLLOW_START};
+    use crate::molemod::lift;
     use crate::molemod::lift::segment_samples;
     use crate::molemod::motion::{TURN_UP_PATH, TURN_UP_START};
-    use crate::molemod::shift_below::SHIFT_BELOW_ACROSS;
+    use crate::molemod::shift_below::{SHIFT_BELOW_ACROSS, SHIFT_BELOW_ROLL_PATH};
 
     /// What a table meets as the firmware runs it in this scene.
     struct Walk {
@@ -242,6 +243,61 @@ mod tests {
         assert!((point_clearance(to_follow((-0.06, 0.0))) - 0.025).abs() < 1e-12);
         assert!((point_clearance(to_follow((0.0, -0.06))) + 0.01).abs() < 1e-12);
         assert!(in_tunnel(to_follow((-0.092, -0.004))) && in_tunnel(to_follow((0.004, 0.105))) && !in_tunnel(to_follow((0.0, 0.205))));
+    }
+
+    /// The straightening after the shift from below ([`super::super::motion::Motion::Straighten`]
+    /// with the lower head holding): from [`SHIFT_BELOW_ROLL_PATH`]'s last row (both pitches
+    /// 89 mrad: the upper head on A's tunnel axis, the lower one on C's floor against its
+    /// wall away from B) to every joint at zero, read in the follow's frame (the physical
+    /// rows mirrored, the lower head the stored front head), sampled every 1 ms: every cube
+    /// and joint keeps 1 mm from the blocks and the ground but those touching where it
+    /// starts (the lower head on the floor and the wall, the body on the wall), the loads
+    /// are within the actuators', and the mole ends straight where the turn starts it from.
+    #[test]
+    fn straightening_after_the_shift_from_below_clears_the_blocks() {
+        let limits = FollowLimits { margin: 1e-3, down: DOWN, ..FollowLimits::actuators() };
+        let lower = Pose { x: 0.030, z: -crate::molemod::lift::AXIS_BELOW, angle: 0.0 };
+        let rows = [(Base::Front, lift::mirror(&SHIFT_BELOW_ROLL_PATH[SHIFT_BELOW_ROLL_PATH.len() - 1])), (Base::Front, [0.0; 6])];
+        let start = links(&Grip { base: Base::Front, pose: lower }, &rows[0].1);
+        let upper = pose_to_world(&start.rear);
+        assert!(upper.x.abs() < 5e-4 && (upper.z - 0.082).abs() < 5e-4, "the upper head on A's axis, 132 mm up: {upper:?}");
+        // One phase, the lower head the base; the pairs touching where it starts or ends (the
+        // body comes to lie against C's wall, as the turn starts it) may touch, not overlap.
+        let grip = Grip { base: Base::Front, pose: lower };
+        let touch = |q: &LiftJoints| clearances(&links(&grip, q)).map(|d| d < limits.margin);
+        let (a, b) = (touch(&rows[0].1), touch(&rows[1].1));
+        let touching: [bool; 8] = std::array::from_fn(|i| a[i] || b[i]);
+        let (mut least, mut worst, mut torque, mut force) = (f64::INFINITY, "", [0.0f64; 2], 0.0f64);
+        for q in segment_samples(&rows[0].1, &rows[1].1, 0.001) {
+            check(&limits, &grip, &q, &touching).unwrap_or_else(|e| panic!("{e} at {q:?}"));
+            let l = links(&grip, &q);
+            for (i, d) in clearances(&l).iter().enumerate() {
+                if i != 0 && !touching[i] && *d < least {
+                    (least, worst) = (*d, FOLLOW_PAIRS[i]);
+                }
+            }
+            let (t, f) = loads(&grip, &l, DOWN);
+            torque = [torque[0].max(t[0]), torque[1].max(t[1])];
+            force = f.iter().fold(force, |m, v| m.max(*v));
+        }
+        let end = links(&grip, &rows[1].1);
+        let (h, r) = (world_mm(&end.front), world_mm(&end.rear));
+        eprintln!(
+            "straighten: least clearance {:.3} mm ({worst}), touching allowed {touching:?}; peak static torque {:.3} / {:.3} N m, force {:.2} N; \
+             upper head from ({:.2}, {:.2}) to ({:.2}, {:.2}) mm, lower head at ({:.2}, {:.2})",
+            least * 1e3,
+            torque[0],
+            torque[1],
+            force,
+            upper.x * 1e3,
+            upper.z * 1e3,
+            r.0,
+            r.1,
+            h.0,
+            h.1
+        );
+        assert!(least >= limits.margin && torque.iter().all(|t| *t <= limits.torque) && force <= limits.force);
+        assert!((r.0 - SHIFT_BELOW_ACROSS * 1e3).abs() < 1e-6 && (r.1 - 82.0).abs() < 1e-6, "{r:?}");
     }
 
     /// The turn of the lower head into C's x tunnel towards B ([`TURN_UP_PATH`] in this

@@ -103,6 +103,17 @@ pub enum Motion {
         /// along the tunnel behind the body, m (as [`Motion::TurnUp`]'s).
         ahead: f64,
     },
+    /// Straightens the mole: every joint of [`LIFT_ONTO_JOINTS`] to zero with the `hold` head
+    /// gripping and the other loose (it moves with the chain), then both heads grip. After
+    /// [`Motion::ShiftBelow`], which ends with both pitches at 89 mrad (the upper head on A's
+    /// tunnel axis, the lower one 5 mm off C's against its wall), `hold` the lower head: the
+    /// upper head comes 5 mm across A's tunnel to stand straight over the lower one, as
+    /// [`Motion::TurnUpRear`] starts (docs/molemod_execution.md, "Putting a block down
+    /// onward after the shift from below").
+    Straighten {
+        /// The head that holds (the other one moves with the chain).
+        hold: Head,
+    },
     /// Turn inside a block from the horizontal tunnel down into the vertical one (the start
     /// of a move down): an approach as [`Motion::TurnUp`]'s, bringing the front universal
     /// joint to `molemod::vertical::TURN_DOWN_START` from the crossing, then the phases of
@@ -520,6 +531,8 @@ impl Motion {
             Motion::Turn { .. } => "turn",
             Motion::TurnUp { .. } => "turn up",
             Motion::TurnUpRear { .. } => "turn up, rear head leading",
+            Motion::Straighten { hold: Head::Front } => "straighten",
+            Motion::Straighten { hold: Head::Rear } => "straighten, rear head holding",
             Motion::TurnDown { .. } => "turn down",
             Motion::Part { .. } => "part",
             Motion::Raise { .. } => "raise",
@@ -851,6 +864,11 @@ impl MoleMotions {
                     phases.push(Phase { motion_name: motion.name(), targets, grip: Head::Rear.grip(p.grip), ..p });
                 }
                 Ok(phases)
+            }
+            Motion::Straighten { hold } => {
+                let index = self.path_joints(&motion, &[[0.0; 6]], Head::Front)?;
+                let grip = if hold == Head::Front { [true, false] } else { [false, true] };
+                Ok(vec![phase("straighten", index.iter().map(|&i| (i, 0.0)).collect(), grip), phase("grip", vec![], [true, true])])
             }
             Motion::TurnDown { ahead } => {
                 let index = self.path_joints(&motion, &TURN_DOWN_PATH, Head::Front)?;
@@ -1432,6 +1450,22 @@ mod tests {
             }
         }
         rear
+    }
+
+    #[test]
+    fn straightening_zeroes_every_path_joint_with_one_head_holding_then_grips() {
+        let axes = final_model(FULL_RANGE);
+        for (hold, grip) in [(Head::Front, [true, false]), (Head::Rear, [false, true])] {
+            let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+            fw.push(Motion::Straighten { hold }).expect("valid");
+            let queued = targets(&fw);
+            assert_eq!(queued.len(), 2);
+            assert_eq!(queued[0].2, grip);
+            let names: Vec<&str> = queued[0].1.iter().map(|&(i, v)| if v == 0.0 { axes[i].name.as_str() } else { "" }).collect();
+            assert!(LIFT_ONTO_JOINTS.iter().all(|j| names.contains(j)) && names.len() == 6, "{names:?}");
+            assert_eq!(queued[1], ("grip", vec![], [true, true]));
+        }
+        assert_eq!(Motion::Straighten { hold: Head::Rear }.name(), "straighten, rear head holding");
     }
 
     #[test]
