@@ -208,7 +208,7 @@ fn climb_and_turn(world: &mut MoleWorld, firmware: &mut MoleMotions, cells: &[Ce
 /// The whole way from where `ShiftBelow` leaves the mole to A on cell 3's floor: the climb
 /// and turn above, `Follow { lead: Head::Rear }` at 512 passes (the mole lying along C's and
 /// B's x tunnels, its front head in C), the crawl to C's far mouth, `StepOut`, `EnterU` and
-/// `PutDown`, each with the rear head leading, at the lift's passes. Ignored: 4.5 min wall
+/// `PutDown`, each with the rear head leading, at the lift's passes. Ignored: 4.5-5.2 min wall
 /// at load 3-5, the follow 2-3 min of it (docs/molemod_execution.md has the command).
 #[test]
 #[ignore = "over the suite's ~3 min per test: the follow at 512 passes; run with --ignored"]
