@@ -86,6 +86,35 @@ pub enum Motion {
         /// the body is at its block's centre).
         ahead: f64,
     },
+    /// [`Motion::TurnUp`] with the rear head leading: the same phases with the halves
+    /// swapped ([`Head::row`]'s map: `prismatic_0` with `prismatic_3`, `prismatic_1` with
+    /// `prismatic_2`, the pitch axes with their signs turned) and the grips swapped, so the
+    /// rear head turns into the crossing ahead of it while the front head anchors. Task 1's
+    /// put down onward after [`Motion::ShiftBelow`] (docs/molemod_execution.md, "Putting a
+    /// block down onward after the shift from below"): the mole upright through C and the
+    /// rolled A, rear head down, crawled up until its body is `ahead` above C's crossing,
+    /// turns its lower (rear) head into C's x tunnel towards the mole's +z side (towards B),
+    /// the front head holding in A; the crossing's symmetry makes it the turn at the bottom
+    /// of a descent. Starts with the mole straight, joints at zero, lying against the
+    /// tunnel's wall away from the side the head turns to; ends with the rear head level in
+    /// the new tunnel, `prismatic_2` out 24 mm, the rear joint at the crossing's centre, both
+    /// heads gripping.
+    TurnUpRear {
+        /// Distance from the body cube's centre to the centre of the crossing to turn at,
+        /// along the tunnel behind the body, m (as [`Motion::TurnUp`]'s).
+        ahead: f64,
+    },
+    /// Straightens the mole: every joint of [`LIFT_ONTO_JOINTS`] to zero with the `hold` head
+    /// gripping and the other loose (it moves with the chain), then both heads grip. After
+    /// [`Motion::ShiftBelow`], which ends with both pitches at 89 mrad (the upper head on A's
+    /// tunnel axis, the lower one 5 mm off C's against its wall), `hold` the lower head: the
+    /// upper head comes 5 mm across A's tunnel to stand straight over the lower one, as
+    /// [`Motion::TurnUpRear`] starts (docs/molemod_execution.md, "Putting a block down
+    /// onward after the shift from below").
+    Straighten {
+        /// The head that holds (the other one moves with the chain).
+        hold: Head,
+    },
     /// Turn inside a block from the horizontal tunnel down into the vertical one (the start
     /// of a move down): an approach as [`Motion::TurnUp`]'s, bringing the front universal
     /// joint to `molemod::vertical::TURN_DOWN_START` from the crossing, then the phases of
@@ -514,6 +543,9 @@ pub const LEAVE_U_PATH: [[f64; 6]; 8] = [
 /// The joints [`LIFT_ONTO_PATH`]'s columns drive.
 pub const LIFT_ONTO_JOINTS: [&str; 6] = super::lift::LIFT_JOINT_NAMES;
 
+/// The slots of [`LIFT_ONTO_JOINTS`] that are pitch axes (their signs turn when mirrored).
+const PITCH_SLOTS: [usize; 2] = [1, 4];
+
 impl Motion {
     /// Short name for reports.
     pub fn name(&self) -> &'static str {
@@ -522,6 +554,9 @@ impl Motion {
             Motion::Crawl { backward: true, .. } => "crawl backward",
             Motion::Turn { .. } => "turn",
             Motion::TurnUp { .. } => "turn up",
+            Motion::TurnUpRear { .. } => "turn up, rear head leading",
+            Motion::Straighten { hold: Head::Front } => "straighten",
+            Motion::Straighten { hold: Head::Rear } => "straighten, rear head holding",
             Motion::TurnDown { .. } => "turn down",
             Motion::Part { .. } => "part",
             Motion::Raise { .. } => "raise",
@@ -829,6 +864,37 @@ impl MoleMotions {
                 }
                 phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
+            }
+            Motion::TurnUpRear { ahead } => {
+                let front_led = self.phases(motion_index, Motion::TurnUp { ahead })?;
+                let index = self.path_joints(&motion, &[[0.0; 6]], Head::Front)?;
+                // Each joint's target goes to the other half's joint (`Head::row`'s map),
+                // the pitches with their signs turned; the grips swap.
+                let other = |i: usize| -> Result<(usize, f64), MotionError> {
+                    let slot = index.iter().position(|&j| j == i).ok_or(MotionError::MotionNeedsJoint {
+                        motion: motion.name(),
+                        joint: "a joint of the turn up's in `LIFT_ONTO_JOINTS`",
+                    })?;
+                    let sign = if PITCH_SLOTS.contains(&slot) { -1.0 } else { 1.0 };
+                    Ok((index[5 - slot], sign))
+                };
+                let mut phases = Vec::with_capacity(front_led.len());
+                for p in front_led {
+                    let mut targets = Vec::with_capacity(p.targets.len());
+                    for (i, target) in p.targets {
+                        let (j, sign) = other(i)?;
+                        let value = sign * target;
+                        Self::check(&motion, "mirrored target", value, self.axes[j].lower, self.axes[j].upper)?;
+                        targets.push((j, value));
+                    }
+                    phases.push(Phase { motion_name: motion.name(), targets, grip: Head::Rear.grip(p.grip), ..p });
+                }
+                Ok(phases)
+            }
+            Motion::Straighten { hold } => {
+                let index = self.path_joints(&motion, &[[0.0; 6]], Head::Front)?;
+                let grip = if hold == Head::Front { [true, false] } else { [false, true] };
+                Ok(vec![phase("straighten", index.iter().map(|&i| (i, 0.0)).collect(), grip), phase("grip", vec![], [true, true])])
             }
             Motion::TurnDown { ahead } => {
                 let index = self.path_joints(&motion, &TURN_DOWN_PATH, Head::Front)?;
@@ -1429,6 +1495,54 @@ mod tests {
             }
         }
         rear
+    }
+
+    #[test]
+    fn straightening_zeroes_every_path_joint_with_one_head_holding_then_grips() {
+        let axes = final_model(FULL_RANGE);
+        for (hold, grip) in [(Head::Front, [true, false]), (Head::Rear, [false, true])] {
+            let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+            fw.push(Motion::Straighten { hold }).expect("valid");
+            let queued = targets(&fw);
+            assert_eq!(queued.len(), 2);
+            assert_eq!(queued[0].2, grip);
+            let names: Vec<&str> = queued[0].1.iter().map(|&(i, v)| if v == 0.0 { axes[i].name.as_str() } else { "" }).collect();
+            assert!(LIFT_ONTO_JOINTS.iter().all(|j| names.contains(j)) && names.len() == 6, "{names:?}");
+            assert_eq!(queued[1], ("grip", vec![], [true, true]));
+        }
+        assert_eq!(Motion::Straighten { hold: Head::Rear }.name(), "straighten, rear head holding");
+    }
+
+    #[test]
+    fn a_turn_up_with_the_rear_head_leading_drives_the_other_half() {
+        let rear = assert_drives_the_other_half(|lead| match lead {
+            Head::Front => Motion::TurnUp { ahead: 0.1 },
+            Head::Rear => Motion::TurnUpRear { ahead: 0.1 },
+        });
+        // The rear head ends upright the other way round (+y is the other way seen from it),
+        // pushed on by prismatic_2; the front head anchors in the pitch phases.
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let last_pitch = rear.iter().rev().find(|q| q.0 == "pitch up").expect("a pitch phase");
+        assert!(last_pitch.1.iter().any(|&(j, v)| j == index("universal_1_axis2") && v > 1.56));
+        assert!(rear.iter().filter(|q| q.0 == "pitch up" || q.0 == "push").all(|q| q.2 == [true, false]));
+        let pushes = rear.iter().filter(|q| q.0 == "push").flat_map(|q| q.1.iter()).all(|&(j, _)| j == index("prismatic_2"));
+        assert!(pushes);
+        assert_eq!(Motion::TurnUpRear { ahead: 0.1 }.name(), "turn up, rear head leading");
+        // A rear pitch range short of upright is refused as the mirrored turn drives it.
+        let short: Vec<AxisSpec> = axes
+            .iter()
+            .cloned()
+            .map(|mut a| {
+                if a.name == "universal_1_axis2" {
+                    a.upper = 1.0;
+                }
+                a
+            })
+            .collect();
+        let mut fw = MoleMotions::new(short).expect("joints");
+        assert!(matches!(fw.push(Motion::TurnUpRear { ahead: 0.1 }), Err(MotionError::OutOfRange { .. })));
+        assert!(fw.push(Motion::TurnUp { ahead: 0.1 }).is_ok());
     }
 
     #[test]
