@@ -2,7 +2,7 @@
 //! `Motion::ShiftBelow` ends (A rolled a quarter turn onto C, the mole straight upright
 //! through C and A, its rear head on C's floor against the wall away from B, its front head
 //! gripping in A) out of the column and down the far side: a climb, the rear head's turn into
-//! C's x tunnel towards B (`Motion::TurnUpRear`, the turn at the bottom of a descent), the
+//! C's x tunnel towards B (`Motion::TurnUp` with `lead: Head::Rear`, the turn at the bottom of a descent), the
 //! body following round C's crossing (`Motion::Follow { lead: Head::Rear }`; the planar
 //! check in this scene: `flotilla_firmware::molemod::after_roll`), a crawl to C's far mouth,
 //! `StepOut`, `EnterU` and `PutDown`, all with the rear head leading, A ending on the floor
@@ -145,7 +145,7 @@ fn after_the_shift() -> (MoleWorld, MoleMotions) {
 /// The climb and the turn: the mole where `ShiftBelow` leaves it (placed), a climb of
 /// [`CLIMB`] (the crawl forward: the lower head holds in C while the upper one slides up in
 /// A, then the upper one holds in A, which outweighs the mole, while the lower one is drawn
-/// up), then `TurnUpRear { ahead: TURN_AHEAD }` at 64 solver passes (the turn at the bottom
+/// up), then `TurnUp { ahead: TURN_AHEAD, lead: Head::Rear }` at 64 solver passes (the turn at the bottom
 /// of a descent's): the rear head turns level into C's x tunnel towards B. Checks: no phase
 /// sticks, A, B and C stay within 0.5 mm, the climb raises the mole 30 mm (within 2 mm), the
 /// turned head ends level (10 mrad) 23 mm out from C's crossing towards B and at its height
@@ -181,7 +181,7 @@ fn climb_and_turn(world: &mut MoleWorld, firmware: &mut MoleMotions, cells: &[Ce
     );
     assert!(ok && moved.iter().all(|&m| m < 5e-4), "{} / blocks moved {moved:?}", firmware.status());
     assert!((0..3).all(|k| (climbed[k].1 - start[k].1 - CLIMB).abs() < 2e-3), "{climbed:?}");
-    let (moved, ok) = run(world, firmware, Motion::TurnUpRear { ahead: TURN_AHEAD }, cells);
+    let (moved, ok) = run(world, firmware, Motion::TurnUp { ahead: TURN_AHEAD, lead: Head::Rear }, cells);
     assert!(ok && moved.iter().all(|&m| m < 5e-4), "{} / blocks moved {moved:?}", firmware.status());
     let head = world.link_pose("head_rear").expect("link");
     let axis = head.rotation * Vector3::x();

@@ -110,7 +110,7 @@ fn the_mole_turns_up_in_c_follows_climbs_down_and_shifts_the_lifted_block_from_b
     // start 0.1 m ahead of the body (at B's centre).
     world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
     let t0 = world.time();
-    firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+    firmware.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }).expect("a valid turn");
     let closest = drive(&mut world, &mut firmware, 0.0);
     eprintln!(
         "turn up: {} after {:.2} s sim, {:.0} s wall; closest cube-block contact {:.3} mm",

@@ -4,7 +4,7 @@
 //! the forward motion, distance = step x iterations).
 
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::motion::{MoleMotions, Motion, TURN_UP_PATH};
+use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion, TURN_UP_PATH};
 use flotilla_firmware::molemod::FiveIntervalController;
 use nalgebra::{Isometry3, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
@@ -239,7 +239,7 @@ fn a_turn_up_brings_the_head_upright_into_the_vertical_tunnel() {
         run.world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
         let crossing = run.world.block_pose(&Cell::planar(at, 0)).expect("block").translation.vector;
         let t0 = run.world.time();
-        run.motion(Motion::TurnUp { ahead: 0.1 + error });
+        run.motion(Motion::TurnUp { ahead: 0.1 + error, lead: Head::Front });
         assert!(run.firmware.stuck().is_none(), "{}", run.firmware.status());
         let turned_in = run.world.time() - t0;
         let joint_at_end = run.world.joint_position("universal_0_axis2").expect("joint");

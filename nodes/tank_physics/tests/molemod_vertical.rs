@@ -153,7 +153,7 @@ fn the_turn_up_turns_the_head_out_of_a_vertical_tunnel_at_either_end_of_a_climb(
         world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
         let crossing = world.block_pose(&crossing_cell).expect("block").translation.vector;
         let t0 = world.time();
-        firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+        firmware.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }).expect("a valid turn");
         let (closest, _) = drive(&mut world, &mut firmware, 0.0);
         let stuck = firmware.stuck().map(|s| s.to_string());
         let took = world.time() - t0;
@@ -297,7 +297,7 @@ fn follow_and_climb() -> (MoleWorld, MoleMotions, Vector3<f64>) {
     drive(&mut world, &mut firmware, 0.3);
     let crossing = world.block_pose(&Cell::planar(2, 0)).expect("block").translation.vector;
     world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
-    firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+    firmware.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }).expect("a valid turn");
     let (turn_closest, _) = drive(&mut world, &mut firmware, 0.0);
     assert!(firmware.stuck().is_none(), "turn up: {}", firmware.status());
     world.set_solver_iterations(FOLLOW_SOLVER_ITERATIONS);
@@ -379,7 +379,7 @@ fn turn_over_and_follow_at_the_top(
     assert!(firmware.stuck().is_none(), "down to the turn over: {}", firmware.status());
     let before = at(&world, "base_link");
     world.set_solver_iterations(TURN_SOLVER_ITERATIONS);
-    firmware.push(Motion::TurnUp { ahead: 0.1 }).expect("a valid turn");
+    firmware.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }).expect("a valid turn");
     let (over_closest, _) = drive(&mut world, &mut firmware, 0.0);
     let over_stuck = firmware.stuck().map(|s| s.to_string());
     drive(&mut world, &mut firmware, 1.0);

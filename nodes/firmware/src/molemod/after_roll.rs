@@ -12,7 +12,7 @@
 //! tunnel above, the wall away from B to the tunnel floor and the floor under C to a wall
 //! across the tunnel ahead. A mirror image of the mole is the mole with its halves swapped
 //! ([`super::motion::Head::row`]), so the physical motions are the stored ones with the rear
-//! head leading ([`super::motion::Motion::TurnUpRear`],
+//! head leading ([`super::motion::Motion::TurnUp`] with `lead: Head::Rear`,
 //! `Motion::Follow { lead: Head::Rear }`). What differs from the scenes the tables were
 //! checked in is the solid round the crossing (A, B and the ground here, [`BLOCKS`] and
 //! [`GROUND`]) and gravity, which pulls along +x in the follow's frame ([`DOWN`]): the

@@ -85,31 +85,26 @@ pub enum Motion {
         /// along the tunnel, m (one block edge, 0.1 m, for the next block's crossing when
         /// the body is at its block's centre).
         ahead: f64,
-    },
-    /// [`Motion::TurnUp`] with the rear head leading: the same phases with the halves
-    /// swapped ([`Head::row`]'s map: `prismatic_0` with `prismatic_3`, `prismatic_1` with
-    /// `prismatic_2`, the pitch axes with their signs turned) and the grips swapped, so the
-    /// rear head turns into the crossing ahead of it while the front head anchors. Task 1's
-    /// put down onward after [`Motion::ShiftBelow`] (docs/molemod_execution.md, "Putting a
-    /// block down onward after the shift from below"): the mole upright through C and the
-    /// rolled A, rear head down, crawled up until its body is `ahead` above C's crossing,
-    /// turns its lower (rear) head into C's x tunnel towards the mole's +z side (towards B),
-    /// the front head holding in A; the crossing's symmetry makes it the turn at the bottom
-    /// of a descent. Starts with the mole straight, joints at zero, lying against the
-    /// tunnel's wall away from the side the head turns to; ends with the rear head level in
-    /// the new tunnel, `prismatic_2` out 24 mm, the rear joint at the crossing's centre, both
-    /// heads gripping.
-    TurnUpRear {
-        /// Distance from the body cube's centre to the centre of the crossing to turn at,
-        /// along the tunnel behind the body, m (as [`Motion::TurnUp`]'s).
-        ahead: f64,
+        /// The head that turns: [`Head::Front`] as above; [`Head::Rear`] the same phases
+        /// with the halves swapped ([`Head::row`]'s map: `prismatic_0` with `prismatic_3`,
+        /// `prismatic_1` with `prismatic_2`, the pitch axes with their signs turned) and the
+        /// grips swapped, so the rear head turns into the crossing behind the body while the
+        /// front head anchors, `ahead` then measured along the tunnel behind the body. Task
+        /// 1's put down onward after [`Motion::ShiftBelow`] (docs/molemod_execution.md,
+        /// "Putting a block down onward after the shift from below"): the mole upright
+        /// through C and the rolled A, rear head down, crawled up until its body is `ahead`
+        /// above C's crossing, turns its lower head into C's x tunnel towards B, the front
+        /// head holding in A (the crossing's symmetry makes it the turn at the bottom of a
+        /// descent); it ends with the rear head level in the new tunnel, `prismatic_2` out
+        /// 24 mm, the rear joint at the crossing's centre, both heads gripping.
+        lead: Head,
     },
     /// Straightens the mole: every joint of [`LIFT_ONTO_JOINTS`] to zero with the `hold` head
     /// gripping and the other loose (it moves with the chain), then both heads grip. After
     /// [`Motion::ShiftBelow`], which ends with both pitches at 89 mrad (the upper head on A's
     /// tunnel axis, the lower one 5 mm off C's against its wall), `hold` the lower head: the
     /// upper head comes 5 mm across A's tunnel to stand straight over the lower one, as
-    /// [`Motion::TurnUpRear`] starts (docs/molemod_execution.md, "Putting a block down
+    /// [`Motion::TurnUp`] with the rear head leading starts (docs/molemod_execution.md, "Putting a block down
     /// onward after the shift from below").
     Straighten {
         /// The head that holds (the other one moves with the chain).
@@ -553,8 +548,8 @@ impl Motion {
             Motion::Crawl { backward: false, .. } => "crawl forward",
             Motion::Crawl { backward: true, .. } => "crawl backward",
             Motion::Turn { .. } => "turn",
-            Motion::TurnUp { .. } => "turn up",
-            Motion::TurnUpRear { .. } => "turn up, rear head leading",
+            Motion::TurnUp { lead: Head::Front, .. } => "turn up",
+            Motion::TurnUp { lead: Head::Rear, .. } => "turn up, rear head leading",
             Motion::Straighten { hold: Head::Front } => "straighten",
             Motion::Straighten { hold: Head::Rear } => "straighten, rear head holding",
             Motion::TurnDown { .. } => "turn down",
@@ -834,7 +829,7 @@ impl MoleMotions {
                     phase("follow", vec![(front_yaw, 0.0), (front_shift, 0.0)], [true, false]),
                 ])
             }
-            Motion::TurnUp { ahead } => {
+            Motion::TurnUp { ahead, lead: Head::Front } => {
                 let needs = |joint, index: Option<usize>| index.ok_or(MotionError::MotionNeedsJoint { motion: motion.name(), joint });
                 let (pitch, push) = (needs("universal_0_axis2", front_pitch)?, needs("prismatic_1", front_push)?);
                 // The approach (one expansion and contraction, as a crawl) brings the front
@@ -865,8 +860,8 @@ impl MoleMotions {
                 phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
             }
-            Motion::TurnUpRear { ahead } => {
-                let front_led = self.phases(motion_index, Motion::TurnUp { ahead })?;
+            Motion::TurnUp { ahead, lead: Head::Rear } => {
+                let front_led = self.phases(motion_index, Motion::TurnUp { ahead, lead: Head::Front })?;
                 let index = self.path_joints(&motion, &[[0.0; 6]], Head::Front)?;
                 // Each joint's target goes to the other half's joint (`Head::row`'s map),
                 // the pitches with their signs turned; the grips swap.
@@ -1327,7 +1322,7 @@ mod tests {
             axis("prismatic_3", true, 0.0, 0.03),
         ];
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
-        fw.push(Motion::TurnUp { ahead: 0.1 }).expect("valid");
+        fw.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }).expect("valid");
         let names: Vec<_> = fw.queue.iter().map(|p| p.name).collect();
         assert_eq!(names.len(), 2 + (TURN_UP_PATH.len() - 1) + 1);
         assert_eq!(&names[..4], ["approach: expand", "approach: contract", "pitch up", "push"]);
@@ -1341,9 +1336,9 @@ mod tests {
         assert!((fw.queue[last - 1].targets[0].1 - 0.024).abs() < 1e-12);
         assert_eq!(fw.queue[last].grip, [true, true]);
         // Too far ahead to approach in one expansion; a model without the pitch joint.
-        assert!(fw.push(Motion::TurnUp { ahead: 0.2 }).is_err());
+        assert!(fw.push(Motion::TurnUp { ahead: 0.2, lead: Head::Front }).is_err());
         let mut no_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_0_axis2").collect()).expect("joints");
-        let err = no_pitch.push(Motion::TurnUp { ahead: 0.1 }).unwrap_err();
+        let err = no_pitch.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }).unwrap_err();
         assert_eq!(err, MotionError::MotionNeedsJoint { motion: "turn up", joint: "universal_0_axis2" });
     }
 
@@ -1516,8 +1511,8 @@ mod tests {
     #[test]
     fn a_turn_up_with_the_rear_head_leading_drives_the_other_half() {
         let rear = assert_drives_the_other_half(|lead| match lead {
-            Head::Front => Motion::TurnUp { ahead: 0.1 },
-            Head::Rear => Motion::TurnUpRear { ahead: 0.1 },
+            Head::Front => Motion::TurnUp { ahead: 0.1, lead: Head::Front },
+            Head::Rear => Motion::TurnUp { ahead: 0.1, lead: Head::Rear },
         });
         // The rear head ends upright the other way round (+y is the other way seen from it),
         // pushed on by prismatic_2; the front head anchors in the pitch phases.
@@ -1528,7 +1523,7 @@ mod tests {
         assert!(rear.iter().filter(|q| q.0 == "pitch up" || q.0 == "push").all(|q| q.2 == [true, false]));
         let pushes = rear.iter().filter(|q| q.0 == "push").flat_map(|q| q.1.iter()).all(|&(j, _)| j == index("prismatic_2"));
         assert!(pushes);
-        assert_eq!(Motion::TurnUpRear { ahead: 0.1 }.name(), "turn up, rear head leading");
+        assert_eq!(Motion::TurnUp { ahead: 0.1, lead: Head::Rear }.name(), "turn up, rear head leading");
         // A rear pitch range short of upright is refused as the mirrored turn drives it.
         let short: Vec<AxisSpec> = axes
             .iter()
@@ -1541,8 +1536,8 @@ mod tests {
             })
             .collect();
         let mut fw = MoleMotions::new(short).expect("joints");
-        assert!(matches!(fw.push(Motion::TurnUpRear { ahead: 0.1 }), Err(MotionError::OutOfRange { .. })));
-        assert!(fw.push(Motion::TurnUp { ahead: 0.1 }).is_ok());
+        assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1, lead: Head::Rear }), Err(MotionError::OutOfRange { .. })));
+        assert!(fw.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }).is_ok());
     }
 
     #[test]
@@ -1901,7 +1896,7 @@ mod tests {
         assert!(matches!(err, MotionError::OutOfRange { upper, .. } if (upper - 0.015).abs() < 1e-12), "{err}");
         let err = fw.push(Motion::Turn { angle: 0.3, reach: 0.0 }).unwrap_err();
         assert_eq!(err.to_string(), "turn needs joint `universal_0_axis1 or revolute_0`, which the mole does not have");
-        assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1 }), Err(MotionError::MotionNeedsJoint { .. })));
+        assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }), Err(MotionError::MotionNeedsJoint { .. })));
     }
 
     #[test]
@@ -1927,7 +1922,10 @@ mod tests {
             ]
         );
         // No pitch joint: no turn up.
-        assert!(matches!(fw.push(Motion::TurnUp { ahead: 0.1 }), Err(MotionError::MotionNeedsJoint { joint: "universal_0_axis2", .. })));
+        assert!(matches!(
+            fw.push(Motion::TurnUp { ahead: 0.1, lead: Head::Front }),
+            Err(MotionError::MotionNeedsJoint { joint: "universal_0_axis2", .. })
+        ));
     }
 
     #[test]
