@@ -58,9 +58,14 @@ pub const FLOOR: f64 = -0.5 * BLOCK;
 /// Clearance of a main cube at `pose` from the blocks' solid and the floor, m (negative =
 /// overlap).
 pub fn solid_clearance(pose: &Pose) -> f64 {
+    solid_clearance_among(&FOLLOW_BLOCKS, pose)
+}
+
+/// [`solid_clearance`] with the blocks centred at `blocks` (m) instead of [`FOLLOW_BLOCKS`].
+pub fn solid_clearance_among(blocks: &[(f64, f64)], pose: &Pose) -> f64 {
     let square = cube(pose);
     let lowest = square.iter().map(|v| v.1).fold(f64::INFINITY, f64::min) - FLOOR;
-    FOLLOW_BLOCKS
+    blocks
         .iter()
         .flat_map(|&(x, z)| columns(&Pose { x, z, angle: 0.0 }))
         .map(|column| quad_distance(&square, &column))
@@ -77,7 +82,12 @@ pub const JOINT_HALF: f64 = 0.008;
 pub const ROD_RADIUS: f64 = 0.002;
 
 /// Clearance of a point (m) from the blocks' solid and the floor, m (negative = inside).
-pub fn point_clearance((x, z): (f64, f64)) -> f64 {
+pub fn point_clearance(point: (f64, f64)) -> f64 {
+    point_clearance_among(&FOLLOW_BLOCKS, point)
+}
+
+/// [`point_clearance`] with the blocks centred at `blocks` (m).
+pub fn point_clearance_among(blocks: &[(f64, f64)], (x, z): (f64, f64)) -> f64 {
     let (o, i) = (0.5 * BLOCK, TUNNEL_HALF);
     let to_box = |x0: f64, x1: f64, z0: f64, z1: f64| {
         let (dx, dz) = ((x0 - x).max(x - x1), (z0 - z).max(z - z1));
@@ -87,7 +97,7 @@ pub fn point_clearance((x, z): (f64, f64)) -> f64 {
             dx.max(0.0).hypot(dz.max(0.0))
         }
     };
-    FOLLOW_BLOCKS
+    blocks
         .iter()
         .flat_map(|&(bx, bz)| {
             [(-o, -i, -o, -i), (i, o, -o, -i), (i, o, i, o), (-o, -i, i, o)].map(|(a, b, c, d)| to_box(bx + a, bx + b, bz + c, bz + d))
@@ -97,7 +107,7 @@ pub fn point_clearance((x, z): (f64, f64)) -> f64 {
 
 /// Least clearance of a prismatic joint's rod from the main cube at `centre` out to the
 /// universal joint at `joint`, m: the part outside the cube, sampled every 2 mm.
-fn rod_clearance(centre: (f64, f64), joint: (f64, f64)) -> f64 {
+fn rod_clearance(blocks: &[(f64, f64)], centre: (f64, f64), joint: (f64, f64)) -> f64 {
     let (dx, dz) = (joint.0 - centre.0, joint.1 - centre.1);
     let length = dx.hypot(dz);
     let from = super::lift::CUBE_HALF;
@@ -105,7 +115,7 @@ fn rod_clearance(centre: (f64, f64), joint: (f64, f64)) -> f64 {
     (0..=n)
         .map(|k| {
             let s = (from + (length - from) * k as f64 / n as f64) / length;
-            point_clearance((centre.0 + s * dx, centre.1 + s * dz))
+            point_clearance_among(blocks, (centre.0 + s * dx, centre.1 + s * dz))
         })
         .fold(f64::INFINITY, f64::min)
         - ROD_RADIUS
@@ -126,15 +136,21 @@ pub const FOLLOW_PAIRS: [&str; 8] = [
 /// Clearance of each pair of [`FOLLOW_PAIRS`], m (negative = overlap). A universal joint's
 /// clearance counts its [`JOINT_HALF`] disc and the rods to the two main cubes beside it.
 pub fn clearances(l: &Links) -> [f64; 8] {
+    clearances_among(&FOLLOW_BLOCKS, l)
+}
+
+/// [`clearances`] with the blocks centred at `blocks` (m).
+pub fn clearances_among(blocks: &[(f64, f64)], l: &Links) -> [f64; 8] {
     let (front, body, rear) = (cube(&l.front), cube(&l.body), cube(&l.rear));
     let between = |a, b| quad_distance(a, b) - 2.0 * CUBE_ROUNDING;
     let at = |p: &Pose| (p.x, p.z);
-    let joint =
-        |j: (f64, f64), a: &Pose, b: &Pose| (point_clearance(j) - JOINT_HALF).min(rod_clearance(at(a), j)).min(rod_clearance(at(b), j));
+    let joint = |j: (f64, f64), a: &Pose, b: &Pose| {
+        (point_clearance_among(blocks, j) - JOINT_HALF).min(rod_clearance(blocks, at(a), j)).min(rod_clearance(blocks, at(b), j))
+    };
     [
-        solid_clearance(&l.front),
-        solid_clearance(&l.body),
-        solid_clearance(&l.rear),
+        solid_clearance_among(blocks, &l.front),
+        solid_clearance_among(blocks, &l.body),
+        solid_clearance_among(blocks, &l.rear),
         between(&front, &body),
         between(&body, &rear),
         between(&front, &rear),
@@ -145,8 +161,13 @@ pub fn clearances(l: &Links) -> [f64; 8] {
 
 /// Whether a point (m) lies in a tunnel of one of [`FOLLOW_BLOCKS`]: where a clamp holds a
 /// head whose centre is there.
-pub fn in_tunnel((x, z): (f64, f64)) -> bool {
-    FOLLOW_BLOCKS.iter().any(|&(bx, bz)| {
+pub fn in_tunnel(point: (f64, f64)) -> bool {
+    in_tunnel_among(&FOLLOW_BLOCKS, point)
+}
+
+/// [`in_tunnel`] with the blocks centred at `blocks` (m).
+pub fn in_tunnel_among(blocks: &[(f64, f64)], (x, z): (f64, f64)) -> bool {
+    blocks.iter().any(|&(bx, bz)| {
         let (dx, dz) = ((x - bx).abs(), (z - bz).abs());
         dx <= 0.5 * BLOCK && dz <= 0.5 * BLOCK && (dx < TUNNEL_HALF || dz < TUNNEL_HALF)
     })
@@ -230,6 +251,11 @@ impl FollowLimits {
     /// The first limit `q` breaks with the base `grip`, if any (`Err` names it); the pairs
     /// of [`FOLLOW_PAIRS`] flagged in `touching` may touch (not overlap).
     pub fn check(&self, grip: &Grip, q: &LiftJoints, touching: &[bool; 8]) -> Result<(), &'static str> {
+        self.check_among(&FOLLOW_BLOCKS, grip, q, touching)
+    }
+
+    /// [`Self::check`] with the blocks centred at `blocks` (m).
+    pub fn check_among(&self, blocks: &[(f64, f64)], grip: &Grip, q: &LiftJoints, touching: &[bool; 8]) -> Result<(), &'static str> {
         if !self.in_range(q) {
             return Err("joint range");
         }
@@ -238,7 +264,7 @@ impl FollowLimits {
             Base::Front => 0,
             Base::Rear => 2,
         };
-        for (i, d) in clearances(&l).iter().enumerate() {
+        for (i, d) in clearances_among(blocks, &l).iter().enumerate() {
             // The clamped head does not move: its own contact with the block is the grip's.
             if i == based {
                 continue;
@@ -260,7 +286,12 @@ impl FollowLimits {
 
     /// The pairs closer than the margin in `q` (those a phase starting there lets touch).
     pub fn touching(&self, grip: &Grip, q: &LiftJoints) -> [bool; 8] {
-        let d = clearances(&links(grip, q));
+        self.touching_among(&FOLLOW_BLOCKS, grip, q)
+    }
+
+    /// [`Self::touching`] with the blocks centred at `blocks` (m).
+    pub fn touching_among(&self, blocks: &[(f64, f64)], grip: &Grip, q: &LiftJoints) -> [bool; 8] {
+        let d = clearances_among(blocks, &links(grip, q));
         std::array::from_fn(|i| d[i] < self.margin)
     }
 }
@@ -457,7 +488,19 @@ pub const FOLLOW_PATH: [(Base, LiftJoints); 90] = [
 /// controller's speed, sampled every [`super::lift::CHECK_DT`]) keeps to `limits` with the
 /// base `grip`, the pairs `touching` allowed to touch.
 pub fn phase_ok(grip: &Grip, limits: &FollowLimits, touching: &[bool; 8], from: &LiftJoints, to: &LiftJoints) -> bool {
-    segment_samples(from, to, CHECK_DT).iter().all(|q| limits.check(grip, q, touching).is_ok())
+    phase_ok_among(&FOLLOW_BLOCKS, grip, limits, touching, from, to)
+}
+
+/// [`phase_ok`] with the blocks centred at `blocks` (m).
+pub fn phase_ok_among(
+    blocks: &[(f64, f64)],
+    grip: &Grip,
+    limits: &FollowLimits,
+    touching: &[bool; 8],
+    from: &LiftJoints,
+    to: &LiftJoints,
+) -> bool {
+    segment_samples(from, to, CHECK_DT).iter().all(|q| limits.check_among(blocks, grip, q, touching).is_ok())
 }
 
 /// RRT-connect ([`super::lift::connect`]) for one phase: from `start` to `goal` with the base
@@ -471,11 +514,24 @@ pub fn search_phase(
     iterations: usize,
     seed: u64,
 ) -> Option<Vec<LiftJoints>> {
-    let touching = limits.touching(grip, start);
+    search_phase_among(&FOLLOW_BLOCKS, grip, limits, start, goal, iterations, seed)
+}
+
+/// [`search_phase`] with the blocks centred at `blocks` (m).
+pub fn search_phase_among(
+    blocks: &[(f64, f64)],
+    grip: &Grip,
+    limits: &FollowLimits,
+    start: &LiftJoints,
+    goal: &LiftJoints,
+    iterations: usize,
+    seed: u64,
+) -> Option<Vec<LiftJoints>> {
+    let touching = limits.touching_among(blocks, grip, start);
     connect(
         limits.pitch,
-        |q| limits.check(grip, q, &touching).is_ok(),
-        |a, b| phase_ok(grip, limits, &touching, a, b),
+        |q| limits.check_among(blocks, grip, q, &touching).is_ok(),
+        |a, b| phase_ok_among(blocks, grip, limits, &touching, a, b),
         start,
         goal,
         iterations,
@@ -505,6 +561,18 @@ pub fn sliding(grip: &Grip, l: &Links) -> Pose {
 /// search stepping along keeps to one branch). `None` if none keeps to `limits`. Returns the
 /// joints and their least clearance, m.
 pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near: Option<&LiftJoints>) -> Option<(LiftJoints, f64)> {
+    reach_among(&FOLLOW_BLOCKS, grip, limits, target, step, near)
+}
+
+/// [`reach`] with the blocks centred at `blocks` (m).
+pub fn reach_among(
+    blocks: &[(f64, f64)],
+    grip: &Grip,
+    limits: &FollowLimits,
+    target: &Pose,
+    step: f64,
+    near: Option<&LiftJoints>,
+) -> Option<(LiftJoints, f64)> {
     let (front, rear) = match grip.base {
         Base::Front => (grip.pose, *target),
         Base::Rear => (*target, grip.pose),
@@ -526,14 +594,18 @@ pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near:
         if !limits.in_range(&q) {
             continue;
         }
-        let least =
-            clearances(&links(grip, &q)).iter().enumerate().filter(|(i, _)| *i != based).map(|(_, d)| *d).fold(f64::INFINITY, f64::min);
+        let least = clearances_among(blocks, &links(grip, &q))
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != based)
+            .map(|(_, d)| *d)
+            .fold(f64::INFINITY, f64::min);
         // Near `near`, the clearance counts up to 3 mm and each 30 mm or 1 rad away costs 1 mm.
         let score = match near {
             Some(p) => least.min(0.003) - 1e-3 * joint_distance(&q, p),
             None => least,
         };
-        if limits.check(grip, &q, &[false; 8]).is_ok() && best.is_none_or(|b| score > b.2) {
+        if limits.check_among(blocks, grip, &q, &[false; 8]).is_ok() && best.is_none_or(|b| score > b.2) {
             best = Some((q, least, score));
         }
     }

@@ -3,6 +3,7 @@
 //! and the mole's motions built on it ([`motion`]).
 
 pub mod follow;
+pub mod grasp;
 pub mod lift;
 pub mod motion;
 pub mod shift;
