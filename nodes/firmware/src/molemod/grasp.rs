@@ -50,8 +50,8 @@ pub struct GraspGrid {
 impl GraspGrid {
     /// The grids of the stored scan: the rear head 5 mm either side of the x tunnel's axis
     /// in 2.5 mm steps, tilted -0.4 .. 0.5 rad in 0.1 rad steps; the front head in C's
-    /// vertical tunnel 5 mm either side of its axis in 2.5 mm steps, 23 (where the turn up
-    /// leaves it) to 48 mm up in 2.5 mm steps, tilted -0.4 .. 0.4 rad in 0.1 rad steps; in
+    /// vertical tunnel 5 mm either side of its axis in 2.5 mm steps, 3 to 48 mm up in 4.5 mm
+    /// steps (the turn up leaves it 23 mm up), tilted -0.8 .. 0.8 rad in 0.1 rad steps; in
     /// A 1 to 21 mm inside the mouth in 5 mm steps, 2.5 mm either side of the tunnel's axis,
     /// tilted -0.1 .. 0.1 rad in 0.05 rad steps; the joints in 10 mm steps.
     pub fn stored() -> Self {
@@ -59,8 +59,8 @@ impl GraspGrid {
             rear_z: (-0.005, 0.0025, 5),
             rear_angle: (-0.4, 0.1, 10),
             c_x: (-0.005, 0.0025, 5),
-            c_z: (0.023, 0.0025, 11),
-            c_tilt: (-0.4, 0.1, 9),
+            c_z: (0.003, 0.0045, 11),
+            c_tilt: (-0.8, 0.1, 17),
             a_depth: (0.001, 0.005, 5),
             a_z: (BLOCK - 0.0025, 0.0025, 3),
             a_tilt: (-0.1, 0.05, 5),
