@@ -165,13 +165,14 @@ mod tests {
     use super::*;
     use crate::molemod::follow::{clearances_among, in_tunnel_among, links, FOLLOW_REAR_START, FOLLOW_START};
 
-    /// The rear head's places along the x tunnel the stored scan tries, m: 100 to 40 mm
-    /// behind C's crossing (B's centre to inside C) in 5 mm steps.
+    /// The rear head's places along the x tunnel the test tries, m: 90 to 60 mm behind C's
+    /// crossing in 5 mm steps, round where the two kinds of hold meet (the example scans
+    /// 100 to 40 mm: farther from C only the hold from C, nearer only the grip in A).
     fn xs() -> Vec<f64> {
-        (0..=12).map(|k| -0.1 + 0.005 * f64::from(k)).collect()
+        (0..=6).map(|k| -0.09 + 0.005 * f64::from(k)).collect()
     }
 
-    /// The scan in the docs: the front head holding in C draws the rear head no nearer C
+    /// The stored grid's scan (docs): the front head holding in C draws the rear head no nearer C
     /// than 75 mm behind the crossing, lying level or tilted down; the front head grips in A
     /// only from a rear head 75 mm or nearer, tilted up; no rear pose allows both, so no
     /// hand-over through B's, C's and A's tunnels puts the front head in A.
