@@ -32,7 +32,7 @@ fn main() {
     let n = ((to - from) / step).round().max(0.0) as usize;
     let xs: Vec<f64> = (0..=n).map(|k| from + step * k as f64).collect();
     let limits = FollowLimits::actuators();
-    let mut both = 0;
+    let (mut both, mut ahead) = (0, 0);
     for h in rear_holds(&xs, &limits, &grid) {
         let show = |o: &Option<(flotilla_firmware::molemod::lift::Pose, flotilla_firmware::molemod::grasp::Hold)>| {
             o.as_ref().map_or("no".to_string(), |(r, (f, _, d))| {
@@ -47,8 +47,16 @@ fn main() {
                 )
             })
         };
-        println!("rear head at {:7.2} mm: from C: {}; to A: {}; both: {:?}", h.x * 1e3, show(&h.from_c), show(&h.to_a), h.both);
+        println!(
+            "rear head at {:7.2} mm: from C: {}; to A: {}; both: {:?}; held ahead and to A: {:?}",
+            h.x * 1e3,
+            show(&h.from_c),
+            show(&h.to_a),
+            h.both,
+            h.ahead_and_a
+        );
         both += usize::from(h.both.is_some());
+        ahead += usize::from(h.ahead_and_a.is_some());
     }
-    println!("{both} of {} places allow both", xs.len());
+    println!("{both} of {} places allow both; {ahead} allow the hold ahead of the crossing and the grip in A", xs.len());
 }

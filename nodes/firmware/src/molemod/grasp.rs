@@ -9,7 +9,10 @@
 //! gets into A only from a rear hold that already leans up out of the x tunnel near C
 //! ([`grips_in_a`]); the rear head gets drawn in only while the front head holds in C's
 //! vertical tunnel ([`held_from_c`]). [`rear_holds`] scans the rear head's place along the
-//! x tunnel for both: the two sets do not meet (docs "Anchoring the front head in A").
+//! x tunnel for both: the two sets do not meet (docs "Anchoring the front head in A"). With
+//! the front head held in C's x tunnel ahead of the crossing instead ([`held_ahead_in_c`]:
+//! the mole crawled past the crossing) they do, 60-75 mm behind it; the path from there
+//! into A is not found.
 
 use super::follow::{reach_among, Base, FollowLimits, Grip};
 use super::lift::{LiftJoints, Pose, BLOCK, CUBE_HALF, TUNNEL_HALF};
@@ -117,6 +120,25 @@ pub fn held_from_c(rear: &Pose, limits: &FollowLimits, grid: &GraspGrid) -> Opti
     None
 }
 
+/// A configuration with the front head clamped in C's x tunnel ahead of the crossing (its
+/// centre 0 to 45 mm to +x of it, 5 mm either side of the tunnel's axis in 2.5 mm steps,
+/// tilted up to 0.4 rad either way in 0.1 rad steps: the mole crawled past the crossing
+/// instead of turning up) and the rear head at `rear` keeping to `limits`, the first found
+/// (`grid`'s joint step); `None` if none.
+pub fn held_ahead_in_c(rear: &Pose, limits: &FollowLimits, grid: &GraspGrid) -> Option<Hold> {
+    for x in values((0.0, 0.005, 10)) {
+        for z in values((-0.005, 0.0025, 5)) {
+            for tilt in values((-0.4, 0.1, 9)) {
+                let grip = Grip { base: Base::Front, pose: Pose { x, z, angle: tilt } };
+                if let Some((q, d)) = reach_among(&TASK1_BLOCKS, &grip, limits, rear, grid.step, None) {
+                    return Some((grip.pose, q, d));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// One rear head place along the x tunnel: which hand-overs it allows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RearHold {
@@ -130,6 +152,10 @@ pub struct RearHold {
     pub from_c: Option<(Pose, Hold)>,
     /// A rear pose that allows both, if any.
     pub both: Option<Pose>,
+    /// A rear pose the front head holding in C's x tunnel ahead of the crossing
+    /// ([`held_ahead_in_c`]) draws the rear head to and from which the front head grips in
+    /// A, if any.
+    pub ahead_and_a: Option<Pose>,
 }
 
 /// Scans the rear head's centre along the x tunnel at each of `xs` (m) over `grid`'s heights
@@ -138,7 +164,7 @@ pub struct RearHold {
 pub fn rear_holds(xs: &[f64], limits: &FollowLimits, grid: &GraspGrid) -> Vec<RearHold> {
     xs.iter()
         .map(|&x| {
-            let mut h = RearHold { x, to_a: None, from_c: None, both: None };
+            let mut h = RearHold { x, to_a: None, from_c: None, both: None, ahead_and_a: None };
             for z in values(grid.rear_z) {
                 for angle in values(grid.rear_angle) {
                     let rear = Pose { x, z, angle };
@@ -146,6 +172,9 @@ pub fn rear_holds(xs: &[f64], limits: &FollowLimits, grid: &GraspGrid) -> Vec<Re
                     let c = held_from_c(&rear, limits, grid);
                     if a.is_some() && c.is_some() && h.both.is_none() {
                         h.both = Some(rear);
+                    }
+                    if a.is_some() && h.ahead_and_a.is_none() && held_ahead_in_c(&rear, limits, grid).is_some() {
+                        h.ahead_and_a = Some(rear);
                     }
                     if h.to_a.is_none() {
                         h.to_a = a.map(|a| (rear, a));
@@ -207,6 +236,11 @@ mod tests {
             );
         }
         assert!(holds.iter().all(|h| h.both.is_none()));
+        // Held ahead of the crossing instead, the front head draws the rear head where it
+        // reaches A from: 75 to 60 mm behind the crossing (the test's window ends at 60).
+        let ahead: Vec<f64> = holds.iter().filter(|h| h.ahead_and_a.is_some()).map(|h| h.x).collect();
+        eprintln!("held ahead and gripping A: {ahead:?}");
+        assert!(ahead.len() == 4 && (ahead[0] + 0.075).abs() < 1e-9 && (ahead[3] + 0.06).abs() < 1e-9, "{ahead:?}");
         let nearest_c = holds.iter().filter(|h| h.from_c.is_some()).map(|h| h.x).fold(f64::NEG_INFINITY, f64::max);
         let farthest_a = holds.iter().filter(|h| h.to_a.is_some()).map(|h| h.x).fold(f64::INFINITY, f64::min);
         assert!((nearest_c + 0.075).abs() < 1e-9 && (farthest_a + 0.075).abs() < 1e-9, "{nearest_c} {farthest_a}");
