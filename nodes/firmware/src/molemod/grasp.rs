@@ -11,8 +11,8 @@
 //! vertical tunnel ([`held_from_c`]). [`rear_holds`] scans the rear head's place along the
 //! x tunnel for both: the two sets do not meet (docs "Anchoring the front head in A"). With
 //! the front head held in C's x tunnel ahead of the crossing instead ([`held_ahead_in_c`]:
-//! the mole crawled past the crossing) they do, 60-75 mm behind it; the path from there
-//! into A is not found.
+//! the mole crawled past the crossing) they do, 60-75 mm behind it; a reach from there
+//! (example `molemod_grasp_reach_keys`) is found but for one phase.
 
 use super::follow::{reach_among, Base, FollowLimits, Grip};
 use super::lift::{LiftJoints, Pose, BLOCK, CUBE_HALF, TUNNEL_HALF};
