@@ -217,6 +217,11 @@ pub fn loads(grip: &Grip, l: &Links, down: (f64, f64)) -> ([f64; 2], [f64; 4]) {
     }
 }
 
+/// Task 1's blocks after the lift, centred round C's crossing (the origin), m: C, B behind
+/// it (-x) and A upside down on B (the same solid either way up). The cell above C (the
+/// shift's target) and cell 3 (+x of C) are empty; the floor is [`FLOOR`].
+pub static TASK1_BLOCKS: [(f64, f64); 3] = [(0.0, 0.0), (-BLOCK, 0.0), (-BLOCK, BLOCK)];
+
 /// What every sampled configuration of the follow keeps to.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FollowLimits {

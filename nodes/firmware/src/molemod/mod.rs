@@ -4,6 +4,7 @@
 
 pub mod after_roll;
 pub mod follow;
+pub mod grasp;
 pub mod lift;
 pub mod motion;
 pub mod pass;

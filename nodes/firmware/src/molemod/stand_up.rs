@@ -2,7 +2,7 @@
 //! B and C (C beside B towards +x, A upside down on B, nothing above C) to upright in C's
 //! vertical tunnel, its lower head on C's floor ([`super::motion::Motion::ShiftBelow`]'s
 //! start). The plane, shapes, chain, clearances and loads are [`super::follow`]'s, with the
-//! blocks of task 1 ([`STAND_UP_BLOCKS`]); C's crossing's centre is the origin.
+//! blocks of task 1 ([`super::follow::TASK1_BLOCKS`]); C's crossing's centre is the origin.
 //!
 //! What it answers so far: whether the body can swing up round C's crossing with one head
 //! held inside C as the only hold ([`passage_clearance`]). Going from lying (the body on
@@ -11,15 +11,10 @@
 //! joint turns from -x to +z, so it passes 45 degrees (up and towards B), where the
 //! crossing's rim between B's side of the x tunnel and the vertical tunnel above stands.
 
-use super::follow::{clearances_in, links, Base, Grip, FLOOR};
+use super::follow::{clearances_in, links, Base, Grip, FLOOR, TASK1_BLOCKS};
 use super::lift::{LiftJoints, Pose, BLOCK, CUBE_HALF, CUBE_ROUNDING, PRISMATIC, TRAVEL, TUNNEL_HALF};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// Centres of the blocks round C's crossing in task 1 after the lift, m: C (the origin), B
-/// behind it (-x) and A on B. Cell 3 (+x of C) and the cell above C are empty; the floor
-/// is [`super::follow::FLOOR`].
-pub static STAND_UP_BLOCKS: [(f64, f64); 3] = [(0.0, 0.0), (-BLOCK, 0.0), (-BLOCK, BLOCK)];
 
 /// The body's pose angle half way between lying (the body towards B from the front
 /// universal joint, its x axis towards +x) and upright (straight above the joint, its x
@@ -48,7 +43,7 @@ pub fn passage_clearance(head: &Pose, body: f64, step: f64) -> f64 {
     for a in 0..=n {
         for b in 0..=n {
             let q: LiftJoints = [TRAVEL * a as f64 / n as f64, body - head.angle, TRAVEL * b as f64 / n as f64, 0.0, 0.0, 0.0];
-            let c = clearances_in(&STAND_UP_BLOCKS, &links(&grip, &q));
+            let c = clearances_in(&TASK1_BLOCKS, &links(&grip, &q));
             best = best.max(PASSAGE_PAIRS.iter().map(|&i| c[i]).fold(f64::INFINITY, f64::min));
         }
     }
@@ -58,7 +53,7 @@ pub fn passage_clearance(head: &Pose, body: f64, step: f64) -> f64 {
 /// Whether a head at `pose` fits where it is (clear of the blocks and the floor, m) with
 /// its centre inside C, where a clamp holds it.
 pub fn held_in_c(pose: &Pose) -> bool {
-    super::follow::solid_clearance_in(&STAND_UP_BLOCKS, pose) >= 0.0 && pose.x.abs() < 0.5 * BLOCK && pose.z.abs() < 0.5 * BLOCK
+    super::follow::solid_clearance_in(&TASK1_BLOCKS, pose) >= 0.0 && pose.x.abs() < 0.5 * BLOCK && pose.z.abs() < 0.5 * BLOCK
 }
 
 /// The best [`passage_clearance`] (2 mm grid) over lower heads held in C's vertical tunnel
@@ -131,7 +126,7 @@ pub fn hand_over_scan(samples: u64, seed: u64, raised: (f64, f64), body: (f64, f
             continue;
         }
         out.held += 1;
-        let c = clearances_in(&STAND_UP_BLOCKS, &l);
+        let c = clearances_in(&TASK1_BLOCKS, &l);
         let least = c[1..].iter().fold(f64::INFINITY, |m, d| m.min(*d));
         if least >= 0.0 {
             out.clear += 1;
