@@ -521,12 +521,13 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
             None => Err("a lift onto the neighbour along x with the robot not lying along the x tunnel (turning back into it)"),
         },
         (ActionKind::Lift, ..) => Err("a lift other than onto the top of a neighbour along the x tunnel"),
-        (ActionKind::PutDown, ..) => Err("putting a block down beside the one it lies on: the motion exists from where a lift \
-             leaves the mole (`put down`, a U between the blocks) but not from where a shift leaves it, so the executor does not \
-             run it yet"),
-        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: the motion exists both ways (`shift`, a \
-             90-degree roll at 1024 solver passes; towards -x with the rear head leading) but starts with the mole straight in \
-             the block, where no step of a plan leaves it, so the executor does not run it yet"),
+        (ActionKind::PutDown, ..) => Err("putting a block down beside the one it lies on: the motion exists from the U a lift \
+             ends in (`put down`) and the way to it from where a shift from below ends (docs/molemod_execution.md, \"Putting a \
+             block down onward after the shift from below\"), but no executed step leaves the mole in either, so the executor \
+             does not run it yet"),
+        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: the motion exists both ways (`shift from \
+             below`, the mole upright in the target block's vertical tunnel rolling the block a quarter turn onto it), but no \
+             executed step leaves the mole where it starts, so the executor does not run it yet"),
         (ActionKind::CoopLift, ..) => Err("the two-robot lift: not built"),
     }
 }
@@ -899,14 +900,21 @@ impl Executor {
         let lifted = matches!(self.postures.get(index), Some(Posture::Lifted { .. }));
         match action.kind {
             ActionKind::Shift if lifted => Some(
-                "the shift's set-up: the mole is in the U its lift ended in (one head in the block below, the other in the \
-                 lifted block) and has to leave it, to lie straight in the lifted block's x tunnel where the shift starts: not built, \
-                 and as the mole and blocks are sized it cannot (its contracted 112 mm between head centres do not fit in the 100 \
-                 mm block, so one head cannot take the hold over from the other inside it)",
+                "the shift's set-up: the mole has to leave the U its lift ended in (`leave U`, then `step in` to the target \
+                 block's tunnel: built) and stand upright in the target block's vertical tunnel, its lower head on the floor, where \
+                 the shift from below starts; with nothing above that block no way up was found (the planar model: a head on the \
+                 floor cannot carry the body past the block's rim, and holds in the blocks and in the lifted block do not meet; \
+                 docs/molemod_execution.md, \"Standing up in C for the shift\" and \"Anchoring the front head in A\")",
+            ),
+            ActionKind::PutDown if lifted => Some(
+                "putting the lifted block down from the U its lift ended in: back where it came from, `put down` runs from \
+                 there but has no executor arm yet; onward, `leave U` and the pass through the block below (`pass through`) run, \
+                 but entering the U on the far side after the pass stalls (the mole 1.3 mm short and 4-6 mm aside in the tunnel; \
+                 docs/molemod_execution.md, \"Passing through a lone block\")",
             ),
             ActionKind::Move | ActionKind::Lift if lifted => Some(
-                "leaving the U a lift ends in (one head in the block below, the other in the lifted block) to lie straight in a \
-                 tunnel again: not built",
+                "a move or a lift from the U a lift ends in (one head in the block below, the other in the lifted block): leaving \
+                 the U (`leave U`, `step in`) is built, the executor's arm for it is not",
             ),
             _ => None,
         }
