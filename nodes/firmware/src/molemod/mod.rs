@@ -5,6 +5,7 @@
 pub mod follow;
 pub mod lift;
 pub mod motion;
+pub mod push_over;
 pub mod shift;
 pub mod shift_below;
 pub mod stand_up;
