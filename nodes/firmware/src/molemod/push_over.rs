@@ -497,4 +497,31 @@ mod tests {
             assert!(d >= 1.2e-3, "away from C: {d}");
         }
     }
+
+    /// The universal joints (16 mm joint cubes, which the physics gives no contact, but the
+    /// mole's are solid) kept as [`super::super::follow::JOINT_HALF`] discs off B, C and A over
+    /// the stored table sampled every 1 ms: the model's pairs are the three main cubes only.
+    #[test]
+    fn the_universal_joints_keep_off_the_blocks() {
+        use crate::molemod::follow::{point_clearance_in, JOINT_HALF};
+        let scene = stored_scene();
+        // B and C with the floor at point_clearance_in's (their centres 50 mm up).
+        let fixed = [(0.0, 0.0), (BLOCK, 0.0)];
+        let mut least = f64::INFINITY;
+        for pair in PUSH_OVER_PATH.windows(2) {
+            for q in segment_samples(&pair[0], &pair[1], 0.001) {
+                let c = chain(&scene, &q);
+                for p in [c.joint_front, c.joint_rear] {
+                    // A in its own frame, put 1 m up so the floor is far.
+                    let (s, co) = c.block.angle.sin_cos();
+                    let (dx, dz) = (p.0 - c.block.x, p.1 - c.block.z);
+                    let in_a = (co * dx + s * dz, -s * dx + co * dz + 1.0);
+                    let d = point_clearance_in(&fixed, (p.0, p.1 - 0.5 * BLOCK)).min(point_clearance_in(&[(0.0, 1.0)], in_a)) - JOINT_HALF;
+                    least = least.min(d);
+                }
+            }
+        }
+        eprintln!("push over: the universal joints keep {:.2} mm off the blocks", least * 1e3);
+        assert!(least > 5e-3, "{least}");
+    }
 }
