@@ -219,7 +219,8 @@ pub fn endpoints(scene: &UnderScene, limits: &LiftLimits) -> Result<UnderEnds, S
         down[5] -= LIFT_OFF;
         down
     };
-    let (clear, pair, _) = best_hold(scene, &limits, &up, (LIFT_OFF, TRAVEL), |_| true).ok_or("A over C: no joints within range and loads")?;
+    let (clear, pair, _) =
+        best_hold(scene, &limits, &up, (LIFT_OFF, TRAVEL), |_| true).ok_or("A over C: no joints within range and loads")?;
     if clear < limits.margin {
         return Err(format!("A over C: {} at best {:.2} mm", PAIRS[pair], clear * 1e3));
     }
@@ -234,15 +235,8 @@ pub fn endpoints(scene: &UnderScene, limits: &LiftLimits) -> Result<UnderEnds, S
 /// `seed`) to A held over C, to A set down. `None` if the search does not connect.
 pub fn search(scene: &UnderScene, ends: &UnderEnds, iterations: usize, seed: u64) -> Option<Vec<LiftJoints>> {
     let l = &ends.limits;
-    let mut path = connect(
-        l.pitch,
-        |q| check(scene, l, q).is_ok(),
-        |a, b| segment_ok(scene, l, a, b),
-        &ends.lifted,
-        &ends.over,
-        iterations,
-        seed,
-    )?;
+    let mut path =
+        connect(l.pitch, |q| check(scene, l, q).is_ok(), |a, b| segment_ok(scene, l, a, b), &ends.lifted, &ends.over, iterations, seed)?;
     path.insert(0, ends.start);
     path.push(ends.down);
     Some(path)
@@ -467,7 +461,11 @@ mod tests {
         for (k, holds_top) in [(0, true), (1, false)] {
             for q in segment_samples(&PUSH_OVER_SETTLE[k], &PUSH_OVER_SETTLE[k + 1], 0.001) {
                 let extension = q[0] + q[2] + q[3] + q[5];
-                let (rear, head) = if holds_top { (top - 4.0 * LEVER - extension, top) } else { (PUSH_OVER_REAR, PUSH_OVER_REAR + 4.0 * LEVER + extension) };
+                let (rear, head) = if holds_top {
+                    (top - 4.0 * LEVER - extension, top)
+                } else {
+                    (PUSH_OVER_REAR, PUSH_OVER_REAR + 4.0 * LEVER + extension)
+                };
                 // A at HOME: the scene's grip is where the head stands.
                 let scene = UnderScene::new(PUSH_OVER_ACROSS, rear, head - BLOCK);
                 let d = clearances(&chain(&scene, &q));
@@ -491,7 +489,12 @@ mod tests {
         };
         for (rear, grip) in [(FOLLOW_END_REAR, 0.058), (PUSH_OVER_REAR, PUSH_OVER_GRIP)] {
             let (d, angle, pair) = worst(&UnderScene::new(FOLLOW_SIDE, rear, grip));
-            eprintln!("towards C, lower head {rear} m, grip {grip} m: worst best hold {:.2} mm ({}) at {:.0} degrees", d * 1e3, PAIRS[pair], angle.to_degrees());
+            eprintln!(
+                "towards C, lower head {rear} m, grip {grip} m: worst best hold {:.2} mm ({}) at {:.0} degrees",
+                d * 1e3,
+                PAIRS[pair],
+                angle.to_degrees()
+            );
             assert!(d < -3e-3 && (pair == 4 || pair == 7), "{d} {pair}");
             let (d, ..) = worst(&UnderScene::new(-FOLLOW_SIDE, rear, grip));
             assert!(d >= 1.2e-3, "away from C: {d}");
