@@ -11,6 +11,12 @@
 //! the chain all the way: an upper bound) and limits; only where the heads stand differs:
 //! the lower head (the base, [`super::vertical::from_rear`]) upright in B's vertical tunnel,
 //! the upper head along A's vertical tunnel (A's frame turned a quarter turn from the head's).
+//!
+//! Searched over the side of the axis, the lower head's height and the grip's
+//! (`molemod_push_over_search`), paths exist only with the mole on the side of the column
+//! away from C: towards C (and centred) the body leaning out of B's top mouth meets its rim
+//! or A ([`PUSH_OVER_PATH`], the tests; docs/molemod_execution.md, "Pushing A over from under
+//! it").
 
 use super::lift::{connect, outline, segment_samples, Chain, LiftJoints, LiftLimits, Pose, BLOCK, CHECK_DT, LEVER, TRAVEL};
 use super::shift_below::{clearances, loads, reach_head, BelowLoads, BelowScene, Stage, BLOCK_FIXED, BLOCK_FLOOR, GRIP_MOMENT, PAIRS};
