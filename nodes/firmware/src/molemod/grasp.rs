@@ -41,7 +41,7 @@ pub struct GraspGrid {
     pub a_z: (f64, f64, usize),
     /// The front head's tilt from facing -x in A's x tunnel, rad.
     pub a_tilt: (f64, f64, usize),
-    /// The grid step of [`reach_among`]'s three free prismatic joints, m.
+    /// The grid step of [`super::follow::reach`]'s three free prismatic joints, m.
     pub step: f64,
 }
 

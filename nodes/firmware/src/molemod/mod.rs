@@ -8,6 +8,7 @@ pub mod grasp;
 pub mod lift;
 pub mod motion;
 pub mod pass;
+pub mod push_over;
 pub mod shift;
 pub mod shift_below;
 pub mod stand_up;

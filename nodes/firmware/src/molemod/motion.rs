@@ -29,6 +29,7 @@ use flotilla_contract::Firmware;
 
 use super::follow::{Base, FOLLOW_PATH};
 use super::pass::{PassHold, PASS_HOLDS, PASS_PATH};
+use super::push_over::{PUSH_OVER_PATH, PUSH_OVER_SETTLE};
 use super::shift_below::{SHIFT_BELOW_REACH_PATH, SHIFT_BELOW_ROLL_PATH};
 use super::step::{Hold, STEP_IN_HOLDS, STEP_IN_PATH};
 use super::vertical::{TURN_DOWN_PATH, TURN_DOWN_START};
@@ -319,6 +320,22 @@ pub enum Motion {
         /// The head clamped in B at the start (it leads through B).
         lead: Head,
     },
+    /// Shifts block A from under it (docs/molemod_execution.md, "Pushing A over from under
+    /// it"): the mole upright in the column of B and A where [`Motion::Follow`] leaves it
+    /// (every joint at zero but `prismatic_2`, 1 mm; the lower head 5 mm below B's crossing,
+    /// the upper head in A's vertical tunnel; 3.75 mm off the column's axis away from C), A
+    /// upside down on B and unscrewed. The settle
+    /// ([`super::push_over::PUSH_OVER_SETTLE`]): the upper head holds while `prismatic_1`
+    /// lowers the lower head 10 mm, both grip, the lower head holds while the upper one
+    /// slides 8 mm down to A's crossing, both grip; then the push over
+    /// ([`super::push_over::PUSH_OVER_PATH`], both gripping) lifts A off B, rolls it a
+    /// quarter turn over the edge shared by B's and C's tops and sets it on C, the upper head
+    /// lying in A's then horizontal tunnel, the body leaning out of B's top mouth. With
+    /// `lead` [`Head::Rear`] mirrored ([`Head::row`], [`Head::grip`]): the rear head on top.
+    PushOver {
+        /// The head in A (on top).
+        lead: Head,
+    },
 }
 
 /// Which head leads a block motion. The stored paths ([`SHIFT_REACH_PATH`], ...) are
@@ -576,6 +593,8 @@ impl Motion {
             Motion::ShiftBelow { lead: Head::Rear } => "shift from below, rear head leading",
             Motion::Pass { lead: Head::Front } => "pass through",
             Motion::Pass { lead: Head::Rear } => "pass through, rear head leading",
+            Motion::PushOver { lead: Head::Front } => "push over",
+            Motion::PushOver { lead: Head::Rear } => "push over, rear head leading",
         }
     }
 }
@@ -1065,6 +1084,18 @@ impl MoleMotions {
                 let mut phases: Vec<Phase> = SHIFT_BELOW_REACH_PATH[1..].iter().map(|r| row("reach", r, [false, true])).collect();
                 phases.push(phase("grip", vec![], [true, true]));
                 phases.extend(SHIFT_BELOW_ROLL_PATH[1..].iter().map(|r| row("roll", r, [true, true])));
+                Ok(phases)
+            }
+            Motion::PushOver { lead } => {
+                let index = self.path_joints(&motion, &PUSH_OVER_SETTLE, lead)?;
+                self.path_joints(&motion, &PUSH_OVER_PATH, lead)?;
+                let row = |name, row: &[f64; 6], grip| phase(name, index.iter().copied().zip(lead.row(row)).collect(), lead.grip(grip));
+                // Each head that takes over is clamped before the other lets go.
+                let grip = || Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) };
+                let mut phases = vec![row("settle", &PUSH_OVER_SETTLE[1], [true, false]), grip()];
+                phases.push(row("settle", &PUSH_OVER_SETTLE[2], [false, true]));
+                phases.push(grip());
+                phases.extend(PUSH_OVER_PATH[1..].iter().map(|r| row("push over", r, [true, true])));
                 Ok(phases)
             }
         }
@@ -1817,6 +1848,38 @@ mod tests {
         assert_eq!(
             no_rear_pitch.push(Motion::ShiftBelow { lead: Head::Front }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "shift from below", joint: "universal_1_axis2" }
+        );
+    }
+
+    #[test]
+    fn a_push_over_settles_with_the_grips_alternating_then_rolls_with_both() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::PushOver { lead: Head::Front }).expect("valid");
+        let queued = targets(&fw);
+        assert_eq!(queued.len(), 4 + PUSH_OVER_PATH.len() - 1);
+        let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
+        // The upper head holds while the lower one is lowered, then the other way round.
+        assert_eq!(queued[0], ("settle", expect(&PUSH_OVER_SETTLE[1]), [true, false]));
+        assert_eq!(queued[2], ("settle", expect(&PUSH_OVER_SETTLE[2]), [false, true]));
+        for k in [1, 3] {
+            assert_eq!(queued[k], ("grip", vec![], [true, true]));
+            assert_eq!(fw.queue[k].dwell, SETTLE_TIME);
+        }
+        for (phase, row) in queued[4..].iter().zip(&PUSH_OVER_PATH[1..]) {
+            assert_eq!(phase, &("push over", expect(row), [true, true]));
+        }
+        // It starts where the follow ends and the settle ends where the push over starts.
+        assert_eq!(PUSH_OVER_SETTLE[0], FOLLOW_PATH[FOLLOW_PATH.len() - 1].1);
+        assert_eq!(PUSH_OVER_SETTLE[PUSH_OVER_SETTLE.len() - 1], PUSH_OVER_PATH[0]);
+        let rear = assert_drives_the_other_half(|lead| Motion::PushOver { lead });
+        assert_eq!(rear[0].2, [false, true], "the rear head on top holds first");
+        assert_eq!(Motion::PushOver { lead: Head::Rear }.name(), "push over, rear head leading");
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::PushOver { lead: Head::Front }).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "push over", joint: "universal_1_axis2" }
         );
     }
 

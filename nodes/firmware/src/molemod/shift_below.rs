@@ -300,7 +300,7 @@ pub struct BelowEnds {
     /// The push into A's tunnel: the front head level at its gripping height, from
     /// [`MOUTH_OUT`] in front of A's mouth to its grip, [`PUSH_STEP`] a phase.
     pub push: Vec<LiftJoints>,
-    /// A lifted [`LIFT_OFF`] off B ([`lift_off`]).
+    /// A lifted [`LIFT_OFF`] off B (by `lift_off`).
     pub lifted: LiftJoints,
     /// A rolled over C, [`LIFT_OFF`] above it.
     pub over: LiftJoints,

@@ -32,7 +32,7 @@ const PASSAGE_PAIRS: [usize; 3] = [1, 3, 6];
 /// The most clearance the body can keep at the pose angle `body` ([`HALF_WAY`] or
 /// [`HALF_WAY_OTHER_SIDE`]) with the front head held at `head`
 /// (its x axis pointing away from the chain), m (negative = every choice overlaps): the
-/// least over [`PASSAGE_PAIRS`], maximised over `prismatic_0` (the head's lever) and
+/// least over `PASSAGE_PAIRS`, maximised over `prismatic_0` (the head's lever) and
 /// `prismatic_1` (the body's distance from the joint), each on a `step` grid over its
 /// travel. The rear half is left out (it only adds overlaps), so a negative value means no
 /// stand-up with that hold alone exists.

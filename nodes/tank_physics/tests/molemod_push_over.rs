@@ -1,0 +1,153 @@
+//! Pushing a block over from under it (issue #18, task 1's shift after the lift): the mole
+//! stands upright in the column of block B and block A (A on B, unscrewed), as
+//! `Motion::Follow` leaves it at the top of a climb, 3.75 mm off the column's axis away from
+//! block C beside B; it settles 10 mm lower with its heads alternating, then both heads
+//! grip and it rolls A a quarter turn over the edge shared by B's and C's tops onto C
+//! (`Motion::PushOver`, the planar model's searched path, `molemod::push_over`). Every
+//! figure is taken from the rapier bodies' poses.
+
+use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion};
+use flotilla_firmware::molemod::push_over::{FOLLOW_END_REAR, PUSH_OVER_ACROSS, PUSH_OVER_GRIP, PUSH_OVER_REAR};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use reconfig_planner::lattice::{Cell, Lattice};
+use std::f64::consts::FRAC_PI_2;
+use tank_physics::systems::molemod::blocks::BlockOptions;
+use tank_physics::systems::molemod::executor::tunnel_world_options;
+use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
+
+// Shared support: this test drives the mole itself.
+#[allow(dead_code)]
+#[path = "support/mole.rs"]
+mod mole;
+use mole::{axes, committed_model, load_average, until_idle};
+
+/// Solver passes per substep: the shift from below's 1024 (A carried by the chain).
+const SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
+
+/// Task 1 after the lift: A at (1, 0, 1) on B at (1, 0, 0) with the robot in B, C at (2, 0,
+/// 0), the target (2, 0, 1) free. (A lies upright here; with its two crossed tunnels it is
+/// the same solid upside down, as the lift leaves it.)
+const PICTURE: &str = ".#..\n.R#.";
+
+/// The mirror image: A at (2, 0, 1) on B at (2, 0, 0) with the robot, C at (1, 0, 0), the
+/// target (1, 0, 1).
+const MIRRORED: &str = "..#.\n.#R.";
+
+/// The mole stood upright in B's column (front head up, turned -90 degrees about +y about
+/// B's centre: the side it lay on then faces +x), moved to `PUSH_OVER_ACROSS` from the axis
+/// and up until its lower head's centre is 1 mm above where the follow leaves it (the
+/// follow's end has `prismatic_2` out 1 mm; here every joint is at zero, so the upper head
+/// stands where the follow leaves it, 108 mm above B's crossing); A unscrewed from B; then
+/// `Motion::PushOver` at [`SOLVER_ITERATIONS`]. Where A ends: distance from the target
+/// cell's centre, how far it is turned from a quarter turn about +y; B and C.
+#[test]
+fn a_push_over_rolls_the_block_onto_the_free_cell() {
+    push_over(Head::Front);
+}
+
+/// The mirror image: C on B's -x side, the mole stood up rear head up (turned +90 degrees),
+/// 3.75 mm to +x of the axis (away from C), `Motion::PushOver { lead: Head::Rear }`: A ends
+/// turned a quarter turn about -y.
+#[test]
+fn a_push_over_with_the_rear_head_on_top_rolls_the_block_the_other_way() {
+    push_over(Head::Rear);
+}
+
+/// The push over with `lead` on top, in task 1's scene or its mirror image.
+fn push_over(lead: Head) {
+    let wall = std::time::Instant::now();
+    eprintln!("load at the start: {}", load_average());
+    // The side C stands on from B, +1 along x with the front head on top.
+    let side: f64 = if lead == Head::Front { 1.0 } else { -1.0 };
+    let lattice = Lattice::from_picture(if lead == Head::Front { PICTURE } else { MIRRORED }).expect("picture");
+    let (b_x, c_x) = if lead == Head::Front { (1, 2) } else { (2, 1) };
+    let (a_cell, b_cell, c_cell, target) = (Cell::new(b_x, 0, 1), Cell::new(b_x, 0, 0), Cell::new(c_x, 0, 0), Cell::new(c_x, 0, 1));
+    assert_eq!(lattice.robots(), &[b_cell], "the robot is in B");
+    let mut world =
+        MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
+    let centre = world.block_pose(&b_cell).expect("B").translation.vector;
+    let upright =
+        Translation3::from(centre) * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -side * FRAC_PI_2) * Translation3::from(-centre);
+    world.move_robot(0, &upright).expect("robot 0");
+    // Where the upright mole's lower head stands, and how far to move it.
+    // The contract's head order: front (0), rear (1); the upper head and the lower one.
+    let (upper, lower_head) =
+        if lead == Head::Front { ((0, "head_front"), (1, "head_rear")) } else { ((1, "head_rear"), (0, "head_front")) };
+    let lower = world.link_pose(lower_head.1).expect("link").translation.vector - centre;
+    let shift = Translation3::new(side * PUSH_OVER_ACROSS - lower.x, 0.0, FOLLOW_END_REAR + 0.001 - (lower.z + centre.z));
+    world.move_robot(0, &Isometry3::from(shift)).expect("robot 0");
+    world.unscrew(&a_cell, &b_cell).expect("A lies screwed on B at the start");
+    let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
+    until_idle(&mut world, &mut firmware, 0.3, |_| {});
+    let report = |world: &MoleWorld, what: &str| {
+        let (rear, front) = (world.link_pose(lower_head.1).expect("link"), world.link_pose(upper.1).expect("link"));
+        eprintln!(
+            "{what} ({lead:?} on top): lower head ({:+.2}, {:.2}) mm from B's axis towards C / above the floor, upper head ({:+.2}, {:.2}) mm; \
+             clamped: upper {} lower {}",
+            side * (rear.translation.x - centre.x) * 1e3,
+            rear.translation.z * 1e3,
+            side * (front.translation.x - centre.x) * 1e3,
+            front.translation.z * 1e3,
+            world.head_clamped(upper.0),
+            world.head_clamped(lower_head.0),
+        );
+    };
+    report(&world, "start (model: -3.75, 46 / 158)");
+
+    world.set_solver_iterations(SOLVER_ITERATIONS);
+    let t0 = world.time();
+    firmware.push(Motion::PushOver { lead }).expect("valid");
+    let mut done = 0;
+    while !firmware.idle() && firmware.stuck().is_none() {
+        let finished = world.drive("mole", &mut firmware, 60.0, |fw| fw.finished().len() > done || fw.idle(), |_| {}).expect("fits");
+        assert!(finished, "no phase ended within 60 s: {}", firmware.status());
+        done = firmware.finished().len();
+        let a = world.block_pose(&a_cell).expect("A");
+        let x = a.rotation * Vector3::x();
+        eprintln!(
+            "  t {:6.2} s: {done} phases done; A at ({:.2}, {:.2}) mm, x axis pitched {:.1} deg; wall {:.0} s",
+            world.time() - t0,
+            a.translation.x * 1e3,
+            a.translation.z * 1e3,
+            x.z.atan2(x.x).to_degrees(),
+            wall.elapsed().as_secs_f64()
+        );
+        if done == 4 {
+            report(&world, "settled (model: -3.75, 35 / 150)");
+            // The settle leaves the heads where the stored path starts (within 0.5 mm).
+            let (l, u) = (world.link_pose(lower_head.1).expect("link"), world.link_pose(upper.1).expect("link"));
+            assert!((l.translation.z - PUSH_OVER_REAR).abs() < 5e-4, "lower head {} m up", l.translation.z);
+            assert!((u.translation.z - (0.1 + PUSH_OVER_GRIP)).abs() < 5e-4, "upper head {} m up", u.translation.z);
+        }
+    }
+    let a = world.block_pose(&a_cell).expect("A");
+    let cell = world.cell_centre(&target);
+    let off = (a.translation.vector - cell).norm();
+    // A quarter turn about +y takes A's x axis straight down (C at +x), about -y up.
+    let rolled = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), side * FRAC_PI_2);
+    let turn = a.rotation.angle_to(&rolled);
+    let (b_off, c_off) = (world.block_error(&b_cell, &b_cell).expect("B"), world.block_error(&c_cell, &c_cell).expect("C"));
+    eprintln!(
+        "push over ({lead:?} on top): {} after {:.2} s sim, {:.1} s wall; A {:.2} mm from the target cell's centre ({:+.2}, {:+.2}, {:+.2}) mm, {:.2} deg from a \
+         quarter turn; B {:.3} mm and C {:.3} mm from their cells",
+        firmware.status(),
+        world.time() - t0,
+        wall.elapsed().as_secs_f64(),
+        off * 1e3,
+        (a.translation.x - cell.x) * 1e3,
+        (a.translation.y - cell.y) * 1e3,
+        (a.translation.z - cell.z) * 1e3,
+        turn.to_degrees(),
+        b_off * 1e3,
+        c_off * 1e3,
+    );
+    report(&world, "end");
+    eprintln!("load at the end: {}", load_average());
+    assert!(firmware.stuck().is_none(), "{}", firmware.status());
+    // In the target cell within the executor's 5 mm block tolerance, turned a quarter turn
+    // (within 3 degrees), B and C where they were.
+    assert!(off < 5e-3, "A ends {off} m from the target cell's centre");
+    assert!(turn < 3f64.to_radians(), "A {} deg from rolled", turn.to_degrees());
+    assert!(b_off < 1e-3 && c_off < 1e-3, "B moved {b_off} m, C {c_off} m");
+}
