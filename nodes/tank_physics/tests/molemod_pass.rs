@@ -21,7 +21,7 @@ use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, load_average, until_idle};
+use mole::{axes, committed_model, cubes, load_average, run_phases as run, until_idle};
 
 /// A lone block B at x = 100 mm with A on it (drawn as a block on B: the same solid; screwed
 /// to B, as the executor leaves it after a lift), the cells on both sides of B empty; the
@@ -31,65 +31,6 @@ const PICTURE: &str = ".#.....\n.#....R";
 
 /// The x tunnel's axis height where the mole lies, m.
 const LYING: f64 = 0.045;
-
-/// (x, z, pitch) of the front head, the body and the rear head, m and rad.
-fn cubes(world: &MoleWorld) -> [(f64, f64, f64); 3] {
-    ["head_front", "base_link", "head_rear"].map(|link| {
-        let p = world.link_pose(link).expect("link");
-        let x = p.rotation * Vector3::x();
-        (p.translation.x, p.translation.z, -x.z.atan2(x.x))
-    })
-}
-
-/// Runs `motion` at the world's present solver passes, printing the mole after each phase;
-/// returns the largest displacement of each of `cells`' blocks from where it was (m, read
-/// after every phase), the sim time (s) and the wall time (s).
-fn run(world: &mut MoleWorld, firmware: &mut MoleMotions, motion: Motion, cells: &[Cell; 2]) -> ([f64; 2], f64, f64) {
-    let before = cells.map(|c| world.block_pose(&c).expect("block"));
-    let (t0, wall) = (world.time(), Instant::now());
-    firmware.push(motion).expect("valid");
-    let mut moved = [0.0f64; 2];
-    let mut done = firmware.finished().len();
-    while !firmware.idle() {
-        let finished = world.drive("mole", firmware, 30.0, |fw| fw.finished().len() > done || fw.idle(), |_| {}).expect("fits");
-        for (k, c) in cells.iter().enumerate() {
-            let now = world.block_pose(c).expect("block");
-            moved[k] = moved[k].max((now.translation.vector - before[k].translation.vector).norm());
-        }
-        done = firmware.finished().len();
-        let now = cubes(world);
-        eprintln!(
-            "  t {:6.2} s: {} ({}); front head, body, rear head at (x, z) {:.2?} mm, pitch {:.1?} mrad; clamped {} {}",
-            world.time() - t0,
-            firmware.finished().last().map_or("", |r| r.phase),
-            if finished { "phase ended" } else { "30 s, no phase ended" },
-            now.map(|(x, z, _)| (x * 1e3, z * 1e3)),
-            now.map(|(_, _, p)| p * 1e3),
-            world.head_clamped(0),
-            world.head_clamped(1)
-        );
-        if !finished {
-            break;
-        }
-    }
-    let now = cubes(world);
-    eprintln!(
-        "{}: {} after {:.2} s sim, {:.1} s wall; A, B moved at most {:.4?} mm; front head, body, rear head at (x, z) {:.2?} mm, \
-         pitch {:.2?} mrad; front clamped {}, rear clamped {}; load average {}",
-        motion.name(),
-        firmware.status(),
-        world.time() - t0,
-        wall.elapsed().as_secs_f64(),
-        moved.map(|m| m * 1e3),
-        now.map(|(x, z, _)| (x * 1e3, z * 1e3)),
-        now.map(|(_, _, p)| p * 1e3),
-        world.head_clamped(0),
-        world.head_clamped(1),
-        load_average()
-    );
-    assert!(firmware.stuck().is_none(), "{}", firmware.status());
-    (moved, world.time() - t0, wall.elapsed().as_secs_f64())
-}
 
 /// (x, y, z) of the front head, the body and the rear head, mm.
 fn places(world: &MoleWorld) -> [(f64, f64, f64); 3] {

@@ -4,9 +4,8 @@
 
 use std::time::Instant;
 
-use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion};
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::Isometry3;
 use reconfig_planner::lattice::{Cell, Lattice};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::tunnel_world_options;
@@ -16,7 +15,7 @@ use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
 mod mole;
-use mole::{axes, committed_model, load_average, until_idle};
+use mole::{axes, committed_model, cubes, load_average, run_phases as run, until_idle};
 
 /// Task 1's row after the lift (A upside down on B, drawn as a block on B: the same solid),
 /// B at x = 100 mm and C at 200 mm, the cell A left (x = 0) and the one after C empty; the
@@ -26,65 +25,6 @@ const PICTURE: &str = ".#...\n.##.R";
 
 /// The x tunnel's axis height where the mole lies, m.
 const LYING: f64 = 0.045;
-
-/// (x, z, pitch) of the front head, the body and the rear head, m and rad.
-fn cubes(world: &MoleWorld) -> [(f64, f64, f64); 3] {
-    ["head_front", "base_link", "head_rear"].map(|link| {
-        let p = world.link_pose(link).expect("link");
-        let x = p.rotation * Vector3::x();
-        (p.translation.x, p.translation.z, -x.z.atan2(x.x))
-    })
-}
-
-/// Runs `motion` at the world's present solver passes, printing the mole after each phase;
-/// returns the largest displacement of each of `cells`' blocks from where it was (m, read
-/// after every phase), the sim time (s) and the wall time (s).
-fn run(world: &mut MoleWorld, firmware: &mut MoleMotions, motion: Motion, cells: &[Cell; 3]) -> ([f64; 3], f64, f64) {
-    let before = cells.map(|c| world.block_pose(&c).expect("block"));
-    let (t0, wall) = (world.time(), Instant::now());
-    firmware.push(motion).expect("valid");
-    let mut moved = [0.0f64; 3];
-    let mut done = firmware.finished().len();
-    while !firmware.idle() {
-        let finished = world.drive("mole", firmware, 30.0, |fw| fw.finished().len() > done || fw.idle(), |_| {}).expect("fits");
-        for (k, c) in cells.iter().enumerate() {
-            let now = world.block_pose(c).expect("block");
-            moved[k] = moved[k].max((now.translation.vector - before[k].translation.vector).norm());
-        }
-        done = firmware.finished().len();
-        let now = cubes(world);
-        eprintln!(
-            "  t {:6.2} s: {} ({}); front head, body, rear head at (x, z) {:.2?} mm, pitch {:.1?} mrad; clamped {} {}",
-            world.time() - t0,
-            firmware.finished().last().map_or("", |r| r.phase),
-            if finished { "phase ended" } else { "30 s, no phase ended" },
-            now.map(|(x, z, _)| (x * 1e3, z * 1e3)),
-            now.map(|(_, _, p)| p * 1e3),
-            world.head_clamped(0),
-            world.head_clamped(1)
-        );
-        if !finished {
-            break;
-        }
-    }
-    let now = cubes(world);
-    eprintln!(
-        "{}: {} after {:.2} s sim, {:.1} s wall; A, B, C moved at most {:.4?} mm; front head, body, rear head at (x, z) {:.2?} mm, \
-         pitch {:.2?} mrad; front clamped {}, rear clamped {}; {}",
-        motion.name(),
-        firmware.status(),
-        world.time() - t0,
-        wall.elapsed().as_secs_f64(),
-        moved.map(|m| m * 1e3),
-        now.map(|(x, z, _)| (x * 1e3, z * 1e3)),
-        now.map(|(_, _, p)| p * 1e3),
-        world.head_clamped(0),
-        world.head_clamped(1),
-        load_average()
-    );
-    assert!(firmware.stuck().is_none(), "{}", firmware.status());
-    (moved, world.time() - t0, wall.elapsed().as_secs_f64())
-}
 
 /// The mole moved from its spare block to where `Motion::LeaveU` leaves it (straight along
 /// B's tunnel at the tunnel's height, every joint at zero, the front head 18 mm from B's

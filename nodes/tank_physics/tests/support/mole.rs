@@ -8,6 +8,7 @@ use flotilla_firmware::molemod::motion::{AxisSpec, MoleMotions, Motion};
 use nalgebra::{Isometry3, Point3, Vector3};
 use reconfig_planner::lattice::Cell;
 use std::path::Path;
+use std::time::Instant;
 use tank_physics::systems::molemod::world::MoleWorld;
 
 /// `urdf/molemod_robot.urdf`, the final model (three main cubes, four prismatic and two
@@ -101,4 +102,70 @@ pub fn assert_put_back(world: &MoleWorld, a: &Cell, others: &[Cell], label: &str
 /// The machine's load average (`/proc/loadavg`), printed beside the tests' wall times.
 pub fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg").map_or_else(|e| format!("/proc/loadavg: {e}"), |s| s.trim().to_owned())
+}
+
+/// (x, z, pitch) of the front head, the body and the rear head, m and rad.
+pub fn cubes(world: &MoleWorld) -> [(f64, f64, f64); 3] {
+    ["head_front", "base_link", "head_rear"].map(|link| {
+        let p = world.link_pose(link).expect("link");
+        let x = p.rotation * Vector3::x();
+        (p.translation.x, p.translation.z, -x.z.atan2(x.x))
+    })
+}
+
+/// Runs `motion` at the world's present solver passes (the robot `mole`), printing the mole
+/// after each phase;
+/// returns the largest displacement of each of `cells`' blocks from where it was (m, read
+/// after every phase), the sim time (s) and the wall time (s).
+pub fn run_phases<const N: usize>(
+    world: &mut MoleWorld,
+    firmware: &mut MoleMotions,
+    motion: Motion,
+    cells: &[Cell; N],
+) -> ([f64; N], f64, f64) {
+    let before = cells.map(|c| world.block_pose(&c).expect("block"));
+    let (t0, wall) = (world.time(), Instant::now());
+    firmware.push(motion).expect("valid");
+    let mut moved = [0.0f64; N];
+    let mut done = firmware.finished().len();
+    while !firmware.idle() {
+        let finished = world.drive("mole", firmware, 30.0, |fw| fw.finished().len() > done || fw.idle(), |_| {}).expect("fits");
+        for (k, c) in cells.iter().enumerate() {
+            let now = world.block_pose(c).expect("block");
+            moved[k] = moved[k].max((now.translation.vector - before[k].translation.vector).norm());
+        }
+        done = firmware.finished().len();
+        let now = cubes(world);
+        eprintln!(
+            "  t {:6.2} s: {} ({}); front head, body, rear head at (x, z) {:.2?} mm, pitch {:.1?} mrad; clamped {} {}",
+            world.time() - t0,
+            firmware.finished().last().map_or("", |r| r.phase),
+            if finished { "phase ended" } else { "30 s, no phase ended" },
+            now.map(|(x, z, _)| (x * 1e3, z * 1e3)),
+            now.map(|(_, _, p)| p * 1e3),
+            world.head_clamped(0),
+            world.head_clamped(1)
+        );
+        if !finished {
+            break;
+        }
+    }
+    let now = cubes(world);
+    eprintln!(
+        "{}: {} after {:.2} s sim, {:.1} s wall; the blocks of {:?} moved at most {:.4?} mm; front head, body, rear head at (x, z) \
+         {:.2?} mm, pitch {:.2?} mrad; front clamped {}, rear clamped {}; load average {}",
+        motion.name(),
+        firmware.status(),
+        world.time() - t0,
+        wall.elapsed().as_secs_f64(),
+        cells.map(|c| c.to_string()),
+        moved.map(|m| m * 1e3),
+        now.map(|(x, z, _)| (x * 1e3, z * 1e3)),
+        now.map(|(_, _, p)| p * 1e3),
+        world.head_clamped(0),
+        world.head_clamped(1),
+        load_average()
+    );
+    assert!(firmware.stuck().is_none(), "{}", firmware.status());
+    (moved, world.time() - t0, wall.elapsed().as_secs_f64())
 }
