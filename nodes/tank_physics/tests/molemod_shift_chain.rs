@@ -12,6 +12,11 @@
 //! therefore `#[ignore]`d); the second test starts where the follow's own test leaves the
 //! mole, and its join is a drop onto C's floor, not a climb (no head above C can hold): a
 //! measurement, `#[ignore]`d as well. Both run with `-- --ignored`.
+//!
+//! The third test is the shift done from the B/A column instead ("Pushing A over from under
+//! it"), joined to a real lift in one run: lift, leave the U, step in, a crawl, the turn up
+//! and the follow with the rear head leading, A unscrewed, `Motion::PushOver` flipped
+//! (`#[ignore]`d: ~4-5 min wall).
 
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::follow::FOLLOW_AXIS;
@@ -346,11 +351,19 @@ const PUSH_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
 /// cell 0 edge, inside C (150-250 mm) with the head's 20 mm half-length to spare.
 const AHEAD: f64 = 0.060;
 
+/// The push over after this chain runs flipped (every pitch target negated): coming into
+/// B's crossing from C's side, the turn up and the follow leave the mole's pitch axes
+/// pointing the other way from the stored push over's (the body's z axis towards C, not
+/// away), and unflipped the push over rolls A over B's far edge, away from C (measured:
+/// docs/molemod_execution.md, "Pushing A over from under it").
+const FLIPPED: bool = true;
+
 /// One junction's figures, from the rapier bodies: each main cube's centre from B's centre
 /// (x towards C, z up; mm) and its x axis' direction (degrees from +x towards +z), the
 /// body's z axis (the side it lay on's normal, the pitch joints' plane's "up"), the clamps,
-/// A's centre from its cell over C and its turn from a quarter turn about +y, B and C from
-/// their cells.
+/// A's centre from its cell over C and its turn from a quarter turn about +y from upright
+/// (A starts the push over upside down, the same solid: 180 degrees there is the roll
+/// done), B and C from their cells.
 fn junction(world: &MoleWorld, label: &str) {
     let [a_home, b_home, c_home, target] = lift_chain_cells();
     let b = world.cell_centre(&b_home);
@@ -419,14 +432,14 @@ fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, passes: usize, 
 /// [`AHEAD`] from B's crossing, `TurnUp { ahead, lead: Rear }` at 64 (`ahead` as measured
 /// after the crawl; the rear head turns up into B's vertical tunnel towards A, the front head
 /// anchoring in C), `Follow { lead: Rear }` at 512 (the rear head ends on top, in A), A
-/// unscrewed from B and `PushOver { lead: Rear }` at 1024. Prints each junction
+/// unscrewed from B and `PushOver { lead: Rear, flipped: FLIPPED }` at 1024. Prints each junction
 /// ([`junction`]); asserts A within 5 mm of its cell over C and 3 degrees of a quarter turn
-/// about +y, B and C within 1 mm. ~10 min wall: `nice -n 5 cargo test --release -p
+/// about +y from where it stood before the push over, B and C within 1 mm. ~4-5 min wall: `nice -n 5 cargo test --release -p
 /// tank_physics --no-default-features --test molemod_shift_chain
 /// the_lift_then_the_turn_up_follow_and_push_over_in_one_run -- --ignored --nocapture
 /// --test-threads 1`.
 #[test]
-#[ignore = "~10 min wall; a measurement of the whole chain (docs/molemod_execution.md, Pushing A over from under it)"]
+#[ignore = "~4-5 min wall, over the suite's ~3 min a test (docs/molemod_execution.md, Pushing A over from under it)"]
 fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
     let wall = std::time::Instant::now();
     eprintln!("load at the start: {}", load_average());
@@ -449,7 +462,8 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
     chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::LeaveU { lead: Head::Front }, &wall);
     chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::StepIn { lead: Head::Front }, &wall);
 
-    // The crawl forward to AHEAD, in two cycles; the turn takes `ahead` as it ends.
+    // The crawl forward to AHEAD in one cycle (each joint out by half of it: the front head
+    // 2 x 22 mm ahead, to ~216 mm, inside C); the turn takes `ahead` as it ends.
     let b = world.cell_centre(&b_home);
     let body = world.link_pose("base_link").expect("link").translation.x - b.x;
     let on = AHEAD - body;
@@ -457,7 +471,7 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
         &mut world,
         &mut firmware,
         tunnel_world_options().solver_iterations,
-        Motion::Crawl { step: 0.25 * on, iterations: 2, backward: false },
+        Motion::Crawl { step: 0.5 * on, iterations: 2, backward: false },
         &wall,
     );
     let ahead = world.link_pose("base_link").expect("link").translation.x - b.x;
@@ -468,11 +482,19 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
     junction(&world, "after the follow and 0.3 s (PushOver's start: upright, 3.75 mm off the axis away from C, the lower head 45 mm up)");
 
     world.unscrew(&a_home, &b_home).expect("A screwed to B after the lift");
-    chain_step(&mut world, &mut firmware, PUSH_SOLVER_ITERATIONS, Motion::PushOver { lead: Head::Rear }, &wall);
+    // A lies upside down (the lift turned it over): the roll turns it a quarter turn about +y
+    // from there.
+    let rolled = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2) * world.block_pose(&a_home).expect("A").rotation;
+    chain_step(&mut world, &mut firmware, PUSH_SOLVER_ITERATIONS, Motion::PushOver { lead: Head::Rear, flipped: FLIPPED }, &wall);
     let [_, _, _, target] = lift_chain_cells();
     let a = world.block_pose(&a_home).expect("A");
     let off = (a.translation.vector - world.cell_centre(&target)).norm();
-    let turn = a.rotation.angle_to(&UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2));
+    let turn = a.rotation.angle_to(&rolled);
+    eprintln!(
+        "A {:.3} mm from its cell over C, {:.2} deg from a quarter turn about +y from where it stood before the push over",
+        off * 1e3,
+        turn.to_degrees()
+    );
     let (b_off, c_off) = (world.block_error(&b_home, &b_home).expect("B"), world.block_error(&c_home, &c_home).expect("C"));
     eprintln!("chain: {:.0} s wall; load at the end: {}", wall.elapsed().as_secs_f64(), load_average());
     assert!(off < 5e-3, "A ends {off} m from its cell over C");
