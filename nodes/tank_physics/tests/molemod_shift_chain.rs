@@ -486,6 +486,11 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
     // from there.
     let rolled = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2) * world.block_pose(&a_home).expect("A").rotation;
     chain_step(&mut world, &mut firmware, PUSH_SOLVER_ITERATIONS, Motion::PushOver { lead: Head::Rear, flipped: FLIPPED }, &wall);
+    // The push over's phases, s of simulated time from the chain's start.
+    let last = firmware.finished().last().map(|r| r.motion);
+    for r in firmware.finished().iter().filter(|r| Some(r.motion) == last) {
+        eprintln!("  {} {:.2}-{:.2}", r.phase, r.started, r.ended);
+    }
     let [_, _, _, target] = lift_chain_cells();
     let a = world.block_pose(&a_home).expect("A");
     let off = (a.translation.vector - world.cell_centre(&target)).norm();
