@@ -97,7 +97,7 @@ fn push_over(lead: Head) {
 
     world.set_solver_iterations(SOLVER_ITERATIONS);
     let t0 = world.time();
-    firmware.push(Motion::PushOver { lead }).expect("valid");
+    firmware.push(Motion::PushOver { lead, flipped: false }).expect("valid");
     let mut done = 0;
     while !firmware.idle() && firmware.stuck().is_none() {
         let finished = world.drive("mole", &mut firmware, 60.0, |fw| fw.finished().len() > done || fw.idle(), |_| {}).expect("fits");

@@ -332,9 +332,16 @@ pub enum Motion {
     /// quarter turn over the edge shared by B's and C's tops and sets it on C, the upper head
     /// lying in A's then horizontal tunnel, the body leaning out of B's top mouth. With
     /// `lead` [`Head::Rear`] mirrored ([`Head::row`], [`Head::grip`]): the rear head on top.
+    /// `flipped`: the same path seen from the other side of its plane (every pitch target
+    /// negated; the pitch joints' range and the cubes are symmetric about the mole's long
+    /// axis), for a mole whose pitch axes point the other way. `Follow` leaves the mole so
+    /// after a turn up into B's crossing from C's side, the only way it ends away from C
+    /// (docs/molemod_execution.md, "Pushing A over from under it").
     PushOver {
         /// The head in A (on top).
         lead: Head,
+        /// Every pitch target negated (the path seen from the other side of its plane).
+        flipped: bool,
     },
 }
 
@@ -593,8 +600,10 @@ impl Motion {
             Motion::ShiftBelow { lead: Head::Rear } => "shift from below, rear head leading",
             Motion::Pass { lead: Head::Front } => "pass through",
             Motion::Pass { lead: Head::Rear } => "pass through, rear head leading",
-            Motion::PushOver { lead: Head::Front } => "push over",
-            Motion::PushOver { lead: Head::Rear } => "push over, rear head leading",
+            Motion::PushOver { lead: Head::Front, flipped: false } => "push over",
+            Motion::PushOver { lead: Head::Rear, flipped: false } => "push over, rear head leading",
+            Motion::PushOver { lead: Head::Front, flipped: true } => "push over, flipped",
+            Motion::PushOver { lead: Head::Rear, flipped: true } => "push over, rear head leading, flipped",
         }
     }
 }
@@ -1086,16 +1095,28 @@ impl MoleMotions {
                 phases.extend(SHIFT_BELOW_ROLL_PATH[1..].iter().map(|r| row("roll", r, [true, true])));
                 Ok(phases)
             }
-            Motion::PushOver { lead } => {
-                let index = self.path_joints(&motion, &PUSH_OVER_SETTLE, lead)?;
-                self.path_joints(&motion, &PUSH_OVER_PATH, lead)?;
+            Motion::PushOver { lead, flipped } => {
+                // Seen from the other side of the plane the pitches turn the other way.
+                let side = |row: &[f64; 6]| {
+                    let mut row = *row;
+                    if flipped {
+                        for slot in PITCH_SLOTS {
+                            row[slot] = -row[slot];
+                        }
+                    }
+                    row
+                };
+                let (settle, path): (Vec<[f64; 6]>, Vec<[f64; 6]>) =
+                    (PUSH_OVER_SETTLE.iter().map(side).collect(), PUSH_OVER_PATH.iter().map(side).collect());
+                let index = self.path_joints(&motion, &settle, lead)?;
+                self.path_joints(&motion, &path, lead)?;
                 let row = |name, row: &[f64; 6], grip| phase(name, index.iter().copied().zip(lead.row(row)).collect(), lead.grip(grip));
                 // Each head that takes over is clamped before the other lets go.
                 let grip = || Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) };
-                let mut phases = vec![row("settle", &PUSH_OVER_SETTLE[1], [true, false]), grip()];
-                phases.push(row("settle", &PUSH_OVER_SETTLE[2], [false, true]));
+                let mut phases = vec![row("settle", &settle[1], [true, false]), grip()];
+                phases.push(row("settle", &settle[2], [false, true]));
                 phases.push(grip());
-                phases.extend(PUSH_OVER_PATH[1..].iter().map(|r| row("push over", r, [true, true])));
+                phases.extend(path[1..].iter().map(|r| row("push over", r, [true, true])));
                 Ok(phases)
             }
         }
@@ -1856,7 +1877,7 @@ mod tests {
         let axes = final_model(FULL_RANGE);
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
-        fw.push(Motion::PushOver { lead: Head::Front }).expect("valid");
+        fw.push(Motion::PushOver { lead: Head::Front, flipped: false }).expect("valid");
         let queued = targets(&fw);
         assert_eq!(queued.len(), 4 + PUSH_OVER_PATH.len() - 1);
         let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
@@ -1873,12 +1894,28 @@ mod tests {
         // It starts where the follow ends and the settle ends where the push over starts.
         assert_eq!(PUSH_OVER_SETTLE[0], FOLLOW_PATH[FOLLOW_PATH.len() - 1].1);
         assert_eq!(PUSH_OVER_SETTLE[PUSH_OVER_SETTLE.len() - 1], PUSH_OVER_PATH[0]);
-        let rear = assert_drives_the_other_half(|lead| Motion::PushOver { lead });
+        let rear = assert_drives_the_other_half(|lead| Motion::PushOver { lead, flipped: false });
         assert_eq!(rear[0].2, [false, true], "the rear head on top holds first");
-        assert_eq!(Motion::PushOver { lead: Head::Rear }.name(), "push over, rear head leading");
+        assert_eq!(Motion::PushOver { lead: Head::Rear, flipped: false }.name(), "push over, rear head leading");
+        // Flipped: the same phases and grips, every pitch target negated.
+        for lead in [Head::Front, Head::Rear] {
+            let mut plain = MoleMotions::new(axes.clone()).expect("joints");
+            plain.push(Motion::PushOver { lead, flipped: false }).expect("valid");
+            let mut flipped = MoleMotions::new(axes.clone()).expect("joints");
+            flipped.push(Motion::PushOver { lead, flipped: true }).expect("valid");
+            let pitches = [index("universal_0_axis2"), index("universal_1_axis2")];
+            let negated: Vec<_> = targets(&plain)
+                .into_iter()
+                .map(|(name, t, grip)| {
+                    (name, t.into_iter().map(|(i, v)| (i, if pitches.contains(&i) { -v } else { v })).collect::<Vec<_>>(), grip)
+                })
+                .collect();
+            assert_eq!(targets(&flipped), negated, "{lead:?}");
+            assert!(targets(&plain).iter().any(|(_, t, _)| t.iter().any(|&(i, v)| pitches.contains(&i) && v != 0.0)));
+        }
         let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
         assert_eq!(
-            no_rear_pitch.push(Motion::PushOver { lead: Head::Front }).unwrap_err(),
+            no_rear_pitch.push(Motion::PushOver { lead: Head::Front, flipped: false }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "push over", joint: "universal_1_axis2" }
         );
     }
