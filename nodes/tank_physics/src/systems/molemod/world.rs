@@ -252,6 +252,8 @@ impl MoleWorld {
 
     /// Moves every body of robot `index` rigidly by `by` (world frame, m and rad), as it
     /// stands: e.g. turned about a block's centre to stand the mole up in a vertical tunnel.
+    /// `by` is applied to where the bodies are now, not to where the robot was built: two
+    /// calls compose (a second quarter turn about the same centre makes a half turn).
     pub fn move_robot(&mut self, index: usize, by: &Isometry3<f64>) -> Result<(), WorldError> {
         let handles: Vec<RigidBodyHandle> = self.mole(index)?.robot.bodies_iter().map(|(_, h)| h).collect();
         for handle in handles {
