@@ -12,9 +12,12 @@
 //!
 //! The route checked (the tests): the upper head turning down at A's crossing into A's
 //! vertical tunnel and on into C's, the rest of the mole following out of B through A into
-//! the column. It needs a hand-over: while the lower head holds in B's vertical tunnel the
-//! upper one reaches no lower than 39 mm above C's crossing, while a hold for the other head
-//! in A exists only with it at 38 mm or lower ([`hand_over`]). The other way down, the lower
+//! the column. It needs a hand-over: while the lower head holds upright in B's vertical
+//! tunnel the upper one reaches no lower than 39 mm above C's crossing, while a hold for the
+//! other head in A exists only with it at 38 mm or lower ([`hand_over`]); with the lower head
+//! tilted 0.1 rad in B a few grips at 37.5-39 mm have both holds (the one in A the straight
+//! mole's head 0.5 mm inside A's top face), but RRT-connect finds no phase between the two
+//! holds ([`hand_over_holds`]). The other way down, the lower
 //! head turning into B's x tunnel under the upper head anchored in A, does not reach B's x
 //! tunnel either (docs/molemod_execution.md, "The way on from the push over's end").
 
@@ -77,6 +80,31 @@ pub fn hand_over(upper: &Grip) -> (bool, usize) {
     (in_b, in_a)
 }
 
+/// The two holds of the lower head a grip of the upper head at `upper` hands over between,
+/// each the configuration with the most clearance on [`hand_over`]'s 2 mm grid: in B's
+/// vertical tunnel 46 mm above C's crossing on its axis, tilted 0.1 rad towards C; and
+/// upright in A's vertical tunnel (within 4 mm of the axis and 0.1 rad, 140-149.5 mm up,
+/// 0.5 mm steps). `None` if either has no configuration.
+pub fn hand_over_holds(upper: &Grip) -> Option<(LiftJoints, LiftJoints, Pose)> {
+    let lim = limits();
+    let b = Pose { x: in_b(0.046).x + 0.004, z: 0.046, angle: HALF_PI - 0.1 };
+    let (in_b, _) = reach(upper, &lim, &b, 0.002, None)?;
+    let mut best: Option<(LiftJoints, f64, Pose)> = None;
+    for x in [-0.004, 0.0, 0.004] {
+        for k in 0..20 {
+            for da in [-0.1, -0.05, 0.0, 0.05, 0.1] {
+                let t = Pose { x, z: 0.140 + 0.0005 * f64::from(k), angle: -HALF_PI + da };
+                if let Some((q, d)) = reach(upper, &lim, &t, 0.002, None) {
+                    if best.as_ref().is_none_or(|b| d > b.1) {
+                        best = Some((q, d, t));
+                    }
+                }
+            }
+        }
+    }
+    best.map(|(in_a, _, at)| (in_b, in_a, at))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,15 +126,18 @@ mod tests {
         assert!(in_tunnel_in(&AFTER_PUSH_BLOCKS, (l.front.x, l.front.z)) && in_tunnel_in(&AFTER_PUSH_BLOCKS, (l.rear.x, l.rear.z)));
     }
 
-    /// Why the upper head cannot take the mole down through A: gripping in the A/C column
+    /// With the lower head's holds in B upright where the push over leaves it across the
+    /// tunnel, the upper head cannot take the mole down through A: gripping in the A/C column
     /// (3.75 mm either side of the axis or on it, tilted up to 0.1 rad, 34-42 mm above C's
     /// crossing in 1 mm steps) it has the lower head's hold in B's tunnel only from 39 mm up,
     /// and a hold for it in A only up to 38 mm (the straight contracted mole, its upper head's
     /// centre 1 mm inside A's top face): no grip height has both, so neither head can let go
-    /// to bring the lower one over. Lower grips in the column are out of the chain's reach
+    /// to bring the lower one over (tilted in B, the lower head gives a few shared grips:
+    /// `tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds`). Lower grips in the
+    /// column are out of the chain's reach
     /// from B (`from_b_the_hanging_head_grips_no_lower_than_40_mm`: 40 mm on its 5 mm grid).
     #[test]
-    fn with_the_upper_head_in_the_column_no_grip_hands_over_from_b_to_a() {
+    fn with_the_lower_head_upright_in_b_no_grip_in_the_column_hands_over() {
         let (mut lowest_b, mut highest_a) = (f64::INFINITY, f64::NEG_INFINITY);
         for k in 0..=8 {
             let height = 0.034 + 0.001 * f64::from(k);
@@ -131,7 +162,7 @@ mod tests {
         assert!((lowest_b - 0.039).abs() < 1e-9 && (highest_a - 0.038).abs() < 1e-9, "{lowest_b} {highest_a}");
     }
 
-    /// From the lower head's holds in B's vertical tunnel (its centre from 15 mm below C's
+    /// From the lower head's holds upright in B's vertical tunnel (its centre from 15 mm below C's
     /// crossing's height, where the push over leaves it, up to 49 mm, 5 mm steps), the upper
     /// head reaches a grip hanging in the column (on the axis, tilted 0.02 or 0.15 rad either
     /// way) no lower than 40 mm above C's crossing (5 mm steps from -30 mm; the 1 mm scan
@@ -178,5 +209,30 @@ mod tests {
         }
         eprintln!("anchored in A, the lower head lies at most {:.1} mm into B's x tunnel", farthest * 1e3);
         assert!(farthest < 0.015, "{farthest}");
+    }
+
+    /// Tilted 0.1 rad towards C in B's tunnel (on its axis, 46 mm up), the lower head has a
+    /// hold with the upper head gripping 37.5-38.5 mm up in the column (3.75 mm to -x, tilted
+    /// 0.1-0.15 rad), and so does a hold in A: the straight mole's head with its centre 0.5 mm
+    /// inside A's top face. But no firmware phase joins the two configurations with the upper
+    /// head gripping: RRT-connect (`follow::search_phase`, 3000 iterations, seeds 1-3) finds
+    /// none at any of the three grips.
+    #[test]
+    fn tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds() {
+        use crate::molemod::follow::search_phase;
+        let lim = limits();
+        for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
+            let upper = hanging(-0.00375, height, tilt);
+            let (in_b, in_a, at) = hand_over_holds(&upper).expect("both holds");
+            assert!(at.z >= 0.149 && at.z < 0.5 * BLOCK + BLOCK, "{at:?}");
+            for seed in 1..=3 {
+                assert!(search_phase(&upper, &lim, &in_b, &in_a, 3000, seed).is_none(), "{height} {tilt} seed {seed}");
+            }
+            eprintln!(
+                "upper head {:.1} mm up, tilted {tilt}: holds in B and in A ({:.1} mm up), no phase between",
+                height * 1e3,
+                at.z * 1e3
+            );
+        }
     }
 }
