@@ -2,6 +2,7 @@
 //! firmware that drives every joint of a mole to its target from the encoder readings,
 //! and the mole's motions built on it ([`motion`]).
 
+pub mod after_push;
 pub mod after_roll;
 pub mod follow;
 pub mod grasp;

@@ -1,0 +1,238 @@
+//! Planar model of the way on from where [`super::motion::Motion::PushOver`] ends (issue #18,
+//! task 1's put down and tasks 2/3's shift again): A rolled a quarter turn onto C, the mole
+//! bent with its lower head in B's vertical tunnel, the body leaning out of B's top mouth and
+//! the upper head lying level in A's crossing.
+//!
+//! The scene is [`super::follow`]'s model (cubes, joint discs and rods, static loads, the
+//! 0.75 mm margin, the 0.52 N m / 15 N limits, gravity down) round C's crossing: C at the
+//! origin, B behind it (-x), A on C ([`AFTER_PUSH_BLOCKS`]); the cell above B and cell 3 are
+//! empty. The chain is named as the push over's model names it: its base, the lower head in
+//! B, is the model's rear head; the upper head, in A, is its front head (with
+//! `PushOver { lead: Rear, flipped: true }` the physical front and rear heads respectively).
+//!
+//! The route checked (the tests): the upper head turning down at A's crossing into A's
+//! vertical tunnel and on into C's, the rest of the mole following out of B through A into
+//! the column. It needs a hand-over: while the lower head holds upright in B's vertical
+//! tunnel the upper one reaches no lower than 39 mm above C's crossing, while a hold for the
+//! other head in A exists only with it at 38 mm or lower ([`hand_over`]); with the lower head
+//! tilted 0.1 rad in B a few grips at 37.5-39 mm have both holds (the one in A the straight
+//! mole's head 0.5 mm inside A's top face), but RRT-connect finds no phase between the two
+//! holds ([`hand_over_holds`]). The other way down, the lower
+//! head turning into B's x tunnel under the upper head anchored in A, does not reach B's x
+//! tunnel either (docs/molemod_execution.md, "The way on from the push over's end").
+
+use super::follow::{reach, Base, FollowLimits, Grip};
+use super::lift::{LiftJoints, Pose, BLOCK};
+use super::push_over::{chain, stored_scene, PUSH_OVER_PATH};
+
+const HALF_PI: f64 = 0.5 * std::f64::consts::PI;
+
+/// Task 1's blocks after the push over, centred round C's crossing (x from B towards C, z
+/// up), m: C, B behind it, A on C (the same solid as before its quarter turn).
+pub static AFTER_PUSH_BLOCKS: [(f64, f64); 3] = [(0.0, 0.0), (-BLOCK, 0.0), (0.0, BLOCK)];
+
+/// [`FollowLimits::actuators`] among [`AFTER_PUSH_BLOCKS`].
+pub fn limits() -> FollowLimits {
+    FollowLimits { blocks: &AFTER_PUSH_BLOCKS, ..FollowLimits::actuators() }
+}
+
+/// A pose of the push over's frame (B's centre at x = 0, the floor at z = 0, m) in this one.
+pub fn from_push_over(p: &Pose) -> Pose {
+    Pose { x: p.x - BLOCK, z: p.z - 0.5 * BLOCK, angle: p.angle }
+}
+
+/// Where the stored push over leaves the mole: the lower head (the base) gripping in B's
+/// vertical tunnel, and the joints of [`PUSH_OVER_PATH`]'s last row.
+pub fn start() -> (Grip, LiftJoints) {
+    let q = PUSH_OVER_PATH[PUSH_OVER_PATH.len() - 1];
+    let c = chain(&stored_scene(), &q);
+    (Grip { base: Base::Rear, pose: from_push_over(&c.rear) }, q)
+}
+
+/// The upper head hanging in the A/C column as a grip: its centre `across` (m, + = away from
+/// B) from the column's axis and `height` above C's crossing, its axis `tilt` (rad) from
+/// straight down.
+pub fn hanging(across: f64, height: f64, tilt: f64) -> Grip {
+    Grip { base: Base::Front, pose: Pose { x: across, z: height, angle: -HALF_PI + tilt } }
+}
+
+/// The lower head upright in B's vertical tunnel where the push over leaves it across the
+/// tunnel, its centre `height` above C's crossing (m).
+pub fn in_b(height: f64) -> Pose {
+    Pose { x: start().0.pose.x, z: height, angle: HALF_PI }
+}
+
+/// What holds the lower head can take while the upper head grips at `upper`: whether any
+/// configuration within [`limits`] (a 2 mm grid of the free prismatic joints) puts it in B's
+/// vertical tunnel (centre 40-49 mm above C's crossing, 1 mm steps: below B's top, 50 mm) and
+/// how many put it upright in A's vertical tunnel (centre within 4 mm of the axis, 140-149 mm
+/// up, within 0.05 rad of upright: the straight mole, the highest hold in A a low grip leaves).
+pub fn hand_over(upper: &Grip) -> (bool, usize) {
+    let lim = limits();
+    let in_b = (0..10).any(|k| reach(upper, &lim, &in_b(0.040 + 0.001 * f64::from(k)), 0.002, None).is_some());
+    let in_a = [-0.004, 0.0, 0.004]
+        .iter()
+        .flat_map(|&x| {
+            (0..10).flat_map(move |k| [-0.05, 0.0, 0.05].map(|da| Pose { x, z: 0.140 + 0.001 * f64::from(k), angle: -HALF_PI + da }))
+        })
+        .filter(|t| reach(upper, &lim, t, 0.002, None).is_some())
+        .count();
+    (in_b, in_a)
+}
+
+/// The two holds of the lower head a grip of the upper head at `upper` hands over between,
+/// each the configuration with the most clearance on [`hand_over`]'s 2 mm grid: in B's
+/// vertical tunnel 46 mm above C's crossing on its axis, tilted 0.1 rad towards C; and
+/// upright in A's vertical tunnel (within 4 mm of the axis and 0.1 rad, 140-149.5 mm up,
+/// 0.5 mm steps). `None` if either has no configuration.
+pub fn hand_over_holds(upper: &Grip) -> Option<(LiftJoints, LiftJoints, Pose)> {
+    let lim = limits();
+    let b = Pose { x: in_b(0.046).x + 0.004, z: 0.046, angle: HALF_PI - 0.1 };
+    let (in_b, _) = reach(upper, &lim, &b, 0.002, None)?;
+    let mut best: Option<(LiftJoints, f64, Pose)> = None;
+    for x in [-0.004, 0.0, 0.004] {
+        for k in 0..20 {
+            for da in [-0.1, -0.05, 0.0, 0.05, 0.1] {
+                let t = Pose { x, z: 0.140 + 0.0005 * f64::from(k), angle: -HALF_PI + da };
+                if let Some((q, d)) = reach(upper, &lim, &t, 0.002, None) {
+                    if best.as_ref().is_none_or(|b| d > b.1) {
+                        best = Some((q, d, t));
+                    }
+                }
+            }
+        }
+    }
+    best.map(|(in_a, _, at)| (in_b, in_a, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::molemod::follow::{clearances_in, in_tunnel_in, links, FOLLOW_PAIRS};
+
+    /// The push over's end in this scene: the upper head level at A's crossing, the lower head
+    /// upright in B's vertical tunnel, everything at least 1.25 mm off the blocks and the floor
+    /// (the lower head's 1.25 mm from B's wall, as the push over keeps it).
+    #[test]
+    fn the_push_over_end_stands_in_this_scene() {
+        let (grip, q) = start();
+        let l = links(&grip, &q);
+        let d = clearances_in(&AFTER_PUSH_BLOCKS, &l);
+        for (i, v) in d.iter().enumerate() {
+            assert!(*v >= 1.2e-3, "{}: {v}", FOLLOW_PAIRS[i]);
+        }
+        assert!(l.front.x.abs() < 1e-3 && (l.front.z - BLOCK).abs() < 5e-3 && l.front.angle.abs() < 1e-3, "{:?}", l.front);
+        assert!((l.rear.x + BLOCK).abs() < 5e-3 && (l.rear.angle - HALF_PI).abs() < 1e-9, "{:?}", l.rear);
+        assert!(in_tunnel_in(&AFTER_PUSH_BLOCKS, (l.front.x, l.front.z)) && in_tunnel_in(&AFTER_PUSH_BLOCKS, (l.rear.x, l.rear.z)));
+    }
+
+    /// With the lower head's holds in B upright where the push over leaves it across the
+    /// tunnel, the upper head cannot take the mole down through A: gripping in the A/C column
+    /// (3.75 mm either side of the axis or on it, tilted up to 0.1 rad, 34-42 mm above C's
+    /// crossing in 1 mm steps) it has the lower head's hold in B's tunnel only from 39 mm up,
+    /// and a hold for it in A only up to 38 mm (the straight contracted mole, its upper head's
+    /// centre 1 mm inside A's top face): no grip height has both, so neither head can let go
+    /// to bring the lower one over (tilted in B, the lower head gives a few shared grips:
+    /// `tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds`). Lower grips in the
+    /// column are out of the chain's reach
+    /// from B (`from_b_the_hanging_head_grips_no_lower_than_40_mm`: 40 mm on its 5 mm grid).
+    #[test]
+    fn with_the_lower_head_upright_in_b_no_grip_in_the_column_hands_over() {
+        let (mut lowest_b, mut highest_a) = (f64::INFINITY, f64::NEG_INFINITY);
+        for k in 0..=8 {
+            let height = 0.034 + 0.001 * f64::from(k);
+            for across in [-0.00375, 0.0, 0.00375] {
+                for tilt in [-0.1, 0.0, 0.1] {
+                    let (b, a) = hand_over(&hanging(across, height, tilt));
+                    assert!(!(b && a > 0), "a hand-over at {across} m across, {height} m up, tilt {tilt}");
+                    if b {
+                        lowest_b = lowest_b.min(height);
+                    }
+                    if a > 0 {
+                        highest_a = highest_a.max(height);
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "upper head in the column: a hold in B from {:.0} mm above C's crossing, a hold in A up to {:.0} mm",
+            lowest_b * 1e3,
+            highest_a * 1e3
+        );
+        assert!((lowest_b - 0.039).abs() < 1e-9 && (highest_a - 0.038).abs() < 1e-9, "{lowest_b} {highest_a}");
+    }
+
+    /// From the lower head's holds upright in B's vertical tunnel (its centre from 15 mm below C's
+    /// crossing's height, where the push over leaves it, up to 49 mm, 5 mm steps), the upper
+    /// head reaches a grip hanging in the column (on the axis, tilted 0.02 or 0.15 rad either
+    /// way) no lower than 40 mm above C's crossing (5 mm steps from -30 mm; the 1 mm scan
+    /// above finds 39 mm with the head tilted 0.1 rad).
+    #[test]
+    fn from_b_the_hanging_head_grips_no_lower_than_40_mm() {
+        let lim = limits();
+        let mut lowest = f64::INFINITY;
+        for k in 0..=15 {
+            let height = -0.030 + 0.005 * f64::from(k);
+            for tilt in [0.02, -0.02, 0.15, -0.15] {
+                let upper = hanging(0.0, height, tilt);
+                let found = (0..=13).any(|j| reach(&upper, &lim, &in_b((-0.015 + 0.005 * f64::from(j)).min(0.049)), 0.003, None).is_some());
+                if found {
+                    lowest = lowest.min(height);
+                }
+            }
+        }
+        eprintln!("from B the hanging head grips no lower than {:.0} mm above C's crossing", lowest * 1e3);
+        assert!((lowest - 0.040).abs() < 1e-9, "{lowest}");
+    }
+
+    /// The other way down, through B's crossing: with the upper head anchored level in A's x
+    /// tunnel (its centre 45 mm either side of A's crossing, 15 mm steps, at the push over's
+    /// height), the lower head has no hold turned into B's x tunnel towards C: lying in it
+    /// (within 0.34 rad of level, 4 mm below the axis) its centre at most 13.8 mm from where
+    /// it stands in B's column, against the 23 mm out that the turn at the bottom of a descent
+    /// leaves it at.
+    #[test]
+    fn anchored_in_a_the_lower_head_does_not_turn_into_bs_x_tunnel() {
+        let lim = limits();
+        let (grip, _) = start();
+        let mut farthest = f64::NEG_INFINITY;
+        for i in 0..=6 {
+            let upper = Grip { base: Base::Front, pose: Pose { x: -0.045 + 0.015 * f64::from(i), z: 0.1038, angle: 0.0 } };
+            for k in 0..=8 {
+                let x = -0.095 + 0.005 * f64::from(k);
+                for angle in [std::f64::consts::PI, 2.8, -2.8] {
+                    if reach(&upper, &lim, &Pose { x, z: -0.004, angle }, 0.002, None).is_some() {
+                        farthest = farthest.max(x - grip.pose.x);
+                    }
+                }
+            }
+        }
+        eprintln!("anchored in A, the lower head lies at most {:.1} mm into B's x tunnel", farthest * 1e3);
+        assert!(farthest < 0.015, "{farthest}");
+    }
+
+    /// Tilted 0.1 rad towards C in B's tunnel (on its axis, 46 mm up), the lower head has a
+    /// hold with the upper head gripping 37.5-38.5 mm up in the column (3.75 mm to -x, tilted
+    /// 0.1-0.15 rad), and so does a hold in A: the straight mole's head with its centre 0.5 mm
+    /// inside A's top face. But no firmware phase joins the two configurations with the upper
+    /// head gripping: RRT-connect (`follow::search_phase`, 3000 iterations, seeds 1-3) finds
+    /// none at any of the three grips.
+    #[test]
+    fn tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds() {
+        use crate::molemod::follow::search_phase;
+        let lim = limits();
+        for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
+            let upper = hanging(-0.00375, height, tilt);
+            let (in_b, in_a, at) = hand_over_holds(&upper).expect("both holds");
+            assert!(at.z >= 0.149 && at.z < 0.5 * BLOCK + BLOCK, "{at:?}");
+            for seed in 1..=3 {
+                assert!(search_phase(&upper, &lim, &in_b, &in_a, 3000, seed).is_none(), "{height} {tilt} seed {seed}");
+            }
+            eprintln!(
+                "upper head {:.1} mm up, tilted {tilt}: holds in B and in A ({:.1} mm up), no phase between",
+                height * 1e3,
+                at.z * 1e3
+            );
+        }
+    }
+}
