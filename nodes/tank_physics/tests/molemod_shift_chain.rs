@@ -501,12 +501,13 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
 /// `PushOver { lead: Front, flipped: FLIPPED }`: A onto C at (1, 0, 1). Measured: every
 /// motion up to the push over ends as the mirror image of task 1's, A lands 1.0 mm from its
 /// cell, but the push over's set down creeps (12.4 s in task 1's run) and here stops at the
-/// 20 s phase limit 0.092 mm short, so the test fails on "no motion stuck". ~4-5 min wall:
+/// 20 s phase limit 0.092 mm short, so the test fails on "no motion stuck". 22 min wall at
+/// load 5-6 (task 1's chain: 4 min at load 3):
 /// `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
 /// molemod_shift_chain the_mirrored_lift_then_the_turn_up_follow_and_push_over_in_one_run --
 /// --ignored --nocapture --test-threads 1`.
 #[test]
-#[ignore = "~4-5 min wall at load 3 (22 min at load 6); measured 2026-11-30: the push over's set down (prismatic_3 in by 3 mm, A onto C) \
+#[ignore = "22 min wall at load 5-6 (task 1's chain: 4 min at load 3); measured 2026-11-30: the push over's set down (prismatic_3 in by 3 mm, A onto C) \
             ends 0.092 mm short at the 20 s phase limit with A 1.0 mm from its cell (docs/molemod_execution.md, The mirrored lift and shift in one run)"]
 fn the_mirrored_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
     lift_and_push_over(Row { lift: Head::Rear });
