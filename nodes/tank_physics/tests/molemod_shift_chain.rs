@@ -16,7 +16,9 @@
 //! The third test is the shift done from the B/A column instead ("Pushing A over from under
 //! it"), joined to a real lift in one run: lift, leave the U, step in, a crawl, the turn up
 //! and the follow with the rear head leading, A unscrewed, `Motion::PushOver` flipped
-//! (`#[ignore]`d: ~4-5 min wall).
+//! (`#[ignore]`d: ~4-5 min wall). The fourth is its mirror image, the lift and shift of
+//! tasks 2 and 3 (".##R": the lift onto the neighbour behind, the shift towards -x, every
+//! lead swapped; `#[ignore]`d as well).
 
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::follow::FOLLOW_AXIS;
@@ -345,27 +347,80 @@ fn the_join_from_where_the_follow_leaves_the_mole_then_the_shift_from_below() {
 const PUSH_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
 
 /// Where the chain after the lift turns up: the body this far from B's crossing towards C
-/// when `TurnUp { lead: Rear }` starts, m. The turn's approach needs more than 52 mm (the
-/// rear universal joint 24 mm short of the crossing after it, the body 28 mm behind that)
-/// and at most 112 mm (30 mm joints); 60 mm keeps the front head's centre 216 mm from B's
-/// cell 0 edge, inside C (150-250 mm) with the head's 20 mm half-length to spare.
+/// when the turn up starts, m. The turn's approach needs more than 52 mm (the turning
+/// head's universal joint 24 mm short of the crossing after it, the body 28 mm behind that)
+/// and at most 112 mm (30 mm joints); 60 mm keeps the other head's centre 216 mm from B's
+/// edge away from C, inside C (150-250 mm) with the head's 20 mm half-length to spare.
 const AHEAD: f64 = 0.060;
 
 /// The push over after this chain runs flipped (every pitch target negated): coming into
 /// B's crossing from C's side, the turn up and the follow leave the mole's pitch axes
 /// pointing the other way from the stored push over's (the body's z axis towards C, not
 /// away), and unflipped the push over rolls A over B's far edge, away from C (measured:
-/// docs/molemod_execution.md, "Pushing A over from under it").
+/// docs/molemod_execution.md, "Pushing A over from under it"). The mirror image (every lead
+/// swapped) mirrors the body's z axis with the row, so it runs flipped too ("The mirrored
+/// lift and shift in one run").
 const FLIPPED: bool = true;
 
+/// The lift and shift chain's row, by the head that leads the lift: [`Head::Front`] task 1's
+/// "R##." (B towards +x, ahead of the robot), [`Head::Rear`] its mirror image ".##R" (B
+/// towards -x, behind the robot, which heads +x as before; tasks 2 and 3).
+#[derive(Clone, Copy)]
+struct Row {
+    /// The head that leads the lift, the way out of the U and the step in.
+    lift: Head,
+}
+
+impl Row {
+    /// The lattice the chain starts from.
+    fn picture(self) -> &'static str {
+        match self.lift {
+            Head::Front => "R##.",
+            Head::Rear => ".##R",
+        }
+    }
+
+    /// +1 when C is towards +x of B, -1 in the mirror image.
+    fn towards(self) -> f64 {
+        match self.lift {
+            Head::Front => 1.0,
+            Head::Rear => -1.0,
+        }
+    }
+
+    /// The head that turns up into B's crossing, follows round it and ends on top, in A:
+    /// the one away from C after the step in.
+    fn upper(self) -> Head {
+        match self.lift {
+            Head::Front => Head::Rear,
+            Head::Rear => Head::Front,
+        }
+    }
+
+    /// The blocks by home cell (A the robot's, B the lift's neighbour, C the next one on)
+    /// and A's target over C.
+    fn cells(self) -> [Cell; 4] {
+        match self.lift {
+            Head::Front => [Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0), Cell::new(2, 0, 1)],
+            Head::Rear => [Cell::planar(3, 0), Cell::planar(2, 0), Cell::planar(1, 0), Cell::new(1, 0, 1)],
+        }
+    }
+
+    /// A's roll onto C: a quarter turn about +y towards C.
+    fn roll(self) -> UnitQuaternion<f64> {
+        UnitQuaternion::from_axis_angle(&Vector3::y_axis(), self.towards() * FRAC_PI_2)
+    }
+}
+
 /// One junction's figures, from the rapier bodies: each main cube's centre from B's centre
-/// (x towards C, z up; mm) and its x axis' direction (degrees from +x towards +z), the
-/// body's z axis (the side it lay on's normal, the pitch joints' plane's "up"), the clamps,
-/// A's centre from its cell over C and its turn from a quarter turn about +y from upright
-/// (A starts the push over upside down, the same solid: 180 degrees there is the roll
-/// done), B and C from their cells.
-fn junction(world: &MoleWorld, label: &str) {
-    let [a_home, b_home, c_home, target] = lift_chain_cells();
+/// (x towards C, z up; mm) and its x axis' direction (degrees from the row's x towards C
+/// towards +z), the body's z axis (x towards C; the side it lay on's normal, the pitch
+/// joints' plane's "up"), the clamps, A's centre from its cell over C (x towards C) and its
+/// turn from a quarter turn towards C from upright (A starts the push over upside down, the
+/// same solid: 180 degrees there is the roll done), B and C from their cells.
+fn junction(world: &MoleWorld, row: Row, label: &str) {
+    let [a_home, b_home, c_home, target] = row.cells();
+    let s = row.towards();
     let b = world.cell_centre(&b_home);
     let mut line = String::new();
     for link in LINKS {
@@ -374,42 +429,36 @@ fn junction(world: &MoleWorld, label: &str) {
         let x = pose.rotation * Vector3::x();
         line += &format!(
             " {link} ({:+.2}, {:+.2}, {:+.2}) mm, x axis at {:.1} deg;",
-            at.x * 1e3,
+            s * at.x * 1e3,
             at.y * 1e3,
             at.z * 1e3,
-            x.z.atan2(x.x).to_degrees()
+            x.z.atan2(s * x.x).to_degrees()
         );
     }
     let top = world.link_pose("base_link").expect("link").rotation * Vector3::z();
     let a = world.block_pose(&a_home).expect("A");
     let off = a.translation.vector - world.cell_centre(&target);
-    let rolled = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2);
     eprintln!(
         "{label}:{line} body z axis ({:+.2}, {:+.2}, {:+.2}); clamped front {} rear {}; A ({:+.2}, {:+.2}, {:+.2}) mm from the cell over C, {:.2} deg from a \
-         quarter turn about +y; B {:.3} mm, C {:.3} mm from their cells; t {:.2} s sim",
-        top.x,
+         quarter turn towards C; B {:.3} mm, C {:.3} mm from their cells; t {:.2} s sim",
+        s * top.x,
         top.y,
         top.z,
         world.head_clamped(0),
         world.head_clamped(1),
-        off.x * 1e3,
+        s * off.x * 1e3,
         off.y * 1e3,
         off.z * 1e3,
-        a.rotation.angle_to(&rolled).to_degrees(),
+        a.rotation.angle_to(&row.roll()).to_degrees(),
         world.block_error(&b_home, &b_home).expect("B") * 1e3,
         world.block_error(&c_home, &c_home).expect("C") * 1e3,
         world.time()
     );
 }
 
-/// Task 1's blocks by home cell ("R##.": A at 0, B at 1, C at 2) and A's target over C.
-fn lift_chain_cells() -> [Cell; 4] {
-    [Cell::planar(0, 0), Cell::planar(1, 0), Cell::planar(2, 0), Cell::new(2, 0, 1)]
-}
-
 /// Runs `motion` to its end at `passes` solver passes, prints the junction after it and
 /// asserts it did not stick.
-fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, passes: usize, motion: Motion, wall: &std::time::Instant) {
+fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, row: Row, passes: usize, motion: Motion, wall: &std::time::Instant) {
     world.set_solver_iterations(passes);
     let (t0, name) = (world.time(), motion.name());
     firmware.push(motion).expect("a valid motion");
@@ -421,7 +470,7 @@ fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, passes: usize, 
         wall.elapsed().as_secs_f64(),
         closest * 1e3
     );
-    junction(world, &format!("after {name}"));
+    junction(world, row, &format!("after {name}"));
     assert!(firmware.stuck().is_none(), "{name}: {}", firmware.status());
 }
 
@@ -432,76 +481,114 @@ fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, passes: usize, 
 /// [`AHEAD`] from B's crossing, `TurnUp { ahead, lead: Rear }` at 64 (`ahead` as measured
 /// after the crawl; the rear head turns up into B's vertical tunnel towards A, the front head
 /// anchoring in C), `Follow { lead: Rear }` at 512 (the rear head ends on top, in A), A
-/// unscrewed from B and `PushOver { lead: Rear, flipped: FLIPPED }` at 1024. Prints each junction
-/// ([`junction`]); asserts A within 5 mm of its cell over C and 3 degrees of a quarter turn
-/// about +y from where it stood before the push over, B and C within 1 mm. ~4-5 min wall: `nice -n 5 cargo test --release -p
+/// unscrewed from B and `PushOver { lead: Rear, flipped: FLIPPED }` at 1024 ([`lift_and_push_over`]).
+/// ~4-5 min wall: `nice -n 5 cargo test --release -p
 /// tank_physics --no-default-features --test molemod_shift_chain
 /// the_lift_then_the_turn_up_follow_and_push_over_in_one_run -- --ignored --nocapture
 /// --test-threads 1`.
 #[test]
 #[ignore = "~4-5 min wall, over the suite's ~3 min a test (docs/molemod_execution.md, Pushing A over from under it)"]
 fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
+    lift_and_push_over(Row { lift: Head::Front });
+}
+
+/// The mirror image of [`the_lift_then_the_turn_up_follow_and_push_over_in_one_run`], the
+/// lift and shift of tasks 2 and 3 (issue #18): from ".##R" (A at cell 3 with the robot
+/// heading +x, B at 2, C at 1) `LiftOnto { lead: Rear }` onto the neighbour behind,
+/// `LeaveU { lead: Rear }`, `StepIn { lead: Rear }`, a crawl backward to put the body
+/// [`AHEAD`] past B's crossing towards C, `TurnUp { ahead, lead: Front }`,
+/// `Follow { lead: Front }` (the front head on top, in A), A unscrewed and
+/// `PushOver { lead: Front, flipped: FLIPPED }`: A onto C at (1, 0, 1). Measured: every
+/// motion up to the push over ends as the mirror image of task 1's, A lands 1.0 mm from its
+/// cell, but the push over's set down creeps (12.4 s in task 1's run) and here stops at the
+/// 20 s phase limit 0.092 mm short, so the test fails on "no motion stuck". 22 min wall at
+/// load 5-6 (task 1's chain: 4 min at load 3):
+/// `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
+/// molemod_shift_chain the_mirrored_lift_then_the_turn_up_follow_and_push_over_in_one_run --
+/// --ignored --nocapture --test-threads 1`.
+#[test]
+#[ignore = "22 min wall at load 5-6 (task 1's chain: 4 min at load 3); measured 2026-11-30: the push over's set down (prismatic_3 in by 3 mm, A onto C) \
+            ends 0.092 mm short at the 20 s phase limit with A 1.0 mm from its cell (docs/molemod_execution.md, The mirrored lift and shift in one run)"]
+fn the_mirrored_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
+    lift_and_push_over(Row { lift: Head::Rear });
+}
+
+/// The lift and the shift from the B/A column in one run along `row`: the set-up crawl and
+/// `LiftOnto` (512 passes), A screwed to B, `LeaveU` and `StepIn` (512), all led by
+/// `row.lift`; one crawl cycle at the world's passes towards C to put the body [`AHEAD`]
+/// past B's crossing; `TurnUp { ahead }` (64) and `Follow` (512) led by [`Row::upper`]; A
+/// unscrewed from B and `PushOver { lead: row.upper(), flipped: FLIPPED }` (1024). Prints
+/// each junction ([`junction`]); asserts no motion stuck, A within 5 mm of its cell over C
+/// and 3 degrees of a quarter turn towards C from where it stood before the push over, B
+/// and C within 1 mm.
+fn lift_and_push_over(row: Row) {
     let wall = std::time::Instant::now();
     eprintln!("load at the start: {}", load_average());
-    let [a_home, b_home, c_home, _] = lift_chain_cells();
-    let lattice = Lattice::from_picture("R##.").expect("picture");
+    let [a_home, b_home, c_home, target] = row.cells();
+    let s = row.towards();
+    let lattice = Lattice::from_picture(row.picture()).expect("picture");
     let mut world =
         MoleWorld::in_lattice(&committed_model(), &lattice, tunnel_world_options(), BlockOptions::default()).expect("the world builds");
     let mut firmware = MoleMotions::new(axes(&world)).expect("the final model has the motions' joints");
     drive(&mut world, &mut firmware, 0.3);
-    // As `molemod_lift`: the holding (rear) head crawled to its grip in A, A unscrewed.
+    // As `molemod_lift`: the holding head crawled to its grip in A (backward when the rear
+    // head leads), A unscrewed.
     let crawl = LIFT_ONTO_REAR_GRIP + 0.056;
-    firmware.push(Motion::Crawl { step: 0.25 * crawl, iterations: 4, backward: false }).expect("a valid crawl");
+    firmware.push(Motion::Crawl { step: 0.25 * crawl, iterations: 4, backward: s < 0.0 }).expect("a valid crawl");
     drive(&mut world, &mut firmware, 0.0);
     assert!(firmware.stuck().is_none(), "crawl to the lift: {}", firmware.status());
     world.unscrew(&a_home, &b_home).expect("A screwed to B at the start");
-    junction(&world, "ready to lift");
-    chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::LiftOnto { lead: Head::Front }, &wall);
+    junction(&world, row, "ready to lift");
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::LiftOnto { lead: row.lift }, &wall);
     // The executor screws A to B after a lift.
     world.screw(&a_home, &b_home).expect("A lies on B");
-    chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::LeaveU { lead: Head::Front }, &wall);
-    chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::StepIn { lead: Head::Front }, &wall);
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::LeaveU { lead: row.lift }, &wall);
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::StepIn { lead: row.lift }, &wall);
 
-    // The crawl forward to AHEAD in one cycle (each joint out by half of it: the front head
-    // 2 x 22 mm ahead, to ~216 mm, inside C); the turn takes `ahead` as it ends.
+    // The crawl towards C to AHEAD in one cycle (each joint out by half of it: the head
+    // towards C 2 x 22 mm on, to ~216 mm, inside C); the turn takes `ahead` as it ends.
     let b = world.cell_centre(&b_home);
-    let body = world.link_pose("base_link").expect("link").translation.x - b.x;
+    let body = s * (world.link_pose("base_link").expect("link").translation.x - b.x);
     let on = AHEAD - body;
     chain_step(
         &mut world,
         &mut firmware,
+        row,
         tunnel_world_options().solver_iterations,
-        Motion::Crawl { step: 0.5 * on, iterations: 2, backward: false },
+        Motion::Crawl { step: 0.5 * on, iterations: 2, backward: s < 0.0 },
         &wall,
     );
-    let ahead = world.link_pose("base_link").expect("link").translation.x - b.x;
+    let ahead = s * (world.link_pose("base_link").expect("link").translation.x - b.x);
     eprintln!("crawled {:.2} mm on: the body {:.2} mm from B's crossing (aimed at {:.0})", on * 1e3, ahead * 1e3, AHEAD * 1e3);
-    chain_step(&mut world, &mut firmware, TURN_SOLVER_ITERATIONS, Motion::TurnUp { ahead, lead: Head::Rear }, &wall);
-    chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::Follow { lead: Head::Rear }, &wall);
+    chain_step(&mut world, &mut firmware, row, TURN_SOLVER_ITERATIONS, Motion::TurnUp { ahead, lead: row.upper() }, &wall);
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::Follow { lead: row.upper() }, &wall);
     drive(&mut world, &mut firmware, 0.3);
-    junction(&world, "after the follow and 0.3 s (PushOver's start: upright, 3.75 mm off the axis away from C, the lower head 45 mm up)");
+    junction(
+        &world,
+        row,
+        "after the follow and 0.3 s (PushOver's start: upright, 3.75 mm off the axis away from C, the lower head 45 mm up)",
+    );
 
     world.unscrew(&a_home, &b_home).expect("A screwed to B after the lift");
-    // A lies upside down (the lift turned it over): the roll turns it a quarter turn about +y
-    // from there.
-    let rolled = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2) * world.block_pose(&a_home).expect("A").rotation;
-    chain_step(&mut world, &mut firmware, PUSH_SOLVER_ITERATIONS, Motion::PushOver { lead: Head::Rear, flipped: FLIPPED }, &wall);
+    // A lies upside down (the lift turned it over): the roll turns it a quarter turn
+    // towards C from there.
+    let rolled = row.roll() * world.block_pose(&a_home).expect("A").rotation;
+    chain_step(&mut world, &mut firmware, row, PUSH_SOLVER_ITERATIONS, Motion::PushOver { lead: row.upper(), flipped: FLIPPED }, &wall);
     // The push over's phases, s of simulated time from the chain's start.
     let last = firmware.finished().last().map(|r| r.motion);
     for r in firmware.finished().iter().filter(|r| Some(r.motion) == last) {
         eprintln!("  {} {:.2}-{:.2}", r.phase, r.started, r.ended);
     }
-    let [_, _, _, target] = lift_chain_cells();
     let a = world.block_pose(&a_home).expect("A");
     let off = (a.translation.vector - world.cell_centre(&target)).norm();
     let turn = a.rotation.angle_to(&rolled);
     eprintln!(
-        "A {:.3} mm from its cell over C, {:.2} deg from a quarter turn about +y from where it stood before the push over",
+        "A {:.3} mm from its cell over C, {:.2} deg from a quarter turn towards C from where it stood before the push over",
         off * 1e3,
         turn.to_degrees()
     );
     let (b_off, c_off) = (world.block_error(&b_home, &b_home).expect("B"), world.block_error(&c_home, &c_home).expect("C"));
-    eprintln!("chain: {:.0} s wall; load at the end: {}", wall.elapsed().as_secs_f64(), load_average());
+    eprintln!("chain: {:.0} s wall, {:.2} s sim; load at the end: {}", wall.elapsed().as_secs_f64(), world.time(), load_average());
     assert!(off < 5e-3, "A ends {off} m from its cell over C");
     assert!(turn < 3f64.to_radians(), "A {} deg from a quarter turn", turn.to_degrees());
     assert!(b_off < 1e-3 && c_off < 1e-3, "B moved {b_off} m, C {c_off} m");
