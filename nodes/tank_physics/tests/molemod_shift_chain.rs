@@ -26,8 +26,10 @@ use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use std::f64::consts::FRAC_PI_2;
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::executor::tunnel_world_options;
-use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
+use tank_physics::systems::molemod::executor::{
+    tunnel_world_options, SHIFT_PUSH_OVER_FLIPPED, SHIFT_SETTLE_BEFORE_PUSH_OVER, SHIFT_TURN_AHEAD,
+};
+use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS, PUSH_SOLVER_ITERATIONS, TURN_SOLVER_ITERATIONS};
 
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
@@ -37,14 +39,8 @@ use mole::{axes, committed_model, load_average};
 /// A at (1, 0, 1) on B at (1, 0, 0) with the robot, C at (2, 0, 0); the target (2, 0, 1).
 const PICTURE: &str = ".#..\n.R#.";
 
-/// Solver passes of the turn up (as in `molemod_vertical` and `molemod_tunnels`).
-const TURN_SOLVER_ITERATIONS: usize = 64;
-
 /// Solver passes of the follow and the climb down (`molemod_vertical`'s follow test).
 const FOLLOW_SOLVER_ITERATIONS: usize = LIFT_SOLVER_ITERATIONS;
-
-/// Solver passes of the shift from below (`molemod_shift_below`).
-const SHIFT_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
 
 /// Height of the lower head's centre above the floor when it stands on it, m (half the
 /// head's 40 mm).
@@ -215,13 +211,13 @@ fn cells() -> [Cell; 4] {
 }
 
 /// A unscrewed from B (as the executor does when a carrying motion starts), then
-/// `Motion::ShiftBelow` at [`SHIFT_SOLVER_ITERATIONS`], printed phase by phase; asserts A
+/// `Motion::ShiftBelow` at [`PUSH_SOLVER_ITERATIONS`], printed phase by phase; asserts A
 /// within the executor's 5 mm of the target cell's centre and 3 degrees of a quarter turn
 /// about +y, B and C within 1 mm of their cells.
 fn shift_from_below(world: &mut MoleWorld, firmware: &mut MoleMotions, centre: &Vector3<f64>, wall: std::time::Instant) {
     let [a_cell, b_cell, c_cell, target] = cells();
     world.unscrew(&a_cell, &b_cell).expect("A lies screwed on B");
-    world.set_solver_iterations(SHIFT_SOLVER_ITERATIONS);
+    world.set_solver_iterations(PUSH_SOLVER_ITERATIONS);
     let t0 = world.time();
     firmware.push(Motion::ShiftBelow { lead: Head::Front }).expect("valid");
     let mut done = firmware.finished().len();
@@ -341,23 +337,6 @@ fn the_join_from_where_the_follow_leaves_the_mole_then_the_shift_from_below() {
     shift_from_below(&mut world, &mut firmware, &centre, wall);
 }
 
-/// Solver passes of the push over (`molemod_push_over`: A carried by the chain).
-const PUSH_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
-
-/// Where the chain after the lift turns up: the body this far from B's crossing towards C
-/// when `TurnUp { lead: Rear }` starts, m. The turn's approach needs more than 52 mm (the
-/// rear universal joint 24 mm short of the crossing after it, the body 28 mm behind that)
-/// and at most 112 mm (30 mm joints); 60 mm keeps the front head's centre 216 mm from B's
-/// cell 0 edge, inside C (150-250 mm) with the head's 20 mm half-length to spare.
-const AHEAD: f64 = 0.060;
-
-/// The push over after this chain runs flipped (every pitch target negated): coming into
-/// B's crossing from C's side, the turn up and the follow leave the mole's pitch axes
-/// pointing the other way from the stored push over's (the body's z axis towards C, not
-/// away), and unflipped the push over rolls A over B's far edge, away from C (measured:
-/// docs/molemod_execution.md, "Pushing A over from under it").
-const FLIPPED: bool = true;
-
 /// One junction's figures, from the rapier bodies: each main cube's centre from B's centre
 /// (x towards C, z up; mm) and its x axis' direction (degrees from +x towards +z), the
 /// body's z axis (the side it lay on's normal, the pitch joints' plane's "up"), the clamps,
@@ -429,10 +408,10 @@ fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, passes: usize, 
 /// onto the neighbour as `molemod_lift` runs it (crawled to the grip, A unscrewed,
 /// `LiftOnto { lead: Front }` at 512 passes), A screwed to B, `LeaveU { lead: Front }` and
 /// `StepIn { lead: Front }` at 512, a crawl forward at the world's passes to put the body
-/// [`AHEAD`] from B's crossing, `TurnUp { ahead, lead: Rear }` at 64 (`ahead` as measured
+/// [`SHIFT_TURN_AHEAD`] from B's crossing, `TurnUp { ahead, lead: Rear }` at 64 (`ahead` as measured
 /// after the crawl; the rear head turns up into B's vertical tunnel towards A, the front head
 /// anchoring in C), `Follow { lead: Rear }` at 512 (the rear head ends on top, in A), A
-/// unscrewed from B and `PushOver { lead: Rear, flipped: FLIPPED }` at 1024. Prints each junction
+/// unscrewed from B and `PushOver { lead: Rear, flipped: SHIFT_PUSH_OVER_FLIPPED }` at 1024. Prints each junction
 /// ([`junction`]); asserts A within 5 mm of its cell over C and 3 degrees of a quarter turn
 /// about +y from where it stood before the push over, B and C within 1 mm. ~4-5 min wall: `nice -n 5 cargo test --release -p
 /// tank_physics --no-default-features --test molemod_shift_chain
@@ -462,11 +441,11 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
     chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::LeaveU { lead: Head::Front }, &wall);
     chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::StepIn { lead: Head::Front }, &wall);
 
-    // The crawl forward to AHEAD in one cycle (each joint out by half of it: the front head
+    // The crawl forward to SHIFT_TURN_AHEAD in one cycle (each joint out by half of it: the front head
     // 2 x 22 mm ahead, to ~216 mm, inside C); the turn takes `ahead` as it ends.
     let b = world.cell_centre(&b_home);
     let body = world.link_pose("base_link").expect("link").translation.x - b.x;
-    let on = AHEAD - body;
+    let on = SHIFT_TURN_AHEAD - body;
     chain_step(
         &mut world,
         &mut firmware,
@@ -475,17 +454,23 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
         &wall,
     );
     let ahead = world.link_pose("base_link").expect("link").translation.x - b.x;
-    eprintln!("crawled {:.2} mm on: the body {:.2} mm from B's crossing (aimed at {:.0})", on * 1e3, ahead * 1e3, AHEAD * 1e3);
+    eprintln!("crawled {:.2} mm on: the body {:.2} mm from B's crossing (aimed at {:.0})", on * 1e3, ahead * 1e3, SHIFT_TURN_AHEAD * 1e3);
     chain_step(&mut world, &mut firmware, TURN_SOLVER_ITERATIONS, Motion::TurnUp { ahead, lead: Head::Rear }, &wall);
     chain_step(&mut world, &mut firmware, LIFT_SOLVER_ITERATIONS, Motion::Follow { lead: Head::Rear }, &wall);
-    drive(&mut world, &mut firmware, 0.3);
+    drive(&mut world, &mut firmware, SHIFT_SETTLE_BEFORE_PUSH_OVER);
     junction(&world, "after the follow and 0.3 s (PushOver's start: upright, 3.75 mm off the axis away from C, the lower head 45 mm up)");
 
     world.unscrew(&a_home, &b_home).expect("A screwed to B after the lift");
     // A lies upside down (the lift turned it over): the roll turns it a quarter turn about +y
     // from there.
     let rolled = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2) * world.block_pose(&a_home).expect("A").rotation;
-    chain_step(&mut world, &mut firmware, PUSH_SOLVER_ITERATIONS, Motion::PushOver { lead: Head::Rear, flipped: FLIPPED }, &wall);
+    chain_step(
+        &mut world,
+        &mut firmware,
+        PUSH_SOLVER_ITERATIONS,
+        Motion::PushOver { lead: Head::Rear, flipped: SHIFT_PUSH_OVER_FLIPPED },
+        &wall,
+    );
     // The push over's phases, s of simulated time from the chain's start.
     let last = firmware.finished().last().map(|r| r.motion);
     for r in firmware.finished().iter().filter(|r| Some(r.motion) == last) {
