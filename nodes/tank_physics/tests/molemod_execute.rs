@@ -442,7 +442,14 @@ fn task_1s_lift_and_shift_run_in_the_physics_and_its_put_down_names_what_is_miss
     );
     let mut executor = build(&planned.request.start, ExecutorOptions::default());
     let crawl_passes = executor.world().solver_iterations();
-    let (execution, events) = run(&mut executor, &planned.plan.steps);
+    // Printed as they come: the run is minutes long.
+    let mut events = Vec::new();
+    let execution = executor.execute(&planned.plan.steps, &mut |e| {
+        if let Event::MotionFinished { step, name, time, .. } = e {
+            eprintln!("  step {step}: {name} done at {time:.2} s sim, {:.0} s wall", wall.elapsed().as_secs_f64());
+        }
+        events.push(e.clone());
+    });
     let world = executor.world();
     let a_off = world.block_error(&a, &target).expect("A");
     let others = [b, c].map(|home| world.block_error(&home, &home).expect("block"));
