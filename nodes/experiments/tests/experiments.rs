@@ -149,16 +149,17 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     let plots: Vec<&str> = outcome.plots.iter().map(|p| p.file.as_str()).collect();
     assert_eq!(plots, ["joints.png", "lattice_before.png", "lattice_after.png"]);
     assert!(outcome.tables[0].rows.len() > 100, "the joint trace");
-    // Task 1: its lift runs in the physics and is checked; the shift after it lacks its
-    // set-up (the mole has to leave the U the lift ends in), a report instead of a result.
-    let task1 = format!("{dir}/task1.yaml");
-    let (outcome, _) = run("molemod", "execute", &[("task", task1.as_str())]);
+    // Task 2: its first lift runs in the physics and is checked; the shift after it (the
+    // mirror image of task 1's, not measured) is a report instead of a result. Task 1 runs
+    // its shift too (4-5 min, too long here; docs/molemod_execution.md).
+    let task2 = format!("{dir}/task2.yaml");
+    let (outcome, _) = run("molemod", "execute", &[("task", task2.as_str())]);
     let m = Value::Object(outcome.metrics.clone());
     assert_eq!((m["steps_succeeded"].as_u64(), m["goal_reached"].as_bool()), (Some(1), Some(false)), "{m}");
     assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
     assert_eq!(m["failure"]["step"].as_u64(), Some(1), "{m}");
     let report = m["failure"]["report"].as_str().expect("a report");
-    assert!(report.contains("robot 0 shift") && report.contains("shift's set-up") && report.contains("leave"), "{report}");
+    assert!(report.contains("robot 0 shift") && report.contains("led by the rear head"), "{report}");
     // Bad input: usage errors naming the option.
     let experiment = find("molemod", "execute").unwrap();
     for (given, option, text) in [

@@ -28,8 +28,10 @@ use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use reconfig_planner::lattice::{Cell, Lattice};
 use std::f64::consts::FRAC_PI_2;
 use tank_physics::systems::molemod::blocks::BlockOptions;
-use tank_physics::systems::molemod::executor::tunnel_world_options;
-use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
+use tank_physics::systems::molemod::executor::{
+    tunnel_world_options, SHIFT_PUSH_OVER_FLIPPED, SHIFT_SETTLE_BEFORE_PUSH_OVER, SHIFT_TURN_AHEAD,
+};
+use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS, PUSH_SOLVER_ITERATIONS, TURN_SOLVER_ITERATIONS};
 
 #[allow(dead_code)]
 #[path = "support/mole.rs"]
@@ -39,14 +41,8 @@ use mole::{axes, committed_model, load_average};
 /// A at (1, 0, 1) on B at (1, 0, 0) with the robot, C at (2, 0, 0); the target (2, 0, 1).
 const PICTURE: &str = ".#..\n.R#.";
 
-/// Solver passes of the turn up (as in `molemod_vertical` and `molemod_tunnels`).
-const TURN_SOLVER_ITERATIONS: usize = 64;
-
 /// Solver passes of the follow and the climb down (`molemod_vertical`'s follow test).
 const FOLLOW_SOLVER_ITERATIONS: usize = LIFT_SOLVER_ITERATIONS;
-
-/// Solver passes of the shift from below (`molemod_shift_below`).
-const SHIFT_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
 
 /// Height of the lower head's centre above the floor when it stands on it, m (half the
 /// head's 40 mm).
@@ -217,13 +213,13 @@ fn cells() -> [Cell; 4] {
 }
 
 /// A unscrewed from B (as the executor does when a carrying motion starts), then
-/// `Motion::ShiftBelow` at [`SHIFT_SOLVER_ITERATIONS`], printed phase by phase; asserts A
+/// `Motion::ShiftBelow` at [`PUSH_SOLVER_ITERATIONS`], printed phase by phase; asserts A
 /// within the executor's 5 mm of the target cell's centre and 3 degrees of a quarter turn
 /// about +y, B and C within 1 mm of their cells.
 fn shift_from_below(world: &mut MoleWorld, firmware: &mut MoleMotions, centre: &Vector3<f64>, wall: std::time::Instant) {
     let [a_cell, b_cell, c_cell, target] = cells();
     world.unscrew(&a_cell, &b_cell).expect("A lies screwed on B");
-    world.set_solver_iterations(SHIFT_SOLVER_ITERATIONS);
+    world.set_solver_iterations(PUSH_SOLVER_ITERATIONS);
     let t0 = world.time();
     firmware.push(Motion::ShiftBelow { lead: Head::Front }).expect("valid");
     let mut done = firmware.finished().len();
@@ -343,25 +339,6 @@ fn the_join_from_where_the_follow_leaves_the_mole_then_the_shift_from_below() {
     shift_from_below(&mut world, &mut firmware, &centre, wall);
 }
 
-/// Solver passes of the push over (`molemod_push_over`: A carried by the chain).
-const PUSH_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
-
-/// Where the chain after the lift turns up: the body this far from B's crossing towards C
-/// when the turn up starts, m. The turn's approach needs more than 52 mm (the turning
-/// head's universal joint 24 mm short of the crossing after it, the body 28 mm behind that)
-/// and at most 112 mm (30 mm joints); 60 mm keeps the other head's centre 216 mm from B's
-/// edge away from C, inside C (150-250 mm) with the head's 20 mm half-length to spare.
-const AHEAD: f64 = 0.060;
-
-/// The push over after this chain runs flipped (every pitch target negated): coming into
-/// B's crossing from C's side, the turn up and the follow leave the mole's pitch axes
-/// pointing the other way from the stored push over's (the body's z axis towards C, not
-/// away), and unflipped the push over rolls A over B's far edge, away from C (measured:
-/// docs/molemod_execution.md, "Pushing A over from under it"). The mirror image (every lead
-/// swapped) mirrors the body's z axis with the row, so it runs flipped too ("The mirrored
-/// lift and shift in one run").
-const FLIPPED: bool = true;
-
 /// The lift and shift chain's row, by the head that leads the lift: [`Head::Front`] task 1's
 /// "R##." (B towards +x, ahead of the robot), [`Head::Rear`] its mirror image ".##R" (B
 /// towards -x, behind the robot, which heads +x as before; tasks 2 and 3).
@@ -478,10 +455,10 @@ fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, row: Row, passe
 /// onto the neighbour as `molemod_lift` runs it (crawled to the grip, A unscrewed,
 /// `LiftOnto { lead: Front }` at 512 passes), A screwed to B, `LeaveU { lead: Front }` and
 /// `StepIn { lead: Front }` at 512, a crawl forward at the world's passes to put the body
-/// [`AHEAD`] from B's crossing, `TurnUp { ahead, lead: Rear }` at 64 (`ahead` as measured
+/// [`SHIFT_TURN_AHEAD`] from B's crossing, `TurnUp { ahead, lead: Rear }` at 64 (`ahead` as measured
 /// after the crawl; the rear head turns up into B's vertical tunnel towards A, the front head
 /// anchoring in C), `Follow { lead: Rear }` at 512 (the rear head ends on top, in A), A
-/// unscrewed from B and `PushOver { lead: Rear, flipped: FLIPPED }` at 1024 ([`lift_and_push_over`]).
+/// unscrewed from B and `PushOver { lead: Rear, flipped: SHIFT_PUSH_OVER_FLIPPED }` at 1024 ([`lift_and_push_over`]).
 /// ~4-5 min wall: `nice -n 5 cargo test --release -p
 /// tank_physics --no-default-features --test molemod_shift_chain
 /// the_lift_then_the_turn_up_follow_and_push_over_in_one_run -- --ignored --nocapture
@@ -496,9 +473,9 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
 /// lift and shift of tasks 2 and 3 (issue #18): from ".##R" (A at cell 3 with the robot
 /// heading +x, B at 2, C at 1) `LiftOnto { lead: Rear }` onto the neighbour behind,
 /// `LeaveU { lead: Rear }`, `StepIn { lead: Rear }`, a crawl backward to put the body
-/// [`AHEAD`] past B's crossing towards C, `TurnUp { ahead, lead: Front }`,
+/// [`SHIFT_TURN_AHEAD`] past B's crossing towards C, `TurnUp { ahead, lead: Front }`,
 /// `Follow { lead: Front }` (the front head on top, in A), A unscrewed and
-/// `PushOver { lead: Front, flipped: FLIPPED }`: A onto C at (1, 0, 1). Measured: every
+/// `PushOver { lead: Front, flipped: SHIFT_PUSH_OVER_FLIPPED }`: A onto C at (1, 0, 1). Measured: every
 /// motion up to the push over ends as the mirror image of task 1's, A lands 1.0 mm from its
 /// cell, but the push over's set down creeps (12.4 s in task 1's run) and here stops at the
 /// 20 s phase limit 0.092 mm short, so the test fails on "no motion stuck". 22 min wall at
@@ -515,9 +492,9 @@ fn the_mirrored_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
 
 /// The lift and the shift from the B/A column in one run along `row`: the set-up crawl and
 /// `LiftOnto` (512 passes), A screwed to B, `LeaveU` and `StepIn` (512), all led by
-/// `row.lift`; one crawl cycle at the world's passes towards C to put the body [`AHEAD`]
+/// `row.lift`; one crawl cycle at the world's passes towards C to put the body [`SHIFT_TURN_AHEAD`]
 /// past B's crossing; `TurnUp { ahead }` (64) and `Follow` (512) led by [`Row::upper`]; A
-/// unscrewed from B and `PushOver { lead: row.upper(), flipped: FLIPPED }` (1024). Prints
+/// unscrewed from B and `PushOver { lead: row.upper(), flipped: SHIFT_PUSH_OVER_FLIPPED }` (1024). Prints
 /// each junction ([`junction`]); asserts no motion stuck, A within 5 mm of its cell over C
 /// and 3 degrees of a quarter turn towards C from where it stood before the push over, B
 /// and C within 1 mm.
@@ -545,11 +522,11 @@ fn lift_and_push_over(row: Row) {
     chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::LeaveU { lead: row.lift }, &wall);
     chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::StepIn { lead: row.lift }, &wall);
 
-    // The crawl towards C to AHEAD in one cycle (each joint out by half of it: the head
+    // The crawl towards C to SHIFT_TURN_AHEAD in one cycle (each joint out by half of it: the head
     // towards C 2 x 22 mm on, to ~216 mm, inside C); the turn takes `ahead` as it ends.
     let b = world.cell_centre(&b_home);
     let body = s * (world.link_pose("base_link").expect("link").translation.x - b.x);
-    let on = AHEAD - body;
+    let on = SHIFT_TURN_AHEAD - body;
     chain_step(
         &mut world,
         &mut firmware,
@@ -559,10 +536,10 @@ fn lift_and_push_over(row: Row) {
         &wall,
     );
     let ahead = s * (world.link_pose("base_link").expect("link").translation.x - b.x);
-    eprintln!("crawled {:.2} mm on: the body {:.2} mm from B's crossing (aimed at {:.0})", on * 1e3, ahead * 1e3, AHEAD * 1e3);
+    eprintln!("crawled {:.2} mm on: the body {:.2} mm from B's crossing (aimed at {:.0})", on * 1e3, ahead * 1e3, SHIFT_TURN_AHEAD * 1e3);
     chain_step(&mut world, &mut firmware, row, TURN_SOLVER_ITERATIONS, Motion::TurnUp { ahead, lead: row.upper() }, &wall);
     chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::Follow { lead: row.upper() }, &wall);
-    drive(&mut world, &mut firmware, 0.3);
+    drive(&mut world, &mut firmware, SHIFT_SETTLE_BEFORE_PUSH_OVER);
     junction(
         &world,
         row,
@@ -573,7 +550,14 @@ fn lift_and_push_over(row: Row) {
     // A lies upside down (the lift turned it over): the roll turns it a quarter turn
     // towards C from there.
     let rolled = row.roll() * world.block_pose(&a_home).expect("A").rotation;
-    chain_step(&mut world, &mut firmware, row, PUSH_SOLVER_ITERATIONS, Motion::PushOver { lead: row.upper(), flipped: FLIPPED }, &wall);
+    chain_step(
+        &mut world,
+        &mut firmware,
+        row,
+        PUSH_SOLVER_ITERATIONS,
+        Motion::PushOver { lead: row.upper(), flipped: SHIFT_PUSH_OVER_FLIPPED },
+        &wall,
+    );
     // The push over's phases, s of simulated time from the chain's start.
     let last = firmware.finished().last().map(|r| r.motion);
     for r in firmware.finished().iter().filter(|r| Some(r.motion) == last) {

@@ -7,20 +7,22 @@
 //! step that fails stops the plan with a [`Failure`]: which step, robot, action, motion
 //! and phase, and how far off.
 //!
-//! **Which actions the model performs.** [`motions_for`] maps an action to motions with
-//! one match arm per kind of action and direction:
+//! **Which actions the model performs.** [`motions_for`] maps an action to [`Stage`]s
+//! (motions computed up front, motions measured from the bodies when reached, and the
+//! executor's own parts between them) with one match arm per kind of action and direction:
 //!
-//! | action | motions |
+//! | action | stages |
 //! | --- | --- |
 //! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most 1.05 [`ExecutorOptions::max_step`], ending contracted) |
 //! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
 //! | move along `y` | none: the blocks have no tunnel along `y` |
 //! | lift onto the neighbour along `x` | a crawl bringing the head that stays in the block (the rear one if the robot faces the neighbour, else the front one: a backward crawl) to [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, then `Motion::LiftOnto` with the other head leading into the neighbour; the executor unscrews the block from every neighbour as the lift starts, runs the world at [`LIFT_SOLVER_ITERATIONS`] passes while it runs, and screws the block to the one it lands on after |
-//! | put down, shift, cooperative lift | none yet |
+//! | shift the block just lifted onward along x, from the U a lift led by the front head ends in | `Motion::LeaveU` and `Motion::StepIn` led by the lift's lead, a crawl putting the body [`SHIFT_TURN_AHEAD`] past the crossing of the block under the lifted one (measured when reached), `Motion::TurnUp` led by the other head into that crossing (`ahead` measured when reached), `Motion::Follow`, [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] held, the lifted block unscrewed, `Motion::PushOver` (flipped): each at the solver passes it was measured at (`LeaveU`, `StepIn` and `Follow` at [`LIFT_SOLVER_ITERATIONS`], `TurnUp` at [`TURN_SOLVER_ITERATIONS`], `PushOver` at [`PUSH_SOLVER_ITERATIONS`]); the executor screws the block to the one it lands on after |
+//! | the shift after a lift led by the rear head (the mirror image), put down, cooperative lift | none yet |
 //!
 //! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]),
-//! as does an action the robot cannot start from where the last one left it (a move or
-//! a shift with the mole still in the U a lift ends in).
+//! as does an action the robot cannot start from where the last one left it (a move from
+//! the U a lift ends in, anything from where a shift's push over ends).
 //!
 //! **Where a robot should be after a step.** A robot lying in a tunnel (after a move): its
 //! body cube within [`ExecutorOptions::robot_tolerance`] of its resting place in its cell.
@@ -28,9 +30,12 @@
 //! in the lifted block: its place is where that head gripped the block
 //! (measured in the block's frame as the lift starts), with the block where the plan puts
 //! it (centred in its cell, turned over about `y`); the distance folds the block's error at
-//! the head with any slip of the head in its grip.
+//! the head with any slip of the head in its grip. A robot that shifted a block ends with
+//! its upper head gripping in it: measured the same way from where that head gripped the
+//! block as the push over started, the block rolled a quarter turn about `y` onto its cell.
 
 use std::collections::VecDeque;
+use std::f64::consts::{FRAC_PI_2, PI};
 
 use flotilla_common::models::{JointKind, Model};
 use flotilla_contract::molemod::MolemodCommand;
@@ -45,7 +50,7 @@ use reconfig_planner::{
 };
 
 use super::blocks::BlockOptions;
-use super::world::{MoleWorld, MoleWorldOptions, WorldError, LIFT_SOLVER_ITERATIONS};
+use super::world::{MoleWorld, MoleWorldOptions, WorldError, LIFT_SOLVER_ITERATIONS, PUSH_SOLVER_ITERATIONS, TURN_SOLVER_ITERATIONS};
 use super::{ArticulatedError, ArticulatedOptions};
 
 /// The world plans run in: the mole with rounded cube edges (4 mm), which slide over the
@@ -394,7 +399,7 @@ pub struct TraceSample {
 /// A robot's motions in the running step.
 struct Doing {
     action: Action,
-    queue: VecDeque<Motion>,
+    queue: VecDeque<Stage>,
     /// Index within the action of the next motion to start.
     next: usize,
     /// Index of the running motion within the action and its name.
@@ -406,14 +411,11 @@ struct Doing {
     /// The block the action carries (its home cell) and the one it lands on, if it moves
     /// one.
     carry: Option<(Cell, Cell)>,
-    /// Whether the carried block was unscrewed from its neighbours.
-    unscrewed: bool,
-    /// The head that holds the carried block (the other one leads into the block it
-    /// lands on), if the action carries one.
-    holder: Option<Holder>,
-    /// Where the holding head gripped the carried block as the block-moving motion
-    /// started: its centre in the block's frame, m.
-    grip: Option<Vector3<f64>>,
+    /// The head holding the carried block and where it gripped it as the block was
+    /// freed ([`Stage::Release`]): its centre in the block's frame, m.
+    grip: Option<(Holder, Vector3<f64>)>,
+    /// Sim time until which the robot holds still ([`Stage::Hold`]), s.
+    holding_until: Option<f64>,
 }
 
 impl Doing {
@@ -426,11 +428,21 @@ impl Doing {
             last: None,
             running: None,
             carry: None,
-            unscrewed: false,
-            holder: None,
             grip: None,
+            holding_until: None,
         }
     }
+}
+
+/// What a [`Stage`] came to when it was reached.
+enum Resolved {
+    /// The motion to run.
+    Motion(Motion),
+    /// The carried block was freed: the head holding it and its centre in the block's
+    /// frame, m.
+    Released((Holder, Vector3<f64>)),
+    /// Hold still this long, s.
+    Hold(f64),
 }
 
 /// How a robot lies after its last action, which decides where its place is.
@@ -440,11 +452,39 @@ enum Posture {
     InTunnel,
     /// In the U a lift onto a neighbour ends in, one head gripping in the lifted block.
     Lifted {
-        /// The head in the lifted block.
-        holder: Holder,
-        /// That head's centre in the lifted block's frame as the lift started, m.
-        grip: Vector3<f64>,
+        /// The lift's lead and direction.
+        lift: LiftU,
+        /// The head gripping in the lifted block.
+        grip: Grip,
     },
+    /// Where the push over of a shift ends: the lower head in the vertical tunnel of the
+    /// block the carried one stood on, the upper head gripping in the carried block, rolled
+    /// a quarter turn onto its new cell.
+    PushedOver {
+        /// The head gripping in the carried block.
+        grip: Grip,
+    },
+}
+
+/// A head gripping in the block the robot carried: where the robot check looks for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Grip {
+    /// The head.
+    holder: Holder,
+    /// Its centre in the carried block's frame as the block was freed, m.
+    at: Vector3<f64>,
+    /// The carried block's orientation in its cell as the plan puts it (from upright).
+    turn: UnitQuaternion<f64>,
+}
+
+/// The U a lift ends in: the head that led into the neighbour (now in the block under the
+/// lifted one) and the lift's direction along x.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiftU {
+    /// The head that led the lift.
+    pub lead: Head,
+    /// The lift's direction along x, cells (+1 or -1).
+    pub towards: isize,
 }
 
 /// The head that holds the block a lift carries: the one not leading into the neighbour.
@@ -454,10 +494,12 @@ struct Holder(Head);
 impl Holder {
     /// The head holding the block when `lead` leads.
     fn of(lead: Head) -> Self {
-        Holder(match lead {
-            Head::Front => Head::Rear,
-            Head::Rear => Head::Front,
-        })
+        Holder(other_head(lead))
+    }
+
+    /// The other head (the one that led the lift).
+    fn lead(self) -> Head {
+        other_head(self.0)
     }
 
     /// The head's link in the model.
@@ -468,12 +510,28 @@ impl Holder {
         }
     }
 
+    /// What a robot check measures after a push over.
+    fn what_in_tunnel(self) -> &'static str {
+        match self.0 {
+            Head::Front => "front head (from the axis of the carried block's tunnel it grips in)",
+            Head::Rear => "rear head (from the axis of the carried block's tunnel it grips in)",
+        }
+    }
+
     /// What a robot check measures.
     fn what(self) -> &'static str {
         match self.0 {
-            Head::Front => "front head (gripping the block it lifted)",
-            Head::Rear => "rear head (gripping the block it lifted)",
+            Head::Front => "front head (gripping the block it carried)",
+            Head::Rear => "rear head (gripping the block it carried)",
         }
+    }
+}
+
+/// The head at the other end of the mole.
+fn other_head(head: Head) -> Head {
+    match head {
+        Head::Front => Head::Rear,
+        Head::Rear => Head::Front,
     }
 }
 
@@ -491,33 +549,162 @@ fn lift_lead(heading: &Vector3<f64>, dx: isize) -> Option<Head> {
     }
 }
 
-/// The solver passes `motion` needs, if it moves a block (more than a crawl's: see
-/// [`LIFT_SOLVER_ITERATIONS`]).
+/// How far a head whose centre is `centre` and whose long axis is `length` (both in a
+/// block's frame, centre from the block's centre, m) is from lying in the block's tunnel
+/// along that axis (x or z, whichever `length` is nearer), m: its distance from the
+/// tunnel's axis, and how far its centre lies past the block's face along it (`size`, the
+/// block's edge, m).
+fn off_tunnel_axis(centre: &Vector3<f64>, length: &Vector3<f64>, size: f64) -> f64 {
+    let axis = if length.x.abs() >= length.z.abs() { Vector3::x() } else { Vector3::z() };
+    let along = centre.dot(&axis);
+    let across = (centre - axis * along).norm();
+    across.hypot((along.abs() - 0.5 * size).max(0.0))
+}
+
+/// The solver passes `motion` needs if they are not a crawl's: the passes it was measured
+/// at ([`LIFT_SOLVER_ITERATIONS`] for the lift's motions and for leaving the U, stepping in
+/// and following round a crossing; [`TURN_SOLVER_ITERATIONS`] for the turn up;
+/// [`PUSH_SOLVER_ITERATIONS`] for rolling a block over).
 fn solver_passes(motion: &Motion) -> Option<usize> {
     match motion {
-        Motion::LiftOnto { .. } | Motion::Part { .. } | Motion::Raise { .. } | Motion::SetDown => Some(LIFT_SOLVER_ITERATIONS),
+        Motion::LiftOnto { .. }
+        | Motion::Part { .. }
+        | Motion::Raise { .. }
+        | Motion::SetDown
+        | Motion::LeaveU { .. }
+        | Motion::StepIn { .. }
+        | Motion::Follow { .. } => Some(LIFT_SOLVER_ITERATIONS),
+        Motion::TurnUp { .. } => Some(TURN_SOLVER_ITERATIONS),
+        Motion::PushOver { .. } | Motion::ShiftBelow { .. } | Motion::Shift { .. } => Some(PUSH_SOLVER_ITERATIONS),
         _ => None,
     }
 }
 
-/// The motions one action needs, from the robot's heading (unit vector of its body's x
-/// axis, world frame) and how far along it the robot must crawl first (m, signed): for a
-/// move, to its resting place in the target cell; for a lift, until the head that stays in
+/// Where the shift after a lift turns up: the body cube this far past the crossing of the
+/// block under the lifted one, towards the shift's target, when `TurnUp` starts, m. The
+/// turn's approach needs more than 52 mm (the universal joint 24 mm short of the crossing
+/// after it, the body 28 mm behind that) and at most 112 mm (30 mm joints); 60 mm keeps
+/// the leading head's centre inside the next block with its 20 mm half-length to spare
+/// (docs/molemod_execution.md, "The shift after the lift in one run").
+pub const SHIFT_TURN_AHEAD: f64 = 0.060;
+
+/// Whether the shift's push over runs flipped (every pitch target negated): coming into the
+/// crossing from the target's side, the turn up and the follow leave the mole's pitch axes
+/// pointing the other way from the stored push over's, and unflipped the push over rolls the
+/// block over the far edge, away from the target (docs/molemod_execution.md, "Pushing A over
+/// from under it").
+pub const SHIFT_PUSH_OVER_FLIPPED: bool = true;
+
+/// How long the mole holds still after the follow before the push over starts, s: the
+/// push over's start was measured after it (docs/molemod_execution.md, "The shift after the
+/// lift in one run").
+pub const SHIFT_SETTLE_BEFORE_PUSH_OVER: f64 = 0.3;
+
+/// One stage of an action, run when the robot's firmware is idle: a motion computed up
+/// front, a motion whose figure is measured from the bodies when the stage is reached, or
+/// the executor's own part between motions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stage {
+    /// The motion as computed.
+    Run(Motion),
+    /// A crawl along the tunnel that puts the body cube `ahead` (m) past the centre of
+    /// `cell` towards `towards` (+1 or -1 along x), measured from the body when reached
+    /// (the fewest whole cycles of at most 5 % over [`ExecutorOptions::max_step`]).
+    CrawlPast {
+        /// The cell whose crossing the body passes.
+        cell: Cell,
+        /// How far past it, m.
+        ahead: f64,
+        /// Direction along x, cells (+1 or -1).
+        towards: isize,
+    },
+    /// `Motion::TurnUp` led by `lead` into the crossing at `cell`'s centre, its `ahead`
+    /// the body cube's distance from that centre along the body's heading when reached
+    /// (ahead of the body for the front head, behind it for the rear one), m.
+    TurnUpAt {
+        /// The cell whose crossing the head turns up in.
+        cell: Cell,
+        /// The head that turns up.
+        lead: Head,
+    },
+    /// Hold still for this long (s), at the last motion's solver passes.
+    Hold(f64),
+    /// Free the carried block (unscrew it from every block screwed to it) and note where
+    /// `holder` grips it, for the robot check after the step.
+    Release {
+        /// The head gripping in the carried block.
+        holder: Head,
+    },
+}
+
+impl Stage {
+    /// The motion of a [`Stage::Run`].
+    pub fn motion(&self) -> Option<Motion> {
+        match self {
+            Stage::Run(motion) => Some(*motion),
+            _ => None,
+        }
+    }
+}
+
+/// The shift after a lift, from the U the lift (led by `lift.lead` towards `lift.towards`)
+/// ends in, onward onto the block beside `under` (the cell under the lifted block): the
+/// lead leaves the U and steps into `under`'s x tunnel, a crawl puts the body
+/// [`SHIFT_TURN_AHEAD`] past its crossing, the other head turns up into that crossing and
+/// the body follows it up into the lifted block, which the executor then frees; after
+/// [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] the upper head pushes the lifted block over onto
+/// that block's top ([`SHIFT_PUSH_OVER_FLIPPED`]). Measured with the lift led by the front head
+/// (task 1: `molemod_shift_chain`); led by the rear head (tasks 2 and 3) it is not.
+fn shift_after_lift(lift: LiftU, under: Cell) -> Result<Vec<Stage>, &'static str> {
+    if lift.lead == Head::Rear {
+        return Err("the shift after a lift led by the rear head (onto the neighbour behind the robot): the mirror image of task \
+             1's chain (`leave U`, `step in` led by the rear head, the crawl, then `turn up`, `follow` and `push over` led by the \
+             front head) is not measured, so the executor does not run it");
+    }
+    let up = lift.lead;
+    let turn = other_head(up);
+    Ok(vec![
+        Stage::Run(Motion::LeaveU { lead: up }),
+        Stage::Run(Motion::StepIn { lead: up }),
+        Stage::CrawlPast { cell: under, ahead: SHIFT_TURN_AHEAD, towards: lift.towards },
+        Stage::TurnUpAt { cell: under, lead: turn },
+        Stage::Run(Motion::Follow { lead: turn }),
+        Stage::Hold(SHIFT_SETTLE_BEFORE_PUSH_OVER),
+        Stage::Release { holder: turn },
+        Stage::Run(Motion::PushOver { lead: turn, flipped: SHIFT_PUSH_OVER_FLIPPED }),
+    ])
+}
+
+/// The stages one action needs, from the robot's heading (unit vector of its body's x
+/// axis, world frame), how far along it the robot must crawl first (m, signed) and the U
+/// it lies in if its last action was a lift (`lifted`): for a move, the crawl to its
+/// resting place in the target cell; for a lift, the crawl until the head that stays in
 /// the lifted block (the rear one facing the neighbour, the front one facing away) is at
-/// [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour. One match
+/// [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, the block freed,
+/// the lift; for a shift of the block just lifted onward, [`shift_after_lift`]. One match
 /// arm per action (and direction) the model performs; the rest name what is missing.
-pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step: f64) -> Result<Vec<Motion>, &'static str> {
+pub fn motions_for(
+    action: &Action,
+    heading: &Vector3<f64>,
+    along: f64,
+    lifted: Option<LiftU>,
+    max_step: f64,
+) -> Result<Vec<Stage>, &'static str> {
     let d = |a: usize, b: usize| b as isize - a as isize;
     let (dx, dy, dz) = (d(action.from.x, action.to.x), d(action.from.y, action.to.y), d(action.from.z, action.to.z));
     match (action.kind, dx, dy, dz) {
-        (ActionKind::Move, _, 0, 0) if heading.x.abs() > 0.9 => Ok(vec![crawl(along, max_step)]),
+        (ActionKind::Move, _, 0, 0) if heading.x.abs() > 0.9 => Ok(vec![Stage::Run(crawl(along, max_step))]),
         (ActionKind::Move, _, 0, 0) => Err("a move along x with the robot not lying along the x tunnel (turning back into it)"),
         (ActionKind::Move, 0, 0, _) => Err("a move up or down: turning inside a block into the vertical tunnel and climbing it"),
         (ActionKind::Move, ..) => Err("a move along y: the blocks have no tunnel along y"),
         // Onto the neighbour along the tunnel: the set-up crawl, then the lift led by the
         // head towards the neighbour (the rear one for the neighbour behind the robot).
         (ActionKind::Lift, -1 | 1, 0, 1) => match lift_lead(heading, dx) {
-            Some(lead) => Ok(vec![crawl(along, max_step), Motion::LiftOnto { lead }]),
+            Some(lead) => Ok(vec![
+                Stage::Run(crawl(along, max_step)),
+                Stage::Release { holder: other_head(lead) },
+                Stage::Run(Motion::LiftOnto { lead }),
+            ]),
             None => Err("a lift onto the neighbour along x with the robot not lying along the x tunnel (turning back into it)"),
         },
         (ActionKind::Lift, ..) => Err("a lift other than onto the top of a neighbour along the x tunnel"),
@@ -525,9 +712,17 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, max_step
              ends in (`put down`) and the way to it from where a shift from below ends (docs/molemod_execution.md, \"Putting a \
              block down onward after the shift from below\"), but no executed step leaves the mole in either, so the executor \
              does not run it yet"),
-        (ActionKind::Shift, ..) => Err("shifting a block along the top of the row: the motion exists both ways (`shift from \
-             below`, the mole upright in the target block's vertical tunnel rolling the block a quarter turn onto it), but no \
-             executed step leaves the mole where it starts, so the executor does not run it yet"),
+        // Onward along x, the block just lifted: the chain from the lift's U.
+        (ActionKind::Shift, -1 | 1, 0, 0) => match lifted {
+            Some(lift) if lift.towards == dx => {
+                action.from.offset(0, 0, -1).ok_or("a shift with no cell under the block").and_then(|under| shift_after_lift(lift, under))
+            }
+            Some(_) => Err("a shift from a lift's U back over the lift's own cell: not built"),
+            None => Err("shifting a block along the top of the row other than right after lifting it: the executor runs the \
+                 shift only from the U a lift ends in (leave the U, step in, turn up, follow, push over); from a tunnel its \
+                 set-up is not built"),
+        },
+        (ActionKind::Shift, ..) => Err("a shift other than along the x tunnel: not built"),
         (ActionKind::CoopLift, ..) => Err("the two-robot lift: not built"),
     }
 }
@@ -768,15 +963,27 @@ impl Executor {
     /// How far robot `index` is from its place in `cell` (m), and what was measured: lying
     /// in a tunnel, its body cube from its resting place; after a lift, the head holding the
     /// lifted block from where it gripped it, with the block centred in `cell` and turned over
-    /// about `y` (the lift's half turn over the shared edge).
+    /// about `y` (the lift's half turn over the shared edge); after a push over, the head in
+    /// the carried block from its tunnel's axis ([`off_tunnel_axis`], the block centred in
+    /// `cell` and turned as the plan has it).
     fn robot_off(&self, index: usize, cell: &Cell) -> Result<(&'static str, f64), WorldError> {
         match self.postures.get(index).copied().unwrap_or(Posture::InTunnel) {
             Posture::InTunnel => Ok(("body", (self.body(index)? - self.place(index, cell)).norm())),
-            Posture::Lifted { holder, grip } => {
-                let turned = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::PI);
-                let place = self.world.cell_centre(cell) + turned * grip;
-                let head = self.world.robot_link_pose(index, holder.link())?.translation.vector;
-                Ok((holder.what(), (head - place).norm()))
+            Posture::Lifted { grip, .. } => {
+                let place = self.world.cell_centre(cell) + grip.turn * grip.at;
+                let head = self.world.robot_link_pose(index, grip.holder.link())?.translation.vector;
+                Ok((grip.holder.what(), (head - place).norm()))
+            }
+            Posture::PushedOver { grip } => {
+                // The push over slides the gripping head along the carried block's tunnel
+                // (7.4 mm in task 1's run, docs/molemod_execution.md "The shift in the
+                // executor"), so its place is anywhere on that tunnel's axis inside the block.
+                let head = self.world.robot_link_pose(index, grip.holder.link())?;
+                let inverse = grip.turn.inverse();
+                let centre = inverse * (head.translation.vector - self.world.cell_centre(cell));
+                let length = inverse * (head.rotation * Vector3::x());
+                let size = self.world.blocks().map_or(BlockOptions::default().size, |b| b.options().size);
+                Ok((grip.holder.what_in_tunnel(), off_tunnel_axis(&centre, &length, size)))
             }
         }
     }
@@ -897,26 +1104,64 @@ impl Executor {
 
     /// Why robot `index` cannot start `action` from how it lies, if it cannot.
     fn cannot_start(&self, index: usize, action: &Action) -> Option<&'static str> {
-        let lifted = matches!(self.postures.get(index), Some(Posture::Lifted { .. }));
-        match action.kind {
-            ActionKind::Shift if lifted => Some(
-                "the shift's set-up: the mole has to leave the U its lift ended in (`leave U`, then `step in` to the target \
-                 block's tunnel: built) and stand upright in the target block's vertical tunnel, its lower head on the floor, where \
-                 the shift from below starts; with nothing above that block no way up was found (the planar model: a head on the \
-                 floor cannot carry the body past the block's rim, and holds in the blocks and in the lifted block do not meet; \
-                 docs/molemod_execution.md, \"Standing up in C for the shift\" and \"Anchoring the front head in A\")",
-            ),
-            ActionKind::PutDown if lifted => Some(
+        let posture = self.postures.get(index).copied().unwrap_or(Posture::InTunnel);
+        match (posture, action.kind) {
+            (Posture::InTunnel, _) | (Posture::Lifted { .. }, ActionKind::Shift) => None,
+            (Posture::Lifted { .. }, ActionKind::PutDown) => Some(
                 "putting the lifted block down from the U its lift ended in: back where it came from, `put down` runs from \
                  there but has no executor arm yet; onward, `leave U` and the pass through the block below (`pass through`) run, \
                  but entering the U on the far side after the pass stalls (the mole 1.3 mm short and 4-6 mm aside in the tunnel; \
                  docs/molemod_execution.md, \"Passing through a lone block\")",
             ),
-            ActionKind::Move | ActionKind::Lift if lifted => Some(
+            (Posture::Lifted { .. }, _) => Some(
                 "a move or a lift from the U a lift ends in (one head in the block below, the other in the lifted block): leaving \
                  the U (`leave U`, `step in`) is built, the executor's arm for it is not",
             ),
-            _ => None,
+            (Posture::PushedOver { .. }, ActionKind::PutDown) => Some(
+                "the put down onward from where the shift's push over ends (the lower head in the vertical tunnel of the block \
+                 the shifted one stood on, the upper head gripping in the shifted block): not built",
+            ),
+            (Posture::PushedOver { .. }, _) => Some(
+                "an action from where the shift's push over ends (the lower head in the vertical tunnel of the block the \
+                 shifted one stood on, the upper head gripping in the shifted block): only the put down onward would start \
+                 there, and it is not built",
+            ),
+        }
+    }
+
+    /// What `stage` comes to for robot `index` now, with `carry` the block its action
+    /// carries (home cell) and the one it lands on: the motion, measured from the bodies
+    /// where the stage says so, or the carried block freed and the grip on it noted.
+    fn resolve(&mut self, index: usize, carry: Option<(Cell, Cell)>, stage: Stage) -> Result<Resolved, FailureKind> {
+        let physics = |e: WorldError| FailureKind::Physics(e.to_string());
+        let body = self.world.robot_link_pose(index, "base_link").map_err(physics)?;
+        let (at, heading) = (body.translation.vector, body.rotation * Vector3::x());
+        match stage {
+            Stage::Run(motion) => Ok(Resolved::Motion(motion)),
+            Stage::CrawlPast { cell, ahead, towards } => {
+                let to = self.world.cell_centre(&cell).x + towards as f64 * ahead;
+                Ok(Resolved::Motion(crawl((to - at.x) * heading.x, self.options.max_step)))
+            }
+            Stage::TurnUpAt { cell, lead } => {
+                // Ahead of the body for the front head, behind it for the rear one.
+                let from_body = (self.world.cell_centre(&cell) - at).dot(&heading);
+                let ahead = match lead {
+                    Head::Front => from_body,
+                    Head::Rear => -from_body,
+                };
+                Ok(Resolved::Motion(Motion::TurnUp { ahead, lead }))
+            }
+            Stage::Release { holder } => {
+                let Some((block, _)) = carry else {
+                    return Err(FailureKind::Physics("a block to free, but the action carries none".into()));
+                };
+                let holder = Holder(holder);
+                self.unscrew_all(&block).map_err(physics)?;
+                let block_pose = self.world.block_pose(&block).map_err(physics)?;
+                let head = self.world.robot_link_pose(index, holder.link()).map_err(physics)?.translation.vector;
+                Ok(Resolved::Released((holder, block_pose.inverse_transform_vector(&(head - block_pose.translation.vector)))))
+            }
+            Stage::Hold(seconds) => Ok(Resolved::Hold(seconds)),
         }
     }
 
@@ -963,36 +1208,44 @@ impl Executor {
                 return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
             }
             let physics = |e: WorldError| FailureKind::Physics(e.to_string());
-            let (along, carry, holder) = if action.kind == ActionKind::Lift {
-                // The lifted block and the one it lands on, as the plan has them now.
-                let under = action.to.offset(0, 0, -1);
-                let (Some(block), Some(onto)) = (self.block_in(&action.from), under.and_then(|c| self.block_in(&c))) else {
-                    let needs = "a block in the lift's cell and one under its target";
-                    return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
-                };
-                let centre = self.world.block_pose(&block).map_err(|e| self.fail(step, Some(&here), physics(e)))?.translation.vector;
-                let dx = action.to.x as isize - action.from.x as isize;
-                let grip = centre + Vector3::x() * (dx.signum() as f64 * LIFT_ONTO_REAR_GRIP);
-                let holder = lift_lead(&heading, dx).map(Holder::of);
-                // Across the tunnel there is no holding head and no crawl: `motions_for`
-                // names what is missing.
-                let along = match holder {
-                    Some(holder) => {
-                        let head = self
-                            .world
-                            .robot_link_pose(action.robot, holder.link())
-                            .map_err(|e| self.fail(step, Some(&here), physics(e)))?;
-                        (grip - head.translation.vector).dot(&heading)
-                    }
-                    None => 0.0,
-                };
-                (along, Some((block, onto)), holder)
-            } else {
-                let body = self.body(action.robot).map_err(|e| self.fail(step, Some(&here), physics(e)))?;
-                ((self.place(action.robot, &action.to) - body).dot(&heading), None, None)
+            let lifted = match self.postures.get(action.robot) {
+                Some(Posture::Lifted { lift, .. }) => Some(*lift),
+                _ => None,
             };
-            match motions_for(action, &heading, along, self.options.max_step) {
-                Ok(motions) => doing.push(Doing { queue: motions.into(), carry, holder, ..here }),
+            let (along, carry) = match action.kind {
+                ActionKind::Lift | ActionKind::Shift => {
+                    // The carried block and the one it lands on, as the plan has them now.
+                    let under = action.to.offset(0, 0, -1);
+                    let (Some(block), Some(onto)) = (self.block_in(&action.from), under.and_then(|c| self.block_in(&c))) else {
+                        let needs = "a block in the action's cell and one under its target";
+                        return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
+                    };
+                    let dx = action.to.x as isize - action.from.x as isize;
+                    // A lift first crawls the holding head to its grip; across the tunnel
+                    // there is no holding head and no crawl (`motions_for` names what is
+                    // missing), and a shift measures its crawl when it reaches it.
+                    let along = match lift_lead(&heading, dx).map(Holder::of) {
+                        Some(holder) if action.kind == ActionKind::Lift => {
+                            let centre =
+                                self.world.block_pose(&block).map_err(|e| self.fail(step, Some(&here), physics(e)))?.translation.vector;
+                            let grip = centre + Vector3::x() * (dx.signum() as f64 * LIFT_ONTO_REAR_GRIP);
+                            let head = self
+                                .world
+                                .robot_link_pose(action.robot, holder.link())
+                                .map_err(|e| self.fail(step, Some(&here), physics(e)))?;
+                            (grip - head.translation.vector).dot(&heading)
+                        }
+                        _ => 0.0,
+                    };
+                    (along, Some((block, onto)))
+                }
+                _ => {
+                    let body = self.body(action.robot).map_err(|e| self.fail(step, Some(&here), physics(e)))?;
+                    ((self.place(action.robot, &action.to) - body).dot(&heading), None)
+                }
+            };
+            match motions_for(action, &heading, along, lifted, self.options.max_step) {
+                Ok(stages) => doing.push(Doing { queue: stages.into(), carry, ..here }),
                 Err(needs) => return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs })),
             }
         }
@@ -1005,38 +1258,40 @@ impl Executor {
             let time = self.world.time();
             for d in &mut doing {
                 let robot = d.action.robot;
-                if !self.firmware[robot].idle() {
+                if !self.firmware[robot].idle() || d.holding_until.is_some_and(|until| time < until) {
                     continue;
                 }
-                d.running = None;
+                d.holding_until = None;
+                let last = d.running.take();
                 if let Some((motion, name)) = d.current.take() {
                     progress(&Event::MotionFinished { step, action: d.action, motion, name, time });
                 }
-                let Some(next) = d.queue.pop_front() else { continue };
+                // The next motion, after the executor's own stages before it.
+                let next = loop {
+                    let Some(stage) = d.queue.pop_front() else { break None };
+                    match self.resolve(robot, d.carry, stage) {
+                        Ok(Resolved::Motion(motion)) => break Some(motion),
+                        Ok(Resolved::Released(grip)) => d.grip = Some(grip),
+                        Ok(Resolved::Hold(seconds)) => {
+                            // Held at the last motion's solver passes.
+                            d.holding_until = Some(time + seconds);
+                            d.running = last;
+                            break None;
+                        }
+                        Err(kind) => return Err(self.fail(step, Some(&*d), kind)),
+                    }
+                };
+                let Some(next) = next else { continue };
                 d.current = Some((d.next, next.name()));
                 d.last = d.current;
                 d.next += 1;
-                if let (Some((block, _)), Some(holder), Some(_), false) = (d.carry, d.holder, solver_passes(&next), d.unscrewed) {
-                    // The robot, in position, frees its block and notes where it grips it.
-                    d.unscrewed = true;
-                    let grip = self
-                        .unscrew_all(&block)
-                        .and_then(|()| Ok((self.world.block_pose(&block)?, self.world.robot_link_pose(robot, holder.link())?)))
-                        .map(|(block_pose, head)| {
-                            block_pose.inverse_transform_vector(&(head.translation.vector - block_pose.translation.vector))
-                        });
-                    match grip {
-                        Ok(grip) => d.grip = Some(grip),
-                        Err(e) => return Err(self.fail(step, Some(&*d), FailureKind::Physics(e.to_string()))),
-                    }
-                }
                 if let Err(e) = self.firmware[robot].push(next) {
                     return Err(self.fail(step, Some(&*d), FailureKind::Refused(e)));
                 }
                 d.running = Some(next);
                 progress(&Event::MotionStarted { step, action: d.action, motion: d.next - 1, name: next.name(), time });
             }
-            if doing.iter().all(|d| d.current.is_none()) {
+            if doing.iter().all(|d| d.current.is_none() && d.holding_until.is_none()) {
                 break;
             }
             let passes = self.passes_for(&doing);
@@ -1064,10 +1319,24 @@ impl Executor {
         for action in actions {
             self.expected.apply(action);
         }
-        // Every motion done: a robot that carried a block lies in the U the lift ends in.
+        // Every motion done: a robot that carried a block lies where its carrying motion
+        // ends, a head gripping in the block.
         for d in &doing {
-            if let (Some(holder), Some(grip)) = (d.holder, d.grip) {
-                self.postures[d.action.robot] = Posture::Lifted { holder, grip };
+            if let Some((holder, at)) = d.grip {
+                let robot = d.action.robot;
+                let towards = (d.action.to.x as isize - d.action.from.x as isize).signum();
+                self.postures[robot] = match (d.action.kind, self.postures[robot]) {
+                    (ActionKind::Shift, Posture::Lifted { grip, .. }) => {
+                        // Rolled a quarter turn about y towards the target.
+                        let roll = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), towards as f64 * FRAC_PI_2);
+                        Posture::PushedOver { grip: Grip { holder, at, turn: roll * grip.turn } }
+                    }
+                    // Turned over the shared edge: a half turn about y.
+                    _ => Posture::Lifted {
+                        lift: LiftU { lead: holder.lead(), towards },
+                        grip: Grip { holder, at, turn: UnitQuaternion::from_axis_angle(&Vector3::y_axis(), PI) },
+                    },
+                };
             }
         }
         self.check(step, &doing, progress)?;
@@ -1119,6 +1388,22 @@ mod tests {
         }
     }
 
+    /// A head in a block's tunnel is measured across the tunnel it lies along, free along it
+    /// while its centre is inside the block, and past the block's face beyond that.
+    #[test]
+    fn a_head_in_a_tunnel_is_off_by_its_distance_from_the_axis_it_lies_along() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let along_x = Vector3::new(0.99, 0.0, 0.1);
+        let along_z = Vector3::new(0.1, 0.0, -0.99);
+        // 7 mm along the x tunnel, 3 mm up and 4 mm aside: 5 mm off.
+        assert!(close(off_tunnel_axis(&Vector3::new(0.007, 0.004, 0.003), &along_x, 0.1), 0.005));
+        // The same head lying along z is 7 mm and 4 mm off that axis.
+        assert!(close(off_tunnel_axis(&Vector3::new(0.007, 0.004, 0.003), &along_z, 0.1), 0.007_f64.hypot(0.004)));
+        // On the axis but 8 mm past the block's face.
+        assert!(close(off_tunnel_axis(&Vector3::new(0.058, 0.0, 0.0), &along_x, 0.1), 0.008));
+        assert!(close(off_tunnel_axis(&Vector3::new(0.0, 0.0, -0.05), &along_z, 0.1), 0.0));
+    }
+
     #[test]
     fn a_move_is_whole_cycles_of_at_most_five_percent_over_the_longest_step() {
         let close = |a: (f64, u32, bool), b: (f64, u32, bool)| (a.0 - b.0).abs() < 1e-12 && a.1 == b.1 && a.2 == b.2;
@@ -1133,48 +1418,84 @@ mod tests {
     fn actions_without_motions_name_what_is_missing() {
         let action = |kind, to| Action { robot: 0, kind, from: Cell::new(1, 1, 1), to, partner: None };
         let x = Vector3::x();
-        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &x, 0.1, 0.025).is_ok());
-        let along_y = Vector3::y();
-        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &along_y, 0.1, 0.025).unwrap_err().contains("not lying along"));
-        assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains("vertical tunnel"));
-        assert!(motions_for(&action(ActionKind::Move, Cell::new(1, 2, 1)), &x, 0.1, 0.025).unwrap_err().contains("no tunnel along y"));
-        for (kind, named) in [
-            (ActionKind::PutDown, "putting a block down"),
-            (ActionKind::Shift, "shifting a block"),
-            (ActionKind::CoopLift, "two-robot lift"),
-        ] {
-            assert!(motions_for(&action(kind, Cell::new(2, 1, 2)), &x, 0.1, 0.025).unwrap_err().contains(named), "{kind}");
+        let missing = |kind, to, heading: &Vector3<f64>| motions_for(&action(kind, to), heading, 0.1, None, 0.025).unwrap_err();
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &x, 0.1, None, 0.025).is_ok());
+        assert!(missing(ActionKind::Move, Cell::new(2, 1, 1), &Vector3::y()).contains("not lying along"));
+        assert!(missing(ActionKind::Move, Cell::new(1, 1, 2), &x).contains("vertical tunnel"));
+        assert!(missing(ActionKind::Move, Cell::new(1, 2, 1), &x).contains("no tunnel along y"));
+        for (kind, named) in [(ActionKind::PutDown, "putting a block down"), (ActionKind::CoopLift, "two-robot lift")] {
+            assert!(missing(kind, Cell::new(2, 1, 2), &x).contains(named), "{kind}");
         }
+        // A shift from a tunnel (not right after a lift) and one not along x.
+        assert!(missing(ActionKind::Shift, Cell::new(2, 1, 1), &x).contains("only from the U a lift ends in"));
+        assert!(missing(ActionKind::Shift, Cell::new(1, 2, 1), &x).contains("other than along the x tunnel"));
+    }
+
+    #[test]
+    fn the_shift_after_a_lift_led_by_the_front_head_is_task_1s_measured_chain() {
+        // Task 1: A lifted onto B at (1, 0, 1), shifted onto C to (2, 0, 1); B is at (1, 0, 0).
+        let shift = Action { robot: 0, kind: ActionKind::Shift, from: Cell::new(1, 0, 1), to: Cell::new(2, 0, 1), partner: None };
+        let lift = LiftU { lead: Head::Front, towards: 1 };
+        let stages = motions_for(&shift, &Vector3::x(), 0.0, Some(lift), 0.025).expect("the shift after task 1's lift");
+        let under = Cell::new(1, 0, 0);
+        assert_eq!(
+            stages,
+            vec![
+                Stage::Run(Motion::LeaveU { lead: Head::Front }),
+                Stage::Run(Motion::StepIn { lead: Head::Front }),
+                Stage::CrawlPast { cell: under, ahead: SHIFT_TURN_AHEAD, towards: 1 },
+                Stage::TurnUpAt { cell: under, lead: Head::Rear },
+                Stage::Run(Motion::Follow { lead: Head::Rear }),
+                Stage::Hold(SHIFT_SETTLE_BEFORE_PUSH_OVER),
+                Stage::Release { holder: Head::Rear },
+                Stage::Run(Motion::PushOver { lead: Head::Rear, flipped: true }),
+            ]
+        );
+        // Each motion at the passes the chain was measured at (molemod_shift_chain).
+        let passes: Vec<Option<usize>> = stages.iter().filter_map(Stage::motion).map(|m| solver_passes(&m)).collect();
+        assert_eq!(passes, [Some(512), Some(512), Some(512), Some(1024)]);
+        assert_eq!(solver_passes(&Motion::TurnUp { ahead: 0.06, lead: Head::Rear }), Some(64));
+        // The mirror image (tasks 2 and 3: the lift led by the rear head towards -x) is not
+        // measured; a shift back over the lift's own cell is not built.
+        let west = Action { from: Cell::new(2, 0, 1), to: Cell::new(1, 0, 1), ..shift };
+        let mirrored = motions_for(&west, &Vector3::x(), 0.0, Some(LiftU { lead: Head::Rear, towards: -1 }), 0.025).unwrap_err();
+        assert!(mirrored.contains("led by the rear head") && mirrored.contains("not measured"), "{mirrored}");
+        let back = motions_for(&west, &Vector3::x(), 0.0, Some(lift), 0.025).unwrap_err();
+        assert!(back.contains("back over the lift's own cell"), "{back}");
     }
 
     #[test]
     fn a_lift_is_a_crawl_to_the_holding_heads_grip_then_the_lift_onto_led_by_the_head_towards_the_neighbour() {
         let lift = |from, to| Action { robot: 0, kind: ActionKind::Lift, from, to, partner: None };
         // Task 1's lift: the rear head 74 mm short of its grip, two crawl cycles of 18.5 mm.
-        let motions = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::x(), 0.074, 0.025).expect("a lift");
-        assert_eq!(motions.len(), 2, "{motions:?}");
-        assert!(matches!(motions[0], Motion::Crawl { step, iterations: 4, backward: false } if (step - 0.0185).abs() < 1e-12));
-        assert_eq!(motions[1], Motion::LiftOnto { lead: Head::Front });
+        let stages = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::x(), 0.074, None, 0.025).expect("a lift");
+        assert_eq!(stages.len(), 3, "{stages:?}");
+        assert!(matches!(stages[0], Stage::Run(Motion::Crawl { step, iterations: 4, backward: false }) if (step - 0.0185).abs() < 1e-12));
+        // The rear head holds A: the executor frees A and notes the grip before the lift.
+        assert_eq!(stages[1], Stage::Release { holder: Head::Rear });
+        assert_eq!(stages[2], Stage::Run(Motion::LiftOnto { lead: Head::Front }));
         // Towards -x, the robot heading -x.
-        let west = motions_for(&lift(Cell::new(2, 0, 0), Cell::new(1, 0, 1)), &-Vector3::x(), 0.074, 0.025).expect("a lift");
-        assert_eq!(west[1], Motion::LiftOnto { lead: Head::Front });
+        let west = motions_for(&lift(Cell::new(2, 0, 0), Cell::new(1, 0, 1)), &-Vector3::x(), 0.074, None, 0.025).expect("a lift");
+        assert_eq!(west[2], Stage::Run(Motion::LiftOnto { lead: Head::Front }));
         // Task 2's lift, onto the neighbour behind the robot: the front head crawls back 74
         // mm to its grip in A (a backward crawl), then the lift with the rear head leading.
-        let behind = motions_for(&lift(Cell::new(3, 0, 0), Cell::new(2, 0, 1)), &Vector3::x(), -0.074, 0.025).expect("a lift");
-        assert!(matches!(behind[0], Motion::Crawl { step, iterations: 4, backward: true } if (step - 0.0185).abs() < 1e-12));
-        assert_eq!(behind[1], Motion::LiftOnto { lead: Head::Rear });
+        let behind = motions_for(&lift(Cell::new(3, 0, 0), Cell::new(2, 0, 1)), &Vector3::x(), -0.074, None, 0.025).expect("a lift");
+        assert!(matches!(behind[0], Stage::Run(Motion::Crawl { step, iterations: 4, backward: true }) if (step - 0.0185).abs() < 1e-12));
+        assert_eq!(behind[1], Stage::Release { holder: Head::Front });
+        assert_eq!(behind[2], Stage::Run(Motion::LiftOnto { lead: Head::Rear }));
         assert_eq!(lift_lead(&-Vector3::x(), 1), Some(Head::Rear));
         assert_eq!(Holder::of(Head::Rear).link(), "head_front");
         assert_eq!(Holder::of(Head::Front).link(), "head_rear");
         // Across the tunnel: no head leads along x.
-        let refused = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::y(), 0.074, 0.025).unwrap_err();
+        let refused = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::y(), 0.074, None, 0.025).unwrap_err();
         assert!(refused.contains("not lying along the x tunnel"), "{refused}");
         // Only onto the top of a neighbour along x.
         for to in [Cell::new(2, 0, 1), Cell::new(0, 1, 1), Cell::new(1, 0, 0)] {
-            let refused = motions_for(&lift(Cell::new(0, 0, 0), to), &Vector3::x(), 0.074, 0.025).unwrap_err();
+            let refused = motions_for(&lift(Cell::new(0, 0, 0), to), &Vector3::x(), 0.074, None, 0.025).unwrap_err();
             assert!(refused.contains("other than onto the top"), "{to}: {refused}");
         }
         // The lift runs at the block-moving solver passes, the crawl at the world's.
+        let motions: Vec<Motion> = stages.iter().filter_map(Stage::motion).collect();
         assert_eq!(solver_passes(&motions[1]), Some(LIFT_SOLVER_ITERATIONS));
         assert_eq!(solver_passes(&motions[0]), None);
     }

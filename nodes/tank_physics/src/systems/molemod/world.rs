@@ -30,6 +30,16 @@ use reconfig_planner::lattice::{Cell, Lattice};
 /// moves the lighter block (the robot's), not its screwed neighbours.
 pub const LIFT_SOLVER_ITERATIONS: usize = 512;
 
+/// Solver passes per step for the firmware's `Motion::TurnUp`:
+/// the passes the turn up was measured at (`molemod_vertical`, `molemod_tunnels`, and task
+/// 1's shift chain in `molemod_shift_chain`; docs/molemod_execution.md).
+pub const TURN_SOLVER_ITERATIONS: usize = 64;
+
+/// Solver passes per step for the motions that roll a block over (`PushOver`, `ShiftBelow`,
+/// `Shift`): twice [`LIFT_SOLVER_ITERATIONS`], the passes they were measured at
+/// (`molemod_push_over`, `molemod_shift_below`, `molemod_shift`; docs/molemod_execution.md).
+pub const PUSH_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
+
 /// How the world is set up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoleWorldOptions {
