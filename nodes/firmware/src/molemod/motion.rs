@@ -1016,8 +1016,7 @@ impl MoleMotions {
                 let (push, push_rear) = (index[2], index[3]);
                 let half = 0.5 * LIFT_ONTO_PART;
                 phases.push(phase("draw out", vec![(push, half), (push_rear, half)], lead.grip([false, true])));
-                // A drawn against C: where it bears depends on where A was set down.
-                phases.push(Phase { press: true, ..phase("close", vec![(push, 0.0), (push_rear, 0.0)], [true, true]) });
+                phases.push(phase("close", vec![(push, 0.0), (push_rear, 0.0)], [true, true]));
                 Ok(phases)
             }
             Motion::LeaveU { lead } => {
@@ -1799,12 +1798,6 @@ mod tests {
         fw.push(Motion::EnterU { lead: Head::Front }).expect("valid");
         let press = fw.queue[LEAVE_U_PATH.len() - 2].clone();
         assert!(press.press);
-        // The put down's close draws A against C: a press too, its only one.
-        let mut putting = MoleMotions::new(axes.clone()).expect("joints");
-        putting.push(Motion::PutDown { lead: Head::Rear }).expect("valid");
-        let pressing: Vec<&str> = putting.queue.iter().filter(|p| p.press).map(|p| p.name).collect();
-        assert_eq!(pressing, vec!["close"]);
-        assert_eq!(putting.queue.back().map(|p| p.name), Some("close"));
         // Every phase before the press reached: the joints at its start row.
         let start = {
             let mut q = vec![0.0; n];
