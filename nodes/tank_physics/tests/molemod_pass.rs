@@ -3,9 +3,11 @@
 //! entering the U on the far side and the put down there (`Motion::EnterU` and
 //! `Motion::PutDown`, mirrored). Every figure is taken from the rapier bodies' poses.
 //!
-//! Measured (docs/molemod_execution.md, "Passing through a lone block"): the pass runs; the
-//! mirrored `EnterU` after it stalls, so the test of the whole chain is `#[ignore]`d (it runs
-//! with `-- --ignored` and shows where it breaks).
+//! Measured (docs/molemod_execution.md, "Passing through a lone block" and "Entering the U
+//! and putting A down after the pass"): the pass runs and the mirrored `EnterU` after it
+//! ends (its press bears on A's tunnel); the put down after it stalls in its close, so the
+//! test of the whole chain is `#[ignore]`d (it runs with `-- --ignored` and shows where it
+//! breaks).
 
 use std::time::Instant;
 
@@ -22,6 +24,46 @@ use tank_physics::systems::molemod::world::{MoleWorld, LIFT_SOLVER_ITERATIONS};
 #[path = "support/mole.rs"]
 mod mole;
 use mole::{axes, committed_model, cubes, load_average, run_phases as run, until_idle};
+
+/// Prints every joint, each main cube's pose and closest contact with a block, and the front
+/// head's pose in A's frame.
+fn describe(world: &MoleWorld, a: &Cell) {
+    let names: Vec<String> = axes(world).into_iter().map(|s| s.name).collect();
+    let q = world.sensors().joint_positions;
+    for (n, v) in names.iter().zip(&q) {
+        eprint!("{n} {:.5}; ", v);
+    }
+    eprintln!();
+    for link in ["head_front", "base_link", "head_rear"] {
+        let p = world.link_pose(link).expect("link");
+        let (r, pi, y) = p.rotation.euler_angles();
+        eprintln!(
+            "  {link}: ({:.2}, {:.2}, {:.2}) mm, roll {:.2} pitch {:.2} yaw {:.2} mrad, contact {:?}",
+            p.translation.x * 1e3,
+            p.translation.y * 1e3,
+            p.translation.z * 1e3,
+            r * 1e3,
+            pi * 1e3,
+            y * 1e3,
+            world.block_contact(link).expect("link").map(|d| d * 1e3)
+        );
+    }
+    let pa = world.block_pose(a).expect("A");
+    let h = pa.inverse() * world.link_pose("head_front").expect("link");
+    let (r, pi, y) = h.rotation.euler_angles();
+    eprintln!(
+        "  front head in A: ({:.2}, {:.2}, {:.2}) mm, roll {:.2} pitch {:.2} yaw {:.2} mrad; A at ({:.3}, {:.3}, {:.3}) mm",
+        h.translation.x * 1e3,
+        h.translation.y * 1e3,
+        h.translation.z * 1e3,
+        r * 1e3,
+        pi * 1e3,
+        y * 1e3,
+        pa.translation.x * 1e3,
+        pa.translation.y * 1e3,
+        pa.translation.z * 1e3
+    );
+}
 
 /// A lone block B at x = 100 mm with A on it (drawn as a block on B: the same solid; screwed
 /// to B, as the executor leaves it after a lift), the cells on both sides of B empty; the
@@ -92,16 +134,27 @@ fn passing_through_a_lone_block_from_where_leaving_the_u_ends_to_its_far_side() 
 /// and the put down sets A on the far cell's floor within the executor's 5 mm of its centre
 /// and 3 degrees of upright, B within 1 mm of its cell.
 #[test]
-#[ignore = "fails today: EnterU with the rear head leading stalls after the pass (prismatic_2 0.6 mm short; the pass ends 1.3 mm \
-            short along the row and 4 mm aside): docs/molemod_execution.md, Passing through a lone block"]
+#[ignore = "fails today (17 min wall under load): EnterU now ends after the pass, the put down after it does not (its close \
+            stalls 1.33 mm short): docs/molemod_execution.md, Entering the U and putting A down after the pass; run with \
+            cargo test --release -p tank_physics --no-default-features --test molemod_pass -- --ignored --nocapture"]
 fn passing_through_a_lone_block_then_putting_a_down_beyond_it() {
     let wall = Instant::now();
     let (a, b, far) = (Cell::new(1, 0, 1), Cell::new(1, 0, 0), Cell::new(2, 0, 0));
     let (mut world, mut firmware) = pass_through(&[a, b]);
+    enter_and_put_down(&mut world, &mut firmware, [a, b, far]);
+    eprintln!("{:.1} s wall in all; load average {}", wall.elapsed().as_secs_f64(), load_average());
+}
+
+/// `Motion::EnterU { lead: Head::Rear }` from the mole straight along B's tunnel with its rear
+/// head clamped in B (A screwed to B), then, A unscrewed, `Motion::PutDown { lead:
+/// Head::Rear }` (cells: A, B, the far cell): checks that no phase sticks, the front head
+/// holds A after entering the U, and the put down sets A on the far cell's floor within the
+/// executor's 5 mm of its centre and 3 degrees of upright, B within 1 mm of its cell.
+fn enter_and_put_down(world: &mut MoleWorld, firmware: &mut MoleMotions, [a, b, far]: [Cell; 3]) {
     let a0 = world.block_pose(&a).expect("A");
     let (t0, entering) = (world.time(), Instant::now());
     firmware.push(Motion::EnterU { lead: Head::Rear }).expect("valid");
-    until_idle(&mut world, &mut firmware, 0.0, |_| {});
+    until_idle(world, firmware, 0.0, |_| {});
     let a1 = world.block_pose(&a).expect("A");
     let grip = a1.inverse_transform_point(&Point3::from(world.link_pose("head_front").expect("link").translation.vector));
     eprintln!(
@@ -115,12 +168,13 @@ fn passing_through_a_lone_block_then_putting_a_down_beyond_it() {
         grip.y * 1e3,
         grip.z * 1e3
     );
+    describe(world, &a);
     assert!(firmware.stuck().is_none(), "{}", firmware.status());
     assert!(world.head_clamped(0), "the front head does not hold A");
     world.unscrew(&a, &b).expect("A starts screwed to B");
     let (t1, putting) = (world.time(), Instant::now());
     firmware.push(Motion::PutDown { lead: Head::Rear }).expect("valid");
-    until_idle(&mut world, &mut firmware, 0.0, |_| {});
+    until_idle(world, firmware, 0.0, |_| {});
     assert!(firmware.stuck().is_none(), "{}", firmware.status());
     let pose = world.block_pose(&a).expect("A");
     let off = pose.translation.vector - world.cell_centre(&far);
@@ -132,7 +186,7 @@ fn passing_through_a_lone_block_then_putting_a_down_beyond_it() {
     let b_off = world.block_error(&b, &b).expect("B");
     eprintln!(
         "put down, rear head leading: {} after {:.2} s sim, {:.1} s wall; A {:.2} mm from the far cell's centre ({:+.2}, {:+.2}, {:+.2}) mm, \
-         its z axis {:.2} deg from up, bottom corners {:.2} to {:.2} mm above the floor; B {:.3} mm from its cell; {:.1} s wall in all; load average {}",
+         its z axis {:.2} deg from up, bottom corners {:.2} to {:.2} mm above the floor; B {:.3} mm from its cell; load average {}",
         firmware.status(),
         world.time() - t1,
         putting.elapsed().as_secs_f64(),
@@ -144,7 +198,6 @@ fn passing_through_a_lone_block_then_putting_a_down_beyond_it() {
         corners.iter().copied().fold(f64::INFINITY, f64::min) * 1e3,
         corners.iter().copied().fold(f64::NEG_INFINITY, f64::max) * 1e3,
         b_off * 1e3,
-        wall.elapsed().as_secs_f64(),
         load_average()
     );
     assert!(off.norm() < 5e-3, "A ends {} m from the far cell's centre", off.norm());

@@ -704,7 +704,19 @@ struct Phase {
     /// Shortest time the phase lasts, s: a phase that only changes the grips must last for
     /// the robot to see it.
     dwell: f64,
+    /// Whether the phase presses a head against a block's tunnel: it also ends once the head
+    /// bears there, every joint it moves standing still short of its target (within
+    /// [`PRESS_STILL`] over [`PRESS_WINDOW`]); where the head meets the tunnel depends on
+    /// where the block rests to a few tenths of a mm, which no stored target knows.
+    press: bool,
 }
+
+/// How little a pressing joint moves over [`PRESS_WINDOW`] for a press to bear, m (or rad): 2 %
+/// of the 1 mm a prismatic joint moves in that time at its slow speed.
+pub const PRESS_STILL: f64 = 20e-6;
+
+/// The time over which a press's joints must stand still, s.
+pub const PRESS_WINDOW: f64 = 0.1;
 
 /// Reading indices of the coordinates the motions drive.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -730,6 +742,9 @@ pub struct MoleMotions {
     pushed: usize,
     done: Vec<PhaseRecord>,
     stuck: Option<Stuck>,
+    /// While a pressing phase runs: when the last [`PRESS_WINDOW`] began and the joint
+    /// positions then.
+    press_mark: Option<(f64, Vec<f64>)>,
     /// Longest a phase may take before the robot stops, s.
     pub phase_timeout: f64,
 }
@@ -781,6 +796,7 @@ impl MoleMotions {
             pushed: 0,
             done: Vec::new(),
             stuck: None,
+            press_mark: None,
             phase_timeout: 20.0,
         })
     }
@@ -821,7 +837,8 @@ impl MoleMotions {
     fn phases(&self, motion_index: usize, motion: Motion) -> Result<Vec<Phase>, MotionError> {
         let Joints { front_shift, rear_shift, front_yaw, front_pitch, front_push } = self.joints;
         let (front, rear) = (&self.axes[front_shift], &self.axes[rear_shift]);
-        let phase = |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0 };
+        let phase =
+            |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0, press: false };
         match motion {
             Motion::Crawl { step, iterations, backward } => {
                 // The basic model's one joint expands by the 2 step two joints share.
@@ -1015,11 +1032,15 @@ impl MoleMotions {
             Motion::EnterU { lead } => {
                 let index = self.path_joints(&motion, &LEAVE_U_PATH, lead)?;
                 let holds = lead.grip([true, false]);
-                let mut phases: Vec<Phase> = LEAVE_U_PATH[..LEAVE_U_PATH.len() - 1]
+                let mut phases: Vec<Phase> = LEAVE_U_PATH[1..LEAVE_U_PATH.len() - 1]
                     .iter()
                     .rev()
                     .map(|r| phase("enter the U", index.iter().copied().zip(lead.row(r)).collect(), holds))
                     .collect();
+                // The release backwards presses the head against A's tunnel: it bears where
+                // A rests, within the release's drop of the lift's row.
+                let press = index.iter().copied().zip(lead.row(&LEAVE_U_PATH[0])).collect();
+                phases.push(Phase { press: true, ..phase("press", press, holds) });
                 phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
             }
@@ -1149,11 +1170,34 @@ impl MoleMotions {
         phase.targets.iter().all(|&(i, target)| self.control.axes[i].controller.reached(positions[i], target))
     }
 
+    /// Whether pressing `phase`'s head bears: every joint the phase moves stood still over the
+    /// last [`PRESS_WINDOW`] (always false for a phase that does not press).
+    fn bearing(&mut self, phase: &Phase, time: f64, positions: &[f64]) -> bool {
+        if !phase.press {
+            return false;
+        }
+        match &self.press_mark {
+            Some((since, was)) if time - since >= PRESS_WINDOW => {
+                let still = phase.targets.iter().all(|&(i, _)| (positions[i] - was[i]).abs() <= PRESS_STILL);
+                self.press_mark = Some((time, positions.to_vec()));
+                still
+            }
+            Some(_) => false,
+            None => {
+                self.press_mark = Some((time, positions.to_vec()));
+                false
+            }
+        }
+    }
+
     /// Starts the next phase if the current one ended; stops the robot if it took too long.
     fn advance(&mut self, time: f64, positions: &[f64]) {
         loop {
             match self.active.take() {
-                Some((phase, started)) if self.reached(&phase, positions) && time - started >= phase.dwell => {
+                Some((phase, started))
+                    if (self.reached(&phase, positions) || self.bearing(&phase, time, positions)) && time - started >= phase.dwell =>
+                {
+                    self.press_mark = None;
                     self.done.push(PhaseRecord { motion: phase.motion, phase: phase.name, started, ended: time });
                 }
                 Some((phase, started)) => {
@@ -1730,14 +1774,73 @@ mod tests {
         for (k, phase) in queued[..n - 1].iter().enumerate() {
             let row = LEAVE_U_PATH[n - 2 - k];
             let expect: Vec<_> = LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect();
-            assert_eq!(phase, &("enter the U", expect, [true, false]));
+            // The last one presses the head against A's tunnel (the release backwards).
+            assert_eq!(phase, &(if k == n - 2 { "press" } else { "enter the U" }, expect, [true, false]));
         }
+        let presses: Vec<bool> = fw.queue.iter().map(|p| p.press).collect();
+        assert_eq!(presses, (0..n).map(|k| k == n - 2).collect::<Vec<_>>());
         // It ends where the lift onto ends, both heads gripping.
         assert_eq!(queued[n - 2].1.iter().map(|t| t.1).collect::<Vec<_>>(), LIFT_ONTO_PATH[LIFT_ONTO_PATH.len() - 1]);
         assert_eq!(queued[n - 1], ("grip", vec![], [true, true]));
         let rear = assert_drives_the_other_half(|lead| Motion::EnterU { lead });
         assert_eq!(rear[0].2, [false, true]);
         assert_eq!(Motion::EnterU { lead: Head::Rear }.name(), "enter the U, rear head leading");
+    }
+
+    /// Entering the U's press ends once its joints stand still short of the row (the head
+    /// bearing on A's tunnel), not before: while they move, or at the start of the phase;
+    /// another phase standing still short of its targets does not end.
+    #[test]
+    fn the_press_ends_when_the_head_bears_and_not_before() {
+        let axes = final_model(FULL_RANGE);
+        let n = axes.len();
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::EnterU { lead: Head::Front }).expect("valid");
+        let press = fw.queue[LEAVE_U_PATH.len() - 2].clone();
+        assert!(press.press);
+        // Every phase before the press reached: the joints at its start row.
+        let start = {
+            let mut q = vec![0.0; n];
+            for &(i, _) in &press.targets {
+                q[i] = fw.queue[LEAVE_U_PATH.len() - 3].targets.iter().find(|t| t.0 == i).expect("same joints").1;
+            }
+            q
+        };
+        let at = |t: f64, q: &[f64]| MolemodSensors { stamp: t, joint_positions: q.to_vec() };
+        fw.queue.drain(..LEAVE_U_PATH.len() - 2);
+        let mut t = 0.0;
+        fw.step(t, &at(t, &start));
+        assert_eq!(fw.active.as_ref().map(|a| a.0.name), Some("press"));
+        // The head meets A 0.4 mm short on each pressing joint: moving, then still.
+        let mut q = start.clone();
+        let pressing: Vec<usize> = press.targets.iter().filter(|&&(i, v)| (v - start[i]).abs() > 1e-9).map(|t| t.0).collect();
+        assert_eq!(pressing.len(), 2, "prismatic_1 and prismatic_2 press");
+        for _ in 0..6 {
+            t += 0.01;
+            for &i in &pressing {
+                q[i] += 1e-4;
+            }
+            fw.step(t, &at(t, &q));
+            assert!(fw.done.is_empty(), "ended while moving");
+        }
+        for _ in 0..25 {
+            t += 0.01;
+            fw.step(t, &at(t, &q));
+        }
+        // The press ended (then the grip, which has no targets): the motion is done.
+        assert_eq!(fw.done.iter().map(|r| r.phase).collect::<Vec<_>>(), vec!["press", "grip"]);
+        assert!(fw.idle() && fw.stuck().is_none());
+        // A phase that does not press, standing still short of its target, stays until the
+        // time limit.
+        let mut other = MoleMotions::new(axes).expect("joints");
+        other.phase_timeout = 1.0;
+        other.push(Motion::EnterU { lead: Head::Front }).expect("valid");
+        for k in 0..150 {
+            let t = 0.01 * k as f64;
+            other.step(t, &at(t, &vec![0.0; n]));
+        }
+        assert!(other.done.is_empty());
+        assert!(other.stuck().is_some());
     }
 
     #[test]

@@ -323,4 +323,43 @@ mod tests {
         let first = walk(&scene, &limits, &LEAVE_U_PATH[..2], false, 0.001, |_| Vec::new()).expect("in range");
         assert!(first.least > -1e-6, "{first:?}");
     }
+
+    /// Entering the U from where the pass through a lone block ends (docs/molemod_execution.md,
+    /// "Entering the U after the pass"): the front head's grip in B up to 2 mm nearer B's
+    /// centre or 3 mm farther than [`LEAVE_U_PATH`]'s end keeps every pair 1 mm apart but at
+    /// the press; with A resting on B, 0.21 mm lower than the lift's chain holds it, the head
+    /// still passes 0.9 mm from A and meets its tunnel 0.2 mm before the press's row (the
+    /// press bears there); 3 mm nearer B's centre the body comes within 0.4 mm of B.
+    #[test]
+    fn entering_the_u_clears_from_starts_off_along_the_row_and_meets_a_resting_lower_early() {
+        let limits = limits();
+        let exempt = |k: usize| if k == 0 { vec![REAR_HEAD_BLOCK_A] } else { Vec::new() };
+        let entering = |nearer: f64, a_lower: f64| {
+            let mut scene = UnfoldScene::task1();
+            // Nearer B's centre: towards +x here (B at 0.1 m, the grip at 0.082 m).
+            scene.front.x += nearer;
+            scene.block_a.z -= a_lower;
+            let w = walk(&scene, &limits, &LEAVE_U_PATH, true, 0.001, exempt).expect("in range");
+            let press = clearances(&scene, &chain(&scene, &LEAVE_U_PATH[0]))[REAR_HEAD_BLOCK_A];
+            eprintln!(
+                "entering the U {:+.2} mm nearer B's centre, A {:.2} mm lower: least {:.3} mm ({}), the head {:.3} mm from A at the press's row",
+                nearer * 1e3,
+                a_lower * 1e3,
+                w.least * 1e3,
+                w.worst,
+                press * 1e3
+            );
+            (w, press)
+        };
+        for nearer in [-3e-3, -1.5e-3, 0.0, 1.28e-3, 2e-3] {
+            let (w, press) = entering(nearer, 0.0);
+            assert!(w.least >= limits.margin, "{w:?}");
+            assert!(press.abs() < 2e-5, "{press}");
+            let (w, press) = entering(nearer, 2.1e-4);
+            assert!(w.least >= 0.9e-3, "{w:?}");
+            assert!((press + 2.1e-4).abs() < 2e-5, "{press}");
+        }
+        let (w, _) = entering(3e-3, 0.0);
+        assert!(w.least < 0.4e-3 && w.worst == "body - block B", "{w:?}");
+    }
 }
