@@ -40,6 +40,7 @@ use std::f64::consts::{FRAC_PI_2, PI};
 use flotilla_common::models::{JointKind, Model};
 use flotilla_contract::molemod::MolemodCommand;
 use flotilla_contract::Firmware;
+use flotilla_firmware::molemod::lift::CUBE_HALF;
 use flotilla_firmware::molemod::motion::{AxisSpec, Head, MoleMotions, Motion, MotionError, Stuck, LIFT_ONTO_REAR_GRIP};
 use nalgebra::{Isometry3, Unit, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
@@ -513,8 +514,8 @@ impl Holder {
     /// What a robot check measures after a push over.
     fn what_in_tunnel(self) -> &'static str {
         match self.0 {
-            Head::Front => "front head (from the axis of the carried block's tunnel it grips in)",
-            Head::Rear => "rear head (from the axis of the carried block's tunnel it grips in)",
+            Head::Front => "front head (from the room in the carried block's tunnel it grips in)",
+            Head::Rear => "rear head (from the room in the carried block's tunnel it grips in)",
         }
     }
 
@@ -551,14 +552,20 @@ fn lift_lead(heading: &Vector3<f64>, dx: isize) -> Option<Head> {
 
 /// How far a head whose centre is `centre` and whose long axis is `length` (both in a
 /// block's frame, centre from the block's centre, m) is from lying in the block's tunnel
-/// along that axis (x or z, whichever `length` is nearer), m: its distance from the
-/// tunnel's axis, and how far its centre lies past the block's face along it (`size`, the
-/// block's edge, m).
-fn off_tunnel_axis(centre: &Vector3<f64>, length: &Vector3<f64>, size: f64) -> f64 {
-    let axis = if length.x.abs() >= length.z.abs() { Vector3::x() } else { Vector3::z() };
-    let along = centre.dot(&axis);
-    let across = (centre - axis * along).norm();
-    across.hypot((along.abs() - 0.5 * size).max(0.0))
+/// along that axis (x or z, whichever `length` is nearer), m: how far its centre is past
+/// the play the tunnel leaves it across (`blocks.tunnel` less the head's width, `2 x
+/// head_half`, shared between the two sides) and past the block's faces along it.
+fn off_tunnel(centre: &Vector3<f64>, length: &Vector3<f64>, blocks: &BlockOptions, head_half: f64) -> f64 {
+    let along = if length.x.abs() >= length.z.abs() { 0 } else { 2 };
+    let play = 0.5 * blocks.tunnel - head_half;
+    (0..3)
+        .map(|i| {
+            let free = if i == along { 0.5 * blocks.size } else { play };
+            (centre[i].abs() - free).max(0.0)
+        })
+        .map(|past| past * past)
+        .sum::<f64>()
+        .sqrt()
 }
 
 /// The solver passes `motion` needs if they are not a crawl's: the passes it was measured
@@ -964,8 +971,8 @@ impl Executor {
     /// in a tunnel, its body cube from its resting place; after a lift, the head holding the
     /// lifted block from where it gripped it, with the block centred in `cell` and turned over
     /// about `y` (the lift's half turn over the shared edge); after a push over, the head in
-    /// the carried block from its tunnel's axis ([`off_tunnel_axis`], the block centred in
-    /// `cell` and turned as the plan has it).
+    /// the carried block from the room its tunnel leaves it ([`off_tunnel`], the block
+    /// centred in `cell` and turned as the plan has it).
     fn robot_off(&self, index: usize, cell: &Cell) -> Result<(&'static str, f64), WorldError> {
         match self.postures.get(index).copied().unwrap_or(Posture::InTunnel) {
             Posture::InTunnel => Ok(("body", (self.body(index)? - self.place(index, cell)).norm())),
@@ -976,14 +983,15 @@ impl Executor {
             }
             Posture::PushedOver { grip } => {
                 // The push over slides the gripping head along the carried block's tunnel
-                // (7.4 mm in task 1's run, docs/molemod_execution.md "The shift in the
-                // executor"), so its place is anywhere on that tunnel's axis inside the block.
+                // (7.4 mm in task 1's run) and leaves it against the tunnel's walls (3.6 mm up,
+                // 4 mm aside: docs/molemod_execution.md "The shift in the executor"), so its
+                // place is anywhere in that tunnel inside the block.
                 let head = self.world.robot_link_pose(index, grip.holder.link())?;
                 let inverse = grip.turn.inverse();
                 let centre = inverse * (head.translation.vector - self.world.cell_centre(cell));
                 let length = inverse * (head.rotation * Vector3::x());
-                let size = self.world.blocks().map_or(BlockOptions::default().size, |b| b.options().size);
-                Ok((grip.holder.what_in_tunnel(), off_tunnel_axis(&centre, &length, size)))
+                let blocks = self.world.blocks().map_or_else(BlockOptions::default, |b| *b.options());
+                Ok((grip.holder.what_in_tunnel(), off_tunnel(&centre, &length, &blocks, CUBE_HALF)))
             }
         }
     }
@@ -1388,20 +1396,22 @@ mod tests {
         }
     }
 
-    /// A head in a block's tunnel is measured across the tunnel it lies along, free along it
-    /// while its centre is inside the block, and past the block's face beyond that.
+    /// A head in a block's tunnel is off only by how far it is past the tunnel's room: 5 mm
+    /// each way across (a 50 mm tunnel, a 40 mm head) and the block's faces along it.
     #[test]
-    fn a_head_in_a_tunnel_is_off_by_its_distance_from_the_axis_it_lies_along() {
+    fn a_head_in_a_tunnel_is_off_only_past_the_room_the_tunnel_leaves_it() {
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let blocks = BlockOptions::default();
+        let off = |c: [f64; 3], length: &Vector3<f64>| off_tunnel(&Vector3::from(c), length, &blocks, 0.02);
         let along_x = Vector3::new(0.99, 0.0, 0.1);
         let along_z = Vector3::new(0.1, 0.0, -0.99);
-        // 7 mm along the x tunnel, 3 mm up and 4 mm aside: 5 mm off.
-        assert!(close(off_tunnel_axis(&Vector3::new(0.007, 0.004, 0.003), &along_x, 0.1), 0.005));
-        // The same head lying along z is 7 mm and 4 mm off that axis.
-        assert!(close(off_tunnel_axis(&Vector3::new(0.007, 0.004, 0.003), &along_z, 0.1), 0.007_f64.hypot(0.004)));
-        // On the axis but 8 mm past the block's face.
-        assert!(close(off_tunnel_axis(&Vector3::new(0.058, 0.0, 0.0), &along_x, 0.1), 0.008));
-        assert!(close(off_tunnel_axis(&Vector3::new(0.0, 0.0, -0.05), &along_z, 0.1), 0.0));
+        // Task 1's push over end: 7 mm along the x tunnel, 3.6 mm up and 4.4 mm aside.
+        assert!(close(off([0.007, 0.0044, 0.0036], &along_x), 0.0));
+        // The same centre lying along z is 2 mm past the room across (7 mm of 5).
+        assert!(close(off([0.007, 0.0044, 0.0036], &along_z), 0.002));
+        // 8 mm past the block's face along the tunnel and 1 mm past the room across.
+        assert!(close(off([0.058, 0.006, 0.0], &along_x), 0.008_f64.hypot(0.001)));
+        assert!(close(off([0.0, 0.0, -0.05], &along_z), 0.0));
     }
 
     #[test]
