@@ -20,10 +20,16 @@
 //! holds ([`hand_over_holds`]). The other way down, the lower
 //! head turning into B's x tunnel under the upper head anchored in A, does not reach B's x
 //! tunnel either (docs/molemod_execution.md, "The way on from the push over's end").
+//!
+//! Out of B onto its top instead ([`hold_over_b_top`]): with the upper head gripping where
+//! the push over leaves it, two phases take the lower head up B's tunnel and out, resting its
+//! edge on the far rim of B's top; `StepIn`'s set down mirrored into A rests there with the
+//! upper head lying 3-18 mm past A's crossing ("Into A's tunnel over B's top (mole-intoa)").
 
-use super::follow::{reach, Base, FollowLimits, Grip};
-use super::lift::{LiftJoints, Pose, BLOCK};
+use super::follow::{clearances_in, links, reach, Base, FollowLimits, Grip};
+use super::lift::{LiftJoints, Pose, AXIS_BELOW, BLOCK, CUBE_ROUNDING, TUNNEL_HALF};
 use super::push_over::{chain, stored_scene, PUSH_OVER_PATH};
+use super::step::lowest_edge;
 
 const HALF_PI: f64 = 0.5 * std::f64::consts::PI;
 
@@ -105,10 +111,92 @@ pub fn hand_over_holds(upper: &Grip) -> Option<(LiftJoints, LiftJoints, Pose)> {
     best.map(|(in_a, _, at)| (in_b, in_a, at))
 }
 
+/// B's top, m above C's crossing: the floor of the empty cell above B, 25 mm below the floor
+/// of A's x tunnel (A's former vertical tunnel), as the row's floor is below a tunnel's floor
+/// where `StepIn` sets a head down.
+pub const B_TOP: f64 = 0.5 * BLOCK;
+
+/// The solid stretches of [`B_TOP`] (m along x): the rims either side of the mouth of B's
+/// vertical tunnel (x = -125 to -75 mm is the hole); beyond -150 mm the top drops to the floor
+/// of the empty cell 0, from -50 mm A's -x face rises.
+pub const B_TOP_RIMS: [(f64, f64); 2] = [(-1.5 * BLOCK, -BLOCK - TUNNEL_HALF), (-BLOCK + TUNNEL_HALF, -0.5 * BLOCK)];
+
+/// The upper head lying level in A's x tunnel as a grip, its centre `x` (m) from A's crossing
+/// and as far below the tunnel's axis as the crawl keeps a head ([`AXIS_BELOW`]: on its floor).
+pub fn lying_in_a(x: f64) -> Grip {
+    Grip { base: Base::Front, pose: Pose { x, z: BLOCK - AXIS_BELOW, angle: 0.0 } }
+}
+
+/// The lower head's pose with its axis at `angle` (rad from level, its end at the chain's side
+/// up for positive) whose lowest rounded edge stands `gap` (m) over [`B_TOP`] at `contact` (m
+/// along x).
+pub fn over_b_top(contact: f64, angle: f64, gap: f64) -> Pose {
+    let (ex, ez) = lowest_edge(&Pose { x: 0.0, z: 0.0, angle });
+    Pose { x: contact - ex, z: B_TOP + CUBE_ROUNDING + gap - ez, angle }
+}
+
+/// Whether a head at `pose` set straight down would rest on B's solid top: its centre over B,
+/// its lowest rounded edge over one of [`B_TOP_RIMS`] with its 4 mm rounding, and no more
+/// than 2 mm above it.
+pub fn rests_on_b_top(pose: &Pose) -> bool {
+    let (x, z) = lowest_edge(pose);
+    let over_b = (-1.5 * BLOCK..=-0.5 * BLOCK).contains(&pose.x);
+    over_b
+        && z - CUBE_ROUNDING - B_TOP < 0.002
+        && B_TOP_RIMS.iter().any(|&(a, b)| x - CUBE_ROUNDING >= a - 1e-9 && x + CUBE_ROUNDING <= b + 1e-9)
+}
+
+/// A hold of the lower head over B's top, 1 mm above it (the 0.75 mm margin kept; a set
+/// down as `StepIn`'s second phase then rests it), with the upper head gripping at `upper`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverBTop {
+    /// The joints.
+    pub q: LiftJoints,
+    /// Where its lowest edge stands along x, m.
+    pub contact: f64,
+    /// The lower head's axis from level, rad ([`over_b_top`]).
+    pub angle: f64,
+    /// The least clearance of the body, the joints and the heads from each other, m (the
+    /// lower head stands 1 mm over B's top).
+    pub clearance: f64,
+}
+
+/// The hold over B's top with the most clearance (but the lower head's 1 mm from B's top)
+/// while the upper head grips at `upper`: the
+/// lower head's edge over either rim of [`B_TOP_RIMS`] (2.5 mm steps, 4 mm in from each end),
+/// its axis -0.3 to 0.6 rad from level (0.1 rad steps), the reach on a `step` (m) grid.
+pub fn hold_over_b_top(upper: &Grip, step: f64) -> Option<OverBTop> {
+    let lim = limits();
+    let mut best: Option<OverBTop> = None;
+    for &(a, b) in &B_TOP_RIMS {
+        let n = ((b - a - 2.0 * CUBE_ROUNDING) / 0.0025).round() as i32;
+        for k in 0..=n {
+            let contact = a + CUBE_ROUNDING + 0.0025 * f64::from(k);
+            for j in -3..=6 {
+                let angle = 0.1 * f64::from(j);
+                let target = over_b_top(contact, angle, 0.001);
+                if !rests_on_b_top(&target) {
+                    continue;
+                }
+                if let Some((q, _)) = reach(upper, &lim, &target, step, None) {
+                    // The lower head stands 1 mm over B's top in every one: rank by the rest.
+                    let d = clearances_in(lim.blocks, &links(upper, &q));
+                    let clearance = d[1].min(d[3..].iter().fold(f64::INFINITY, |a, &b| a.min(b)));
+                    if best.as_ref().is_none_or(|h| clearance > h.clearance) {
+                        best = Some(OverBTop { q, contact, angle, clearance });
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::molemod::follow::{clearances_in, in_tunnel_in, links, FOLLOW_PAIRS};
+    use crate::molemod::follow::{in_tunnel_in, FOLLOW_PAIRS};
+    use crate::molemod::step::lowest_edge;
 
     /// The push over's end in this scene: the upper head level at A's crossing, the lower head
     /// upright in B's vertical tunnel, everything at least 1.25 mm off the blocks and the floor
@@ -234,5 +322,96 @@ mod tests {
                 at.z * 1e3
             );
         }
+    }
+
+    /// The pairs of [`FOLLOW_PAIRS`] that rest where `StepIn`'s set down rests them, here: the
+    /// body on A's tunnel floor (the upper head lying on it, the body at its height) and, set
+    /// down, the lower head on B's top.
+    const SET_DOWN_RESTING: [bool; 8] = [false, true, true, false, false, false, false, false];
+
+    /// `StepOut`'s end and `StepIn`'s set down, mirrored into A over B's top (the rows of
+    /// [`STEP_IN_PATH`] with the upper head lying in A's x tunnel; B's top is 25 mm below its
+    /// floor, as the row's floor below B's tunnel floor). Where `StepOut` leaves the clamped
+    /// head (18 mm short of A's crossing) the straight mole keeps its margin, but the set
+    /// down puts the lower head's edge 16 mm beyond B's far face, over the drop to cell 0's
+    /// floor. With the upper head 3-18 mm past A's crossing (1 mm steps, -45 to 45 mm) the set
+    /// down, hovering 1.5 mm and resting, lands the edge on B's far rim (the body resting on
+    /// A's tunnel floor).
+    #[test]
+    fn the_mirrored_step_sets_the_lower_head_on_bs_far_rim_only_past_as_crossing() {
+        use crate::molemod::step::STEP_IN_PATH;
+        let lim = limits();
+        let out_end = lying_in_a(-0.018);
+        assert_eq!(lim.check(&out_end, &STEP_IN_PATH[0], &[false; 8]), Ok(()));
+        let least = clearances_in(&AFTER_PUSH_BLOCKS, &links(&out_end, &STEP_IN_PATH[0]))[1..].iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        let edge = lowest_edge(&links(&out_end, &STEP_IN_PATH[2]).rear).0;
+        eprintln!("StepOut's end in A: least clearance {:.1} mm; set down, the edge at {:.1} mm", least * 1e3, edge * 1e3);
+        assert!(edge < -1.5 * BLOCK - CUBE_ROUNDING, "{edge}");
+        let mut resting = Vec::new();
+        for i in 0..=90 {
+            let upper = lying_in_a(-0.045 + 0.001 * f64::from(i));
+            let ok = [1, 2].iter().all(|&r| {
+                let touching = if r == 1 { [false, true, false, false, false, false, false, false] } else { SET_DOWN_RESTING };
+                lim.check(&upper, &STEP_IN_PATH[r], &touching).is_ok() && rests_on_b_top(&links(&upper, &STEP_IN_PATH[r]).rear)
+            });
+            if ok {
+                resting.push((upper.pose.x * 1e3).round() as i32);
+            }
+        }
+        eprintln!("the set down rests on B's top with the upper head at {resting:?} mm from A's crossing");
+        assert_eq!(resting, (3..=18).collect::<Vec<_>>());
+    }
+
+    /// From the push over's end, the upper head gripping where the push over leaves it (level
+    /// in A's crossing), the lower head comes out of B onto B's far rim in two firmware phases
+    /// found by RRT-connect (`follow::search_phase`, 3000 iterations): up B's tunnel to 60 mm
+    /// above C's crossing on its axis (10 mm over B's top), then out and down, tilted 0.5 rad
+    /// (its far end down, as `StepIn` sets a head down) with its edge 1 mm over the rim at
+    /// -146 mm, its centre over the rim. RRT-connect finds no single phase straight
+    /// from the start to that hold (seeds 1-3).
+    #[test]
+    fn from_the_push_over_end_the_lower_head_comes_out_of_b_onto_its_far_rim() {
+        use crate::molemod::follow::{loads, search_phase};
+        use crate::molemod::lift::{segment_samples, CHECK_DT};
+        let lim = limits();
+        let (grip, q0) = start();
+        let upper = Grip { base: Base::Front, pose: links(&grip, &q0).front };
+        assert!(in_tunnel_in(&AFTER_PUSH_BLOCKS, (upper.pose.x, upper.pose.z)));
+        let hold = hold_over_b_top(&upper, 0.003).expect("a hold over B's top");
+        let lower = links(&upper, &hold.q).rear;
+        eprintln!(
+            "hold over B's top: edge at {:.1} mm, tilted {:.1} rad, centre ({:.1}, {:.1}) mm, clearance {:.2} mm",
+            hold.contact * 1e3,
+            hold.angle,
+            lower.x * 1e3,
+            lower.z * 1e3,
+            hold.clearance * 1e3
+        );
+        assert!(rests_on_b_top(&lower) && (hold.contact + 0.146).abs() < 1e-9 && (hold.angle - 0.5).abs() < 1e-9, "{hold:?}");
+        for seed in 1..=3 {
+            assert!(search_phase(&upper, &lim, &q0, &hold.q, 3000, seed).is_none(), "seed {seed}");
+        }
+        let raised = Pose { x: -BLOCK, z: 0.060, angle: HALF_PI };
+        let (mid, _) = reach(&upper, &lim, &raised, 0.002, None).expect("the lower head raised in B");
+        let (mut found, mut torque, mut force) = ([0, 0], 0.0_f64, 0.0_f64);
+        for seed in 1..=3 {
+            for (k, (from, to)) in [(&q0, &mid), (&mid, &hold.q)].into_iter().enumerate() {
+                if let Some(path) = search_phase(&upper, &lim, from, to, 3000, seed) {
+                    found[k] += 1;
+                    for w in path.windows(2) {
+                        for q in segment_samples(&w[0], &w[1], CHECK_DT) {
+                            let (t, f) = loads(&upper, &links(&upper, &q), lim.down);
+                            torque = torque.max(t[0].max(t[1]));
+                            force = force.max(f.iter().fold(0.0, |a: f64, &b| a.max(b)));
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "phases found for seeds 1-3: up B's tunnel {}, out onto the rim {}; peak static torque {torque:.3} N m, force {force:.2} N",
+            found[0], found[1]
+        );
+        assert!(found[0] > 0 && found[1] > 0, "{found:?}");
     }
 }

@@ -31,7 +31,7 @@
 //! so, as in [`super::unfold`], its pairs with the blocks are not checked; the pairs
 //! resting where they slide ([`StepPhase::resting`]) may touch, not overlap.
 
-use super::lift::{chain_from, segment_samples, Chain, LiftJoints, BLOCK, CUBE_HALF, CUBE_MASS, CUBE_ROUNDING};
+use super::lift::{chain_from, segment_samples, Chain, LiftJoints, Pose, BLOCK, CUBE_HALF, CUBE_MASS, CUBE_ROUNDING};
 use super::lift::{GRAVITY, JOINT_CUBE_MASS, TRAVEL, TUNNEL_HALF};
 use super::unfold::{self, UnfoldScene, STRAIGHT};
 
@@ -190,12 +190,16 @@ pub fn mass_centre(c: &Chain) -> f64 {
 
 /// Where the rear head touches the floor along the row, m: its lowest rounded edge.
 pub fn rear_contact(c: &Chain) -> f64 {
-    // The rounded edge whose centre is lowest.
+    lowest_edge(&c.rear).0
+}
+
+/// The centre of the lowest rounded edge of a main cube at `pose` (m; the first of two
+/// level ones): where it rests on what is under it.
+pub fn lowest_edge(pose: &Pose) -> (f64, f64) {
     [(-FLAT_HALF, -FLAT_HALF), (FLAT_HALF, -FLAT_HALF), (-FLAT_HALF, FLAT_HALF), (FLAT_HALF, FLAT_HALF)]
         .iter()
-        .map(|&p| c.rear.apply(p))
-        .fold((c.rear.x, f64::INFINITY), |low, p| if p.1 < low.1 { p } else { low })
-        .0
+        .map(|&p| pose.apply(p))
+        .fold((pose.x, f64::INFINITY), |low, p| if p.1 < low.1 { p } else { low })
 }
 
 /// How the held mole rests with the rear head gripping on the floor and the body and the
