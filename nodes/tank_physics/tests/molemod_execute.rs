@@ -36,6 +36,17 @@ fn run(executor: &mut Executor, steps: &[Vec<Action>]) -> (Execution, Vec<Event>
     (execution, events)
 }
 
+/// Each checked step's largest block and robot errors (m) and its sim time (s).
+fn step_checks(events: &[Event]) -> Vec<(f64, f64, f64)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::StepChecked { block_error, robot_error, time, .. } => Some((*block_error, *robot_error, *time)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Every goal block cell holds a block within `tolerance` of its centre, and every goal
 /// robot cell a robot whose body is within `tolerance` of the cell's centre along the
 /// tunnel, measured from the bodies.
@@ -373,13 +384,7 @@ fn first_lift_of(task: &str, a: Cell, towards: isize, started: [&str; 2], steps:
     let world = executor.world();
     let a_off = world.block_error(&a, &target).expect("A");
     let others = [b, c].map(|home| world.block_error(&home, &home).expect("block"));
-    let checked: Vec<(f64, f64, f64)> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::StepChecked { block_error, robot_error, time, .. } => Some((*block_error, *robot_error, *time)),
-            _ => None,
-        })
-        .collect();
+    let checked = step_checks(&events);
     let motions: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
@@ -453,13 +458,7 @@ fn task_1s_lift_and_shift_run_in_the_physics_and_its_put_down_names_what_is_miss
     let world = executor.world();
     let a_off = world.block_error(&a, &target).expect("A");
     let others = [b, c].map(|home| world.block_error(&home, &home).expect("block"));
-    let checked: Vec<(f64, f64, f64)> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::StepChecked { block_error, robot_error, time, .. } => Some((*block_error, *robot_error, *time)),
-            _ => None,
-        })
-        .collect();
+    let checked = step_checks(&events);
     let shift: Vec<(&str, f64)> = events
         .iter()
         .filter_map(|e| match e {
