@@ -525,7 +525,7 @@ fn task_2s_first_lift_runs_mirrored_behind_the_robot() {
     assert!(failure.action.is_some_and(|a| a.kind == ActionKind::Shift), "{failure}");
     match failure.kind {
         FailureKind::MissingMotion { needs } => {
-            assert!(needs.contains("led by the rear head") && needs.contains("not measured"), "{needs}")
+            assert!(needs.contains("led by the rear head") && needs.contains("not been run through the executor"), "{needs}")
         }
         ref other => panic!("{other:?}"),
     }
