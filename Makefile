@@ -9,11 +9,12 @@ SCENARIO ?= lily_15
 ENV := build/env.sh
 CARGO := source $(ENV) && cargo
 
-.PHONY: help setup build demo test env clean
+.PHONY: help setup build demo test measure-molemod env clean
 
 help:
 	@echo "make demo   set up, build and run the main scenario (DURATION=$(DURATION) sim s; 0 = until Ctrl-C)"
 	@echo "make test   set up, build and run every test (unit + end-to-end); .ci/run calls this"
+	@echo "make measure-molemod   the long MoleMOD physics measurements left out of make test (FILTER=nextest expression)"
 	@echo "make env    print the ROS environment: eval \"\$$(make -s env)\""
 
 setup:
@@ -27,6 +28,9 @@ demo: build
 
 test: build
 	@source $(ENV) && scripts/test.sh
+
+measure-molemod: setup
+	@bash scripts/molemod_measure.sh "$(FILTER)"
 
 env:
 	@bash scripts/setup.sh && cat $(ENV)

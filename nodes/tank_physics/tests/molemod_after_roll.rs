@@ -282,6 +282,7 @@ fn after_a_real_shift_from_below_the_mole_puts_the_block_down_onward() {
 /// it, the front head at 204 mm, 4 mm past C's crossing centre, on the tunnel floor): the
 /// crawl to C's far mouth and `StepOut` with the rear head leading (see [`to_the_far_mouth`]).
 #[test]
+#[ignore = "114 s wall at load 3 (2026-11-30), over the suite's share for one chain; run with scripts/molemod_measure.sh"]
 fn from_where_the_follow_leaves_the_mole_it_crawls_to_the_far_mouth_and_steps_out() {
     let wall = Instant::now();
     eprintln!("load at the start: {}", load_average());
@@ -295,6 +296,7 @@ fn from_where_the_follow_leaves_the_mole_it_crawls_to_the_far_mouth_and_steps_ou
 /// over cell 3's floor): `EnterU` and `PutDown` with the rear head leading, A onto cell 3's
 /// floor (see [`put_down_onward`]).
 #[test]
+#[ignore = "142 s wall at load 3 (2026-11-30), over the suite's share for one chain; run with scripts/molemod_measure.sh"]
 fn from_the_step_out_the_mole_enters_the_u_and_puts_the_block_down_onto_the_next_cell() {
     let wall = Instant::now();
     eprintln!("load at the start: {}", load_average());

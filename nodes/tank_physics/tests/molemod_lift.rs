@@ -347,6 +347,7 @@ fn assert_lifted(lifted: &Lifted, start: &str) {
 /// clamped at both ends, carried the crawl's strain and lifted B; docs/molemod_execution.md),
 /// and A ends upside down on B.
 #[test]
+#[ignore = "three lifts, 517 s wall at load 3-4 (2026-11-30); the suite's lift is molemod_execute's task 1 lift from the nominal start; run with scripts/molemod_measure.sh"]
 fn a_lift_onto_the_neighbour_parts_and_lifts_from_starts_along_the_tunnel() {
     for along in [-0.0015, 0.0, 0.0015] {
         assert_lifted(&lift_onto_from(along, Head::Front).0, &format!("start {along}"));
@@ -361,6 +362,7 @@ fn a_lift_onto_the_neighbour_parts_and_lifts_from_starts_along_the_tunnel() {
 /// ends) sets A back down into the cell it came from, (3, 0, 0), now free, as
 /// `molemod_put_down` checks the stored one.
 #[test]
+#[ignore = "a lift and a put down, 272 s wall at load 3 (2026-11-30); the suite keeps the front-led lift and put down (molemod_put_down); run with scripts/molemod_measure.sh"]
 fn a_lift_onto_the_neighbour_behind_and_the_put_down_with_the_rear_head_leading() {
     let (lifted, mut run) = lift_onto_from(0.0, Head::Rear);
     assert_lifted(&lifted, "mirrored, nominal start");
@@ -464,6 +466,7 @@ fn lift_then_leave_the_u(along: f64, lead: Head) -> (Run, [(f64, f64, f64); 3]) 
 /// mm, every cube within 2 mm of the tunnel's height and 10 mrad of level, both heads
 /// clamped) and the crawl carries it on 20 mm (within 2 mm).
 #[test]
+#[ignore = "a lift, leave the U and step in, over 3 min wall at load 3 (2026-11-30); run with scripts/molemod_measure.sh"]
 fn leaving_the_u_and_stepping_into_the_tunnels_after_the_lift_onto_the_neighbour() {
     let (mut run, _) = lift_then_leave_the_u(0.0015, Head::Front);
     let cells = lift_cells(Head::Front);
@@ -509,6 +512,7 @@ fn leaving_the_u_and_stepping_into_the_tunnels_after_the_lift_onto_the_neighbour
 /// cell it came from, as after the lift alone (`molemod_put_down`). Task 1's (the front head
 /// leading) and its mirror image (".##R", the rear head leading).
 #[test]
+#[ignore = "two lifts with leave U, enter U and put down, over 8 min wall at load 3 (2026-11-30); run with scripts/molemod_measure.sh"]
 fn entering_the_u_again_lets_the_put_down_follow() {
     for lead in [Head::Front, Head::Rear] {
         enter_the_u_and_put_down(lead);

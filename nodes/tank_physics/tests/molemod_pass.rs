@@ -7,7 +7,8 @@
 //! and putting A down after the pass"): the pass runs and the mirrored `EnterU` after it
 //! ends (its press bears on A's tunnel); the put down after it stalls in its close, so the
 //! test of the whole chain is `#[ignore]`d (it runs with `-- --ignored` and shows where it
-//! breaks).
+//! breaks). The pass alone takes ~5 minutes of wall time, so it is a measurement too
+//! (`scripts/molemod_measure.sh`); the planar model's pass is unit-tested in the firmware.
 
 use std::time::Instant;
 
@@ -118,6 +119,7 @@ fn pass_through(cells: &[Cell; 2]) -> (MoleWorld, MoleMotions) {
 
 /// [`pass_through`]: the pass alone.
 #[test]
+#[ignore = "310 s wall at load 3 (2026-11-30), over the suite's share for one chain; run with scripts/molemod_measure.sh"]
 fn passing_through_a_lone_block_from_where_leaving_the_u_ends_to_its_far_side() {
     let wall = Instant::now();
     let (world, _) = pass_through(&[Cell::new(1, 0, 1), Cell::new(1, 0, 0)]);

@@ -50,6 +50,7 @@ fn a_push_over_rolls_the_block_onto_the_free_cell() {
 /// 3.75 mm to +x of the axis (away from C), `Motion::PushOver { lead: Head::Rear }`: A ends
 /// turned a quarter turn about -y.
 #[test]
+#[ignore = "the mirror image of the suite's push over, 122 s wall at load 3 (2026-11-30); run with scripts/molemod_measure.sh"]
 fn a_push_over_with_the_rear_head_on_top_rolls_the_block_the_other_way() {
     push_over(Head::Rear);
 }

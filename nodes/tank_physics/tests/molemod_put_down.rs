@@ -25,6 +25,7 @@ use mole::{assert_put_back, axes, committed_model, until_idle};
 /// down into the cell it came from, now free. Where A ends: distance from the cell's centre,
 /// tilt of its z axis from straight up, its bottom corners, the blocks C and beyond.
 #[test]
+#[ignore = "a lift and a put down, 262 s wall at load 3 (2026-11-30), over the suite's share for one chain; run with scripts/molemod_measure.sh"]
 fn a_put_down_sets_the_block_into_the_free_cell() {
     let wall = std::time::Instant::now();
     let lattice = Lattice::from_picture("R##.").expect("picture");

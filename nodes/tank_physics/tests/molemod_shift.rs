@@ -31,6 +31,7 @@ const SHIFT_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
 /// unscrewed, then `Motion::Shift` runs at [`SHIFT_SOLVER_ITERATIONS`]. Where A ends: distance
 /// from the target cell's centre, how far its x axis is from straight down, B and C.
 #[test]
+#[ignore = "a lift and a shift, 401 s wall at load 3 (2026-11-30); run with scripts/molemod_measure.sh"]
 fn a_shift_rolls_the_block_onto_the_free_cell() {
     shift(Head::Front);
 }
@@ -39,6 +40,7 @@ fn a_shift_rolls_the_block_onto_the_free_cell() {
 /// its front head holds A 1 mm inside A's +x face and the rear head leads towards -x
 /// (`Motion::Shift { lead: Head::Rear }`). A ends rolled the other way: its x axis up.
 #[test]
+#[ignore = "the mirror image of the shift, 423 s wall at load 3 (2026-11-30); run with scripts/molemod_measure.sh"]
 fn a_shift_with_the_rear_head_leading_rolls_the_block_the_other_way() {
     shift(Head::Rear);
 }

@@ -41,6 +41,7 @@ const MIRRORED: &str = "..#.\n.R#.";
 /// [`SOLVER_ITERATIONS`]. Where A ends: distance from the target cell's centre, how far it
 /// is turned from a quarter turn about +y; B and C.
 #[test]
+#[ignore = "over 3 min wall at load 3-4 (2026-11-30); the executor's shift is the push over, which the suite runs; run with scripts/molemod_measure.sh"]
 fn a_shift_from_below_rolls_the_block_onto_the_free_cell() {
     shift_below(Head::Front);
 }
@@ -49,6 +50,7 @@ fn a_shift_from_below_rolls_the_block_onto_the_free_cell() {
 /// degrees: against the -x wall, away from B), `Motion::ShiftBelow { lead: Head::Rear }`:
 /// the rear head reaches into A. A ends turned a quarter turn about -y (its x axis up).
 #[test]
+#[ignore = "the mirror image of the shift from below, minutes of wall time; run with scripts/molemod_measure.sh"]
 fn a_shift_from_below_with_the_rear_head_leading_rolls_the_block_the_other_way() {
     shift_below(Head::Rear);
 }

@@ -37,6 +37,7 @@ const LYING: f64 = 0.045;
 /// level, both heads clamped), the crawl carries it on 20 mm (within 2 mm), and the step out
 /// brings it back straight to where it started (within 3 mm, the front head clamped).
 #[test]
+#[ignore = "480 s wall at load 3-4 (2026-11-30), over the suite's share for one chain; run with scripts/molemod_measure.sh"]
 fn stepping_in_from_the_straight_mole_crawling_on_and_back_and_stepping_out() {
     let wall = Instant::now();
     eprintln!("load at the start: {}", load_average());
@@ -101,6 +102,7 @@ const FAR_PICTURE: &str = ".#.....\n.##...R";
 /// its centre towards the mouth (within 3 mm) and clamped, the front half over the floor
 /// beyond: where a mirrored `Motion::EnterU` starts.
 #[test]
+#[ignore = "over 3 min wall at load 3-4 (2026-11-30); run with scripts/molemod_measure.sh"]
 fn stepping_out_of_the_far_end_of_the_row_with_the_rear_head_leading() {
     let wall = Instant::now();
     let lattice = Lattice::from_picture(FAR_PICTURE).expect("picture");

@@ -267,6 +267,7 @@ const FOLLOW_SOLVER_ITERATIONS: usize = LIFT_SOLVER_ITERATIONS;
 /// follow, the climb); the turn over and the follow at the top are
 /// [`after_the_climb_the_mole_turns_over_and_follows_round_the_top_crossing`]'s.
 #[test]
+#[ignore = "over 8 min wall in CI (killed there at 489 s, 2026-11-30), 834 s at load 5; the suite keeps the climb and the turns; run with scripts/molemod_measure.sh"]
 fn the_body_follows_the_head_round_the_crossing_and_the_mole_climbs() {
     follow_and_climb();
 }
