@@ -528,11 +528,11 @@ fn task_1s_lift_and_shift_run_in_the_physics_and_its_put_down_names_what_is_miss
 /// rear head, the crawl backward to 60 mm past B's crossing, turn up and follow led by the
 /// front head, A unscrewed, the flipped push over) runs in the physics and is checked; the
 /// second shift then fails before the physics, naming what is missing (the way on from where
-/// the push over ends). ~8-12 min wall (docs/molemod_execution.md, "The mirrored shift in the
-/// executor"): `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
+/// the push over ends). ~8 min wall (458 s at load ~3.5: docs/molemod_execution.md, "The
+/// mirrored shift in the executor"): `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
 /// molemod_execute task_2s_lift_and_shift -- --ignored --nocapture --test-threads 1`.
 #[test]
-#[ignore = "~8-12 min wall, over the suite's ~3 min a test (docs/molemod_execution.md, The mirrored shift in the executor)"]
+#[ignore = "~8 min wall, over the suite's ~3 min a test (docs/molemod_execution.md, The mirrored shift in the executor)"]
 fn task_2s_lift_and_shift_run_mirrored_in_the_physics_and_its_next_shift_names_what_is_missing() {
     let shift =
         ["leave the U, rear head leading", "step in, rear head leading", "crawl backward", "turn up", "follow", "push over, flipped"];
