@@ -1,6 +1,6 @@
 //! MoleMOD plans executed by the physics through ROS (`launch/molemod.launch.yaml`, the
-//! `molemod_physics` node): Table 1's task 1, whose lift the physics runs and whose shift
-//! after it the model cannot do, ends aborted after its first step with the executor's
+//! `molemod_physics` node): the 3-D task 1, whose lift the physics runs and whose put down
+//! after it the model cannot do yet, ends aborted after its first step with the executor's
 //! report; the node then executes its own task
 //! (moves1: one robot crawls two blocks) to success with feedback per step and motion,
 //! the lattice reached equal to the goal, the joint states moving, every link and block on
@@ -59,29 +59,30 @@ async fn plans_run_on_the_physics_through_the_action_and_a_missing_motion_fails_
         Launch::start("launch/molemod.launch.yaml", &[&task, "robots:=1", "seed:=1", "real_time_factor:=0"], &probe.domain).unwrap();
     tokio::time::timeout(Duration::from_secs(60), ready).await.unwrap_or_else(|_| panic!("no action:\n{}", launch.output())).unwrap();
 
-    // Table 1's task 2: the lift runs, the shift after it (the mirror image of task 1's,
-    // not measured) fails with a report. Task 1 runs its shift too (4-5 min, too long here).
-    let table1 = plan_task(&repo_root().join("config/molemod/task2.yaml"), 1).unwrap();
-    let actions = action_msgs(&table1.plan.steps);
-    let goal = ExecutePlan::Goal { start: lattice_msg(&table1.request.start), actions, step_period: 0.0 };
-    let (_handle, result, _feedback) = answered(goals.send_goal_request(goal).unwrap(), "the Table 1 goal").await;
+    // 3-D task 1: the lift (task 2's, onto the neighbour behind the robot) runs, the put down
+    // across to the other y layer from the lift's U fails with a report before the physics.
+    // Tasks 1 and 2 run their shifts too (5-12 min, too long here).
+    let lift_then_put_down = plan_task(&repo_root().join("config/molemod/task3d_1.yaml"), 1).unwrap();
+    let actions = action_msgs(&lift_then_put_down.plan.steps);
+    let goal = ExecutePlan::Goal { start: lattice_msg(&lift_then_put_down.request.start), actions, step_period: 0.0 };
+    let (_handle, result, _feedback) = answered(goals.send_goal_request(goal).unwrap(), "the 3-D task 1 goal").await;
     let (status, result) = tokio::time::timeout(Duration::from_secs(300), result)
         .await
-        .unwrap_or_else(|_| panic!("the Table 1 goal did not end:\n{}", launch.output()))
+        .unwrap_or_else(|_| panic!("the 3-D task 1 goal did not end:\n{}", launch.output()))
         .unwrap();
-    eprintln!("Table 1 task 2: {status:?}: {}", result.message);
+    eprintln!("3-D task 1: {status:?}: {}", result.message);
     assert_eq!(status, r2r::GoalStatus::Aborted, "{}", result.message);
     assert!(!result.success);
     assert!(
-        result.message.contains("the model cannot do this yet") && result.message.contains("led by the rear head"),
+        result.message.contains("the model cannot do this yet") && result.message.contains("from the U its lift ended in"),
         "{}",
         result.message
     );
-    assert!(result.message.contains("robot 0 shift"), "the report names the robot and its action: {}", result.message);
+    assert!(result.message.contains("robot 0 put_down"), "the report names the robot and its action: {}", result.message);
     assert_eq!(result.steps_done, 1, "the lift was executed and checked");
 
     // The node keeps serving: its own task (no actions in the goal) executes. What the
-    // Table 1 world published is dropped first.
+    // 3-D task 1 world published is dropped first.
     tokio::time::sleep(Duration::from_millis(500)).await;
     joints.lock().unwrap().clear();
     tf.lock().unwrap().clear();

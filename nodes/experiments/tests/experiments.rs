@@ -149,17 +149,18 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     let plots: Vec<&str> = outcome.plots.iter().map(|p| p.file.as_str()).collect();
     assert_eq!(plots, ["joints.png", "lattice_before.png", "lattice_after.png"]);
     assert!(outcome.tables[0].rows.len() > 100, "the joint trace");
-    // Task 2: its first lift runs in the physics and is checked; the shift after it (the
-    // mirror image of task 1's, not measured) is a report instead of a result. Task 1 runs
-    // its shift too (4-5 min, too long here; docs/molemod_execution.md).
-    let task2 = format!("{dir}/task2.yaml");
-    let (outcome, _) = run("molemod", "execute", &[("task", task2.as_str())]);
+    // 3-D task 1: its lift (task 2's, onto the neighbour behind the robot) runs in the
+    // physics and is checked; the put down across to the other y layer from the lift's U is
+    // a report instead of a result, before the physics. Tasks 1 and 2 run their shifts too
+    // (5-12 min, too long here; docs/molemod_execution.md).
+    let task3d = format!("{dir}/task3d_1.yaml");
+    let (outcome, _) = run("molemod", "execute", &[("task", task3d.as_str())]);
     let m = Value::Object(outcome.metrics.clone());
     assert_eq!((m["steps_succeeded"].as_u64(), m["goal_reached"].as_bool()), (Some(1), Some(false)), "{m}");
     assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
     assert_eq!(m["failure"]["step"].as_u64(), Some(1), "{m}");
     let report = m["failure"]["report"].as_str().expect("a report");
-    assert!(report.contains("robot 0 shift") && report.contains("led by the rear head"), "{report}");
+    assert!(report.contains("robot 0 put_down") && report.contains("from the U its lift ended in"), "{report}");
     // Bad input: usage errors naming the option.
     let experiment = find("molemod", "execute").unwrap();
     for (given, option, text) in [

@@ -17,8 +17,8 @@
 //! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
 //! | move along `y` | none: the blocks have no tunnel along `y` |
 //! | lift onto the neighbour along `x` | a crawl bringing the head that stays in the block (the rear one if the robot faces the neighbour, else the front one: a backward crawl) to [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, then `Motion::LiftOnto` with the other head leading into the neighbour; the executor unscrews the block from every neighbour as the lift starts, runs the world at [`LIFT_SOLVER_ITERATIONS`] passes while it runs, and screws the block to the one it lands on after |
-//! | shift the block just lifted onward along x, from the U a lift led by the front head ends in | `Motion::LeaveU` and `Motion::StepIn` led by the lift's lead, a crawl putting the body [`SHIFT_TURN_AHEAD`] past the crossing of the block under the lifted one (measured when reached), `Motion::TurnUp` led by the other head into that crossing (`ahead` measured when reached), `Motion::Follow`, [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] held, the lifted block unscrewed, `Motion::PushOver` (flipped): each at the solver passes it was measured at (`LeaveU`, `StepIn` and `Follow` at [`LIFT_SOLVER_ITERATIONS`], `TurnUp` at [`TURN_SOLVER_ITERATIONS`], `PushOver` at [`PUSH_SOLVER_ITERATIONS`]); the executor screws the block to the one it lands on after |
-//! | the shift after a lift led by the rear head (the mirror image), put down, cooperative lift | none yet |
+//! | shift the block just lifted onward along x, from the U the lift ends in (either lead: the mirror image swaps every lead) | `Motion::LeaveU` and `Motion::StepIn` led by the lift's lead, a crawl putting the body [`SHIFT_TURN_AHEAD`] past the crossing of the block under the lifted one (measured when reached), `Motion::TurnUp` led by the other head into that crossing (`ahead` measured when reached), `Motion::Follow`, [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] held, the lifted block unscrewed, `Motion::PushOver` (flipped): each at the solver passes it was measured at (`LeaveU`, `StepIn` and `Follow` at [`LIFT_SOLVER_ITERATIONS`], `TurnUp` at [`TURN_SOLVER_ITERATIONS`], `PushOver` at [`PUSH_SOLVER_ITERATIONS`]); the executor screws the block to the one it lands on after |
+//! | put down, cooperative lift | none yet |
 //!
 //! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]),
 //! as does an action the robot cannot start from where the last one left it (a move from
@@ -660,19 +660,13 @@ impl Stage {
 /// [`SHIFT_TURN_AHEAD`] past its crossing, the other head turns up into that crossing and
 /// the body follows it up into the lifted block, which the executor then frees; after
 /// [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] the upper head pushes the lifted block over onto
-/// that block's top ([`SHIFT_PUSH_OVER_FLIPPED`]). Measured with the lift led by the front head
-/// (task 1, through the executor: `molemod_execute`); led by the rear head (tasks 2 and 3) only
-/// in one physics test (`molemod_shift_chain`), so refused.
-fn shift_after_lift(lift: LiftU, under: Cell) -> Result<Vec<Stage>, &'static str> {
-    if lift.lead == Head::Rear {
-        return Err("the shift after a lift led by the rear head (onto the neighbour behind the robot): the mirror image of task \
-             1's chain (`leave U`, `step in` led by the rear head, the crawl, then `turn up`, `follow` and `push over` led by the \
-             front head) runs in one physics test (A 1.03 mm from its cell: docs/molemod_execution.md, \"The mirrored lift and \
-             shift in one run\") but has not been run through the executor yet, so the executor does not run it");
-    }
+/// that block's top ([`SHIFT_PUSH_OVER_FLIPPED`]). Run through the executor both ways
+/// (`molemod_execute`): led by the front head (task 1) and, every lead swapped, by the rear
+/// head (tasks 2 and 3, onto the neighbour behind the robot).
+fn shift_after_lift(lift: LiftU, under: Cell) -> Vec<Stage> {
     let up = lift.lead;
     let turn = other_head(up);
-    Ok(vec![
+    vec![
         Stage::Run(Motion::LeaveU { lead: up }),
         Stage::Run(Motion::StepIn { lead: up }),
         Stage::CrawlPast { cell: under, ahead: SHIFT_TURN_AHEAD, towards: lift.towards },
@@ -681,7 +675,7 @@ fn shift_after_lift(lift: LiftU, under: Cell) -> Result<Vec<Stage>, &'static str
         Stage::Hold(SHIFT_SETTLE_BEFORE_PUSH_OVER),
         Stage::Release { holder: turn },
         Stage::Run(Motion::PushOver { lead: turn, flipped: SHIFT_PUSH_OVER_FLIPPED }),
-    ])
+    ]
 }
 
 /// The stages one action needs, from the robot's heading (unit vector of its body's x
@@ -724,7 +718,7 @@ pub fn motions_for(
         // Onward along x, the block just lifted: the chain from the lift's U.
         (ActionKind::Shift, -1 | 1, 0, 0) => match lifted {
             Some(lift) if lift.towards == dx => {
-                action.from.offset(0, 0, -1).ok_or("a shift with no cell under the block").and_then(|under| shift_after_lift(lift, under))
+                action.from.offset(0, 0, -1).ok_or("a shift with no cell under the block").map(|under| shift_after_lift(lift, under))
             }
             Some(_) => Err("a shift from a lift's U back over the lift's own cell: not built"),
             None => Err("shifting a block along the top of the row other than right after lifting it: the executor runs the \
@@ -1444,7 +1438,7 @@ mod tests {
     }
 
     #[test]
-    fn the_shift_after_a_lift_led_by_the_front_head_is_task_1s_measured_chain() {
+    fn the_shift_after_a_lift_is_task_1s_measured_chain_or_its_mirror_image_with_every_lead_swapped() {
         // Task 1: A lifted onto B at (1, 0, 1), shifted onto C to (2, 0, 1); B is at (1, 0, 0).
         let shift = Action { robot: 0, kind: ActionKind::Shift, from: Cell::new(1, 0, 1), to: Cell::new(2, 0, 1), partner: None };
         let lift = LiftU { lead: Head::Front, towards: 1 };
@@ -1467,13 +1461,34 @@ mod tests {
         let passes: Vec<Option<usize>> = stages.iter().filter_map(Stage::motion).map(|m| solver_passes(&m)).collect();
         assert_eq!(passes, [Some(512), Some(512), Some(512), Some(1024)]);
         assert_eq!(solver_passes(&Motion::TurnUp { ahead: 0.06, lead: Head::Rear }), Some(64));
-        // The mirror image (tasks 2 and 3: the lift led by the rear head towards -x) is not
-        // measured; a shift back over the lift's own cell is not built.
+        // The mirror image (task 2: A lifted from (3, 0, 0) onto B at (2, 0, 1) by the rear
+        // head, the robot heading +x, shifted onto C to (1, 0, 1)): every lead swapped, the
+        // crawl towards -x.
         let west = Action { from: Cell::new(2, 0, 1), to: Cell::new(1, 0, 1), ..shift };
-        let mirrored = motions_for(&west, &Vector3::x(), 0.0, Some(LiftU { lead: Head::Rear, towards: -1 }), 0.025).unwrap_err();
-        assert!(mirrored.contains("led by the rear head") && mirrored.contains("not been run through the executor"), "{mirrored}");
+        let behind = LiftU { lead: Head::Rear, towards: -1 };
+        let mirrored = motions_for(&west, &Vector3::x(), 0.0, Some(behind), 0.025).expect("the shift after task 2's lift");
+        let under = Cell::new(2, 0, 0);
+        assert_eq!(
+            mirrored,
+            vec![
+                Stage::Run(Motion::LeaveU { lead: Head::Rear }),
+                Stage::Run(Motion::StepIn { lead: Head::Rear }),
+                Stage::CrawlPast { cell: under, ahead: SHIFT_TURN_AHEAD, towards: -1 },
+                Stage::TurnUpAt { cell: under, lead: Head::Front },
+                Stage::Run(Motion::Follow { lead: Head::Front }),
+                Stage::Hold(SHIFT_SETTLE_BEFORE_PUSH_OVER),
+                Stage::Release { holder: Head::Front },
+                Stage::Run(Motion::PushOver { lead: Head::Front, flipped: true }),
+            ]
+        );
+        // Still refused: a shift back over the lift's own cell, and one from a tunnel.
         let back = motions_for(&west, &Vector3::x(), 0.0, Some(lift), 0.025).unwrap_err();
         assert!(back.contains("back over the lift's own cell"), "{back}");
+        let east = Action { from: Cell::new(2, 0, 1), to: Cell::new(3, 0, 1), ..shift };
+        let back = motions_for(&east, &Vector3::x(), 0.0, Some(behind), 0.025).unwrap_err();
+        assert!(back.contains("back over the lift's own cell"), "{back}");
+        let from_a_tunnel = motions_for(&west, &Vector3::x(), 0.0, None, 0.025).unwrap_err();
+        assert!(from_a_tunnel.contains("only from the U a lift ends in"), "{from_a_tunnel}");
     }
 
     #[test]
