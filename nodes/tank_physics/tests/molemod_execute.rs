@@ -552,6 +552,7 @@ fn task_2s_lift_and_shift_run_mirrored_in_the_physics_and_its_next_shift_names_w
 /// is cancelled before the physics runs it (the whole shift, minutes of wall time, is
 /// [`task_2s_lift_and_shift_run_mirrored_in_the_physics_and_its_next_shift_names_what_is_missing`]).
 #[test]
+#[ignore = "116 s wall at load 3-4 (2026-11-30); the same mirrored lift runs through the executor in the suite's experiment and ROS tests (config/molemod/task3d_1.yaml); run with scripts/molemod_measure.sh"]
 fn task_2s_first_lift_runs_mirrored_behind_the_robot() {
     let (mut executor, steps) = first_lift_of("task2.yaml", Cell::planar(3, 0), -1, ["crawl backward", "lift onto, rear head leading"]);
     let time = executor.world().time();
