@@ -662,7 +662,7 @@ impl Stage {
 /// [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] the upper head pushes the lifted block over onto
 /// that block's top ([`SHIFT_PUSH_OVER_FLIPPED`]). Run through the executor both ways
 /// (`molemod_execute`): led by the front head (task 1) and, every lead swapped, by the rear
-/// head (tasks 2 and 3, onto the neighbour behind the robot).
+/// head (task 2, onto the neighbour behind the robot; task 3's lifts are the same).
 fn shift_after_lift(lift: LiftU, under: Cell) -> Vec<Stage> {
     let up = lift.lead;
     let turn = other_head(up);
