@@ -10,9 +10,10 @@
 //! `scripts/setup.sh colcon` and `colcon-cargo`), the real `ros2` from the test kit
 //! (`FLOTILLA_ROS2_CLI_ENV`); without them the test says so and skips that part. The
 //! workspace is `target/colcon-ws` (its `src/flotilla` a link to this checkout), kept
-//! between runs: the first build in a clone compiles everything (r2r binds the
-//! workspace's own flotilla_msgs, so the install path must stay the same for later runs to
-//! be incremental).
+//! between runs: the first build in a clone starts from copies of the registry crates this
+//! test's own profile directory holds and compiles r2r and the workspace's crates (r2r binds
+//! the workspace's own flotilla_msgs, so the install path must stay the same for later runs
+//! to be incremental).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -109,6 +110,65 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// Copies the artifacts of the registry crates (every dependency from crates.io except r2r's,
+/// which bind the workspace's own flotilla_msgs) from `from` (this test's own Cargo profile
+/// directory) into the empty profile directory `to` of the colcon workspace's target
+/// directory, and returns how many crate builds it copied. The test is about colcon finding,
+/// ordering, building and installing the packages, not about compiling the same ~330
+/// dependencies a second time in every clone. Cargo still checks every copied fingerprint
+/// (same compiler, flags and features, or it builds the crate again), and r2r's crates and
+/// the workspace's, whose paths differ here, always build. Copies, not links: Cargo rewrites
+/// fingerprints and build-script outputs in place.
+fn seed_registry_crates(root: &Path, from: &Path, to: &Path) -> usize {
+    // Cargo.lock's [[package]] entries: `name = "..."`, then `source = "registry+..."` for
+    // a crate from a registry (none for the workspace's own).
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).expect("Cargo.lock");
+    let mut registry = std::collections::BTreeSet::new();
+    let mut name = "";
+    for line in lock.lines() {
+        if let Some(value) = line.strip_prefix("name = ") {
+            name = value.trim_matches('"');
+        } else if line.starts_with("source = \"registry+") && !name.starts_with("r2r") {
+            registry.insert(name.replace('-', "_"));
+        }
+    }
+    // Cargo names a unit's files <crate>-<hash>; the hash picks the unit's files in deps/.
+    let split = |file_name: &str| file_name.rsplit_once('-').map(|(name, hash)| (name.replace('-', "_"), hash.to_owned()));
+    // `cp -a` keeps the modification times Cargo compares a unit's outputs with its
+    // dependencies' (newer libraries would make every dependent stale).
+    let copy_tree_all = |sources: &[PathBuf], dst: &Path| {
+        let status = Command::new("cp").arg("-a").args(sources).arg(dst).status().expect("cp");
+        assert!(status.success(), "copying {} files to {}", sources.len(), dst.display());
+    };
+    let mut hashes = std::collections::BTreeSet::new();
+    for dir in [".fingerprint", "build"] {
+        std::fs::create_dir_all(to.join(dir)).unwrap();
+        for entry in std::fs::read_dir(from.join(dir)).into_iter().flatten().flatten() {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            let Some((name, hash)) = split(&file_name) else { continue };
+            if registry.contains(&name) {
+                copy_tree_all(&[entry.path()], &to.join(dir));
+                hashes.insert(hash);
+            }
+        }
+    }
+    let libraries: Vec<PathBuf> = std::fs::read_dir(from.join("deps"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            let stem = path.file_name().and_then(|f| f.to_str()).and_then(|f| f.split('.').next()).unwrap_or_default();
+            split(stem).is_some_and(|(_, hash)| hashes.contains(&hash))
+        })
+        .collect();
+    std::fs::create_dir_all(to.join("deps")).unwrap();
+    for chunk in libraries.chunks(200) {
+        copy_tree_all(chunk, &to.join("deps"));
+    }
+    hashes.len()
+}
+
 #[test]
 fn colcon_builds_the_workspace_once_and_installs_the_flotilla_package() {
     let (Some(colcon), Some(colcon_cargo)) = (venv("FLOTILLA_COLCON"), venv("FLOTILLA_COLCON_CARGO")) else {
@@ -133,6 +193,13 @@ fn colcon_builds_the_workspace_once_and_installs_the_flotilla_package() {
     let expected = vec![("flotilla".to_owned(), "ros.ament_cmake".to_owned()), ("flotilla_msgs".to_owned(), "ros.ament_cmake".to_owned())];
     assert_eq!(colcon_list(&colcon, &ws, &domain), expected, "colcon list");
     assert_eq!(colcon_list(&colcon_cargo, &ws, &domain), expected, "colcon list with colcon-cargo and colcon-ros-cargo");
+
+    let cargo_profile = ws.join("build/flotilla/cargo-target/release");
+    if !cargo_profile.exists() {
+        let started = Instant::now();
+        let units = seed_registry_crates(&root, &flotilla_e2e::bin_dir(), &cargo_profile);
+        eprintln!("seeded {units} registry crate builds into {} in {:.0} s", cargo_profile.display(), started.elapsed().as_secs_f64());
+    }
 
     // The build: messages, then the Cargo workspace once into one target directory.
     let build = |colcon: &Path| {
