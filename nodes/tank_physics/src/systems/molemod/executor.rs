@@ -307,9 +307,9 @@ impl Failure {
     /// (revolute joints); `None` where there is no distance.
     pub fn off(&self) -> Option<(f64, &'static str)> {
         match &self.kind {
-            FailureKind::RobotOff { off, .. }
-            | FailureKind::BlockOff { off, .. }
-            | FailureKind::Crowded { overlap: off, .. } => Some((off * 1e3, "mm")),
+            FailureKind::RobotOff { off, .. } | FailureKind::BlockOff { off, .. } | FailureKind::Crowded { overlap: off, .. } => {
+                Some((off * 1e3, "mm"))
+            }
             FailureKind::Stuck(stuck) => {
                 let unit = if stuck.joint.starts_with("prismatic") { "mm" } else { "mrad" };
                 Some(((stuck.position - stuck.target).abs() * 1e3, unit))
@@ -1315,7 +1315,8 @@ impl Executor {
     fn keep_apart(&self, step: usize, doing: &[Doing]) -> Result<(), Box<Failure>> {
         let physics = |e: WorldError| self.fail(step, None, FailureKind::Physics(e.to_string()));
         let size = self.world.blocks().map_or(BlockOptions::default().size, |b| b.options().size);
-        let lying = (0..self.world.robot_count()).map(|i| self.world.robot_link_spans(i)).collect::<Result<Vec<_>, _>>().map_err(physics)?;
+        let lying =
+            (0..self.world.robot_count()).map(|i| self.world.robot_link_spans(i)).collect::<Result<Vec<_>, _>>().map_err(physics)?;
         let mut reaches = vec![None; lying.len()];
         for d in doing {
             let robot = d.action.robot;
@@ -1666,7 +1667,9 @@ mod tests {
     /// A contracted mole lying along x with its body at (`x`, 0, `z`) (m): its three main
     /// cubes' boxes, 56 mm apart.
     fn lying_along_x(x: f64, z: f64) -> Vec<(String, Span)> {
-        let cube = |name: &str, at: f64| (name.to_owned(), Span::new(Vector3::new(at - 0.02, -0.02, z - 0.02), Vector3::new(at + 0.02, 0.02, z + 0.02)));
+        let cube = |name: &str, at: f64| {
+            (name.to_owned(), Span::new(Vector3::new(at - 0.02, -0.02, z - 0.02), Vector3::new(at + 0.02, 0.02, z + 0.02)))
+        };
         vec![cube("head_rear", x - 0.056), cube("base_link", x), cube("head_front", x + 0.056)]
     }
 
@@ -1711,7 +1714,10 @@ mod tests {
             time: 17.0,
         };
         let report = failure.to_string();
-        assert!(report.contains("robot 0's contracted length") && report.contains("12.0 mm into robot 1's head_front in (1, 0, 0)"), "{report}");
+        assert!(
+            report.contains("robot 0's contracted length") && report.contains("12.0 mm into robot 1's head_front in (1, 0, 0)"),
+            "{report}"
+        );
         assert_eq!(failure.off(), Some((12.0, "mm")));
     }
 
@@ -1741,13 +1747,17 @@ mod tests {
         // Two robots three cells apart crawling on together: apart where they lie.
         let ahead = lying_along_x(0.3, 0.0451);
         let next = Action { robot: 1, from: Cell::new(3, 0, 0), to: Cell::new(4, 0, 0), ..moved };
-        let reach_ahead = reach_of(&next, &motions_for(&next, &Vector3::x(), 0.1, None, 0.025).expect("a move"), &ahead, &Vector3::x(), size);
+        let reach_ahead =
+            reach_of(&next, &motions_for(&next, &Vector3::x(), 0.1, None, 0.025).expect("a move"), &ahead, &Vector3::x(), size);
         assert_eq!(crowding(&[Some(reach), Some(reach_ahead)], &[robot_1.clone(), ahead]), None);
         // Lying centred in neighbouring cells (task 3's robots 0 and 1 at the start), whether
         // they act or not.
         let beside = lying_along_x(0.1, 0.0451);
         let crowded = crowding(&[None, None], &[robot_1, beside]).expect("in each other");
-        assert_eq!((crowded.robot, crowded.other, crowded.reach.as_str(), crowded.link.as_str()), (0, 1, "head_front where it lies", "head_rear"));
+        assert_eq!(
+            (crowded.robot, crowded.other, crowded.reach.as_str(), crowded.link.as_str()),
+            (0, 1, "head_front where it lies", "head_rear")
+        );
         assert!((crowded.shared.depth() - 0.028).abs() < 1e-9, "{:?}", crowded.shared);
     }
 
