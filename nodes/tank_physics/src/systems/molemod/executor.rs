@@ -1675,9 +1675,9 @@ mod tests {
 
     /// Task 2 with two robots (`molemod_plan config/molemod/task2.yaml`): robot 1 rests in
     /// the block at (0, 0, 0), its front head 26 mm into C = (1, 0, 0) (x 36..76 mm: the
-    /// cubes' centres at rest 45.1 mm up, measured); robot 0's shift from (2, 0, 1) to (1, 0,
-    /// 1) crawls its rear head to x = 64 mm (the body 60 mm past B's crossing): 12 mm into
-    /// robot 1's head, and 4 mm at the turn up's least approach (52 mm past).
+    /// cubes' centres at rest 45.1 mm up, measured); robot 0's shift from A's cell (2, 0, 1)
+    /// onto C crawls its rear head to x = 64 mm (the body 60 mm past B's crossing): 12 mm
+    /// into robot 1's head, and 4 mm at the turn up's least approach (52 mm past).
     #[test]
     fn a_step_reaching_into_another_robot_is_refused_naming_both_the_cell_and_the_overlap() {
         let size = BlockOptions::default().size;
