@@ -24,6 +24,15 @@
 //! as does an action the robot cannot start from where the last one left it (a move from
 //! the U a lift ends in, anything from where a shift's push over ends).
 //!
+//! **Robots kept apart.** The physics lets robots pass through each other (their links
+//! share one collision group), and a contracted mole, 152 mm long, lying centred in its 100
+//! mm cell reaches 26 mm into each neighbour. Before a step runs, each acting robot's
+//! reach ([`reach_of`]: its links where they lie, swept by the crawls it starts with, the
+//! contracted mole where a crawl past a crossing ends, the whole cells a block-carrying
+//! action works in) is checked against where every robot that does not act lies, and robots
+//! that both act or both stand still against each other where they lie; an overlap fails
+//! the step before the physics ([`FailureKind::Crowded`]: both robots, the cell, how deep).
+//!
 //! **Where a robot should be after a step.** A robot lying in a tunnel (after a move): its
 //! body cube within [`ExecutorOptions::robot_tolerance`] of its resting place in its cell.
 //! A robot that lifted a block ends in a U, one head in the block below, the other gripping
@@ -1723,15 +1732,16 @@ mod tests {
 
     /// Task 2's third step, robot 1's move from (0, 0, 0) into C = (1, 0, 0) under A, beside
     /// robot 0 after its shift: robot 1's front head reaches x = 176 mm, 26 mm into B = (2, 0,
-    /// 0). Robot 0's lower head stands in B's vertical tunnel; at task 1's push over's end
-    /// (mirrored: 3.6 mm from B's centre away from C, 15.8 mm below it) its box starts at
-    /// x = 183.6 mm, 7.6 mm clear. Robots crawling one behind the other, and two lying in
+    /// 0). Robot 0's lower (rear) head stands in B's vertical tunnel; where the mirrored
+    /// chain's push over left it (`molemod_shift_chain`, docs/molemod_execution.md "The
+    /// mirrored lift and shift in one run": 3.7 mm from B's centre away from C, 15.8 mm below
+    /// it) its box starts at x = 183.7 mm, 7.7 mm clear. Robots crawling one behind the other, and two lying in
     /// neighbouring cells (each 26 mm into the other's cell: the front head of the one 28 mm
     /// into the rear head of the other).
     #[test]
     fn a_move_is_checked_by_its_sweep_and_robots_moving_together_by_where_they_lie() {
         let size = BlockOptions::default().size;
-        let lower_head = ("head_front".to_owned(), Span::new(Vector3::new(0.1836, -0.02, 0.0142), Vector3::new(0.2236, 0.02, 0.0542)));
+        let lower_head = ("head_rear".to_owned(), Span::new(Vector3::new(0.1837, -0.02, 0.0142), Vector3::new(0.2237, 0.02, 0.0542)));
         let robot_0 = vec![lower_head];
         let robot_1 = lying_along_x(0.0, 0.0451);
         let moved = Action { robot: 1, kind: ActionKind::Move, from: Cell::new(0, 0, 0), to: Cell::new(1, 0, 0), partner: None };
@@ -1740,10 +1750,10 @@ mod tests {
         let front = reach.iter().filter(|(what, _)| what.starts_with("head_front swept")).map(|(_, s)| s.max.x).fold(0.0, f64::max);
         assert!((front - 0.176).abs() < 1e-9, "{front}");
         assert_eq!(crowding(&[None, Some(reach.clone())], &[robot_0.clone(), robot_1.clone()]), None);
-        // 8 mm farther, the front head would reach 0.4 mm into it.
+        // 8 mm farther, the front head would reach 0.3 mm into it.
         let farther = motions_for(&moved, &Vector3::x(), 0.108, None, 0.025).expect("a move");
         let crowded = crowding(&[None, Some(reach_of(&moved, &farther, &robot_1, &Vector3::x(), size))], &[robot_0, robot_1.clone()]);
-        assert!(crowded.is_some_and(|c| c.robot == 1 && c.other == 0 && (c.shared.depth() - 0.0004).abs() < 1e-9));
+        assert!(crowded.is_some_and(|c| c.robot == 1 && c.other == 0 && (c.shared.depth() - 0.0003).abs() < 1e-9));
         // Two robots three cells apart crawling on together: apart where they lie.
         let ahead = lying_along_x(0.3, 0.0451);
         let next = Action { robot: 1, from: Cell::new(3, 0, 0), to: Cell::new(4, 0, 0), ..moved };
