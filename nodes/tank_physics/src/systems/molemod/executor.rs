@@ -27,7 +27,7 @@
 //! **Robots kept apart.** The physics lets robots pass through each other (their links
 //! share one collision group), and a contracted mole, 152 mm long, lying centred in its 100
 //! mm cell reaches 26 mm into each neighbour. Before a step runs, each acting robot's
-//! reach ([`reach_of`]: its links where they lie, swept by the crawls it starts with, the
+//! reach (`reach_of`: its links where they lie, swept by the crawls it starts with, the
 //! contracted mole where a crawl past a crossing ends, the whole cells a block-carrying
 //! action works in) is checked against where every robot that does not act lies, and robots
 //! that both act or both stand still against each other where they lie; an overlap fails
@@ -279,7 +279,7 @@ pub enum FailureKind {
         /// The other robot.
         other: usize,
         /// What of the robot reaches there: a link where it lies or swept by a crawl, or a
-        /// stage of its action ([`reach_of`]).
+        /// stage of its action (`reach_of`).
         reach: String,
         /// The other robot's link it reaches into.
         link: String,
