@@ -26,12 +26,12 @@
 //!
 //! **Robots kept apart.** The physics lets robots pass through each other (their links
 //! share one collision group), and a contracted mole, 152 mm long, lying centred in its 100
-//! mm cell reaches 26 mm into each neighbour. Before a step runs, each acting robot's
-//! reach (`reach_of`: its links where they lie, swept by the crawls it starts with, the
-//! contracted mole where a crawl past a crossing ends, the whole cells a block-carrying
-//! action works in) is checked against where every robot that does not act lies, and robots
-//! that both act or both stand still against each other where they lie; an overlap fails
-//! the step before the physics ([`FailureKind::Crowded`]: both robots, the cell, how deep).
+//! mm cell reaches 26 mm into each neighbour. Before a step runs, every two robots are
+//! checked against each other where they lie, then each acting robot's reach (`reach_of`:
+//! its links swept by the crawls it starts with, the contracted mole where a crawl past a
+//! crossing ends, the whole cells a block-carrying action works in) against where every
+//! robot that does not act lies; an overlap fails the step before the physics
+//! ([`FailureKind::Crowded`]: both robots, the cell, how deep).
 //!
 //! **Where a robot should be after a step.** A robot lying in a tunnel (after a move): its
 //! body cube within [`ExecutorOptions::robot_tolerance`] of its resting place in its cell.
@@ -807,9 +807,9 @@ fn cell_at(point: &Vector3<f64>, size: f64) -> Option<Cell> {
     (x >= 0.0 && y >= 0.0 && z >= 0.0).then(|| Cell::new(x as usize, y as usize, z as usize))
 }
 
-/// Where `action`'s robot reaches while it runs `stages`, from where it lies (`lying`: its
-/// links' boxes now, m), heading `heading` (its body's x axis), in blocks of side `size`:
-/// every link where it lies; each crawl it starts with sweeps every link along the heading
+/// Where `action`'s robot reaches while it runs `stages`, beyond where it lies (`lying`:
+/// its links' boxes now, m), heading `heading` (its body's x axis), in blocks of side
+/// `size`: each crawl it starts with sweeps every link along the heading
 /// (a crawl's leading head goes no farther than where it ends); a crawl past a crossing
 /// ([`Stage::CrawlPast`]) ends with the contracted mole lying in that cell's x tunnel, on its
 /// floor, after sliding there from the crossing; and an action that carries a block works
@@ -818,7 +818,7 @@ fn cell_at(point: &Vector3<f64>, size: f64) -> Option<Cell> {
 /// below it in (under the target for a lift, under the block for a shift). Each with what
 /// reaches there.
 fn reach_of(action: &Action, stages: &[Stage], lying: &[(String, Span)], heading: &Vector3<f64>, size: f64) -> Vec<(String, Span)> {
-    let mut reach: Vec<(String, Span)> = lying.iter().map(|(link, span)| (format!("{link} where it lies"), *span)).collect();
+    let mut reach = Vec::new();
     let mut moved = false;
     for stage in stages {
         match stage {
@@ -870,38 +870,42 @@ struct Crowding {
     shared: Span,
 }
 
-/// The deepest overlap between two robots in a step, if any: a robot that acts, by its
-/// `reaches`, against where each robot that does not act lies (`lying`, per robot its
-/// links' boxes); two that both act or both stand still, by where they lie (two robots
+/// Two robots in each other in a step, if any: first two lying in each other already
+/// (`lying`, per robot its links' boxes), then a robot that acts reaching, by its `reaches`
+/// ([`reach_of`]), into where a robot that does not act lies; the deepest of the first kind
+/// found, else of the second. Two robots that both act are compared only where they lie (two
 /// crawling one behind the other each reach into where the other lies now, but it moves on).
 fn crowding(reaches: &[Option<Vec<(String, Span)>>], lying: &[Vec<(String, Span)>]) -> Option<Crowding> {
-    let here = |links: &[(String, Span)]| -> Vec<(String, Span)> {
-        links.iter().map(|(link, span)| (format!("{link} where it lies"), *span)).collect()
-    };
-    let acts = |i: usize| reaches.get(i).is_some_and(Option::is_some);
-    let mut deepest: Option<Crowding> = None;
-    for (robot, reach) in reaches.iter().enumerate() {
-        for (other, theirs) in lying.iter().enumerate() {
-            let mine = match (reach, acts(other)) {
-                _ if other == robot => continue,
-                (Some(reach), false) => reach.clone(),
-                // An idle robot against an acting one: from the acting one's side.
-                (None, true) => continue,
-                // Both act or both stand still: once for the pair.
-                _ if other < robot => continue,
-                _ => here(lying.get(robot).map_or(&[][..], Vec::as_slice)),
-            };
-            for (what, span) in &mine {
-                for (link, their) in theirs {
-                    let Some(shared) = span.overlap(their) else { continue };
-                    if deepest.as_ref().is_none_or(|d| shared.depth() > d.shared.depth()) {
-                        deepest = Some(Crowding { robot, reach: what.clone(), other, link: link.clone(), shared });
-                    }
+    let deepest = |found: Option<Crowding>, robot: usize, mine: &[(String, Span)], other: usize| {
+        let mut found = found;
+        for (what, span) in mine {
+            for (link, their) in lying.get(other).map_or(&[][..], Vec::as_slice) {
+                let Some(shared) = span.overlap(their) else { continue };
+                if found.as_ref().is_none_or(|d| shared.depth() > d.shared.depth()) {
+                    found = Some(Crowding { robot, reach: what.clone(), other, link: link.clone(), shared });
                 }
             }
         }
+        found
+    };
+    let mut found = None;
+    for (robot, links) in lying.iter().enumerate() {
+        let here: Vec<(String, Span)> = links.iter().map(|(link, span)| (format!("{link} where it lies"), *span)).collect();
+        for other in robot + 1..lying.len() {
+            found = deepest(found, robot, &here, other);
+        }
     }
-    deepest
+    if found.is_some() {
+        return found;
+    }
+    let acts = |i: usize| reaches.get(i).is_some_and(Option::is_some);
+    for (robot, reach) in reaches.iter().enumerate() {
+        let Some(reach) = reach else { continue };
+        for other in (0..lying.len()).filter(|&other| other != robot && !acts(other)) {
+            found = deepest(found, robot, reach, other);
+        }
+    }
+    found
 }
 
 /// What the physics should show: each robot's cell and each block's cell.
@@ -1763,6 +1767,10 @@ mod tests {
         // Lying centred in neighbouring cells (task 3's robots 0 and 1 at the start), whether
         // they act or not.
         let beside = lying_along_x(0.1, 0.0451);
+        let back = Action { robot: 0, to: Cell::new(0, 0, 0), from: Cell::new(1, 0, 0), ..moved };
+        let away = reach_of(&back, &motions_for(&back, &Vector3::x(), -0.1, None, 0.025).expect("a move"), &robot_1, &Vector3::x(), size);
+        let moving = crowding(&[Some(away), None], &[robot_1.clone(), beside.clone()]).expect("in each other");
+        assert_eq!(moving.reach, "head_front where it lies", "not the sweep, deeper but moving away");
         let crowded = crowding(&[None, None], &[robot_1, beside]).expect("in each other");
         assert_eq!(
             (crowded.robot, crowded.other, crowded.reach.as_str(), crowded.link.as_str()),
