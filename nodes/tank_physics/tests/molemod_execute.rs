@@ -576,6 +576,57 @@ fn task_2s_first_lift_runs_mirrored_behind_the_robot() {
     assert_eq!(executor.world().time(), time, "the shift's physics did not run");
 }
 
+/// Task 2 with its two robots (`molemod_plan config/molemod/task2.yaml`: robot 0 lifts A
+/// from (3, 0, 0) onto B = (2, 0, 0), shifts it on to (1, 0, 1), robot 1 moves from (0, 0, 0)
+/// into C = (1, 0, 0), robot 0 shifts A again), started as the experiment CLI starts it
+/// (1 mm jitter, seed 1). The lift runs in the physics and is checked; the shift is then
+/// refused before the physics: its crawl to 60 mm past B's crossing would put robot 0's rear
+/// head at x = 64 mm, into robot 1's front head, which lies 26 mm into C from the block at
+/// (0, 0, 0) (the mole is 152 mm long in a 100 mm cell), and the physics lets robots pass
+/// through each other. ~3-4 min wall (the lift at 512 solver passes for two robots):
+/// `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
+/// molemod_execute task_2_with_two_robots -- --ignored --nocapture --test-threads 1`.
+#[test]
+#[ignore = "~3-4 min wall, over the suite's ~60 s a test (docs/molemod_execution.md, Two robots in one row)"]
+fn task_2_with_two_robots_lifts_then_refuses_the_shift_that_would_reach_into_robot_1() {
+    let wall = std::time::Instant::now();
+    eprintln!("load at the start: {}", mole::load_average());
+    let path = format!("{}/../../config/molemod/task2.yaml", env!("CARGO_MANIFEST_DIR"));
+    let planned = plan_task(std::path::Path::new(&path), 2).expect("the task plans");
+    assert_eq!(planned.plan.steps.len(), 4, "{:?}", planned.plan.steps);
+    let mut executor = build(&planned.request.start, ExecutorOptions { start_jitter: 0.001, seed: 1, ..ExecutorOptions::default() });
+    let (execution, events) = run(&mut executor, &planned.plan.steps);
+    let checked = step_checks(&events);
+    let failure = execution.failure.expect("the shift is refused");
+    let world = executor.world();
+    let head = world.robot_link_pose(1, "head_front").expect("robot 1").translation.vector;
+    eprintln!(
+        "task 2, 2 robots: {} of {} steps; checked {checked:?} (block, robot error m, sim s); robot 1's front head at x = {:.1} mm; \
+         {:.2} s sim, {:.0} s wall; load at the end: {}; then: {failure}",
+        execution.steps_succeeded,
+        execution.steps,
+        head.x * 1e3,
+        execution.sim_time,
+        wall.elapsed().as_secs_f64(),
+        mole::load_average()
+    );
+    assert_eq!(execution.steps_succeeded, 1);
+    assert!(checked.len() == 1 && checked[0].0 < 5e-3 && checked[0].1 < 5e-3, "{checked:?}");
+    assert_eq!((failure.step, failure.robot, failure.motion), (1, Some(0), None), "{failure}");
+    assert!(failure.action.is_some_and(|a| a.kind == ActionKind::Shift), "{failure}");
+    assert_eq!(failure.time, checked[0].2, "refused before the shift's physics ran");
+    match &failure.kind {
+        FailureKind::Crowded { other, reach, link, cell, overlap } => {
+            assert_eq!((*other, link.as_str(), *cell), (1, "head_front", Some(Cell::new(1, 0, 0))), "{failure}");
+            assert!(reach.contains("past the crossing of (2, 0, 0)"), "{reach}");
+            // 76 mm (the head's far face) less 64 mm, with robot 1 started within 1 mm of its
+            // cell's centre.
+            assert!((overlap - 0.012).abs() < 2e-3, "{failure}");
+        }
+        other => panic!("{other:?}: {failure}"),
+    }
+}
+
 /// An impossible lift: a plan edited (rules off) to lift A with a block on top of it. The
 /// robot unscrews A from its neighbours and the top block rides on it, unscrewed, twice
 /// the load: the lift stops in a phase with a report naming the robot, the motion, the

@@ -24,6 +24,15 @@
 //! as does an action the robot cannot start from where the last one left it (a move from
 //! the U a lift ends in, anything from where a shift's push over ends).
 //!
+//! **Robots kept apart.** The physics lets robots pass through each other (their links
+//! share one collision group), and a contracted mole, 152 mm long, lying centred in its 100
+//! mm cell reaches 26 mm into each neighbour. Before a step runs, every two robots are
+//! checked against each other where they lie, then each acting robot's reach (`reach_of`:
+//! its links swept by the crawls it starts with, the contracted mole where a crawl past a
+//! crossing ends, the whole cells a block-carrying action works in) against where every
+//! robot that does not act lies; an overlap fails the step before the physics
+//! ([`FailureKind::Crowded`]: both robots, the cell, how deep).
+//!
 //! **Where a robot should be after a step.** A robot lying in a tunnel (after a move): its
 //! body cube within [`ExecutorOptions::robot_tolerance`] of its resting place in its cell.
 //! A robot that lifted a block ends in a U, one head in the block below, the other gripping
@@ -40,7 +49,7 @@ use std::f64::consts::{FRAC_PI_2, PI};
 use flotilla_common::models::{JointKind, Model};
 use flotilla_contract::molemod::MolemodCommand;
 use flotilla_contract::Firmware;
-use flotilla_firmware::molemod::lift::CUBE_HALF;
+use flotilla_firmware::molemod::lift::{CUBE_HALF, LEVER, TUNNEL_HALF};
 use flotilla_firmware::molemod::motion::{AxisSpec, Head, MoleMotions, Motion, MotionError, Stuck, LIFT_ONTO_REAR_GRIP};
 use nalgebra::{Isometry3, Unit, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
@@ -51,7 +60,7 @@ use reconfig_planner::{
 };
 
 use super::blocks::BlockOptions;
-use super::world::{MoleWorld, MoleWorldOptions, WorldError, LIFT_SOLVER_ITERATIONS, PUSH_SOLVER_ITERATIONS, TURN_SOLVER_ITERATIONS};
+use super::world::{MoleWorld, MoleWorldOptions, Span, WorldError, LIFT_SOLVER_ITERATIONS, PUSH_SOLVER_ITERATIONS, TURN_SOLVER_ITERATIONS};
 use super::{ArticulatedError, ArticulatedOptions};
 
 /// The world plans run in: the mole with rounded cube edges (4 mm), which slide over the
@@ -263,6 +272,22 @@ pub enum FailureKind {
         /// Distance of its centre from the cell's centre, m.
         off: f64,
     },
+    /// The step would bring the robot into another one (or the two lie in each other
+    /// already): the physics lets robots pass through each other (`MoleWorld`: their links
+    /// share one collision group), so the step is refused before it runs.
+    Crowded {
+        /// The other robot.
+        other: usize,
+        /// What of the robot reaches there: a link where it lies or swept by a crawl, or a
+        /// stage of its action (`reach_of`).
+        reach: String,
+        /// The other robot's link it reaches into.
+        link: String,
+        /// The cell the two share the most of (`None`: outside the lattice's cells).
+        cell: Option<Cell>,
+        /// How deep the one reaches into the other: the shared box's smallest extent, m.
+        overlap: f64,
+    },
     /// The physics could not take a command or has no such robot (a bug).
     Physics(String),
     /// Stopped from outside (a cancelled goal, a node shutting down).
@@ -291,7 +316,9 @@ impl Failure {
     /// (revolute joints); `None` where there is no distance.
     pub fn off(&self) -> Option<(f64, &'static str)> {
         match &self.kind {
-            FailureKind::RobotOff { off, .. } | FailureKind::BlockOff { off, .. } => Some((off * 1e3, "mm")),
+            FailureKind::RobotOff { off, .. } | FailureKind::BlockOff { off, .. } | FailureKind::Crowded { overlap: off, .. } => {
+                Some((off * 1e3, "mm"))
+            }
             FailureKind::Stuck(stuck) => {
                 let unit = if stuck.joint.starts_with("prismatic") { "mm" } else { "mrad" };
                 Some(((stuck.position - stuck.target).abs() * 1e3, unit))
@@ -335,6 +362,16 @@ impl std::fmt::Display for Failure {
             }
             FailureKind::BlockOff { home, cell, off } => {
                 write!(f, "the block from {home} ends {:.2} mm from the centre of {cell}", off * 1e3)
+            }
+            FailureKind::Crowded { other, reach, link, cell, overlap } => {
+                let robot = self.robot.map_or_else(|| "a robot".to_owned(), |r| format!("robot {r}"));
+                let cell = cell.map_or_else(|| "outside the lattice".to_owned(), |c| format!("in {c}"));
+                write!(
+                    f,
+                    "{robot}'s {reach} reaches {:.1} mm into robot {other}'s {link} {cell}: robots pass through each other in \
+                     the physics, so the step is not run",
+                    overlap * 1e3
+                )
             }
             FailureKind::Physics(e) => write!(f, "physics error: {e}"),
             FailureKind::Cancelled => write!(f, "cancelled"),
@@ -754,6 +791,123 @@ fn crawl(along: f64, max_step: f64) -> Motion {
     Motion::Crawl { step: along.abs() / (2.0 * cycles), iterations: 2 * cycles as u32, backward: along < 0.0 }
 }
 
+/// Half the length of the contracted mole along its axis, m: the body to either head's
+/// centre (two levers, 56 mm) and half a head (the mole is 152 mm end to end, half a block
+/// longer than its 100 mm cell: lying centred it reaches 26 mm into each neighbour).
+const CONTRACTED_HALF_LENGTH: f64 = 2.0 * LEVER + CUBE_HALF;
+
+/// Centre of `cell` for blocks of side `size`, m (as `MoleWorld::cell_centre`).
+fn cell_centre(cell: &Cell, size: f64) -> Vector3<f64> {
+    Vector3::new(cell.x as f64 * size, cell.y as f64 * size, (cell.z as f64 + 0.5) * size)
+}
+
+/// The cell holding `point` for blocks of side `size` (`None` below or behind cell 0).
+fn cell_at(point: &Vector3<f64>, size: f64) -> Option<Cell> {
+    let (x, y, z) = ((point.x / size).round(), (point.y / size).round(), (point.z / size).floor());
+    (x >= 0.0 && y >= 0.0 && z >= 0.0).then(|| Cell::new(x as usize, y as usize, z as usize))
+}
+
+/// Where `action`'s robot reaches while it runs `stages`, beyond where it lies (`lying`:
+/// its links' boxes now, m), heading `heading` (its body's x axis), in blocks of side
+/// `size`: each crawl it starts with sweeps every link along the heading
+/// (a crawl's leading head goes no farther than where it ends); a crawl past a crossing
+/// ([`Stage::CrawlPast`]) ends with the contracted mole lying in that cell's x tunnel, on its
+/// floor, after sliding there from the crossing; and an action that carries a block works
+/// in whole cells whose motions are not modelled here (the lift's and shift's U, turn up,
+/// follow, push over): the carried block's cell, its target and the cell the robot works
+/// below it in (under the target for a lift, under the block for a shift). Each with what
+/// reaches there.
+fn reach_of(action: &Action, stages: &[Stage], lying: &[(String, Span)], heading: &Vector3<f64>, size: f64) -> Vec<(String, Span)> {
+    let mut reach = Vec::new();
+    let mut moved = false;
+    for stage in stages {
+        match stage {
+            Stage::Run(crawl @ Motion::Crawl { step, iterations, backward }) if !moved => {
+                let by = heading * (step * f64::from(*iterations) * if *backward { -1.0 } else { 1.0 });
+                let name = crawl.name();
+                reach.extend(lying.iter().map(|(link, span)| (format!("{link} swept by the {name}"), span.swept(&by))));
+                moved = true;
+            }
+            Stage::CrawlPast { cell, ahead, towards } => {
+                let centre = cell_centre(cell, size);
+                let body = centre.x + *towards as f64 * ahead;
+                let floor = centre.z - TUNNEL_HALF;
+                let min = Vector3::new((body - CONTRACTED_HALF_LENGTH).min(centre.x), centre.y - CUBE_HALF, floor);
+                let max = Vector3::new((body + CONTRACTED_HALF_LENGTH).max(centre.x), centre.y + CUBE_HALF, floor + 2.0 * CUBE_HALF);
+                let what = format!("contracted length crawled to {:.0} mm past the crossing of {cell}", ahead * 1e3);
+                reach.push((what, Span::new(min, max)));
+                moved = true;
+            }
+            Stage::Run(_) => moved = true,
+            _ => {}
+        }
+    }
+    let worked = match action.kind {
+        ActionKind::Lift => [Some(action.from), Some(action.to), action.to.offset(0, 0, -1)],
+        ActionKind::Shift => [Some(action.from), Some(action.to), action.from.offset(0, 0, -1)],
+        _ => [None; 3],
+    };
+    for cell in worked.into_iter().flatten() {
+        let half = Vector3::repeat(0.5 * size);
+        let centre = cell_centre(&cell, size);
+        reach.push((format!("{} working in {cell}", action.kind), Span::new(centre - half, centre + half)));
+    }
+    reach
+}
+
+/// Two robots in each other: who, where and how deep.
+#[derive(Clone, Debug, PartialEq)]
+struct Crowding {
+    /// The robot whose reach (or link where it lies) overlaps the other.
+    robot: usize,
+    /// What of it reaches there.
+    reach: String,
+    /// The other robot.
+    other: usize,
+    /// The other robot's link.
+    link: String,
+    /// The box the two share, m.
+    shared: Span,
+}
+
+/// Two robots in each other in a step, if any: first two lying in each other already
+/// (`lying`, per robot its links' boxes), then a robot that acts reaching, by its `reaches`
+/// ([`reach_of`]), into where a robot that does not act lies; the deepest of the first kind
+/// found, else of the second. Two robots that both act are compared only where they lie (two
+/// crawling one behind the other each reach into where the other lies now, but it moves on).
+fn crowding(reaches: &[Option<Vec<(String, Span)>>], lying: &[Vec<(String, Span)>]) -> Option<Crowding> {
+    let deepest = |found: Option<Crowding>, robot: usize, mine: &[(String, Span)], other: usize| {
+        let mut found = found;
+        for (what, span) in mine {
+            for (link, their) in lying.get(other).map_or(&[][..], Vec::as_slice) {
+                let Some(shared) = span.overlap(their) else { continue };
+                if found.as_ref().is_none_or(|d| shared.depth() > d.shared.depth()) {
+                    found = Some(Crowding { robot, reach: what.clone(), other, link: link.clone(), shared });
+                }
+            }
+        }
+        found
+    };
+    let mut found = None;
+    for (robot, links) in lying.iter().enumerate() {
+        let here: Vec<(String, Span)> = links.iter().map(|(link, span)| (format!("{link} where it lies"), *span)).collect();
+        for other in robot + 1..lying.len() {
+            found = deepest(found, robot, &here, other);
+        }
+    }
+    if found.is_some() {
+        return found;
+    }
+    let acts = |i: usize| reaches.get(i).is_some_and(Option::is_some);
+    for (robot, reach) in reaches.iter().enumerate() {
+        let Some(reach) = reach else { continue };
+        for other in (0..lying.len()).filter(|&other| other != robot && !acts(other)) {
+            found = deepest(found, robot, reach, other);
+        }
+    }
+    found
+}
+
 /// What the physics should show: each robot's cell and each block's cell.
 struct Expected {
     robots: Vec<Cell>,
@@ -1169,6 +1323,37 @@ impl Executor {
         }
     }
 
+    /// Refuses the step if a robot would reach into another one ([`reach_of`], [`crowding`]):
+    /// the physics lets their links pass through each other.
+    fn keep_apart(&self, step: usize, doing: &[Doing]) -> Result<(), Box<Failure>> {
+        let physics = |e: WorldError| self.fail(step, None, FailureKind::Physics(e.to_string()));
+        let size = self.world.blocks().map_or(BlockOptions::default().size, |b| b.options().size);
+        let lying =
+            (0..self.world.robot_count()).map(|i| self.world.robot_link_spans(i)).collect::<Result<Vec<_>, _>>().map_err(physics)?;
+        let mut reaches = vec![None; lying.len()];
+        for d in doing {
+            let robot = d.action.robot;
+            let heading = self.world.robot_link_pose(robot, "base_link").map_err(physics)?.rotation * Vector3::x();
+            let stages: Vec<Stage> = d.queue.iter().copied().collect();
+            let lies = lying.get(robot).map_or(&[][..], Vec::as_slice);
+            if let Some(reach) = reaches.get_mut(robot) {
+                *reach = Some(reach_of(&d.action, &stages, lies, &heading, size));
+            }
+        }
+        let Some(crowded) = crowding(&reaches, &lying) else { return Ok(()) };
+        let mine = doing.iter().find(|d| d.action.robot == crowded.robot);
+        let kind = FailureKind::Crowded {
+            other: crowded.other,
+            reach: crowded.reach,
+            link: crowded.link,
+            cell: cell_at(&crowded.shared.centre(), size),
+            overlap: crowded.shared.depth(),
+        };
+        let mut failure = self.fail(step, mine, kind);
+        failure.robot = Some(crowded.robot);
+        Err(failure)
+    }
+
     /// Unscrews `block` (a home cell) from every block screwed to it, as the robot inside
     /// it does before carrying it. A block on top (which the planner's rules forbid) is
     /// then carried along, unscrewed.
@@ -1253,6 +1438,7 @@ impl Executor {
                 Err(needs) => return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs })),
             }
         }
+        self.keep_apart(step, &doing)?;
         let end = self.world.time() + self.options.step_limit;
         loop {
             if let Some(d) = doing.iter().find(|d| self.firmware[d.action.robot].stuck().is_some()) {
@@ -1489,6 +1675,108 @@ mod tests {
         assert!(back.contains("back over the lift's own cell"), "{back}");
         let from_a_tunnel = motions_for(&west, &Vector3::x(), 0.0, None, 0.025).unwrap_err();
         assert!(from_a_tunnel.contains("only from the U a lift ends in"), "{from_a_tunnel}");
+    }
+
+    /// A contracted mole lying along x with its body at (`x`, 0, `z`) (m): its three main
+    /// cubes' boxes, 56 mm apart.
+    fn lying_along_x(x: f64, z: f64) -> Vec<(String, Span)> {
+        let cube = |name: &str, at: f64| {
+            (name.to_owned(), Span::new(Vector3::new(at - 0.02, -0.02, z - 0.02), Vector3::new(at + 0.02, 0.02, z + 0.02)))
+        };
+        vec![cube("head_rear", x - 0.056), cube("base_link", x), cube("head_front", x + 0.056)]
+    }
+
+    /// Task 2 with two robots (`molemod_plan config/molemod/task2.yaml`): robot 1 rests in
+    /// the block at (0, 0, 0), its front head 26 mm into C = (1, 0, 0) (x 36..76 mm: the
+    /// cubes' centres at rest 45.1 mm up, measured); robot 0's shift from A's cell (2, 0, 1)
+    /// onto C crawls its rear head to x = 64 mm (the body 60 mm past B's crossing): 12 mm
+    /// into robot 1's head, and 4 mm at the turn up's least approach (52 mm past).
+    #[test]
+    fn a_step_reaching_into_another_robot_is_refused_naming_both_the_cell_and_the_overlap() {
+        let size = BlockOptions::default().size;
+        let robot_1 = lying_along_x(0.0, 0.0451);
+        // Robot 0 where leaving the U puts it (measured: the body at x = 274 mm, the rear head
+        // in B's tunnel at 218 mm).
+        let robot_0 = lying_along_x(0.2741, 0.045);
+        assert_eq!(crowding(&[None, None], &[robot_0.clone(), robot_1.clone()]), None, "apart as they lie");
+        let shift = Action { robot: 0, kind: ActionKind::Shift, from: Cell::new(2, 0, 1), to: Cell::new(1, 0, 1), partner: None };
+        let stages = motions_for(&shift, &Vector3::x(), 0.0, Some(LiftU { lead: Head::Rear, towards: -1 }), 0.025).expect("the shift");
+        let reach = reach_of(&shift, &stages, &robot_0, &Vector3::x(), size);
+        let crowded = crowding(&[Some(reach), None], &[robot_0.clone(), robot_1.clone()]).expect("robot 0 reaches into robot 1");
+        assert_eq!((crowded.robot, crowded.other, crowded.link.as_str()), (0, 1, "head_front"));
+        assert!(crowded.reach.contains("60 mm past the crossing of (2, 0, 0)"), "{}", crowded.reach);
+        assert!((crowded.shared.depth() - 0.012).abs() < 1e-9, "{:?}", crowded.shared);
+        assert_eq!(cell_at(&crowded.shared.centre(), size), Some(Cell::new(1, 0, 0)));
+        // The least approach the turn up takes (52 mm) still reaches 4 mm into it.
+        let least = [Stage::CrawlPast { cell: Cell::new(2, 0, 0), ahead: 0.052, towards: -1 }];
+        let crowded = crowding(&[Some(reach_of(&shift, &least, &robot_0, &Vector3::x(), size)), None], &[robot_0.clone(), robot_1.clone()]);
+        assert!(crowded.is_some_and(|c| (c.shared.depth() - 0.004).abs() < 1e-9));
+        // The report names both robots, the cell and the overlap.
+        let failure = Failure {
+            step: 1,
+            robot: Some(0),
+            action: Some(shift),
+            motion: None,
+            kind: FailureKind::Crowded {
+                other: 1,
+                reach: "contracted length crawled to 60 mm past the crossing of (2, 0, 0)".into(),
+                link: "head_front".into(),
+                cell: Some(Cell::new(1, 0, 0)),
+                overlap: 0.012,
+            },
+            time: 17.0,
+        };
+        let report = failure.to_string();
+        assert!(
+            report.contains("robot 0's contracted length") && report.contains("12.0 mm into robot 1's head_front in (1, 0, 0)"),
+            "{report}"
+        );
+        assert_eq!(failure.off(), Some((12.0, "mm")));
+    }
+
+    /// Task 2's third step, robot 1's move from (0, 0, 0) into C = (1, 0, 0) under A, beside
+    /// robot 0 after its shift: robot 1's front head reaches x = 176 mm, 26 mm into B = (2, 0,
+    /// 0). Robot 0's lower (rear) head stands in B's vertical tunnel; where the mirrored
+    /// chain's push over left it (`molemod_shift_chain`, docs/molemod_execution.md "The
+    /// mirrored lift and shift in one run": 3.7 mm from B's centre away from C, 15.8 mm below
+    /// it) its box starts at x = 183.7 mm, 7.7 mm clear. Robots crawling one behind the other, and two lying in
+    /// neighbouring cells (each 26 mm into the other's cell: the front head of the one 28 mm
+    /// into the rear head of the other).
+    #[test]
+    fn a_move_is_checked_by_its_sweep_and_robots_moving_together_by_where_they_lie() {
+        let size = BlockOptions::default().size;
+        let lower_head = ("head_rear".to_owned(), Span::new(Vector3::new(0.1837, -0.02, 0.0142), Vector3::new(0.2237, 0.02, 0.0542)));
+        let robot_0 = vec![lower_head];
+        let robot_1 = lying_along_x(0.0, 0.0451);
+        let moved = Action { robot: 1, kind: ActionKind::Move, from: Cell::new(0, 0, 0), to: Cell::new(1, 0, 0), partner: None };
+        let stages = motions_for(&moved, &Vector3::x(), 0.1, None, 0.025).expect("a move");
+        let reach = reach_of(&moved, &stages, &robot_1, &Vector3::x(), size);
+        let front = reach.iter().filter(|(what, _)| what.starts_with("head_front swept")).map(|(_, s)| s.max.x).fold(0.0, f64::max);
+        assert!((front - 0.176).abs() < 1e-9, "{front}");
+        assert_eq!(crowding(&[None, Some(reach.clone())], &[robot_0.clone(), robot_1.clone()]), None);
+        // 8 mm farther, the front head would reach 0.3 mm into it.
+        let farther = motions_for(&moved, &Vector3::x(), 0.108, None, 0.025).expect("a move");
+        let crowded = crowding(&[None, Some(reach_of(&moved, &farther, &robot_1, &Vector3::x(), size))], &[robot_0, robot_1.clone()]);
+        assert!(crowded.is_some_and(|c| c.robot == 1 && c.other == 0 && (c.shared.depth() - 0.0003).abs() < 1e-9));
+        // Two robots three cells apart crawling on together: apart where they lie.
+        let ahead = lying_along_x(0.3, 0.0451);
+        let next = Action { robot: 1, from: Cell::new(3, 0, 0), to: Cell::new(4, 0, 0), ..moved };
+        let reach_ahead =
+            reach_of(&next, &motions_for(&next, &Vector3::x(), 0.1, None, 0.025).expect("a move"), &ahead, &Vector3::x(), size);
+        assert_eq!(crowding(&[Some(reach), Some(reach_ahead)], &[robot_1.clone(), ahead]), None);
+        // Lying centred in neighbouring cells (task 3's robots 0 and 1 at the start), whether
+        // they act or not.
+        let beside = lying_along_x(0.1, 0.0451);
+        let back = Action { robot: 0, to: Cell::new(0, 0, 0), from: Cell::new(1, 0, 0), ..moved };
+        let away = reach_of(&back, &motions_for(&back, &Vector3::x(), -0.1, None, 0.025).expect("a move"), &robot_1, &Vector3::x(), size);
+        let moving = crowding(&[Some(away), None], &[robot_1.clone(), beside.clone()]).expect("in each other");
+        assert_eq!(moving.reach, "head_front where it lies", "not the sweep, deeper but moving away");
+        let crowded = crowding(&[None, None], &[robot_1, beside]).expect("in each other");
+        assert_eq!(
+            (crowded.robot, crowded.other, crowded.reach.as_str(), crowded.link.as_str()),
+            (0, 1, "head_front where it lies", "head_rear")
+        );
+        assert!((crowded.shared.depth() - 0.028).abs() < 1e-9, "{:?}", crowded.shared);
     }
 
     #[test]

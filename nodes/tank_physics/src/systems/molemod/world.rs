@@ -40,6 +40,50 @@ pub const TURN_SOLVER_ITERATIONS: usize = 64;
 /// (`molemod_push_over`, `molemod_shift_below`, `molemod_shift`; docs/molemod_execution.md).
 pub const PUSH_SOLVER_ITERATIONS: usize = 2 * LIFT_SOLVER_ITERATIONS;
 
+/// An axis-aligned box in the world, m: where a link lies, or where a robot's motions
+/// reach.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Span {
+    /// The corner with the smallest coordinates, m.
+    pub min: Vector3<f64>,
+    /// The corner with the largest coordinates, m.
+    pub max: Vector3<f64>,
+}
+
+impl Span {
+    /// The box from `min` to `max`, m.
+    pub fn new(min: Vector3<f64>, max: Vector3<f64>) -> Self {
+        Self { min, max }
+    }
+
+    /// The smallest box holding both.
+    pub fn union(&self, other: &Span) -> Span {
+        Span { min: self.min.inf(&other.min), max: self.max.sup(&other.max) }
+    }
+
+    /// The box swept by this one moved by `by` (m) in a straight line.
+    pub fn swept(&self, by: &Vector3<f64>) -> Span {
+        self.union(&Span { min: self.min + by, max: self.max + by })
+    }
+
+    /// The part the two boxes share, if they share a volume (touching faces share none).
+    pub fn overlap(&self, other: &Span) -> Option<Span> {
+        let shared = Span { min: self.min.sup(&other.min), max: self.max.inf(&other.max) };
+        (shared.min.iter().zip(shared.max.iter()).all(|(lo, hi)| hi > lo)).then_some(shared)
+    }
+
+    /// The box's smallest extent, m: for the part two boxes share, how deep one is in the
+    /// other.
+    pub fn depth(&self) -> f64 {
+        (self.max - self.min).min()
+    }
+
+    /// The box's centre, m.
+    pub fn centre(&self) -> Vector3<f64> {
+        0.5 * (self.min + self.max)
+    }
+}
+
 /// How the world is set up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoleWorldOptions {
@@ -531,6 +575,23 @@ impl MoleWorld {
     /// Built robot `index`.
     pub fn robot_at(&self, index: usize) -> Result<&ArticulatedRobot, WorldError> {
         Ok(&self.mole(index)?.robot)
+    }
+
+    /// Where each of robot `index`'s links with a collider lies now (the main cubes; the
+    /// joint cubes have none): its name and the world box round its colliders, m.
+    pub fn robot_link_spans(&self, index: usize) -> Result<Vec<(String, Span)>, WorldError> {
+        let mut spans = Vec::new();
+        for (name, handle) in self.mole(index)?.robot.bodies_iter() {
+            let colliders = self.bodies.get(handle).map(|b| b.colliders()).unwrap_or_default();
+            let boxes = colliders.iter().filter_map(|&c| self.colliders.get(c)).map(|c| {
+                let aabb = c.compute_aabb();
+                Span::new(aabb.mins.coords, aabb.maxs.coords)
+            });
+            if let Some(span) = boxes.reduce(|a, b| a.union(&b)) {
+                spans.push((name.to_owned(), span));
+            }
+        }
+        Ok(spans)
     }
 
     /// Pose of the first robot's `link` in the world.
