@@ -17,7 +17,14 @@
 //! other head in A exists only with it at 38 mm or lower ([`hand_over`]); with the lower head
 //! tilted 0.1 rad in B a few grips at 37.5-39 mm have both holds (the one in A the straight
 //! mole's head 0.5 mm inside A's top face), but RRT-connect finds no phase between the two
-//! holds ([`hand_over_holds`]). The other way down, the lower
+//! holds ([`hand_over_holds`]). No search can: at those grips the clamped head overlaps the
+//! column's wall by 0.27-0.96 mm, and the body, turning from A's -x mouth into A's column
+//! about the upper joint, has no room from 129 to 139 degrees at any of them ([`body_room`],
+//! [`body_direction`]).
+//! Led the other way (the lower head down the column, the upper head standing in A's vertical
+//! tunnel above the crossing) the body and its joints have no room either, with the upper
+//! head's centre at least 5 mm inside A (docs/molemod_execution.md, "The way into the C/A
+//! column, by the body's turn (issue #18, mole-keys)"). The other way down, the lower
 //! head turning into B's x tunnel under the upper head anchored in A, does not reach B's x
 //! tunnel either (docs/molemod_execution.md, "The way on from the push over's end").
 //!
@@ -500,13 +507,14 @@ mod tests {
     /// Even at those grips no phase of any search joins the hold in B to the hold in A. A
     /// phase keeps the upper head clamped, so the body's direction from the upper joint
     /// ([`body_direction`]) changes continuously along it: from pointing out of A's -x mouth
-    /// (the hold in B, 175-176 degrees) to standing in A's column (the hold in A, 79-80
-    /// degrees). On the way it must point up and to -x (123-141 degrees), where a 40 mm cube
-    /// turned that far needs 53 mm of height and the 50 mm arm gives it 50: every placement
-    /// overlaps the blocks. [`body_room`] on a 0.5 mm grid of `prismatic_0` and `prismatic_1`
-    /// at whole degrees: at best -1.3 mm or worse at each grip's blocked direction; a placement
-    /// off the grid within half a degree of it differs by at most 0.5 mm (the grid) + 0.75 mm
-    /// ([`turn_bound`]), so every body direction within half a degree is blocked too.
+    /// (the hold in B, 175-176 degrees) to standing in A's column (a hold in A, 80-82
+    /// degrees). On the way it must point up and to -x, where the body, its centre then in
+    /// A's -x arm (the upper joint hangs 6.5-12.4 mm to -x of the axis), is turned 39-53 degrees
+    /// from level and needs 53 mm of the arm's 50 mm height. [`body_room`] on a 0.5 mm grid
+    /// of `prismatic_0` and `prismatic_1`, at whole degrees: below -1.3 mm from 127-129 to
+    /// 139-141 degrees, down to -1.65 mm; a placement off the grid within half a degree
+    /// has at most 0.5 mm (the grid) + 0.75 mm ([`turn_bound`]) more, so every direction in
+    /// those bands is blocked.
     #[test]
     fn hanging_in_the_column_the_upper_head_leaves_the_body_no_turn_from_as_mouth_into_its_column() {
         let half_degree = 0.5_f64.to_radians();
@@ -514,14 +522,25 @@ mod tests {
         assert!(bound < 1.3e-3, "{bound}");
         for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
             let upper = hanging(-0.00375, height, tilt);
-            let (in_b, in_a, _) = hand_over_holds(&upper).expect("both holds");
+            // The hold in B `hand_over_holds` picks, and a hold in A at the height it finds
+            // (the straight mole's head 149.5 mm up), without its slower search for the best.
+            let lim = limits();
+            let b = Pose { x: in_b(0.046).x + 0.004, z: 0.046, angle: HALF_PI - 0.1 };
+            let (in_b, _) = reach(&upper, &lim, &b, 0.002, None).expect("the hold in B");
+            let in_a = [0.0, -0.004, 0.004]
+                .into_iter()
+                .flat_map(|x| [0.0, -0.05, 0.05, -0.1, 0.1].map(|da| Pose { x, z: 0.1495, angle: -HALF_PI + da }))
+                .find_map(|a| reach(&upper, &lim, &a, 0.002, None))
+                .expect("a hold in A")
+                .0;
             let (from, to) = (body_direction(&upper, &in_a).to_degrees(), body_direction(&upper, &in_b).to_degrees());
-            let blocked: Vec<i32> = (from.ceil() as i32..=to.floor() as i32)
+            // The blocked band lies within 120-150 degrees (a scratch scan of every degree).
+            let blocked: Vec<i32> = ((from.ceil() as i32).max(120)..=(to.floor() as i32).min(150))
                 .filter(|&d| body_room(&upper, f64::from(d).to_radians(), 0.0005, false).is_some_and(|r| r < -bound))
                 .collect();
             let deepest = blocked.iter().filter_map(|&d| body_room(&upper, f64::from(d).to_radians(), 0.0005, false)).fold(0.0, f64::min);
             eprintln!(
-                "upper head {:.1} mm up, tilted {tilt}: hold in A {from:.1} deg, in B {to:.1} deg; blocked {:?}-{:?} deg, at best {:.2} mm",
+                "upper head {:.1} mm up, tilted {tilt}: hold in A {from:.1} deg, in B {to:.1} deg; blocked {:?}-{:?} deg, down to {:.2} mm",
                 height * 1e3,
                 blocked.first(),
                 blocked.last(),
