@@ -20,7 +20,8 @@
 //! holds ([`hand_over_holds`]). No search can: at those grips the clamped head overlaps the
 //! column's wall by 0.27-0.96 mm, and the body, turning from A's -x mouth into A's column
 //! about the upper joint, has no room from 129 to 139 degrees at any of them ([`body_room`],
-//! [`body_direction`]).
+//! [`body_direction`]). At some shared grips clear of the wall (3.75 mm to +x) the body
+//! and both joints do have room; no search has found the phase there.
 //! Led the other way (the lower head down the column, the upper head standing in A's vertical
 //! tunnel above the crossing) the body and its joints have no room either, with the upper
 //! head's centre at least 5 mm inside A (docs/molemod_execution.md, "The way into the C/A
@@ -595,5 +596,27 @@ mod tests {
         }
         eprintln!("{grips} standing grips: the tightest direction of each leaves at best {:.2} mm", shallowest * 1e3);
         assert!(grips == 18 && shallowest < -bound, "{grips} {shallowest}");
+    }
+    /// Not every shared grip blocks the turn. Clear of the wall there are shared grips too (a
+    /// scratch scan: 17 of the 84 hanging grips 37.5-40.5 mm up, on the axis or 3.75 mm either
+    /// side, tilted -0.1 to 0.15 rad, the hold in A the straight mole's head 149-149.5 mm up).
+    /// At the one 3.75 mm to +x, 37.5 mm up, tilted 0.05 rad towards B, both holds exist and
+    /// the body and both universal joints keep room at every whole degree between them
+    /// ([`body_room`] with the lower joint, 1 mm grid): 1.30 mm at the tightest, 126 degrees.
+    /// So there the turn is not ruled out by this check (the docs give what the searches found).
+    #[test]
+    fn on_the_far_side_of_the_column_the_body_has_room_to_turn_between_the_holds() {
+        let lim = limits();
+        let upper = hanging(0.00375, 0.0375, -0.05);
+        let b = Pose { x: in_b(0.046).x + 0.004, z: 0.046, angle: HALF_PI - 0.1 };
+        let (in_b, _) = reach(&upper, &lim, &b, 0.002, None).expect("the hold in B");
+        let a = Pose { x: -0.004, z: 0.149, angle: -HALF_PI };
+        let (in_a, _) = reach(&upper, &lim, &a, 0.002, None).expect("the hold in A");
+        let (from, to) = (body_direction(&upper, &in_a).to_degrees(), body_direction(&upper, &in_b).to_degrees());
+        let (tightest, room) = (from.ceil() as i32..=to.floor() as i32)
+            .map(|d| (d, body_room(&upper, f64::from(d).to_radians(), 0.001, true).expect("within the pitch's range")))
+            .fold((0, f64::INFINITY), |m, x| if x.1 < m.1 { x } else { m });
+        eprintln!("3.75 mm to +x, 37.5 mm up: holds at {from:.1} and {to:.1} deg; the tightest {tightest} deg keeps {:.2} mm", room * 1e3);
+        assert!(from < 100.0 && to > 175.0 && room > 1e-3, "{from} {to} {tightest} {room}");
     }
 }
