@@ -17,7 +17,15 @@
 //! other head in A exists only with it at 38 mm or lower ([`hand_over`]); with the lower head
 //! tilted 0.1 rad in B a few grips at 37.5-39 mm have both holds (the one in A the straight
 //! mole's head 0.5 mm inside A's top face), but RRT-connect finds no phase between the two
-//! holds ([`hand_over_holds`]). The other way down, the lower
+//! holds ([`hand_over_holds`]). No search can: at those grips the clamped head overlaps the
+//! column's wall by 0.27-0.96 mm, and the body, turning from A's -x mouth into A's column
+//! about the upper joint, has no room from 129 to 139 degrees at any of them ([`body_room`],
+//! [`body_direction`]). At some shared grips clear of the wall (3.75 mm to +x) the body
+//! and both joints do have room; no search has found the phase there.
+//! Led the other way (the lower head down the column, the upper head standing in A's vertical
+//! tunnel above the crossing) the body and its joints have no room either, with the upper
+//! head's centre at least 5 mm inside A (docs/molemod_execution.md, "The way into the C/A
+//! column, by the body's turn (issue #18, mole-keys)"). The other way down, the lower
 //! head turning into B's x tunnel under the upper head anchored in A, does not reach B's x
 //! tunnel either (docs/molemod_execution.md, "The way on from the push over's end").
 //!
@@ -27,7 +35,7 @@
 //! upper head lying 3-18 mm past A's crossing ("Into A's tunnel over B's top (mole-intoa)").
 
 use super::follow::{clearances_in, links, reach, Base, FollowLimits, Grip};
-use super::lift::{LiftJoints, Pose, AXIS_BELOW, BLOCK, CUBE_ROUNDING, TUNNEL_HALF};
+use super::lift::{LiftJoints, Pose, AXIS_BELOW, BLOCK, CUBE_HALF, CUBE_ROUNDING, LEVER, TRAVEL, TUNNEL_HALF};
 use super::push_over::{chain, stored_scene, PUSH_OVER_PATH};
 use super::step::lowest_edge;
 
@@ -190,6 +198,64 @@ pub fn hold_over_b_top(upper: &Grip, step: f64) -> Option<OverBTop> {
         }
     }
     best
+}
+
+/// The direction the body points from the upper (front) head's universal joint with the upper
+/// head clamped at `upper` and joints `q`: from the joint to the body's centre, rad in
+/// [0, 2 pi) from +x towards +z (pi: out of A's -x mouth towards B; 3 pi / 2: down the column).
+pub fn body_direction(upper: &Grip, q: &LiftJoints) -> f64 {
+    (links(upper, q).body.angle + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI)
+}
+
+/// The most room the part of the mole next to the clamped upper head has with the body
+/// pointing `direction` (rad, as [`body_direction`]): the least of the body's clearance from
+/// the blocks, the upper joint's (its disc and both rods) and the upper head's from the
+/// body, and with `with_lower_joint` the lower universal joint's disc's from the blocks,
+/// maximised over a `step` (m) grid of `prismatic_0` and `prismatic_1` (which place the body
+/// along that direction) and, with `with_lower_joint`, `prismatic_2` (which places that
+/// joint). The rest of the chain cannot add room. `None` if the upper pitch joint cannot
+/// point the body that way. Negative: every placement on the grid overlaps. Off the grid a
+/// placement is within half a step of a grid point in each joint, so its room differs by at
+/// most one `step` (one and a half with `with_lower_joint`).
+pub fn body_room(upper: &Grip, direction: f64, step: f64, with_lower_joint: bool) -> Option<f64> {
+    use super::follow::{point_clearance_in, JOINT_HALF};
+    let lim = limits();
+    let wrap = |a: f64| (a + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI;
+    let pitch = wrap(direction - std::f64::consts::PI - upper.pose.angle);
+    if pitch.abs() > lim.pitch {
+        return None;
+    }
+    let n = (TRAVEL / step).round() as i32;
+    let mut best = f64::NEG_INFINITY;
+    for a in 0..=n {
+        for b in 0..=n {
+            let q = [step * f64::from(a), pitch, step * f64::from(b), 0.0, 0.0, 0.0];
+            let l = links(upper, &q);
+            let d = clearances_in(lim.blocks, &l);
+            // Body - blocks, upper head - body, upper joint - blocks (FOLLOW_PAIRS 1, 3, 6).
+            let near = d[1].min(d[3]).min(d[6]);
+            if !with_lower_joint || near <= best {
+                best = best.max(near);
+                continue;
+            }
+            let (dx, dz) = (l.joint_rear.0 - l.body.x, l.joint_rear.1 - l.body.z);
+            let length = dx.hypot(dz);
+            for c in 0..=n {
+                let s = (length + step * f64::from(c)) / length;
+                let joint = (l.body.x + s * dx, l.body.z + s * dz);
+                best = best.max(near.min(point_clearance_in(lim.blocks, joint) - JOINT_HALF));
+            }
+        }
+    }
+    Some(best)
+}
+
+/// How far (m) turning the body by up to `half_step` (rad) about the upper joint moves a point
+/// of the body cube (its far corner, [`LEVER`] + [`TRAVEL`] + the cube's half diagonal from
+/// the joint) or, with `with_lower_joint`, of the lower joint (two levers and two travels).
+pub fn turn_bound(half_step: f64, with_lower_joint: bool) -> f64 {
+    let reach = if with_lower_joint { 2.0 * (LEVER + TRAVEL) } else { LEVER + TRAVEL + std::f64::consts::SQRT_2 * CUBE_HALF };
+    reach * half_step
 }
 
 #[cfg(test)]
@@ -413,5 +479,144 @@ mod tests {
             found[0], found[1]
         );
         assert!(found[0] > 0 && found[1] > 0, "{found:?}");
+    }
+    /// The grips at which `tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds` finds
+    /// both holds put the clamped upper head into the column's wall: a 40 mm head tilted 0.15
+    /// rad needs 44.4 mm of the 50 mm tunnel, and 3.75 mm off the axis it overlaps the -x wall
+    /// by 0.96 mm (tilted 0.1 rad, 0.27 mm). The model does not check the base head's own
+    /// clearance ([`FollowLimits::check`]: its contact is the grip's), so these holds exist only
+    /// because of that; on the axis the same tilt clears the wall.
+    #[test]
+    fn the_shared_grips_put_the_clamped_head_into_the_columns_wall() {
+        use crate::molemod::follow::solid_clearance_in;
+        let mut overlaps = Vec::new();
+        for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
+            let off = solid_clearance_in(&AFTER_PUSH_BLOCKS, &hanging(-0.00375, height, tilt).pose);
+            let on = solid_clearance_in(&AFTER_PUSH_BLOCKS, &hanging(0.0, height, tilt).pose);
+            eprintln!(
+                "upper head {:.1} mm up, tilted {tilt}: clearance {:.2} mm 3.75 mm to -x, {:.2} mm on the axis",
+                height * 1e3,
+                off * 1e3,
+                on * 1e3
+            );
+            assert!(off < 0.0 && on > 0.0, "{off} {on}");
+            overlaps.push((off * 1e5).round() / 1e2);
+        }
+        assert_eq!(overlaps, [-0.96, -0.96, -0.27]);
+    }
+
+    /// Even at those grips no phase of any search joins the hold in B to the hold in A. A
+    /// phase keeps the upper head clamped, so the body's direction from the upper joint
+    /// ([`body_direction`]) changes continuously along it: from pointing out of A's -x mouth
+    /// (the hold in B, 175-176 degrees) to standing in A's column (a hold in A, 80-82
+    /// degrees). On the way it must point up and to -x, where the body, its centre then in
+    /// A's -x arm (the upper joint hangs 6.5-12.4 mm to -x of the axis), is turned 39-53 degrees
+    /// from level and needs 53 mm of the arm's 50 mm height. [`body_room`] on a 0.5 mm grid
+    /// of `prismatic_0` and `prismatic_1`, at whole degrees: below -1.3 mm from 127-129 to
+    /// 139-141 degrees, down to -1.65 mm; a placement off the grid within half a degree
+    /// has at most 0.5 mm (the grid) + 0.75 mm ([`turn_bound`]) more, so every direction in
+    /// those bands is blocked.
+    #[test]
+    fn hanging_in_the_column_the_upper_head_leaves_the_body_no_turn_from_as_mouth_into_its_column() {
+        let half_degree = 0.5_f64.to_radians();
+        let bound = 0.0005 + turn_bound(half_degree, false);
+        assert!(bound < 1.3e-3, "{bound}");
+        for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
+            let upper = hanging(-0.00375, height, tilt);
+            // The hold in B `hand_over_holds` picks, and a hold in A at the height it finds
+            // (the straight mole's head 149.5 mm up), without its slower search for the best.
+            let lim = limits();
+            let b = Pose { x: in_b(0.046).x + 0.004, z: 0.046, angle: HALF_PI - 0.1 };
+            let (in_b, _) = reach(&upper, &lim, &b, 0.002, None).expect("the hold in B");
+            let in_a = [0.0, -0.004, 0.004]
+                .into_iter()
+                .flat_map(|x| [0.0, -0.05, 0.05, -0.1, 0.1].map(|da| Pose { x, z: 0.1495, angle: -HALF_PI + da }))
+                .find_map(|a| reach(&upper, &lim, &a, 0.002, None))
+                .expect("a hold in A")
+                .0;
+            let (from, to) = (body_direction(&upper, &in_a).to_degrees(), body_direction(&upper, &in_b).to_degrees());
+            // The blocked band lies within 120-150 degrees (a scratch scan of every degree).
+            let blocked: Vec<i32> = ((from.ceil() as i32).max(120)..=(to.floor() as i32).min(150))
+                .filter(|&d| body_room(&upper, f64::from(d).to_radians(), 0.0005, false).is_some_and(|r| r < -bound))
+                .collect();
+            let deepest = blocked.iter().filter_map(|&d| body_room(&upper, f64::from(d).to_radians(), 0.0005, false)).fold(0.0, f64::min);
+            eprintln!(
+                "upper head {:.1} mm up, tilted {tilt}: hold in A {from:.1} deg, in B {to:.1} deg; blocked {:?}-{:?} deg, down to {:.2} mm",
+                height * 1e3,
+                blocked.first(),
+                blocked.last(),
+                deepest * 1e3
+            );
+            assert!(from < 90.0 && to > 170.0 && !blocked.is_empty(), "{from} {to} {blocked:?}");
+        }
+    }
+
+    /// The other order (the lower head, out of B, led down the column, the upper head staying
+    /// in A above it) fails the same way. With the upper head standing in A's vertical tunnel
+    /// above the crossing (its centre 120, 135 or 145 mm above C's crossing, at least 5 mm
+    /// inside A's top face; on the axis or 4 mm either side; tilted 0.1 or 0.3 rad either way;
+    /// the 18 of those grips clear of the walls), the body would have to turn from pointing out of A's -x mouth (about
+    /// 180 degrees, or the pitch range's end, 180 plus the tilt) to hanging down the column
+    /// (270), and the upper pitch joint keeps it within the half turn from there, so it cannot
+    /// go round the other way. At each grip some whole degree from 200 to 260 leaves the body
+    /// and both universal joints no room: at best -4.45 mm or worse on a 1 mm grid of the
+    /// three joints that place them ([`body_room`] with the lower joint), where a placement off
+    /// the grid within half a degree has at most 1.5 + 1.0 mm more ([`turn_bound`]). The
+    /// body passes a crossing at 45 degrees only with one joint in each tunnel beyond it
+    /// (`follow`'s passage); the joint under this head stays below A's top face.
+    #[test]
+    fn standing_in_a_the_upper_head_leaves_the_body_no_turn_from_as_mouth_down_the_column() {
+        use crate::molemod::follow::solid_clearance_in;
+        let half_degree = 0.5_f64.to_radians();
+        let bound = 0.0015 + turn_bound(half_degree, true);
+        assert!(bound < 2.6e-3, "{bound}");
+        let (mut grips, mut shallowest) = (0, f64::NEG_INFINITY);
+        for z in [0.120, 0.135, 0.145] {
+            for x in [-0.004, 0.0, 0.004] {
+                for tilt in [-0.3, -0.1, 0.1, 0.3] {
+                    let pose = Pose { x, z, angle: HALF_PI + tilt };
+                    if solid_clearance_in(&AFTER_PUSH_BLOCKS, &pose) < 0.0 {
+                        continue;
+                    }
+                    grips += 1;
+                    let upper = Grip { base: Base::Front, pose };
+                    // Coarse first, then the whole degrees round the tightest.
+                    let room = |d: i32| body_room(&upper, f64::from(d).to_radians(), 0.001, true).unwrap_or(f64::NEG_INFINITY);
+                    let coarse = (200..=260).step_by(5).min_by(|a, b| room(*a).total_cmp(&room(*b))).expect("directions");
+                    let tightest = ((coarse - 2).max(200)..=(coarse + 2).min(260)).map(room).fold(f64::INFINITY, f64::min);
+                    eprintln!(
+                        "upper head standing at ({:.0}, {:.0}) mm, tilted {tilt}: near {coarse} deg the body keeps at best {:.2} mm",
+                        x * 1e3,
+                        z * 1e3,
+                        tightest * 1e3
+                    );
+                    shallowest = shallowest.max(tightest);
+                }
+            }
+        }
+        eprintln!("{grips} standing grips: the tightest direction of each leaves at best {:.2} mm", shallowest * 1e3);
+        assert!(grips == 18 && shallowest < -bound, "{grips} {shallowest}");
+    }
+    /// Not every shared grip blocks the turn. Clear of the wall there are shared grips too (a
+    /// scratch scan: 17 of the 84 hanging grips 37.5-40.5 mm up, on the axis or 3.75 mm either
+    /// side, tilted -0.1 to 0.15 rad, the hold in A the straight mole's head 149-149.5 mm up).
+    /// At the one 3.75 mm to +x, 37.5 mm up, tilted 0.05 rad towards B, both holds exist and
+    /// the body and both universal joints keep room at every whole degree between them
+    /// ([`body_room`] with the lower joint, 1 mm grid): 1.30 mm at the tightest, 126 degrees.
+    /// So there the turn is not ruled out by this check (the docs give what the searches found).
+    #[test]
+    fn on_the_far_side_of_the_column_the_body_has_room_to_turn_between_the_holds() {
+        let lim = limits();
+        let upper = hanging(0.00375, 0.0375, -0.05);
+        let b = Pose { x: in_b(0.046).x + 0.004, z: 0.046, angle: HALF_PI - 0.1 };
+        let (in_b, _) = reach(&upper, &lim, &b, 0.002, None).expect("the hold in B");
+        let a = Pose { x: -0.004, z: 0.149, angle: -HALF_PI };
+        let (in_a, _) = reach(&upper, &lim, &a, 0.002, None).expect("the hold in A");
+        let (from, to) = (body_direction(&upper, &in_a).to_degrees(), body_direction(&upper, &in_b).to_degrees());
+        let (tightest, room) = (from.ceil() as i32..=to.floor() as i32)
+            .map(|d| (d, body_room(&upper, f64::from(d).to_radians(), 0.001, true).expect("within the pitch's range")))
+            .fold((0, f64::INFINITY), |m, x| if x.1 < m.1 { x } else { m });
+        eprintln!("3.75 mm to +x, 37.5 mm up: holds at {from:.1} and {to:.1} deg; the tightest {tightest} deg keeps {:.2} mm", room * 1e3);
+        assert!(from < 100.0 && to > 175.0 && room > 1e-3, "{from} {to} {tightest} {room}");
     }
 }
