@@ -134,38 +134,34 @@ fn seed_registry_crates(root: &Path, from: &Path, to: &Path) -> usize {
     }
     // Cargo names a unit's files <crate>-<hash>; the hash picks the unit's files in deps/.
     let split = |file_name: &str| file_name.rsplit_once('-').map(|(name, hash)| (name.replace('-', "_"), hash.to_owned()));
-    // `cp -a` keeps the modification times Cargo compares a unit's outputs with its
-    // dependencies' (newer libraries would make every dependent stale).
-    let copy_tree_all = |sources: &[PathBuf], dst: &Path| {
-        let status = Command::new("cp").arg("-a").args(sources).arg(dst).status().expect("cp");
-        assert!(status.success(), "copying {} files to {}", sources.len(), dst.display());
+    // The entries of `from/dir` whose stem (the name before the first '.') `keep` accepts,
+    // copied with `cp -a`: it keeps the modification times Cargo compares a unit's outputs
+    // with its dependencies' (newer libraries would make every dependent stale).
+    let copy_kept = |dir: &str, keep: &mut dyn FnMut(&str) -> bool| {
+        let kept: Vec<PathBuf> = std::fs::read_dir(from.join(dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| keep(path.file_name().and_then(|f| f.to_str()).and_then(|f| f.split('.').next()).unwrap_or_default()))
+            .collect();
+        std::fs::create_dir_all(to.join(dir)).unwrap();
+        for chunk in kept.chunks(200) {
+            let status = Command::new("cp").arg("-a").args(chunk).arg(to.join(dir)).status().expect("cp");
+            assert!(status.success(), "copying {} entries of {dir} to {}", chunk.len(), to.display());
+        }
     };
     let mut hashes = std::collections::BTreeSet::new();
     for dir in [".fingerprint", "build"] {
-        std::fs::create_dir_all(to.join(dir)).unwrap();
-        for entry in std::fs::read_dir(from.join(dir)).into_iter().flatten().flatten() {
-            let file_name = entry.file_name().to_string_lossy().into_owned();
-            let Some((name, hash)) = split(&file_name) else { continue };
-            if registry.contains(&name) {
-                copy_tree_all(&[entry.path()], &to.join(dir));
+        copy_kept(dir, &mut |stem| match split(stem) {
+            Some((name, hash)) if registry.contains(&name) => {
                 hashes.insert(hash);
+                true
             }
-        }
+            _ => false,
+        });
     }
-    let libraries: Vec<PathBuf> = std::fs::read_dir(from.join("deps"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            let stem = path.file_name().and_then(|f| f.to_str()).and_then(|f| f.split('.').next()).unwrap_or_default();
-            split(stem).is_some_and(|(_, hash)| hashes.contains(&hash))
-        })
-        .collect();
-    std::fs::create_dir_all(to.join("deps")).unwrap();
-    for chunk in libraries.chunks(200) {
-        copy_tree_all(chunk, &to.join("deps"));
-    }
+    copy_kept("deps", &mut |stem| split(stem).is_some_and(|(_, hash)| hashes.contains(&hash)));
     hashes.len()
 }
 
@@ -215,8 +211,7 @@ fn colcon_builds_the_workspace_once_and_installs_the_flotilla_package() {
     let first = build(&colcon);
     let again = build(&colcon_cargo);
     eprintln!("colcon build: {:.0} s; again with the Cargo extensions installed: {:.0} s", first.as_secs_f64(), again.as_secs_f64());
-    let target = ws.join("build/flotilla/cargo-target/release");
-    assert!(target.join("tank_physics").is_file(), "the workspace's one target directory: {}", target.display());
+    assert!(cargo_profile.join("tank_physics").is_file(), "the workspace's one target directory: {}", cargo_profile.display());
 
     // What is installed.
     let prefix = &ws.join("install/flotilla");
