@@ -27,7 +27,9 @@
 //! head's centre at least 5 mm inside A (docs/molemod_execution.md, "The way into the C/A
 //! column, by the body's turn (issue #18, mole-keys)"). The other way down, the lower
 //! head turning into B's x tunnel under the upper head anchored in A, does not reach B's x
-//! tunnel either (docs/molemod_execution.md, "The way on from the push over's end").
+//! tunnel with the upper head where the push over leaves it (docs/molemod_execution.md,
+//! "The way on from the push over's end"); with the upper head moved to A's -x mouth it
+//! does ([`super::down_turn`]).
 //!
 //! Out of B onto its top instead ([`hold_over_b_top`]): with the upper head gripping where
 //! the push over leaves it, two phases take the lower head up B's tunnel and out, resting its
@@ -44,6 +46,13 @@ const HALF_PI: f64 = 0.5 * std::f64::consts::PI;
 /// Task 1's blocks after the push over, centred round C's crossing (x from B towards C, z
 /// up), m: C, B behind it, A on C (the same solid as before its quarter turn).
 pub static AFTER_PUSH_BLOCKS: [(f64, f64); 3] = [(0.0, 0.0), (-BLOCK, 0.0), (0.0, BLOCK)];
+
+/// A head's own clearance from [`AFTER_PUSH_BLOCKS`] and the floor at `pose`, m: for a clamped
+/// head, which [`FollowLimits::check`] lets touch its wall (within
+/// [`super::follow::CLAMP_TOLERANCE`]), where a scan keeps it clear.
+pub fn head_clearance(pose: &Pose) -> f64 {
+    super::follow::solid_clearance_in(&AFTER_PUSH_BLOCKS, pose)
+}
 
 /// [`FollowLimits::actuators`] among [`AFTER_PUSH_BLOCKS`].
 pub fn limits() -> FollowLimits {
@@ -207,21 +216,26 @@ pub fn body_direction(upper: &Grip, q: &LiftJoints) -> f64 {
     (links(upper, q).body.angle + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI)
 }
 
-/// The most room the part of the mole next to the clamped upper head has with the body
-/// pointing `direction` (rad, as [`body_direction`]): the least of the body's clearance from
-/// the blocks, the upper joint's (its disc and both rods) and the upper head's from the
-/// body, and with `with_lower_joint` the lower universal joint's disc's from the blocks,
-/// maximised over a `step` (m) grid of `prismatic_0` and `prismatic_1` (which place the body
-/// along that direction) and, with `with_lower_joint`, `prismatic_2` (which places that
-/// joint). The rest of the chain cannot add room. `None` if the upper pitch joint cannot
-/// point the body that way. Negative: every placement on the grid overlaps. Off the grid a
-/// placement is within half a step of a grid point in each joint, so its room differs by at
-/// most one `step` (one and a half with `with_lower_joint`).
-pub fn body_room(upper: &Grip, direction: f64, step: f64, with_lower_joint: bool) -> Option<f64> {
+/// The most room the part of the mole next to the clamped head `grip` has with the body
+/// pointing `direction` (rad, as [`body_direction`]: from that head's universal joint to the
+/// body's centre) in [`limits`]' scene: the least of the body's clearance from the blocks,
+/// that joint's (its disc and both rods) and that head's from the body, and with
+/// `with_far_joint` the other universal joint's disc's from the blocks, maximised over a
+/// `step` (m) grid of the clamped half's two prismatic joints (which place the body along
+/// that direction) and, with `with_far_joint`, the body's other prismatic joint (which places
+/// that joint). The rest of the chain cannot add room. `None` if the clamped half's pitch
+/// joint cannot point the body that way. Negative: every placement on the grid overlaps. Off
+/// the grid a placement is within half a step of a grid point in each joint, so its room
+/// differs by at most one `step` (one and a half with `with_far_joint`).
+pub fn body_room(grip: &Grip, direction: f64, step: f64, with_far_joint: bool) -> Option<f64> {
     use super::follow::{point_clearance_in, JOINT_HALF};
     let lim = limits();
     let wrap = |a: f64| (a + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI;
-    let pitch = wrap(direction - std::f64::consts::PI - upper.pose.angle);
+    // A front head's axis points away from the chain, a rear head's towards it.
+    let pitch = match grip.base {
+        Base::Front => wrap(direction - std::f64::consts::PI - grip.pose.angle),
+        Base::Rear => wrap(direction - grip.pose.angle),
+    };
     if pitch.abs() > lim.pitch {
         return None;
     }
@@ -229,16 +243,28 @@ pub fn body_room(upper: &Grip, direction: f64, step: f64, with_lower_joint: bool
     let mut best = f64::NEG_INFINITY;
     for a in 0..=n {
         for b in 0..=n {
-            let q = [step * f64::from(a), pitch, step * f64::from(b), 0.0, 0.0, 0.0];
-            let l = links(upper, &q);
+            let (lever, body) = (step * f64::from(a), step * f64::from(b));
+            let q = match grip.base {
+                Base::Front => [lever, pitch, body, 0.0, 0.0, 0.0],
+                Base::Rear => [0.0, 0.0, 0.0, body, pitch, lever],
+            };
+            let l = links(grip, &q);
             let d = clearances_in(lim.blocks, &l);
-            // Body - blocks, upper head - body, upper joint - blocks (FOLLOW_PAIRS 1, 3, 6).
-            let near = d[1].min(d[3]).min(d[6]);
-            if !with_lower_joint || near <= best {
+            // Body - blocks, the clamped head - body, its joint - blocks (FOLLOW_PAIRS 1, 3, 6
+            // for the front head, 1, 4, 7 for the rear one).
+            let near = match grip.base {
+                Base::Front => d[1].min(d[3]).min(d[6]),
+                Base::Rear => d[1].min(d[4]).min(d[7]),
+            };
+            if !with_far_joint || near <= best {
                 best = best.max(near);
                 continue;
             }
-            let (dx, dz) = (l.joint_rear.0 - l.body.x, l.joint_rear.1 - l.body.z);
+            let far = match grip.base {
+                Base::Front => l.joint_rear,
+                Base::Rear => l.joint_front,
+            };
+            let (dx, dz) = (far.0 - l.body.x, far.1 - l.body.z);
             let length = dx.hypot(dz);
             for c in 0..=n {
                 let s = (length + step * f64::from(c)) / length;
@@ -284,10 +310,11 @@ mod tests {
     /// tunnel, the upper head cannot take the mole down through A: gripping in the A/C column
     /// (3.75 mm either side of the axis or on it, tilted up to 0.1 rad, 34-42 mm above C's
     /// crossing in 1 mm steps) it has the lower head's hold in B's tunnel only from 39 mm up,
-    /// and a hold for it in A only up to 38 mm (the straight contracted mole, its upper head's
-    /// centre 1 mm inside A's top face): no grip height has both, so neither head can let go
+    /// and a hold for it in A only up to 37 mm (the straight contracted mole, its upper head's
+    /// centre near A's top face; the grips that had one at 38 mm put the clamped head into
+    /// the column's wall): no grip height has both, so neither head can let go
     /// to bring the lower one over (tilted in B, the lower head gives a few shared grips:
-    /// `tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds`). Lower grips in the
+    /// `hanging_in_the_column_the_upper_head_leaves_the_body_no_turn_from_as_mouth_into_its_column`). Lower grips in the
     /// column are out of the chain's reach
     /// from B (`from_b_the_hanging_head_grips_no_lower_than_40_mm`: 40 mm on its 5 mm grid).
     #[test]
@@ -313,7 +340,7 @@ mod tests {
             lowest_b * 1e3,
             highest_a * 1e3
         );
-        assert!((lowest_b - 0.039).abs() < 1e-9 && (highest_a - 0.038).abs() < 1e-9, "{lowest_b} {highest_a}");
+        assert!((lowest_b - 0.039).abs() < 1e-9 && (highest_a - 0.037).abs() < 1e-9, "{lowest_b} {highest_a}");
     }
 
     /// From the lower head's holds upright in B's vertical tunnel (its centre from 15 mm below C's
@@ -363,31 +390,6 @@ mod tests {
         }
         eprintln!("anchored in A, the lower head lies at most {:.1} mm into B's x tunnel", farthest * 1e3);
         assert!(farthest < 0.015, "{farthest}");
-    }
-
-    /// Tilted 0.1 rad towards C in B's tunnel (on its axis, 46 mm up), the lower head has a
-    /// hold with the upper head gripping 37.5-38.5 mm up in the column (3.75 mm to -x, tilted
-    /// 0.1-0.15 rad), and so does a hold in A: the straight mole's head with its centre 0.5 mm
-    /// inside A's top face. But no firmware phase joins the two configurations with the upper
-    /// head gripping: RRT-connect (`follow::search_phase`, 3000 iterations, seeds 1-3) finds
-    /// none at any of the three grips.
-    #[test]
-    fn tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds() {
-        use crate::molemod::follow::search_phase;
-        let lim = limits();
-        for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
-            let upper = hanging(-0.00375, height, tilt);
-            let (in_b, in_a, at) = hand_over_holds(&upper).expect("both holds");
-            assert!(at.z >= 0.149 && at.z < 0.5 * BLOCK + BLOCK, "{at:?}");
-            for seed in 1..=3 {
-                assert!(search_phase(&upper, &lim, &in_b, &in_a, 3000, seed).is_none(), "{height} {tilt} seed {seed}");
-            }
-            eprintln!(
-                "upper head {:.1} mm up, tilted {tilt}: holds in B and in A ({:.1} mm up), no phase between",
-                height * 1e3,
-                at.z * 1e3
-            );
-        }
     }
 
     /// The pairs of [`FOLLOW_PAIRS`] that rest where `StepIn`'s set down rests them, here: the
@@ -480,14 +482,15 @@ mod tests {
         );
         assert!(found[0] > 0 && found[1] > 0, "{found:?}");
     }
-    /// The grips at which `tilted_in_b_a_hand_over_exists_but_no_phase_joins_its_holds` finds
-    /// both holds put the clamped upper head into the column's wall: a 40 mm head tilted 0.15
-    /// rad needs 44.4 mm of the 50 mm tunnel, and 3.75 mm off the axis it overlaps the -x wall
-    /// by 0.96 mm (tilted 0.1 rad, 0.27 mm). The model does not check the base head's own
-    /// clearance ([`FollowLimits::check`]: its contact is the grip's), so these holds exist only
-    /// because of that; on the axis the same tilt clears the wall.
+    /// Regression: the grips at which the pushdown scan found both holds with the lower head
+    /// tilted in B (37.5-38.5 mm up, 3.75 mm to -x, tilted 0.1-0.15 rad) put the clamped upper
+    /// head into the column's wall: a 40 mm head tilted 0.15 rad needs 44.4 mm of the 50 mm
+    /// tunnel, and 3.75 mm off the axis it overlaps the -x wall by 0.96 mm (tilted 0.1 rad,
+    /// 0.27 mm). [`FollowLimits::check`] once skipped the base head's own clearance and counted
+    /// them; it now refuses them, so neither hold exists there. On the axis the same tilt
+    /// clears the wall.
     #[test]
-    fn the_shared_grips_put_the_clamped_head_into_the_columns_wall() {
+    fn the_pushdown_shared_grips_are_refused_their_clamped_head_is_in_the_wall() {
         use crate::molemod::follow::solid_clearance_in;
         let mut overlaps = Vec::new();
         for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
@@ -501,19 +504,24 @@ mod tests {
             );
             assert!(off < 0.0 && on > 0.0, "{off} {on}");
             overlaps.push((off * 1e5).round() / 1e2);
+            let grip = hanging(-0.00375, height, tilt);
+            assert_eq!(limits().check(&grip, &[0.0; 6], &[false; 8]), Err("clamped head inside a wall"));
+            assert!(hand_over_holds(&grip).is_none(), "{height} {tilt}");
         }
         assert_eq!(overlaps, [-0.96, -0.96, -0.27]);
     }
 
-    /// Even at those grips no phase of any search joins the hold in B to the hold in A. A
+    /// At most of the shared grips clear of the wall (8 of 17, a scratch scan: 3.75 mm to -x
+    /// upright or tilted 0.05 rad, on the axis tilted 0.1-0.15 rad, 37.5-38 mm up; four of
+    /// them here) no phase of any search joins the hold in B to the hold in A. A
     /// phase keeps the upper head clamped, so the body's direction from the upper joint
     /// ([`body_direction`]) changes continuously along it: from pointing out of A's -x mouth
     /// (the hold in B, 175-176 degrees) to standing in A's column (a hold in A, 80-82
     /// degrees). On the way it must point up and to -x, where the body, its centre then in
     /// A's -x arm (the upper joint hangs 6.5-12.4 mm to -x of the axis), is turned 39-53 degrees
     /// from level and needs 53 mm of the arm's 50 mm height. [`body_room`] on a 0.5 mm grid
-    /// of `prismatic_0` and `prismatic_1`, at whole degrees: below -1.3 mm from 127-129 to
-    /// 139-141 degrees, down to -1.65 mm; a placement off the grid within half a degree
+    /// of `prismatic_0` and `prismatic_1`, at whole degrees: below -1.3 mm from 131-135 to
+    /// 140-142 degrees, down to -1.48 to -1.65 mm; a placement off the grid within half a degree
     /// has at most 0.5 mm (the grid) + 0.75 mm ([`turn_bound`]) more, so every direction in
     /// those bands is blocked.
     #[test]
@@ -521,8 +529,8 @@ mod tests {
         let half_degree = 0.5_f64.to_radians();
         let bound = 0.0005 + turn_bound(half_degree, false);
         assert!(bound < 1.3e-3, "{bound}");
-        for (height, tilt) in [(0.038, 0.15), (0.0375, 0.15), (0.0385, 0.1)] {
-            let upper = hanging(-0.00375, height, tilt);
+        for (across, height, tilt) in [(-0.00375, 0.0375, 0.0), (-0.00375, 0.038, 0.05), (0.0, 0.0375, 0.1), (0.0, 0.038, 0.15)] {
+            let upper = hanging(across, height, tilt);
             // The hold in B `hand_over_holds` picks, and a hold in A at the height it finds
             // (the straight mole's head 149.5 mm up), without its slower search for the best.
             let lim = limits();
@@ -541,7 +549,8 @@ mod tests {
                 .collect();
             let deepest = blocked.iter().filter_map(|&d| body_room(&upper, f64::from(d).to_radians(), 0.0005, false)).fold(0.0, f64::min);
             eprintln!(
-                "upper head {:.1} mm up, tilted {tilt}: hold in A {from:.1} deg, in B {to:.1} deg; blocked {:?}-{:?} deg, down to {:.2} mm",
+                "upper head {:.2} mm across, {:.1} mm up, tilted {tilt}: hold in A {from:.1} deg, in B {to:.1} deg; blocked {:?}-{:?} deg, down to {:.2} mm",
+                across * 1e3,
                 height * 1e3,
                 blocked.first(),
                 blocked.last(),

@@ -73,6 +73,10 @@ pub fn solid_clearance_in(blocks: &[(f64, f64)], pose: &Pose) -> f64 {
         - CUBE_ROUNDING
 }
 
+/// How far a clamped head may sit in the wall it bears on, m: the contact's slop, a
+/// tenth of a millimetre (the physics' contacts settle within it).
+pub const CLAMP_TOLERANCE: f64 = 1e-4;
+
 /// Half the side of a joint cube, m (16 mm cubes, two at each universal joint): the
 /// physics gives them no contact, but the mole's joints are solid, so the model keeps a
 /// disc of this radius round each universal joint off the blocks.
@@ -267,8 +271,12 @@ impl FollowLimits {
             Base::Rear => 2,
         };
         for (i, d) in clearances_in(self.blocks, &l).iter().enumerate() {
-            // The clamped head does not move: its own contact with the block is the grip's.
+            // The clamped head does not move and bears on its tunnel: it may touch, not
+            // reach into, the wall (a grip that does is no grip the physics can take).
             if i == based {
+                if *d < -CLAMP_TOLERANCE {
+                    return Err("clamped head inside a wall");
+                }
                 continue;
             }
             let least = if touching[i] { -1e-6 } else { self.margin };
@@ -533,6 +541,29 @@ pub fn sliding(grip: &Grip, l: &Links) -> Pose {
 /// search stepping along keeps to one branch). `None` if none keeps to `limits`. Returns the
 /// joints and their least clearance, m.
 pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near: Option<&LiftJoints>) -> Option<(LiftJoints, f64)> {
+    let mut best: Option<(LiftJoints, f64, f64)> = None;
+    for (q, least) in reaching(grip, limits, target, step) {
+        // Near `near`, the clearance counts up to 3 mm and each 30 mm or 1 rad away costs 1 mm.
+        let score = match near {
+            Some(p) => least.min(0.003) - 1e-3 * joint_distance(&q, p),
+            None => least,
+        };
+        if best.is_none_or(|b| score > b.2) {
+            best = Some((q, least, score));
+        }
+    }
+    best.map(|b| (b.0, b.1))
+}
+
+/// Whether any configuration on [`reach`]'s grid puts the sliding head at `target` within
+/// `limits` (the first found ends the search).
+pub fn reaches(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64) -> bool {
+    reaching(grip, limits, target, step).next().is_some()
+}
+
+/// Every configuration on [`reach`]'s grid that puts the sliding head at `target` within
+/// `limits`, with its least clearance (every pair but the base head's own), m.
+fn reaching<'a>(grip: &'a Grip, limits: &'a FollowLimits, target: &Pose, step: f64) -> impl Iterator<Item = (LiftJoints, f64)> + 'a {
     let (front, rear) = match grip.base {
         Base::Front => (grip.pose, *target),
         Base::Rear => (*target, grip.pose),
@@ -540,8 +571,7 @@ pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near:
     let wrap = |a: f64| (a + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI;
     let based = if grip.base == Base::Front { 0 } else { 2 };
     let n = (TRAVEL / step).round() as usize;
-    let mut best: Option<(LiftJoints, f64, f64)> = None;
-    for (a, b, c) in (0..=n).flat_map(|a| (0..=n).flat_map(move |b| (0..=n).map(move |c| (a, b, c)))) {
+    (0..=n).flat_map(move |a| (0..=n).flat_map(move |b| (0..=n).map(move |c| (a, b, c)))).filter_map(move |(a, b, c)| {
         let (q0, q5, q3) = (TRAVEL * a as f64 / n as f64, TRAVEL * b as f64 / n as f64, TRAVEL * c as f64 / n as f64);
         let joint_front = (front.x - (LEVER + q0) * front.angle.cos(), front.z - (LEVER + q0) * front.angle.sin());
         let joint_rear = (rear.x + (LEVER + q5) * rear.angle.cos(), rear.z + (LEVER + q5) * rear.angle.sin());
@@ -551,8 +581,8 @@ pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near:
         let q = [q0, wrap(body - front.angle), q2, q3, wrap(body - rear.angle), q5];
         // A pitch a rounding error past the range's end is at its end.
         let q = q.map(|v| if (v.abs() - limits.pitch).abs() < 1e-9 { v.clamp(-limits.pitch, limits.pitch) } else { v });
-        if !limits.in_range(&q) {
-            continue;
+        if !limits.in_range(&q) || limits.check(grip, &q, &[false; 8]).is_err() {
+            return None;
         }
         let least = clearances_in(limits.blocks, &links(grip, &q))
             .iter()
@@ -560,16 +590,8 @@ pub fn reach(grip: &Grip, limits: &FollowLimits, target: &Pose, step: f64, near:
             .filter(|(i, _)| *i != based)
             .map(|(_, d)| *d)
             .fold(f64::INFINITY, f64::min);
-        // Near `near`, the clearance counts up to 3 mm and each 30 mm or 1 rad away costs 1 mm.
-        let score = match near {
-            Some(p) => least.min(0.003) - 1e-3 * joint_distance(&q, p),
-            None => least,
-        };
-        if limits.check(grip, &q, &[false; 8]).is_ok() && best.is_none_or(|b| score > b.2) {
-            best = Some((q, least, score));
-        }
-    }
-    best.map(|b| (b.0, b.1))
+        Some((q, least))
+    })
 }
 
 /// Distance in joint space, the RRT's: 30 mm of travel counts as 1 rad.

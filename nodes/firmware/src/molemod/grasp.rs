@@ -237,10 +237,11 @@ mod tests {
         }
         assert!(holds.iter().all(|h| h.both.is_none()));
         // Held ahead of the crossing instead, the front head draws the rear head where it
-        // reaches A from: 75 to 60 mm behind the crossing (the test's window ends at 60).
+        // reaches A from: 75 to 65 mm behind the crossing (at 60 mm only with the clamped
+        // front head 0.1 mm or more into C's wall, which the limits refuse).
         let ahead: Vec<f64> = holds.iter().filter(|h| h.ahead_and_a.is_some()).map(|h| h.x).collect();
         eprintln!("held ahead and gripping A: {ahead:?}");
-        assert!(ahead.len() == 4 && (ahead[0] + 0.075).abs() < 1e-9 && (ahead[3] + 0.06).abs() < 1e-9, "{ahead:?}");
+        assert!(ahead.len() == 3 && (ahead[0] + 0.075).abs() < 1e-9 && (ahead[2] + 0.065).abs() < 1e-9, "{ahead:?}");
         let nearest_c = holds.iter().filter(|h| h.from_c.is_some()).map(|h| h.x).fold(f64::NEG_INFINITY, f64::max);
         let farthest_a = holds.iter().filter(|h| h.to_a.is_some()).map(|h| h.x).fold(f64::INFINITY, f64::min);
         assert!((nearest_c + 0.075).abs() < 1e-9 && (farthest_a + 0.075).abs() < 1e-9, "{nearest_c} {farthest_a}");

@@ -4,7 +4,9 @@
 
 pub mod after_push;
 pub mod after_roll;
+pub mod down_turn;
 pub mod follow;
+pub mod follow_down;
 pub mod grasp;
 pub mod lift;
 pub mod motion;

@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use flotilla_contract::molemod::{Molemod, MolemodCommand, MolemodSensors};
 use flotilla_contract::Firmware;
 
+use super::down_turn::DOWN_TURN_PATH;
 use super::follow::{Base, FOLLOW_PATH};
 use super::pass::{PassHold, PASS_HOLDS, PASS_PATH};
 use super::push_over::{PUSH_OVER_PATH, PUSH_OVER_SETTLE};
@@ -343,6 +344,25 @@ pub enum Motion {
         /// Every pitch target negated (the path seen from the other side of its plane).
         flipped: bool,
     },
+    /// The lower head's turn into B's x tunnel after [`Motion::PushOver`]
+    /// (docs/molemod_execution.md, "The lower head's turn into B's x tunnel after the push
+    /// over (issue #18, mole-downturn)"): the phases of
+    /// [`super::down_turn::DOWN_TURN_PATH`], found in the planar model of
+    /// [`super::down_turn`], each with one head gripping (the base) and the other moving;
+    /// where the base changes both heads grip for [`SETTLE_TIME`] first. Starts where the push
+    /// over ends (A rolled onto C, the upper head level in A's crossing, the lower head
+    /// upright in B's vertical tunnel, both gripping): the upper head holds while the lower
+    /// one is raised 10 mm; the lower head holds while the upper one moves to 7.3 mm inside
+    /// A's -x face ([`super::down_turn::DOWN_TURN_GRIP`]); the upper head holds while the
+    /// lower one turns level into B's x tunnel towards C as [`TURN_UP_PATH`] turns a head, to
+    /// 3 degrees from level, 23 mm from B's axis; both grip. `lead` and `flipped` as the push
+    /// over's that ran before it.
+    DownTurn {
+        /// The head in A (on top), the push over's `lead`.
+        lead: Head,
+        /// Every pitch target negated, as the push over's `flipped`.
+        flipped: bool,
+    },
 }
 
 /// Which head leads a block motion. The stored paths ([`SHIFT_REACH_PATH`], ...) are
@@ -565,6 +585,18 @@ pub const LIFT_ONTO_JOINTS: [&str; 6] = super::lift::LIFT_JOINT_NAMES;
 /// The slots of [`LIFT_ONTO_JOINTS`] that are pitch axes (their signs turn when mirrored).
 const PITCH_SLOTS: [usize; 2] = [1, 4];
 
+/// A stored row seen from the other side of the plane when `flipped`: the pitches turn the
+/// other way.
+fn seen_from(row: &[f64; 6], flipped: bool) -> [f64; 6] {
+    let mut row = *row;
+    if flipped {
+        for slot in PITCH_SLOTS {
+            row[slot] = -row[slot];
+        }
+    }
+    row
+}
+
 impl Motion {
     /// Short name for reports.
     pub fn name(&self) -> &'static str {
@@ -604,6 +636,10 @@ impl Motion {
             Motion::PushOver { lead: Head::Rear, flipped: false } => "push over, rear head leading",
             Motion::PushOver { lead: Head::Front, flipped: true } => "push over, flipped",
             Motion::PushOver { lead: Head::Rear, flipped: true } => "push over, rear head leading, flipped",
+            Motion::DownTurn { lead: Head::Front, flipped: false } => "down turn",
+            Motion::DownTurn { lead: Head::Rear, flipped: false } => "down turn, rear head leading",
+            Motion::DownTurn { lead: Head::Front, flipped: true } => "down turn, flipped",
+            Motion::DownTurn { lead: Head::Rear, flipped: true } => "down turn, rear head leading, flipped",
         }
     }
 }
@@ -1118,16 +1154,7 @@ impl MoleMotions {
                 Ok(phases)
             }
             Motion::PushOver { lead, flipped } => {
-                // Seen from the other side of the plane the pitches turn the other way.
-                let side = |row: &[f64; 6]| {
-                    let mut row = *row;
-                    if flipped {
-                        for slot in PITCH_SLOTS {
-                            row[slot] = -row[slot];
-                        }
-                    }
-                    row
-                };
+                let side = |row: &[f64; 6]| seen_from(row, flipped);
                 let (settle, path): (Vec<[f64; 6]>, Vec<[f64; 6]>) =
                     (PUSH_OVER_SETTLE.iter().map(side).collect(), PUSH_OVER_PATH.iter().map(side).collect());
                 let index = self.path_joints(&motion, &settle, lead)?;
@@ -1145,6 +1172,21 @@ impl MoleMotions {
                 if let Some(set_down) = phases.last_mut() {
                     set_down.press = true;
                 }
+                Ok(phases)
+            }
+            Motion::DownTurn { lead, flipped } => {
+                let rows: Vec<[f64; 6]> = DOWN_TURN_PATH.iter().map(|r| seen_from(&r.1, flipped)).collect();
+                let index = self.path_joints(&motion, &rows, lead)?;
+                let holds = |base| lead.grip(if base == Base::Rear { [false, true] } else { [true, false] });
+                let mut phases = Vec::new();
+                for (k, pair) in DOWN_TURN_PATH.windows(2).enumerate() {
+                    if pair[1].0 != pair[0].0 {
+                        // The head that takes over is clamped before the other lets go.
+                        phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
+                    }
+                    phases.push(phase("down turn", index.iter().copied().zip(lead.row(&rows[k + 1])).collect(), holds(pair[1].0)));
+                }
+                phases.push(phase("grip", vec![], [true, true]));
                 Ok(phases)
             }
         }
@@ -2030,6 +2072,54 @@ mod tests {
         assert_eq!(
             no_rear_pitch.push(Motion::PushOver { lead: Head::Front, flipped: false }).unwrap_err(),
             MotionError::MotionNeedsJoint { motion: "push over", joint: "universal_1_axis2" }
+        );
+    }
+
+    #[test]
+    fn a_down_turn_runs_its_rows_with_the_grips_alternating() {
+        let axes = final_model(FULL_RANGE);
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+        fw.push(Motion::DownTurn { lead: Head::Front, flipped: false }).expect("valid");
+        let queued = targets(&fw);
+        let switches = DOWN_TURN_PATH.windows(2).filter(|p| p[0].0 != p[1].0).count();
+        assert_eq!(switches, 2);
+        assert_eq!(queued.len(), DOWN_TURN_PATH.len() - 1 + switches + 1);
+        let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
+        // The upper head (the model's front) holds first, as the push over leaves both gripping.
+        assert_eq!(queued[0], ("down turn", expect(&DOWN_TURN_PATH[1].1), [true, false]));
+        let mut k = 0;
+        for pair in DOWN_TURN_PATH.windows(2) {
+            if pair[0].0 != pair[1].0 {
+                assert_eq!(queued[k], ("grip", vec![], [true, true]));
+                assert_eq!(fw.queue[k].dwell, SETTLE_TIME);
+                k += 1;
+            }
+            let grip = if pair[1].0 == Base::Front { [true, false] } else { [false, true] };
+            assert_eq!(queued[k], ("down turn", expect(&pair[1].1), grip));
+            k += 1;
+        }
+        assert_eq!(queued[k], ("grip", vec![], [true, true]));
+        // It starts where the push over ends.
+        assert_eq!(DOWN_TURN_PATH[0].1, PUSH_OVER_PATH[PUSH_OVER_PATH.len() - 1]);
+        let rear = assert_drives_the_other_half(|lead| Motion::DownTurn { lead, flipped: false });
+        assert_eq!(rear[0].2, [false, true], "the rear head on top holds first");
+        assert_eq!(Motion::DownTurn { lead: Head::Rear, flipped: true }.name(), "down turn, rear head leading, flipped");
+        // Flipped: the same phases and grips, every pitch target negated.
+        let mut flipped = MoleMotions::new(axes.clone()).expect("joints");
+        flipped.push(Motion::DownTurn { lead: Head::Front, flipped: true }).expect("valid");
+        let pitches = [index("universal_0_axis2"), index("universal_1_axis2")];
+        let negated: Vec<_> = queued
+            .into_iter()
+            .map(|(name, t, grip)| {
+                (name, t.into_iter().map(|(i, v)| (i, if pitches.contains(&i) { -v } else { v })).collect::<Vec<_>>(), grip)
+            })
+            .collect();
+        assert_eq!(targets(&flipped), negated);
+        let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
+        assert_eq!(
+            no_rear_pitch.push(Motion::DownTurn { lead: Head::Front, flipped: false }).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: "down turn", joint: "universal_1_axis2" }
         );
     }
 

@@ -1277,12 +1277,15 @@ impl Executor {
             ),
             (Posture::PushedOver { .. }, ActionKind::PutDown) => Some(
                 "the put down onward from where the shift's push over ends (the lower head in the vertical tunnel of the block \
-                 the shifted one stood on, the upper head gripping in the shifted block): not built",
+                 the shifted one stood on, the upper head gripping in the shifted block): the lower head's turn into that \
+                 block's x tunnel (`down turn`) is built, but no way for the body to follow it down was found, so the \
+                 chain to the put down is not built (docs/molemod_execution.md, \"The body following down into B's x \
+                 tunnel after the push over\")",
             ),
             (Posture::PushedOver { .. }, _) => Some(
                 "an action from where the shift's push over ends (the lower head in the vertical tunnel of the block the \
                  shifted one stood on, the upper head gripping in the shifted block): only the put down onward would start \
-                 there, and it is not built",
+                 there, and its chain is not built (the body does not follow the lower head's turn down)",
             ),
         }
     }
