@@ -18,9 +18,9 @@
 //! holds, the upper head reaches A's face and the lower head 71 mm out, but no phase takes
 //! the upper head from A's face to B's top face there (the tests).
 
-use super::after_push::{head_clearance, limits, AFTER_PUSH_BLOCKS};
-use super::follow::{in_tunnel_in, reaches, Base, Grip};
-use super::lift::{Pose, BLOCK};
+use super::after_push::{head_clearance, limits, start, AFTER_PUSH_BLOCKS};
+use super::follow::{in_tunnel_in, links, phase_ok, reach, reaches, search_phase, Base, Grip};
+use super::lift::{LiftJoints, Pose, BLOCK};
 
 /// The lower head (the push over's base: the model's rear head) lying in B's +x arm, its
 /// centre `out` (m) from B's column axis towards C and `z` (m) above the crossing's centre,
@@ -98,16 +98,100 @@ pub fn deepest_hold(out: f64, targets: &[Pose], centre: (f64, f64)) -> Option<(f
     found
 }
 
+/// The clamped heads and joints where [`super::down_turn::DOWN_TURN_PATH`] ends: the upper
+/// head (the model's front) at its grip near A's -x mouth, the lower head 23 mm out in B's +x
+/// arm, and the last row's joints.
+pub fn down_turn_end() -> (Grip, Grip, LiftJoints) {
+    use super::down_turn::DOWN_TURN_PATH;
+    let (mut grip, _) = start();
+    for pair in DOWN_TURN_PATH.windows(2) {
+        let ((_, from), (base, _)) = (pair[0], pair[1]);
+        if base != grip.base {
+            let l = links(&grip, &from);
+            grip = Grip { base, pose: if base == Base::Front { l.front } else { l.rear } };
+        }
+    }
+    let q = DOWN_TURN_PATH[DOWN_TURN_PATH.len() - 1].1;
+    (grip, Grip { base: Base::Rear, pose: links(&grip, &q).rear }, q)
+}
+
+/// One phase with `grip` clamped from `from` to the configuration [`reach`] finds (2.5 mm
+/// grid, near `from`) with the other head at `target`: the firmware's straight phase if it
+/// keeps the limits, else RRT-connect (`iterations`) for seeds 1 and 2. The rows from `from`
+/// on; `Err` says which step failed.
+pub fn phase(grip: &Grip, from: &LiftJoints, target: &Pose, iterations: usize) -> Result<Vec<LiftJoints>, &'static str> {
+    let lim = limits();
+    let (q, _) = reach(grip, &lim, target, 0.0025, Some(from)).ok_or("no configuration reaches the target")?;
+    if phase_ok(grip, &lim, &lim.touching(grip, from), from, &q) {
+        return Ok(vec![*from, q]);
+    }
+    (1..=2).find_map(|seed| search_phase(grip, &lim, from, &q, iterations, seed)).ok_or("no phase")
+}
+
+/// What a table of phases meets as the firmware runs it ([`walk`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Walked {
+    /// Least clearance of the pairs (but the clamped head's own) not touching where their
+    /// base's phases start, m.
+    pub least: f64,
+    /// Least clearance of a clamped head from the blocks, m.
+    pub clamped: f64,
+    /// Largest static torque on a pitch axis, N m.
+    pub torque: f64,
+    /// Largest static force along a prismatic joint, N.
+    pub force: f64,
+    /// How many times the base changes.
+    pub switches: usize,
+}
+
+/// Walks `rows` (each with the head clamped in the phase that ends at it) from `grip` (the
+/// first row's base) every 1 ms as the firmware moves the joints: every sample keeps
+/// [`limits`] (the pairs closer than the margin where a base's phases start may touch), and
+/// where the base changes the head that takes over has its centre in a tunnel of
+/// [`AFTER_PUSH_BLOCKS`] and is itself clear of the blocks. `Err` says where not.
+pub fn walk(grip: &Grip, rows: &[(Base, LiftJoints)]) -> Result<Walked, String> {
+    use super::follow::{clearances_in, loads};
+    use super::lift::segment_samples;
+    let lim = limits();
+    let mut grip = *grip;
+    let mut touching = lim.touching(&grip, &rows[0].1);
+    let mut w = Walked { least: f64::INFINITY, clamped: head_clearance(&grip.pose), torque: 0.0, force: 0.0, switches: 0 };
+    for (k, pair) in rows.windows(2).enumerate() {
+        let ((_, from), (base, to)) = (pair[0], pair[1]);
+        if base != grip.base {
+            let l = links(&grip, &from);
+            let pose = if base == Base::Front { l.front } else { l.rear };
+            if !in_tunnel_in(&AFTER_PUSH_BLOCKS, (pose.x, pose.z)) || head_clearance(&pose) < 0.0 {
+                return Err(format!("row {}: the {base:?} head holds outside a tunnel or in a wall at {pose:?}", k + 1));
+            }
+            grip = Grip { base, pose };
+            touching = lim.touching(&grip, &from);
+            w.switches += 1;
+            w.clamped = w.clamped.min(head_clearance(&pose));
+        }
+        let based = if grip.base == Base::Front { 0 } else { 2 };
+        for q in segment_samples(&from, &to, 0.001) {
+            lim.check(&grip, &q, &touching).map_err(|e| format!("row {}: {e} at {q:?}", k + 1))?;
+            let l = links(&grip, &q);
+            for (i, d) in clearances_in(lim.blocks, &l).iter().enumerate() {
+                if i != based && !touching[i] {
+                    w.least = w.least.min(*d);
+                }
+            }
+            let (t, f) = loads(&grip, &l, lim.down);
+            w.torque = w.torque.max(t[0]).max(t[1]);
+            w.force = f.iter().fold(w.force, |m, v| m.max(*v));
+        }
+    }
+    Ok(w)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::molemod::after_push::body_room;
-    use crate::molemod::after_push::start;
-    use crate::molemod::down_turn::DOWN_TURN_PATH;
-    use crate::molemod::follow::{
-        clearances_in, links, loads, phase_ok, reach, search_phase, FOLLOW_PAIRS, FOLLOW_PATH, FOLLOW_REAR_START,
-    };
-    use crate::molemod::lift::{segment_samples, LiftJoints};
+    use crate::molemod::follow::{clearances_in, loads, FOLLOW_PAIRS, FOLLOW_PATH, FOLLOW_REAR_START};
+    use crate::molemod::lift::segment_samples;
 
     const DEG: f64 = std::f64::consts::PI / 180.0;
 
@@ -264,34 +348,6 @@ mod tests {
             tightest * 1e3
         );
         assert!(tightest < 0.0 && at == 148 && found.iter().all(|f| !f));
-    }
-
-    /// The clamped heads and joints where [`DOWN_TURN_PATH`] ends: the upper head (the model's
-    /// front) at its grip near A's -x mouth, the lower head 23 mm out in B's +x arm.
-    fn down_turn_end() -> (Grip, Grip, LiftJoints) {
-        let (mut grip, _) = start();
-        for pair in DOWN_TURN_PATH.windows(2) {
-            let ((_, from), (base, _)) = (pair[0], pair[1]);
-            if base != grip.base {
-                let l = links(&grip, &from);
-                grip = Grip { base, pose: if base == Base::Front { l.front } else { l.rear } };
-            }
-        }
-        let q = DOWN_TURN_PATH[DOWN_TURN_PATH.len() - 1].1;
-        (grip, Grip { base: Base::Rear, pose: links(&grip, &q).rear }, q)
-    }
-
-    /// One phase with `grip` clamped from `from` to the configuration [`reach`] finds (2.5 mm
-    /// grid, near `from`) with the other head at `target`: the firmware's straight phase if it
-    /// keeps the limits, else RRT-connect (`iterations`) for seeds 1 and 2. `Err` says which
-    /// step failed.
-    fn phase(grip: &Grip, from: &LiftJoints, target: &Pose, iterations: usize) -> Result<Vec<LiftJoints>, &'static str> {
-        let lim = limits();
-        let (q, _) = reach(grip, &lim, target, 0.0025, Some(from)).ok_or("no configuration reaches the target")?;
-        if phase_ok(grip, &lim, &lim.touching(grip, from), from, &q) {
-            return Ok(vec![*from, q]);
-        }
-        (1..=2).find_map(|seed| search_phase(grip, &lim, from, &q, iterations, seed)).ok_or("no phase")
     }
 
     /// The hand-over through B's column with holds at a block's face, phase by phase from the

@@ -7,6 +7,7 @@ pub mod after_roll;
 pub mod down_turn;
 pub mod follow;
 pub mod follow_down;
+pub mod follow_keys;
 pub mod grasp;
 pub mod lift;
 pub mod motion;
