@@ -380,13 +380,6 @@ pub fn far_head_along(
                 back[c] = from_best.1;
             }
         }
-        if std::env::var("DEBUG_LAYERS").is_ok() {
-            let alive = next.iter().filter(|r| **r > none).count();
-            let top = (0..n * m).max_by(|a, b| next[*a].total_cmp(&next[*b])).unwrap_or(0);
-            let l = links(grip, &with(q, top));
-            let p = if grip.base == Base::Rear { l.front } else { l.rear };
-            eprintln!("layer {}: {alive} cells, best {:.3} mm, {:.4?}, far head ({:.1}, {:.1}) {:.2}", from.len(), next[top] * 1e3, with(q, top), p.x * 1e3, p.z * 1e3, p.angle);
-        }
         best = next;
         from.push(back);
     }
