@@ -153,6 +153,16 @@ pub const COLUMN_HOLD: f64 = 0.030;
 /// leaves the head 0.74 mm from the rims at 63 degrees).
 pub const TURN_JOINT: (f64, f64, f64) = (-0.003, -0.004, 0.5);
 
+/// Where `Follow { lead: Rear }` leaves the mole in the afterroll chain (step 3 of "Putting a
+/// block down onward after the shift from below", the model's figures), in this scene: the
+/// head in B's crossing 7.99 mm to -x of B's axis and the head in C 5.01 mm past C's
+/// crossing, both level 3.75 mm below the tunnel's axis; as this model's upper head (the
+/// model's front head, pointing -x) and lower head, m and rad.
+pub const FOLLOW_END: (Pose, Pose) = (
+    Pose { x: -BLOCK - 0.00799, z: -0.00375, angle: std::f64::consts::PI },
+    Pose { x: 0.00501, z: -0.00375, angle: std::f64::consts::PI },
+);
+
 /// The upper head's keys down B's column from `from` to its centre `to_z` (m above B's
 /// crossing), `n` of them: on the column's axis, the angle turning to upright (the turn up's
 /// last key, 2 mrad short of the pitch's range).
@@ -245,7 +255,13 @@ pub fn search() -> Result<Vec<(Base, LiftJoints)>, String> {
     let lower = other(&upper, &q6);
     let mut keys = column_keys(&upper.pose, TURN_JOINT.0 + super::lift::LEVER, 4);
     keys.extend(turn_keys());
-    push(&mut rows, Base::Rear, &through_keys(&lower, &q6, &keys).map_err(|e| format!("phase 7: {e}"))?);
+    let p7 = through_keys(&lower, &q6, &keys).map_err(|e| format!("phase 7: {e}"))?;
+    let (in_b, in_c) = FOLLOW_END;
+    let mut p8 = phase(&lower, &p7[p7.len() - 1], &in_b, 20_000).map_err(|e| format!("phase 8: {e}"))?;
+    p8.remove(0);
+    let q8 = push(&mut rows, Base::Rear, &[p7, p8].concat());
+    let upper = other(&lower, &q8);
+    push(&mut rows, Base::Front, &phase(&upper, &q8, &in_c, 20_000).map_err(|e| format!("phase 9: {e}"))?);
     Ok(rows)
 }
 
@@ -261,14 +277,17 @@ pub fn search() -> Result<Vec<(Base, LiftJoints)>, String> {
 /// head over B's top and into [`HOLD_B`]; rows 218-221: the upper head clamped at B's top
 /// face, the lower head out to 120 mm; rows 222-235: the lower head clamped, the upper head
 /// down B's column to 30 mm above the crossing; row 236: the upper head clamped there, the
-/// lower head level; rows 237-274: the lower head clamped, the upper head on down and turned
-/// into B's crossing ([`turn_keys`]): it ends lying there pointing -x, its centre 4 mm to -x
-/// of B's axis and 4 mm below it, the mole straight along B's +x arm into C, the lower head
-/// 120 mm from B's axis (20 mm past C's). Found by `cargo run --release -p flotilla_firmware
+/// lower head level; rows 237-275: the lower head clamped, the upper head on down and turned
+/// into B's crossing ([`turn_keys`]), lying there pointing -x (its centre 4 mm to -x of B's
+/// axis and 4 mm below it, the mole straight along B's +x arm into C, the lower head 120 mm
+/// from B's axis, 20 mm past C's), then (row 275) drawn to [`FOLLOW_END`]'s; row 276: the
+/// upper head clamped, the lower head drawn in to [`FOLLOW_END`]'s: the mole ends straight
+/// where `Follow { lead: Rear }` leaves it in the afterroll chain, `q[2]` (the body's
+/// prismatic joint on the upper side) out 1 mm, as there. Found by `cargo run --release -p flotilla_firmware
 /// --no-default-features --example molemod_follow_down_search` ([`search`]), rounded to 1 um
 /// and 0.01 mrad; the unit test `the_follow_down_path_keeps_every_limit` walks the rounded
 /// table.
-pub const FOLLOW_DOWN_PATH: [(Base, LiftJoints); 275] = [
+pub const FOLLOW_DOWN_PATH: [(Base, LiftJoints); 277] = [
     (Base::Rear, [0.030000, 1.56020, 0.018040, 0.030000, -1.56000, 0.000000]),
     (Base::Rear, [0.025000, 1.27640, 0.002218, 0.025000, -1.56279, 0.000000]),
     (Base::Front, [0.028764, 1.46286, 0.006171, 0.024663, -1.45777, 0.024460]),
@@ -544,6 +563,8 @@ pub const FOLLOW_DOWN_PATH: [(Base, LiftJoints); 275] = [
     (Base::Rear, [0.000000, 0.73650, 0.004250, 0.012000, 0.00346, 0.000000]),
     (Base::Rear, [0.000000, 0.73671, 0.002000, 0.010000, 0.00368, 0.000000]),
     (Base::Rear, [0.000000, 0.00368, 0.004000, 0.008000, 0.00368, 0.000000]),
+    (Base::Rear, [0.000000, 0.00000, 0.005990, 0.010000, 0.00000, 0.000000]),
+    (Base::Front, [0.000000, 0.00000, 0.001000, 0.000000, 0.00000, 0.000000]),
 ];
 
 /// What a table of phases meets as the firmware runs it ([`walk`]).
@@ -818,11 +839,11 @@ mod tests {
     /// The stored follow down, walked every 1 ms from [`down_turn_end`] as the firmware runs
     /// it ([`walk`]): it starts at the down turn's last row; every sample keeps every limit
     /// (the 0.75 mm margin, 0.52 N m, 15 N, the ranges, each clamped head clear of the blocks);
-    /// the base changes six times, each hold with the head's centre in a tunnel: the upper head
-    /// at [`HOLD_A`] and at [`HOLD_B`] (0.05 mm inside A's -x face and B's top face), then 20 mm
-    /// inside B's column; the lower head at [`LOWER_POSES`]. At the end the upper head lies in
-    /// B's crossing pointing -x (its centre (-4, -4) mm from B's centre), the mole straight
-    /// (both pitches within 0.005 rad), the lower head level 120 mm from B's axis in C.
+    /// the base changes seven times, each hold with the head's centre in a tunnel: the upper
+    /// head at [`HOLD_A`] and at [`HOLD_B`] (0.05 mm inside A's -x face and B's top face), then
+    /// 20 mm inside B's column, then at [`FOLLOW_END`]'s place in B's crossing; the lower head
+    /// at [`LOWER_POSES`]. At the end both heads are at [`FOLLOW_END`] (within 10 um and 0.1
+    /// mrad), the mole straight, `q[2]` out 1 mm.
     #[test]
     fn the_follow_down_path_keeps_every_limit() {
         let lim = limits();
@@ -843,7 +864,7 @@ mod tests {
         }
         assert!(w.least >= lim.margin && w.clamped >= 0.0 && w.torque <= lim.torque && w.force <= lim.force);
         let rows: Vec<usize> = w.holds.iter().map(|h| h.0).collect();
-        assert_eq!(rows, [1, 2, 4, 218, 222, 236, 237]);
+        assert_eq!(rows, [1, 2, 4, 218, 222, 236, 237, 276]);
         let near = |a: &Pose, b: &Pose| (a.x - b.x).hypot(a.z - b.z) < 1e-5 && (a.angle - b.angle).abs() < 1e-4;
         assert!(near(&w.holds[1].1.pose, &HOLD_A) && near(&w.holds[3].1.pose, &HOLD_B), "{:?}", w.holds);
         assert!((depth_in_block((HOLD_A.x, HOLD_A.z), (0.0, BLOCK)) - 5e-5).abs() < 1e-9);
@@ -856,11 +877,12 @@ mod tests {
         let column = w.holds[5].1.pose;
         assert!((column.z - COLUMN_HOLD).abs() < 1e-4 && depth_in_block((column.x, column.z), (-BLOCK, 0.0)) > 0.0199, "{column:?}");
         let last = FOLLOW_DOWN_PATH[FOLLOW_DOWN_PATH.len() - 1].1;
-        let l = links(&w.holds[6].1, &last);
-        let (x, z) = from_b(&l.front);
-        eprintln!("end: the upper head ({x:.2}, {z:.2}) mm from B's centre, {:.4} rad; joints {last:?}", l.front.angle);
-        assert!((x + 4.0).abs() < 0.01 && (z + 4.0).abs() < 0.01 && (l.front.angle - std::f64::consts::PI).abs() < 0.005);
-        assert!(last[1].abs() < 0.005 && last[4].abs() < 0.005 && in_tunnel_in(&AFTER_PUSH_BLOCKS, (l.front.x, l.front.z)));
+        let l = links(&w.holds[7].1, &last);
+        let ((x, z), (lx, lz)) = (from_b(&l.front), from_b(&l.rear));
+        eprintln!("end: the upper head ({x:.3}, {z:.3}) mm from B's centre, the lower head ({lx:.3}, {lz:.3}) mm; joints {last:?}");
+        let (in_b, in_c) = FOLLOW_END;
+        assert!(near(&l.front, &in_b) && near(&l.rear, &in_c), "{l:?}");
+        assert!(last == [0.0, 0.0, 0.001, 0.0, 0.0, 0.0], "{last:?}");
     }
 
     /// The search ([`search`]) finds the stored table again (rounded as stored).
