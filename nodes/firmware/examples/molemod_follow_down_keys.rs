@@ -60,7 +60,14 @@ fn main() {
             l.front.angle
         );
     }
-    println!("{} of {} keys, {} rows, stop {:?} ({:.1} s)", run.keys.len(), keys.len(), run.rows.len(), run.stop, t.elapsed().as_secs_f64());
+    println!(
+        "{} of {} keys, {} rows, stop {:?} ({:.1} s)",
+        run.keys.len(),
+        keys.len(),
+        run.rows.len(),
+        run.stop,
+        t.elapsed().as_secs_f64()
+    );
     let meet = g(17, 0.0) as usize;
     if meet > 0 {
         let mut back_keys = Vec::new();
@@ -86,6 +93,10 @@ fn main() {
     if run.stop.is_none() {
         let last = run.rows[run.rows.len() - 1];
         let upper = Grip { base: Base::Front, pose: links(&lower, &last).front };
-        println!("last key's upper head {:?}; join to the second hold: {:?}", upper.pose, join(&lower, &lim, &last, &q1, 20_000, 1).map(|p| p.len()));
+        println!(
+            "last key's upper head {:?}; join to the second hold: {:?}",
+            upper.pose,
+            join(&lower, &lim, &last, &q1, 20_000, 1).map(|p| p.len())
+        );
     }
 }

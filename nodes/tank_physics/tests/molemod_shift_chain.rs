@@ -54,11 +54,12 @@ const FLOOR_MARGIN: f64 = 0.000_2;
 
 const LINKS: [&str; 3] = ["head_front", "base_link", "head_rear"];
 
-/// Steps until the firmware is idle and `min_s` passed (or 60 s); returns the lowest
+/// Steps until the firmware is idle and `min_s` passed (or 600 s: the follow down's 277 phases
+/// take minutes; a phase that stalls ends the motion at its own limit); returns the lowest
 /// clearance of a main cube against a block seen, m.
 fn drive(world: &mut MoleWorld, firmware: &mut MoleMotions, min_s: f64) -> f64 {
     let until = world.time() + min_s;
-    let end = world.time() + 60.0;
+    let end = world.time() + 600.0;
     let mut closest = f64::INFINITY;
     while world.time() < end && !(firmware.idle() && world.time() >= until) {
         let reading = world.sensors();
@@ -471,20 +472,92 @@ fn the_lift_then_the_turn_up_follow_and_push_over_in_one_run() {
 
 /// Task 1's lift and shift as [`the_lift_then_the_turn_up_follow_and_push_over_in_one_run`]
 /// ([`lift_and_push_over`]), then `DownTurn { lead: Rear, flipped: SHIFT_PUSH_OVER_FLIPPED }`
-/// at 512 passes (docs/molemod_execution.md, "The lower head's turn into B's x tunnel after
-/// the push over (issue #18, mole-downturn)"): the lower head (the physical front head) is
-/// raised 10 mm in B's column, the upper head moves to 7.3 mm inside A's -x face, and the
-/// lower head turns into B's x tunnel towards C; A screwed to C first, as the executor
-/// screws a carried block to the one it lands on. Asserts no motion stuck, the lower head's
-/// centre within 3 mm of 23 mm from B's axis towards C and of B's crossing's height, its
-/// axis within 0.1 rad of level, both heads clamped, and A, B and C moved less than 0.5 mm
-/// by the turn. `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
-/// molemod_shift_chain the_lift_push_over_then_the_down_turn_in_one_run -- --ignored
-/// --nocapture --test-threads 1`.
+/// at 512 passes ([`down_turn`]). `nice -n 5 cargo test --release -p tank_physics
+/// --no-default-features --test molemod_shift_chain
+/// the_lift_push_over_then_the_down_turn_in_one_run -- --ignored --nocapture --test-threads 1`.
 #[test]
 #[ignore = "the whole lift and shift first: 608 s wall measured, over the suite's ~3 min a test (docs/molemod_execution.md, mole-downturn)"]
 fn the_lift_push_over_then_the_down_turn_in_one_run() {
+    down_turn(Row { lift: Head::Front });
+}
+
+/// Task 1 end to end in one physics run (issue #18): the lift, the shift and the down turn as
+/// [`down_turn`], then the put down onward by route Z (docs/molemod_execution.md, "The body
+/// following down into B's x tunnel after the push over"): `FollowDown` at 512 passes (the
+/// upper head leaves A, the body comes down B's column and the mole ends straight along B's
+/// and C's x tunnels); a crawl putting the upper head 29 mm past B's centre towards C (where
+/// the afterroll chain's 37 mm crawl leaves its rear head), a settle (`SetDown`), `StepOut`,
+/// `EnterU`, A unscrewed from C and `PutDown`, all led by the upper head (the afterroll
+/// chain's steps 4-8, "Putting a block down onward after the shift from below"). Asserts no
+/// motion stuck, A within the executor's 5 mm of the cell beyond C, B and C within 1 mm.
+/// `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
+/// molemod_shift_chain task_1_lift_shift_and_put_down_in_one_run -- --ignored --nocapture
+/// --test-threads 1`.
+#[test]
+#[ignore = "task 1's three steps in one run: over 10 min wall (docs/molemod_execution.md, mole-followdown)"]
+fn task_1_lift_shift_and_put_down_in_one_run() {
     let row = Row { lift: Head::Front };
+    let (mut world, mut firmware, wall) = down_turn(row);
+    let [a_home, b_home, c_home, _] = row.cells();
+    let s = row.towards();
+    let upper = row.upper();
+    chain_step(
+        &mut world,
+        &mut firmware,
+        row,
+        LIFT_SOLVER_ITERATIONS,
+        Motion::FollowDown { lead: upper, flipped: SHIFT_PUSH_OVER_FLIPPED },
+        &wall,
+    );
+    let b = world.cell_centre(&b_home);
+    let upper_link = if upper == Head::Rear { "head_rear" } else { "head_front" };
+    let head = s * (world.link_pose(upper_link).expect("link").translation.x - b.x);
+    let on = PUT_DOWN_CRAWL_TO - head;
+    eprintln!("the upper head {:.2} mm past B's centre after the follow down: crawling {:.2} mm on", head * 1e3, on * 1e3);
+    chain_step(
+        &mut world,
+        &mut firmware,
+        row,
+        tunnel_world_options().solver_iterations,
+        Motion::Crawl { step: 0.5 * on, iterations: 2, backward: s < 0.0 },
+        &wall,
+    );
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::SetDown, &wall);
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::StepOut { lead: upper }, &wall);
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::EnterU { lead: upper }, &wall);
+    world.unscrew(&a_home, &c_home).expect("A screwed to C after the shift");
+    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::PutDown { lead: upper }, &wall);
+    let beyond = Cell::planar((c_home.x as isize + s as isize) as usize, 0);
+    let off = world.block_error(&a_home, &beyond).expect("A");
+    let (b_off, c_off) = (world.block_error(&b_home, &b_home).expect("B"), world.block_error(&c_home, &c_home).expect("C"));
+    eprintln!(
+        "task 1 in one run: A {:.3} mm from {beyond}, B {:.3} mm, C {:.3} mm from their cells; {:.2} s sim, {:.0} s wall; load {}",
+        off * 1e3,
+        b_off * 1e3,
+        c_off * 1e3,
+        world.time(),
+        wall.elapsed().as_secs_f64(),
+        load_average()
+    );
+    assert!(off < 5e-3, "A ends {off} m from {beyond}");
+    assert!(b_off < 1e-3 && c_off < 1e-3, "B moved {b_off} m, C {c_off} m");
+}
+
+/// Where the crawl after the follow down puts the upper head, m past B's centre towards C:
+/// where the afterroll chain's crawl leaves its rear head (92 + 37 mm in that test's frame,
+/// B's centre at 100 mm), the step out's start.
+const PUT_DOWN_CRAWL_TO: f64 = 0.029;
+
+/// Task 1's lift and shift ([`lift_and_push_over`]), then `DownTurn { lead: Rear, flipped:
+/// SHIFT_PUSH_OVER_FLIPPED }` at 512 passes (docs/molemod_execution.md, "The lower head's
+/// turn into B's x tunnel after the push over (issue #18, mole-downturn)"): the lower head
+/// (the physical front head) is raised 10 mm in B's column, the upper head moves to 7.3 mm
+/// inside A's -x face, and the lower head turns into B's x tunnel towards C; A screwed to C
+/// first, as the executor screws a carried block to the one it lands on. Asserts no motion
+/// stuck, the lower head's centre within 3 mm of 23 mm from B's axis towards C and of B's
+/// crossing's height, its axis within 0.1 rad of level, both heads clamped, and A, B and C
+/// moved less than 0.5 mm by the turn.
+fn down_turn(row: Row) -> (MoleWorld, MoleMotions, std::time::Instant) {
     let (mut world, mut firmware, wall) = lift_and_push_over(row);
     let [a_home, b_home, c_home, _] = row.cells();
     let s = row.towards();
@@ -532,6 +605,7 @@ fn the_lift_push_over_then_the_down_turn_in_one_run() {
     assert!(tilt < 0.1, "{tilt}");
     assert!(world.head_clamped(0) && world.head_clamped(1));
     assert!(moved.iter().all(|m| *m < 5e-4), "{moved:?}");
+    (world, firmware, wall)
 }
 
 /// The mirror image of [`the_lift_then_the_turn_up_follow_and_push_over_in_one_run`], the

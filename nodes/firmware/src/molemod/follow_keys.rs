@@ -49,8 +49,11 @@ pub fn room(grip: &Grip, lim: &FollowLimits, q: &LiftJoints) -> Option<f64> {
 
 /// The values a joint `i` takes in `window` round `v`, within its range.
 fn window_values(i: usize, v: f64, window: &Window, lim: &FollowLimits) -> Vec<f64> {
-    let (half, step, lo, hi) =
-        if PRISMATIC[i] { (window.travel, window.travel_step, 0.0, TRAVEL) } else { (window.pitch, window.pitch_step, -lim.pitch, lim.pitch) };
+    let (half, step, lo, hi) = if PRISMATIC[i] {
+        (window.travel, window.travel_step, 0.0, TRAVEL)
+    } else {
+        (window.pitch, window.pitch_step, -lim.pitch, lim.pitch)
+    };
     let n = (half / step).round() as i32;
     let mut out: Vec<f64> = (-n..=n).map(|k| (v + step * f64::from(k)).clamp(lo, hi)).collect();
     out.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
@@ -452,8 +455,7 @@ pub fn passage_phase(
             path.push(std::array::from_fn(|i| if head.contains(&i) { 0.0 } else { last[i] + (to[i] - last[i]) * f }));
         }
     }
-    let (least, rows) =
-        far_head_along(grip, lim, &path, from, |_| true, grid.head_travel_step, grid.head_pitch_step, grid.head_reach);
+    let (least, rows) = far_head_along(grip, lim, &path, from, |_| true, grid.head_travel_step, grid.head_pitch_step, grid.head_reach);
     if least < lim.margin {
         return Err("no far head along the passage");
     }

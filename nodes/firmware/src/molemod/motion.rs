@@ -29,6 +29,7 @@ use flotilla_contract::Firmware;
 
 use super::down_turn::DOWN_TURN_PATH;
 use super::follow::{Base, FOLLOW_PATH};
+use super::follow_down::FOLLOW_DOWN_PATH;
 use super::pass::{PassHold, PASS_HOLDS, PASS_PATH};
 use super::push_over::{PUSH_OVER_PATH, PUSH_OVER_SETTLE};
 use super::shift_below::{SHIFT_BELOW_REACH_PATH, SHIFT_BELOW_ROLL_PATH};
@@ -363,6 +364,20 @@ pub enum Motion {
         /// Every pitch target negated, as the push over's `flipped`.
         flipped: bool,
     },
+    /// The body following the lower head down into B's x tunnel after [`Motion::DownTurn`]
+    /// (docs/molemod_execution.md, "The body following down into B's x tunnel after the push
+    /// over"): the phases of [`super::follow_down::FOLLOW_DOWN_PATH`], one head gripping a
+    /// phase, both gripping for [`SETTLE_TIME`] where the base changes. The upper head leaves
+    /// A, the body turns about the lower joint down over B's top into B's column while the
+    /// lower head works out along B's +x arm into C, the upper head turns into B's crossing;
+    /// the mole ends straight along B's and C's x tunnels, the upper head in B and the lower
+    /// one in C, where `Follow` leaves it before the put down onward (both gripping).
+    FollowDown {
+        /// The head that was on top (in A), the down turn's `lead`.
+        lead: Head,
+        /// Every pitch target negated, as the down turn's `flipped`.
+        flipped: bool,
+    },
 }
 
 /// Which head leads a block motion. The stored paths ([`SHIFT_REACH_PATH`], ...) are
@@ -640,6 +655,10 @@ impl Motion {
             Motion::DownTurn { lead: Head::Rear, flipped: false } => "down turn, rear head leading",
             Motion::DownTurn { lead: Head::Front, flipped: true } => "down turn, flipped",
             Motion::DownTurn { lead: Head::Rear, flipped: true } => "down turn, rear head leading, flipped",
+            Motion::FollowDown { lead: Head::Front, flipped: false } => "follow down",
+            Motion::FollowDown { lead: Head::Rear, flipped: false } => "follow down, rear head leading",
+            Motion::FollowDown { lead: Head::Front, flipped: true } => "follow down, flipped",
+            Motion::FollowDown { lead: Head::Rear, flipped: true } => "follow down, rear head leading, flipped",
         }
     }
 }
@@ -1174,22 +1193,41 @@ impl MoleMotions {
                 }
                 Ok(phases)
             }
-            Motion::DownTurn { lead, flipped } => {
-                let rows: Vec<[f64; 6]> = DOWN_TURN_PATH.iter().map(|r| seen_from(&r.1, flipped)).collect();
-                let index = self.path_joints(&motion, &rows, lead)?;
-                let holds = |base| lead.grip(if base == Base::Rear { [false, true] } else { [true, false] });
-                let mut phases = Vec::new();
-                for (k, pair) in DOWN_TURN_PATH.windows(2).enumerate() {
-                    if pair[1].0 != pair[0].0 {
-                        // The head that takes over is clamped before the other lets go.
-                        phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
-                    }
-                    phases.push(phase("down turn", index.iter().copied().zip(lead.row(&rows[k + 1])).collect(), holds(pair[1].0)));
-                }
-                phases.push(phase("grip", vec![], [true, true]));
-                Ok(phases)
+            Motion::DownTurn { lead, flipped } => self.alternating(motion_index, &motion, "down turn", &DOWN_TURN_PATH, (lead, flipped)),
+            Motion::FollowDown { lead, flipped } => {
+                self.alternating(motion_index, &motion, "follow down", &FOLLOW_DOWN_PATH, (lead, flipped))
             }
         }
+    }
+
+    /// The phases of a stored path whose rows each name the head clamped in the phase that
+    /// ends at them ([`Base::Front`] the upper head, `lead`'s; [`Base::Rear`] the other),
+    /// seen from the other side of the plane when `flipped`: one phase per row after the
+    /// first (where the motion starts), both heads gripping for [`SETTLE_TIME`] where the
+    /// base changes (the head that takes over is clamped before the other lets go), and both
+    /// gripping at the end.
+    fn alternating(
+        &self,
+        motion_index: usize,
+        motion: &Motion,
+        name: &'static str,
+        path: &[(Base, [f64; 6])],
+        (lead, flipped): (Head, bool),
+    ) -> Result<Vec<Phase>, MotionError> {
+        let phase =
+            |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0, press: false };
+        let rows: Vec<[f64; 6]> = path.iter().map(|r| seen_from(&r.1, flipped)).collect();
+        let index = self.path_joints(motion, &rows, lead)?;
+        let holds = |base| lead.grip(if base == Base::Rear { [false, true] } else { [true, false] });
+        let mut phases = Vec::new();
+        for (k, pair) in path.windows(2).enumerate() {
+            if pair[1].0 != pair[0].0 {
+                phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
+            }
+            phases.push(phase(name, index.iter().copied().zip(lead.row(&rows[k + 1])).collect(), holds(pair[1].0)));
+        }
+        phases.push(phase("grip", vec![], [true, true]));
+        Ok(phases)
     }
 
     /// The readings' indices of [`LIFT_ONTO_JOINTS`], with every row of `path`, as `lead`
@@ -1605,7 +1643,7 @@ mod tests {
     /// The rear head leading `motion`: every phase drives the other half's joints to the
     /// stored targets (pitches with their signs turned) and the grips are swapped; nothing
     /// else. Returns the mirrored phases.
-    fn assert_drives_the_other_half(motion: fn(Head) -> Motion) -> Vec<Queued> {
+    fn assert_drives_the_other_half(motion: impl Fn(Head) -> Motion) -> Vec<Queued> {
         let axes = final_model(FULL_RANGE);
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let queued = |lead| {
@@ -2075,39 +2113,37 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_down_turn_runs_its_rows_with_the_grips_alternating() {
+    /// `motion(lead, flipped)` queues one phase per row of `path` after the first, led by
+    /// the upper head (the table's [`Base::Front`]) with the grips alternating as the rows
+    /// say, both heads gripping for [`SETTLE_TIME`] where the base changes and at the end;
+    /// flipped, every pitch target negated; the rear head leading, the other half driven.
+    fn assert_alternates(path: &[(Base, [f64; 6])], name: &'static str, motion: fn(Head, bool) -> Motion) {
         let axes = final_model(FULL_RANGE);
         let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
-        fw.push(Motion::DownTurn { lead: Head::Front, flipped: false }).expect("valid");
+        fw.push(motion(Head::Front, false)).expect("valid");
         let queued = targets(&fw);
-        let switches = DOWN_TURN_PATH.windows(2).filter(|p| p[0].0 != p[1].0).count();
-        assert_eq!(switches, 2);
-        assert_eq!(queued.len(), DOWN_TURN_PATH.len() - 1 + switches + 1);
+        let switches = path.windows(2).filter(|p| p[0].0 != p[1].0).count();
+        assert_eq!(queued.len(), path.len() - 1 + switches + 1);
         let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
-        // The upper head (the model's front) holds first, as the push over leaves both gripping.
-        assert_eq!(queued[0], ("down turn", expect(&DOWN_TURN_PATH[1].1), [true, false]));
         let mut k = 0;
-        for pair in DOWN_TURN_PATH.windows(2) {
+        for pair in path.windows(2) {
             if pair[0].0 != pair[1].0 {
                 assert_eq!(queued[k], ("grip", vec![], [true, true]));
                 assert_eq!(fw.queue[k].dwell, SETTLE_TIME);
                 k += 1;
             }
             let grip = if pair[1].0 == Base::Front { [true, false] } else { [false, true] };
-            assert_eq!(queued[k], ("down turn", expect(&pair[1].1), grip));
+            assert_eq!(queued[k], (name, expect(&pair[1].1), grip));
             k += 1;
         }
         assert_eq!(queued[k], ("grip", vec![], [true, true]));
-        // It starts where the push over ends.
-        assert_eq!(DOWN_TURN_PATH[0].1, PUSH_OVER_PATH[PUSH_OVER_PATH.len() - 1]);
-        let rear = assert_drives_the_other_half(|lead| Motion::DownTurn { lead, flipped: false });
-        assert_eq!(rear[0].2, [false, true], "the rear head on top holds first");
-        assert_eq!(Motion::DownTurn { lead: Head::Rear, flipped: true }.name(), "down turn, rear head leading, flipped");
+        let rear = assert_drives_the_other_half(|lead| motion(lead, false));
+        let first = if path[1].0 == Base::Front { [false, true] } else { [true, false] };
+        assert_eq!(rear[0].2, first, "the rear head leading swaps the grips");
         // Flipped: the same phases and grips, every pitch target negated.
         let mut flipped = MoleMotions::new(axes.clone()).expect("joints");
-        flipped.push(Motion::DownTurn { lead: Head::Front, flipped: true }).expect("valid");
+        flipped.push(motion(Head::Front, true)).expect("valid");
         let pitches = [index("universal_0_axis2"), index("universal_1_axis2")];
         let negated: Vec<_> = queued
             .into_iter()
@@ -2118,9 +2154,29 @@ mod tests {
         assert_eq!(targets(&flipped), negated);
         let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
         assert_eq!(
-            no_rear_pitch.push(Motion::DownTurn { lead: Head::Front, flipped: false }).unwrap_err(),
-            MotionError::MotionNeedsJoint { motion: "down turn", joint: "universal_1_axis2" }
+            no_rear_pitch.push(motion(Head::Front, false)).unwrap_err(),
+            MotionError::MotionNeedsJoint { motion: motion(Head::Front, false).name(), joint: "universal_1_axis2" }
         );
+    }
+
+    #[test]
+    fn a_down_turn_runs_its_rows_with_the_grips_alternating() {
+        assert_alternates(&DOWN_TURN_PATH, "down turn", |lead, flipped| Motion::DownTurn { lead, flipped });
+        assert_eq!(DOWN_TURN_PATH.windows(2).filter(|p| p[0].0 != p[1].0).count(), 2);
+        // The upper head (the model's front) holds first, as the push over leaves both gripping.
+        assert_eq!(DOWN_TURN_PATH[1].0, Base::Front);
+        // It starts where the push over ends.
+        assert_eq!(DOWN_TURN_PATH[0].1, PUSH_OVER_PATH[PUSH_OVER_PATH.len() - 1]);
+        assert_eq!(Motion::DownTurn { lead: Head::Rear, flipped: true }.name(), "down turn, rear head leading, flipped");
+    }
+
+    #[test]
+    fn a_follow_down_runs_its_rows_with_the_grips_alternating_from_where_the_down_turn_ends() {
+        assert_alternates(&FOLLOW_DOWN_PATH, "follow down", |lead, flipped| Motion::FollowDown { lead, flipped });
+        // It starts where the down turn ends, the lower head (the model's rear) holding first.
+        assert_eq!(FOLLOW_DOWN_PATH[0].1, DOWN_TURN_PATH[DOWN_TURN_PATH.len() - 1].1);
+        assert_eq!(FOLLOW_DOWN_PATH[1].0, Base::Rear);
+        assert_eq!(Motion::FollowDown { lead: Head::Rear, flipped: true }.name(), "follow down, rear head leading, flipped");
     }
 
     #[test]

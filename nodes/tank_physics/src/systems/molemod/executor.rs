@@ -18,7 +18,8 @@
 //! | move along `y` | none: the blocks have no tunnel along `y` |
 //! | lift onto the neighbour along `x` | a crawl bringing the head that stays in the block (the rear one if the robot faces the neighbour, else the front one: a backward crawl) to [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, then `Motion::LiftOnto` with the other head leading into the neighbour; the executor unscrews the block from every neighbour as the lift starts, runs the world at [`LIFT_SOLVER_ITERATIONS`] passes while it runs, and screws the block to the one it lands on after |
 //! | shift the block just lifted onward along x, from the U the lift ends in (either lead: the mirror image swaps every lead) | `Motion::LeaveU` and `Motion::StepIn` led by the lift's lead, a crawl putting the body [`SHIFT_TURN_AHEAD`] past the crossing of the block under the lifted one (measured when reached), `Motion::TurnUp` led by the other head into that crossing (`ahead` measured when reached), `Motion::Follow`, [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] held, the lifted block unscrewed, `Motion::PushOver` (flipped): each at the solver passes it was measured at (`LeaveU`, `StepIn` and `Follow` at [`LIFT_SOLVER_ITERATIONS`], `TurnUp` at [`TURN_SOLVER_ITERATIONS`], `PushOver` at [`PUSH_SOLVER_ITERATIONS`]); the executor screws the block to the one it lands on after |
-//! | put down, cooperative lift | none yet |
+//! | put down onward along x, from where a shift's push over ends (either lead) | `Motion::DownTurn` and `Motion::FollowDown` led by the upper head (flipped as the push over), a crawl putting the body [`PUT_DOWN_AHEAD`] past the crossing of the block the shifted one stood on (measured when reached), `Motion::SetDown`, `Motion::StepOut` and `Motion::EnterU` led by the upper head, the carried block unscrewed, `Motion::PutDown` led by the upper head (all at [`LIFT_SOLVER_ITERATIONS`] but the crawl); the executor screws the block to the one it lands beside after |
+//! | put down from the U a lift ends in, cooperative lift | none yet |
 //!
 //! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]),
 //! as does an action the robot cannot start from where the last one left it (a move from
@@ -42,6 +43,9 @@
 //! the head with any slip of the head in its grip. A robot that shifted a block ends with
 //! its upper head gripping in it: measured the same way from where that head gripped the
 //! block as the push over started, the block rolled a quarter turn about `y` onto its cell.
+//! A robot that put a block down onward lies straight in the tunnels of that block and the
+//! one beside it, the head that entered the U gripping in the block: measured the same way,
+//! the block turned over once more (half a turn about `y`).
 
 use std::collections::VecDeque;
 use std::f64::consts::{FRAC_PI_2, PI};
@@ -502,6 +506,28 @@ enum Posture {
         /// The head gripping in the carried block.
         grip: Grip,
     },
+    /// Where a put down onward ends: straight in the x tunnels of the carried block (now on
+    /// the floor) and the block beside it, the head that entered the U gripping in the
+    /// carried block, turned over once more.
+    PutDown {
+        /// The head gripping in the carried block.
+        grip: Grip,
+    },
+}
+
+/// How a robot lies when an action starts, as far as the action's motions depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lying {
+    /// Straight in a tunnel.
+    InTunnel,
+    /// In the U a lift onto a neighbour ended in.
+    Lifted(LiftU),
+    /// Where a shift's push over ended: the lower head in the vertical tunnel of the block
+    /// the shifted one stood on, the upper head gripping in the shifted block.
+    PushedOver {
+        /// The head on top, gripping in the shifted block (the push over's lead).
+        upper: Head,
+    },
 }
 
 /// A head gripping in the block the robot carried: where the robot check looks for it.
@@ -606,8 +632,9 @@ fn off_tunnel(centre: &Vector3<f64>, length: &Vector3<f64>, blocks: &BlockOption
 }
 
 /// The solver passes `motion` needs if they are not a crawl's: the passes it was measured
-/// at ([`LIFT_SOLVER_ITERATIONS`] for the lift's motions and for leaving the U, stepping in
-/// and following round a crossing; [`TURN_SOLVER_ITERATIONS`] for the turn up;
+/// at ([`LIFT_SOLVER_ITERATIONS`] for the lift's and the put down's motions, for leaving and
+/// entering the U, stepping in and out, and following round a crossing or down after a push
+/// over; [`TURN_SOLVER_ITERATIONS`] for the turn up;
 /// [`PUSH_SOLVER_ITERATIONS`] for rolling a block over).
 fn solver_passes(motion: &Motion) -> Option<usize> {
     match motion {
@@ -617,7 +644,12 @@ fn solver_passes(motion: &Motion) -> Option<usize> {
         | Motion::SetDown
         | Motion::LeaveU { .. }
         | Motion::StepIn { .. }
-        | Motion::Follow { .. } => Some(LIFT_SOLVER_ITERATIONS),
+        | Motion::StepOut { .. }
+        | Motion::EnterU { .. }
+        | Motion::PutDown { .. }
+        | Motion::Follow { .. }
+        | Motion::DownTurn { .. }
+        | Motion::FollowDown { .. } => Some(LIFT_SOLVER_ITERATIONS),
         Motion::TurnUp { .. } => Some(TURN_SOLVER_ITERATIONS),
         Motion::PushOver { .. } | Motion::ShiftBelow { .. } | Motion::Shift { .. } => Some(PUSH_SOLVER_ITERATIONS),
         _ => None,
@@ -715,21 +747,46 @@ fn shift_after_lift(lift: LiftU, under: Cell) -> Vec<Stage> {
     ]
 }
 
+/// Where the put down onward crawls the mole after the follow down: the body cube this far
+/// past the crossing of the block the shifted one stood on, towards the put down's target,
+/// m. The contracted mole's upper head then lies 29 mm past that crossing, where the
+/// afterroll chain's crawl leaves it before its step out (92 + 37 mm with that block's
+/// centre at 100 mm; docs/molemod_execution.md, "Putting a block down onward after the shift
+/// from below"): the step out, the U and the put down stand where that head is.
+pub const PUT_DOWN_AHEAD: f64 = 0.029 + 2.0 * LEVER;
+
+/// The put down onward from where a shift's push over ends (`upper` gripping in the shifted
+/// block on top, the other head in the vertical tunnel of `under`, the block it stood on),
+/// towards `towards` (+1 or -1 along x, the shift's direction): the lower head turns into
+/// `under`'s x tunnel towards the target and the body follows it down (route Z: "The body
+/// following down into B's x tunnel after the push over"), a crawl puts the body
+/// [`PUT_DOWN_AHEAD`] past `under`'s crossing, the mole settles on the tunnel floors, steps
+/// out of the far mouth onto the target cell's floor, enters the U (the other head into the
+/// shifted block's mouth), the shifted block is unscrewed and the put down turns it over
+/// onto the target cell.
+fn put_down_after_push_over(upper: Head, under: Cell, towards: isize) -> Vec<Stage> {
+    vec![
+        Stage::Run(Motion::DownTurn { lead: upper, flipped: SHIFT_PUSH_OVER_FLIPPED }),
+        Stage::Run(Motion::FollowDown { lead: upper, flipped: SHIFT_PUSH_OVER_FLIPPED }),
+        Stage::CrawlPast { cell: under, ahead: PUT_DOWN_AHEAD, towards },
+        Stage::Run(Motion::SetDown),
+        Stage::Run(Motion::StepOut { lead: upper }),
+        Stage::Run(Motion::EnterU { lead: upper }),
+        Stage::Release { holder: other_head(upper) },
+        Stage::Run(Motion::PutDown { lead: upper }),
+    ]
+}
+
 /// The stages one action needs, from the robot's heading (unit vector of its body's x
-/// axis, world frame), how far along it the robot must crawl first (m, signed) and the U
-/// it lies in if its last action was a lift (`lifted`): for a move, the crawl to its
+/// axis, world frame), how far along it the robot must crawl first (m, signed) and how it
+/// lies after its last action (`lying`): for a move, the crawl to its
 /// resting place in the target cell; for a lift, the crawl until the head that stays in
 /// the lifted block (the rear one facing the neighbour, the front one facing away) is at
 /// [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, the block freed,
-/// the lift; for a shift of the block just lifted onward, [`shift_after_lift`]. One match
+/// the lift; for a shift of the block just lifted onward, [`shift_after_lift`]; for a put
+/// down onward after that shift, [`put_down_after_push_over`]. One match
 /// arm per action (and direction) the model performs; the rest name what is missing.
-pub fn motions_for(
-    action: &Action,
-    heading: &Vector3<f64>,
-    along: f64,
-    lifted: Option<LiftU>,
-    max_step: f64,
-) -> Result<Vec<Stage>, &'static str> {
+pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, lying: Lying, max_step: f64) -> Result<Vec<Stage>, &'static str> {
     let d = |a: usize, b: usize| b as isize - a as isize;
     let (dx, dy, dz) = (d(action.from.x, action.to.x), d(action.from.y, action.to.y), d(action.from.z, action.to.z));
     match (action.kind, dx, dy, dz) {
@@ -748,17 +805,28 @@ pub fn motions_for(
             None => Err("a lift onto the neighbour along x with the robot not lying along the x tunnel (turning back into it)"),
         },
         (ActionKind::Lift, ..) => Err("a lift other than onto the top of a neighbour along the x tunnel"),
-        (ActionKind::PutDown, ..) => Err("putting a block down beside the one it lies on: the motion exists from the U a lift \
-             ends in (`put down`) and the way to it from where a shift from below ends (docs/molemod_execution.md, \"Putting a \
-             block down onward after the shift from below\"), but no executed step leaves the mole in either, so the executor \
-             does not run it yet"),
+        // Onward along x after a shift: route Z from the push over's end.
+        (ActionKind::PutDown, -1 | 1, 0, -1) => match lying {
+            Lying::PushedOver { upper } => action
+                .from
+                .offset(-dx, 0, -1)
+                .ok_or("a put down with no cell under the shifted block's last place")
+                .map(|under| put_down_after_push_over(upper, under, dx)),
+            Lying::Lifted(_) => Err("putting a block down from the U a lift ends in: `put down` runs from there back where the \
+                 block came from, onward `leave U` and the pass through the block below run, but entering the U on the far side \
+                 after the pass stalls; no executor arm (docs/molemod_execution.md, \"Passing through a lone block\")"),
+            Lying::InTunnel => Err("putting a block down from a tunnel: the executor puts a block down onward only right after \
+                 shifting it (route Z from the push over's end)"),
+        },
+        (ActionKind::PutDown, ..) => Err("a put down other than onto the floor beside the block it lies on, along x: not built"),
         // Onward along x, the block just lifted: the chain from the lift's U.
-        (ActionKind::Shift, -1 | 1, 0, 0) => match lifted {
-            Some(lift) if lift.towards == dx => {
+        (ActionKind::Shift, -1 | 1, 0, 0) => match lying {
+            Lying::Lifted(lift) if lift.towards == dx => {
                 action.from.offset(0, 0, -1).ok_or("a shift with no cell under the block").map(|under| shift_after_lift(lift, under))
             }
-            Some(_) => Err("a shift from a lift's U back over the lift's own cell: not built"),
-            None => Err("shifting a block along the top of the row other than right after lifting it: the executor runs the \
+            Lying::Lifted(_) => Err("a shift from a lift's U back over the lift's own cell: not built"),
+            Lying::PushedOver { .. } => Err("shifting a block again from where a shift's push over ends: not built"),
+            Lying::InTunnel => Err("shifting a block along the top of the row other than right after lifting it: the executor runs the \
                  shift only from the U a lift ends in (leave the U, step in, turn up, follow, push over); from a tunnel its \
                  set-up is not built"),
         },
@@ -845,6 +913,9 @@ fn reach_of(action: &Action, stages: &[Stage], lying: &[(String, Span)], heading
     let worked = match action.kind {
         ActionKind::Lift => [Some(action.from), Some(action.to), action.to.offset(0, 0, -1)],
         ActionKind::Shift => [Some(action.from), Some(action.to), action.from.offset(0, 0, -1)],
+        // Down the column under the block's last place (its crossing's other side too) and out
+        // through the block beside the target.
+        ActionKind::PutDown => [Some(action.from), Some(action.to), action.to.offset(0, 0, 1)],
         _ => [None; 3],
     };
     for cell in worked.into_iter().flatten() {
@@ -1126,7 +1197,7 @@ impl Executor {
     fn robot_off(&self, index: usize, cell: &Cell) -> Result<(&'static str, f64), WorldError> {
         match self.postures.get(index).copied().unwrap_or(Posture::InTunnel) {
             Posture::InTunnel => Ok(("body", (self.body(index)? - self.place(index, cell)).norm())),
-            Posture::Lifted { grip, .. } => {
+            Posture::Lifted { grip, .. } | Posture::PutDown { grip } => {
                 let place = self.world.cell_centre(cell) + grip.turn * grip.at;
                 let head = self.world.robot_link_pose(index, grip.holder.link())?.translation.vector;
                 Ok((grip.holder.what(), (head - place).norm()))
@@ -1275,17 +1346,14 @@ impl Executor {
                 "a move or a lift from the U a lift ends in (one head in the block below, the other in the lifted block): leaving \
                  the U (`leave U`, `step in`) is built, the executor's arm for it is not",
             ),
-            (Posture::PushedOver { .. }, ActionKind::PutDown) => Some(
-                "the put down onward from where the shift's push over ends (the lower head in the vertical tunnel of the block \
-                 the shifted one stood on, the upper head gripping in the shifted block): the lower head's turn into that \
-                 block's x tunnel (`down turn`) is built, but no way for the body to follow it down was found, so the \
-                 chain to the put down is not built (docs/molemod_execution.md, \"The body following down into B's x \
-                 tunnel after the push over\")",
-            ),
+            (Posture::PushedOver { .. }, ActionKind::PutDown | ActionKind::Shift) => None,
             (Posture::PushedOver { .. }, _) => Some(
-                "an action from where the shift's push over ends (the lower head in the vertical tunnel of the block the \
-                 shifted one stood on, the upper head gripping in the shifted block): only the put down onward would start \
-                 there, and its chain is not built (the body does not follow the lower head's turn down)",
+                "a move or a lift from where the shift's push over ends (the lower head in the vertical tunnel of the block the \
+                 shifted one stood on, the upper head gripping in the shifted block): only the put down onward starts there",
+            ),
+            (Posture::PutDown { .. }, _) => Some(
+                "an action from where a put down onward ends (the mole straight in the tunnels of the block it put down and \
+                 the one beside it, one head gripping that block's far end): not built",
             ),
         }
     }
@@ -1400,9 +1468,10 @@ impl Executor {
                 return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
             }
             let physics = |e: WorldError| FailureKind::Physics(e.to_string());
-            let lifted = match self.postures.get(action.robot) {
-                Some(Posture::Lifted { lift, .. }) => Some(*lift),
-                _ => None,
+            let lying = match self.postures.get(action.robot) {
+                Some(Posture::Lifted { lift, .. }) => Lying::Lifted(*lift),
+                Some(Posture::PushedOver { grip }) => Lying::PushedOver { upper: grip.holder.0 },
+                _ => Lying::InTunnel,
             };
             let (along, carry) = match action.kind {
                 ActionKind::Lift | ActionKind::Shift => {
@@ -1431,12 +1500,21 @@ impl Executor {
                     };
                     (along, Some((block, onto)))
                 }
+                ActionKind::PutDown => {
+                    // The carried block and the one it lands beside (under its last place).
+                    let beside = action.from.offset(0, 0, action.to.z as isize - action.from.z as isize);
+                    let (Some(block), Some(onto)) = (self.block_in(&action.from), beside.and_then(|c| self.block_in(&c))) else {
+                        let needs = "a block in the action's cell and one beside its target";
+                        return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs }));
+                    };
+                    (0.0, Some((block, onto)))
+                }
                 _ => {
                     let body = self.body(action.robot).map_err(|e| self.fail(step, Some(&here), physics(e)))?;
                     ((self.place(action.robot, &action.to) - body).dot(&heading), None)
                 }
             };
-            match motions_for(action, &heading, along, lifted, self.options.max_step) {
+            match motions_for(action, &heading, along, lying, self.options.max_step) {
                 Ok(stages) => doing.push(Doing { queue: stages.into(), carry, ..here }),
                 Err(needs) => return Err(self.fail(step, Some(&here), FailureKind::MissingMotion { needs })),
             }
@@ -1523,6 +1601,11 @@ impl Executor {
                         // Rolled a quarter turn about y towards the target.
                         let roll = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), towards as f64 * FRAC_PI_2);
                         Posture::PushedOver { grip: Grip { holder, at, turn: roll * grip.turn } }
+                    }
+                    (ActionKind::PutDown, Posture::PushedOver { grip }) => {
+                        // Turned over the edge onto the floor: a half turn about y.
+                        let over = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), PI);
+                        Posture::PutDown { grip: Grip { holder, at, turn: over * grip.turn } }
                     }
                     // Turned over the shared edge: a half turn about y.
                     _ => Posture::Lifted {
@@ -1613,12 +1696,12 @@ mod tests {
     fn actions_without_motions_name_what_is_missing() {
         let action = |kind, to| Action { robot: 0, kind, from: Cell::new(1, 1, 1), to, partner: None };
         let x = Vector3::x();
-        let missing = |kind, to, heading: &Vector3<f64>| motions_for(&action(kind, to), heading, 0.1, None, 0.025).unwrap_err();
-        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &x, 0.1, None, 0.025).is_ok());
+        let missing = |kind, to, heading: &Vector3<f64>| motions_for(&action(kind, to), heading, 0.1, Lying::InTunnel, 0.025).unwrap_err();
+        assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &x, 0.1, Lying::InTunnel, 0.025).is_ok());
         assert!(missing(ActionKind::Move, Cell::new(2, 1, 1), &Vector3::y()).contains("not lying along"));
         assert!(missing(ActionKind::Move, Cell::new(1, 1, 2), &x).contains("vertical tunnel"));
         assert!(missing(ActionKind::Move, Cell::new(1, 2, 1), &x).contains("no tunnel along y"));
-        for (kind, named) in [(ActionKind::PutDown, "putting a block down"), (ActionKind::CoopLift, "two-robot lift")] {
+        for (kind, named) in [(ActionKind::PutDown, "a put down other than onto the floor"), (ActionKind::CoopLift, "two-robot lift")] {
             assert!(missing(kind, Cell::new(2, 1, 2), &x).contains(named), "{kind}");
         }
         // A shift from a tunnel (not right after a lift) and one not along x.
@@ -1627,11 +1710,49 @@ mod tests {
     }
 
     #[test]
+    fn the_put_down_after_a_shift_is_route_z_led_by_the_upper_head_and_from_elsewhere_names_what_is_missing() {
+        // Task 1: A shifted onto C at (2, 0, 1), put down onto (3, 0, 0); B is at (1, 0, 0),
+        // the rear head on top after the push over.
+        let put_down = Action { robot: 0, kind: ActionKind::PutDown, from: Cell::new(2, 0, 1), to: Cell::new(3, 0, 0), partner: None };
+        let stages = motions_for(&put_down, &Vector3::x(), 0.0, Lying::PushedOver { upper: Head::Rear }, 0.025).expect("task 1's put down");
+        let chain = |upper: Head, under: Cell, towards: isize| {
+            vec![
+                Stage::Run(Motion::DownTurn { lead: upper, flipped: true }),
+                Stage::Run(Motion::FollowDown { lead: upper, flipped: true }),
+                Stage::CrawlPast { cell: under, ahead: PUT_DOWN_AHEAD, towards },
+                Stage::Run(Motion::SetDown),
+                Stage::Run(Motion::StepOut { lead: upper }),
+                Stage::Run(Motion::EnterU { lead: upper }),
+                Stage::Release { holder: other_head(upper) },
+                Stage::Run(Motion::PutDown { lead: upper }),
+            ]
+        };
+        assert_eq!(stages, chain(Head::Rear, Cell::new(1, 0, 0), 1));
+        // The contracted mole's upper head 29 mm past B's crossing after the crawl.
+        assert!((PUT_DOWN_AHEAD - 2.0 * LEVER - 0.029).abs() < 1e-12);
+        // Every motion at the lift's passes (the crawl, measured when reached, at the crawls').
+        let passes: Vec<Option<usize>> = stages.iter().filter_map(Stage::motion).map(|m| solver_passes(&m)).collect();
+        assert_eq!(passes, [Some(LIFT_SOLVER_ITERATIONS); 6]);
+        // The mirror image (tasks 2 and 3, towards -x): the front head on top.
+        let west = Action { from: Cell::new(1, 0, 1), to: Cell::new(0, 0, 0), ..put_down };
+        let mirrored = motions_for(&west, &Vector3::x(), 0.0, Lying::PushedOver { upper: Head::Front }, 0.025).expect("mirrored");
+        assert_eq!(mirrored, chain(Head::Front, Cell::new(2, 0, 0), -1));
+        // From a tunnel or from a lift's U it is not built, and says so.
+        let refused = |lying| motions_for(&put_down, &Vector3::x(), 0.0, lying, 0.025).unwrap_err();
+        assert!(refused(Lying::InTunnel).contains("only right after"));
+        assert!(refused(Lying::Lifted(LiftU { lead: Head::Front, towards: 1 })).contains("from the U a lift ends in"));
+        // A second shift from the push over's end is not built either.
+        let again = Action { kind: ActionKind::Shift, to: Cell::new(3, 0, 1), ..put_down };
+        let refused = motions_for(&again, &Vector3::x(), 0.0, Lying::PushedOver { upper: Head::Rear }, 0.025).unwrap_err();
+        assert!(refused.contains("again") && refused.contains("not built"), "{refused}");
+    }
+
+    #[test]
     fn the_shift_after_a_lift_is_task_1s_measured_chain_or_its_mirror_image_with_every_lead_swapped() {
         // Task 1: A lifted onto B at (1, 0, 1), shifted onto C to (2, 0, 1); B is at (1, 0, 0).
         let shift = Action { robot: 0, kind: ActionKind::Shift, from: Cell::new(1, 0, 1), to: Cell::new(2, 0, 1), partner: None };
         let lift = LiftU { lead: Head::Front, towards: 1 };
-        let stages = motions_for(&shift, &Vector3::x(), 0.0, Some(lift), 0.025).expect("the shift after task 1's lift");
+        let stages = motions_for(&shift, &Vector3::x(), 0.0, Lying::Lifted(lift), 0.025).expect("the shift after task 1's lift");
         let under = Cell::new(1, 0, 0);
         assert_eq!(
             stages,
@@ -1655,7 +1776,7 @@ mod tests {
         // crawl towards -x.
         let west = Action { from: Cell::new(2, 0, 1), to: Cell::new(1, 0, 1), ..shift };
         let behind = LiftU { lead: Head::Rear, towards: -1 };
-        let mirrored = motions_for(&west, &Vector3::x(), 0.0, Some(behind), 0.025).expect("the shift after task 2's lift");
+        let mirrored = motions_for(&west, &Vector3::x(), 0.0, Lying::Lifted(behind), 0.025).expect("the shift after task 2's lift");
         let under = Cell::new(2, 0, 0);
         assert_eq!(
             mirrored,
@@ -1671,12 +1792,12 @@ mod tests {
             ]
         );
         // Still refused: a shift back over the lift's own cell, and one from a tunnel.
-        let back = motions_for(&west, &Vector3::x(), 0.0, Some(lift), 0.025).unwrap_err();
+        let back = motions_for(&west, &Vector3::x(), 0.0, Lying::Lifted(lift), 0.025).unwrap_err();
         assert!(back.contains("back over the lift's own cell"), "{back}");
         let east = Action { from: Cell::new(2, 0, 1), to: Cell::new(3, 0, 1), ..shift };
-        let back = motions_for(&east, &Vector3::x(), 0.0, Some(behind), 0.025).unwrap_err();
+        let back = motions_for(&east, &Vector3::x(), 0.0, Lying::Lifted(behind), 0.025).unwrap_err();
         assert!(back.contains("back over the lift's own cell"), "{back}");
-        let from_a_tunnel = motions_for(&west, &Vector3::x(), 0.0, None, 0.025).unwrap_err();
+        let from_a_tunnel = motions_for(&west, &Vector3::x(), 0.0, Lying::InTunnel, 0.025).unwrap_err();
         assert!(from_a_tunnel.contains("only from the U a lift ends in"), "{from_a_tunnel}");
     }
 
@@ -1703,7 +1824,8 @@ mod tests {
         let robot_0 = lying_along_x(0.2741, 0.045);
         assert_eq!(crowding(&[None, None], &[robot_0.clone(), robot_1.clone()]), None, "apart as they lie");
         let shift = Action { robot: 0, kind: ActionKind::Shift, from: Cell::new(2, 0, 1), to: Cell::new(1, 0, 1), partner: None };
-        let stages = motions_for(&shift, &Vector3::x(), 0.0, Some(LiftU { lead: Head::Rear, towards: -1 }), 0.025).expect("the shift");
+        let stages =
+            motions_for(&shift, &Vector3::x(), 0.0, Lying::Lifted(LiftU { lead: Head::Rear, towards: -1 }), 0.025).expect("the shift");
         let reach = reach_of(&shift, &stages, &robot_0, &Vector3::x(), size);
         let crowded = crowding(&[Some(reach), None], &[robot_0.clone(), robot_1.clone()]).expect("robot 0 reaches into robot 1");
         assert_eq!((crowded.robot, crowded.other, crowded.link.as_str()), (0, 1, "head_front"));
@@ -1752,26 +1874,32 @@ mod tests {
         let robot_0 = vec![lower_head];
         let robot_1 = lying_along_x(0.0, 0.0451);
         let moved = Action { robot: 1, kind: ActionKind::Move, from: Cell::new(0, 0, 0), to: Cell::new(1, 0, 0), partner: None };
-        let stages = motions_for(&moved, &Vector3::x(), 0.1, None, 0.025).expect("a move");
+        let stages = motions_for(&moved, &Vector3::x(), 0.1, Lying::InTunnel, 0.025).expect("a move");
         let reach = reach_of(&moved, &stages, &robot_1, &Vector3::x(), size);
         let front = reach.iter().filter(|(what, _)| what.starts_with("head_front swept")).map(|(_, s)| s.max.x).fold(0.0, f64::max);
         assert!((front - 0.176).abs() < 1e-9, "{front}");
         assert_eq!(crowding(&[None, Some(reach.clone())], &[robot_0.clone(), robot_1.clone()]), None);
         // 8 mm farther, the front head would reach 0.3 mm into it.
-        let farther = motions_for(&moved, &Vector3::x(), 0.108, None, 0.025).expect("a move");
+        let farther = motions_for(&moved, &Vector3::x(), 0.108, Lying::InTunnel, 0.025).expect("a move");
         let crowded = crowding(&[None, Some(reach_of(&moved, &farther, &robot_1, &Vector3::x(), size))], &[robot_0, robot_1.clone()]);
         assert!(crowded.is_some_and(|c| c.robot == 1 && c.other == 0 && (c.shared.depth() - 0.0003).abs() < 1e-9));
         // Two robots three cells apart crawling on together: apart where they lie.
         let ahead = lying_along_x(0.3, 0.0451);
         let next = Action { robot: 1, from: Cell::new(3, 0, 0), to: Cell::new(4, 0, 0), ..moved };
         let reach_ahead =
-            reach_of(&next, &motions_for(&next, &Vector3::x(), 0.1, None, 0.025).expect("a move"), &ahead, &Vector3::x(), size);
+            reach_of(&next, &motions_for(&next, &Vector3::x(), 0.1, Lying::InTunnel, 0.025).expect("a move"), &ahead, &Vector3::x(), size);
         assert_eq!(crowding(&[Some(reach), Some(reach_ahead)], &[robot_1.clone(), ahead]), None);
         // Lying centred in neighbouring cells (task 3's robots 0 and 1 at the start), whether
         // they act or not.
         let beside = lying_along_x(0.1, 0.0451);
         let back = Action { robot: 0, to: Cell::new(0, 0, 0), from: Cell::new(1, 0, 0), ..moved };
-        let away = reach_of(&back, &motions_for(&back, &Vector3::x(), -0.1, None, 0.025).expect("a move"), &robot_1, &Vector3::x(), size);
+        let away = reach_of(
+            &back,
+            &motions_for(&back, &Vector3::x(), -0.1, Lying::InTunnel, 0.025).expect("a move"),
+            &robot_1,
+            &Vector3::x(),
+            size,
+        );
         let moving = crowding(&[Some(away), None], &[robot_1.clone(), beside.clone()]).expect("in each other");
         assert_eq!(moving.reach, "head_front where it lies", "not the sweep, deeper but moving away");
         let crowded = crowding(&[None, None], &[robot_1, beside]).expect("in each other");
@@ -1786,18 +1914,21 @@ mod tests {
     fn a_lift_is_a_crawl_to_the_holding_heads_grip_then_the_lift_onto_led_by_the_head_towards_the_neighbour() {
         let lift = |from, to| Action { robot: 0, kind: ActionKind::Lift, from, to, partner: None };
         // Task 1's lift: the rear head 74 mm short of its grip, two crawl cycles of 18.5 mm.
-        let stages = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::x(), 0.074, None, 0.025).expect("a lift");
+        let stages =
+            motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::x(), 0.074, Lying::InTunnel, 0.025).expect("a lift");
         assert_eq!(stages.len(), 3, "{stages:?}");
         assert!(matches!(stages[0], Stage::Run(Motion::Crawl { step, iterations: 4, backward: false }) if (step - 0.0185).abs() < 1e-12));
         // The rear head holds A: the executor frees A and notes the grip before the lift.
         assert_eq!(stages[1], Stage::Release { holder: Head::Rear });
         assert_eq!(stages[2], Stage::Run(Motion::LiftOnto { lead: Head::Front }));
         // Towards -x, the robot heading -x.
-        let west = motions_for(&lift(Cell::new(2, 0, 0), Cell::new(1, 0, 1)), &-Vector3::x(), 0.074, None, 0.025).expect("a lift");
+        let west =
+            motions_for(&lift(Cell::new(2, 0, 0), Cell::new(1, 0, 1)), &-Vector3::x(), 0.074, Lying::InTunnel, 0.025).expect("a lift");
         assert_eq!(west[2], Stage::Run(Motion::LiftOnto { lead: Head::Front }));
         // Task 2's lift, onto the neighbour behind the robot: the front head crawls back 74
         // mm to its grip in A (a backward crawl), then the lift with the rear head leading.
-        let behind = motions_for(&lift(Cell::new(3, 0, 0), Cell::new(2, 0, 1)), &Vector3::x(), -0.074, None, 0.025).expect("a lift");
+        let behind =
+            motions_for(&lift(Cell::new(3, 0, 0), Cell::new(2, 0, 1)), &Vector3::x(), -0.074, Lying::InTunnel, 0.025).expect("a lift");
         assert!(matches!(behind[0], Stage::Run(Motion::Crawl { step, iterations: 4, backward: true }) if (step - 0.0185).abs() < 1e-12));
         assert_eq!(behind[1], Stage::Release { holder: Head::Front });
         assert_eq!(behind[2], Stage::Run(Motion::LiftOnto { lead: Head::Rear }));
@@ -1805,11 +1936,11 @@ mod tests {
         assert_eq!(Holder::of(Head::Rear).link(), "head_front");
         assert_eq!(Holder::of(Head::Front).link(), "head_rear");
         // Across the tunnel: no head leads along x.
-        let refused = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::y(), 0.074, None, 0.025).unwrap_err();
+        let refused = motions_for(&lift(Cell::new(0, 0, 0), Cell::new(1, 0, 1)), &Vector3::y(), 0.074, Lying::InTunnel, 0.025).unwrap_err();
         assert!(refused.contains("not lying along the x tunnel"), "{refused}");
         // Only onto the top of a neighbour along x.
         for to in [Cell::new(2, 0, 1), Cell::new(0, 1, 1), Cell::new(1, 0, 0)] {
-            let refused = motions_for(&lift(Cell::new(0, 0, 0), to), &Vector3::x(), 0.074, None, 0.025).unwrap_err();
+            let refused = motions_for(&lift(Cell::new(0, 0, 0), to), &Vector3::x(), 0.074, Lying::InTunnel, 0.025).unwrap_err();
             assert!(refused.contains("other than onto the top"), "{to}: {refused}");
         }
         // The lift runs at the block-moving solver passes, the crawl at the world's.
