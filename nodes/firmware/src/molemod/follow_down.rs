@@ -158,10 +158,8 @@ pub const TURN_JOINT: (f64, f64, f64) = (-0.003, -0.004, 0.5);
 /// head in B's crossing 7.99 mm to -x of B's axis and the head in C 5.01 mm past C's
 /// crossing, both level 3.75 mm below the tunnel's axis; as this model's upper head (the
 /// model's front head, pointing -x) and lower head, m and rad.
-pub const FOLLOW_END: (Pose, Pose) = (
-    Pose { x: -BLOCK - 0.00799, z: -0.00375, angle: std::f64::consts::PI },
-    Pose { x: 0.00501, z: -0.00375, angle: std::f64::consts::PI },
-);
+pub const FOLLOW_END: (Pose, Pose) =
+    (Pose { x: -BLOCK - 0.00799, z: -0.00375, angle: std::f64::consts::PI }, Pose { x: 0.00501, z: -0.00375, angle: std::f64::consts::PI });
 
 /// The upper head's keys down B's column from `from` to its centre `to_z` (m above B's
 /// crossing), `n` of them: on the column's axis, the angle turning to upright (the turn up's
@@ -249,7 +247,11 @@ pub fn search() -> Result<Vec<(Base, LiftJoints)>, String> {
     let upper = other(&lower, &q3);
     let q4 = push(&mut rows, Base::Front, &phase(&upper, &q3, &lower_at(1), 20_000).map_err(|e| format!("phase 4: {e}"))?);
     let lower = other(&upper, &q4);
-    let q5 = push(&mut rows, Base::Rear, &through_keys(&lower, &q4, &column_keys(&HOLD_B, COLUMN_HOLD, 10)).map_err(|e| format!("phase 5: {e}"))?);
+    let q5 = push(
+        &mut rows,
+        Base::Rear,
+        &through_keys(&lower, &q4, &column_keys(&HOLD_B, COLUMN_HOLD, 10)).map_err(|e| format!("phase 5: {e}"))?,
+    );
     let upper = other(&lower, &q5);
     let q6 = push(&mut rows, Base::Front, &phase(&upper, &q5, &lower_at(2), 20_000).map_err(|e| format!("phase 6: {e}"))?);
     let lower = other(&upper, &q6);
@@ -596,7 +598,8 @@ pub fn walk(grip: &Grip, rows: &[(Base, LiftJoints)]) -> Result<Walked, String> 
     let lim = limits();
     let mut grip = *grip;
     let mut touching = lim.touching(&grip, &rows[0].1);
-    let mut w = Walked { least: f64::INFINITY, clamped: head_clearance(&grip.pose), torque: 0.0, force: 0.0, switches: 0, holds: vec![(1, grip)] };
+    let mut w =
+        Walked { least: f64::INFINITY, clamped: head_clearance(&grip.pose), torque: 0.0, force: 0.0, switches: 0, holds: vec![(1, grip)] };
     for (k, pair) in rows.windows(2).enumerate() {
         let ((_, from), (base, to)) = (pair[0], pair[1]);
         if base != grip.base {

@@ -49,8 +49,11 @@ pub fn room(grip: &Grip, lim: &FollowLimits, q: &LiftJoints) -> Option<f64> {
 
 /// The values a joint `i` takes in `window` round `v`, within its range.
 fn window_values(i: usize, v: f64, window: &Window, lim: &FollowLimits) -> Vec<f64> {
-    let (half, step, lo, hi) =
-        if PRISMATIC[i] { (window.travel, window.travel_step, 0.0, TRAVEL) } else { (window.pitch, window.pitch_step, -lim.pitch, lim.pitch) };
+    let (half, step, lo, hi) = if PRISMATIC[i] {
+        (window.travel, window.travel_step, 0.0, TRAVEL)
+    } else {
+        (window.pitch, window.pitch_step, -lim.pitch, lim.pitch)
+    };
     let n = (half / step).round() as i32;
     let mut out: Vec<f64> = (-n..=n).map(|k| (v + step * f64::from(k)).clamp(lo, hi)).collect();
     out.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
@@ -157,17 +160,6 @@ pub fn ramp(driver: usize, from: f64, to: f64, step: f64) -> Vec<Key> {
             (std::array::from_fn(|i| i == driver), q)
         })
         .collect()
-}
-
-/// Keys setting the clamped half's three joints (its lever, pitch and the body's prismatic
-/// joint next to it) and the body's other prismatic joint to each configuration of `path`
-/// ([`widest_passage`]'s), the far head's two free.
-pub fn half_keys(grip: &Grip, path: &[LiftJoints]) -> Vec<Key> {
-    let set: [bool; 6] = match grip.base {
-        Base::Front => [true, true, true, true, false, false],
-        Base::Rear => [false, false, true, true, true, true],
-    };
-    path.iter().map(|q| (set, *q)).collect()
 }
 
 /// The room of the part of the mole next to the clamped head `grip` at `q`: the least of the
@@ -315,21 +307,21 @@ pub fn passage_bound(travel_step: f64, pitch_step: f64) -> f64 {
 
 /// The far head along a path of the rest of the chain: for each configuration of `path`
 /// (the clamped half and the body's joints as [`widest_passage`] gives them), the far head's
-/// two joints (its lever every `travel_step` m, its pitch every `pitch_step` rad over their
-/// ranges) with the most [`room`] a sequence can keep, each cell at most `reach` steps of
-/// each (lever, pitch) from the last one's; the sequence from `start` (its far head's joints) to `goal`'s (the
-/// first and last rows are `start` and `goal`). The least room it keeps (m; negative
-/// infinity if none keeps the limits) and its rows.
+/// two joints (its lever every `grid.head_travel_step` m, its pitch every
+/// `grid.head_pitch_step` rad over their ranges) with the most [`room`] a sequence can keep,
+/// each cell at most `grid.head_reach` steps of each (lever, pitch) from the last one's, the
+/// first from `start`'s; it ends at the cell of `path`'s last configuration where `end` holds
+/// with the most room. The least room it keeps (m; negative infinity if none keeps the
+/// limits) and its rows, the first `start`.
 pub fn far_head_along(
     grip: &Grip,
     lim: &FollowLimits,
     path: &[LiftJoints],
     start: &LiftJoints,
     end: impl Fn(&LiftJoints) -> bool,
-    travel_step: f64,
-    pitch_step: f64,
-    reach: (i64, i64),
+    grid: &PassageGrid,
 ) -> (f64, Vec<LiftJoints>) {
+    let (travel_step, pitch_step, reach) = (grid.head_travel_step, grid.head_pitch_step, grid.head_reach);
     let (lever, pitch) = match grip.base {
         Base::Front => (5, 4),
         Base::Rear => (0, 1),
@@ -452,8 +444,7 @@ pub fn passage_phase(
             path.push(std::array::from_fn(|i| if head.contains(&i) { 0.0 } else { last[i] + (to[i] - last[i]) * f }));
         }
     }
-    let (least, rows) =
-        far_head_along(grip, lim, &path, from, |_| true, grid.head_travel_step, grid.head_pitch_step, grid.head_reach);
+    let (least, rows) = far_head_along(grip, lim, &path, from, |_| true, grid);
     if least < lim.margin {
         return Err("no far head along the passage");
     }
