@@ -1,11 +1,14 @@
-//! A keyed search for one phase of the follow down after the push over (issue #18,
+//! Searches for one phase of the follow down after the push over (issue #18,
 //! mole-followdown2, "route Z"'s second half): with one head clamped, a chain of keys, each
 //! the configuration with the most room ([`room`]) in a window of the joints round the last
 //! key ([`key_near`]) with one joint (the key's driver) set to the key's value, each key
 //! joined to the last by the firmware's straight phase or a short RRT-connect ([`join`]).
 //! As mole-keys' windowed search (docs/molemod_execution.md, "The way into the C/A column,
-//! by the body's turn"), kept here as code. The scene and limits are
-//! [`super::after_push::limits`]'s.
+//! by the body's turn"), kept here as code. And what found the follow down's hand-over where
+//! those keys stop: the widest path of the clamped half and the body on a grid of their four
+//! joints ([`widest_passage`]), the far head's two joints along it layer by layer
+//! ([`far_head_along`]), joined step by step ([`passage_phase`]). The limits are any
+//! [`FollowLimits`]; the follow down uses [`super::after_push::limits`].
 
 use super::follow::{clearances_in, links, loads, phase_ok, search_phase, Base, FollowLimits, Grip, CLAMP_TOLERANCE};
 use super::lift::{LiftJoints, PRISMATIC, TRAVEL};
