@@ -4,9 +4,12 @@
 //! driving the lower pitch (the body's turn about the lower joint) from the first hold's to
 //! the second's, optionally first the upper pitch to `pitch first` (rad; 9 = no), each key
 //! the most room in the window round the last; then a join to the second hold's
-//! configuration. Prints each key's room and where it stops.
+//! configuration. With `reverse` 1 the keys run from the second hold to the first; with
+//! `meet` N both ways run and RRT-connect (20 000 iterations) tries the N nearest pairs of
+//! their rows. Prints each key's room and where it stops.
 //! `cargo run --release -p flotilla_firmware --no-default-features --example molemod_follow_down_keys -- \
-//!   out_mm z_mm tilt from_x from_z from_angle to_x to_z to_angle step_rad travel_mm travel_step_mm pitch pitch_step pitch_first iterations`
+//!   out_mm z_mm tilt from_x from_z from_angle to_x to_z to_angle step_rad travel_mm travel_step_mm pitch pitch_step \
+//!   pitch_first iterations reverse meet`
 
 #[path = "support/args.rs"]
 mod args;
@@ -48,7 +51,7 @@ fn main() {
     let t = std::time::Instant::now();
     let run = keyed(&lower, &lim, &q0, &keys, &window, (iterations, 1), |_| false);
     for (k, (q, r)) in run.keys.iter().enumerate() {
-        let l = links(&lower, &q);
+        let l = links(&lower, q);
         let d = clearances_in(lim.blocks, &l);
         let worst = (0..8).filter(|i| *i != 2).min_by(|x, y| d[*x].total_cmp(&d[*y])).unwrap_or(0);
         println!(

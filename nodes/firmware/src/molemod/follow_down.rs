@@ -13,10 +13,14 @@
 //! no farther than 72 mm from B's column axis, and the upper head holds in B's column only
 //! with the lower head 71 mm out or more ([`super::follow::reach`]), both holds at a block's face there; the
 //! other hold in B, in its -x arm with the mole straight, needs the body to swing past the
-//! crossing's rims at 140-150 degrees, with less than 1 mm of room at best ([`body_room`]),
-//! and no phase to it was found. Searched phase by phase from the down turn's end with face
-//! holds, the upper head reaches A's face and the lower head 71 mm out, but no phase takes
-//! the upper head from A's face to B's top face there (the tests).
+//! crossing's rims at 140-150 degrees, with less than 1 mm of room at best ([`super::after_push::body_room`]),
+//! and no phase to it was found. Through B's column, with those face holds, [`search`] finds
+//! the whole follow down from the down turn's end: the body's turn about the lower joint,
+//! which must slide the body down B's column nearly upright, by
+//! [`super::follow_keys::passage_phase`] (RRT-connect and greedy keys do not find it), then
+//! the upper head down B's column and turned into B's crossing as the turn up mirrored, to
+//! where `Follow { lead: Rear }` leaves the mole in the afterroll chain ([`FOLLOW_END`]);
+//! stored as [`FOLLOW_DOWN_PATH`].
 
 use super::after_push::{head_clearance, limits, start, AFTER_PUSH_BLOCKS};
 use super::follow::{in_tunnel_in, links, phase_ok, reach, reaches, search_phase, Base, Grip};
@@ -47,7 +51,7 @@ pub fn depth_in_block(p: (f64, f64), centre: (f64, f64)) -> f64 {
 
 /// Head poses with centres on a `step` (m) grid over the box `x` by `z` (m, this scene's
 /// frame) inside a block's tunnel, axes every `da` rad over `angles`, each head clear of the
-/// blocks (its own clearance, which [`FollowLimits::check`] leaves out for a clamped head).
+/// blocks (its own clearance, which [`super::follow::FollowLimits::check`] leaves out for a clamped head).
 pub fn head_targets(x: (f64, f64), z: (f64, f64), step: f64, angles: (f64, f64), da: f64) -> Vec<Pose> {
     let count = |r: (f64, f64), s: f64| ((r.1 - r.0) / s).round() as i32;
     let mut v = Vec::new();

@@ -1,11 +1,14 @@
-//! A keyed search for one phase of the follow down after the push over (issue #18,
+//! Searches for one phase of the follow down after the push over (issue #18,
 //! mole-followdown2, "route Z"'s second half): with one head clamped, a chain of keys, each
 //! the configuration with the most room ([`room`]) in a window of the joints round the last
 //! key ([`key_near`]) with one joint (the key's driver) set to the key's value, each key
 //! joined to the last by the firmware's straight phase or a short RRT-connect ([`join`]).
 //! As mole-keys' windowed search (docs/molemod_execution.md, "The way into the C/A column,
-//! by the body's turn"), kept here as code. The scene and limits are
-//! [`super::after_push::limits`]'s.
+//! by the body's turn"), kept here as code. And what found the follow down's hand-over where
+//! those keys stop: the widest path of the clamped half and the body on a grid of their four
+//! joints ([`widest_passage`]), the far head's two joints along it layer by layer
+//! ([`far_head_along`]), joined step by step ([`passage_phase`]). The limits are any
+//! [`FollowLimits`]; the follow down uses [`super::after_push::limits`].
 
 use super::follow::{clearances_in, links, loads, phase_ok, search_phase, Base, FollowLimits, Grip, CLAMP_TOLERANCE};
 use super::lift::{LiftJoints, PRISMATIC, TRAVEL};
@@ -162,17 +165,6 @@ pub fn ramp(driver: usize, from: f64, to: f64, step: f64) -> Vec<Key> {
         .collect()
 }
 
-/// Keys setting the clamped half's three joints (its lever, pitch and the body's prismatic
-/// joint next to it) and the body's other prismatic joint to each configuration of `path`
-/// ([`widest_passage`]'s), the far head's two free.
-pub fn half_keys(grip: &Grip, path: &[LiftJoints]) -> Vec<Key> {
-    let set: [bool; 6] = match grip.base {
-        Base::Front => [true, true, true, true, false, false],
-        Base::Rear => [false, false, true, true, true, true],
-    };
-    path.iter().map(|q| (set, *q)).collect()
-}
-
 /// The room of the part of the mole next to the clamped head `grip` at `q`: the least of the
 /// body's clearance from the blocks, the clamped head's from the body and its universal
 /// joint's (disc and both rods) from the blocks, m; the rest of the chain cannot add room.
@@ -318,21 +310,21 @@ pub fn passage_bound(travel_step: f64, pitch_step: f64) -> f64 {
 
 /// The far head along a path of the rest of the chain: for each configuration of `path`
 /// (the clamped half and the body's joints as [`widest_passage`] gives them), the far head's
-/// two joints (its lever every `travel_step` m, its pitch every `pitch_step` rad over their
-/// ranges) with the most [`room`] a sequence can keep, each cell at most `reach` steps of
-/// each (lever, pitch) from the last one's; the sequence from `start` (its far head's joints) to `goal`'s (the
-/// first and last rows are `start` and `goal`). The least room it keeps (m; negative
-/// infinity if none keeps the limits) and its rows.
+/// two joints (its lever every `grid.head_travel_step` m, its pitch every
+/// `grid.head_pitch_step` rad over their ranges) with the most [`room`] a sequence can keep,
+/// each cell at most `grid.head_reach` steps of each (lever, pitch) from the last one's, the
+/// first from `start`'s; it ends at the cell of `path`'s last configuration where `end` holds
+/// with the most room. The least room it keeps (m; negative infinity if none keeps the
+/// limits) and its rows, the first `start`.
 pub fn far_head_along(
     grip: &Grip,
     lim: &FollowLimits,
     path: &[LiftJoints],
     start: &LiftJoints,
     end: impl Fn(&LiftJoints) -> bool,
-    travel_step: f64,
-    pitch_step: f64,
-    reach: (i64, i64),
+    grid: &PassageGrid,
 ) -> (f64, Vec<LiftJoints>) {
+    let (travel_step, pitch_step, reach) = (grid.head_travel_step, grid.head_pitch_step, grid.head_reach);
     let (lever, pitch) = match grip.base {
         Base::Front => (5, 4),
         Base::Rear => (0, 1),
@@ -455,7 +447,7 @@ pub fn passage_phase(
             path.push(std::array::from_fn(|i| if head.contains(&i) { 0.0 } else { last[i] + (to[i] - last[i]) * f }));
         }
     }
-    let (least, rows) = far_head_along(grip, lim, &path, from, |_| true, grid.head_travel_step, grid.head_pitch_step, grid.head_reach);
+    let (least, rows) = far_head_along(grip, lim, &path, from, |_| true, grid);
     if least < lim.margin {
         return Err("no far head along the passage");
     }
