@@ -486,7 +486,8 @@ fn the_lift_push_over_then_the_down_turn_in_one_run() {
 /// following down into B's x tunnel after the push over"): `FollowDown` at 512 passes (the
 /// upper head leaves A, the body comes down B's column and the mole ends straight along B's
 /// and C's x tunnels); a crawl putting the upper head 29 mm past B's centre towards C (where
-/// the afterroll chain's 37 mm crawl leaves its rear head), a settle (`SetDown`), `StepOut`,
+/// the afterroll chain's 37 mm crawl leaves its rear head), a settle (`SetDown`, at the
+/// crawl's passes), `StepOut`,
 /// `EnterU`, A unscrewed from C and `PutDown`, all led by the upper head (the afterroll
 /// chain's steps 4-8, "Putting a block down onward after the shift from below"). Asserts no
 /// motion stuck, A within the executor's 5 mm of the cell beyond C, B and C within 1 mm.
@@ -522,7 +523,9 @@ fn task_1_lift_shift_and_put_down_in_one_run() {
         Motion::Crawl { step: 0.5 * on, iterations: 2, backward: s < 0.0 },
         &wall,
     );
-    chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::SetDown, &wall);
+    // The settle at the crawl's passes, as the afterroll chain runs it (at 512 the pitch stalls
+    // 7 mrad short of level with the mole on the tunnel floors).
+    chain_step(&mut world, &mut firmware, row, tunnel_world_options().solver_iterations, Motion::SetDown, &wall);
     chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::StepOut { lead: upper }, &wall);
     chain_step(&mut world, &mut firmware, row, LIFT_SOLVER_ITERATIONS, Motion::EnterU { lead: upper }, &wall);
     world.unscrew(&a_home, &c_home).expect("A screwed to C after the shift");

@@ -3,6 +3,7 @@
 //! crawling the final model through their tunnels (SPEC 2: moving in a straight tunnel is
 //! the forward motion, distance = step x iterations).
 
+use flotilla_contract::molemod::MolemodCommand;
 use flotilla_contract::Firmware;
 use flotilla_firmware::molemod::motion::{Head, MoleMotions, Motion, TURN_UP_PATH};
 use flotilla_firmware::molemod::FiveIntervalController;
@@ -76,6 +77,27 @@ impl Run {
         let x = self.world.link_pose(link).expect("link").rotation * Vector3::x();
         x.z.atan2(x.x.hypot(x.y))
     }
+}
+
+/// The grip rule (`GripClamp`): a head grips once 15 mm of its 40 mm length is inside a
+/// block (with its full hold from 20 mm, its centre inside). Alone in one block the
+/// contracted mole's heads stand 6 mm out of the tunnel's mouths, 14 mm in: neither grips.
+/// Moved 2 mm towards +x, the rear head is 16 mm in and grips, the front one 12 mm in and
+/// does not; moved 2 mm the other way from the start, the other way round.
+#[test]
+fn a_head_grips_once_15_mm_of_it_is_inside_a_block() {
+    let lattice = Lattice::from_picture("R").expect("picture");
+    let mut world = MoleWorld::in_lattice(&committed_model(), &lattice, options(), BlockOptions::default()).expect("the world builds");
+    let grip = |world: &mut MoleWorld, on: bool| {
+        world.step("mole", &MolemodCommand { joint_velocities: vec![], head_grip: vec![on, on] }).expect("the command fits");
+        (world.head_clamped(0), world.head_clamped(1))
+    };
+    assert_eq!(grip(&mut world, true), (false, false));
+    world.move_robot(0, &Isometry3::translation(0.002, 0.0, 0.0)).expect("robot 0");
+    assert_eq!(grip(&mut world, true), (false, true));
+    assert_eq!(grip(&mut world, false), (false, false));
+    world.move_robot(0, &Isometry3::translation(-0.004, 0.0, 0.0)).expect("robot 0");
+    assert_eq!(grip(&mut world, true), (true, false));
 }
 
 #[test]

@@ -173,15 +173,21 @@ impl Blocks {
         self.blocks.iter().find(|b| b.home == *home).copied().ok_or(BlockError::NoBlock(*home))
     }
 
-    /// The block whose cube (where it is now) holds `point`, if any.
-    pub fn block_holding(&self, point: &Point3<f64>, bodies: &RigidBodySet) -> Option<Block> {
+    /// The block a segment reaches into deepest (where the blocks are now), with how long a
+    /// part of the segment lies inside its cube, m; `None` if it reaches into none. A head
+    /// along its axis is such a segment: only through a tunnel's mouth can it lie partly in a
+    /// block.
+    pub fn block_engaging(&self, from: &Point3<f64>, to: &Point3<f64>, bodies: &RigidBodySet) -> Option<(Block, f64)> {
         let h = 0.5 * self.options.size;
-        self.blocks.iter().copied().find(|b| {
-            bodies.get(b.body).is_some_and(|body| {
-                let local = body.position().inverse_transform_point(point);
-                local.x.abs() < h && local.y.abs() < h && local.z.abs() < h
+        self.blocks
+            .iter()
+            .filter_map(|b| {
+                let body = bodies.get(b.body)?;
+                let (p, q) = (body.position().inverse_transform_point(from), body.position().inverse_transform_point(to));
+                let inside = segment_in_cube(&p.coords, &q.coords, h);
+                (inside > 0.0).then_some((*b, inside))
             })
-        })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
     }
 
     /// World pose of the block that started in `home`.
@@ -239,9 +245,42 @@ impl Blocks {
     }
 }
 
+/// How long a part of the segment from `p` to `q` (m) lies inside the cube of half-side `h`
+/// centred at the origin, m (the segment clipped against the cube's three slabs).
+fn segment_in_cube(p: &Vector3<f64>, q: &Vector3<f64>, h: f64) -> f64 {
+    let d = q - p;
+    let (mut t0, mut t1) = (0.0_f64, 1.0_f64);
+    for i in 0..3 {
+        if d[i].abs() < 1e-15 {
+            if p[i].abs() >= h {
+                return 0.0;
+            }
+            continue;
+        }
+        let (a, b) = ((-h - p[i]) / d[i], (h - p[i]) / d[i]);
+        t0 = t0.max(a.min(b));
+        t1 = t1.min(a.max(b));
+    }
+    (t1 - t0).max(0.0) * d.norm()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_segment_is_clipped_to_the_part_inside_the_cube() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let v = |x, y, z| Vector3::new(x, y, z);
+        // A 40 mm head along x whose centre is 4 mm out of the +x face of a 100 mm cube.
+        assert!(close(segment_in_cube(&v(0.034, 0.0, 0.0), &v(0.074, 0.0, 0.0), 0.05), 0.016));
+        assert!(close(segment_in_cube(&v(0.0, 0.0, 0.0), &v(0.04, 0.0, 0.0), 0.05), 0.04));
+        assert!(close(segment_in_cube(&v(0.06, 0.0, 0.0), &v(0.1, 0.0, 0.0), 0.05), 0.0));
+        // Beside the cube, parallel to a face: nothing inside.
+        assert!(close(segment_in_cube(&v(-0.1, 0.06, 0.0), &v(0.1, 0.06, 0.0), 0.05), 0.0));
+        // Diagonal through a corner region: the clipped length along the segment.
+        assert!(close(segment_in_cube(&v(0.03, 0.03, 0.0), &v(0.07, 0.07, 0.0), 0.05), 0.02 * 2f64.sqrt()));
+    }
 
     #[test]
     fn a_block_is_its_cube_less_two_crossing_tunnels() {

@@ -121,13 +121,23 @@ impl Default for MoleWorldOptions {
     }
 }
 
-/// The hold of a head gripping inside a block.
+/// The hold of a head gripping inside a block. The head's pads press on the tunnel's walls
+/// along the part of its length inside the block: it grips once [`GripClamp::engaged_min`]
+/// of its length is in, with [`GripClamp::force`] and [`GripClamp::torque`] scaled by that
+/// length up to [`GripClamp::engaged_full`] (assumed: the paper gives no grip figure nor the
+/// pads' layout).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GripClamp {
-    /// Largest force the grip holds along each axis, N.
+    /// Largest force the grip holds along each axis with [`GripClamp::engaged_full`] of the
+    /// head in the block or more, N.
     pub force: f64,
-    /// Largest torque the grip holds about each axis, N m.
+    /// Largest torque the grip holds about each axis, likewise, N m.
     pub torque: f64,
+    /// Least length of the head inside a block for its pads to grip, m.
+    pub engaged_min: f64,
+    /// Length of the head inside a block from which it grips with the full force and torque,
+    /// m (half the 40 mm head: its centre inside the block).
+    pub engaged_full: f64,
     /// Motor damping of the clamp, N s/m and N m s/rad: high, so below its limits the
     /// clamp does not creep (a static grip), as a softer one lets the head slide 1 mm per
     /// crawl cycle.
@@ -138,10 +148,18 @@ impl Default for GripClamp {
     /// 30 N and 1.04 N m (assumed: the paper gives no grip figure): twice the force of a
     /// prismatic joint and the torque of a universal one (`MolemodRobotGeometry`: the
     /// PQ12-class 15 N and the XL330-M288-T-class 0.52 N m), so the joints cannot pull a
-    /// gripping head loose, and far above the 2 N weight of the mole.
+    /// gripping head loose, and far above the 2 N weight of the mole; in full from half the
+    /// head's length inside the block, none below 15 mm of its 40 mm (a head whose centre is
+    /// up to 5 mm out of a tunnel's mouth still grips, with three quarters of the hold).
     fn default() -> Self {
         let joints = MolemodRobotGeometry::default();
-        Self { force: 2.0 * joints.prismatic_force, torque: 2.0 * joints.universal_torque, damping: 1.0e6 }
+        Self {
+            force: 2.0 * joints.prismatic_force,
+            torque: 2.0 * joints.universal_torque,
+            engaged_min: 0.015,
+            engaged_full: 0.5 * joints.main_cube_side,
+            damping: 1.0e6,
+        }
     }
 }
 
@@ -204,6 +222,21 @@ pub struct MoleWorld {
     steps: u64,
     blocks: Option<Blocks>,
     clamp: GripClamp,
+}
+
+/// Half the length of a link along its own x axis, m: the farthest its colliders reach
+/// along it either way (0 without colliders).
+fn head_half_length(body: RigidBodyHandle, bodies: &RigidBodySet, colliders: &ColliderSet) -> f64 {
+    bodies.get(body).map_or(0.0, |b| {
+        b.colliders()
+            .iter()
+            .filter_map(|&c| colliders.get(c))
+            .map(|c| {
+                let aabb = c.shape().compute_aabb(c.position_wrt_parent().copied().as_ref().unwrap_or(&Isometry3::identity()));
+                aabb.mins.x.abs().max(aabb.maxs.x.abs())
+            })
+            .fold(0.0, f64::max)
+    })
 }
 
 impl MoleWorld {
@@ -435,19 +468,26 @@ impl MoleWorld {
                     (true, None) => {
                         let handle = mole.robot.body(head)?;
                         let pose = mole.robot.link_pose(head, &self.bodies)?;
-                        let Some(block) = blocks.block_holding(&Point3::from(pose.translation.vector), &self.bodies) else { continue };
+                        // The head along its axis, end to end (its colliders' extent).
+                        let half = head_half_length(handle, &self.bodies, &self.colliders);
+                        let (from, to) = (pose * Point3::new(-half, 0.0, 0.0), pose * Point3::new(half, 0.0, 0.0));
+                        let Some((block, engaged)) = blocks.block_engaging(&from, &to, &self.bodies) else { continue };
+                        if engaged < self.clamp.engaged_min {
+                            continue;
+                        }
+                        let share = (engaged / self.clamp.engaged_full).min(1.0);
                         let Some(block_pose) = self.bodies.get(block.body).map(|b| *b.position()) else { continue };
                         let mut joint = GenericJointBuilder::new(JointAxesMask::empty())
                             .local_frame1(Isometry3::identity())
                             .local_frame2(block_pose.inverse() * pose)
                             .contacts_enabled(true);
                         for (axis, limit) in [
-                            (JointAxis::LinX, self.clamp.force),
-                            (JointAxis::LinY, self.clamp.force),
-                            (JointAxis::LinZ, self.clamp.force),
-                            (JointAxis::AngX, self.clamp.torque),
-                            (JointAxis::AngY, self.clamp.torque),
-                            (JointAxis::AngZ, self.clamp.torque),
+                            (JointAxis::LinX, share * self.clamp.force),
+                            (JointAxis::LinY, share * self.clamp.force),
+                            (JointAxis::LinZ, share * self.clamp.force),
+                            (JointAxis::AngX, share * self.clamp.torque),
+                            (JointAxis::AngY, share * self.clamp.torque),
+                            (JointAxis::AngZ, share * self.clamp.torque),
                         ] {
                             joint = joint
                                 .motor_model(axis, MotorModel::ForceBased)
