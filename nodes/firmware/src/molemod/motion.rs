@@ -765,7 +765,18 @@ struct Phase {
     /// where the contact comes depends on where the blocks rest to a few tenths of a mm,
     /// which no stored target knows.
     press: bool,
+    /// The largest shortfall (rad; a prismatic joint's over [`super::lift::LEVER`], m) at which
+    /// the phase also ends once every joint it moves stands still ([`PRESS_STILL`] over
+    /// [`PRESS_WINDOW`]): a head moved through a tunnel comes to rest on its floor or a rim a
+    /// few mrad from a stored row the planar model keeps 0.75 mm clear of them. 0: never.
+    settle: f64,
 }
+
+/// [`Phase::settle`] of the phases of stored tables with alternating grips
+/// ([`Motion::DownTurn`], [`Motion::FollowDown`]), rad: 10 mrad, 0.28 mm at a head's 28 mm
+/// lever. Measured: the follow down's row 236 (the lower head levelled in C's tunnel with the
+/// upper one clamped in B's column) stood still 4.65 mrad short after the executor's shift.
+pub const TABLE_SETTLE: f64 = 0.01;
 
 /// How little a pressing joint moves over [`PRESS_WINDOW`] for a press to bear, m (or rad): 2 %
 /// of the 1 mm a prismatic joint moves in that time at its slow speed.
@@ -893,8 +904,16 @@ impl MoleMotions {
     fn phases(&self, motion_index: usize, motion: Motion) -> Result<Vec<Phase>, MotionError> {
         let Joints { front_shift, rear_shift, front_yaw, front_pitch, front_push } = self.joints;
         let (front, rear) = (&self.axes[front_shift], &self.axes[rear_shift]);
-        let phase =
-            |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0, press: false };
+        let phase = |name, targets, grip| Phase {
+            motion: motion_index,
+            motion_name: motion.name(),
+            name,
+            targets,
+            grip,
+            dwell: 0.0,
+            press: false,
+            settle: 0.0,
+        };
         match motion {
             Motion::Crawl { step, iterations, backward } => {
                 // The basic model's one joint expands by the 2 step two joints share.
@@ -1214,8 +1233,16 @@ impl MoleMotions {
         path: &[(Base, [f64; 6])],
         (lead, flipped): (Head, bool),
     ) -> Result<Vec<Phase>, MotionError> {
-        let phase =
-            |name, targets, grip| Phase { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0, press: false };
+        let phase = |name, targets, grip| Phase {
+            motion: motion_index,
+            motion_name: motion.name(),
+            name,
+            targets,
+            grip,
+            dwell: 0.0,
+            press: false,
+            settle: 0.0,
+        };
         let rows: Vec<[f64; 6]> = path.iter().map(|r| seen_from(&r.1, flipped)).collect();
         let index = self.path_joints(motion, &rows, lead)?;
         let holds = |base| lead.grip(if base == Base::Rear { [false, true] } else { [true, false] });
@@ -1224,7 +1251,8 @@ impl MoleMotions {
             if pair[1].0 != pair[0].0 {
                 phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
             }
-            phases.push(phase(name, index.iter().copied().zip(lead.row(&rows[k + 1])).collect(), holds(pair[1].0)));
+            let targets = index.iter().copied().zip(lead.row(&rows[k + 1])).collect();
+            phases.push(Phase { settle: TABLE_SETTLE, ..phase(name, targets, holds(pair[1].0)) });
         }
         phases.push(phase("grip", vec![], [true, true]));
         Ok(phases)
@@ -1258,14 +1286,19 @@ impl MoleMotions {
     }
 
     /// Whether pressing `phase`'s head bears: every joint the phase moves stood still over the
-    /// last [`PRESS_WINDOW`] (always false for a phase that does not press).
+    /// last [`PRESS_WINDOW`] (always false for a phase that does not press), or, for a phase
+    /// that settles, stood still within [`Phase::settle`] of its target.
     fn bearing(&mut self, phase: &Phase, time: f64, positions: &[f64]) -> bool {
-        if !phase.press {
+        if !phase.press && phase.settle <= 0.0 {
             return false;
         }
+        let within = |i: usize, target: f64| {
+            let scale = if self.axes[i].prismatic { super::lift::LEVER } else { 1.0 };
+            phase.press || (positions[i] - target).abs() <= phase.settle * scale
+        };
         match &self.press_mark {
             Some((since, was)) if time - since >= PRESS_WINDOW => {
-                let still = phase.targets.iter().all(|&(i, _)| (positions[i] - was[i]).abs() <= PRESS_STILL);
+                let still = phase.targets.iter().all(|&(i, target)| (positions[i] - was[i]).abs() <= PRESS_STILL && within(i, target));
                 self.press_mark = Some((time, positions.to_vec()));
                 still
             }
@@ -1928,6 +1961,40 @@ mod tests {
         }
         assert!(other.done.is_empty());
         assert!(other.stuck().is_some());
+    }
+
+    /// A phase of a stored table with alternating grips ends when its joints stand still
+    /// within [`TABLE_SETTLE`] of its row (a head resting on a tunnel's floor a few mrad from
+    /// it), not when they stand still farther off: that one stops the robot at the phase limit.
+    #[test]
+    fn a_table_phase_settles_within_ten_mrad_of_its_row_and_not_farther() {
+        let axes = final_model(FULL_RANGE);
+        let n = axes.len();
+        let at = |t: f64, q: &[f64]| MolemodSensors { stamp: t, joint_positions: q.to_vec() };
+        let run = |short: f64| {
+            let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+            fw.phase_timeout = 1.0;
+            fw.push(Motion::FollowDown { lead: Head::Front, flipped: false }).expect("valid");
+            let first = fw.queue[0].clone();
+            assert_eq!(first.settle, TABLE_SETTLE);
+            // Every joint at its target but the last one the phase moves, `short` off, still.
+            let mut q = vec![0.0; n];
+            for &(i, v) in &first.targets {
+                q[i] = v;
+            }
+            let (i, v) = *first.targets.iter().rev().find(|&&(i, _)| !axes[i].prismatic).expect("a pitch");
+            q[i] = v - short;
+            for k in 0..150 {
+                let t = 0.01 * f64::from(k);
+                fw.step(t, &at(t, &q));
+                if !fw.done.is_empty() || fw.stuck().is_some() {
+                    break;
+                }
+            }
+            (fw.done.first().map(|r| r.phase), fw.stuck().is_some())
+        };
+        assert_eq!(run(0.005), (Some("follow down"), false));
+        assert_eq!(run(0.02), (None, true));
     }
 
     #[test]
