@@ -765,18 +765,25 @@ struct Phase {
     /// where the contact comes depends on where the blocks rest to a few tenths of a mm,
     /// which no stored target knows.
     press: bool,
-    /// The largest shortfall (rad; a prismatic joint's over [`super::lift::LEVER`], m) at which
-    /// the phase also ends once every joint it moves stands still ([`PRESS_STILL`] over
+    /// The largest shortfall of a revolute joint (rad) and of a prismatic one (m) at which the
+    /// phase also ends once every joint it moves stands still ([`PRESS_STILL`] over
     /// [`PRESS_WINDOW`]): a head moved through a tunnel comes to rest on its floor or a rim a
-    /// few mrad from a stored row the planar model keeps 0.75 mm clear of them. 0: never.
-    settle: f64,
+    /// few mrad from a stored row the planar model keeps 0.75 mm clear of them; a block drawn
+    /// against its neighbour bears on it short of the stored close. Zero: never.
+    settle: [f64; 2],
 }
 
 /// [`Phase::settle`] of the phases of stored tables with alternating grips
-/// ([`Motion::DownTurn`], [`Motion::FollowDown`]), rad: 10 mrad, 0.28 mm at a head's 28 mm
-/// lever. Measured: the follow down's row 236 (the lower head levelled in C's tunnel with the
-/// upper one clamped in B's column) stood still 4.65 mrad short after the executor's shift.
-pub const TABLE_SETTLE: f64 = 0.01;
+/// ([`Motion::DownTurn`], [`Motion::FollowDown`]): 10 mrad (0.28 mm at a head's 28 mm lever)
+/// and 0.28 mm. Measured: the follow down's row 236 (the lower head levelled in C's tunnel
+/// with the upper one clamped in B's column) stood still 4.65 mrad short after the
+/// executor's shift.
+pub const TABLE_SETTLE: [f64; 2] = [0.01, 0.01 * super::lift::LEVER];
+
+/// [`Phase::settle`] of [`Motion::PutDown`]'s close, which draws the block against the one
+/// it was lifted from: 1 mm on its prismatic joints. Measured: after task 1's route Z the
+/// close stood still 0.28 mm short, the block bearing on C.
+pub const CLOSE_SETTLE: [f64; 2] = [0.0, 0.001];
 
 /// How little a pressing joint moves over [`PRESS_WINDOW`] for a press to bear, m (or rad): 2 %
 /// of the 1 mm a prismatic joint moves in that time at its slow speed.
@@ -912,7 +919,7 @@ impl MoleMotions {
             grip,
             dwell: 0.0,
             press: false,
-            settle: 0.0,
+            settle: [0.0; 2],
         };
         match motion {
             Motion::Crawl { step, iterations, backward } => {
@@ -1091,7 +1098,7 @@ impl MoleMotions {
                 let (push, push_rear) = (index[2], index[3]);
                 let half = 0.5 * LIFT_ONTO_PART;
                 phases.push(phase("draw out", vec![(push, half), (push_rear, half)], lead.grip([false, true])));
-                phases.push(phase("close", vec![(push, 0.0), (push_rear, 0.0)], [true, true]));
+                phases.push(Phase { settle: CLOSE_SETTLE, ..phase("close", vec![(push, 0.0), (push_rear, 0.0)], [true, true]) });
                 Ok(phases)
             }
             Motion::LeaveU { lead } => {
@@ -1241,7 +1248,7 @@ impl MoleMotions {
             grip,
             dwell: 0.0,
             press: false,
-            settle: 0.0,
+            settle: [0.0; 2],
         };
         let rows: Vec<[f64; 6]> = path.iter().map(|r| seen_from(&r.1, flipped)).collect();
         let index = self.path_joints(motion, &rows, lead)?;
@@ -1289,13 +1296,11 @@ impl MoleMotions {
     /// last [`PRESS_WINDOW`] (always false for a phase that does not press), or, for a phase
     /// that settles, stood still within [`Phase::settle`] of its target.
     fn bearing(&mut self, phase: &Phase, time: f64, positions: &[f64]) -> bool {
-        if !phase.press && phase.settle <= 0.0 {
+        if !phase.press && phase.settle == [0.0; 2] {
             return false;
         }
-        let within = |i: usize, target: f64| {
-            let scale = if self.axes[i].prismatic { super::lift::LEVER } else { 1.0 };
-            phase.press || (positions[i] - target).abs() <= phase.settle * scale
-        };
+        let within =
+            |i: usize, target: f64| phase.press || (positions[i] - target).abs() <= phase.settle[usize::from(self.axes[i].prismatic)];
         match &self.press_mark {
             Some((since, was)) if time - since >= PRESS_WINDOW => {
                 let still = phase.targets.iter().all(|&(i, target)| (positions[i] - was[i]).abs() <= PRESS_STILL && within(i, target));
@@ -2265,6 +2270,8 @@ mod tests {
         let n = queued.len();
         assert_eq!(queued[n - 2], ("draw out", vec![(index("prismatic_1"), half), (index("prismatic_2"), half)], [false, true]));
         assert_eq!(queued[n - 1], ("close", vec![(index("prismatic_1"), 0.0), (index("prismatic_2"), 0.0)], [true, true]));
+        // The close ends where the block bears on its neighbour, within 1 mm of closed.
+        assert_eq!(fw.queue[n - 1].settle, CLOSE_SETTLE);
         let mut no_rear_pitch = MoleMotions::new(axes.into_iter().filter(|a| a.name != "universal_1_axis2").collect()).expect("joints");
         assert_eq!(
             no_rear_pitch.push(Motion::PutDown { lead: Head::Front }).unwrap_err(),
