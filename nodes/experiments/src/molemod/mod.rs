@@ -47,7 +47,8 @@ fn plot_joints(path: &Path, caption: &str, names: &[String], trace: &[(f64, Vec<
     let (upper, lower) = root.split_vertically(380);
     let panels = [
         (upper, "prismatic joints [mm]", true, 1e3, -1.0f64..32.0f64),
-        (lower, "universal joint angles [rad]", false, 1.0, -1.0f64..1.0f64),
+        // The universal joints' whole +-90 degree range: the lift and the follows reach it.
+        (lower, "universal joint angles [rad]", false, 1.0, -1.65f64..1.65f64),
     ];
     for (area, label, prismatic, scale, range) in panels {
         let mut chart = ChartBuilder::on(&area)

@@ -773,6 +773,14 @@ struct Phase {
     settle: [f64; 2],
 }
 
+impl Phase {
+    /// Phase `name` of motion `motion_index` (`motion`): `targets` with `grip`, no dwell, no
+    /// press, no settle.
+    fn new(motion_index: usize, motion: &Motion, name: &'static str, targets: Vec<(usize, f64)>, grip: [bool; 2]) -> Self {
+        Self { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0, press: false, settle: [0.0; 2] }
+    }
+}
+
 /// [`Phase::settle`] of the phases of stored tables with alternating grips
 /// ([`Motion::DownTurn`], [`Motion::FollowDown`]): 10 mrad (0.28 mm at a head's 28 mm lever)
 /// and 0.28 mm. Measured: the follow down's row 236 (the lower head levelled in C's tunnel
@@ -911,16 +919,7 @@ impl MoleMotions {
     fn phases(&self, motion_index: usize, motion: Motion) -> Result<Vec<Phase>, MotionError> {
         let Joints { front_shift, rear_shift, front_yaw, front_pitch, front_push } = self.joints;
         let (front, rear) = (&self.axes[front_shift], &self.axes[rear_shift]);
-        let phase = |name, targets, grip| Phase {
-            motion: motion_index,
-            motion_name: motion.name(),
-            name,
-            targets,
-            grip,
-            dwell: 0.0,
-            press: false,
-            settle: [0.0; 2],
-        };
+        let phase = |name, targets, grip| Phase::new(motion_index, &motion, name, targets, grip);
         match motion {
             Motion::Crawl { step, iterations, backward } => {
                 // The basic model's one joint expands by the 2 step two joints share.
@@ -1240,16 +1239,7 @@ impl MoleMotions {
         path: &[(Base, [f64; 6])],
         (lead, flipped): (Head, bool),
     ) -> Result<Vec<Phase>, MotionError> {
-        let phase = |name, targets, grip| Phase {
-            motion: motion_index,
-            motion_name: motion.name(),
-            name,
-            targets,
-            grip,
-            dwell: 0.0,
-            press: false,
-            settle: [0.0; 2],
-        };
+        let phase = |name, targets, grip| Phase::new(motion_index, motion, name, targets, grip);
         let rows: Vec<[f64; 6]> = path.iter().map(|r| seen_from(&r.1, flipped)).collect();
         let index = self.path_joints(motion, &rows, lead)?;
         let holds = |base| lead.grip(if base == Base::Rear { [false, true] } else { [true, false] });
