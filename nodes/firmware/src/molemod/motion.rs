@@ -781,16 +781,17 @@ impl Phase {
     }
 }
 
-/// [`Phase::settle`] of the phases of stored tables with alternating grips
-/// ([`Motion::DownTurn`], [`Motion::FollowDown`]): 10 mrad (0.28 mm at a head's 28 mm lever)
-/// and 0.28 mm. Measured: the follow down's row 236 (the lower head levelled in C's tunnel
-/// with the upper one clamped in B's column) stood still 4.65 mrad short after the
-/// executor's shift.
+/// How far short of its row a phase of a stored table with alternating grips
+/// ([`Motion::DownTurn`], [`Motion::FollowDown`]) may stand still and end (rad for a revolute
+/// joint, m for a prismatic one): 10 mrad (0.28 mm at a head's 28 mm lever) and 0.28 mm.
+/// Measured: the follow down's row 236 (the lower head levelled in C's tunnel with the upper
+/// one clamped in B's column) stood still 4.65 mrad short after the executor's shift.
 pub const TABLE_SETTLE: [f64; 2] = [0.01, 0.01 * super::lift::LEVER];
 
-/// [`Phase::settle`] of [`Motion::PutDown`]'s close, which draws the block against the one
-/// it was lifted from: 1 mm on its prismatic joints. Measured: after task 1's route Z the
-/// close stood still 0.28 mm short, the block bearing on C.
+/// How far short of closed [`Motion::PutDown`]'s close, which draws the block against the
+/// one it was lifted from, may stand still and end (rad, m): 1 mm on its prismatic joints.
+/// Measured: after task 1's route Z the close stood still 0.28 mm short, the block bearing on
+/// C.
 pub const CLOSE_SETTLE: [f64; 2] = [0.0, 0.001];
 
 /// How little a pressing joint moves over [`PRESS_WINDOW`] for a press to bear, m (or rad): 2 %
