@@ -4,9 +4,7 @@
 //! the rows found and of the table rounded to 1 um and 0.01 mrad, and the table.
 //! `cargo run --release -p flotilla_firmware --no-default-features --example molemod_follow_down_search`
 
-use flotilla_firmware::molemod::follow::Base;
-use flotilla_firmware::molemod::follow_down::{down_turn_end, search, walk};
-use flotilla_firmware::molemod::lift::LiftJoints;
+use flotilla_firmware::molemod::follow_down::{down_turn_end, search, stored, walk};
 
 fn main() {
     let t = std::time::Instant::now();
@@ -17,16 +15,7 @@ fn main() {
     println!("{} rows ({:.1} s)", rows.len(), t.elapsed().as_secs_f64());
     let (_, lower, _) = down_turn_end();
     println!("walk: {:?}", walk(&lower, &rows));
-    let round = |r: &LiftJoints| -> LiftJoints {
-        std::array::from_fn(|i| if i == 1 || i == 4 { (r[i] * 1e5).round() / 1e5 } else { (r[i] * 1e6).round() / 1e6 })
-    };
-    let mut table: Vec<(Base, LiftJoints)> = Vec::new();
-    for (base, r) in &rows {
-        let q = round(r);
-        if table.last().is_none_or(|l| l.1 != q || l.0 != *base) {
-            table.push((*base, q));
-        }
-    }
+    let table = stored(&rows);
     println!("rounded walk: {:?}", walk(&lower, &table));
     println!("table ({} rows):", table.len());
     for (base, r) in &table {

@@ -434,6 +434,15 @@ fn junction(world: &MoleWorld, row: Row, label: &str) {
     );
 }
 
+/// Prints the phases of the last motion `firmware` finished: name, s of sim time from the
+/// chain's start at its start and end.
+fn print_last_motions_phases(firmware: &MoleMotions) {
+    let last = firmware.finished().last().map(|r| r.motion);
+    for r in firmware.finished().iter().filter(|r| Some(r.motion) == last) {
+        eprintln!("  {} {:.2}-{:.2}", r.phase, r.started, r.ended);
+    }
+}
+
 /// Runs `motion` to its end at `passes` solver passes, prints the junction after it and
 /// asserts it did not stick.
 fn chain_step(world: &mut MoleWorld, firmware: &mut MoleMotions, row: Row, passes: usize, motion: Motion, wall: &std::time::Instant) {
@@ -575,10 +584,7 @@ fn down_turn(row: Row) -> (MoleWorld, MoleMotions, std::time::Instant) {
         Motion::DownTurn { lead: row.upper(), flipped: SHIFT_PUSH_OVER_FLIPPED },
         &wall,
     );
-    let last = firmware.finished().last().map(|r| r.motion);
-    for r in firmware.finished().iter().filter(|r| Some(r.motion) == last) {
-        eprintln!("  {} {:.2}-{:.2}", r.phase, r.started, r.ended);
-    }
+    print_last_motions_phases(&firmware);
     let lower = if row.upper() == Head::Rear { "head_front" } else { "head_rear" };
     let pose = world.link_pose(lower).expect("link");
     let at = pose.translation.vector - world.cell_centre(&b_home);
@@ -700,11 +706,7 @@ fn lift_and_push_over(row: Row) -> (MoleWorld, MoleMotions, std::time::Instant) 
         Motion::PushOver { lead: row.upper(), flipped: SHIFT_PUSH_OVER_FLIPPED },
         &wall,
     );
-    // The push over's phases, s of simulated time from the chain's start.
-    let last = firmware.finished().last().map(|r| r.motion);
-    for r in firmware.finished().iter().filter(|r| Some(r.motion) == last) {
-        eprintln!("  {} {:.2}-{:.2}", r.phase, r.started, r.ended);
-    }
+    print_last_motions_phases(&firmware);
     let a = world.block_pose(&a_home).expect("A");
     let off = (a.translation.vector - world.cell_centre(&target)).norm();
     let turn = a.rotation.angle_to(&rolled);

@@ -573,6 +573,22 @@ pub const FOLLOW_DOWN_PATH: [(Base, LiftJoints); 277] = [
     (Base::Front, [0.000000, 0.00000, 0.001000, 0.000000, 0.00000, 0.000000]),
 ];
 
+/// `rows` as they are stored: the pitches rounded to 0.01 mrad, the rest to 1 um, a row that
+/// rounds to the one before it (same base) dropped.
+pub fn stored(rows: &[(Base, LiftJoints)]) -> Vec<(Base, LiftJoints)> {
+    let round = |r: &LiftJoints| -> LiftJoints {
+        std::array::from_fn(|i| if i == 1 || i == 4 { (r[i] * 1e5).round() / 1e5 } else { (r[i] * 1e6).round() / 1e6 })
+    };
+    let mut table: Vec<(Base, LiftJoints)> = Vec::new();
+    for (base, r) in rows {
+        let q = round(r);
+        if table.last().is_none_or(|l| l.1 != q || l.0 != *base) {
+            table.push((*base, q));
+        }
+    }
+    table
+}
+
 /// What a table of phases meets as the firmware runs it ([`walk`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Walked {
@@ -899,16 +915,7 @@ mod tests {
     #[ignore = "the search takes ~40 s alone, over 60 s on the shared 2-core machine"]
     fn the_search_finds_the_stored_follow_down() {
         let rows = search().unwrap_or_else(|e| panic!("{e}"));
-        let round = |r: &LiftJoints| -> LiftJoints {
-            std::array::from_fn(|i| if i == 1 || i == 4 { (r[i] * 1e5).round() / 1e5 } else { (r[i] * 1e6).round() / 1e6 })
-        };
-        let mut table: Vec<(Base, LiftJoints)> = Vec::new();
-        for (base, r) in &rows {
-            let q = round(r);
-            if table.last().is_none_or(|l| l.1 != q || l.0 != *base) {
-                table.push((*base, q));
-            }
-        }
+        let table = stored(&rows);
         assert_eq!(table.len(), FOLLOW_DOWN_PATH.len());
         for (a, b) in table.iter().zip(FOLLOW_DOWN_PATH.iter()) {
             assert!(a.0 == b.0 && a.1.iter().zip(b.1.iter()).all(|(x, y)| (x - y).abs() < 2e-5), "{a:?} {b:?}");
