@@ -14,16 +14,18 @@
 //! | action | stages |
 //! | --- | --- |
 //! | move along the `x` tunnel | one crawl, forward or backward, of the distance from the body's position now to its resting place in the target cell (`2 n` iterations of at most 1.05 [`ExecutorOptions::max_step`], ending contracted) |
-//! | move up or down | none yet: needs turning inside a block into the vertical tunnel and climbing it |
+//! | move down into the block under a shifted one, from where the shift's push over ends | `Motion::DownTurn` and `Motion::FollowDown` led by the upper head (route Z, flipped as the push over), a crawl putting the body at the target cell's centre (measured when reached) |
+//! | move up, or down from a tunnel | none yet: needs turning inside a block into the vertical tunnel and climbing it |
 //! | move along `y` | none: the blocks have no tunnel along `y` |
 //! | lift onto the neighbour along `x` | a crawl bringing the head that stays in the block (the rear one if the robot faces the neighbour, else the front one: a backward crawl) to [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, then `Motion::LiftOnto` with the other head leading into the neighbour; the executor unscrews the block from every neighbour as the lift starts, runs the world at [`LIFT_SOLVER_ITERATIONS`] passes while it runs, and screws the block to the one it lands on after |
 //! | shift the block just lifted onward along x, from the U the lift ends in (either lead: the mirror image swaps every lead) | `Motion::LeaveU` and `Motion::StepIn` led by the lift's lead, a crawl putting the body [`SHIFT_TURN_AHEAD`] past the crossing of the block under the lifted one (measured when reached), `Motion::TurnUp` led by the other head into that crossing (`ahead` measured when reached), `Motion::Follow`, [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] held, the lifted block unscrewed, `Motion::PushOver` (flipped): each at the solver passes it was measured at (`LeaveU`, `StepIn` and `Follow` at [`LIFT_SOLVER_ITERATIONS`], `TurnUp` at [`TURN_SOLVER_ITERATIONS`], `PushOver` at [`PUSH_SOLVER_ITERATIONS`]); the executor screws the block to the one it lands on after |
+//! | shift again onward along x, from where a shift's push over ends (either lead) | `Motion::DownTurn` and `Motion::FollowDown` led by the upper head (route Z, flipped as the push over) into the x tunnels, then the shift's stages from the crawl on, one cell on: the crawl [`SHIFT_TURN_AHEAD`] past the crossing of the block under the shifted one, `Motion::TurnUp` and `Motion::Follow` led by the upper head (trailing after route Z), held, unscrewed, `Motion::PushOver` (flipped) |
 //! | put down onward along x, from where a shift's push over ends (either lead) | `Motion::DownTurn` and `Motion::FollowDown` led by the upper head (flipped as the push over), a crawl putting the body [`PUT_DOWN_AHEAD`] past the crossing of the block the shifted one stood on (measured when reached), `Motion::SetDown`, `Motion::StepOut` and `Motion::EnterU` led by the upper head, the carried block unscrewed, `Motion::PutDown` led by the upper head (all at [`LIFT_SOLVER_ITERATIONS`] but the crawl and the set down, at the crawls'); the executor screws the block to the one it lands beside after |
 //! | put down from the U a lift ends in, cooperative lift | none yet |
 //!
 //! An action without motions fails before the step runs ([`FailureKind::MissingMotion`]),
 //! as does an action the robot cannot start from where the last one left it (a move from
-//! the U a lift ends in, anything from where a shift's push over ends).
+//! the U a lift ends in, a lift from where a shift's push over ends).
 //!
 //! **Robots kept apart.** The physics lets robots pass through each other (their links
 //! share one collision group), and a contracted mole, 152 mm long, lying centred in its 100
@@ -506,6 +508,8 @@ enum Posture {
     PushedOver {
         /// The head gripping in the carried block.
         grip: Grip,
+        /// The shift's direction along x, cells (+1 or -1).
+        towards: isize,
     },
     /// Where a put down onward ends: straight in the x tunnels of the carried block (now on
     /// the floor) and the block beside it, the head that entered the U gripping in the
@@ -528,6 +532,8 @@ pub enum Lying {
     PushedOver {
         /// The head on top, gripping in the shifted block (the push over's lead).
         upper: Head,
+        /// The shift's direction along x, cells (+1 or -1).
+        towards: isize,
     },
 }
 
@@ -727,26 +733,64 @@ impl Stage {
 
 /// The shift after a lift, from the U the lift (led by `lift.lead` towards `lift.towards`)
 /// ends in, onward onto the block beside `under` (the cell under the lifted block): the
-/// lead leaves the U and steps into `under`'s x tunnel, a crawl puts the body
-/// [`SHIFT_TURN_AHEAD`] past its crossing, the other head turns up into that crossing and
-/// the body follows it up into the lifted block, which the executor then frees; after
-/// [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] the upper head pushes the lifted block over onto
-/// that block's top ([`SHIFT_PUSH_OVER_FLIPPED`]). Run through the executor both ways
-/// (`molemod_execute`): led by the front head (task 1) and, every lead swapped, by the rear
-/// head (task 2, onto the neighbour behind the robot; task 3's lifts are the same).
+/// lead leaves the U and steps into `under`'s x tunnel, then [`shift_from_the_x_tunnel`]
+/// led by the other head. Run through the executor both ways (`molemod_execute`): led by
+/// the front head (task 1) and, every lead swapped, by the rear head (task 2, onto the
+/// neighbour behind the robot; task 3's lifts are the same).
 fn shift_after_lift(lift: LiftU, under: Cell) -> Vec<Stage> {
     let up = lift.lead;
-    let turn = other_head(up);
-    vec![
-        Stage::Run(Motion::LeaveU { lead: up }),
-        Stage::Run(Motion::StepIn { lead: up }),
-        Stage::CrawlPast { cell: under, ahead: SHIFT_TURN_AHEAD, towards: lift.towards },
-        Stage::TurnUpAt { cell: under, lead: turn },
-        Stage::Run(Motion::Follow { lead: turn }),
+    let mut stages = vec![Stage::Run(Motion::LeaveU { lead: up }), Stage::Run(Motion::StepIn { lead: up })];
+    stages.extend(shift_from_the_x_tunnel(other_head(up), under, lift.towards));
+    stages
+}
+
+/// The shift again from where a shift's push over ends (`upper` gripping in the shifted
+/// block on top, the other head in the vertical tunnel of the block it stood on): route Z
+/// down into the x tunnels ([`down_after_push_over`]), which leaves `upper` trailing, then
+/// [`shift_from_the_x_tunnel`] one cell on, under the shifted block's place now (`under`).
+fn shift_after_push_over(upper: Head, under: Cell, towards: isize) -> Vec<Stage> {
+    let mut stages = down_after_push_over(upper).to_vec();
+    stages.extend(shift_from_the_x_tunnel(upper, under, towards));
+    stages
+}
+
+/// A shift's motions from the mole lying straight in the x tunnel of `under` (the block
+/// under the one to shift) and its neighbour away from the target, towards `towards` (+1
+/// or -1 along x): a crawl puts the body [`SHIFT_TURN_AHEAD`] past `under`'s crossing, the
+/// trailing head `up` turns up into that crossing and the body follows it up into the block
+/// above, which the executor then frees; after [`SHIFT_SETTLE_BEFORE_PUSH_OVER`] `up`
+/// pushes that block over onto the top of `under`'s neighbour ([`SHIFT_PUSH_OVER_FLIPPED`]).
+fn shift_from_the_x_tunnel(up: Head, under: Cell, towards: isize) -> [Stage; 6] {
+    [
+        Stage::CrawlPast { cell: under, ahead: SHIFT_TURN_AHEAD, towards },
+        Stage::TurnUpAt { cell: under, lead: up },
+        Stage::Run(Motion::Follow { lead: up }),
         Stage::Hold(SHIFT_SETTLE_BEFORE_PUSH_OVER),
-        Stage::Release { holder: turn },
-        Stage::Run(Motion::PushOver { lead: turn, flipped: SHIFT_PUSH_OVER_FLIPPED }),
+        Stage::Release { holder: up },
+        Stage::Run(Motion::PushOver { lead: up, flipped: SHIFT_PUSH_OVER_FLIPPED }),
     ]
+}
+
+/// Route Z from where a shift's push over ends (`upper` gripping in the shifted block on
+/// top): the lower head turns into the x tunnel of the block the shifted one stood on,
+/// towards the shift's target, and the body follows it down ("The body following down into
+/// B's x tunnel after the push over"); the mole ends straight in that block's and the
+/// next one's x tunnels, `upper` trailing.
+fn down_after_push_over(upper: Head) -> [Stage; 2] {
+    [
+        Stage::Run(Motion::DownTurn { lead: upper, flipped: SHIFT_PUSH_OVER_FLIPPED }),
+        Stage::Run(Motion::FollowDown { lead: upper, flipped: SHIFT_PUSH_OVER_FLIPPED }),
+    ]
+}
+
+/// The move down from where a shift's push over ends (`upper` gripping in the shifted block,
+/// the shift towards `towards` along x) into `to`, the block under the shifted one: route Z
+/// ([`down_after_push_over`]) into the x tunnels of the block the shifted one stood on and
+/// of `to`, then a crawl that puts the body at `to`'s centre.
+fn move_down_after_push_over(upper: Head, to: Cell, towards: isize) -> Vec<Stage> {
+    let mut stages = down_after_push_over(upper).to_vec();
+    stages.push(Stage::CrawlPast { cell: to, ahead: 0.0, towards });
+    stages
 }
 
 /// Where the put down onward crawls the mole after the follow down: the body cube this far
@@ -767,16 +811,16 @@ pub const PUT_DOWN_AHEAD: f64 = 0.029 + 2.0 * LEVER;
 /// shifted block's mouth), the shifted block is unscrewed and the put down turns it over
 /// onto the target cell.
 fn put_down_after_push_over(upper: Head, under: Cell, towards: isize) -> Vec<Stage> {
-    vec![
-        Stage::Run(Motion::DownTurn { lead: upper, flipped: SHIFT_PUSH_OVER_FLIPPED }),
-        Stage::Run(Motion::FollowDown { lead: upper, flipped: SHIFT_PUSH_OVER_FLIPPED }),
+    let mut stages = down_after_push_over(upper).to_vec();
+    stages.extend([
         Stage::CrawlPast { cell: under, ahead: PUT_DOWN_AHEAD, towards },
         Stage::Run(Motion::SetDown),
         Stage::Run(Motion::StepOut { lead: upper }),
         Stage::Run(Motion::EnterU { lead: upper }),
         Stage::Release { holder: other_head(upper) },
         Stage::Run(Motion::PutDown { lead: upper }),
-    ]
+    ]);
+    stages
 }
 
 /// The stages one action needs, from the robot's heading (unit vector of its body's x
@@ -786,15 +830,26 @@ fn put_down_after_push_over(upper: Head, under: Cell, towards: isize) -> Vec<Sta
 /// the lifted block (the rear one facing the neighbour, the front one facing away) is at
 /// [`LIFT_ONTO_REAR_GRIP`] from the block's centre towards the neighbour, the block freed,
 /// the lift; for a shift of the block just lifted onward, [`shift_after_lift`]; for a put
-/// down onward after that shift, [`put_down_after_push_over`]. One match
+/// down onward after that shift, [`put_down_after_push_over`]; for a shift again after
+/// it, [`shift_after_push_over`]. One match
 /// arm per action (and direction) the model performs; the rest name what is missing.
 pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, lying: Lying, max_step: f64) -> Result<Vec<Stage>, &'static str> {
     let d = |a: usize, b: usize| b as isize - a as isize;
     let (dx, dy, dz) = (d(action.from.x, action.to.x), d(action.from.y, action.to.y), d(action.from.z, action.to.z));
     match (action.kind, dx, dy, dz) {
+        (ActionKind::Move, _, 0, 0) if lying != Lying::InTunnel => {
+            Err("a move along x from a lift's U or a push over's end (leaving either for the x tunnel): not built")
+        }
         (ActionKind::Move, _, 0, 0) if heading.x.abs() > 0.9 => Ok(vec![Stage::Run(crawl(along, max_step))]),
         (ActionKind::Move, _, 0, 0) => Err("a move along x with the robot not lying along the x tunnel (turning back into it)"),
-        (ActionKind::Move, 0, 0, _) => Err("a move up or down: turning inside a block into the vertical tunnel and climbing it"),
+        // Down from where a shift's push over ends: route Z into the x tunnels, then the crawl
+        // to the block under the shifted one.
+        (ActionKind::Move, 0, 0, -1) => match lying {
+            Lying::PushedOver { upper, towards } => Ok(move_down_after_push_over(upper, action.to, towards)),
+            _ => Err("a move down other than from where a shift's push over ends: turning inside a block into the vertical \
+                 tunnel and climbing down it"),
+        },
+        (ActionKind::Move, 0, 0, _) => Err("a move up: turning inside a block into the vertical tunnel and climbing it"),
         (ActionKind::Move, ..) => Err("a move along y: the blocks have no tunnel along y"),
         // Onto the neighbour along the tunnel: the set-up crawl, then the lift led by the
         // head towards the neighbour (the rear one for the neighbour behind the robot).
@@ -809,11 +864,12 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, lying: L
         (ActionKind::Lift, ..) => Err("a lift other than onto the top of a neighbour along the x tunnel"),
         // Onward along x after a shift: route Z from the push over's end.
         (ActionKind::PutDown, -1 | 1, 0, -1) => match lying {
-            Lying::PushedOver { upper } => action
+            Lying::PushedOver { upper, towards } if towards == dx => action
                 .from
                 .offset(-dx, 0, -1)
                 .ok_or("a put down with no cell under the shifted block's last place")
                 .map(|under| put_down_after_push_over(upper, under, dx)),
+            Lying::PushedOver { .. } => Err("putting a shifted block down back towards where the shift came from: not built"),
             Lying::Lifted(_) => Err("putting a block down from the U a lift ends in: `put down` runs from there back where the \
                  block came from, onward `leave U` and the pass through the block below run, but entering the U on the far side \
                  after the pass stalls; no executor arm (docs/molemod_execution.md, \"Passing through a lone block\")"),
@@ -821,13 +877,19 @@ pub fn motions_for(action: &Action, heading: &Vector3<f64>, along: f64, lying: L
                  shifting it (route Z from the push over's end)"),
         },
         (ActionKind::PutDown, ..) => Err("a put down other than onto the floor beside the block it lies on, along x: not built"),
-        // Onward along x, the block just lifted: the chain from the lift's U.
+        // Onward along x: the chain from the lift's U, or route Z down from the last push over
+        // and the shift's chain one cell on.
         (ActionKind::Shift, -1 | 1, 0, 0) => match lying {
             Lying::Lifted(lift) if lift.towards == dx => {
                 action.from.offset(0, 0, -1).ok_or("a shift with no cell under the block").map(|under| shift_after_lift(lift, under))
             }
             Lying::Lifted(_) => Err("a shift from a lift's U back over the lift's own cell: not built"),
-            Lying::PushedOver { .. } => Err("shifting a block again from where a shift's push over ends: not built"),
+            Lying::PushedOver { upper, towards } if towards == dx => action
+                .from
+                .offset(0, 0, -1)
+                .ok_or("a shift with no cell under the block")
+                .map(|under| shift_after_push_over(upper, under, dx)),
+            Lying::PushedOver { .. } => Err("shifting a block back against the last shift's direction: not built"),
             Lying::InTunnel => Err("shifting a block along the top of the row other than right after lifting it: the executor runs the \
                  shift only from the U a lift ends in (leave the U, step in, turn up, follow, push over); from a tunnel its \
                  set-up is not built"),
@@ -1204,7 +1266,7 @@ impl Executor {
                 let head = self.world.robot_link_pose(index, grip.holder.link())?.translation.vector;
                 Ok((grip.holder.what(), (head - place).norm()))
             }
-            Posture::PushedOver { grip } => {
+            Posture::PushedOver { grip, .. } => {
                 // The push over slides the gripping head along the carried block's tunnel
                 // (7.4 mm in task 1's run) and leaves it against the tunnel's walls (3.6 mm up,
                 // 4 mm aside: docs/molemod_execution.md "The shift in the executor"), so its
@@ -1349,9 +1411,11 @@ impl Executor {
                  the U (`leave U`, `step in`) is built, the executor's arm for it is not",
             ),
             (Posture::PushedOver { .. }, ActionKind::PutDown | ActionKind::Shift) => None,
+            (Posture::PushedOver { .. }, ActionKind::Move) if action.to.offset(0, 0, 1) == Some(action.from) => None,
             (Posture::PushedOver { .. }, _) => Some(
-                "a move or a lift from where the shift's push over ends (the lower head in the vertical tunnel of the block the \
-                 shifted one stood on, the upper head gripping in the shifted block): only the put down onward starts there",
+                "a lift, or a move other than down into the block under the shifted one, from where the shift's push over ends \
+                 (the lower head in the vertical tunnel of the block the shifted one stood on, the upper head gripping in the \
+                 shifted block): only the put down onward, a shift again and the move down start there",
             ),
             (Posture::PutDown { .. }, _) => Some(
                 "an action from where a put down onward ends (the mole straight in the tunnels of the block it put down and \
@@ -1472,7 +1536,7 @@ impl Executor {
             let physics = |e: WorldError| FailureKind::Physics(e.to_string());
             let lying = match self.postures.get(action.robot) {
                 Some(Posture::Lifted { lift, .. }) => Lying::Lifted(*lift),
-                Some(Posture::PushedOver { grip }) => Lying::PushedOver { upper: grip.holder.0 },
+                Some(Posture::PushedOver { grip, towards }) => Lying::PushedOver { upper: grip.holder.0, towards: *towards },
                 _ => Lying::InTunnel,
             };
             let (along, carry) = match action.kind {
@@ -1593,18 +1657,21 @@ impl Executor {
             self.expected.apply(action);
         }
         // Every motion done: a robot that carried a block lies where its carrying motion
-        // ends, a head gripping in the block.
+        // ends, a head gripping in the block; one that moved lies in a tunnel.
         for d in &doing {
+            let robot = d.action.robot;
+            if d.action.kind == ActionKind::Move {
+                self.postures[robot] = Posture::InTunnel;
+            }
             if let Some((holder, at)) = d.grip {
-                let robot = d.action.robot;
                 let towards = (d.action.to.x as isize - d.action.from.x as isize).signum();
                 self.postures[robot] = match (d.action.kind, self.postures[robot]) {
-                    (ActionKind::Shift, Posture::Lifted { grip, .. }) => {
+                    (ActionKind::Shift, Posture::Lifted { grip, .. } | Posture::PushedOver { grip, .. }) => {
                         // Rolled a quarter turn about y towards the target.
                         let roll = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), towards as f64 * FRAC_PI_2);
-                        Posture::PushedOver { grip: Grip { holder, at, turn: roll * grip.turn } }
+                        Posture::PushedOver { grip: Grip { holder, at, turn: roll * grip.turn }, towards }
                     }
-                    (ActionKind::PutDown, Posture::PushedOver { grip }) => {
+                    (ActionKind::PutDown, Posture::PushedOver { grip, .. }) => {
                         // Turned over the edge onto the floor: a half turn about y.
                         let over = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), PI);
                         Posture::PutDown { grip: Grip { holder, at, turn: over * grip.turn } }
@@ -1702,6 +1769,7 @@ mod tests {
         assert!(motions_for(&action(ActionKind::Move, Cell::new(2, 1, 1)), &x, 0.1, Lying::InTunnel, 0.025).is_ok());
         assert!(missing(ActionKind::Move, Cell::new(2, 1, 1), &Vector3::y()).contains("not lying along"));
         assert!(missing(ActionKind::Move, Cell::new(1, 1, 2), &x).contains("vertical tunnel"));
+        assert!(missing(ActionKind::Move, Cell::new(1, 1, 0), &x).contains("other than from where a shift's push over ends"));
         assert!(missing(ActionKind::Move, Cell::new(1, 2, 1), &x).contains("no tunnel along y"));
         for (kind, named) in [(ActionKind::PutDown, "a put down other than onto the floor"), (ActionKind::CoopLift, "two-robot lift")] {
             assert!(missing(kind, Cell::new(2, 1, 2), &x).contains(named), "{kind}");
@@ -1716,7 +1784,8 @@ mod tests {
         // Task 1: A shifted onto C at (2, 0, 1), put down onto (3, 0, 0); B is at (1, 0, 0),
         // the rear head on top after the push over.
         let put_down = Action { robot: 0, kind: ActionKind::PutDown, from: Cell::new(2, 0, 1), to: Cell::new(3, 0, 0), partner: None };
-        let stages = motions_for(&put_down, &Vector3::x(), 0.0, Lying::PushedOver { upper: Head::Rear }, 0.025).expect("task 1's put down");
+        let pushed = Lying::PushedOver { upper: Head::Rear, towards: 1 };
+        let stages = motions_for(&put_down, &Vector3::x(), 0.0, pushed, 0.025).expect("task 1's put down");
         let chain = |upper: Head, under: Cell, towards: isize| {
             vec![
                 Stage::Run(Motion::DownTurn { lead: upper, flipped: true }),
@@ -1739,16 +1808,73 @@ mod tests {
         assert_eq!(passes, [lift, lift, None, lift, lift, lift]);
         // The mirror image (tasks 2 and 3, towards -x): the front head on top.
         let west = Action { from: Cell::new(1, 0, 1), to: Cell::new(0, 0, 0), ..put_down };
-        let mirrored = motions_for(&west, &Vector3::x(), 0.0, Lying::PushedOver { upper: Head::Front }, 0.025).expect("mirrored");
+        let pushed_west = Lying::PushedOver { upper: Head::Front, towards: -1 };
+        let mirrored = motions_for(&west, &Vector3::x(), 0.0, pushed_west, 0.025).expect("mirrored");
         assert_eq!(mirrored, chain(Head::Front, Cell::new(2, 0, 0), -1));
         // From a tunnel or from a lift's U it is not built, and says so.
         let refused = |lying| motions_for(&put_down, &Vector3::x(), 0.0, lying, 0.025).unwrap_err();
         assert!(refused(Lying::InTunnel).contains("only right after"));
         assert!(refused(Lying::Lifted(LiftU { lead: Head::Front, towards: 1 })).contains("from the U a lift ends in"));
-        // A second shift from the push over's end is not built either.
-        let again = Action { kind: ActionKind::Shift, to: Cell::new(3, 0, 1), ..put_down };
-        let refused = motions_for(&again, &Vector3::x(), 0.0, Lying::PushedOver { upper: Head::Rear }, 0.025).unwrap_err();
-        assert!(refused.contains("again") && refused.contains("not built"), "{refused}");
+        // Nor back towards where the shift came from.
+        let back = motions_for(&west, &Vector3::x(), 0.0, pushed, 0.025).unwrap_err();
+        assert!(back.contains("back towards where the shift came from"), "{back}");
+    }
+
+    #[test]
+    fn a_shift_again_after_a_push_over_is_route_z_down_then_the_shifts_chain_one_cell_on() {
+        // Task 2: A shifted from (2, 0, 1) onto C to (1, 0, 1) by the front head (the mirrored
+        // chain), then on to (0, 0, 1): route Z down into C's and B's x tunnels, then the crawl
+        // to 60 mm past C's crossing towards -x, the front head (trailing after route Z) turning
+        // up into it and following up into A, A freed, the flipped push over.
+        let again = Action { robot: 0, kind: ActionKind::Shift, from: Cell::new(1, 0, 1), to: Cell::new(0, 0, 1), partner: None };
+        let pushed = Lying::PushedOver { upper: Head::Front, towards: -1 };
+        let stages = motions_for(&again, &Vector3::x(), 0.0, pushed, 0.025).expect("task 2's second shift");
+        let chain = |up: Head, under: Cell, towards: isize| {
+            vec![
+                Stage::Run(Motion::DownTurn { lead: up, flipped: true }),
+                Stage::Run(Motion::FollowDown { lead: up, flipped: true }),
+                Stage::CrawlPast { cell: under, ahead: SHIFT_TURN_AHEAD, towards },
+                Stage::TurnUpAt { cell: under, lead: up },
+                Stage::Run(Motion::Follow { lead: up }),
+                Stage::Hold(SHIFT_SETTLE_BEFORE_PUSH_OVER),
+                Stage::Release { holder: up },
+                Stage::Run(Motion::PushOver { lead: up, flipped: true }),
+            ]
+        };
+        assert_eq!(stages, chain(Head::Front, Cell::new(1, 0, 0), -1));
+        // Route Z and the follow at the lift's passes, the push over at its own.
+        let passes: Vec<Option<usize>> = stages.iter().filter_map(Stage::motion).map(|m| solver_passes(&m)).collect();
+        let lift = Some(LIFT_SOLVER_ITERATIONS);
+        assert_eq!(passes, [lift, lift, lift, Some(PUSH_SOLVER_ITERATIONS)]);
+        // Task 1's direction: the rear head on top after its push over.
+        let east = Action { from: Cell::new(2, 0, 1), to: Cell::new(3, 0, 1), ..again };
+        let stages = motions_for(&east, &Vector3::x(), 0.0, Lying::PushedOver { upper: Head::Rear, towards: 1 }, 0.025).expect("east");
+        assert_eq!(stages, chain(Head::Rear, Cell::new(2, 0, 0), 1));
+        // Back against the last shift's direction: not built, and says so.
+        let back = motions_for(&east, &Vector3::x(), 0.0, pushed, 0.025).unwrap_err();
+        assert!(back.contains("against the last shift's direction"), "{back}");
+    }
+
+    #[test]
+    fn the_move_down_after_a_push_over_is_route_z_then_a_crawl_to_the_cell_under_the_shifted_block() {
+        // Task 3 with one robot: A pushed over onto (1, 0, 1) towards -x, the front head on
+        // top; the robot moves down into (1, 0, 0).
+        let down = Action { robot: 0, kind: ActionKind::Move, from: Cell::new(1, 0, 1), to: Cell::new(1, 0, 0), partner: None };
+        let pushed = Lying::PushedOver { upper: Head::Front, towards: -1 };
+        let stages = motions_for(&down, &Vector3::x(), 0.0, pushed, 0.025).expect("the move down");
+        assert_eq!(
+            stages,
+            [
+                Stage::Run(Motion::DownTurn { lead: Head::Front, flipped: true }),
+                Stage::Run(Motion::FollowDown { lead: Head::Front, flipped: true }),
+                Stage::CrawlPast { cell: Cell::new(1, 0, 0), ahead: 0.0, towards: -1 },
+            ]
+        );
+        // Along the top or up from there: not built.
+        let along = motions_for(&Action { to: Cell::new(0, 0, 1), ..down }, &Vector3::x(), 0.0, pushed, 0.025).unwrap_err();
+        assert!(along.contains("a move along x from a lift's U or a push over's end"), "{along}");
+        let up = motions_for(&Action { to: Cell::new(1, 0, 2), ..down }, &Vector3::x(), 0.0, pushed, 0.025).unwrap_err();
+        assert!(up.contains("a move up"), "{up}");
     }
 
     #[test]
