@@ -1,7 +1,7 @@
 //! The planning API: a [`PlanRequest`] in, a [`Plan`] or a [`PlanError`] out.
 
 use crate::lattice::{Cell, Dims, Lattice};
-use crate::rules::{replay, Action, ActionCosts, CostError, Replay, ReplayError};
+use crate::rules::{replay, Action, ActionCosts, CostError, Repertoire, Replay, ReplayError};
 use crate::search::{astar, Bits, Found, Geometry, HeuristicKind, Problem, SearchSettings, Single, State, Stop, NONE};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -114,6 +114,8 @@ pub struct PlanRequest {
     pub weight: f64,
     /// Action costs.
     pub costs: ActionCosts,
+    /// The actions the plan may use (default: every action the rules allow).
+    pub repertoire: Repertoire,
     /// Search limits.
     pub budget: Budget,
     /// Joint steps of a state (bounded by the product over robots of their options + 1)
@@ -135,6 +137,7 @@ impl PlanRequest {
             heuristic: HeuristicKind::default(),
             weight: 1.0,
             costs: ActionCosts::default(),
+            repertoire: Repertoire::default(),
             budget: Budget::default(),
             decompose_above: DECOMPOSE_ABOVE,
         }
@@ -155,6 +158,12 @@ impl PlanRequest {
     /// Builder: the action costs.
     pub fn with_costs(mut self, costs: ActionCosts) -> Self {
         self.costs = costs;
+        self
+    }
+
+    /// Builder: the actions the plan may use.
+    pub fn with_repertoire(mut self, repertoire: Repertoire) -> Self {
+        self.repertoire = repertoire;
         self
     }
 
@@ -416,6 +425,7 @@ fn plan_with<const W: usize>(request: &PlanRequest) -> Result<Plan, PlanError> {
         goal_blocks: bits_of(goal, goal.block_cells()),
         goal_robots: (!goal.robots().is_empty()).then(|| bits_of(goal, goal.robots().iter().copied())),
         costs: request.costs,
+        repertoire: request.repertoire,
     };
     let mut stats = SearchStats::default();
     let weight_permille = (request.weight * 1000.0).round() as u32;

@@ -2,7 +2,7 @@
 //! into the goal; 2-D and 3-D alike. Both heuristics agree on the optimal cost.
 
 use reconfig_planner::planner::DECOMPOSE_ABOVE;
-use reconfig_planner::{plan, HeuristicKind, Task};
+use reconfig_planner::{plan, ActionKind, HeuristicKind, Repertoire, Task};
 use std::path::PathBuf;
 
 fn task(name: &str) -> Task {
@@ -69,4 +69,21 @@ fn decomposing_steps_keeps_the_optimum() {
             assert!(costs.iter().all(|&c| c == costs[0]), "{name}, {robots} robots: {costs:?}");
         }
     }
+}
+
+/// A repertoire without lifts from above the bottom layer and put downs onto blocks plans
+/// task 3 (one robot) without them, at a cost no lower than the unrestricted optimum, and
+/// the plan replays into the goal.
+#[test]
+fn a_repertoire_keeps_the_plan_to_its_actions() {
+    let t = task("task3.yaml");
+    let every = plan(&t.request(1).unwrap()).expect("plans");
+    let bottom_only = Repertoire { lift_above_floor: false, put_down_above_floor: false, ..Repertoire::EVERY_ACTION };
+    let request = t.request(1).unwrap().with_repertoire(bottom_only);
+    let restricted = plan(&request).expect("plans");
+    restricted.verify(&request).expect("replays");
+    let actions: Vec<_> = restricted.steps.iter().flatten().collect();
+    assert!(actions.iter().all(|a| !(a.kind == ActionKind::Lift && a.from.z > 0) && !(a.kind == ActionKind::PutDown && a.to.z > 0)));
+    assert!(every.steps.iter().flatten().any(|a| a.kind == ActionKind::Lift && a.from.z > 0), "the unrestricted plan lifts on top");
+    assert!(restricted.cost >= every.cost);
 }

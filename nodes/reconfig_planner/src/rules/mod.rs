@@ -114,6 +114,67 @@ impl fmt::Display for Action {
     }
 }
 
+/// Which of the rules' actions the robots that will execute a plan can perform: the planner
+/// plans with these only. The default is every action the rules allow (the paper's
+/// planner); a physical executor may perform fewer (the MoleMOD executor's blocks have no
+/// tunnel along `y`, and some of its motions are not built: `tank_physics`'s
+/// `executor::EXECUTED`). Each field allows a kind of action that the rules allow; `true`
+/// keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Repertoire {
+    /// Any action whose cells differ along `y`.
+    pub along_y: bool,
+    /// A move up a vertical tunnel.
+    pub move_up: bool,
+    /// A horizontal move through the tunnels above the bottom layer.
+    pub move_above_floor: bool,
+    /// A lift of a block that stands on another one.
+    pub lift_above_floor: bool,
+    /// A put down onto another block (to above the bottom layer).
+    pub put_down_above_floor: bool,
+    /// A shift of a block along the bottom layer.
+    pub shift_on_floor: bool,
+    /// The co-operative lift.
+    pub coop_lift: bool,
+}
+
+impl Default for Repertoire {
+    fn default() -> Self {
+        Self::EVERY_ACTION
+    }
+}
+
+impl Repertoire {
+    /// Every action the rules allow.
+    pub const EVERY_ACTION: Repertoire = Repertoire {
+        along_y: true,
+        move_up: true,
+        move_above_floor: true,
+        lift_above_floor: true,
+        put_down_above_floor: true,
+        shift_on_floor: true,
+        coop_lift: true,
+    };
+
+    /// Whether an action of `kind` from cell `from` to cell `to` (`[x, y, z]`, as
+    /// [`Action::from`] and [`Action::to`]) is in the repertoire.
+    pub fn allows(&self, kind: ActionKind, from: [usize; 3], to: [usize; 3]) -> bool {
+        if from[1] != to[1] && !self.along_y {
+            return false;
+        }
+        match kind {
+            ActionKind::Move if to[2] > from[2] => self.move_up,
+            ActionKind::Move if to[2] == from[2] && from[2] > 0 => self.move_above_floor,
+            ActionKind::Move => true,
+            ActionKind::Lift => from[2] == 0 || self.lift_above_floor,
+            ActionKind::PutDown => to[2] == 0 || self.put_down_above_floor,
+            ActionKind::Shift => from[2] > 0 || self.shift_on_floor,
+            ActionKind::CoopLift => self.coop_lift,
+        }
+    }
+}
+
 /// Fixed cost `d(m)` of each action kind, and the per-step term of the cost.
 ///
 /// Defaults follow the paper's rule "the distance the robot or block moves": a move or a
@@ -220,6 +281,41 @@ mod tests {
         }
         assert_eq!(ActionKind::from_code(5), None);
         assert_eq!(ActionKind::CoopLift.code(), 4);
+    }
+
+    #[test]
+    fn a_repertoire_allows_each_kind_by_its_cells() {
+        let every = Repertoire::EVERY_ACTION;
+        let none = Repertoire {
+            along_y: false,
+            move_up: false,
+            move_above_floor: false,
+            lift_above_floor: false,
+            put_down_above_floor: false,
+            shift_on_floor: false,
+            coop_lift: false,
+        };
+        // (kind, from, to, allowed with nothing optional)
+        let cases = [
+            (ActionKind::Move, [0, 0, 0], [1, 0, 0], true),
+            (ActionKind::Move, [1, 0, 1], [1, 0, 0], true),
+            (ActionKind::Move, [1, 0, 0], [1, 0, 1], false),
+            (ActionKind::Move, [1, 0, 1], [2, 0, 1], false),
+            (ActionKind::Move, [0, 0, 0], [0, 1, 0], false),
+            (ActionKind::Lift, [0, 0, 0], [1, 0, 1], true),
+            (ActionKind::Lift, [0, 0, 1], [1, 0, 2], false),
+            (ActionKind::Lift, [0, 0, 0], [0, 1, 1], false),
+            (ActionKind::PutDown, [1, 0, 1], [2, 0, 0], true),
+            (ActionKind::PutDown, [1, 0, 2], [2, 0, 1], false),
+            (ActionKind::Shift, [1, 0, 1], [2, 0, 1], true),
+            (ActionKind::Shift, [1, 0, 0], [2, 0, 0], false),
+            (ActionKind::CoopLift, [1, 0, 0], [1, 0, 1], false),
+        ];
+        for (kind, from, to, allowed) in cases {
+            assert!(every.allows(kind, from, to), "{kind} {from:?} -> {to:?}");
+            assert_eq!(none.allows(kind, from, to), allowed, "{kind} {from:?} -> {to:?}");
+        }
+        assert_eq!(Repertoire::default(), every);
     }
 
     #[test]

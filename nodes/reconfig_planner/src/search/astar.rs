@@ -28,7 +28,7 @@ use super::heuristic::{Heuristic, HeuristicKind};
 use super::index::{state_hash, Lookup, StateIndex};
 use super::open::OpenList;
 use crate::planner::{Budget, BudgetLimit, SearchStats};
-use crate::rules::ActionCosts;
+use crate::rules::{ActionCosts, Repertoire};
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -58,6 +58,8 @@ pub(crate) struct Problem<const W: usize> {
     /// Required robot cells, when the goal names them.
     pub goal_robots: Option<Bits<W>>,
     pub costs: ActionCosts,
+    /// The actions the plan may use.
+    pub repertoire: Repertoire,
 }
 
 impl<const W: usize> Problem<W> {
@@ -215,7 +217,7 @@ pub(crate) fn astar<const W: usize>(problem: &Problem<W>, settings: &SearchSetti
         problem,
         settings,
         heuristic: Heuristic::new(settings.heuristic, &problem.geometry, problem.goal_blocks, robots, &problem.costs),
-        expander: Expander::new(&problem.geometry, problem.costs),
+        expander: Expander::new(&problem.geometry, problem.costs, &problem.repertoire),
         clock: Instant::now(),
         nodes: Vec::new(),
         index: StateIndex::default(),

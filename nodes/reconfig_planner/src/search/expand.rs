@@ -5,7 +5,7 @@
 
 use super::bits::Bits;
 use super::geometry::{Geometry, DOWN, HORIZONTAL, NONE, UP};
-use crate::rules::{ActionCosts, ActionKind};
+use crate::rules::{ActionCosts, ActionKind, Repertoire};
 use std::ops::ControlFlow;
 
 /// A lattice state: block cells and robot cells (robots are interchangeable here).
@@ -127,11 +127,23 @@ pub(crate) struct Expander<'g, const W: usize> {
 }
 
 impl<'g, const W: usize> Expander<'g, W> {
-    pub fn new(geometry: &'g Geometry<W>, costs: ActionCosts) -> Self {
+    /// The templates of every cell, of the actions in `repertoire` only.
+    pub fn new(geometry: &'g Geometry<W>, costs: ActionCosts, repertoire: &Repertoire) -> Self {
         let mut templates = Vec::new();
         let mut starts = vec![0];
+        let cell = |c: u16| geometry.coords[c as usize].map(usize::from);
         for p in 0..geometry.coords.len() {
+            let first = templates.len();
             push_templates(geometry, &costs, p, &mut templates);
+            let mut kept = first;
+            for i in first..templates.len() {
+                let action = templates[i].action;
+                if repertoire.allows(action.kind, cell(action.from), cell(action.to)) {
+                    templates[kept] = templates[i];
+                    kept += 1;
+                }
+            }
+            templates.truncate(kept);
             starts.push(templates.len() as u32);
         }
         Self { geometry, costs, templates, starts, choices: Vec::new(), chosen: Vec::new() }

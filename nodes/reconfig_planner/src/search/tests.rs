@@ -6,7 +6,7 @@ use super::expand::{walk, Expander, PartialStep, State};
 use super::geometry::Geometry;
 use super::heuristic::{Heuristic, HeuristicKind};
 use crate::lattice::{Dims, Lattice};
-use crate::rules::{all_steps, ActionCosts};
+use crate::rules::{all_steps, ActionCosts, Repertoire};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
@@ -50,7 +50,7 @@ fn codes_of<const W: usize>(state: &State<W>, cells: usize) -> Vec<u8> {
 
 fn compare<const W: usize>(lattice: &Lattice, costs: &ActionCosts) -> usize {
     let geometry = Geometry::<W>::new(lattice.dims());
-    let mut expander = Expander::new(&geometry, *costs);
+    let mut expander = Expander::new(&geometry, *costs, &Repertoire::default());
     let mut fast = BTreeSet::new();
     let mut count = 0;
     let _ = expander.expand(&state_of(lattice), |next, cost, _| {
@@ -104,7 +104,7 @@ fn options_are_grouped_by_robot_with_the_robots_after_them() {
         let lattice = random_lattice(&mut rng, dims, 0.6, robots);
         let state = state_of::<1>(&lattice);
         let geometry = Geometry::<1>::new(dims);
-        let expander = Expander::new(&geometry, costs);
+        let expander = Expander::new(&geometry, costs, &Repertoire::default());
         let mut choices = Vec::new();
         expander.choices(&state, &mut choices);
         let mut start = 0;
@@ -134,7 +134,7 @@ fn joint_steps_bound_by_hand() {
     let lattice = Lattice::from_picture("...\n0#1\n").unwrap();
     let geometry = Geometry::<1>::new(lattice.dims());
     let costs = ActionCosts::default();
-    let expander = Expander::new(&geometry, costs);
+    let expander = Expander::new(&geometry, costs, &Repertoire::default());
     let mut choices = Vec::new();
     expander.choices(&state_of(&lattice), &mut choices);
     assert_eq!(choices.len(), 4);
@@ -222,7 +222,7 @@ fn heuristics_never_exceed_the_exact_cost() {
         let Some(goal) = random_layout(&mut rng, dims, start.block_count()) else { continue };
         let geometry = Geometry::<1>::new(dims);
         let goal_bits = state_of::<1>(&goal).blocks;
-        let mut expander = Expander::new(&geometry, costs);
+        let mut expander = Expander::new(&geometry, costs, &Repertoire::default());
         let Some(exact) = exact_costs_to_goal(state_of(&start), goal_bits, &mut expander, ADMISSIBILITY_STATES) else {
             continue;
         };
@@ -275,7 +275,7 @@ fn improved_heuristic_never_exceeds_the_exact_cost_on_task_4_with_4_robots() {
     let geometry = Geometry::<1>::new(start.dims());
     let costs = ActionCosts::default();
     let goal_bits = state_of::<1>(&task.goal).blocks;
-    let mut expander = Expander::new(&geometry, costs);
+    let mut expander = Expander::new(&geometry, costs, &Repertoire::default());
     let exact = exact_costs_to_goal(state_of(&start), goal_bits, &mut expander, 100_000).unwrap();
     let heuristic = Heuristic::new(HeuristicKind::Improved, &geometry, goal_bits, 4, &costs);
     for (state, &cost) in &exact {

@@ -62,7 +62,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reconfig_planner::lattice::{Cell, Lattice};
 use reconfig_planner::{
-    plan, Action, ActionCosts, ActionKind, Plan, PlanError, PlanRequest, Replay, StepError, Task, TaskError, VerifyError,
+    plan, Action, ActionCosts, ActionKind, Plan, PlanError, PlanRequest, Repertoire, Replay, StepError, Task, TaskError, VerifyError,
 };
 
 use super::blocks::BlockOptions;
@@ -105,11 +105,37 @@ pub enum TaskPlanError {
     Verify(#[from] VerifyError),
 }
 
-/// Loads the task at `path`, plans it for its first `robots` robots and replays the plan.
+/// The actions [`motions_for`] has arms for, whatever the robot's posture: horizontal moves
+/// along the `x` tunnels of the bottom layer and moves down, lifts off the bottom layer,
+/// shifts above it and put downs onto it. Which of them a robot can start also depends on
+/// how its last action left it (a put down or a move down only from where a shift's push
+/// over ends, a shift only from a lift's U or a push over's end); the planner does not
+/// follow postures, so the executor still refuses those with a report.
+pub const EXECUTED: Repertoire = Repertoire {
+    along_y: false,
+    move_up: false,
+    move_above_floor: false,
+    lift_above_floor: false,
+    put_down_above_floor: false,
+    shift_on_floor: false,
+    coop_lift: false,
+};
+
+/// Loads the task at `path`, plans it for its first `robots` robots with the executor's
+/// repertoire ([`EXECUTED`]) and replays the plan. A task with no plan within that
+/// repertoire (one that needs a move along `y`, say) is planned with every action instead
+/// (`request.repertoire` tells which), so that the executor runs it as far as its arms go
+/// and reports the first action it has none for.
 pub fn plan_task(path: &std::path::Path, robots: usize) -> Result<PlannedTask, TaskPlanError> {
     let task = Task::load(path).map_err(TaskPlanError::Task)?;
-    let request = task.request(robots).map_err(TaskPlanError::Robots)?;
-    let plan = plan(&request)?;
+    let mut request = task.request(robots).map_err(TaskPlanError::Robots)?.with_repertoire(EXECUTED);
+    let plan = match plan(&request) {
+        Err(PlanError::NoPlan { .. }) => {
+            request.repertoire = Repertoire::EVERY_ACTION;
+            plan(&request)?
+        }
+        planned => planned?,
+    };
     let replay = plan.verify(&request)?;
     Ok(PlannedTask { task, request, plan, replay })
 }
@@ -1725,6 +1751,36 @@ impl Executor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tasks_are_planned_with_the_actions_the_executor_has_arms_for() {
+        let task = |name: &str| std::path::PathBuf::from(format!("{}/../../config/molemod/{name}", env!("CARGO_MANIFEST_DIR")));
+        for name in ["task1.yaml", "task2.yaml", "task3.yaml"] {
+            let planned = plan_task(&task(name), 1).expect("plans");
+            assert_eq!(planned.request.repertoire, EXECUTED, "{name}");
+            let actions: Vec<Action> = planned.plan.steps.iter().flatten().copied().collect();
+            for a in &actions {
+                let cell = |c: Cell| [c.x, c.y, c.z];
+                assert!(EXECUTED.allows(a.kind, cell(a.from), cell(a.to)), "{name}: {a}");
+                assert!(a.kind != ActionKind::Lift || a.from.z == 0, "{name}: {a}");
+            }
+            // Tasks 1 and 2 keep their plans of every action; task 3's shifts its two blocks
+            // along the top instead of lifting one onto the other and putting it down.
+            let unrestricted = plan(&planned.request.clone().with_repertoire(Repertoire::EVERY_ACTION)).expect("plans");
+            eprintln!("{name}: {} steps ({} with every action)", planned.plan.steps.len(), unrestricted.steps.len());
+            for a in &actions {
+                eprintln!("  {a}");
+            }
+            if name != "task3.yaml" {
+                assert_eq!(planned.plan.steps, unrestricted.steps, "{name}");
+            }
+        }
+        // A block to the other y layer has no plan without moves along y: planned with every
+        // action, the executor reports the first it cannot run.
+        let across = plan_task(&task("task3d_1.yaml"), 1).expect("plans");
+        assert_eq!(across.request.repertoire, Repertoire::EVERY_ACTION);
+        assert!(across.plan.steps.iter().flatten().any(|a| a.from.y != a.to.y));
+    }
 
     fn crawl_of(along: f64) -> (f64, u32, bool) {
         match crawl(along, 0.025) {
