@@ -142,6 +142,7 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     let m = Value::Object(outcome.metrics.clone());
     assert_eq!((steps, m["steps"].as_u64(), m["steps_succeeded"].as_u64()), (2, Some(2), Some(2)), "{m}");
     assert_eq!(m["goal_reached"], true);
+    assert_eq!(m["planned_with_executor_repertoire"], true, "{m}");
     assert!(m["failure"].is_null(), "{m}");
     assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
     assert!(figure(&m, "max_robot_error_mm") < figure(&m, "robot_tolerance_mm"), "{m}");
@@ -157,6 +158,8 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     let (outcome, _) = run("molemod", "execute", &[("task", task3d.as_str())]);
     let m = Value::Object(outcome.metrics.clone());
     assert_eq!((m["steps_succeeded"].as_u64(), m["goal_reached"].as_bool()), (Some(1), Some(false)), "{m}");
+    // No plan within the executor's repertoire (no tunnel along y): planned with every action.
+    assert_eq!(m["planned_with_executor_repertoire"].as_bool(), Some(false), "{m}");
     assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
     assert_eq!(m["failure"]["step"].as_u64(), Some(1), "{m}");
     let report = m["failure"]["report"].as_str().expect("a report");

@@ -15,7 +15,7 @@ use reconfig_planner::{Lattice, PlanError, RequestError};
 use serde_json::{json, Map, Value};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::{
-    plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, Failure, PlannedTask, TaskPlanError, MAX_START_JITTER,
+    plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, Failure, PlannedTask, TaskPlanError, EXECUTED, MAX_START_JITTER,
 };
 use tank_physics::systems::molemod::world::MoleWorld;
 
@@ -157,6 +157,9 @@ impl Experiment for Execute {
         metrics.insert("task".into(), json!(task.name));
         metrics.insert("robots".into(), json!(robots));
         metrics.insert("plan_cost".into(), json!(planned.cost));
+        // Planned with the actions the executor has arms for, or (no plan within them) with
+        // every action.
+        metrics.insert("planned_with_executor_repertoire".into(), json!(request.repertoire == EXECUTED));
         metrics.insert("actions".into(), json!(planned.action_count()));
         metrics.insert("steps".into(), json!(execution.steps));
         metrics.insert("steps_succeeded".into(), json!(execution.steps_succeeded));
