@@ -420,6 +420,17 @@ fn task_1s_lift_runs_in_the_physics() {
     first_lift_of("task1.yaml", Cell::planar(0, 0), 1, ["crawl forward", "lift onto"]);
 }
 
+/// The names of the motions that finished in `step`, in order.
+fn motions_finished(events: &[Event], step: usize) -> Vec<&'static str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::MotionFinished { step: s, name, .. } if *s == step => Some(*name),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Executes `steps` printing every motion's end as it comes (the runs are minutes long,
 /// `wall` their start), then each step's motions; returns the run and its events.
 fn run_printing(executor: &mut Executor, steps: &[Vec<Action>], wall: std::time::Instant) -> (Execution, Vec<Event>) {
@@ -487,13 +498,7 @@ fn lift_and_shift_of(task: &str, a: Cell, towards: isize, shift: [&str; 6]) -> (
         mole::load_average(),
         execution.failure.as_ref().map(ToString::to_string)
     );
-    let shifted: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::MotionFinished { step: 1, name, .. } => Some(*name),
-            _ => None,
-        })
-        .collect();
+    let shifted = motions_finished(&events, 1);
     assert_eq!(shifted, shift);
     assert!(execution.steps_succeeded >= 2, "{:?}", execution.failure);
     assert!(checked[1].1 < ExecutorOptions::default().robot_tolerance, "{checked:?}");
@@ -524,13 +529,7 @@ fn task_1_runs_end_to_end_in_the_physics() {
         "push over, rear head leading, flipped",
     ];
     let (executor, execution, events, _, [a, _, c]) = lift_and_shift_of("task1.yaml", Cell::planar(0, 0), 1, shift);
-    let put_down: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::MotionFinished { step: 2, name, .. } => Some(*name),
-            _ => None,
-        })
-        .collect();
+    let put_down = motions_finished(&events, 2);
     assert_eq!((execution.steps_succeeded, execution.failure.as_ref().map(ToString::to_string)), (3, None));
     assert_eq!(
         put_down,
@@ -571,13 +570,7 @@ fn task_2_runs_end_to_end_in_the_physics() {
     let shift =
         ["leave the U, rear head leading", "step in, rear head leading", "crawl backward", "turn up", "follow", "push over, flipped"];
     let (executor, execution, events, _, [a, _, c]) = lift_and_shift_of("task2.yaml", Cell::planar(3, 0), -1, shift);
-    let again: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::MotionFinished { step: 2, name, .. } => Some(*name),
-            _ => None,
-        })
-        .collect();
+    let again = motions_finished(&events, 2);
     assert_eq!((execution.steps_succeeded, execution.failure.as_ref().map(ToString::to_string)), (3, None));
     assert_eq!(again, ["down turn, flipped", "follow down, flipped", "crawl backward", "turn up", "follow", "push over, flipped"]);
     let world = executor.world();

@@ -157,6 +157,18 @@ impl Repertoire {
         coop_lift: true,
     };
 
+    /// Only the actions no field can take out: horizontal moves along `x` in the bottom layer,
+    /// moves down, lifts off the bottom layer, shifts above it, put downs onto the floor.
+    pub const MINIMAL: Repertoire = Repertoire {
+        along_y: false,
+        move_up: false,
+        move_above_floor: false,
+        lift_above_floor: false,
+        put_down_above_floor: false,
+        shift_on_floor: false,
+        coop_lift: false,
+    };
+
     /// Whether an action of `kind` from cell `from` to cell `to` (`[x, y, z]`, as
     /// [`Action::from`] and [`Action::to`]) is in the repertoire.
     pub fn allows(&self, kind: ActionKind, from: [usize; 3], to: [usize; 3]) -> bool {
@@ -286,15 +298,7 @@ mod tests {
     #[test]
     fn a_repertoire_allows_each_kind_by_its_cells() {
         let every = Repertoire::EVERY_ACTION;
-        let none = Repertoire {
-            along_y: false,
-            move_up: false,
-            move_above_floor: false,
-            lift_above_floor: false,
-            put_down_above_floor: false,
-            shift_on_floor: false,
-            coop_lift: false,
-        };
+        let none = Repertoire::MINIMAL;
         // (kind, from, to, allowed with nothing optional)
         let cases = [
             (ActionKind::Move, [0, 0, 0], [1, 0, 0], true),

@@ -111,15 +111,7 @@ pub enum TaskPlanError {
 /// how its last action left it (a put down or a move down only from where a shift's push
 /// over ends, a shift only from a lift's U or a push over's end); the planner does not
 /// follow postures, so the executor still refuses those with a report.
-pub const EXECUTED: Repertoire = Repertoire {
-    along_y: false,
-    move_up: false,
-    move_above_floor: false,
-    lift_above_floor: false,
-    put_down_above_floor: false,
-    shift_on_floor: false,
-    coop_lift: false,
-};
+pub const EXECUTED: Repertoire = Repertoire::MINIMAL;
 
 /// Loads the task at `path`, plans it for its first `robots` robots with the executor's
 /// repertoire ([`EXECUTED`]) and replays the plan. A task with no plan within that
