@@ -132,18 +132,12 @@ impl<'g, const W: usize> Expander<'g, W> {
         let mut templates = Vec::new();
         let mut starts = vec![0];
         let cell = |c: u16| geometry.coords[c as usize].map(usize::from);
+        let allowed = |t: &Template<W>| repertoire.allows(t.action.kind, cell(t.action.from), cell(t.action.to));
+        let mut of_cell = Vec::new();
         for p in 0..geometry.coords.len() {
-            let first = templates.len();
-            push_templates(geometry, &costs, p, &mut templates);
-            let mut kept = first;
-            for i in first..templates.len() {
-                let action = templates[i].action;
-                if repertoire.allows(action.kind, cell(action.from), cell(action.to)) {
-                    templates[kept] = templates[i];
-                    kept += 1;
-                }
-            }
-            templates.truncate(kept);
+            of_cell.clear();
+            push_templates(geometry, &costs, p, &mut of_cell);
+            templates.extend(of_cell.iter().filter(|t| allowed(t)).copied());
             starts.push(templates.len() as u32);
         }
         Self { geometry, costs, templates, starts, choices: Vec::new(), chosen: Vec::new() }
