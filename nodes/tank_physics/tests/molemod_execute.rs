@@ -583,28 +583,21 @@ fn task_2_runs_end_to_end_in_the_physics() {
     assert!(world.screwed_to(&a).contains(&d) && !world.screwed_to(&a).contains(&c), "A is screwed onto D, not C, after the second shift");
 }
 
-/// Task 3's plan for one robot with the executor's repertoire (`executor::EXECUTED`: the end
-/// block lifted onto its neighbour and shifted on four times to (0, 0, 1), the robot down into
-/// the block under it by route Z and back along the bottom row, the next block lifted onto its
-/// neighbour and shifted on twice to (1, 0, 1)) end to end through `Executor::execute`: every
-/// step runs in the physics and is checked, and the blocks end in the goal's cells. About an
-/// hour wall: `nice -n 5 cargo test --release -p tank_physics --no-default-features --test
-/// molemod_execute task_3_with_one_robot -- --ignored --nocapture --test-threads 1`.
-#[test]
-#[ignore = "about an hour wall, over the suite's ~3 min a test (docs/molemod_execution.md, Shifting again and moving down after a push over)"]
-fn task_3_with_one_robot_runs_end_to_end_in_the_physics() {
+/// Plans `task` for its first `robots` robots (`plan_task`, the executor's repertoire), runs
+/// the whole plan through `Executor::execute` printing every motion's end, and asserts that
+/// every step ran and was checked and that the blocks end in the goal's cells. Returns the
+/// plan's steps.
+fn runs_end_to_end(task: &str, robots: usize) -> Vec<Vec<Action>> {
     let wall = std::time::Instant::now();
     eprintln!("load at the start: {}", mole::load_average());
-    let path = format!("{}/../../config/molemod/task3.yaml", env!("CARGO_MANIFEST_DIR"));
-    let planned = plan_task(std::path::Path::new(&path), 1).expect("the task plans");
-    let actions: Vec<Action> = planned.plan.steps.iter().map(|step| step[0]).collect();
-    assert!(actions.iter().any(|a| a.kind == ActionKind::Move && a.to.z < a.from.z), "a move down: {actions:?}");
+    let path = format!("{}/../../config/molemod/{task}", env!("CARGO_MANIFEST_DIR"));
+    let planned = plan_task(std::path::Path::new(&path), robots).expect("the task plans");
     let mut executor = build(&planned.request.start, ExecutorOptions::default());
     let (execution, events) = run_printing(&mut executor, &planned.plan.steps, wall);
     let checked = step_checks(&events);
     eprintln!(
-        "task 3, 1 robot: {} of {} steps; checked {checked:?} (block, robot error m, sim s); max block error {:.3} mm, max robot \
-         error {:.3} mm; {:.2} s sim, {:.0} s wall; load at the end: {}; then: {:?}",
+        "{task}, {robots} robot(s): {} of {} steps; checked {checked:?} (block, robot error m, sim s); max block error {:.3} mm, \
+         max robot error {:.3} mm; {:.2} s sim, {:.0} s wall; load at the end: {}; then: {:?}",
         execution.steps_succeeded,
         execution.steps,
         execution.max_block_error * 1e3,
@@ -614,8 +607,41 @@ fn task_3_with_one_robot_runs_end_to_end_in_the_physics() {
         mole::load_average(),
         execution.failure.as_ref().map(ToString::to_string)
     );
-    assert_eq!((execution.steps_succeeded, execution.failure.as_ref().map(ToString::to_string)), (actions.len(), None));
+    assert_eq!((execution.steps_succeeded, execution.failure.as_ref().map(ToString::to_string)), (planned.plan.steps.len(), None));
     assert_at_goal(&executor, &planned.request.goal, ExecutorOptions::default().block_tolerance);
+    planned.plan.steps
+}
+
+/// Task 3's plan for one robot with the executor's repertoire (`executor::EXECUTED`: the end
+/// block lifted onto its neighbour and shifted on four times to (0, 0, 1), the robot down into
+/// the block under it by route Z and back along the bottom row, the next block lifted onto its
+/// neighbour and shifted on twice to (1, 0, 1)) end to end: every step runs in the physics and
+/// is checked, and the blocks end in the goal's cells. About an hour wall: `nice -n 5 cargo
+/// test --release -p tank_physics --no-default-features --test molemod_execute
+/// task_3_with_one_robot -- --ignored --nocapture --test-threads 1`.
+#[test]
+#[ignore = "about an hour wall, over the suite's ~3 min a test (docs/molemod_execution.md, Shifting again and moving down after a push over)"]
+fn task_3_with_one_robot_runs_end_to_end_in_the_physics() {
+    let steps = runs_end_to_end("task3.yaml", 1);
+    assert!(steps.iter().flatten().any(|a| a.kind == ActionKind::Move && a.to.z < a.from.z), "a move down: {steps:?}");
+}
+
+/// `pair.yaml` with its two robots, one at each end of a row of eight: each lifts its end
+/// block onto the neighbour and shifts it one cell on (robot 1 mirrored, towards -x), both
+/// in the same steps, in one world. Every step runs in the physics and is checked, and the
+/// blocks end in the goal's cells. About 15 min wall: `nice -n 5 cargo test --release -p
+/// tank_physics --no-default-features --test molemod_execute two_robots_lift -- --ignored
+/// --nocapture --test-threads 1`.
+#[test]
+#[ignore = "about 15 min wall, over the suite's ~3 min a test (docs/molemod_execution.md, Two robots lifting and shifting in parallel)"]
+fn two_robots_lift_and_shift_in_parallel_at_both_ends_of_a_row() {
+    let steps = runs_end_to_end("pair.yaml", 2);
+    let kinds: Vec<Vec<(usize, ActionKind)>> = steps.iter().map(|step| step.iter().map(|a| (a.robot, a.kind)).collect()).collect();
+    assert_eq!(
+        kinds,
+        [[(0, ActionKind::Lift), (1, ActionKind::Lift)], [(0, ActionKind::Shift), (1, ActionKind::Shift)]],
+        "both robots lift, then both shift"
+    );
 }
 
 /// Task 2's first lift, onto the neighbour behind the robot (towards -x, the robot heading
