@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use flotilla_common::progress::TenthLines;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -282,6 +282,8 @@ pub struct Progress {
     bar: ProgressBar,
     lines: Option<TenthLines>,
     interrupt: AtomicBool,
+    /// Runs finished; kept apart from the bar, whose position clearing sets to its length.
+    finished: AtomicU64,
 }
 
 /// Set by the signal handler [`catch_interrupts`] installs.
@@ -322,12 +324,12 @@ impl Progress {
             .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         let lines = (!TenthLines::stderr_is_terminal()).then(|| TenthLines::new("progress"));
-        Self { bar, lines, interrupt: AtomicBool::new(false) }
+        Self { bar, lines, interrupt: AtomicBool::new(false), finished: AtomicU64::new(0) }
     }
 
     /// Counts without drawing.
     pub fn hidden() -> Self {
-        Self { bar: ProgressBar::hidden(), lines: None, interrupt: AtomicBool::new(false) }
+        Self { bar: ProgressBar::hidden(), lines: None, interrupt: AtomicBool::new(false), finished: AtomicU64::new(0) }
     }
 
     /// Announces `runs` more runs, described by `what`.
@@ -338,6 +340,7 @@ impl Progress {
 
     /// One run finished (callable from any thread).
     pub fn finished_one(&self) {
+        self.finished.fetch_add(1, Ordering::Relaxed);
         self.bar.inc(1);
         if let Some(lines) = &self.lines {
             lines.update(self.bar.position(), self.bar.length().unwrap_or(0), &self.bar.message());
@@ -357,7 +360,7 @@ impl Progress {
 
     /// Runs finished so far.
     pub fn finished(&self) -> u64 {
-        self.bar.position()
+        self.finished.load(Ordering::Relaxed)
     }
 
     /// Removes the bar.
@@ -505,6 +508,19 @@ mod tests {
         assert!(e.to_string().contains("--pumps") && e.to_string().contains("40,x"), "{e}");
         let e = Options::parse(SPECS, &pairs(&[("seeds", "1"), ("seeds", "2")])).unwrap_err();
         assert!(e.to_string().contains("twice"), "{e}");
+    }
+
+    /// A MoleMOD execution stopped at its step 3 of 13 once reported "13 runs": the count
+    /// was the bar's position, which clearing the bar sets to its length.
+    #[test]
+    fn the_count_of_finished_runs_survives_clearing_the_bar() {
+        let progress = Progress::hidden();
+        progress.expect(13, "plan steps");
+        for _ in 0..3 {
+            progress.finished_one();
+        }
+        progress.clear();
+        assert_eq!(progress.finished(), 3);
     }
 
     /// `--seed 18446744073709551615 --seeds 2` once wrapped round to an empty range: no run
