@@ -164,6 +164,8 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     assert_eq!(m["failure"]["step"].as_u64(), Some(1), "{m}");
     let report = m["failure"]["report"].as_str().expect("a report");
     assert!(report.contains("robot 0 put_down") && report.contains("from the U its lift ended in"), "{report}");
+    let last_event = outcome.tables[1].rows.last().expect("events");
+    assert_eq!((last_event[1].as_str(), last_event[2].starts_with("step failed: ")), ("1", true), "{last_event:?}");
     // Bad input: usage errors naming the option.
     let experiment = find("molemod", "execute").unwrap();
     for (given, option, text) in [

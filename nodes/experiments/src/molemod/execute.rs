@@ -144,6 +144,9 @@ impl Experiment for Execute {
             }
         });
         let wall_s = wall.elapsed().as_secs_f64();
+        if let Some(failure) = &execution.failure {
+            events.push(failure_row(failure));
+        }
         let reached = replay.states.get(execution.steps_succeeded).unwrap_or(&request.start);
         let after = snapshot(
             executor.world(),
@@ -216,6 +219,18 @@ fn failure_json(failure: &Failure) -> Value {
         "off_unit": unit,
         "sim_time_s": number(failure.time),
     })
+}
+
+/// The events table's last row for a stopped execution: where it stopped and the report.
+fn failure_row(failure: &Failure) -> Vec<String> {
+    vec![
+        format!("{:.3}", failure.time),
+        failure.step.to_string(),
+        format!("step failed: {failure}"),
+        failure.robot.map_or_else(String::new, |r| r.to_string()),
+        failure.action.map_or_else(String::new, |a| a.to_string()),
+        failure.motion.map_or_else(String::new, |(i, name)| format!("{i} ({name})")),
+    ]
 }
 
 fn event_row(event: &Event) -> Option<Vec<String>> {
