@@ -104,3 +104,31 @@ fn ctrl_c_ends_a_long_self_assembly_with_its_results() {
     assert!(summary["metrics"]["steps"].as_u64().is_some_and(|s| s > 0 && s % 1000 == 0), "{summary}");
     assert!(out.join("end_state.csv").is_file() && out.join("end_state.png").is_file());
 }
+
+/// Ctrl-C stops a MoleMOD execution within a physics step, with what it ran written.
+#[test]
+fn ctrl_c_stops_a_molemod_execution_with_its_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let task = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/molemod/task1.yaml");
+    let child = Command::new(env!("CARGO_BIN_EXE_flotilla-experiment"))
+        .args(["molemod", "execute", "--task", task, "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Task 1's lift alone takes a minute of wall.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let run = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let m = &summary["metrics"];
+    assert_eq!((m["steps_succeeded"].as_u64(), m["goal_reached"].as_bool()), (Some(0), Some(false)), "{summary}");
+    assert!(m["failure"]["report"].as_str().is_some_and(|r| r.ends_with("cancelled")), "{summary}");
+    for file in ["joints.csv", "events.csv", "joints.png", "lattice_before.png", "lattice_after.png"] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+}

@@ -100,6 +100,12 @@ impl Experiment for Execute {
         OPTIONS
     }
 
+    /// Task 3 runs for an hour and more: Ctrl-C stops it within a physics step, with the
+    /// steps so far, the trace and the pictures written (`failure`: cancelled).
+    fn interruptible(&self) -> bool {
+        true
+    }
+
     fn run(&self, options: &Options, progress: &Progress) -> Result<Outcome, ExperimentError> {
         let path = options
             .path("task")?
@@ -135,14 +141,15 @@ impl Experiment for Execute {
         let mut executor = Executor::new(&model, &request.start, world_options, BlockOptions::default(), executor_options)?;
         let before = snapshot(executor.world(), &request.start, format!("{}: before ({} robots)", task.name, robots))?;
         let mut events = Vec::new();
-        let execution = executor.execute(&planned.steps, &mut |event| {
+        let record = &mut |event: &Event| {
             if matches!(event, Event::StepChecked { .. }) {
                 progress.finished_one();
             }
             if let Some(row) = event_row(event) {
                 events.push(row);
             }
-        });
+        };
+        let execution = executor.execute_until(&planned.steps, record, &|| progress.interrupted());
         let wall_s = wall.elapsed().as_secs_f64();
         if let Some(failure) = &execution.failure {
             events.push(failure_row(failure));
