@@ -85,17 +85,7 @@ fn ctrl_c_ends_a_long_self_assembly_with_its_results() {
     let out = dir.path().join("k");
     let shape = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/shapes/k_shape.png");
     let args = ["kilobot", "self-assembly", "--shape", shape, "--scale", "0.6045", "--robots", "1024", "--max-steps", "100000000"];
-    let child = Command::new(env!("CARGO_BIN_EXE_flotilla-experiment"))
-        .args(args)
-        .args(["--out", out.to_str().unwrap()])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    // SAFETY: kill(2) on our own child's pid.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
-    let run = child.wait_with_output().unwrap();
+    let run = interrupted_after_3_s(&args, &out);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
@@ -111,17 +101,8 @@ fn ctrl_c_stops_a_molemod_execution_with_its_results() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m");
     let task = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/molemod/task1.yaml");
-    let child = Command::new(env!("CARGO_BIN_EXE_flotilla-experiment"))
-        .args(["molemod", "execute", "--task", task, "--out", out.to_str().unwrap()])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     // Task 1's lift alone takes a minute of wall.
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    // SAFETY: kill(2) on our own child's pid.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
-    let run = child.wait_with_output().unwrap();
+    let run = interrupted_after_3_s(&["molemod", "execute", "--task", task], &out);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
@@ -131,4 +112,19 @@ fn ctrl_c_stops_a_molemod_execution_with_its_results() {
     for file in ["joints.csv", "events.csv", "joints.png", "lattice_before.png", "lattice_after.png"] {
         assert!(out.join(file).is_file(), "{file}");
     }
+}
+
+/// Runs the experiment CLI with `args` and `--out out`, and Ctrl-C (SIGINT) 3 s in.
+fn interrupted_after_3_s(args: &[&str], out: &std::path::Path) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_flotilla-experiment"))
+        .args(args)
+        .args(["--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    child.wait_with_output().unwrap()
 }
