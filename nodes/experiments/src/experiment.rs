@@ -111,6 +111,8 @@ pub enum OptionKind {
     Count,
     /// A whole number >= 0 (a seed).
     Seed,
+    /// A whole number >= 0 (a position in a list, e.g. a plan step).
+    Index,
     /// A finite number > 0 (e.g. seconds).
     Positive,
     /// Comma-separated finite numbers, at least one.
@@ -129,7 +131,7 @@ impl OptionKind {
     fn describe(self) -> &'static str {
         match self {
             OptionKind::Count => "a whole number >= 1",
-            OptionKind::Seed => "a whole number >= 0",
+            OptionKind::Seed | OptionKind::Index => "a whole number >= 0",
             OptionKind::Positive => "a number > 0",
             OptionKind::Numbers => "comma-separated numbers",
             OptionKind::Names => "comma-separated names",
@@ -144,6 +146,7 @@ impl OptionKind {
         let ok = match self {
             OptionKind::Count => value.parse::<usize>().is_ok_and(|n| n >= 1),
             OptionKind::Seed => value.parse::<u64>().is_ok(),
+            OptionKind::Index => value.parse::<usize>().is_ok(),
             OptionKind::Positive => number(value).is_some_and(|x| x > 0.0),
             OptionKind::Numbers => value.split(',').all(|s| number(s).is_some()),
             OptionKind::Names => value.split(',').all(|s| !s.trim().is_empty()),
@@ -215,6 +218,11 @@ impl Options {
 
     /// A [`OptionKind::Count`] option.
     pub fn count(&self, name: &str) -> Result<usize, ExperimentError> {
+        self.raw(name)?.parse().map_err(|e| ExperimentError::option(name, format!("{e}")))
+    }
+
+    /// A [`OptionKind::Index`] option.
+    pub fn index(&self, name: &str) -> Result<usize, ExperimentError> {
         self.raw(name)?.parse().map_err(|e| ExperimentError::option(name, format!("{e}")))
     }
 
@@ -376,20 +384,28 @@ pub struct Table {
     pub file: String,
     /// Column names, with units.
     pub header: Vec<String>,
-    /// Rows, as many cells as columns (no commas inside cells).
+    /// Rows, as many cells as columns.
     pub rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    /// The CSV text.
+    /// The CSV text (RFC 4180: a cell with a comma, a quote or a line break is quoted).
     pub fn to_csv(&self) -> String {
-        let mut out = self.header.join(",");
-        out.push('\n');
-        for row in &self.rows {
-            out += &row.join(",");
+        let mut out = String::new();
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            let cells: Vec<std::borrow::Cow<str>> = row.iter().map(|c| csv_cell(c)).collect();
+            out += &cells.join(",");
             out.push('\n');
         }
         out
+    }
+}
+
+fn csv_cell(cell: &str) -> std::borrow::Cow<'_, str> {
+    if cell.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\"")).into()
+    } else {
+        cell.into()
     }
 }
 
@@ -544,6 +560,10 @@ mod tests {
     fn tables_are_csv() {
         let t = Table { file: "a.csv".into(), header: vec!["t_s".into(), "x_m".into()], rows: vec![vec!["0".into(), "1.5".into()]] };
         assert_eq!(t.to_csv(), "t_s,x_m\n0,1.5\n");
+        // Regression: molemod execute's events name cells "(1, 0, 1)"; they were written
+        // unquoted, splitting one cell into three.
+        let quoted = Table { rows: vec![vec!["robot 0 lift (0, 0, 0) -> (1, 0, 1)".into(), "a \"b\"".into()]], ..t };
+        assert_eq!(quoted.to_csv(), "t_s,x_m\n\"robot 0 lift (0, 0, 0) -> (1, 0, 1)\",\"a \"\"b\"\"\"\n");
         assert_eq!(number(f64::NAN), Value::Null);
         assert_eq!(number(0.5), serde_json::json!(0.5));
         assert_eq!(

@@ -150,6 +150,12 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     let plots: Vec<&str> = outcome.plots.iter().map(|p| p.file.as_str()).collect();
     assert_eq!(plots, ["joints.png", "lattice_before.png", "lattice_after.png"]);
     assert!(outcome.tables[0].rows.len() > 100, "the joint trace");
+    // From the second step: the first is not run, the robot starts in the cell it ends in.
+    let (outcome, steps) = run("molemod", "execute", &[("task", moves.as_str()), ("from_step", "1")]);
+    let m = Value::Object(outcome.metrics.clone());
+    assert_eq!((steps, m["from_step"].as_u64(), m["steps_succeeded"].as_u64()), (1, Some(1), Some(1)), "{m}");
+    assert_eq!(m["goal_reached"], true, "{m}");
+    assert_eq!(outcome.tables[1].rows[0][1], "1", "numbered as in the plan: {:?}", outcome.tables[1].rows[0]);
     // 3-D task 1: its lift (task 2's, onto the neighbour behind the robot) runs in the
     // physics and is checked; the put down across to the other y layer from the lift's U is
     // a report instead of a result, before the physics. Tasks 1 and 2 run their shifts too
@@ -175,6 +181,8 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
         // Fewer robots than the goal places (it named --task: "goal places 3 robots but the
         // start has 1").
         (vec![("task", moves3.as_str()), ("robots", "1")], "--robots", "places 3 robots: give --robots 3"),
+        (vec![("task", moves.as_str()), ("from_step", "2")], "--from_step", "the plan has 2 steps (0 to 1)"),
+        (vec![("task", task3d.as_str()), ("from_step", "1")], "--from_step", "(step 0: robot 0 lift"),
     ] {
         let given: Vec<(String, String)> = given.iter().map(|(k, v): &(&str, &str)| ((*k).to_owned(), (*v).to_owned())).collect();
         let err = experiment.run(&Options::parse(experiment.options(), &given).unwrap(), &Progress::hidden()).err().expect("refused");

@@ -15,7 +15,8 @@ use reconfig_planner::{Lattice, PlanError, RequestError};
 use serde_json::{json, Map, Value};
 use tank_physics::systems::molemod::blocks::BlockOptions;
 use tank_physics::systems::molemod::executor::{
-    plan_task, tunnel_world_options, Event, Executor, ExecutorOptions, Failure, PlannedTask, TaskPlanError, EXECUTED, MAX_START_JITTER,
+    first_step_in_tunnels, plan_task, tunnel_world_options, BlockCheck, Event, Executor, ExecutorOptions, Failure, PlannedTask,
+    TaskPlanError, EXECUTED, MAX_START_JITTER,
 };
 use tank_physics::systems::molemod::world::MoleWorld;
 
@@ -35,6 +36,12 @@ const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Numbers,
         default: "1",
         help: "each robot starts displaced along its tunnel by up to +- this, mm (0 to 12.5: half a crawl step)",
+    },
+    OptionSpec {
+        name: "from_step",
+        kind: OptionKind::Index,
+        default: "0",
+        help: "start at this plan step, from the lattice the plan reaches before it (every robot's last action before it a move)",
     },
 ];
 
@@ -133,17 +140,24 @@ impl Experiment for Execute {
             TaskPlanError::Plan(e) => super::plan_error(e, &path, robots, "task"),
             TaskPlanError::Verify(e) => e.into(),
         })?;
+        let first_step = options.index("from_step")?;
+        first_step_in_tunnels(&planned.steps, first_step).map_err(|e| Options::invalid("from_step", e.to_string()))?;
+        let start = replay.states.get(first_step).unwrap_or(&request.start);
         let model = module_model(ModuleKind::MolemodRobot);
         let world_options = tunnel_world_options();
-        let executor_options = ExecutorOptions { trace_interval: TRACE_INTERVAL, start_jitter: jitter, seed, ..ExecutorOptions::default() };
-        progress.expect(planned.steps.len(), &format!("{}: plan steps", task.name));
+        let executor_options =
+            ExecutorOptions { trace_interval: TRACE_INTERVAL, start_jitter: jitter, seed, first_step, ..ExecutorOptions::default() };
+        progress.expect(planned.steps.len() - first_step, &format!("{}: plan steps", task.name));
         let wall = Instant::now();
-        let mut executor = Executor::new(&model, &request.start, world_options, BlockOptions::default(), executor_options)?;
-        let before = snapshot(executor.world(), &request.start, format!("{}: before ({} robots)", task.name, robots))?;
+        let mut executor = Executor::new(&model, start, world_options, BlockOptions::default(), executor_options)?;
+        let at = if first_step == 0 { String::new() } else { format!(", at step {first_step}") };
+        let before = snapshot(executor.world(), start, format!("{}: before ({} robots{at})", task.name, robots))?;
         let mut events = Vec::new();
+        let mut block_rows = Vec::new();
         let record = &mut |event: &Event| {
-            if matches!(event, Event::StepChecked { .. }) {
+            if let Event::StepChecked { step, blocks, time, .. } = event {
                 progress.finished_one();
+                block_rows.extend(blocks.iter().map(|b| block_row(*step, *time, b)));
             }
             if let Some(row) = event_row(event) {
                 events.push(row);
@@ -154,11 +168,11 @@ impl Experiment for Execute {
         if let Some(failure) = &execution.failure {
             events.push(failure_row(failure));
         }
-        let reached = replay.states.get(execution.steps_succeeded).unwrap_or(&request.start);
+        let reached = replay.states.get(first_step + execution.steps_succeeded).unwrap_or(&request.start);
         let after = snapshot(
             executor.world(),
             &request.goal,
-            format!("{}: after {} of {} steps (outlines: goal)", task.name, execution.steps_succeeded, execution.steps),
+            format!("{}: after {} of {} steps (outlines: goal)", task.name, first_step + execution.steps_succeeded, execution.steps),
         )?;
         let names: Vec<String> = executor.world().robot_at(0)?.joint_names().map(str::to_owned).collect();
         let trace: Vec<(f64, Vec<Vec<f64>>)> = executor.trace().iter().map(|s| (s.time, s.positions.clone())).collect();
@@ -172,6 +186,9 @@ impl Experiment for Execute {
         metrics.insert("planned_with_executor_repertoire".into(), json!(request.repertoire == EXECUTED));
         metrics.insert("actions".into(), json!(planned.action_count()));
         metrics.insert("steps".into(), json!(execution.steps));
+        // Steps before it were not run: the executor started from the lattice the plan
+        // reaches before it.
+        metrics.insert("from_step".into(), json!(first_step));
         metrics.insert("steps_succeeded".into(), json!(execution.steps_succeeded));
         metrics.insert("max_block_error_mm".into(), number(execution.max_block_error * 1e3));
         metrics.insert("max_robot_error_mm".into(), number(execution.max_robot_error * 1e3));
@@ -202,6 +219,11 @@ impl Experiment for Execute {
             header: ["time_s", "step", "event", "robot", "action", "motion"].map(String::from).to_vec(),
             rows: events,
         };
+        let block_table = Table {
+            file: "blocks.csv".into(),
+            header: ["time_s", "step", "block", "cell", "dx_mm", "dy_mm", "dz_mm", "error_mm", "tilt_mrad"].map(String::from).to_vec(),
+            rows: block_rows,
+        };
         let plots = vec![
             Plot {
                 file: "joints.png".into(),
@@ -210,7 +232,7 @@ impl Experiment for Execute {
             Plot { file: "lattice_before.png".into(), draw: Box::new(move |path| plot_lattice(path, &before)) },
             Plot { file: "lattice_after.png".into(), draw: Box::new(move |path| plot_lattice(path, &after)) },
         ];
-        Ok(Outcome { metrics, tables: vec![joints, event_table], plots, report: String::new() })
+        Ok(Outcome { metrics, tables: vec![joints, event_table, block_table], plots, report: String::new() })
     }
 }
 
@@ -226,6 +248,22 @@ fn failure_json(failure: &Failure) -> Value {
         "off_unit": unit,
         "sim_time_s": number(failure.time),
     })
+}
+
+/// A row of the blocks table: one block after a checked step.
+fn block_row(step: usize, time: f64, block: &BlockCheck) -> Vec<String> {
+    let mm = |v: f64| format!("{:.3}", v * 1e3);
+    vec![
+        format!("{time:.3}"),
+        step.to_string(),
+        block.home.to_string(),
+        block.cell.to_string(),
+        mm(block.offset.x),
+        mm(block.offset.y),
+        mm(block.offset.z),
+        mm(block.offset.norm()),
+        format!("{:.2}", block.tilt * 1e3),
+    ]
 }
 
 /// The events table's last row for a stopped execution: where it stopped and the report.
@@ -257,7 +295,7 @@ fn event_row(event: &Event) -> Option<Vec<String>> {
                 format!("{motion} ({name})"),
             ]
         }
-        Event::StepChecked { step, block_error, robot_error, time } => vec![
+        Event::StepChecked { step, block_error, robot_error, time, .. } => vec![
             format!("{time:.3}"),
             step.to_string(),
             format!("step checked: blocks {:.3} mm, robots {:.3} mm off", block_error * 1e3, robot_error * 1e3),

@@ -496,7 +496,7 @@ fn event_feedback(event: &Event, done: u32, total: u32, current: r2r::flotilla_m
                 ..base
             }
         }
-        Event::StepChecked { step, block_error, robot_error, time } => ExecutePlan::Feedback {
+        Event::StepChecked { step, block_error, robot_error, time, .. } => ExecutePlan::Feedback {
             event: "step_checked".into(),
             step_index: index(*step),
             sim_time: *time,
@@ -520,7 +520,7 @@ fn event_line(event: &Event) -> String {
         Event::MotionFinished { step, action, motion, name, time } => {
             format!("t = {time:.3} s: step {step}, {action}: motion {motion} ({name}) finished")
         }
-        Event::StepChecked { step, block_error, robot_error, time } => format!(
+        Event::StepChecked { step, block_error, robot_error, time, .. } => format!(
             "t = {time:.3} s: step {step} checked: blocks within {:.3} mm, robots within {:.3} mm",
             block_error * 1e3,
             robot_error * 1e3

@@ -168,6 +168,10 @@ pub struct ExecutorOptions {
     /// Interval of [`Event::Sampled`] (every link's and block's pose, every joint's
     /// reading: what a ROS node shows), s of sim time (0 = none).
     pub sample_interval: f64,
+    /// The plan step execution starts at (its index): the executor is built from the
+    /// lattice the plan reaches before it and runs the steps from it on, numbered as in the
+    /// plan. Only where every robot lies in a tunnel ([`first_step_in_tunnels`]).
+    pub first_step: usize,
 }
 
 impl Default for ExecutorOptions {
@@ -184,6 +188,7 @@ impl Default for ExecutorOptions {
             start_jitter: 0.0,
             seed: 1,
             sample_interval: 0.0,
+            first_step: 0,
         }
     }
 }
@@ -206,6 +211,27 @@ pub struct WorldSample {
     pub robots: Vec<RobotSample>,
     /// Every block: the cell it started in (its name) and its world pose, m.
     pub blocks: Vec<(Cell, Isometry3<f64>)>,
+}
+
+/// One block after a step: where the plan has it and how far it is from there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlockCheck {
+    /// The cell the block started in (its name).
+    pub home: Cell,
+    /// The cell the plan has it in now.
+    pub cell: Cell,
+    /// Its centre less the cell's centre, world frame, m.
+    pub offset: Vector3<f64>,
+    /// How far it is turned from lying square in the lattice: the largest angle between
+    /// one of its edges and the nearest world axis, rad.
+    pub tilt: f64,
+}
+
+/// The largest angle between an axis of `rotation` and the world axis nearest it, rad: 0 for
+/// a block lying square in the lattice, whichever quarter turns it has made.
+fn tilt_from_square(rotation: &UnitQuaternion<f64>) -> f64 {
+    let matrix = rotation.to_rotation_matrix();
+    matrix.matrix().column_iter().map(|axis| axis.iter().fold(0.0_f64, |m, c| m.max(c.abs())).min(1.0).acos()).fold(0.0, f64::max)
 }
 
 /// What is going on, for progress reports (ROS feedback).
@@ -252,6 +278,8 @@ pub enum Event {
         block_error: f64,
         /// Largest distance of a robot from its place, m.
         robot_error: f64,
+        /// Every block, where the plan has it and how far it is from there.
+        blocks: Vec<BlockCheck>,
         /// Sim time, s.
         time: f64,
     },
@@ -409,7 +437,9 @@ impl std::fmt::Display for Failure {
 pub struct Execution {
     /// Steps of the plan, count.
     pub steps: usize,
-    /// Steps done and checked, count.
+    /// The step execution started at ([`ExecutorOptions::first_step`]).
+    pub first_step: usize,
+    /// Steps done and checked, count (from `first_step` on).
     pub steps_succeeded: usize,
     /// Largest distance of a block from its cell over the checked steps, m.
     pub max_block_error: f64,
@@ -443,6 +473,57 @@ pub enum ExecutorError {
     /// The start displacement is not a length from 0 to [`MAX_START_JITTER`].
     #[error("start jitter {0} m: must be 0 to {MAX_START_JITTER} m (half a crawl step: the first move takes the displacement up)")]
     StartJitter(f64),
+}
+
+/// A plan step execution cannot start at.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FirstStepError {
+    /// Past the plan's last step.
+    #[error("step {first}: the plan has {steps} steps (0 to {last})", last = steps.saturating_sub(1))]
+    Beyond {
+        /// The step asked for.
+        first: usize,
+        /// The plan's steps, count.
+        steps: usize,
+    },
+    /// A robot's last action before the step leaves it out of a tunnel (a lift, a shift, a
+    /// put down): the executor starts every robot lying in its tunnel.
+    #[error(
+        "step {first}: robot {robot}'s last action before it (step {step}: {action}) leaves it out of a tunnel; start at a \
+         step before which every robot's last action is a move"
+    )]
+    NotInTunnel {
+        /// The step asked for.
+        first: usize,
+        /// The robot.
+        robot: usize,
+        /// The step of its last action.
+        step: usize,
+        /// That action.
+        action: Action,
+    },
+}
+
+/// Whether execution can start at plan step `first` ([`ExecutorOptions::first_step`]): every
+/// robot's last action before it is a move (or it has none), so it lies in a tunnel as
+/// the executor starts it.
+pub fn first_step_in_tunnels(steps: &[Vec<Action>], first: usize) -> Result<(), FirstStepError> {
+    if first > 0 && first >= steps.len() {
+        return Err(FirstStepError::Beyond { first, steps: steps.len() });
+    }
+    let mut last: Vec<Option<(usize, Action)>> = Vec::new();
+    for (step, actions) in steps.iter().enumerate().take(first) {
+        for action in actions {
+            if last.len() <= action.robot {
+                last.resize(action.robot + 1, None);
+            }
+            last[action.robot] = Some((step, *action));
+        }
+    }
+    match last.into_iter().flatten().find(|(_, a)| a.kind != ActionKind::Move) {
+        Some((step, action)) => Err(FirstStepError::NotInTunnel { first, robot: action.robot, step, action }),
+        None => Ok(()),
+    }
 }
 
 /// Largest start displacement along a robot's tunnel, m: half a crawl step (25 mm). The
@@ -1363,7 +1444,7 @@ impl Executor {
     pub fn execute_until(&mut self, steps: &[Vec<Action>], progress: &mut dyn FnMut(&Event), cancelled: &dyn Fn() -> bool) -> Execution {
         let mut succeeded = 0;
         let mut failure = None;
-        for (index, actions) in steps.iter().enumerate() {
+        for (index, actions) in steps.iter().enumerate().skip(self.options.first_step) {
             progress(&Event::StepStarted { step: index, actions: actions.clone() });
             match self.step(index, actions, progress, cancelled) {
                 Ok(()) => succeeded += 1,
@@ -1375,6 +1456,7 @@ impl Executor {
         }
         Execution {
             steps: steps.len(),
+            first_step: self.options.first_step,
             steps_succeeded: succeeded,
             max_block_error: self.max_block_error,
             max_robot_error: self.max_robot_error,
@@ -1726,8 +1808,12 @@ impl Executor {
             }
         }
         let mut block_error: f64 = 0.0;
+        let mut blocks = Vec::with_capacity(self.expected.blocks.len());
         for &(home, cell) in &self.expected.blocks {
-            let off = self.world.block_error(&home, &cell).map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
+            let at = self.world.block_pose(&home).map_err(|e| self.fail(step, None, FailureKind::Physics(e.to_string())))?;
+            let offset = at.translation.vector - self.world.cell_centre(&cell);
+            blocks.push(BlockCheck { home, cell, offset, tilt: tilt_from_square(&at.rotation) });
+            let off = offset.norm();
             block_error = block_error.max(off);
             if off > self.options.block_tolerance {
                 return Err(self.fail(step, None, FailureKind::BlockOff { home, cell, off }));
@@ -1735,7 +1821,7 @@ impl Executor {
         }
         self.max_robot_error = self.max_robot_error.max(robot_error);
         self.max_block_error = self.max_block_error.max(block_error);
-        progress(&Event::StepChecked { step, block_error, robot_error, time: self.world.time() });
+        progress(&Event::StepChecked { step, block_error, robot_error, blocks, time: self.world.time() });
         Ok(())
     }
 }
@@ -1772,6 +1858,35 @@ mod tests {
         let across = plan_task(&task("task3d_1.yaml"), 1).expect("plans");
         assert_eq!(across.request.repertoire, Repertoire::EVERY_ACTION);
         assert!(across.plan.steps.iter().flatten().any(|a| a.from.y != a.to.y));
+    }
+
+    #[test]
+    fn a_block_is_square_after_quarter_turns_and_tilted_by_the_angle_off_them() {
+        let quarter = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), FRAC_PI_2);
+        assert!(tilt_from_square(&UnitQuaternion::identity()) < 1e-9);
+        assert!(tilt_from_square(&(quarter * quarter * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), -FRAC_PI_2))) < 1e-7);
+        let off = quarter * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), 0.009);
+        assert!((tilt_from_square(&off) - 0.009).abs() < 1e-9, "{}", tilt_from_square(&off));
+    }
+
+    #[test]
+    fn execution_starts_only_at_steps_before_which_every_robot_lies_in_a_tunnel() {
+        let path = std::path::PathBuf::from(format!("{}/../../config/molemod/task3.yaml", env!("CARGO_MANIFEST_DIR")));
+        let steps = plan_task(&path, 1).expect("plans").plan.steps;
+        assert_eq!(first_step_in_tunnels(&steps, 0), Ok(()));
+        // Task 3's second lift comes after the moves back along the bottom row.
+        let lift = steps.iter().position(|s| s.iter().any(|a| a.kind == ActionKind::Lift) && s != &steps[0]).expect("a second lift");
+        assert!(steps[lift - 1].iter().all(|a| a.kind == ActionKind::Move));
+        assert_eq!(first_step_in_tunnels(&steps, lift), Ok(()));
+        // After it the robot stands in the U of its lift.
+        match first_step_in_tunnels(&steps, lift + 1) {
+            Err(e @ FirstStepError::NotInTunnel { robot: 0, step, .. }) => {
+                assert_eq!(step, lift);
+                assert!(e.to_string().contains(&format!("step {lift}: robot 0 lift")), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(first_step_in_tunnels(&steps, steps.len()), Err(FirstStepError::Beyond { first: steps.len(), steps: steps.len() }));
     }
 
     fn crawl_of(along: f64) -> (f64, u32, bool) {
