@@ -794,15 +794,6 @@ pub const TABLE_SETTLE: [f64; 2] = [0.01, 0.01 * super::lift::LEVER];
 /// C.
 pub const CLOSE_SETTLE: [f64; 2] = [0.0, 0.001];
 
-/// How far short of [`Motion::PushOver`]'s last roll row (the block held over its target)
-/// the roll may stand still and end (rad, m): the block rolled against one already beside
-/// its target bears on it there, face to face as the lattice leaves no gap, and is set down
-/// beside it from where it stopped. Measured: task 3's last shift stood still with
-/// `universal_1_axis2` 8.87 and 11.15 mrad short (two runs), `universal_0_axis2` 1.55 mrad,
-/// every prismatic joint within 50 um; a neighbour 0.8 mm into the target cell stops it
-/// 42.8 mrad short, beyond this (docs/molemod_execution.md, "Landing beside a block").
-pub const ROLL_SETTLE: [f64; 2] = [0.02, 0.0005];
-
 /// How little a pressing joint moves over [`PRESS_WINDOW`] for a press to bear, m (or rad): 2 %
 /// of the 1 mm a prismatic joint moves in that time at its slow speed.
 pub const PRESS_STILL: f64 = 20e-6;
@@ -1220,8 +1211,6 @@ impl MoleMotions {
                 phases.push(row("settle", &settle[2], [false, true]));
                 phases.push(grip());
                 phases.extend(path[1..].iter().map(|r| row("push over", r, [true, true])));
-                let roll_end = phases.len() - 2;
-                phases[roll_end].settle = ROLL_SETTLE;
                 // The last row sets A down on C: A comes to rest where C's top really is, a
                 // few tenths of a mm from the stored row, and the joint then creeps against it
                 // (12.4 s in task 1's chain, over the 20 s limit mirrored): it presses.
@@ -2155,11 +2144,9 @@ mod tests {
         for (phase, row) in queued[4..].iter().zip(&PUSH_OVER_PATH[1..]) {
             assert_eq!(phase, &("push over", expect(row), [true, true]));
         }
-        // Only the set down (the last row) presses; only the roll's end (A over C) settles.
+        // Only the set down (the last row) presses.
         let presses: Vec<bool> = fw.queue.iter().map(|p| p.press).collect();
         assert_eq!(presses, (0..queued.len()).map(|k| k == queued.len() - 1).collect::<Vec<_>>());
-        let settles: Vec<[f64; 2]> = fw.queue.iter().map(|p| p.settle).collect();
-        assert_eq!(settles, (0..queued.len()).map(|k| if k == queued.len() - 2 { ROLL_SETTLE } else { [0.0; 2] }).collect::<Vec<_>>());
         // It starts where the follow ends and the settle ends where the push over starts.
         assert_eq!(PUSH_OVER_SETTLE[0], FOLLOW_PATH[FOLLOW_PATH.len() - 1].1);
         assert_eq!(PUSH_OVER_SETTLE[PUSH_OVER_SETTLE.len() - 1], PUSH_OVER_PATH[0]);

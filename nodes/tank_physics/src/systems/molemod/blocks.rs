@@ -9,7 +9,7 @@
 //! two tunnels. Where the tunnels cross, the `x` tunnel's floor has a hole as wide as a
 //! tunnel.
 
-use nalgebra::{Isometry3, Point3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Point3, Vector3};
 use rapier3d_f64::prelude::*;
 use reconfig_planner::lattice::{Cell, Lattice};
 
@@ -60,29 +60,6 @@ pub enum BlockError {
     Cancelled,
 }
 
-/// `relative` (a block's pose seen from its neighbour's) squared onto the lattice: the
-/// translation one `size` along the axis it mostly lies along, the rotation the quarter turns
-/// nearest it. `None` if the blocks are turned near 45 degrees to each other, where no
-/// quarter turn is nearest.
-fn squared(relative: &Isometry3<f64>, size: f64) -> Option<Isometry3<f64>> {
-    let t = relative.translation.vector;
-    let axis = t.iamax();
-    let mut along = Vector3::zeros();
-    along[axis] = size * t[axis].signum();
-    let m = relative.rotation.to_rotation_matrix().into_inner();
-    let mut turns = nalgebra::Matrix3::zeros();
-    for (c, column) in m.column_iter().enumerate() {
-        let r = column.iamax();
-        // Nearer 45 degrees than this, a column has no clear nearest axis.
-        if column[r].abs() < 0.9 {
-            return None;
-        }
-        turns[(r, c)] = column[r].signum();
-    }
-    let rotation = nalgebra::Rotation3::from_matrix_unchecked(turns);
-    (turns.determinant() > 0.0).then(|| Isometry3::from_parts(along.into(), UnitQuaternion::from_rotation_matrix(&rotation)))
-}
-
 /// One block: the cell it started in (its name) and its body.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Block {
@@ -97,35 +74,8 @@ pub struct Block {
 pub struct Blocks {
     options: BlockOptions,
     blocks: Vec<Block>,
-    screws: Vec<Screw>,
+    screws: Vec<((Cell, Cell), ImpulseJointHandle)>,
 }
-
-/// A screw between two blocks: its fixed joint and the pose it draws the second block to.
-#[derive(Clone, Copy, Debug)]
-struct Screw {
-    cells: (Cell, Cell),
-    joint: ImpulseJointHandle,
-    /// The second block seen from the first, square on the lattice; the joint's frame moves
-    /// towards it as the screw tightens.
-    square: Isometry3<f64>,
-    /// Whether the joint's frame has reached `square`.
-    tight: bool,
-}
-
-impl Screw {
-    fn joins(&self, a: &Cell, b: &Cell) -> bool {
-        let (p, q) = &self.cells;
-        (p == a && q == b) || (p == b && q == a)
-    }
-}
-
-/// How fast a tightening screw draws its block square: 1 mm/s (an M3 screw's 0.5 mm pitch
-/// at two turns a second), m/s.
-pub const SCREW_DRAW_SPEED: f64 = 0.001;
-
-/// How fast a tightening screw turns its block square: 10 mrad/s (1 mm/s at a 100 mm
-/// block's edge), rad/s.
-pub const SCREW_TURN_SPEED: f64 = 0.01;
 
 impl Blocks {
     /// One dynamic body per block of `lattice`, standing in its cell on a floor at z = 0,
@@ -248,16 +198,11 @@ impl Blocks {
 
     /// Whether the blocks that started in `a` and `b` are screwed together.
     pub fn screwed(&self, a: &Cell, b: &Cell) -> bool {
-        self.screws.iter().any(|screw| screw.joins(a, b))
+        self.screws.iter().any(|((p, q), _)| (p == a && q == b) || (p == b && q == a))
     }
 
-    /// Screws two face-neighbouring blocks together: a fixed joint between them that draws
-    /// `b` square onto `a`'s face, one pitch from it (a no-op if they already are). A screw
-    /// pulls its holes into line as it tightens, so a block landed a fraction of a
-    /// millimetre or a few milliradians off its cell ends in it, relative to the block it is
-    /// screwed to; held where it landed instead, the error stays and a block later set
-    /// face to face beside it (the lattice leaves no gap between neighbours) meets it
-    /// before it reaches its cell (docs/molemod_execution.md, "Landing beside a block").
+    /// Screws two face-neighbouring blocks together where they stand: a fixed joint
+    /// between them (a no-op if they already are).
     pub fn screw(&mut self, a: Cell, b: Cell, bodies: &RigidBodySet, impulse_joints: &mut ImpulseJointSet) -> Result<(), BlockError> {
         if self.screwed(&a, &b) {
             return Ok(());
@@ -267,42 +212,25 @@ impl Blocks {
         if (gap - self.options.size).abs() > 0.1 * self.options.size {
             return Err(BlockError::NotNeighbours(a, b));
         }
-        let relative = pa.inverse() * pb;
-        let square = squared(&relative, self.options.size).ok_or(BlockError::NotNeighbours(a, b))?;
         let (ba, bb) = (self.block(&a)?, self.block(&b)?);
-        // The joint first holds b where it is; [`Blocks::tighten`] draws it square.
+        // The joint holds b where it is now, seen from a.
         let joint = GenericJointBuilder::new(JointAxesMask::LOCKED_FIXED_AXES)
-            .local_frame1(relative)
+            .local_frame1(pa.inverse() * pb)
             .local_frame2(Isometry3::identity())
             .contacts_enabled(false)
             .build();
         let handle = impulse_joints.insert(ba.body, bb.body, joint, true);
-        self.screws.push(Screw { cells: (a, b), joint: handle, square, tight: false });
+        self.screws.push(((a, b), handle));
         Ok(())
     }
 
     /// Unscrews two blocks: their fixed joint is removed.
     pub fn unscrew(&mut self, a: &Cell, b: &Cell, impulse_joints: &mut ImpulseJointSet) -> Result<(), BlockError> {
-        let index = self.screws.iter().position(|screw| screw.joins(a, b)).ok_or(BlockError::NotScrewed(*a, *b))?;
-        let handle = self.screws.swap_remove(index).joint;
+        let index =
+            self.screws.iter().position(|((p, q), _)| (p == a && q == b) || (p == b && q == a)).ok_or(BlockError::NotScrewed(*a, *b))?;
+        let (_, handle) = self.screws.swap_remove(index);
         impulse_joints.remove(handle, true);
         Ok(())
-    }
-
-    /// Turns every screw not yet tight on by `dt` (s): its joint's frame moves towards the
-    /// square pose by at most [`SCREW_DRAW_SPEED`] and [`SCREW_TURN_SPEED`] times `dt`, so
-    /// the solver draws the block in gently rather than in one step's jolt.
-    pub fn tighten(&mut self, dt: f64, impulse_joints: &mut ImpulseJointSet) {
-        for screw in self.screws.iter_mut().filter(|s| !s.tight) {
-            let Some(joint) = impulse_joints.get_mut(screw.joint, true) else { continue };
-            let frame = joint.data.local_frame1;
-            let (gap, turn) = (screw.square.translation.vector - frame.translation.vector, frame.rotation.angle_to(&screw.square.rotation));
-            let (draw, twist) = (SCREW_DRAW_SPEED * dt, SCREW_TURN_SPEED * dt);
-            let moved = if gap.norm() <= draw { gap } else { gap * (draw / gap.norm()) };
-            let rotation = if turn <= twist { screw.square.rotation } else { frame.rotation.slerp(&screw.square.rotation, twist / turn) };
-            screw.tight = gap.norm() <= draw && turn <= twist;
-            joint.data.set_local_frame1(Isometry3::from_parts((frame.translation.vector + moved).into(), rotation));
-        }
     }
 
     /// How far each block is from the centre of its home cell, m (in `blocks` order).
@@ -352,44 +280,6 @@ mod tests {
         assert!(close(segment_in_cube(&v(-0.1, 0.06, 0.0), &v(0.1, 0.06, 0.0), 0.05), 0.0));
         // Diagonal through a corner region: the clipped length along the segment.
         assert!(close(segment_in_cube(&v(0.03, 0.03, 0.0), &v(0.07, 0.07, 0.0), 0.05), 0.02 * 2f64.sqrt()));
-    }
-
-    #[test]
-    fn a_screw_draws_the_block_square_onto_its_neighbour() {
-        let quarter = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2);
-        // Landed 0.4 mm aside, 0.3 mm low and turned 3 mrad past a quarter turn on top.
-        let landed = Isometry3::from_parts(
-            Vector3::new(-0.0004, 0.0, 0.0997).into(),
-            quarter * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), 0.003),
-        );
-        let square = squared(&landed, 0.1).expect("a neighbour");
-        assert!((square.translation.vector - Vector3::new(0.0, 0.0, 0.1)).norm() < 1e-12, "{square}");
-        assert!(square.rotation.angle_to(&quarter) < 1e-9);
-        // Turned halfway between two quarter turns: no square to draw it to.
-        assert_eq!(squared(&Isometry3::rotation(Vector3::new(0.0, 0.785, 0.0)), 0.1), None);
-        // In the world: the joint holds the squared pose.
-        let lattice = Lattice::from_picture("#\n#").expect("picture");
-        let (mut bodies, mut colliders, mut joints) = (RigidBodySet::new(), ColliderSet::new(), ImpulseJointSet::new());
-        let mut blocks = Blocks::build(&lattice, BlockOptions::default(), &mut bodies, &mut colliders, &mut joints).expect("builds");
-        let (low, high) = (Cell::new(0, 0, 0), Cell::new(0, 0, 1));
-        blocks.unscrew(&low, &high, &mut joints).expect("screwed at the start");
-        let top = blocks.block(&high).expect("top").body;
-        bodies[top].set_position(Isometry3::translation(0.0, 0.0, 0.05) * landed, true);
-        blocks.screw(low, high, &bodies, &mut joints).expect("neighbours");
-        let frame = |joints: &ImpulseJointSet| joints.iter().next().expect("one screw").1.data.local_frame1;
-        // Held where it landed at first, then drawn in at the screw's speeds: 0.5 mm and
-        // 3 mrad off, so square after 0.5 s and not before.
-        assert!((frame(&joints).translation.vector - landed.translation.vector).norm() < 1e-12);
-        for _ in 0..49 {
-            blocks.tighten(0.01, &mut joints);
-        }
-        let part = frame(&joints);
-        assert!((part.translation.vector - Vector3::new(0.0, 0.0, 0.1)).norm() > 1e-6, "{part}");
-        assert!((part.translation.vector - landed.translation.vector).norm() <= 49.0 * 0.01 * SCREW_DRAW_SPEED + 1e-12);
-        blocks.tighten(0.01, &mut joints);
-        let square = frame(&joints);
-        assert!((square.translation.vector - Vector3::new(0.0, 0.0, 0.1)).norm() < 1e-12, "{square}");
-        assert!(square.rotation.angle_to(&quarter) < 1e-9);
     }
 
     #[test]

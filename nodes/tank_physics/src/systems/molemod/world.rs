@@ -417,9 +417,6 @@ impl MoleWorld {
 
     fn advance(&mut self) -> Result<(), ArticulatedError> {
         self.clamp_heads()?;
-        if let Some(blocks) = &mut self.blocks {
-            blocks.tighten(self.params.dt, &mut self.impulse_joints);
-        }
         self.pipeline.step(
             &Vector3::new(0.0, 0.0, -9.81),
             &self.params,
@@ -597,8 +594,8 @@ impl MoleWorld {
     }
 
     /// Moves the block that started in `home` rigidly by `by` (world frame, m and rad) from
-    /// where it is now, at rest: e.g. to start a scene with a block landed off its cell. A
-    /// block screwed to others is drawn back by its screws.
+    /// where it is now, at rest: e.g. to start a scene with a block landed off its cell
+    /// (unscrew it first: its screws hold it where they were made).
     pub fn move_block(&mut self, home: &Cell, by: &Isometry3<f64>) -> Result<(), WorldError> {
         let blocks = self.blocks.as_ref().ok_or(BlockError::NoBlock(*home))?;
         let handle = blocks.block(home)?.body;
@@ -609,8 +606,8 @@ impl MoleWorld {
         Ok(())
     }
 
-    /// Screws two blocks (by their home cells) together, `b` drawn square onto `a`; they
-    /// must be face neighbours now, within 10 % of a block's size (see [`Blocks::screw`]).
+    /// Screws two blocks (by their home cells) together where they stand; they must be
+    /// face neighbours now, within 10 % of a block's size (see [`Blocks::screw`]).
     pub fn screw(&mut self, a: &Cell, b: &Cell) -> Result<(), WorldError> {
         let blocks = self.blocks.as_mut().ok_or(BlockError::NoBlock(*a))?;
         Ok(blocks.screw(*a, *b, &self.bodies, &mut self.impulse_joints)?)
