@@ -92,6 +92,7 @@ fn nodes_reject_bad_parameter_values_naming_the_key() {
         ("tank_physics", "tank_physics:\n  ros__parameters:\n    hydro: {kv: 70.0}\n", "hydro.kv"),
         ("tank_physics", "tank_physics:\n  ros__parameters:\n    modules: [{kind: lily}]\n", "modules"),
         ("reconfig_planner", "reconfig_planner:\n  ros__parameters:\n    max_time: -1.0\n", "max_time"),
+        ("reconfig_planner", "reconfig_planner:\n  ros__parameters:\n    repertoire: minimal,fly\n", "`fly`"),
         // Regression: `[a:b:c]` reads as strings to our loader but rcl refuses it; r2r
         // panicked on that. Now exit 2 with rcl's file and line.
         ("robot_controller", "robot_controller:\n  ros__parameters:\n    robots: [lily_0:lily:0]\n", "near line 3"),

@@ -3,13 +3,13 @@
 
 use std::time::Duration;
 
-use flotilla_e2e::{answered, repo_root, Launch, RosProbe, ANSWER_TIMEOUT};
+use flotilla_e2e::{answered, repo_root, temp_file, Launch, RosProbe, ANSWER_TIMEOUT};
 use futures::StreamExt;
 use r2r::flotilla_msgs::action::ExecutePlan;
 use r2r::flotilla_msgs::msg::{Lattice as LatticeMsg, LatticeAction};
 use r2r::flotilla_msgs::srv::PlanReconfiguration;
 use reconfig_planner::ros::lattice_msg;
-use reconfig_planner::{msgs_to_steps, replay, ActionCosts, ActionMsg, Lattice, LatticeMsg as Wire, Task};
+use reconfig_planner::{msgs_to_steps, replay, ActionCosts, ActionMsg, Lattice, LatticeMsg as Wire, Repertoire, Task};
 
 fn task(name: &str, robots: usize) -> (Lattice, Lattice) {
     let t = Task::load(&repo_root().join("config/molemod").join(format!("{name}.yaml"))).unwrap();
@@ -141,6 +141,35 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
     let (_handle, result, _feedback) = answered(goals.send_goal_request(again).unwrap(), "goals.send_goal_request").await;
     let (status, result) = tokio::time::timeout(Duration::from_secs(20), result).await.unwrap().unwrap();
     assert_eq!(status, r2r::GoalStatus::Succeeded, "the action stopped serving: {}", result.message);
+
+    let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
+    assert!(status.success(), "exit {status:?}:\n{output}");
+}
+
+/// The node's `repertoire` parameter: with `minimal` it plans only with the actions the
+/// MoleMOD physics executes, and a task that needs more (a move along `y`) has no plan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_plans_only_with_the_actions_of_its_repertoire() {
+    let mut probe = RosProbe::new("probe_planner_repertoire").unwrap();
+    let client =
+        probe.with_node(|n| n.create_client::<PlanReconfiguration::Service>("/reconfig_planner/plan", r2r::QosProfile::default())).unwrap();
+    let available = probe.with_node(|_| r2r::Node::is_available(&client)).unwrap();
+    probe.spin();
+    let (_dir, params) = temp_file("planner.yaml", "reconfig_planner:\n  ros__parameters:\n    repertoire: minimal\n").unwrap();
+    let arg = format!("params_file:={}", params.display());
+    let launch = Launch::start("launch/planner.launch.yaml", &[&arg], &probe.domain).unwrap();
+    tokio::time::timeout(Duration::from_secs(30), available).await.expect("plan service did not appear").unwrap();
+
+    let (start, goal) = task("task3", 1);
+    let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
+    assert!(resp.success, "task3: {}", resp.message);
+    for action in steps_of(&resp.actions).iter().flatten() {
+        let cell = |c: reconfig_planner::Cell| [c.x, c.y, c.z];
+        assert!(Repertoire::MINIMAL.allows(action.kind, cell(action.from), cell(action.to)), "outside the repertoire: {action}");
+    }
+    let (start, goal) = task("task3d_1", 1);
+    let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
+    assert!(!resp.success && resp.message.contains("no plan"), "a task needing moves along y: {}", resp.message);
 
     let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "exit {status:?}:\n{output}");

@@ -30,7 +30,9 @@ pub use planner::{
     plan, Budget, BudgetLimit, LatticeRole, Plan, PlanError, PlanRequest, RequestError, SearchStats, VerifyError, MAX_ROBOTS,
 };
 pub use pool::{Reservation, StatePool};
-pub use rules::{all_steps, replay, Action, ActionCosts, ActionKind, CostError, Repertoire, Replay, ReplayError, StepError, StepOption};
+pub use rules::{
+    all_steps, replay, Action, ActionCosts, ActionKind, CostError, Repertoire, RepertoireError, Replay, ReplayError, StepError, StepOption,
+};
 pub use search::HeuristicKind;
 pub use task::{Task, TaskError};
 pub use wire::{msgs_to_steps, steps_to_msgs, ActionMsg, LatticeMsg, WireError};

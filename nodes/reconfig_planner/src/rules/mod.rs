@@ -169,6 +169,23 @@ impl Repertoire {
         coop_lift: false,
     };
 
+    /// The names of the fields, in declaration order (the words [`Repertoire::from_str`] takes).
+    pub const FIELDS: [&'static str; 7] =
+        ["along_y", "move_up", "move_above_floor", "lift_above_floor", "put_down_above_floor", "shift_on_floor", "coop_lift"];
+
+    fn field(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "along_y" => &mut self.along_y,
+            "move_up" => &mut self.move_up,
+            "move_above_floor" => &mut self.move_above_floor,
+            "lift_above_floor" => &mut self.lift_above_floor,
+            "put_down_above_floor" => &mut self.put_down_above_floor,
+            "shift_on_floor" => &mut self.shift_on_floor,
+            "coop_lift" => &mut self.coop_lift,
+            _ => return None,
+        })
+    }
+
     /// Whether an action of `kind` from cell `from` to cell `to` (`[x, y, z]`, as
     /// [`Action::from`] and [`Action::to`]) is in the repertoire.
     pub fn allows(&self, kind: ActionKind, from: [usize; 3], to: [usize; 3]) -> bool {
@@ -184,6 +201,47 @@ impl Repertoire {
             ActionKind::Shift => from[2] > 0 || self.shift_on_floor,
             ActionKind::CoopLift => self.coop_lift,
         }
+    }
+}
+
+/// A repertoire written as text was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown action class `{0}` in a repertoire; write `every_action`, `minimal`, or `minimal` and/or a comma-separated list of: along_y, move_up, move_above_floor, lift_above_floor, put_down_above_floor, shift_on_floor, coop_lift")]
+pub struct RepertoireError(pub String);
+
+/// `every_action`, or a comma-separated list of [`Repertoire::FIELDS`] allowed on top of
+/// [`Repertoire::MINIMAL`] (`minimal` alone, or an empty list, is the minimal one), e.g.
+/// `minimal,move_up,along_y`. Spaces around the words are ignored.
+impl std::str::FromStr for Repertoire {
+    type Err = RepertoireError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text.trim() == "every_action" {
+            return Ok(Self::EVERY_ACTION);
+        }
+        let mut repertoire = Self::MINIMAL;
+        for word in text.split(',').map(str::trim).filter(|w| !w.is_empty() && *w != "minimal") {
+            *repertoire.field(word).ok_or_else(|| RepertoireError(word.to_owned()))? = true;
+        }
+        Ok(repertoire)
+    }
+}
+
+/// The form [`Repertoire::from_str`] reads back: `every_action`, `minimal`, or `minimal`
+/// and the fields allowed.
+impl fmt::Display for Repertoire {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Self::EVERY_ACTION {
+            return f.write_str("every_action");
+        }
+        f.write_str("minimal")?;
+        let mut copy = *self;
+        for name in Self::FIELDS {
+            if copy.field(name).is_some_and(|allowed| *allowed) {
+                write!(f, ",{name}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -293,6 +351,29 @@ mod tests {
         }
         assert_eq!(ActionKind::from_code(5), None);
         assert_eq!(ActionKind::CoopLift.code(), 4);
+    }
+
+    #[test]
+    fn a_repertoire_reads_and_writes_as_text() {
+        assert_eq!("every_action".parse(), Ok(Repertoire::EVERY_ACTION));
+        assert_eq!("minimal".parse(), Ok(Repertoire::MINIMAL));
+        assert_eq!("".parse(), Ok(Repertoire::MINIMAL));
+        let some: Repertoire = " minimal, move_up ,along_y".parse().expect("parses");
+        assert_eq!(some, Repertoire { move_up: true, along_y: true, ..Repertoire::MINIMAL });
+        assert_eq!(some.to_string(), "minimal,along_y,move_up");
+        // Every field named is every action; each one alone reads back as itself.
+        assert_eq!(Repertoire::FIELDS.join(",").parse(), Ok(Repertoire::EVERY_ACTION));
+        for name in Repertoire::FIELDS {
+            let one: Repertoire = name.parse().expect(name);
+            assert_eq!(one.to_string().parse(), Ok(one));
+            assert_eq!(one.to_string(), format!("minimal,{name}"));
+        }
+        for text in [Repertoire::EVERY_ACTION.to_string(), Repertoire::MINIMAL.to_string()] {
+            assert!(text.parse::<Repertoire>().is_ok(), "{text}");
+        }
+        let err = "minimal,move_upp".parse::<Repertoire>().unwrap_err();
+        assert_eq!(err, RepertoireError("move_upp".into()));
+        assert!(err.to_string().contains("`move_upp`") && err.to_string().contains("coop_lift"), "{err}");
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub fn plan_request(msg: &PlanReconfiguration::Request, settings: &NodeSettings)
     let request = PlanRequest::new(start, goal)
         .with_heuristic(heuristic)
         .with_weight(weight)
+        .with_repertoire(settings.repertoire)
         .with_budget(cap.with_max_expansions(max_expansions).with_max_time(max_time));
     request.validate().map_err(|e| e.to_string())?;
     Ok(request)

@@ -5,7 +5,7 @@ use std::time::Duration;
 use flotilla_common::duration::Span;
 use flotilla_common::param_spec::{NodeParams, ParamSpec as P};
 use flotilla_common::params::{self, ParamError};
-use reconfig_planner::Budget;
+use reconfig_planner::{Budget, Repertoire, RepertoireError};
 use serde::Deserialize;
 use serde_yaml::Mapping;
 
@@ -28,6 +28,8 @@ struct Raw {
     frame_id: String,
     /// Side of one lattice cell in rviz, m. Default 0.05 (the MoleMOD blocks).
     cell_size: f64,
+    /// The actions plans may use (`Repertoire`'s text form). Default `every_action`.
+    repertoire: String,
 }
 
 impl Default for Raw {
@@ -40,6 +42,7 @@ impl Default for Raw {
             playback_period: 0.5,
             frame_id: "world".into(),
             cell_size: 0.05,
+            repertoire: Repertoire::EVERY_ACTION.to_string(),
         }
     }
 }
@@ -73,6 +76,11 @@ pub const PARAMS: NodeParams = NodeParams {
         P::double("playback_period", 0.5, "Seconds between steps when a playback goal gives 0, s").range(1e-3, 3600.0),
         P::string("frame_id", "world", "Fixed frame of the markers"),
         P::double("cell_size", 0.05, "Side of one lattice cell in rviz, m (> 0)"),
+        P::string(
+            "repertoire",
+            "every_action",
+            "Actions plans may use: every_action, or minimal (moves along x in the bottom layer and down, lifts off the bottom layer, shifts above it, put downs onto the floor: what the MoleMOD physics executes) followed by a comma-separated list of: along_y, move_up, move_above_floor, lift_above_floor, put_down_above_floor, shift_on_floor, coop_lift",
+        ),
     ]],
     extras_live: false,
 };
@@ -90,6 +98,8 @@ pub struct NodeSettings {
     pub frame_id: String,
     /// Side of one lattice cell in rviz, m.
     pub cell_size: f64,
+    /// The actions every plan may use.
+    pub repertoire: Repertoire,
 }
 
 impl NodeSettings {
@@ -118,6 +128,7 @@ impl NodeSettings {
         if raw.frame_id.trim().is_empty() {
             return Err(ParamError::invalid("frame_id", "must name the fixed frame of the markers (e.g. `world`), got an empty string"));
         }
+        let repertoire = raw.repertoire.parse().map_err(|e: RepertoireError| ParamError::invalid("repertoire", e.to_string()))?;
         Ok(Self {
             budget: Budget::default()
                 .with_max_expansions(raw.max_expansions)
@@ -127,6 +138,7 @@ impl NodeSettings {
             playback_period,
             frame_id: raw.frame_id,
             cell_size,
+            repertoire,
         })
     }
 }
@@ -169,6 +181,16 @@ mod tests {
             let msg = NodeSettings::from_tree(&tree).unwrap_err().to_string();
             assert!(msg.contains(key), "{body}: {msg}");
         }
+    }
+
+    #[test]
+    fn the_repertoire_is_read_and_a_bad_one_named() {
+        assert_eq!(NodeSettings::from_tree(&Mapping::new()).unwrap().repertoire, Repertoire::EVERY_ACTION);
+        let tree: Mapping = serde_yaml::from_str("repertoire: minimal,move_up").unwrap();
+        assert_eq!(NodeSettings::from_tree(&tree).unwrap().repertoire, Repertoire { move_up: true, ..Repertoire::MINIMAL });
+        let tree: Mapping = serde_yaml::from_str("repertoire: minimal,fly").unwrap();
+        let msg = NodeSettings::from_tree(&tree).unwrap_err().to_string();
+        assert!(msg.contains("repertoire") && msg.contains("`fly`"), "{msg}");
     }
 
     /// Issue 21 item 9: an empty `frame_id` was accepted.
