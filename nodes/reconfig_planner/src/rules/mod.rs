@@ -206,7 +206,10 @@ impl Repertoire {
 
 /// A repertoire written as text was not understood.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown action class `{0}` in a repertoire; write `every_action`, `minimal`, or `minimal` and/or a comma-separated list of: along_y, move_up, move_above_floor, lift_above_floor, put_down_above_floor, shift_on_floor, coop_lift")]
+#[error(
+    "unknown action class `{0}` in a repertoire; write `every_action`, `minimal`, or `minimal` and/or a comma-separated list of: {known}",
+    known = Repertoire::FIELDS.join(", ")
+)]
 pub struct RepertoireError(pub String);
 
 /// `every_action`, or a comma-separated list of [`Repertoire::FIELDS`] allowed on top of
