@@ -60,20 +60,43 @@ fn a_push_over_lands_the_block_beside_one_already_on_top() {
     assert_eq!(push_over(Head::Front, BESIDE, |_| {}), None);
 }
 
-/// N standing 0.8 mm into A's target cell (unscrewed, resting there): A's roll meets it
-/// 42.8 mrad short of its last row and the robot stops with the report naming the phase and
-/// the joint, as in task 3's last step (docs/molemod_execution.md, "Landing beside a
-/// block").
+/// N leaning 8 mrad into A's target cell and screwed so (turned about its bottom edge beside
+/// A's target, its top edge 0.8 mm into that cell), as the blocks a push over lands stand in
+/// task 3's chain (6-9 mrad turned): A's roll stands still short of its hold, the upper head
+/// slides while the roll goes on (the land), N pushes A back along it, and A is set down
+/// beside N.
 #[test]
-#[ignore = "a block standing into the target stops the push over, 415 s wall (the 20 s phase limit); run by hand (docs/molemod_execution.md)"]
-fn a_block_standing_into_the_target_cell_stops_the_push_over_with_a_report() {
-    let stopped = push_over(Head::Front, BESIDE, |world| {
-        let (n, under) = NEIGHBOUR;
-        world.unscrew(&n, &under).expect("N stands screwed on its block");
-        world.move_block(&n, &Isometry3::from(Translation3::new(-0.0008, 0.0, 0.0))).expect("N");
-    })
-    .expect("stopped");
-    assert!(stopped.contains("phase `push over`") && stopped.contains("universal_1_axis2"), "{stopped}");
+#[ignore = "task 3's last push over beside a leaning block, ~1 min wall; run by hand (docs/molemod_execution.md)"]
+fn a_push_over_lands_the_block_beside_one_leaning_into_its_cell() {
+    assert_eq!(
+        push_over(Head::Front, BESIDE, |world| {
+            let (n, under) = NEIGHBOUR;
+            world.unscrew(&n, &under).expect("N stands screwed on its block");
+            let edge = world.cell_centre(&n) + Vector3::new(-0.05, 0.0, -0.05);
+            let lean = Translation3::from(edge) * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -0.008) * Translation3::from(-edge);
+            world.move_block(&n, &lean).expect("N");
+            world.screw(&n, &under).expect("N on its block");
+        }),
+        None
+    );
+}
+
+/// N standing 0.8 mm into A's target cell (unscrewed, resting there): A's roll stands still
+/// 44 mrad short of its hold, the land lets N push A back along the upper head, but A stays
+/// wedged between N and the block under it and is set down beside N tilted (measured: 3.96
+/// mm from its cell, 2.80 degrees from a quarter turn; docs/molemod_execution.md, "Landing
+/// beside a block"). Before the land the robot stopped here, 42.8 mrad short.
+#[test]
+#[ignore = "a block standing into the target, the push over's land at its worst, 120 s wall; run by hand (docs/molemod_execution.md)"]
+fn a_block_standing_into_the_target_cell_is_landed_beside_within_the_tolerance() {
+    assert_eq!(
+        push_over(Head::Front, BESIDE, |world| {
+            let (n, under) = NEIGHBOUR;
+            world.unscrew(&n, &under).expect("N stands screwed on its block");
+            world.move_block(&n, &Isometry3::from(Translation3::new(-0.0008, 0.0, 0.0))).expect("N");
+        }),
+        None
+    );
 }
 
 /// The mirror image: C on B's -x side, the mole stood up rear head up (turned +90 degrees),

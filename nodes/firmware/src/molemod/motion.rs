@@ -794,6 +794,13 @@ pub const TABLE_SETTLE: [f64; 2] = [0.01, 0.01 * super::lift::LEVER];
 /// C.
 pub const CLOSE_SETTLE: [f64; 2] = [0.0, 0.001];
 
+/// How far short of [`Motion::PushOver`]'s hold over C (A rolled, 3 mm up) the roll may
+/// stand still and go on to land (rad, m): 60 mrad, 6 mm at A's far top edge. Measured in
+/// task 3's last shift, A rolled beside a block already on top: the roll stood still 8.9-11.2
+/// mrad short on `universal_1_axis2`, 42.8 mrad with that block 0.8 mm into A's cell
+/// (docs/molemod_execution.md, "Landing beside a block").
+pub const LAND_SETTLE: [f64; 2] = [0.06, 0.002];
+
 /// How little a pressing joint moves over [`PRESS_WINDOW`] for a press to bear, m (or rad): 2 %
 /// of the 1 mm a prismatic joint moves in that time at its slow speed.
 pub const PRESS_STILL: f64 = 20e-6;
@@ -1210,13 +1217,20 @@ impl MoleMotions {
                 let mut phases = vec![row("settle", &settle[1], [true, false]), grip()];
                 phases.push(row("settle", &settle[2], [false, true]));
                 phases.push(grip());
-                phases.extend(path[1..].iter().map(|r| row("push over", r, [true, true])));
+                let (hold, set_down) = (path.len() - 2, path.len() - 1);
+                phases.extend(path[1..hold].iter().map(|r| row("push over", r, [true, true])));
+                // A held over C meets a block already on top beyond C before the hold's row
+                // when it lands face to face with it (the lattice leaves no gap, and a block
+                // landed there leans a few mrad): the roll stands still short. Then the upper
+                // head slides while the joints go on to the row, so that block pushes A back
+                // along the head (the tunnel lies along the row by then). A free roll reaches
+                // the row, and the land, reached at once, ends before it sends a grip.
+                phases.push(Phase { settle: LAND_SETTLE, ..row("push over", &path[hold], [true, true]) });
+                phases.push(Phase { settle: LAND_SETTLE, ..row("land", &path[hold], [false, true]) });
                 // The last row sets A down on C: A comes to rest where C's top really is, a
                 // few tenths of a mm from the stored row, and the joint then creeps against it
                 // (12.4 s in task 1's chain, over the 20 s limit mirrored): it presses.
-                if let Some(set_down) = phases.last_mut() {
-                    set_down.press = true;
-                }
+                phases.push(Phase { press: true, ..row("push over", &path[set_down], [true, true]) });
                 Ok(phases)
             }
             Motion::DownTurn { lead, flipped } => self.alternating(motion_index, &motion, "down turn", &DOWN_TURN_PATH, (lead, flipped)),
@@ -1903,6 +1917,63 @@ mod tests {
         assert_eq!(Motion::EnterU { lead: Head::Rear }.name(), "enter the U, rear head leading");
     }
 
+    /// The push over's land runs only after the hold stood still short: a roll that reaches
+    /// the hold goes on to the set down in the same step, never sending the upper head's
+    /// slide; one that stands still 11 mrad short lands, the upper head sliding.
+    #[test]
+    fn the_push_over_lands_only_when_the_hold_stands_still_short() {
+        let axes = final_model(FULL_RANGE);
+        let n = axes.len();
+        let index = |name: &str| axes.iter().position(|a| a.name == name).expect("axis");
+        let hold_row = |fw: &MoleMotions| {
+            let mut q = vec![0.0; n];
+            for &(i, v) in &fw.queue[0].targets {
+                q[i] = v;
+            }
+            q
+        };
+        let at = |t: f64, q: &[f64]| MolemodSensors { stamp: t, joint_positions: q.to_vec() };
+        let pushed = || {
+            let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+            fw.push(Motion::PushOver { lead: Head::Front, flipped: false }).expect("valid");
+            // Every phase before the hold done.
+            let before_hold = fw.queue.len() - 3;
+            fw.queue.drain(..before_hold);
+            assert_eq!(fw.queue[0].settle, LAND_SETTLE);
+            fw
+        };
+        // Reached: straight on to the set down, both heads gripping all along.
+        let mut fw = pushed();
+        let q = hold_row(&fw);
+        let command = fw.step(0.0, &at(0.0, &q));
+        assert_eq!(fw.done.iter().map(|r| r.phase).collect::<Vec<_>>(), vec!["push over", "land"]);
+        assert_eq!(fw.active.as_ref().map(|a| a.0.name), Some("push over"));
+        assert_eq!(command.head_grip, vec![true, true]);
+        // Standing still 11 mrad short on the lower pitch: the hold ends, the land slides.
+        let mut fw = pushed();
+        let mut q = hold_row(&fw);
+        q[index("universal_1_axis2")] += 0.011;
+        let mut t = 0.0;
+        let mut grips = Vec::new();
+        // Still for the press window (0.1 s), not yet for the land's.
+        for _ in 0..15 {
+            grips.push(fw.step(t, &at(t, &q)).head_grip);
+            t += 0.01;
+        }
+        assert_eq!(fw.done.iter().map(|r| r.phase).collect::<Vec<_>>(), vec!["push over"]);
+        assert_eq!(fw.active.as_ref().map(|a| a.0.name), Some("land"));
+        assert_eq!(grips.last(), Some(&vec![false, true]), "the upper (front) head slides");
+        // Beyond the settle it stays, and stops at the time limit.
+        let mut fw = pushed();
+        let mut q = hold_row(&fw);
+        q[index("universal_1_axis2")] += 0.07;
+        for k in 0..2200 {
+            fw.step(0.01 * k as f64, &at(0.01 * k as f64, &q));
+        }
+        assert!(fw.done.is_empty());
+        assert!(fw.status().contains("phase `push over`") && fw.status().contains("universal_1_axis2"), "{}", fw.status());
+    }
+
     /// Entering the U's press ends once its joints stand still short of the row (the head
     /// bearing on A's tunnel), not before: while they move, or at the start of the phase;
     /// another phase standing still short of its targets does not end.
@@ -2132,7 +2203,7 @@ mod tests {
         let mut fw = MoleMotions::new(axes.clone()).expect("joints");
         fw.push(Motion::PushOver { lead: Head::Front, flipped: false }).expect("valid");
         let queued = targets(&fw);
-        assert_eq!(queued.len(), 4 + PUSH_OVER_PATH.len() - 1);
+        assert_eq!(queued.len(), 4 + PUSH_OVER_PATH.len());
         let expect = |row: &[f64; 6]| -> Vec<(usize, f64)> { LIFT_ONTO_JOINTS.iter().map(|n| index(n)).zip(row.iter().copied()).collect() };
         // The upper head holds while the lower one is lowered, then the other way round.
         assert_eq!(queued[0], ("settle", expect(&PUSH_OVER_SETTLE[1]), [true, false]));
@@ -2141,12 +2212,19 @@ mod tests {
             assert_eq!(queued[k], ("grip", vec![], [true, true]));
             assert_eq!(fw.queue[k].dwell, SETTLE_TIME);
         }
-        for (phase, row) in queued[4..].iter().zip(&PUSH_OVER_PATH[1..]) {
+        // The rows with both heads gripping, the land (the hold's row again, the upper head
+        // sliding) between the hold and the set down.
+        let (hold, n) = (PUSH_OVER_PATH.len() - 2, queued.len());
+        for (phase, row) in queued[4..n - 2].iter().zip(&PUSH_OVER_PATH[1..=hold]) {
             assert_eq!(phase, &("push over", expect(row), [true, true]));
         }
-        // Only the set down (the last row) presses.
+        assert_eq!(queued[n - 2], ("land", expect(&PUSH_OVER_PATH[hold]), [false, true]));
+        assert_eq!(queued[n - 1], ("push over", expect(&PUSH_OVER_PATH[hold + 1]), [true, true]));
+        // Only the set down (the last row) presses; the hold and the land settle.
         let presses: Vec<bool> = fw.queue.iter().map(|p| p.press).collect();
-        assert_eq!(presses, (0..queued.len()).map(|k| k == queued.len() - 1).collect::<Vec<_>>());
+        assert_eq!(presses, (0..n).map(|k| k == n - 1).collect::<Vec<_>>());
+        let settles: Vec<[f64; 2]> = fw.queue.iter().map(|p| p.settle).collect();
+        assert_eq!(settles, (0..n).map(|k| if k == n - 3 || k == n - 2 { LAND_SETTLE } else { [0.0; 2] }).collect::<Vec<_>>());
         // It starts where the follow ends and the settle ends where the push over starts.
         assert_eq!(PUSH_OVER_SETTLE[0], FOLLOW_PATH[FOLLOW_PATH.len() - 1].1);
         assert_eq!(PUSH_OVER_SETTLE[PUSH_OVER_SETTLE.len() - 1], PUSH_OVER_PATH[0]);
