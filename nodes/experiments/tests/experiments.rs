@@ -144,6 +144,7 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     assert_eq!(m["goal_reached"], true);
     assert_eq!(m["planned_with_executor_repertoire"], true, "{m}");
     assert!(m["failure"].is_null(), "{m}");
+    assert_eq!(figure(&m, "block_friction"), 1.0, "the blocks' own friction by default: {m}");
     assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
     assert!(figure(&m, "max_robot_error_mm") < figure(&m, "robot_tolerance_mm"), "{m}");
     assert!(figure(&m, "sim_time_s") > 5.0 && figure(&m, "wall_time_s") > 0.0, "{m}");
@@ -183,6 +184,8 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
         (vec![("task", moves3.as_str()), ("robots", "1")], "--robots", "places 3 robots: give --robots 3"),
         (vec![("task", moves.as_str()), ("from_step", "2")], "--from_step", "the plan has 2 steps (0 to 1)"),
         (vec![("task", task3d.as_str()), ("from_step", "1")], "--from_step", "(step 0: robot 0 lift"),
+        (vec![("task", moves.as_str()), ("block_friction", "-0.1")], "--block_friction", "from 0 to 2"),
+        (vec![("task", moves.as_str()), ("block_friction", "0.3,0.4")], "--block_friction", "one friction coefficient"),
     ] {
         let given: Vec<(String, String)> = given.iter().map(|(k, v): &(&str, &str)| ((*k).to_owned(), (*v).to_owned())).collect();
         let err = experiment.run(&Options::parse(experiment.options(), &given).unwrap(), &Progress::hidden()).err().expect("refused");

@@ -43,6 +43,12 @@ const OPTIONS: &[OptionSpec] = &[
         default: "0",
         help: "start at this plan step, from the lattice the plan reaches before it (every robot's last action before it a move)",
     },
+    OptionSpec {
+        name: "block_friction",
+        kind: OptionKind::Numbers,
+        default: "1",
+        help: "friction coefficient between two blocks (0 to 2; 1 as the blocks' own, printed plastic on itself 0.2-0.4)",
+    },
 ];
 
 /// Interval of the joint trace, s of sim time.
@@ -140,6 +146,11 @@ impl Experiment for Execute {
             TaskPlanError::Plan(e) => super::plan_error(e, &path, robots, "task"),
             TaskPlanError::Verify(e) => e.into(),
         })?;
+        let block_friction = match options.numbers("block_friction")?.as_slice() {
+            [mu] if (0.0..=2.0).contains(mu) => *mu,
+            _ => return Err(Options::invalid("block_friction", "give one friction coefficient from 0 to 2")),
+        };
+        let block_options = BlockOptions { block_friction, ..BlockOptions::default() };
         let first_step = options.index("from_step")?;
         first_step_in_tunnels(&planned.steps, first_step).map_err(|e| Options::invalid("from_step", e.to_string()))?;
         let start = replay.states.get(first_step).unwrap_or(&request.start);
@@ -149,7 +160,7 @@ impl Experiment for Execute {
             ExecutorOptions { trace_interval: TRACE_INTERVAL, start_jitter: jitter, seed, first_step, ..ExecutorOptions::default() };
         progress.expect(planned.steps.len() - first_step, &format!("{}: plan steps", task.name));
         let wall = Instant::now();
-        let mut executor = Executor::new(&model, start, world_options, BlockOptions::default(), executor_options)?;
+        let mut executor = Executor::new(&model, start, world_options, block_options, executor_options)?;
         let at = if first_step == 0 { String::new() } else { format!(", at step {first_step}") };
         let before = snapshot(executor.world(), start, format!("{}: before ({} robots{at})", task.name, robots))?;
         let mut events = Vec::new();
@@ -180,6 +191,7 @@ impl Experiment for Execute {
         let mut metrics = Map::new();
         metrics.insert("task".into(), json!(task.name));
         metrics.insert("robots".into(), json!(robots));
+        metrics.insert("block_friction".into(), number(block_friction));
         metrics.insert("plan_cost".into(), json!(planned.cost));
         // Planned with the actions the executor has arms for, or (no plan within them) with
         // every action.

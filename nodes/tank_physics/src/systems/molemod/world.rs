@@ -10,7 +10,7 @@
 //! [`GripClamp::force`] and [`GripClamp::torque`], removed when the grip is released. On
 //! the open floor a grip is the head's friction alone.
 
-use super::blocks::{BlockError, BlockOptions, Blocks};
+use super::blocks::{BlockContacts, BlockError, BlockOptions, Blocks};
 use super::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
 use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::Model;
@@ -221,6 +221,8 @@ pub struct MoleWorld {
     moles: Vec<Mole>,
     steps: u64,
     blocks: Option<Blocks>,
+    /// Sets the block-on-block friction; inert without blocks.
+    block_contacts: BlockContacts,
     clamp: GripClamp,
 }
 
@@ -277,6 +279,7 @@ impl MoleWorld {
             moles: vec![Mole::new(robot, options.robot.heads.len())],
             steps: 0,
             blocks: None,
+            block_contacts: BlockContacts { friction: BlockOptions::default().block_friction },
             clamp: options.clamp,
         })
     }
@@ -328,6 +331,7 @@ impl MoleWorld {
                 ArticulatedRobot::build(model, pose, options.robot, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints)?;
             world.moles.push(Mole::new(robot, options.robot.heads.len()));
         }
+        world.block_contacts = BlockContacts { friction: blocks.block_friction };
         world.blocks = Some(built);
         Ok(world)
     }
@@ -428,7 +432,7 @@ impl MoleWorld {
             &mut self.impulse_joints,
             &mut self.multibody_joints,
             &mut self.ccd,
-            &(),
+            &self.block_contacts,
             &(),
         );
         self.steps += 1;
