@@ -191,6 +191,11 @@ impl Blocks {
         &self.options
     }
 
+    /// The contact hook a world stepping these blocks needs ([`BlockContacts`]).
+    pub fn contacts(&self) -> BlockContacts {
+        BlockContacts { friction: self.options.block_friction }
+    }
+
     /// Centre of `cell` in the world (cell (0, 0, 0) stands on the floor at the origin), m.
     pub fn centre(&self, cell: &Cell) -> Vector3<f64> {
         let s = self.options.size;
@@ -368,7 +373,7 @@ mod tests {
         let (mut pipeline, mut islands, mut broad_phase, mut narrow_phase) =
             (PhysicsPipeline::new(), IslandManager::new(), BroadPhaseBvh::new(), NarrowPhase::new());
         let (mut multibody_joints, mut ccd) = (MultibodyJointSet::new(), CCDSolver::new());
-        let hooks = BlockContacts { friction: block_friction };
+        let hooks = blocks.contacts();
         let mut start = 0.0;
         // 0.2 s to settle on the contacts, then the push and 0.5 s to slide and stop.
         for step in 0..350 {

@@ -10,7 +10,7 @@
 //! [`GripClamp::force`] and [`GripClamp::torque`], removed when the grip is released. On
 //! the open floor a grip is the head's friction alone.
 
-use super::blocks::{BlockContacts, BlockError, BlockOptions, Blocks};
+use super::blocks::{BlockError, BlockOptions, Blocks};
 use super::{ArticulatedError, ArticulatedOptions, ArticulatedRobot};
 use flotilla_common::models::dimensions::MolemodRobotGeometry;
 use flotilla_common::models::Model;
@@ -221,8 +221,6 @@ pub struct MoleWorld {
     moles: Vec<Mole>,
     steps: u64,
     blocks: Option<Blocks>,
-    /// Sets the block-on-block friction; inert without blocks.
-    block_contacts: BlockContacts,
     clamp: GripClamp,
 }
 
@@ -279,7 +277,6 @@ impl MoleWorld {
             moles: vec![Mole::new(robot, options.robot.heads.len())],
             steps: 0,
             blocks: None,
-            block_contacts: BlockContacts { friction: BlockOptions::default().block_friction },
             clamp: options.clamp,
         })
     }
@@ -331,7 +328,6 @@ impl MoleWorld {
                 ArticulatedRobot::build(model, pose, options.robot, &mut world.bodies, &mut world.colliders, &mut world.impulse_joints)?;
             world.moles.push(Mole::new(robot, options.robot.heads.len()));
         }
-        world.block_contacts = BlockContacts { friction: blocks.block_friction };
         world.blocks = Some(built);
         Ok(world)
     }
@@ -421,6 +417,11 @@ impl MoleWorld {
 
     fn advance(&mut self) -> Result<(), ArticulatedError> {
         self.clamp_heads()?;
+        let contacts = self.blocks.as_ref().map(Blocks::contacts);
+        let hooks: &dyn PhysicsHooks = match &contacts {
+            Some(contacts) => contacts,
+            None => &(),
+        };
         self.pipeline.step(
             &Vector3::new(0.0, 0.0, -9.81),
             &self.params,
@@ -432,7 +433,7 @@ impl MoleWorld {
             &mut self.impulse_joints,
             &mut self.multibody_joints,
             &mut self.ccd,
-            &self.block_contacts,
+            hooks,
             &(),
         );
         self.steps += 1;
