@@ -245,7 +245,9 @@ pub enum Motion {
     /// for [`SETTLE_TIME`] first. Ends with the mole straight and contracted, the rear head
     /// in B 40 mm, the front head in C 28 mm from their centres towards the empty cell; both
     /// heads let go for [`SETTLE_TIME`] (the mole settles onto the tunnel floors) and grip:
-    /// a crawl goes on from there. With `lead` [`Head::Rear`] mirrored
+    /// a crawl goes on from there. Each phase may also end standing still within
+    /// [`TABLE_SETTLE`] of its row (a head comes to rest on a floor a few mrad from it where
+    /// the blocks rest off their cells). With `lead` [`Head::Rear`] mirrored
     /// ([`Head::row`], [`Head::grip`]): from the mirrored `LeaveU`, the rear head in B.
     StepIn {
         /// The head in B's tunnel at the start (it leads into the tunnels).
@@ -782,10 +784,12 @@ impl Phase {
 }
 
 /// How far short of its row a phase of a stored table with alternating grips
-/// ([`Motion::DownTurn`], [`Motion::FollowDown`]) may stand still and end (rad for a revolute
-/// joint, m for a prismatic one): 10 mrad (0.28 mm at a head's 28 mm lever) and 0.28 mm.
-/// Measured: the follow down's row 236 (the lower head levelled in C's tunnel with the upper
-/// one clamped in B's column) stood still 4.65 mrad short after the executor's shift.
+/// ([`Motion::DownTurn`], [`Motion::FollowDown`], [`Motion::StepIn`], [`Motion::StepOut`])
+/// may stand still and end (rad for a revolute joint, m for a prismatic one): 10 mrad
+/// (0.28 mm at a head's 28 mm lever) and 0.28 mm. Measured: the follow down's row 236 (the
+/// lower head levelled in C's tunnel with the upper one clamped in B's column) stood still
+/// 4.65 mrad short after the executor's shift; the step in's rear head lowered onto the
+/// tunnel floor stood still 5.0 mrad short (task 2, start displacement seed 2).
 pub const TABLE_SETTLE: [f64; 2] = [0.01, 0.01 * super::lift::LEVER];
 
 /// How far short of closed [`Motion::PutDown`]'s close, which draws the block against the
@@ -807,6 +811,13 @@ pub const PRESS_STILL: f64 = 20e-6;
 
 /// The time over which a press's joints must stand still, s.
 pub const PRESS_WINDOW: f64 = 0.1;
+
+/// How much nearer its target a press must come within [`MoleMotions::phase_timeout`] to go
+/// on past that limit, m at a head (a revolute joint's shortfall counted at the head's
+/// [`super::lift::LEVER`], 0.1 mm = 3.6 mrad). A carried block set down against a neighbour
+/// slides down it under the press at 0.7 mrad/s, too fast to bear and too slow to land
+/// within the limit (task 3's last set down, docs/molemod_execution.md).
+pub const PRESS_PROGRESS: f64 = 0.1e-3;
 
 /// Reading indices of the coordinates the motions drive.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -835,6 +846,9 @@ pub struct MoleMotions {
     /// While a pressing phase runs: when the last [`PRESS_WINDOW`] began and the joint
     /// positions then.
     press_mark: Option<(f64, Vec<f64>)>,
+    /// While a pressing phase runs: when it last came [`PRESS_PROGRESS`] nearer its target,
+    /// and its shortfall then (m at a head).
+    press_progress: Option<(f64, f64)>,
     /// Longest a phase may take before the robot stops, s.
     pub phase_timeout: f64,
 }
@@ -887,6 +901,7 @@ impl MoleMotions {
             done: Vec::new(),
             stuck: None,
             press_mark: None,
+            press_progress: None,
             phase_timeout: 20.0,
         })
     }
@@ -1150,7 +1165,8 @@ impl MoleMotions {
                         // The head that takes over is held before the other lets go.
                         phases.push(Phase { dwell: SETTLE_TIME, ..phase("grip", vec![], [true, true]) });
                     }
-                    phases.push(phase(name, index.iter().copied().zip(lead.row(&row)).collect(), holds(hold)));
+                    let targets = index.iter().copied().zip(lead.row(&row)).collect();
+                    phases.push(Phase { settle: TABLE_SETTLE, ..phase(name, targets, holds(hold)) });
                 }
                 if step_in {
                     // Both heads let go so the mole settles onto the tunnel floors, then grip.
@@ -1328,10 +1344,11 @@ impl MoleMotions {
                     if (self.reached(&phase, positions) || self.bearing(&phase, time, positions)) && time - started >= phase.dwell =>
                 {
                     self.press_mark = None;
+                    self.press_progress = None;
                     self.done.push(PhaseRecord { motion: phase.motion, phase: phase.name, started, ended: time });
                 }
                 Some((phase, started)) => {
-                    if time - started > self.phase_timeout {
+                    if time - self.progressed_since(&phase, started, time, positions) > self.phase_timeout {
                         self.stuck = Some(self.stuck_report(&phase, started, positions));
                     }
                     self.active = Some((phase, started));
@@ -1347,6 +1364,22 @@ impl MoleMotions {
                 }
             }
         }
+    }
+
+    /// When `phase`, started at `started`, last made headway: its start, or for a press the
+    /// last time it came [`PRESS_PROGRESS`] nearer its target, so a press still creeping
+    /// on is not stopped at the phase limit.
+    fn progressed_since(&mut self, phase: &Phase, started: f64, time: f64, positions: &[f64]) -> f64 {
+        if !phase.press {
+            return started;
+        }
+        let at_head = |i: usize| if self.axes[i].prismatic { 1.0 } else { super::lift::LEVER };
+        let shortfall = phase.targets.iter().map(|&(i, target)| (positions[i] - target).abs() * at_head(i)).fold(0.0, f64::max);
+        match self.press_progress {
+            Some((_, was)) if shortfall > was - PRESS_PROGRESS => {}
+            _ => self.press_progress = Some((time, shortfall)),
+        }
+        self.press_progress.map_or(started, |(since, _)| since.max(started))
     }
 
     fn stuck_report(&self, phase: &Phase, since: f64, positions: &[f64]) -> Stuck {
@@ -2038,10 +2071,10 @@ mod tests {
         let axes = final_model(FULL_RANGE);
         let n = axes.len();
         let at = |t: f64, q: &[f64]| MolemodSensors { stamp: t, joint_positions: q.to_vec() };
-        let run = |short: f64| {
+        let run = |motion: Motion, short: f64| {
             let mut fw = MoleMotions::new(axes.clone()).expect("joints");
             fw.phase_timeout = 1.0;
-            fw.push(Motion::FollowDown { lead: Head::Front, flipped: false }).expect("valid");
+            fw.push(motion).expect("valid");
             let first = fw.queue[0].clone();
             assert_eq!(first.settle, TABLE_SETTLE);
             // Every joint at its target but the last one the phase moves, `short` off, still.
@@ -2060,8 +2093,61 @@ mod tests {
             }
             (fw.done.first().map(|r| r.phase), fw.stuck().is_some())
         };
-        assert_eq!(run(0.005), (Some("follow down"), false));
-        assert_eq!(run(0.02), (None, true));
+        let follow_down = Motion::FollowDown { lead: Head::Front, flipped: false };
+        assert_eq!(run(follow_down, 0.005), (Some("follow down"), false));
+        assert_eq!(run(follow_down, 0.02), (None, true));
+        // The step's rear head lowered onto the floor (task 2 with start displacement seed
+        // 2 stood still 5.0 mrad short there), either head leading, and the step out.
+        for lead in [Head::Front, Head::Rear] {
+            assert_eq!(run(Motion::StepIn { lead }, 0.005), (Some("step in"), false));
+            assert_eq!(run(Motion::StepIn { lead }, 0.02), (None, true));
+            assert_eq!(run(Motion::StepOut { lead }, 0.005), (Some("step out"), false));
+        }
+    }
+
+    /// A press still creeping towards its target (a block set down against a neighbour
+    /// slides down it at 0.7 mrad/s) goes on past the phase limit while it comes
+    /// [`PRESS_PROGRESS`] nearer within each limit; one that stops coming nearer, without
+    /// standing still (it wavers), is stopped at the limit after its last headway.
+    #[test]
+    fn a_press_creeping_on_towards_its_target_is_not_stopped_at_the_phase_limit() {
+        let axes = final_model(FULL_RANGE);
+        let n = axes.len();
+        let at = |t: f64, q: &[f64]| MolemodSensors { stamp: t, joint_positions: q.to_vec() };
+        // The push over's set down: its last phase presses.
+        let run = |rate: f64, waver_after: f64| {
+            let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+            fw.phase_timeout = 2.0;
+            fw.push(Motion::PushOver { lead: Head::Front, flipped: false }).expect("valid");
+            let presses = fw.queue.len() - 1;
+            let set_down = fw.queue[presses].clone();
+            assert!(set_down.press);
+            fw.queue.drain(..presses);
+            let (i, target) = *set_down.targets.iter().rev().find(|&&(i, _)| !axes[i].prismatic).expect("a pitch");
+            let mut q = vec![0.0; n];
+            for &(j, v) in &set_down.targets {
+                q[j] = v;
+            }
+            let start = target - 0.04;
+            for k in 0..2000 {
+                let t = 0.01 * f64::from(k);
+                // Creeping at `rate` until `waver_after`, then wavering 1 mrad about where it got.
+                let crept = rate * t.min(waver_after);
+                let waver = if t > waver_after { 0.001 * (20.0 * t).sin() } else { 0.0 };
+                q[i] = start + crept + waver;
+                fw.step(t, &at(t, &q));
+                if !fw.done.is_empty() || fw.stuck().is_some() {
+                    return (t, fw.stuck().is_some());
+                }
+            }
+            (20.0, false)
+        };
+        // 2.5 mrad/s comes 3.6 mrad nearer every 1.4 s, each time inside the 2 s limit
+        // counted from the last headway: it goes on to its target, 40 mrad off at the start.
+        let (t, stopped) = run(2.5e-3, f64::INFINITY);
+        assert!(!stopped && t > 15.0, "creeping at 2.5 mrad/s reaches its target: {t} s, stopped {stopped}");
+        let (t, stopped) = run(2.5e-3, 5.0);
+        assert!(stopped && (6.0..9.5).contains(&t), "wavering from 5 s is stopped 2 s after its last headway: {t} s");
     }
 
     #[test]
