@@ -1367,16 +1367,19 @@ impl MoleMotions {
     }
 
     /// When `phase`, started at `started`, last made headway: its start, or for a press the
-    /// last time it came [`PRESS_PROGRESS`] nearer its target, so a press still creeping
-    /// on is not stopped at the phase limit.
+    /// last time it came [`PRESS_PROGRESS`] nearer its target than at its farthest since,
+    /// so a press still creeping on is not stopped at the phase limit.
     fn progressed_since(&mut self, phase: &Phase, started: f64, time: f64, positions: &[f64]) -> f64 {
         if !phase.press {
             return started;
         }
         let at_head = |i: usize| if self.axes[i].prismatic { 1.0 } else { super::lift::LEVER };
         let shortfall = phase.targets.iter().map(|&(i, target)| (positions[i] - target).abs() * at_head(i)).fold(0.0, f64::max);
-        match self.press_progress {
-            Some((_, was)) if shortfall > was - PRESS_PROGRESS => {}
+        // Headway counts from the worst since the last: a set down first turns the joint
+        // away as the block comes down onto the one below (task 3's last, 21 to 53 mrad
+        // short), then creeps back.
+        match &mut self.press_progress {
+            Some((_, was)) if shortfall > *was - PRESS_PROGRESS => *was = was.max(shortfall),
             _ => self.press_progress = Some((time, shortfall)),
         }
         self.press_progress.map_or(started, |(since, _)| since.max(started))
@@ -2108,14 +2111,16 @@ mod tests {
     /// A press still creeping towards its target (a block set down against a neighbour
     /// slides down it at 0.7 mrad/s) goes on past the phase limit while it comes
     /// [`PRESS_PROGRESS`] nearer within each limit; one that stops coming nearer, without
-    /// standing still (it wavers), is stopped at the limit after its last headway.
+    /// standing still (it wavers), is stopped at the limit after its last headway. Headway
+    /// counts from the farthest the press has been since: a set down that first turns away
+    /// (task 3's last: 21, then 53 mrad short) and creeps back goes on too.
     #[test]
     fn a_press_creeping_on_towards_its_target_is_not_stopped_at_the_phase_limit() {
         let axes = final_model(FULL_RANGE);
         let n = axes.len();
         let at = |t: f64, q: &[f64]| MolemodSensors { stamp: t, joint_positions: q.to_vec() };
         // The push over's set down: its last phase presses.
-        let run = |rate: f64, waver_after: f64| {
+        let run = |rate: f64, waver_after: f64, away: f64| {
             let mut fw = MoleMotions::new(axes.clone()).expect("joints");
             fw.phase_timeout = 2.0;
             fw.push(Motion::PushOver { lead: Head::Front, flipped: false }).expect("valid");
@@ -2131,8 +2136,10 @@ mod tests {
             let start = target - 0.04;
             for k in 0..2000 {
                 let t = 0.01 * f64::from(k);
-                // Creeping at `rate` until `waver_after`, then wavering 1 mrad about where it got.
-                let crept = rate * t.min(waver_after);
+                // Turning `away` in the first 0.3 s (if any), then creeping at `rate` until
+                // `waver_after`, then wavering 1 mrad about where it got.
+                let turn = if away > 0.0 { 0.3 } else { 0.0 };
+                let crept = if t < turn { -away * t / turn } else { rate * (t.min(waver_after) - turn) - away };
                 let waver = if t > waver_after { 0.001 * (20.0 * t).sin() } else { 0.0 };
                 q[i] = start + crept + waver;
                 fw.step(t, &at(t, &q));
@@ -2144,10 +2151,13 @@ mod tests {
         };
         // 2.5 mrad/s comes 3.6 mrad nearer every 1.4 s, each time inside the 2 s limit
         // counted from the last headway: it goes on to its target, 40 mrad off at the start.
-        let (t, stopped) = run(2.5e-3, f64::INFINITY);
+        let (t, stopped) = run(2.5e-3, f64::INFINITY, 0.0);
         assert!(!stopped && t > 15.0, "creeping at 2.5 mrad/s reaches its target: {t} s, stopped {stopped}");
-        let (t, stopped) = run(2.5e-3, 5.0);
+        let (t, stopped) = run(2.5e-3, 5.0, 0.0);
         assert!(stopped && (6.0..9.5).contains(&t), "wavering from 5 s is stopped 2 s after its last headway: {t} s");
+        // 30 mrad away first: 12 s to come back to where it started, far past the 2 s limit.
+        let (t, stopped) = run(2.5e-3, f64::INFINITY, 0.03);
+        assert!(!stopped && t > 15.0, "turning away, then creeping back, it reaches its target: {t} s, stopped {stopped}");
     }
 
     #[test]
