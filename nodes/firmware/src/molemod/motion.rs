@@ -812,8 +812,8 @@ pub const PRESS_STILL: f64 = 20e-6;
 /// The time over which a press's joints must stand still, s.
 pub const PRESS_WINDOW: f64 = 0.1;
 
-/// How much nearer its target a press must come within [`MoleMotions::phase_timeout`] to go
-/// on past that limit, m at a head (a revolute joint's shortfall counted at the head's
+/// How much nearer its target than the farthest it has been since its last headway a press
+/// must come within [`MoleMotions::phase_timeout`] to go on past that limit, m at a head (a revolute joint's shortfall counted at the head's
 /// [`super::lift::LEVER`], 0.1 mm = 3.6 mrad). A carried block set down against a neighbour
 /// slides down it under the press at 0.7 mrad/s, too fast to bear and too slow to land
 /// within the limit (task 3's last set down, docs/molemod_execution.md).
@@ -846,8 +846,8 @@ pub struct MoleMotions {
     /// While a pressing phase runs: when the last [`PRESS_WINDOW`] began and the joint
     /// positions then.
     press_mark: Option<(f64, Vec<f64>)>,
-    /// While a pressing phase runs: when it last came [`PRESS_PROGRESS`] nearer its target,
-    /// and its shortfall then (m at a head).
+    /// While a pressing phase runs: when it last made headway ([`PRESS_PROGRESS`]), and the
+    /// farthest it has been from its target since (m at a head).
     press_progress: Option<(f64, f64)>,
     /// Longest a phase may take before the robot stops, s.
     pub phase_timeout: f64,
@@ -1382,7 +1382,7 @@ impl MoleMotions {
             Some((_, was)) if shortfall > *was - PRESS_PROGRESS => *was = was.max(shortfall),
             _ => self.press_progress = Some((time, shortfall)),
         }
-        self.press_progress.map_or(started, |(since, _)| since.max(started))
+        self.press_progress.map_or(started, |(since, _)| since)
     }
 
     fn stuck_report(&self, phase: &Phase, since: f64, positions: &[f64]) -> Stuck {
