@@ -1,7 +1,7 @@
 //! The planning API: a [`PlanRequest`] in, a [`Plan`] or a [`PlanError`] out.
 
 use crate::lattice::{Cell, Dims, Lattice};
-use crate::rules::{replay, Action, ActionCosts, CostError, Repertoire, Replay, ReplayError};
+use crate::rules::{replay, Action, ActionCosts, CostError, Repertoire, Replay, ReplayError, StepError};
 use crate::search::{astar, Bits, Found, Geometry, HeuristicKind, Problem, SearchSettings, Single, State, Stop, NONE};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -207,6 +207,9 @@ impl PlanRequest {
             return Err(RequestError::Weight { weight: self.weight });
         }
         self.costs.validate()?;
+        if !self.repertoire.side_by_side {
+            start.keeps_apart(&[]).map_err(|e| RequestError::SideBySide(e, self.repertoire))?;
+        }
         Ok(())
     }
 }
@@ -293,6 +296,9 @@ pub enum RequestError {
     /// A cost below the heuristics' bound.
     #[error(transparent)]
     Costs(#[from] CostError),
+    /// Robots side by side in the start where the repertoire keeps them a cell apart.
+    #[error("start lattice: {0} (the repertoire `{1}` has no side_by_side)")]
+    SideBySide(StepError, Repertoire),
 }
 
 /// Why no plan came back.
@@ -351,6 +357,16 @@ pub enum VerifyError {
     /// The last state is not the goal.
     #[error("the plan ends in a state that is not the goal")]
     GoalNotReached,
+    /// An action the request's repertoire does not have.
+    #[error("step {step}: {action} is outside the repertoire `{repertoire}`")]
+    OutsideRepertoire {
+        /// Index of the step (0-based).
+        step: usize,
+        /// The action.
+        action: Action,
+        /// The request's repertoire.
+        repertoire: Repertoire,
+    },
 }
 
 impl Plan {
@@ -359,10 +375,21 @@ impl Plan {
         self.steps.iter().map(Vec::len).sum()
     }
 
-    /// Replays the plan from the request's start, checking every step, the cost and
-    /// that the goal is reached. Returns the states passed through.
+    /// Replays the plan from the request's start, checking every step (within the
+    /// request's repertoire), the cost and that the goal is reached. Returns the states
+    /// passed through.
     pub fn verify(&self, request: &PlanRequest) -> Result<Replay, VerifyError> {
         let replayed = replay(&request.start, &self.steps, &request.costs)?;
+        let repertoire = request.repertoire;
+        for (step, (actions, before)) in self.steps.iter().zip(&replayed.states).enumerate() {
+            let cells = |cell: Cell| [cell.x, cell.y, cell.z];
+            if let Some(action) = actions.iter().find(|a| !repertoire.allows(a.kind, cells(a.from), cells(a.to))) {
+                return Err(VerifyError::OutsideRepertoire { step, action: *action, repertoire });
+            }
+            if !repertoire.side_by_side {
+                before.keeps_apart(actions).map_err(|source| ReplayError { step, source })?;
+            }
+        }
         if replayed.cost != self.cost {
             return Err(VerifyError::CostMismatch { claimed: self.cost, replayed: replayed.cost });
         }

@@ -26,6 +26,13 @@ fn bad_input_exits_2_and_no_plan_exits_1() {
         (task("##.", ".##", "[[0, 0]]"), &["--weight", "nan"][..], "--weight: heuristic weight NaN"),
         (task("##.", ".##", "[[0, 0]]"), &["--robots", "0"][..], "--robots 0: start has no robot"),
         (task("##.", ".##", "[[0, 0]]"), &["--max-expansions", "0"][..], "--max-expansions: must be at least 1"),
+        (task("##.", ".##", "[[0, 0]]"), &["--repertoire", "minimal,fly"][..], "unknown action class `fly`"),
+        // Robots side by side where the repertoire keeps them apart: the file, both robots.
+        (
+            task("###", "###", "[[0, 0], [1, 0]]"),
+            &["--repertoire", "minimal"][..],
+            "robot 0 in (0, 0, 0) and robot 1 in (1, 0, 0) are side by side along x",
+        ),
         (
             "name: t\nstart: 5\ngoal: |\n  #\nrobots: []\n".to_owned(),
             &[][..],
@@ -39,4 +46,10 @@ fn bad_input_exits_2_and_no_plan_exits_1() {
     let (code, stderr) = plan_cli(&task("#.#", "##.", "[[0, 0]]"), &[]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("no plan: the goal is unreachable"), "{stderr}");
+    // Two robots kept apart cannot meet in the middle of a row; side by side they can.
+    let meet = task("####", "#RR#", "[[0, 0], [3, 0]]");
+    let (code, stderr) = plan_cli(&meet, &["--repertoire", "minimal,side_by_side"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = plan_cli(&meet, &["--repertoire", "minimal"]);
+    assert_eq!(code, Some(1), "{stderr}");
 }

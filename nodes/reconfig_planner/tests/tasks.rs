@@ -2,7 +2,7 @@
 //! into the goal; 2-D and 3-D alike. Both heuristics agree on the optimal cost.
 
 use reconfig_planner::planner::DECOMPOSE_ABOVE;
-use reconfig_planner::{plan, ActionKind, HeuristicKind, Repertoire, Task};
+use reconfig_planner::{plan, ActionKind, HeuristicKind, PlanError, Repertoire, ReplayError, RequestError, StepError, Task, VerifyError};
 use std::path::PathBuf;
 
 fn task(name: &str) -> Task {
@@ -82,9 +82,44 @@ fn a_repertoire_keeps_the_plan_to_its_actions() {
     let request = t.request(1).unwrap().with_repertoire(bottom_only);
     let restricted = plan(&request).expect("plans");
     restricted.verify(&request).expect("replays");
+    // The unrestricted plan is outside it, and its check says which step and action.
+    match every.verify(&request) {
+        Err(VerifyError::OutsideRepertoire { action, .. }) => assert!(action.kind == ActionKind::Lift && action.from.z > 0, "{action}"),
+        other => panic!("the unrestricted plan should be outside the repertoire: {other:?}"),
+    }
     let actions: Vec<_> = restricted.steps.iter().flatten().collect();
     let on_top = actions.iter().filter(|a| (a.kind == ActionKind::Lift && a.from.z > 0) || (a.kind == ActionKind::PutDown && a.to.z > 0));
     assert_eq!(on_top.count(), 0, "{actions:?}");
     assert!(every.steps.iter().flatten().any(|a| a.kind == ActionKind::Lift && a.from.z > 0), "the unrestricted plan lifts on top");
     assert!(restricted.cost >= every.cost);
+}
+
+/// With robots kept a cell apart (no `side_by_side`, as the MoleMOD physics needs): task 2's
+/// two robots have no plan (robot 1 must leave the end block the shifted block lands on,
+/// and every cell it can go to lies beside a cell the shifts use); the paper's plan fails
+/// the check at its first shift; task 3 starts its robots side by side and is refused,
+/// naming them; the row with a robot at each end plans as before.
+#[test]
+fn robots_kept_apart_plan_only_steps_that_keep_them_apart() {
+    let apart = Repertoire { side_by_side: false, ..Repertoire::EVERY_ACTION };
+    let two = task("task2.yaml").request(2).unwrap();
+    let paper = plan(&two).expect("the paper's planner plans task 2 with two robots");
+    let kept_apart = two.clone().with_repertoire(apart);
+    match paper.verify(&kept_apart) {
+        Err(VerifyError::Replay(ReplayError { step: 1, source: StepError::SideBySide { robot: 0, other: 1, .. } })) => {}
+        other => panic!("the paper's plan should fail at its shift with robot 1 beside: {other:?}"),
+    }
+    assert!(matches!(plan(&kept_apart), Err(PlanError::NoPlan { .. })));
+
+    let three = task("task3.yaml").request(2).unwrap().with_repertoire(apart);
+    let err = plan(&three).unwrap_err();
+    assert!(matches!(err, PlanError::Invalid(RequestError::SideBySide(..))), "{err}");
+    assert!(err.to_string().contains("robot 0 in (5, 0, 0) and robot 1 in (4, 0, 0) are side by side"), "{err}");
+
+    let pair = task("pair.yaml").request(2).unwrap();
+    let request = pair.clone().with_repertoire(apart);
+    let spaced = plan(&request).expect("plans");
+    spaced.verify(&request).expect("keeps apart");
+    assert_eq!(spaced.cost, plan(&pair).expect("plans").cost);
+    assert!(spaced.steps.iter().all(|step| step.len() == 2), "both robots act in every step");
 }

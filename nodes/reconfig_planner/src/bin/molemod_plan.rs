@@ -1,9 +1,10 @@
 //! Plans a MoleMOD task file and prints the plan step by step.
 //!
 //! `molemod_plan config/molemod/task3.yaml --robots 2 --heuristic published`
+//! `molemod_plan config/molemod/task2.yaml --repertoire minimal` (what the physics executes)
 
 use clap::{Parser, ValueEnum};
-use reconfig_planner::{plan, Budget, HeuristicKind, Lattice, Plan, PlanError, RequestError, Task};
+use reconfig_planner::{plan, Budget, HeuristicKind, Lattice, Plan, PlanError, Repertoire, RequestError, Task};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -45,12 +46,18 @@ struct Args {
     /// Most planning time, seconds.
     #[arg(long, default_value_t = Budget::default().max_time.as_secs_f64())]
     max_time: f64,
+    /// The actions plans may use: `every_action` (the paper's planner), or `minimal` and a
+    /// comma-separated list of along_y, move_up, move_above_floor, lift_above_floor,
+    /// put_down_above_floor, shift_on_floor, coop_lift, side_by_side (`minimal` alone is
+    /// what the MoleMOD physics executes).
+    #[arg(long, default_value_t = Repertoire::EVERY_ACTION)]
+    repertoire: Repertoire,
     /// Print only the summary, not the pictures.
     #[arg(long)]
     quiet: bool,
 }
 
-fn side_by_side(pictures: &[(String, &Lattice)]) -> String {
+fn pictures_side_by_side(pictures: &[(String, &Lattice)]) -> String {
     let blocks: Vec<(String, Vec<String>)> =
         pictures.iter().map(|(title, l)| (title.clone(), l.picture().lines().map(str::to_string).collect())).collect();
     let width = |b: &(String, Vec<String>)| b.1.iter().map(String::len).chain([b.0.len()]).max().unwrap_or(0);
@@ -111,6 +118,7 @@ fn run(args: &Args) -> Result<(), Failure> {
         .map_err(Failure::usage)?
         .with_heuristic(args.heuristic.into())
         .with_weight(args.weight)
+        .with_repertoire(args.repertoire)
         .with_budget(Budget::default().with_max_expansions(args.max_expansions).with_max_time(max_time));
     // Before anything is printed, and naming the option or file at fault.
     request.validate().map_err(|e| match e {
@@ -119,7 +127,7 @@ fn run(args: &Args) -> Result<(), Failure> {
         other => Failure::usage(format!("{}: {other}", args.task.display())),
     })?;
     println!("{}: {}", task.name, task.description);
-    println!("{}", side_by_side(&[("start".into(), &request.start), ("goal".into(), &request.goal)]));
+    println!("{}", pictures_side_by_side(&[("start".into(), &request.start), ("goal".into(), &request.goal)]));
     let plan = plan(&request).map_err(|e| match e {
         PlanError::Invalid(_) => Failure::usage(e),
         other => Failure::from(other.to_string()),

@@ -24,6 +24,8 @@
 //! action is valid on the state before the step, no two footprints share a cell (so the
 //! actions commute), each block-moving action alone leaves no floating block, and the
 //! state after the step has no floating block.
+//! A [`Repertoire`] without `side_by_side` also keeps the robots a cell apart along `x`
+//! ([`Lattice::keeps_apart`](crate::Lattice::keeps_apart)).
 //!
 //! # Cost
 //! `g(x_n) = g(x_{n-1}) + d(m) + 1`: a step costs the sum of its actions' fixed costs
@@ -118,8 +120,8 @@ impl fmt::Display for Action {
 /// plans with these only. The default is every action the rules allow (the paper's
 /// planner); a physical executor may perform fewer (the MoleMOD executor's blocks have no
 /// tunnel along `y`, and some of its motions are not built: `tank_physics`'s
-/// `executor::EXECUTED`). Each field allows a kind of action that the rules allow; `true`
-/// keeps it.
+/// `executor::EXECUTED`). Each field allows a kind of action that the rules allow, or (for
+/// [`Repertoire::side_by_side`]) robots beside each other; `true` keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Repertoire {
@@ -137,6 +139,13 @@ pub struct Repertoire {
     pub shift_on_floor: bool,
     /// The co-operative lift.
     pub coop_lift: bool,
+    /// Robots in cells beside each other along `x`, and a robot acting next to another: a
+    /// robot that overhangs its cell along its tunnel needs the cell between (the MoleMOD
+    /// mole, 152 mm contracted in 100 mm blocks, reaches 26 mm into each `x` neighbour).
+    /// Off, no cell a robot is in or its action uses may be, or lie beside along `x`, one
+    /// of another robot's ([`Lattice::keeps_apart`](crate::Lattice::keeps_apart)), and a
+    /// start with robots side by side is refused.
+    pub side_by_side: bool,
 }
 
 impl Default for Repertoire {
@@ -155,10 +164,12 @@ impl Repertoire {
         put_down_above_floor: true,
         shift_on_floor: true,
         coop_lift: true,
+        side_by_side: true,
     };
 
     /// Only the actions no field can take out: horizontal moves along `x` in the bottom layer,
-    /// moves down, lifts off the bottom layer, shifts above it, put downs onto the floor.
+    /// moves down, lifts off the bottom layer, shifts above it, put downs onto the floor;
+    /// robots kept a cell apart.
     pub const MINIMAL: Repertoire = Repertoire {
         along_y: false,
         move_up: false,
@@ -167,11 +178,20 @@ impl Repertoire {
         put_down_above_floor: false,
         shift_on_floor: false,
         coop_lift: false,
+        side_by_side: false,
     };
 
     /// The names of the fields, in declaration order (the words [`Repertoire::from_str`] takes).
-    pub const FIELDS: [&'static str; 7] =
-        ["along_y", "move_up", "move_above_floor", "lift_above_floor", "put_down_above_floor", "shift_on_floor", "coop_lift"];
+    pub const FIELDS: [&'static str; 8] = [
+        "along_y",
+        "move_up",
+        "move_above_floor",
+        "lift_above_floor",
+        "put_down_above_floor",
+        "shift_on_floor",
+        "coop_lift",
+        "side_by_side",
+    ];
 
     fn field(&mut self, name: &str) -> Option<&mut bool> {
         Some(match name {
@@ -182,6 +202,7 @@ impl Repertoire {
             "put_down_above_floor" => &mut self.put_down_above_floor,
             "shift_on_floor" => &mut self.shift_on_floor,
             "coop_lift" => &mut self.coop_lift,
+            "side_by_side" => &mut self.side_by_side,
             _ => return None,
         })
     }

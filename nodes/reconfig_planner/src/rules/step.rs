@@ -106,6 +106,27 @@ pub enum StepError {
         /// The floating block.
         cell: Cell,
     },
+    /// Two robots side by side along `x` where the repertoire keeps them a cell apart
+    /// ([`Repertoire::side_by_side`](super::Repertoire::side_by_side) off).
+    #[error(
+        "robot {robot} {}{cell} and robot {other} {}{other_cell} are side by side along x; robots that overhang their cell keep a cell apart",
+        if *robot_acts { "acting on " } else { "in " },
+        if *other_acts { "acting on " } else { "in " }
+    )]
+    SideBySide {
+        /// The first robot.
+        robot: usize,
+        /// Whether `cell` is one its action uses (else it is the robot's cell).
+        robot_acts: bool,
+        /// The first robot's cell next to `other_cell`.
+        cell: Cell,
+        /// The second robot.
+        other: usize,
+        /// Whether `other_cell` is one its action uses.
+        other_acts: bool,
+        /// The second robot's cell next to (or the same as) `cell`.
+        other_cell: Cell,
+    },
 }
 
 /// What one valid action does.
@@ -320,6 +341,46 @@ impl Lattice {
     }
 }
 
+impl Lattice {
+    /// Checks that the robots keep a cell apart along `x` through `actions` (a step valid
+    /// by [`Lattice::apply_step`]; an empty one checks the robots where they are): no cell
+    /// a robot is in or its action uses ([`crate::rules`]'s footprint) is the same as, or
+    /// the `x` neighbour of, one of another robot's. A co-operative lift's partner belongs to
+    /// its lifter's action. This is the rule of a repertoire without
+    /// [`Repertoire::side_by_side`](super::Repertoire::side_by_side).
+    pub fn keeps_apart(&self, actions: &[Action]) -> Result<(), StepError> {
+        // (robot, acts, cells it is in or uses) for each acting group, then each idle robot.
+        let mut reaches: Vec<(usize, bool, Vec<Cell>)> = Vec::with_capacity(self.robots().len());
+        let mut busy = Vec::new();
+        for (index, action) in actions.iter().enumerate() {
+            let effect = self.action_effect(index, action)?;
+            busy.extend(effect.actors.iter().copied());
+            reaches.push((action.robot, true, effect.footprint));
+        }
+        for (robot, cell) in self.robots().iter().enumerate().filter(|(robot, _)| !busy.contains(robot)) {
+            reaches.push((robot, false, vec![*cell]));
+        }
+        let beside = |a: &Cell, b: &Cell| a.y == b.y && a.z == b.z && a.x.abs_diff(b.x) <= 1;
+        for (i, (robot, robot_acts, cells)) in reaches.iter().enumerate() {
+            for (other, other_acts, other_cells) in &reaches[i + 1..] {
+                for cell in cells {
+                    if let Some(other_cell) = other_cells.iter().find(|c| beside(cell, c)) {
+                        return Err(StepError::SideBySide {
+                            robot: *robot,
+                            robot_acts: *robot_acts,
+                            cell: *cell,
+                            other: *other,
+                            other_acts: *other_acts,
+                            other_cell: *other_cell,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A failed replay: which step, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("step {step}: {source}")]
@@ -450,6 +511,43 @@ mod tests {
         let twice = [act(0, ActionKind::Move, (0, 0), (1, 0)), act(0, ActionKind::Move, (0, 0), (1, 0))];
         assert!(matches!(start.apply_step(&twice, &costs()), Err(StepError::RobotBusy { action: 1, robot: 0 })));
         assert_eq!(start.apply_step(&[], &costs()), Err(StepError::Empty));
+    }
+
+    #[test]
+    fn robots_kept_apart_are_checked_where_they_are_and_where_their_actions_reach() {
+        // Side by side where they are: refused with no action, naming both.
+        let close = Lattice::from_picture("....\n01##\n").unwrap();
+        let err = close.keeps_apart(&[]).unwrap_err();
+        assert_eq!(
+            err,
+            StepError::SideBySide {
+                robot: 0,
+                robot_acts: false,
+                cell: Cell::planar(0, 0),
+                other: 1,
+                other_acts: false,
+                other_cell: Cell::planar(1, 0)
+            }
+        );
+        assert!(err.to_string().starts_with("robot 0 in (0, 0, 0) and robot 1 in (1, 0, 0) are side by side along x"), "{err}");
+        // A cell between: apart, and each may act alone while the other stays.
+        let apart = Lattice::from_picture("......\n0##1##\n").unwrap();
+        assert_eq!(apart.keeps_apart(&[]), Ok(()));
+        let (right, left) = (act(0, ActionKind::Move, (0, 0), (1, 0)), act(1, ActionKind::Move, (3, 0), (2, 0)));
+        assert_eq!(apart.keeps_apart(&[right]), Ok(()));
+        assert_eq!(apart.keeps_apart(&[left]), Ok(()));
+        assert_eq!(apart.keeps_apart(&[act(0, ActionKind::Lift, (0, 0), (1, 1))]), Ok(()));
+        // Both towards each other: the rules allow it (no shared cell), kept apart it is not.
+        assert!(apart.apply_step(&[right, left], &costs()).is_ok());
+        let err = apart.keeps_apart(&[right, left]).unwrap_err();
+        assert!(matches!(err, StepError::SideBySide { robot: 0, robot_acts: true, other: 1, other_acts: true, .. }), "{err}");
+        // A lift whose anchor lies beside the other robot: acting next to an idle one.
+        let lift = Lattice::from_picture("....\n#0#1\n").unwrap();
+        let err = lift.keeps_apart(&[act(0, ActionKind::Lift, (1, 0), (2, 1))]).unwrap_err();
+        assert!(err.to_string().starts_with("robot 0 acting on (2, 0, 0) and robot 1 in (3, 0, 0)"), "{err}");
+        // Another layer is not beside.
+        let layers = Lattice::from_picture("..0.\n.##1\n").unwrap();
+        assert_eq!(layers.keeps_apart(&[]), Ok(()));
     }
 
     #[test]

@@ -20,6 +20,9 @@ pub(crate) struct State<const W: usize> {
 pub(crate) struct Single<const W: usize> {
     /// Cells the action uses (see the rules table); parallel actions must not share one.
     pub footprint: Bits<W>,
+    /// The footprint, and with robots kept apart (no [`Repertoire::side_by_side`]) its
+    /// cells' neighbours along `x`: no other robot's cell or footprint may lie in it.
+    pub reach: Bits<W>,
     pub blocks_xor: Bits<W>,
     pub robots_xor: Bits<W>,
     pub cost: u32,
@@ -68,10 +71,11 @@ impl<const W: usize> PartialStep<W> {
         Self { footprint: Bits::EMPTY, blocks_xor: Bits::EMPTY, robots_xor: Bits::EMPTY, cost: costs.step, actions: 0, block_moves: 0 }
     }
 
-    /// The step with `action` added, or `None` when it shares a cell with a chosen one.
+    /// The step with `action` added, or `None` when it shares a cell with a chosen one
+    /// (or, robots kept apart, uses one beside a chosen one's along `x`).
     #[inline]
     pub fn with(&self, action: &Single<W>) -> Option<Self> {
-        if action.footprint.intersects(&self.footprint) {
+        if action.reach.intersects(&self.footprint) {
             return None;
         }
         Some(Self {
@@ -116,6 +120,8 @@ struct Template<const W: usize> {
 pub(crate) struct Expander<'g, const W: usize> {
     geometry: &'g Geometry<W>,
     costs: ActionCosts,
+    /// Robots kept a cell apart (no [`Repertoire::side_by_side`]).
+    apart: bool,
     /// Every action the lattice allows from each cell, grouped by cell, in the order
     /// options are listed: moves by direction slot, then per horizontal direction lift,
     /// co-operative lift, put-down, shift.
@@ -133,14 +139,18 @@ impl<'g, const W: usize> Expander<'g, W> {
         let mut starts = vec![0];
         let cell = |c: u16| geometry.coords[c as usize].map(usize::from);
         let allowed = |t: &Template<W>| repertoire.allows(t.action.kind, cell(t.action.from), cell(t.action.to));
+        let apart = !repertoire.side_by_side;
         let mut of_cell = Vec::new();
         for p in 0..geometry.coords.len() {
             of_cell.clear();
             push_templates(geometry, &costs, p, &mut of_cell);
+            if apart {
+                of_cell.iter_mut().for_each(|t| t.action.reach = geometry.along_x(t.action.footprint));
+            }
             templates.extend(of_cell.iter().filter(|t| allowed(t)).copied());
             starts.push(templates.len() as u32);
         }
-        Self { geometry, costs, templates, starts, choices: Vec::new(), chosen: Vec::new() }
+        Self { geometry, costs, apart, templates, starts, choices: Vec::new(), chosen: Vec::new() }
     }
 
     /// Appends the options of every robot in `state` to `out`, grouped by robot.
@@ -195,6 +205,8 @@ impl<'g, const W: usize> Expander<'g, W> {
             let valid = t.free & free == t.free
                 && !t.empty.intersects(&state.blocks)
                 && t.robot & state.robots == t.robot
+                // Robots kept apart: no other robot (the partner aside) where the action reaches.
+                && !(self.apart && t.action.reach.intersects(&(state.robots & !here & !t.robot)))
                 // Each block move must leave no floating block on its own.
                 && (t.action.kind == ActionKind::Move
                     || self.geometry.supported_after(state.blocks ^ t.action.blocks_xor, here));
@@ -216,6 +228,7 @@ fn push_templates<const W: usize>(g: &Geometry<W>, costs: &ActionCosts, p: usize
     for &q in nb.iter().filter(|&&q| q != NONE) {
         let action = Single {
             footprint: bit(here) | bit(q),
+            reach: bit(here) | bit(q),
             blocks_xor: Bits::EMPTY,
             robots_xor: bit(here) | bit(q),
             cost: costs.travel,
@@ -232,6 +245,7 @@ fn push_templates<const W: usize>(g: &Geometry<W>, costs: &ActionCosts, p: usize
     let above = if up == NONE { Bits::EMPTY } else { bit(up) };
     let block_action = |kind: ActionKind, to: u16, robot_to: u16, extra: Bits<W>, partner: u16| Single {
         footprint: bit(here) | above | bit(to) | extra,
+        reach: bit(here) | above | bit(to) | extra,
         blocks_xor: bit(here) | bit(to),
         robots_xor: bit(here) | bit(robot_to),
         cost: costs.of(kind),

@@ -104,6 +104,11 @@ impl<const W: usize> Geometry<W> {
         geometry
     }
 
+    /// `bits` plus the neighbours of its cells along `x`.
+    pub fn along_x(&self, bits: Bits<W>) -> Bits<W> {
+        (bits | (bits.shifted_up(1) & self.not_x_first) | (bits.shifted_down(1) & self.not_x_last)) & self.all
+    }
+
     /// `bits` plus every face neighbour of its cells.
     pub fn dilate(&self, bits: Bits<W>) -> Bits<W> {
         let (nx, layer) = (self.dims.x, self.dims.x * self.dims.y);

@@ -49,8 +49,14 @@ fn codes_of<const W: usize>(state: &State<W>, cells: usize) -> Vec<u8> {
 }
 
 fn compare<const W: usize>(lattice: &Lattice, costs: &ActionCosts) -> usize {
+    compare_within::<W>(lattice, costs, &Repertoire::default())
+}
+
+/// Compares the successors of `lattice` within `repertoire`, which takes out no kind of
+/// action (the reference rules have no repertoire) but may keep robots apart.
+fn compare_within<const W: usize>(lattice: &Lattice, costs: &ActionCosts, repertoire: &Repertoire) -> usize {
     let geometry = Geometry::<W>::new(lattice.dims());
-    let mut expander = Expander::new(&geometry, *costs, &Repertoire::default());
+    let mut expander = Expander::new(&geometry, *costs, repertoire);
     let mut fast = BTreeSet::new();
     let mut count = 0;
     let _ = expander.expand(&state_of(lattice), |next, cost, _| {
@@ -58,7 +64,11 @@ fn compare<const W: usize>(lattice: &Lattice, costs: &ActionCosts) -> usize {
         count += 1;
         ControlFlow::Continue(())
     });
-    let reference: BTreeSet<_> = all_steps(lattice, costs).into_iter().map(|o| (o.next.codes(), o.cost)).collect();
+    let reference: BTreeSet<_> = all_steps(lattice, costs)
+        .into_iter()
+        .filter(|o| repertoire.side_by_side || lattice.keeps_apart(&o.actions).is_ok())
+        .map(|o| (o.next.codes(), o.cost))
+        .collect();
     assert_eq!(fast, reference, "successors differ for\n{}", lattice.picture());
     count
 }
@@ -80,6 +90,33 @@ fn generator_matches_the_rules_on_random_states() {
     }
     // The generator produced a real variety of steps (not an empty comparison).
     assert!(total > 2000, "only {total} successors compared");
+}
+
+#[test]
+fn generator_keeps_robots_apart_as_the_rules_do() {
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let costs = ActionCosts::default();
+    let apart = Repertoire { side_by_side: false, ..Repertoire::EVERY_ACTION };
+    let (mut states, mut kept, mut all) = (0, 0, 0);
+    for round in 0..1500 {
+        let dims = if round % 4 == 0 {
+            Dims::new(rng.gen_range(3..5), rng.gen_range(2..4), rng.gen_range(2..4))
+        } else {
+            Dims::planar(rng.gen_range(4..9), rng.gen_range(2..5))
+        };
+        let (fill, robots) = (rng.gen_range(0.4..0.9), rng.gen_range(2..4));
+        let lattice = random_lattice(&mut rng, dims, fill, robots);
+        // The search only meets states that keep the robots apart (the start is checked).
+        if lattice.keeps_apart(&[]).is_err() {
+            continue;
+        }
+        states += 1;
+        kept += compare_within::<1>(&lattice, &costs, &apart);
+        all += compare::<1>(&lattice, &costs);
+    }
+    // Enough states, and the rule took out a real share of their steps.
+    assert!(states > 300 && kept > 1000, "{states} states, {kept} steps kept");
+    assert!(all > kept + kept / 5, "only {} of {all} steps taken out", all - kept);
 }
 
 #[test]

@@ -79,7 +79,7 @@ pub const PARAMS: NodeParams = NodeParams {
         P::string(
             "repertoire",
             "every_action",
-            "Actions plans may use: every_action, or minimal (moves along x in the bottom layer and down, lifts off the bottom layer, shifts above it, put downs onto the floor: what the MoleMOD physics executes) followed by a comma-separated list of: along_y, move_up, move_above_floor, lift_above_floor, put_down_above_floor, shift_on_floor, coop_lift",
+            "Actions plans may use: every_action, or minimal (moves along x in the bottom layer and down, lifts off the bottom layer, shifts above it, put downs onto the floor, robots kept a cell apart along x: what the MoleMOD physics executes) followed by a comma-separated list of: along_y, move_up, move_above_floor, lift_above_floor, put_down_above_floor, shift_on_floor, coop_lift, side_by_side",
         ),
     ]],
     extras_live: false,

@@ -62,7 +62,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reconfig_planner::lattice::{Cell, Lattice};
 use reconfig_planner::{
-    plan, Action, ActionCosts, ActionKind, Plan, PlanError, PlanRequest, Repertoire, Replay, StepError, Task, TaskError, VerifyError,
+    plan, Action, ActionCosts, ActionKind, Plan, PlanError, PlanRequest, Repertoire, Replay, RequestError, StepError, Task, TaskError,
+    VerifyError,
 };
 
 use super::blocks::BlockOptions;
@@ -110,19 +111,23 @@ pub enum TaskPlanError {
 /// shifts above it and put downs onto it. Which of them a robot can start also depends on
 /// how its last action left it (a put down or a move down only from where a shift's push
 /// over ends, a shift only from a lift's U or a push over's end); the planner does not
-/// follow postures, so the executor still refuses those with a report.
+/// follow postures, so the executor still refuses those with a report. Robots are kept a
+/// cell apart (no `side_by_side`): the contracted mole reaches 26 mm into each neighbour
+/// along its tunnel, and [`Executor::keep_apart`] refuses a step in which one would reach
+/// into another.
 pub const EXECUTED: Repertoire = Repertoire::MINIMAL;
 
 /// Loads the task at `path`, plans it for its first `robots` robots with the executor's
 /// repertoire ([`EXECUTED`]) and replays the plan. A task with no plan within that
-/// repertoire (one that needs a move along `y`, say) is planned with every action instead
-/// (`request.repertoire` tells which), so that the executor runs it as far as its arms go
-/// and reports the first action it has none for.
+/// repertoire (one that needs a move along `y`, or starts robots side by side, say) is
+/// planned with every action instead (`request.repertoire` tells which), so that the
+/// executor runs it as far as its arms go and reports the first action it has none for
+/// (or the robots it finds in each other).
 pub fn plan_task(path: &std::path::Path, robots: usize) -> Result<PlannedTask, TaskPlanError> {
     let task = Task::load(path).map_err(TaskPlanError::Task)?;
     let mut request = task.request(robots).map_err(TaskPlanError::Robots)?.with_repertoire(EXECUTED);
     let plan = match plan(&request) {
-        Err(PlanError::NoPlan { .. }) => {
+        Err(PlanError::NoPlan { .. } | PlanError::Invalid(RequestError::SideBySide(..))) => {
             request.repertoire = Repertoire::EVERY_ACTION;
             plan(&request)?
         }
@@ -1010,7 +1015,7 @@ fn blamed_action(error: &StepError) -> Option<usize> {
         | StepError::Precondition { action, .. }
         | StepError::UnsupportedAlone { action, .. }
         | StepError::Overlap { second: action, .. } => Some(*action),
-        StepError::Empty | StepError::Unsupported { .. } => None,
+        StepError::Empty | StepError::Unsupported { .. } | StepError::SideBySide { .. } => None,
     }
 }
 
@@ -1858,6 +1863,14 @@ mod tests {
         let across = plan_task(&task("task3d_1.yaml"), 1).expect("plans");
         assert_eq!(across.request.repertoire, Repertoire::EVERY_ACTION);
         assert!(across.plan.steps.iter().flatten().any(|a| a.from.y != a.to.y));
+        // Robots are kept a cell apart: the row with a robot at each end plans within the
+        // repertoire; task 2's two robots have no such plan and task 3's start side by side,
+        // so both are planned with every action (and the executor refuses where they meet).
+        assert_eq!(plan_task(&task("pair.yaml"), 2).expect("plans").request.repertoire, EXECUTED);
+        for name in ["task2.yaml", "task3.yaml"] {
+            let planned = plan_task(&task(name), 2).expect("plans");
+            assert_eq!(planned.request.repertoire, Repertoire::EVERY_ACTION, "{name}");
+        }
     }
 
     #[test]
