@@ -135,7 +135,7 @@ impl Experiment for Execute {
                 ))
             }
         };
-        let PlannedTask { task, request, plan: planned, replay } = plan_task(&path, robots).map_err(|e| match e {
+        let PlannedTask { task, request, plan: planned, replay, outside_repertoire } = plan_task(&path, robots).map_err(|e| match e {
             TaskPlanError::Task(e) => Options::invalid("task", e.to_string()),
             TaskPlanError::Robots(e) => Options::invalid("robots", e.to_string()),
             // A goal with robot cells (`moves3`: three) needs that many: name --robots.
@@ -196,6 +196,8 @@ impl Experiment for Execute {
         // Planned with the actions the executor has arms for, or (no plan within them) with
         // every action.
         metrics.insert("planned_with_executor_repertoire".into(), json!(request.repertoire == EXECUTED));
+        // Why not: the planner's answer within them (no plan, robots side by side).
+        metrics.insert("executor_repertoire_refusal".into(), json!(outside_repertoire));
         metrics.insert("actions".into(), json!(planned.action_count()));
         metrics.insert("steps".into(), json!(execution.steps));
         // Steps before it were not run: the executor started from the lattice the plan

@@ -98,6 +98,9 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 /// Runs the node until SIGINT/SIGTERM; returns the summary line.
 pub async fn run(startup: Startup, settings: NodeSettings) -> anyhow::Result<String> {
     let planned = plan_task(&settings.task_path, settings.robots).context("planning the task")?;
+    if let Some(why) = &planned.outside_repertoire {
+        tracing::warn!(task = %settings.task_path.display(), %why, "planned with every action: no plan within the executor's repertoire");
+    }
     let model = module_model(ModuleKind::MolemodRobot);
     // The start world, built once here so that a lattice the physics cannot hold fails
     // the start-up (exit 2) rather than every goal.

@@ -87,6 +87,9 @@ pub struct PlannedTask {
     pub plan: Plan,
     /// The lattice after each step of the plan (the planner's rules).
     pub replay: Replay,
+    /// Why the plan is not within the executor's repertoire ([`EXECUTED`]): the planner's
+    /// answer within it (no plan, or robots that start side by side). `None` when it is.
+    pub outside_repertoire: Option<String>,
 }
 
 /// Why a task could not be planned.
@@ -126,15 +129,17 @@ pub const EXECUTED: Repertoire = Repertoire::MINIMAL;
 pub fn plan_task(path: &std::path::Path, robots: usize) -> Result<PlannedTask, TaskPlanError> {
     let task = Task::load(path).map_err(TaskPlanError::Task)?;
     let mut request = task.request(robots).map_err(TaskPlanError::Robots)?.with_repertoire(EXECUTED);
+    let mut outside_repertoire = None;
     let plan = match plan(&request) {
-        Err(PlanError::NoPlan { .. } | PlanError::Invalid(RequestError::SideBySide(..))) => {
+        Err(refused @ (PlanError::NoPlan { .. } | PlanError::Invalid(RequestError::SideBySide(..)))) => {
+            outside_repertoire = Some(refused.to_string());
             request.repertoire = Repertoire::EVERY_ACTION;
             plan(&request)?
         }
         planned => planned?,
     };
     let replay = plan.verify(&request)?;
-    Ok(PlannedTask { task, request, plan, replay })
+    Ok(PlannedTask { task, request, plan, replay, outside_repertoire })
 }
 
 /// How a plan is executed and checked.
@@ -1862,15 +1867,20 @@ mod tests {
         // action, the executor reports the first it cannot run.
         let across = plan_task(&task("task3d_1.yaml"), 1).expect("plans");
         assert_eq!(across.request.repertoire, Repertoire::EVERY_ACTION);
+        assert!(across.outside_repertoire.is_some_and(|why| why.starts_with("no plan")));
         assert!(across.plan.steps.iter().flatten().any(|a| a.from.y != a.to.y));
         // Robots are kept a cell apart: the row with a robot at each end plans within the
         // repertoire; task 2's two robots have no such plan and task 3's start side by side,
         // so both are planned with every action (and the executor refuses where they meet).
         assert_eq!(plan_task(&task("pair.yaml"), 2).expect("plans").request.repertoire, EXECUTED);
-        for name in ["task2.yaml", "task3.yaml"] {
+        let why = |name: &str| {
             let planned = plan_task(&task(name), 2).expect("plans");
             assert_eq!(planned.request.repertoire, Repertoire::EVERY_ACTION, "{name}");
-        }
+            planned.outside_repertoire.expect("says why")
+        };
+        assert!(why("task2.yaml").starts_with("no plan: the goal is unreachable"));
+        assert!(why("task3.yaml").contains("robot 0 in (5, 0, 0) and robot 1 in (4, 0, 0) are side by side along x"));
+        assert_eq!(plan_task(&task("pair.yaml"), 2).expect("plans").outside_repertoire, None);
     }
 
     #[test]
