@@ -339,9 +339,7 @@ impl Lattice {
         }
         Ok((next, cost))
     }
-}
 
-impl Lattice {
     /// Checks that the robots keep a cell apart along `x` through `actions` (a step valid
     /// by [`Lattice::apply_step`]; an empty one checks the robots where they are): no cell
     /// a robot is in or its action uses ([`crate::rules`]'s footprint) is the same as, or
