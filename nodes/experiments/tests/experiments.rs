@@ -144,6 +144,7 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     assert_eq!(m["goal_reached"], true);
     assert_eq!(m["planned_with_executor_repertoire"], true, "{m}");
     assert!(m["executor_repertoire_refusal"].is_null(), "{m}");
+    assert_eq!(m["planned_repertoire"], "minimal", "{m}");
     assert!(m["failure"].is_null(), "{m}");
     assert_eq!(figure(&m, "block_friction"), 1.0, "the blocks' own friction by default: {m}");
     assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
@@ -169,6 +170,7 @@ fn molemod_execute_runs_a_plan_of_moves_and_reports_what_it_cannot_do() {
     // No plan within the executor's repertoire (no tunnel along y): planned with every action.
     assert_eq!(m["planned_with_executor_repertoire"].as_bool(), Some(false), "{m}");
     assert!(m["executor_repertoire_refusal"].as_str().is_some_and(|why| why.starts_with("no plan")), "{m}");
+    assert_eq!(m["planned_repertoire"], "every_action", "{m}");
     assert!(figure(&m, "max_block_error_mm") < figure(&m, "block_tolerance_mm"), "{m}");
     assert_eq!(m["failure"]["step"].as_u64(), Some(1), "{m}");
     let report = m["failure"]["report"].as_str().expect("a report");

@@ -193,11 +193,13 @@ impl Experiment for Execute {
         metrics.insert("robots".into(), json!(robots));
         metrics.insert("block_friction".into(), number(block_friction));
         metrics.insert("plan_cost".into(), json!(planned.cost));
-        // Planned with the actions the executor has arms for, or (no plan within them) with
-        // every action.
+        // Planned with the actions the executor has arms for and robots kept apart, or (no
+        // plan within them) with robots side by side, or with every action.
         metrics.insert("planned_with_executor_repertoire".into(), json!(request.repertoire == EXECUTED));
-        // Why not: the planner's answer within them (no plan, robots side by side).
+        // Why not: the planner's answer within them (no plan, robots side by side), and what
+        // it was planned with instead (`Repertoire`'s text form).
         metrics.insert("executor_repertoire_refusal".into(), json!(outside_repertoire));
+        metrics.insert("planned_repertoire".into(), json!(request.repertoire.to_string()));
         metrics.insert("actions".into(), json!(planned.action_count()));
         metrics.insert("steps".into(), json!(execution.steps));
         // Steps before it were not run: the executor started from the lattice the plan

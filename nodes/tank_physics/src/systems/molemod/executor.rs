@@ -122,22 +122,29 @@ pub const EXECUTED: Repertoire = Repertoire::MINIMAL;
 
 /// Loads the task at `path`, plans it for its first `robots` robots with the executor's
 /// repertoire ([`EXECUTED`]) and replays the plan. A task with no plan within that
-/// repertoire (one that needs a move along `y`, or starts robots side by side, say) is
-/// planned with every action instead (`request.repertoire` tells which), so that the
-/// executor runs it as far as its arms go and reports the first action it has none for
-/// (or the robots it finds in each other).
+/// repertoire (one that starts robots side by side, or needs a move along `y`, say) is
+/// planned with the same actions and robots side by side, and failing that with every
+/// action (`request.repertoire` tells which), so that the executor runs it as far as its
+/// arms go and reports the first action it has none for (or the robots it finds in each
+/// other).
 pub fn plan_task(path: &std::path::Path, robots: usize) -> Result<PlannedTask, TaskPlanError> {
     let task = Task::load(path).map_err(TaskPlanError::Task)?;
     let mut request = task.request(robots).map_err(TaskPlanError::Robots)?.with_repertoire(EXECUTED);
     let mut outside_repertoire = None;
-    let plan = match plan(&request) {
-        Err(refused @ (PlanError::NoPlan { .. } | PlanError::Invalid(RequestError::SideBySide(..)))) => {
-            outside_repertoire = Some(refused.to_string());
-            request.repertoire = Repertoire::EVERY_ACTION;
-            plan(&request)?
+    // Within it; else its actions with robots side by side; else every action.
+    let wider = [Repertoire { side_by_side: true, ..EXECUTED }, Repertoire::EVERY_ACTION];
+    let mut planned = plan(&request);
+    for repertoire in wider {
+        match planned {
+            Err(ref refused @ (PlanError::NoPlan { .. } | PlanError::Invalid(RequestError::SideBySide(..)))) => {
+                outside_repertoire.get_or_insert_with(|| refused.to_string());
+                request.repertoire = repertoire;
+                planned = plan(&request);
+            }
+            _ => break,
         }
-        planned => planned?,
-    };
+    }
+    let plan = planned?;
     let replay = plan.verify(&request)?;
     Ok(PlannedTask { task, request, plan, replay, outside_repertoire })
 }
@@ -1871,11 +1878,12 @@ mod tests {
         assert!(across.plan.steps.iter().flatten().any(|a| a.from.y != a.to.y));
         // Robots are kept a cell apart: the row with a robot at each end plans within the
         // repertoire; task 2's two robots have no such plan and task 3's start side by side,
-        // so both are planned with every action (and the executor refuses where they meet).
+        // so both are planned with its actions, robots side by side (and the executor
+        // refuses where they meet).
         assert_eq!(plan_task(&task("pair.yaml"), 2).expect("plans").request.repertoire, EXECUTED);
         let why = |name: &str| {
             let planned = plan_task(&task(name), 2).expect("plans");
-            assert_eq!(planned.request.repertoire, Repertoire::EVERY_ACTION, "{name}");
+            assert_eq!(planned.request.repertoire, Repertoire { side_by_side: true, ..EXECUTED }, "{name}");
             planned.outside_repertoire.expect("says why")
         };
         assert!(why("task2.yaml").starts_with("no plan: the goal is unreachable"));
