@@ -147,7 +147,8 @@ async fn plan_service_returns_valid_plans_and_refuses_bad_requests_without_dying
 }
 
 /// The node's `repertoire` parameter: with `minimal` it plans only with the actions the
-/// MoleMOD physics executes, and a task that needs more (a move along `y`) has no plan.
+/// MoleMOD physics executes, robots kept a cell apart, and a task that needs more (a move
+/// along `y`, robots side by side) has no plan.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_planner_plans_only_with_the_actions_of_its_repertoire() {
     let mut probe = RosProbe::new("probe_planner_repertoire").unwrap();
@@ -170,6 +171,17 @@ async fn the_planner_plans_only_with_the_actions_of_its_repertoire() {
     let (start, goal) = task("task3d_1", 1);
     let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
     assert!(!resp.success && resp.message.contains("no plan"), "a task needing moves along y: {}", resp.message);
+    // `minimal` keeps robots a cell apart: a start with two side by side is refused naming
+    // them, and task 2's two robots have no plan that keeps them apart; the node serves on.
+    let (start, goal) = task("task3", 2);
+    let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
+    assert!(!resp.success && resp.message.contains("are side by side along x"), "robots side by side: {}", resp.message);
+    let (start, goal) = task("task2", 2);
+    let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
+    assert!(!resp.success && resp.message.contains("no plan"), "task 2 with two robots kept apart: {}", resp.message);
+    let (start, goal) = task("task2", 1);
+    let resp = answered(client.request(&request(&start, &goal)).unwrap(), "client.request").await;
+    assert!(resp.success, "task2 after the refusals: {}", resp.message);
 
     let (status, output) = launch.interrupt(Duration::from_secs(10)).unwrap();
     assert!(status.success(), "exit {status:?}:\n{output}");
