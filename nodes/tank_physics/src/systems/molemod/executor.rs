@@ -116,7 +116,7 @@ pub enum TaskPlanError {
 /// over ends, a shift only from a lift's U or a push over's end); the planner does not
 /// follow postures, so the executor still refuses those with a report. Robots are kept a
 /// cell apart (no `side_by_side`): the contracted mole reaches 26 mm into each neighbour
-/// along its tunnel, and [`Executor::keep_apart`] refuses a step in which one would reach
+/// along its tunnel, and the executor (`Executor::keep_apart`) refuses a step in which one would reach
 /// into another.
 pub const EXECUTED: Repertoire = Repertoire::MINIMAL;
 
