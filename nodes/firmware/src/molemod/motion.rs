@@ -805,8 +805,9 @@ pub const CLOSE_SETTLE: [f64; 2] = [0.0, 0.001];
 /// (docs/molemod_execution.md, "Landing beside a block").
 pub const LAND_SETTLE: [f64; 2] = [0.06, 0.002];
 
-/// How little a pressing joint moves over [`PRESS_WINDOW`] for a press to bear, m (or rad): 2 %
-/// of the 1 mm a prismatic joint moves in that time at its slow speed.
+/// How far from the window's first reading every reading of a pressing joint over
+/// [`PRESS_WINDOW`] stays for a press to bear, m (or rad): 2 % of the 1 mm a prismatic joint
+/// moves in that time at its slow speed.
 pub const PRESS_STILL: f64 = 20e-6;
 
 /// The time over which a press's joints must stand still, s.
@@ -818,6 +819,24 @@ pub const PRESS_WINDOW: f64 = 0.1;
 /// slides down it under the press at 0.7 mrad/s, too fast to bear and too slow to land
 /// within the limit (task 3's last set down, docs/molemod_execution.md).
 pub const PRESS_PROGRESS: f64 = 0.1e-3;
+
+/// A [`PRESS_WINDOW`] over which a pressing or settling phase's joints are watched.
+#[derive(Clone, Debug)]
+struct StillWindow {
+    /// When the window began, s.
+    since: f64,
+    /// The joint readings then, m or rad.
+    was: Vec<f64>,
+    /// Whether a reading since strayed more than [`PRESS_STILL`] from `was` on a joint the
+    /// phase moves.
+    strayed: bool,
+}
+
+impl StillWindow {
+    fn starting(time: f64, positions: &[f64]) -> Self {
+        Self { since: time, was: positions.to_vec(), strayed: false }
+    }
+}
 
 /// Reading indices of the coordinates the motions drive.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -843,9 +862,9 @@ pub struct MoleMotions {
     pushed: usize,
     done: Vec<PhaseRecord>,
     stuck: Option<Stuck>,
-    /// While a pressing phase runs: when the last [`PRESS_WINDOW`] began and the joint
-    /// positions then.
-    press_mark: Option<(f64, Vec<f64>)>,
+    /// While a pressing or settling phase runs: the [`PRESS_WINDOW`] its joints are
+    /// watched over for standing still.
+    press_mark: Option<StillWindow>,
     /// While a pressing phase runs: when it last made headway ([`PRESS_PROGRESS`]), and the
     /// farthest it has been from its target since (m at a head).
     press_progress: Option<(f64, f64)>,
@@ -1314,26 +1333,30 @@ impl MoleMotions {
     }
 
     /// Whether pressing `phase`'s head bears: every joint the phase moves stood still over the
-    /// last [`PRESS_WINDOW`] (always false for a phase that does not press), or, for a phase
-    /// that settles, stood still within [`Phase::settle`] of its target.
+    /// last [`PRESS_WINDOW`], every reading within [`PRESS_STILL`] of the window's first
+    /// (always false for a phase that does not press), or, for a phase that settles, stood
+    /// still within [`Phase::settle`] of its target.
     fn bearing(&mut self, phase: &Phase, time: f64, positions: &[f64]) -> bool {
         if !phase.press && phase.settle == [0.0; 2] {
             return false;
         }
         let within =
             |i: usize, target: f64| phase.press || (positions[i] - target).abs() <= phase.settle[usize::from(self.axes[i].prismatic)];
-        match &self.press_mark {
-            Some((since, was)) if time - since >= PRESS_WINDOW => {
-                let still = phase.targets.iter().all(|&(i, target)| (positions[i] - was[i]).abs() <= PRESS_STILL && within(i, target));
-                self.press_mark = Some((time, positions.to_vec()));
-                still
-            }
-            Some(_) => false,
-            None => {
-                self.press_mark = Some((time, positions.to_vec()));
-                false
-            }
+        let near = phase.targets.iter().all(|&(i, target)| within(i, target));
+        let Some(window) = &mut self.press_mark else {
+            self.press_mark = Some(StillWindow::starting(time, positions));
+            return false;
+        };
+        // Every reading counts, not only the window's last: a joint creeping on in
+        // stick-slip reads back and forth (task 3's last set down: +64, -3, -19 urad every
+        // three 20 ms steps), so two readings 0.1 s apart can agree while it moves.
+        window.strayed |= phase.targets.iter().any(|&(i, _)| (positions[i] - window.was[i]).abs() > PRESS_STILL);
+        if time - window.since < PRESS_WINDOW {
+            return false;
         }
+        let still = !window.strayed && near;
+        *window = StillWindow::starting(time, positions);
+        still
     }
 
     /// Starts the next phase if the current one ended; stops the robot if it took too long.
@@ -2158,6 +2181,47 @@ mod tests {
         // 30 mrad away first: 12 s to come back to where it started, far past the 2 s limit.
         let (t, stopped) = run(2.5e-3, f64::INFINITY, 0.03);
         assert!(!stopped && t > 15.0, "turning away, then creeping back, it reaches its target: {t} s, stopped {stopped}");
+    }
+
+    /// Regression (task 3's last set down, 2026-12-03): a press creeping on in stick-slip,
+    /// its readings going +60, -3, -19 urad in each 20 ms of 60 (0.63 mrad/s; measured +64), ended 18.2 mrad
+    /// short when two readings 0.1 s apart came 19 urad apart. Every reading in the window
+    /// counts now: it creeps on to its target, and a press that does stand still (2 urad of
+    /// reading noise) still ends within two windows. Read every 2 ms, the physics' step.
+    #[test]
+    fn a_press_creeping_in_stick_slip_does_not_bear_on_two_readings_that_agree() {
+        let axes = final_model(FULL_RANGE);
+        let n = axes.len();
+        let run = |still_after: f64| {
+            let mut fw = MoleMotions::new(axes.clone()).expect("joints");
+            fw.push(Motion::PushOver { lead: Head::Front, flipped: false }).expect("valid");
+            let presses = fw.queue.len() - 1;
+            let set_down = fw.queue[presses].clone();
+            assert!(set_down.press);
+            fw.queue.drain(..presses);
+            let (i, target) = *set_down.targets.iter().rev().find(|&&(i, _)| !axes[i].prismatic).expect("a pitch");
+            let sign = if target >= 0.0 { 1.0 } else { -1.0 };
+            let mut q = vec![0.0; n];
+            for &(j, v) in &set_down.targets {
+                q[j] = v;
+            }
+            q[i] = target - sign * 0.0182;
+            for k in 0..20_000_u32 {
+                let t = 0.002 * f64::from(k);
+                // Each 20 ms of the stick-slip's 60 ms, spread over its ten steps.
+                let slip = if t < still_after { [6.0e-6, -0.3e-6, -1.9e-6][(k as usize / 10) % 3] } else { [2e-6, -2e-6][k as usize % 2] };
+                q[i] += sign * slip;
+                fw.step(t, &MolemodSensors { stamp: t, joint_positions: q.clone() });
+                if !fw.done.is_empty() || fw.stuck().is_some() {
+                    return (t, (target - q[i]).abs(), fw.stuck().is_some());
+                }
+            }
+            (40.0, (target - q[i]).abs(), false)
+        };
+        let (t, short, stopped) = run(f64::INFINITY);
+        assert!(!stopped && short < 2.1e-3 && t > 20.0, "creeping on, it reaches its target: {t} s, {short} rad short");
+        let (t, short, stopped) = run(5.0);
+        assert!(!stopped && (5.0..5.25).contains(&t), "standing still at 5 s, it bears: {t} s, {short} rad short");
     }
 
     #[test]
