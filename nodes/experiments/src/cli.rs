@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 
-use crate::experiment::{catch_interrupts, Experiment, OptionKind, Options, Progress};
+use crate::experiment::{catch_interrupts, caught_signal, Experiment, OptionKind, Options, Progress};
 use crate::registry;
 
 /// Exit code of a usage error (unknown experiment or option, bad value).
@@ -30,6 +30,16 @@ pub enum CliError {
     /// The experiment failed (exit code 1).
     #[error("{0:#}")]
     Failed(anyhow::Error),
+    /// A signal stopped the run early, after what it ran was written (exit code 128 +
+    /// `signal`, as a shell reports a process the signal ended, so a script running
+    /// experiments one after the other does not take the partial results for whole ones).
+    #[error("interrupted by signal {signal}: the run stopped early; what it ran is written to {}", out.display())]
+    Interrupted {
+        /// The signal caught (SIGINT 2, SIGTERM 15).
+        signal: i32,
+        /// Where the results are.
+        out: PathBuf,
+    },
 }
 
 impl CliError {
@@ -38,6 +48,7 @@ impl CliError {
         match self {
             CliError::Usage(_) => EXIT_USAGE,
             CliError::Failed(_) => 1,
+            CliError::Interrupted { signal, .. } => u8::try_from(128 + signal).unwrap_or(1),
         }
     }
 }
@@ -141,7 +152,11 @@ fn run_experiment(
     for path in written {
         text += &format!("  {}\n", path.display());
     }
-    stdout.write_all(text.as_bytes()).map_err(|e| CliError::Failed(anyhow::Error::new(e).context("cannot write to stdout")))
+    stdout.write_all(text.as_bytes()).map_err(|e| CliError::Failed(anyhow::Error::new(e).context("cannot write to stdout")))?;
+    match caught_signal() {
+        Some(signal) if experiment.interruptible() => Err(CliError::Interrupted { signal, out: out.to_owned() }),
+        _ => Ok(()),
+    }
 }
 
 /// Systems, experiments and their options.

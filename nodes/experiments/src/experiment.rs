@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use flotilla_common::progress::TenthLines;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -294,11 +294,11 @@ pub struct Progress {
     finished: AtomicU64,
 }
 
-/// Set by the signal handler [`catch_interrupts`] installs.
-static SIGNALLED: AtomicBool = AtomicBool::new(false);
+/// The signal the handler [`catch_interrupts`] installs caught, 0 before one.
+static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_interrupt(_signal: libc::c_int) {
-    SIGNALLED.store(true, Ordering::Relaxed);
+extern "C" fn on_interrupt(signal: libc::c_int) {
+    SIGNALLED.store(signal, Ordering::Relaxed);
     const NOTICE: &[u8] = b"\ninterrupted: the run stops at its next check and its results are written (again to quit at once)\n";
     // SAFETY: write(2) is async-signal-safe; the buffer is a static byte string.
     unsafe { libc::write(2, NOTICE.as_ptr().cast(), NOTICE.len()) };
@@ -322,6 +322,11 @@ pub fn catch_interrupts() -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The signal (SIGINT, SIGTERM) [`catch_interrupts`] caught, if one came.
+pub fn caught_signal() -> Option<i32> {
+    Some(SIGNALLED.load(Ordering::Relaxed)).filter(|&signal| signal != 0)
 }
 
 impl Progress {
@@ -363,7 +368,7 @@ impl Progress {
     /// Whether the run was asked to stop: [`Progress::interrupt`] or a signal caught by
     /// [`catch_interrupts`].
     pub fn interrupted(&self) -> bool {
-        self.interrupt.load(Ordering::Relaxed) || SIGNALLED.load(Ordering::Relaxed)
+        self.interrupt.load(Ordering::Relaxed) || caught_signal().is_some()
     }
 
     /// Runs finished so far.
