@@ -781,6 +781,12 @@ impl Phase {
     fn new(motion_index: usize, motion: &Motion, name: &'static str, targets: Vec<(usize, f64)>, grip: [bool; 2]) -> Self {
         Self { motion: motion_index, motion_name: motion.name(), name, targets, grip, dwell: 0.0, press: false, settle: [0.0; 2] }
     }
+
+    /// Whether the phase may end where its joints stand still short of the target: it
+    /// presses, or it settles.
+    fn ends_when_still(&self) -> bool {
+        self.press || self.settle != [0.0; 2]
+    }
 }
 
 /// How far short of its row a phase of a stored table with alternating grips
@@ -865,8 +871,8 @@ pub struct MoleMotions {
     /// While a pressing or settling phase runs: the [`PRESS_WINDOW`] its joints are
     /// watched over for standing still.
     press_mark: Option<StillWindow>,
-    /// While a pressing phase runs: when it last made headway ([`PRESS_PROGRESS`]), and the
-    /// farthest it has been from its target since (m at a head).
+    /// While a pressing or settling phase runs: when it last made headway
+    /// ([`PRESS_PROGRESS`]), and the farthest it has been from its target since (m at a head).
     press_progress: Option<(f64, f64)>,
     /// Longest a phase may take before the robot stops, s.
     pub phase_timeout: f64,
@@ -1337,7 +1343,7 @@ impl MoleMotions {
     /// (always false for a phase that does not press), or, for a phase that settles, stood
     /// still within [`Phase::settle`] of its target.
     fn bearing(&mut self, phase: &Phase, time: f64, positions: &[f64]) -> bool {
-        if !phase.press && phase.settle == [0.0; 2] {
+        if !phase.ends_when_still() {
             return false;
         }
         let within =
@@ -1389,11 +1395,13 @@ impl MoleMotions {
         }
     }
 
-    /// When `phase`, started at `started`, last made headway: its start, or for a press the
-    /// last time it came [`PRESS_PROGRESS`] nearer its target than at its farthest since,
-    /// so a press still creeping on is not stopped at the phase limit.
+    /// When `phase`, started at `started`, last made headway: its start, or for a phase that
+    /// ends where it stands still (a press, a settle) the last time it came
+    /// [`PRESS_PROGRESS`] nearer its target than at its farthest since, so one still creeping
+    /// on is not stopped at the phase limit (task 3's last push over: the roll crept on to its
+    /// hold at 0.63 mrad/s in stick-slip, 13 mrad short when the limit came).
     fn progressed_since(&mut self, phase: &Phase, started: f64, time: f64, positions: &[f64]) -> f64 {
-        if !phase.press {
+        if !phase.ends_when_still() {
             return started;
         }
         let at_head = |i: usize| if self.axes[i].prismatic { 1.0 } else { super::lift::LEVER };
@@ -2188,17 +2196,21 @@ mod tests {
     /// short when two readings 0.1 s apart came 19 urad apart. Every reading in the window
     /// counts now: it creeps on to its target, and a press that does stand still (2 urad of
     /// reading noise) still ends within two windows. Read every 2 ms, the physics' step.
+    /// The hold before it (a settle, within 60 mrad) crept on the same way in the same run,
+    /// 13 mrad short at its 20 s limit: a settle creeping on now goes on past the limit too.
     #[test]
     fn a_press_creeping_in_stick_slip_does_not_bear_on_two_readings_that_agree() {
         let axes = final_model(FULL_RANGE);
         let n = axes.len();
-        let run = |still_after: f64| {
+        // `from_end`: 1 the set down (a press), 3 the hold over the next block (a settle).
+        let run = |from_end: usize, still_after: f64| {
             let mut fw = MoleMotions::new(axes.clone()).expect("joints");
             fw.push(Motion::PushOver { lead: Head::Front, flipped: false }).expect("valid");
-            let presses = fw.queue.len() - 1;
-            let set_down = fw.queue[presses].clone();
-            assert!(set_down.press);
-            fw.queue.drain(..presses);
+            let first = fw.queue.len() - from_end;
+            let set_down = fw.queue[first].clone();
+            assert!(set_down.press || set_down.settle == LAND_SETTLE);
+            fw.queue.drain(..first);
+            fw.queue.truncate(1);
             let (i, target) = *set_down.targets.iter().rev().find(|&&(i, _)| !axes[i].prismatic).expect("a pitch");
             let sign = if target >= 0.0 { 1.0 } else { -1.0 };
             let mut q = vec![0.0; n];
@@ -2218,10 +2230,12 @@ mod tests {
             }
             (40.0, (target - q[i]).abs(), false)
         };
-        let (t, short, stopped) = run(f64::INFINITY);
-        assert!(!stopped && short < 2.1e-3 && t > 20.0, "creeping on, it reaches its target: {t} s, {short} rad short");
-        let (t, short, stopped) = run(5.0);
-        assert!(!stopped && (5.0..5.25).contains(&t), "standing still at 5 s, it bears: {t} s, {short} rad short");
+        for from_end in [1, 3] {
+            let (t, short, stopped) = run(from_end, f64::INFINITY);
+            assert!(!stopped && short < 2.1e-3 && t > 20.0, "{from_end}: creeping on, it reaches its target: {t} s, {short} rad short");
+            let (t, short, stopped) = run(from_end, 5.0);
+            assert!(!stopped && (5.0..5.25).contains(&t), "{from_end}: standing still at 5 s, it ends: {t} s, {short} rad short");
+        }
     }
 
     #[test]
