@@ -1340,15 +1340,12 @@ impl MoleMotions {
 
     /// Whether pressing `phase`'s head bears: every joint the phase moves stood still over the
     /// last [`PRESS_WINDOW`], every reading within [`PRESS_STILL`] of the window's first
-    /// (always false for a phase that does not press), or, for a phase that settles, stood
-    /// still within [`Phase::settle`] of its target.
+    /// (always false for a phase that neither presses nor settles), or, for a phase that
+    /// settles, stood still within [`Phase::settle`] of its target.
     fn bearing(&mut self, phase: &Phase, time: f64, positions: &[f64]) -> bool {
         if !phase.ends_when_still() {
             return false;
         }
-        let within =
-            |i: usize, target: f64| phase.press || (positions[i] - target).abs() <= phase.settle[usize::from(self.axes[i].prismatic)];
-        let near = phase.targets.iter().all(|&(i, target)| within(i, target));
         let Some(window) = &mut self.press_mark else {
             self.press_mark = Some(StillWindow::starting(time, positions));
             return false;
@@ -1360,9 +1357,11 @@ impl MoleMotions {
         if time - window.since < PRESS_WINDOW {
             return false;
         }
-        let still = !window.strayed && near;
+        let strayed = window.strayed;
         *window = StillWindow::starting(time, positions);
-        still
+        let within =
+            |i: usize, target: f64| phase.press || (positions[i] - target).abs() <= phase.settle[usize::from(self.axes[i].prismatic)];
+        !strayed && phase.targets.iter().all(|&(i, target)| within(i, target))
     }
 
     /// Starts the next phase if the current one ended; stops the robot if it took too long.
