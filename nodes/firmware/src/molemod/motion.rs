@@ -811,13 +811,13 @@ pub const CLOSE_SETTLE: [f64; 2] = [0.0, 0.001];
 /// (docs/molemod_execution.md, "Landing beside a block").
 pub const LAND_SETTLE: [f64; 2] = [0.06, 0.002];
 
-/// How far the mean of a pressing joint's readings over one [`PRESS_WINDOW`] may lie from
-/// the mean over the window before for the press to bear, m (or rad): 2 % of the 1 mm a
-/// prismatic joint moves in that time at its slow speed.
+/// How far a pressing joint may move over [`PRESS_WINDOW`] for the press to bear, m (or
+/// rad): every reading within it of the window's first, or the window's mean within it of
+/// the mean over the window before; 2 % of the 1 mm a prismatic joint moves in that time at
+/// its slow speed.
 pub const PRESS_STILL: f64 = 20e-6;
 
-/// The time over which a press's joints are averaged, s: they stand still when two windows
-/// in a row agree.
+/// The time over which a press's joints must stand still, s.
 pub const PRESS_WINDOW: f64 = 0.1;
 
 /// How much nearer its target than the farthest it has been since its last headway a press
@@ -827,28 +827,44 @@ pub const PRESS_WINDOW: f64 = 0.1;
 /// within the limit (task 3's last set down, docs/molemod_execution.md).
 pub const PRESS_PROGRESS: f64 = 0.1e-3;
 
-/// A [`PRESS_WINDOW`] over which a pressing or settling phase's joints are averaged.
+/// A [`PRESS_WINDOW`] over which a pressing or settling phase's joints are watched.
 #[derive(Clone, Debug)]
 struct StillWindow {
     /// When the window began, s.
     since: f64,
-    /// The sum of the readings in the window, m or rad.
+    /// The joint readings then, m or rad.
+    was: Vec<f64>,
+    /// Whether a reading since strayed more than [`PRESS_STILL`] from `was` on a joint the
+    /// phase moves.
+    strayed: bool,
+    /// The sum of the readings since (not `was`), m or rad.
     sum: Vec<f64>,
-    /// How many readings the window holds.
+    /// How many readings `sum` holds.
     count: u32,
     /// The mean readings over the window before, m or rad; `None` in a phase's first.
     before: Option<Vec<f64>>,
 }
 
+/// A [`StillWindow`] that has run its time.
+struct ClosedWindow {
+    /// Whether every reading of a joint the phase moves stayed within [`PRESS_STILL`] of the
+    /// window's first.
+    quiet: bool,
+    /// The mean readings over the window, m or rad.
+    mean: Vec<f64>,
+    /// The mean readings over the window before, m or rad; `None` in a phase's first.
+    before: Option<Vec<f64>>,
+}
+
 impl StillWindow {
-    fn starting(time: f64, joints: usize) -> Self {
-        Self { since: time, sum: vec![0.0; joints], count: 0, before: None }
+    fn starting(time: f64, positions: &[f64]) -> Self {
+        Self { since: time, was: positions.to_vec(), strayed: false, sum: vec![0.0; positions.len()], count: 0, before: None }
     }
 
-    /// Adds a reading taken at `time`; once the window has run [`PRESS_WINDOW`], returns the
-    /// mean readings over it and over the window before (`None` in the first), and starts
-    /// the next.
-    fn add(&mut self, time: f64, positions: &[f64]) -> Option<(Vec<f64>, Option<Vec<f64>>)> {
+    /// Adds a reading taken at `time` of a phase moving `targets`; once the window has run
+    /// [`PRESS_WINDOW`], returns what it saw and starts the next at this reading.
+    fn add(&mut self, time: f64, positions: &[f64], targets: &[(usize, f64)]) -> Option<ClosedWindow> {
+        self.strayed |= targets.iter().any(|&(i, _)| (positions[i] - self.was[i]).abs() > PRESS_STILL);
         self.sum.iter_mut().zip(positions).for_each(|(sum, q)| *sum += q);
         self.count += 1;
         if time - self.since < PRESS_WINDOW {
@@ -856,11 +872,10 @@ impl StillWindow {
         }
         let n = f64::from(self.count);
         let mean: Vec<f64> = self.sum.iter().map(|sum| sum / n).collect();
-        let before = self.before.replace(mean.clone());
-        self.since = time;
-        self.sum.fill(0.0);
-        self.count = 0;
-        Some((mean, before))
+        let closed = ClosedWindow { quiet: !self.strayed, before: self.before.replace(mean.clone()), mean };
+        let before = self.before.take();
+        *self = Self { before, ..Self::starting(time, positions) };
+        Some(closed)
     }
 }
 
@@ -1358,23 +1373,34 @@ impl MoleMotions {
         phase.targets.iter().all(|&(i, target)| self.control.axes[i].controller.reached(positions[i], target))
     }
 
-    /// Whether pressing `phase`'s head bears: the mean of every joint the phase moves over
-    /// the last [`PRESS_WINDOW`] lies within [`PRESS_STILL`] of its mean over the window
-    /// before (always false for a phase that neither presses nor settles), and, for a phase
-    /// that settles, within [`Phase::settle`] of its target.
+    /// Whether pressing `phase`'s head bears: every joint the phase moves stood still over
+    /// the last [`PRESS_WINDOW`] (always false for a phase that neither presses nor
+    /// settles), and, for a phase that settles, within [`Phase::settle`] of its target.
+    /// Still: every reading within [`PRESS_STILL`] of the window's first, or, for a joint
+    /// that chatters, the window's mean within it of the mean over the window before.
     fn bearing(&mut self, phase: &Phase, time: f64, positions: &[f64]) -> bool {
         if !phase.ends_when_still() {
             return false;
         }
-        // Means, not readings: a joint creeping on in stick-slip reads back and forth (task
-        // 3's last set down: +64, -3, -19 urad in each 20 ms of 60), so two readings 0.1 s
-        // apart can agree while it moves, and one held against a block chatters without
-        // headway (task 3's last hold: -19, -35, +50 urad), so no two need agree while it
-        // stands. The creep moves the mean on by 70 urad a window; the chatter by a few.
-        let window = self.press_mark.get_or_insert_with(|| StillWindow::starting(time, positions.len()));
-        let Some((mean, Some(before))) = window.add(time, positions) else { return false };
-        let within = |i: usize, target: f64| phase.press || (mean[i] - target).abs() <= phase.settle[usize::from(self.axes[i].prismatic)];
-        phase.targets.iter().all(|&(i, target)| (mean[i] - before[i]).abs() <= PRESS_STILL && within(i, target))
+        let Some(window) = &mut self.press_mark else {
+            self.press_mark = Some(StillWindow::starting(time, positions));
+            return false;
+        };
+        // Every reading counts, not only the window's last: a joint creeping on in
+        // stick-slip reads back and forth (task 3's last set down: +64, -3, -19 urad in each
+        // 20 ms of 60), so two readings 0.1 s apart can agree while it moves. Its mean moves
+        // on by 70 urad a window. One held against a block chatters in place (task 3's last
+        // hold: -19, -35, +50 urad), so no window of its readings is quiet; its mean moves
+        // a few urad.
+        let Some(closed) = window.add(time, positions, &phase.targets) else { return false };
+        let within = |q: &[f64]| {
+            phase
+                .targets
+                .iter()
+                .all(|&(i, target)| phase.press || (q[i] - target).abs() <= phase.settle[usize::from(self.axes[i].prismatic)])
+        };
+        let steady = |before: &Vec<f64>| phase.targets.iter().all(|&(i, _)| (closed.mean[i] - before[i]).abs() <= PRESS_STILL);
+        (closed.quiet && within(positions)) || (closed.before.as_ref().is_some_and(steady) && within(&closed.mean))
     }
 
     /// Starts the next phase if the current one ended; stops the robot if it took too long.
@@ -2034,8 +2060,8 @@ mod tests {
         q[index("universal_1_axis2")] += 0.011;
         let mut t = 0.0;
         let mut grips = Vec::new();
-        // Still for two press windows (0.2 s), not yet for the land's two.
-        for _ in 0..25 {
+        // Still for the press window (0.1 s), not yet for the land's.
+        for _ in 0..15 {
             grips.push(fw.step(t, &at(t, &q)).head_grip);
             t += 0.01;
         }
@@ -2214,8 +2240,8 @@ mod tests {
     /// Regression (task 3's last hold, 2026-12-03): held against the block beside it, 8.6
     /// mrad short, the roll chattered (-19, -35, +50 urad in each 20 ms of 60) while it sagged
     /// back at 0.07 mrad/s; a test that wanted every reading in the window within 20 urad of
-    /// the first never saw it still, and it was stopped at the limit. Windows' means see it
-    /// stand.
+    /// the first never saw it still, and it was stopped at the limit. The windows' means see
+    /// it stand.
     #[test]
     fn a_press_creeping_in_stick_slip_does_not_bear_on_two_readings_that_agree() {
         let axes = final_model(FULL_RANGE);
